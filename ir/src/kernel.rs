@@ -1,0 +1,273 @@
+//! Kernels: typed parameters and a straight-line sequence of atomic instructions.
+//!
+//! Values, instructions and constants are `cranelift-entity` ids into tables owned by the
+//! [`Kernel`]; an instruction is a fixed-size record (no per-instruction heap allocation), and
+//! vector operands live in one pool per kernel.
+
+use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+use std::fmt;
+
+use crate::types::{
+    AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
+};
+
+/// An SSA value: a kernel parameter or the result of an atomic instruction.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(u32);
+entity_impl!(Value, "v");
+
+/// An atomic instruction of a kernel. Ids follow program order.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Inst(u32);
+entity_impl!(Inst, "inst");
+
+/// A literal, stored as raw bits; its meaning comes from the instruction's element type.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Constant(u32);
+entity_impl!(Constant, "const");
+
+/// A 1-based line and column in the source text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourceLoc {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl SourceLoc {
+    pub const fn new(line: u32, col: u32) -> Self {
+        SourceLoc { line, col }
+    }
+
+    /// Whether this location came from text (built kernels have none).
+    pub const fn is_known(self) -> bool {
+        self.line != 0
+    }
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    /// The n-th kernel parameter.
+    Param(u32),
+    /// The old value returned by an atomic instruction.
+    Result(Inst),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueData {
+    /// The name without its `%`.
+    pub name: Box<str>,
+    pub ty: ValueType,
+    pub def: ValueDef,
+    pub loc: SourceLoc,
+}
+
+/// One element of an operand: a value or a literal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Value(Value),
+    Const(Constant),
+}
+
+/// A brace-enclosed list of scalars, stored in the kernel's vector pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VectorList {
+    start: u32,
+    len: u32,
+}
+
+impl VectorList {
+    pub const fn len(self) -> usize {
+        self.len as usize
+    }
+
+    pub const fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A value operand of an atomic instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    Scalar(Scalar),
+    /// `{a, b, …}`: one scalar per vector element.
+    Vector(VectorList),
+}
+
+impl From<Value> for Operand {
+    fn from(value: Value) -> Self {
+        Operand::Scalar(Scalar::Value(value))
+    }
+}
+
+impl From<Constant> for Operand {
+    fn from(constant: Constant) -> Self {
+        Operand::Scalar(Scalar::Const(constant))
+    }
+}
+
+/// Guards an instruction: it executes only where the predicate (or its negation) holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Predicate {
+    pub value: Value,
+    pub negated: bool,
+}
+
+/// The atomic node: everything a backend needs, as typed values.
+///
+/// Invariants (checked by [`crate::verify`]): `op` is meaningful for `ty`; `operand` (and
+/// `new_value` for `cas`) match the element type and the vector shape; `addr` is a pointer whose
+/// space agrees with `space`; the result, if any, has type `shape.ty`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AtomicInst {
+    pub op: AtomicOp,
+    pub ty: ElemType,
+    pub shape: VectorShape,
+    pub order: MemoryOrder,
+    pub scope: Scope,
+    pub space: AddressSpace,
+    pub hint: Option<CacheHint>,
+    pub predicate: Option<Predicate>,
+    pub addr: Value,
+    /// `b`: the operand of the operation; for `cas`, the expected value.
+    pub operand: Operand,
+    /// `c`: for `cas` only, the value stored when the comparison succeeds.
+    pub new_value: Option<Operand>,
+    /// The old value, when the program uses it. `None` means a pure reduction.
+    pub result: Option<Value>,
+}
+
+impl AtomicInst {
+    /// A relaxed, device-scope, generic, scalar node: the text form's defaults.
+    pub fn new(op: AtomicOp, ty: ElemType, addr: Value, operand: Operand) -> Self {
+        AtomicInst {
+            op,
+            ty,
+            shape: VectorShape::Scalar,
+            order: MemoryOrder::Relaxed,
+            scope: Scope::Device,
+            space: AddressSpace::Generic,
+            hint: None,
+            predicate: None,
+            addr,
+            operand,
+            new_value: None,
+            result: None,
+        }
+    }
+
+    pub const fn result_used(&self) -> bool {
+        self.result.is_some()
+    }
+
+    /// The type of the old value this instruction returns.
+    pub const fn result_type(&self) -> ValueType {
+        ValueType::Data(self.ty, self.shape)
+    }
+}
+
+/// A kernel parameter as written in the signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub value: Value,
+    pub ty: ValueType,
+}
+
+/// A kernel: a name, typed parameters, and atomic instructions in program order.
+#[derive(Clone, Debug, Default)]
+pub struct Kernel {
+    pub name: String,
+    pub loc: SourceLoc,
+    pub params: Vec<Param>,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub insts: PrimaryMap<Inst, AtomicInst>,
+    pub inst_locs: SecondaryMap<Inst, SourceLoc>,
+    pub constants: PrimaryMap<Constant, u128>,
+    vector_pool: Vec<Scalar>,
+}
+
+impl Kernel {
+    pub fn new(name: impl Into<String>) -> Self {
+        Kernel { name: name.into(), ..Kernel::default() }
+    }
+
+    /// Adds a parameter named `name` (without `%`).
+    pub fn add_param(&mut self, name: &str, ty: ValueType) -> Value {
+        let index = self.params.len() as u32;
+        let value = self.values.push(ValueData {
+            name: name.into(),
+            ty,
+            def: ValueDef::Param(index),
+            loc: SourceLoc::default(),
+        });
+        self.params.push(Param { value, ty });
+        value
+    }
+
+    pub fn constant(&mut self, bits: u128) -> Constant {
+        self.constants.push(bits)
+    }
+
+    pub fn vector(&mut self, elements: &[Scalar]) -> Operand {
+        let list = VectorList { start: self.vector_pool.len() as u32, len: elements.len() as u32 };
+        self.vector_pool.extend_from_slice(elements);
+        Operand::Vector(list)
+    }
+
+    pub fn vector_elements(&self, list: VectorList) -> &[Scalar] {
+        &self.vector_pool[list.start as usize..(list.start + list.len) as usize]
+    }
+
+    /// Appends an instruction; when `result_name` is given, defines its result value.
+    pub fn push(&mut self, mut inst: AtomicInst, result_name: Option<&str>) -> Inst {
+        let id = self.insts.next_key();
+        inst.result = result_name.map(|name| {
+            self.values.push(ValueData {
+                name: name.into(),
+                ty: inst.result_type(),
+                def: ValueDef::Result(id),
+                loc: SourceLoc::default(),
+            })
+        });
+        self.insts.push(inst)
+    }
+
+    pub fn value_name(&self, value: Value) -> &str {
+        &self.values[value].name
+    }
+
+    pub fn value_type(&self, value: Value) -> ValueType {
+        self.values[value].ty
+    }
+
+    /// The scalar that feeds vector element `index` of an operand. A scalar operand feeds every
+    /// element; a vector-typed value has no per-element scalar and yields `None`.
+    pub fn operand_element(&self, operand: Operand, index: usize) -> Option<Scalar> {
+        match operand {
+            Operand::Scalar(scalar) => Some(scalar),
+            Operand::Vector(list) => self.vector_elements(list).get(index).copied(),
+        }
+    }
+
+    /// Source position of an instruction, or of the kernel when the instruction has none.
+    pub fn loc_of(&self, inst: Inst) -> SourceLoc {
+        let loc = self.inst_locs[inst];
+        if loc.is_known() {
+            loc
+        } else {
+            self.loc
+        }
+    }
+}
+
+/// A translation unit: one or more kernels.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub kernels: Vec<Kernel>,
+}

@@ -1,0 +1,283 @@
+//! The legality framework every backend answers through.
+//!
+//! Before anything is printed, a backend's legality table answers, per atomic node, with a
+//! [`Verdict`]: the node is emitted natively, after named rewrites, through one of the shared
+//! emulations of [`crate::expand`], or it is refused with a [`Refusal`] that names the rule and the
+//! smallest target that would accept it. The verdict is data, so the lowering matrix can print it
+//! and tests can count it.
+
+use smallvec::SmallVec;
+use std::fmt;
+
+use crate::kernel::{Inst, Kernel, Module, SourceLoc};
+use crate::types::{MemoryOrder, Scope};
+
+/// The headline of a verdict, used for counting and colouring the lowering matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Strategy {
+    /// One native instruction of the target, as the node says.
+    Native,
+    /// Native after one or more meaning-preserving [`Rewrite`]s.
+    Rewrite,
+    /// An 8/16-bit access carried out on the containing 32-bit word with a mask.
+    Widen,
+    /// A compare-and-swap loop.
+    CasLoop,
+    /// A vector or packed access split into per-element atomics.
+    Split,
+    /// Nothing the target has can do it.
+    Illegal,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 6] = [
+        Strategy::Native,
+        Strategy::Rewrite,
+        Strategy::Widen,
+        Strategy::CasLoop,
+        Strategy::Split,
+        Strategy::Illegal,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Native => "native",
+            Strategy::Rewrite => "rewrite",
+            Strategy::Widen => "widen",
+            Strategy::CasLoop => "cas-loop",
+            Strategy::Split => "split",
+            Strategy::Illegal => "illegal",
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A meaning-preserving change of the node before it is emitted. Every rewrite keeps or
+/// strengthens order and scope; one that strengthens says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rewrite {
+    /// `sub x` as `add (-x)`, negated in the IR (never as text).
+    SubAsAddOfNegation,
+    /// A relaxed or release RMW whose result is unused, as a reduction (`red`). Never for an
+    /// order with an acquire part.
+    DeadResultAsReduction,
+    /// `seq_cst` as a sequentially consistent fence followed by an acquire RMW.
+    SeqCstAsFenceThenAcquire,
+    /// The order expressed by fences around a relaxed operation (targets without ordered atomics).
+    OrderAsFences,
+    /// `inc`/`dec` whose bound is all ones, as the target's unbounded wrapping increment/decrement.
+    UnboundedIncDec,
+    /// The target names the op on a type of the same width and class (e.g. `add.s32` as `add.u32`,
+    /// bitwise ops on the untyped spelling).
+    RetypedSameBits,
+    /// The scope widened because the narrower one cannot be expressed on the target.
+    ScopeWidened { from: Scope, to: Scope },
+    /// The order strengthened because the weaker one cannot be expressed on the target.
+    OrderStrengthened { from: MemoryOrder, to: MemoryOrder },
+}
+
+impl fmt::Display for Rewrite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rewrite::SubAsAddOfNegation => f.write_str("sub as add of the negation"),
+            Rewrite::DeadResultAsReduction => f.write_str("unused result as a reduction"),
+            Rewrite::SeqCstAsFenceThenAcquire => f.write_str("seq_cst as fence + acquire"),
+            Rewrite::OrderAsFences => f.write_str("order as fences around a relaxed op"),
+            Rewrite::UnboundedIncDec => f.write_str("all-ones bound as unbounded inc/dec"),
+            Rewrite::RetypedSameBits => f.write_str("same bits, target's type spelling"),
+            Rewrite::ScopeWidened { from, to } => write!(f, "scope widened {from} -> {to}"),
+            Rewrite::OrderStrengthened { from, to } => write!(f, "order strengthened {from} -> {to}"),
+        }
+    }
+}
+
+/// How an emulated node is carried out; see [`crate::expand`] for the expansions themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Emulation {
+    /// A CAS loop on a compare-and-swap of `bits` width, one element at a time.
+    CasLoop { bits: u32 },
+    /// An 8/16-bit element inside an aligned 32-bit word: a masked CAS loop, or for and/or/xor
+    /// a single widened native op with a neutral mask.
+    PartWord { element_bits: u32, needs_loop: bool },
+    /// Per-element atomics; each element is `element` (native, or one of the emulations).
+    Split { elements: u32, element: ElementLowering },
+}
+
+/// How one element of a split node is carried out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementLowering {
+    Native,
+    CasLoop { bits: u32 },
+    PartWord { element_bits: u32, needs_loop: bool },
+}
+
+/// A legality table's positive answer for one node.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Legality {
+    pub rewrites: SmallVec<[Rewrite; 3]>,
+    pub emulation: Option<Emulation>,
+}
+
+impl Legality {
+    pub fn native() -> Self {
+        Legality::default()
+    }
+
+    pub fn emulated(emulation: Emulation) -> Self {
+        Legality { rewrites: SmallVec::new(), emulation: Some(emulation) }
+    }
+
+    pub fn with(mut self, rewrite: Rewrite) -> Self {
+        self.rewrites.push(rewrite);
+        self
+    }
+
+    /// The headline strategy, derived from what the verdict contains.
+    pub fn strategy(&self) -> Strategy {
+        match self.emulation {
+            Some(Emulation::Split { .. }) => Strategy::Split,
+            Some(Emulation::CasLoop { .. }) => Strategy::CasLoop,
+            Some(Emulation::PartWord { .. }) => Strategy::Widen,
+            None if self.rewrites.is_empty() => Strategy::Native,
+            None => Strategy::Rewrite,
+        }
+    }
+
+    /// A one-line human description: the strategy, the emulation and every rewrite.
+    pub fn describe(&self) -> String {
+        let mut text = String::from(self.strategy().as_str());
+        match self.emulation {
+            Some(Emulation::CasLoop { bits }) => text.push_str(&format!(" on a {bits}-bit CAS")),
+            Some(Emulation::PartWord { element_bits, needs_loop }) => text.push_str(&format!(
+                " ({element_bits}-bit in a 32-bit word, {})",
+                if needs_loop { "masked CAS loop" } else { "single masked op" }
+            )),
+            Some(Emulation::Split { elements, element }) => {
+                let each = match element {
+                    ElementLowering::Native => "native".to_string(),
+                    ElementLowering::CasLoop { bits } => format!("{bits}-bit CAS loop"),
+                    ElementLowering::PartWord { element_bits, .. } => {
+                        format!("{element_bits}-bit in a 32-bit word")
+                    }
+                };
+                text.push_str(&format!(" into {elements} elements, each {each}"));
+            }
+            None => {}
+        }
+        for rewrite in &self.rewrites {
+            text.push_str("; ");
+            text.push_str(&rewrite.to_string());
+        }
+        text
+    }
+}
+
+/// Why a node cannot be lowered for a target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// A stable identifier of the rule, e.g. `ptx.b128-needs-sm90`.
+    pub rule: &'static str,
+    /// What the rule says, in words.
+    pub reason: String,
+    /// The smallest target of the same backend that accepts the node, if any does.
+    pub smallest_target: Option<String>,
+}
+
+impl Refusal {
+    pub fn new(rule: &'static str, reason: impl Into<String>) -> Self {
+        Refusal { rule, reason: reason.into(), smallest_target: None }
+    }
+
+    pub fn accepted_by(mut self, target: impl Into<String>) -> Self {
+        self.smallest_target = Some(target.into());
+        self
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [rule {}]", self.reason, self.rule)?;
+        match &self.smallest_target {
+            Some(target) => write!(f, "; smallest target that accepts it: {target}"),
+            None => write!(f, "; no target of this backend accepts it"),
+        }
+    }
+}
+
+/// The legality table's answer.
+pub type Verdict = Result<Legality, Refusal>;
+
+/// Options every backend understands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// Wrap the output as a complete unit the target's own tools accept.
+    pub complete_module: bool,
+}
+
+/// A refusal at a place in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowerError {
+    pub kernel: String,
+    pub inst: Inst,
+    pub loc: SourceLoc,
+    pub refusal: Refusal,
+}
+
+impl fmt::Display for LowerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: error: in kernel `{}`: {}", self.loc, self.kernel, self.refusal)
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+/// What a lowering did to each instruction, for reports and counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LowerReport {
+    /// (kernel index, instruction, verdict) in program order.
+    pub decisions: Vec<(usize, Inst, Legality)>,
+}
+
+/// A lowering target. Implemented once per backend; the CLI, the matrix and the tests talk to
+/// backends only through this trait.
+pub trait Backend {
+    /// The canonical target name, e.g. `ptx:sm_90@7.8`.
+    fn target_name(&self) -> String;
+
+    /// The legality table's answer for one instruction of a verified kernel.
+    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict;
+
+    /// Lowers a verified module, appending the emitted code to `out`.
+    fn lower(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        out: &mut String,
+    ) -> Result<LowerReport, LowerError>;
+}
+
+/// Legalizes every instruction of a module, stopping at the first refusal.
+pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerReport, LowerError> {
+    let mut report = LowerReport::default();
+    for (index, kernel) in module.kernels.iter().enumerate() {
+        for inst in kernel.insts.keys() {
+            match backend.legalize(kernel, inst) {
+                Ok(legality) => report.decisions.push((index, inst, legality)),
+                Err(refusal) => {
+                    return Err(LowerError {
+                        kernel: kernel.name.clone(),
+                        inst,
+                        loc: kernel.loc_of(inst),
+                        refusal,
+                    })
+                }
+            }
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,127 @@
+//! The lowering matrix: every target-independently valid combination of op × type × shape ×
+//! order × scope × space × result-used, each as a one-instruction kernel.
+
+use std::fmt;
+
+use crate::kernel::{AtomicInst, Kernel, Operand, Scalar};
+use crate::types::{
+    AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
+};
+
+/// One cell of the lowering matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cell {
+    pub op: AtomicOp,
+    pub ty: ElemType,
+    pub shape: VectorShape,
+    pub order: MemoryOrder,
+    pub scope: Scope,
+    pub space: AddressSpace,
+    pub result_used: bool,
+}
+
+impl Cell {
+    /// Whether the verifier accepts this combination (target-independent rules only).
+    pub fn is_valid(&self) -> bool {
+        self.ty.supports(self.op)
+    }
+
+    /// A stable identifier, also used as the kernel name.
+    pub fn name(&self) -> String {
+        format!(
+            "{}_{}_{}_{}_{}_{}_{}",
+            self.op,
+            self.order,
+            self.scope,
+            self.space,
+            self.shape,
+            self.ty,
+            if self.result_used { "used" } else { "dead" }
+        )
+    }
+
+    /// The one-instruction kernel for this cell: `%a` is the pointer, `%b*` the operand (one
+    /// parameter per vector element), `%c*` the new value of a cas, `%r` the result.
+    pub fn kernel(&self) -> Kernel {
+        let mut kernel = Kernel::new(self.name());
+        let addr = kernel.add_param("a", ValueType::Ptr(self.space));
+        let operand = element_params(&mut kernel, "b", self.ty, self.shape);
+        let new_value = (self.op == AtomicOp::Cas)
+            .then(|| element_params(&mut kernel, "c", self.ty, self.shape));
+        let mut inst = AtomicInst::new(self.op, self.ty, addr, operand);
+        inst.shape = self.shape;
+        inst.order = self.order;
+        inst.scope = self.scope;
+        inst.space = self.space;
+        inst.new_value = new_value;
+        kernel.push(inst, self.result_used.then_some("r"));
+        kernel
+    }
+}
+
+fn element_params(kernel: &mut Kernel, prefix: &str, ty: ElemType, shape: VectorShape) -> Operand {
+    if !shape.is_vector() {
+        return kernel.add_param(prefix, ValueType::scalar(ty)).into();
+    }
+    let elements: Vec<Scalar> = (0..shape.len())
+        .map(|i| Scalar::Value(kernel.add_param(&format!("{prefix}{i}"), ValueType::scalar(ty))))
+        .collect();
+    kernel.vector(&elements)
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// Every valid cell, in a stable order (op, type, shape, order, scope, space, result-used).
+pub fn cells() -> impl Iterator<Item = Cell> {
+    AtomicOp::ALL.iter().flat_map(|&op| {
+        ElemType::ALL.iter().flat_map(move |&ty| {
+            VectorShape::ALL.iter().flat_map(move |&shape| {
+                MemoryOrder::ALL.iter().flat_map(move |&order| {
+                    Scope::ALL.iter().flat_map(move |&scope| {
+                        AddressSpace::ALL.iter().flat_map(move |&space| {
+                            [true, false].into_iter().map(move |result_used| Cell {
+                                op,
+                                ty,
+                                shape,
+                                order,
+                                scope,
+                                space,
+                                result_used,
+                            })
+                        })
+                    })
+                })
+            })
+        })
+    })
+    .filter(Cell::is_valid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cell_is_distinct_and_valid() {
+        let all: Vec<Cell> = cells().collect();
+        let names: std::collections::HashSet<String> = all.iter().map(Cell::name).collect();
+        assert_eq!(names.len(), all.len());
+        assert!(all.len() > 10_000, "matrix has {} cells", all.len());
+        assert!(all.iter().all(|c| c.ty.supports(c.op)));
+        assert!(!all.iter().any(|c| c.op == AtomicOp::And && c.ty == ElemType::F32));
+    }
+
+    #[test]
+    fn cell_kernel_has_one_instruction() {
+        let cell = cells().find(|c| c.op == AtomicOp::Cas && c.shape == VectorShape::V2).unwrap();
+        let kernel = cell.kernel();
+        assert_eq!(kernel.insts.len(), 1);
+        let inst = kernel.insts.values().next().unwrap();
+        assert!(inst.new_value.is_some());
+        assert_eq!(kernel.params.len(), 1 + 2 + 2);
+    }
+}

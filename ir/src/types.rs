@@ -1,0 +1,360 @@
+//! The typed vocabulary of an atomic node: operation, element type, vector shape, memory order,
+//! scope, address space and cache hint.
+//!
+//! Every enum here has one canonical spelling, used by both the parser and the printer
+//! (`as_str` / `from_name`), so the text form cannot drift from the types.
+
+use std::fmt;
+
+macro_rules! spelled_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            /// Every value, in declaration order (the order the lowering matrix enumerates).
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The canonical spelling in the text form.
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// Parses the canonical spelling.
+            pub fn from_name(text: &str) -> Option<Self> {
+                match text { $($text => Some($name::$variant),)+ _ => None }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+spelled_enum! {
+    /// The read-modify-write operation. Semantics (per element): `old = *a; *a = op(old, b[, c])`.
+    AtomicOp {
+        /// Wrapping integer add; round-to-nearest-even float add.
+        Add => "add",
+        /// Wrapping integer subtract; float subtract.
+        Sub => "sub",
+        /// Bounded increment: `old >= b ? 0 : old + 1` (unsigned only).
+        Inc => "inc",
+        /// Bounded decrement: `(old == 0 || old > b) ? b : old - 1` (unsigned only).
+        Dec => "dec",
+        /// Signed, unsigned or IEEE minNum, by element type.
+        Min => "min",
+        /// Signed, unsigned or IEEE maxNum, by element type.
+        Max => "max",
+        And => "and",
+        Or => "or",
+        Xor => "xor",
+        /// `!(old & b)`.
+        Nand => "nand",
+        /// Exchange: stores `b`.
+        Exch => "exch",
+        /// Compare and swap: `old == b ? c : old`. Takes two operands: expected, then new.
+        Cas => "cas",
+    }
+}
+
+impl AtomicOp {
+    /// Number of value operands after the address.
+    pub const fn operand_count(self) -> usize {
+        match self {
+            AtomicOp::Cas => 2,
+            _ => 1,
+        }
+    }
+
+    /// Bitwise operations, meaningful on untyped and integer data, never on floats.
+    pub const fn is_bitwise(self) -> bool {
+        matches!(self, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Nand)
+    }
+
+    /// Operations that only move bits (no interpretation of the value).
+    pub const fn is_move(self) -> bool {
+        matches!(self, AtomicOp::Exch | AtomicOp::Cas)
+    }
+}
+
+/// The kind of data an element type holds, which decides which operations make sense on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeClass {
+    Unsigned,
+    Signed,
+    /// Untyped bits (`bN`): only bitwise ops, exch and cas.
+    Bits,
+    Float,
+    /// Two 16-bit floats packed in one 32-bit word; each half is an independent atomic element.
+    PackedFloat,
+}
+
+spelled_enum! {
+    /// Element type of an atomic access.
+    ElemType {
+        U8 => "u8", U16 => "u16", U32 => "u32", U64 => "u64",
+        S8 => "s8", S16 => "s16", S32 => "s32", S64 => "s64",
+        B8 => "b8", B16 => "b16", B32 => "b32", B64 => "b64", B128 => "b128",
+        F16 => "f16", Bf16 => "bf16", F32 => "f32", F64 => "f64",
+        F16x2 => "f16x2", Bf16x2 => "bf16x2",
+    }
+}
+
+impl ElemType {
+    /// Width of the whole element in bits (a packed type counts both halves).
+    pub const fn bits(self) -> u32 {
+        use ElemType::*;
+        match self {
+            U8 | S8 | B8 => 8,
+            U16 | S16 | B16 | F16 | Bf16 => 16,
+            U32 | S32 | B32 | F32 | F16x2 | Bf16x2 => 32,
+            U64 | S64 | B64 | F64 => 64,
+            B128 => 128,
+        }
+    }
+
+    pub const fn bytes(self) -> u32 {
+        self.bits() / 8
+    }
+
+    pub const fn class(self) -> TypeClass {
+        use ElemType::*;
+        match self {
+            U8 | U16 | U32 | U64 => TypeClass::Unsigned,
+            S8 | S16 | S32 | S64 => TypeClass::Signed,
+            B8 | B16 | B32 | B64 | B128 => TypeClass::Bits,
+            F16 | Bf16 | F32 | F64 => TypeClass::Float,
+            F16x2 | Bf16x2 => TypeClass::PackedFloat,
+        }
+    }
+
+    pub const fn is_float(self) -> bool {
+        matches!(self.class(), TypeClass::Float | TypeClass::PackedFloat)
+    }
+
+    pub const fn is_packed(self) -> bool {
+        matches!(self.class(), TypeClass::PackedFloat)
+    }
+
+    /// The scalar type of one lane of a packed type; the type itself otherwise.
+    pub const fn lane_type(self) -> ElemType {
+        match self {
+            ElemType::F16x2 => ElemType::F16,
+            ElemType::Bf16x2 => ElemType::Bf16,
+            other => other,
+        }
+    }
+
+    /// Number of independent lanes inside one element (2 for packed types).
+    pub const fn lanes(self) -> u32 {
+        if self.is_packed() {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// The untyped type of the same width.
+    pub const fn bits_type(self) -> ElemType {
+        match self.bits() {
+            8 => ElemType::B8,
+            16 => ElemType::B16,
+            32 => ElemType::B32,
+            64 => ElemType::B64,
+            _ => ElemType::B128,
+        }
+    }
+
+    /// Whether `op` is meaningful on this type, independent of any target.
+    ///
+    /// Bitwise ops: integers and bits. inc/dec: unsigned only. add/sub/min/max: numbers, not `bN`.
+    /// exch/cas: anything. Float bitwise ops and signed inc/dec are meaningless.
+    pub const fn supports(self, op: AtomicOp) -> bool {
+        use AtomicOp::*;
+        let class = self.class();
+        match op {
+            Exch | Cas => true,
+            And | Or | Xor | Nand => {
+                matches!(class, TypeClass::Unsigned | TypeClass::Signed | TypeClass::Bits)
+                    && self.bits() <= 64
+            }
+            Inc | Dec => matches!(class, TypeClass::Unsigned),
+            Add | Sub | Min | Max => !matches!(class, TypeClass::Bits),
+        }
+    }
+}
+
+spelled_enum! {
+    /// How many elements one atomic instruction touches. Atomicity is per element.
+    VectorShape {
+        Scalar => "scalar",
+        V2 => "v2",
+        V4 => "v4",
+        V8 => "v8",
+    }
+}
+
+impl VectorShape {
+    pub const fn len(self) -> usize {
+        match self {
+            VectorShape::Scalar => 1,
+            VectorShape::V2 => 2,
+            VectorShape::V4 => 4,
+            VectorShape::V8 => 8,
+        }
+    }
+
+    pub const fn is_vector(self) -> bool {
+        !matches!(self, VectorShape::Scalar)
+    }
+
+    pub const fn from_len(len: usize) -> Option<Self> {
+        match len {
+            1 => Some(VectorShape::Scalar),
+            2 => Some(VectorShape::V2),
+            4 => Some(VectorShape::V4),
+            8 => Some(VectorShape::V8),
+            _ => None,
+        }
+    }
+}
+
+spelled_enum! {
+    /// C++/PTX memory order of the whole read-modify-write.
+    MemoryOrder {
+        Relaxed => "relaxed",
+        Acquire => "acquire",
+        Release => "release",
+        AcqRel => "acq_rel",
+        SeqCst => "seq_cst",
+    }
+}
+
+impl MemoryOrder {
+    pub const fn has_acquire(self) -> bool {
+        matches!(self, MemoryOrder::Acquire | MemoryOrder::AcqRel | MemoryOrder::SeqCst)
+    }
+
+    pub const fn has_release(self) -> bool {
+        matches!(self, MemoryOrder::Release | MemoryOrder::AcqRel | MemoryOrder::SeqCst)
+    }
+
+    /// Whether `self` gives every guarantee `other` gives. A lowering may only ever replace an
+    /// order by one for which `replacement.implies(original)` holds.
+    pub const fn implies(self, other: MemoryOrder) -> bool {
+        (!other.has_acquire() || self.has_acquire())
+            && (!other.has_release() || self.has_release())
+            && (!matches!(other, MemoryOrder::SeqCst) || matches!(self, MemoryOrder::SeqCst))
+    }
+}
+
+spelled_enum! {
+    /// The set of threads the atomicity and ordering are guaranteed towards, narrowest first.
+    Scope {
+        Block => "block",
+        Cluster => "cluster",
+        Device => "device",
+        System => "system",
+    }
+}
+
+impl Scope {
+    /// Whether `self` includes every thread `other` includes (scopes are totally ordered).
+    pub fn includes(self, other: Scope) -> bool {
+        self >= other
+    }
+}
+
+spelled_enum! {
+    /// The state space the address points into.
+    AddressSpace {
+        Generic => "generic",
+        Global => "global",
+        Shared => "shared",
+        SharedCluster => "shared_cluster",
+    }
+}
+
+spelled_enum! {
+    /// An L2 cache eviction hint; a performance hint only, never a change of meaning.
+    CacheHint {
+        EvictFirst => "evict_first",
+        EvictLast => "evict_last",
+        EvictNormal => "evict_normal",
+        NoAllocate => "no_allocate",
+    }
+}
+
+/// The type of a value: a pointer into a space, a predicate, or a (vector of) element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueType {
+    Ptr(AddressSpace),
+    Pred,
+    Data(ElemType, VectorShape),
+}
+
+impl ValueType {
+    pub const fn scalar(ty: ElemType) -> ValueType {
+        ValueType::Data(ty, VectorShape::Scalar)
+    }
+}
+
+impl fmt::Display for ValueType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueType::Ptr(space) => write!(f, "ptr.{space}"),
+            ValueType::Pred => f.write_str("pred"),
+            ValueType::Data(ty, VectorShape::Scalar) => write!(f, "{ty}"),
+            ValueType::Data(ty, shape) => write!(f, "{shape}.{ty}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_round_trip() {
+        for op in AtomicOp::ALL {
+            assert_eq!(AtomicOp::from_name(op.as_str()), Some(*op));
+        }
+        for ty in ElemType::ALL {
+            assert_eq!(ElemType::from_name(ty.as_str()), Some(*ty));
+        }
+        for order in MemoryOrder::ALL {
+            assert_eq!(MemoryOrder::from_name(order.as_str()), Some(*order));
+        }
+        assert_eq!(ElemType::from_name("u31"), None);
+    }
+
+    #[test]
+    fn order_implication_never_weakens() {
+        use MemoryOrder::*;
+        assert!(SeqCst.implies(AcqRel));
+        assert!(AcqRel.implies(Acquire) && AcqRel.implies(Release));
+        assert!(!Acquire.implies(Release));
+        assert!(!Release.implies(Acquire));
+        assert!(!AcqRel.implies(SeqCst));
+        for o in MemoryOrder::ALL {
+            assert!(o.implies(Relaxed));
+            assert!(o.implies(*o));
+        }
+    }
+
+    #[test]
+    fn type_op_table() {
+        assert!(ElemType::B32.supports(AtomicOp::Cas));
+        assert!(!ElemType::B32.supports(AtomicOp::Add));
+        assert!(!ElemType::F32.supports(AtomicOp::And));
+        assert!(!ElemType::S32.supports(AtomicOp::Inc));
+        assert!(ElemType::U64.supports(AtomicOp::Dec));
+        assert!(!ElemType::B128.supports(AtomicOp::Xor));
+        assert!(ElemType::F16x2.supports(AtomicOp::Max));
+    }
+}

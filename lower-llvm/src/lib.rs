@@ -1,0 +1,1 @@
+//! The llvm backend of atomir.

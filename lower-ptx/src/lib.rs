@@ -1,0 +1,1 @@
+//! The ptx backend of atomir.

@@ -1,0 +1,1 @@
+//! The visa backend of atomir.

@@ -1,0 +1,9 @@
+//! Shared helpers for atomir's integration tests: finding the external tools that judge our
+//! output, and running them over many cells at once.
+//!
+//! A test that needs a tool calls [`require`]. Where the tool is missing, the test is skipped
+//! with a printed reason, unless `ATOMIR_REQUIRE_TOOLS=1` (set by CI) makes that an error.
+
+pub mod tools;
+
+pub use tools::{require, Tool};
