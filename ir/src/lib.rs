@@ -5,12 +5,22 @@
 //! - [`legal`]: the legality framework ([`Backend`], [`Verdict`], [`Refusal`]).
 //! - [`expand`]: the target-independent emulations (CAS loop, part-word, split).
 //! - [`matrix`]: the lowering matrix's cells.
+//! - [`text`]: the text form (parser and canonical printer); [`verify`]: the verifier;
+//!   [`diag`]: diagnostics with line and column.
+//! - [`semantics`]: reference semantics; [`interp`]: an interpreter of expansions.
 
+pub mod diag;
 pub mod expand;
+pub mod interp;
 pub mod kernel;
 pub mod legal;
 pub mod matrix;
+pub mod semantics;
+pub mod text;
 pub mod types;
+pub mod verify;
+
+pub use diag::Diagnostic;
 
 pub use kernel::{
     AtomicInst, Constant, Inst, Kernel, Module, Operand, Param, Predicate, Scalar, SourceLoc,

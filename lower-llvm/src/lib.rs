@@ -1,1 +1,11 @@
 //! The llvm backend of atomir.
+
+use atomir_ir::Backend;
+
+/// Help text for this backend's target names, shown by `atomir lower --help`.
+pub const TARGETS_HELP: &str = "llvm: backend not built yet";
+
+/// Parses the part of a target name after `llvm:`.
+pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
+    Err(format!("the llvm backend is not built yet (target `llvm:{spec}`)"))
+}

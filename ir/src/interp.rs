@@ -1,0 +1,1 @@
+//! An interpreter of expansions, used to prove them against the reference semantics.
