@@ -3,10 +3,9 @@
 
 use std::fmt;
 
-use crate::kernel::{AtomicInst, Kernel, Operand, Scalar};
-use crate::types::{
-    AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
-};
+use crate::kernel::{AtomicInst, Kernel, Module, Operand, Scalar};
+use crate::legal::{Backend, LowerOptions, Refusal, Strategy, Verdict};
+use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
 
 /// One cell of the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -77,28 +76,115 @@ impl fmt::Display for Cell {
 
 /// Every valid cell, in a stable order (op, type, shape, order, scope, space, result-used).
 pub fn cells() -> impl Iterator<Item = Cell> {
-    AtomicOp::ALL.iter().flat_map(|&op| {
-        ElemType::ALL.iter().flat_map(move |&ty| {
-            VectorShape::ALL.iter().flat_map(move |&shape| {
-                MemoryOrder::ALL.iter().flat_map(move |&order| {
-                    Scope::ALL.iter().flat_map(move |&scope| {
-                        AddressSpace::ALL.iter().flat_map(move |&space| {
-                            [true, false].into_iter().map(move |result_used| Cell {
-                                op,
-                                ty,
-                                shape,
-                                order,
-                                scope,
-                                space,
-                                result_used,
+    AtomicOp::ALL
+        .iter()
+        .flat_map(|&op| {
+            ElemType::ALL.iter().flat_map(move |&ty| {
+                VectorShape::ALL.iter().flat_map(move |&shape| {
+                    MemoryOrder::ALL.iter().flat_map(move |&order| {
+                        Scope::ALL.iter().flat_map(move |&scope| {
+                            AddressSpace::ALL.iter().flat_map(move |&space| {
+                                [true, false].into_iter().map(move |result_used| Cell {
+                                    op,
+                                    ty,
+                                    shape,
+                                    order,
+                                    scope,
+                                    space,
+                                    result_used,
+                                })
                             })
                         })
                     })
                 })
             })
         })
-    })
-    .filter(Cell::is_valid)
+        .filter(Cell::is_valid)
+}
+
+/// What one target does with one cell: the legality table's verdict and, when it accepts the
+/// cell, the code the backend emits for the one-instruction kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellOutcome {
+    pub cell: Cell,
+    pub verdict: Verdict,
+    /// The emitted code; empty when the cell is refused.
+    pub code: String,
+}
+
+impl CellOutcome {
+    /// The headline strategy; [`Strategy::Illegal`] for a refusal.
+    pub fn strategy(&self) -> Strategy {
+        match &self.verdict {
+            Ok(legality) => legality.strategy(),
+            Err(_) => Strategy::Illegal,
+        }
+    }
+
+    /// How the cell is lowered, in words, or why it is refused.
+    pub fn description(&self) -> String {
+        match &self.verdict {
+            Ok(legality) => legality.describe(),
+            Err(refusal) => refusal.to_string(),
+        }
+    }
+
+    pub fn refusal(&self) -> Option<&Refusal> {
+        self.verdict.as_ref().err()
+    }
+}
+
+/// Asks `backend` about every cell and lowers the ones it accepts.
+///
+/// The legality table is asked first; a cell it accepts is then lowered, and a refusal at that
+/// point (a backend whose table and printer disagree) is recorded as the cell's verdict rather
+/// than hidden.
+pub fn run(
+    backend: &dyn Backend,
+    cells: impl IntoIterator<Item = Cell>,
+    options: &LowerOptions,
+) -> Vec<CellOutcome> {
+    let mut module = Module::default();
+    cells
+        .into_iter()
+        .map(|cell| {
+            module.kernels.clear();
+            module.kernels.push(cell.kernel());
+            let kernel = &module.kernels[0];
+            let verdict = match kernel.insts.keys().next() {
+                Some(inst) => backend.legalize(kernel, inst),
+                None => Err(Refusal::new(
+                    "matrix.empty-cell",
+                    "the cell has no instruction",
+                )),
+            };
+            let mut code = String::new();
+            let verdict = match verdict {
+                Ok(legality) => match backend.lower(&module, options, &mut code) {
+                    Ok(_) => Ok(legality),
+                    Err(error) => {
+                        code.clear();
+                        Err(error.refusal)
+                    }
+                },
+                Err(refusal) => Err(refusal),
+            };
+            CellOutcome {
+                cell,
+                verdict,
+                code,
+            }
+        })
+        .collect()
+}
+
+/// Cells per strategy, indexed like [`Strategy::ALL`].
+pub fn totals(outcomes: &[CellOutcome]) -> [usize; Strategy::ALL.len()] {
+    let mut totals = [0; Strategy::ALL.len()];
+    for outcome in outcomes {
+        totals[outcome.strategy() as usize] += 1;
+    }
+    totals
 }
 
 #[cfg(test)]
@@ -112,12 +198,16 @@ mod tests {
         assert_eq!(names.len(), all.len());
         assert!(all.len() > 10_000, "matrix has {} cells", all.len());
         assert!(all.iter().all(|c| c.ty.supports(c.op)));
-        assert!(!all.iter().any(|c| c.op == AtomicOp::And && c.ty == ElemType::F32));
+        assert!(!all
+            .iter()
+            .any(|c| c.op == AtomicOp::And && c.ty == ElemType::F32));
     }
 
     #[test]
     fn cell_kernel_has_one_instruction() {
-        let cell = cells().find(|c| c.op == AtomicOp::Cas && c.shape == VectorShape::V2).unwrap();
+        let cell = cells()
+            .find(|c| c.op == AtomicOp::Cas && c.shape == VectorShape::V2)
+            .unwrap();
         let kernel = cell.kernel();
         assert_eq!(kernel.insts.len(), 1);
         let inst = kernel.insts.values().next().unwrap();
