@@ -58,7 +58,10 @@ fn position(line: &str, name: &str) -> Option<(u32, u32)> {
     let mut parts = rest.splitn(3, ':');
     let line_no = parts.next()?.parse().ok()?;
     let col = parts.next()?.parse().ok()?;
-    parts.next()?.starts_with(" error: ").then_some((line_no, col))
+    parts
+        .next()?
+        .starts_with(" error: ")
+        .then_some((line_no, col))
 }
 
 #[test]
@@ -69,10 +72,20 @@ fn every_example_checks_and_formats_stably() {
     for example in examples() {
         let path = example.to_string_lossy();
         let out = atomir(&["check", &path], "");
-        assert_eq!(out.status.code(), Some(0), "{path}: {}", text_of(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{path}: {}",
+            text_of(&out.stderr)
+        );
         assert!(out.stdout.is_empty() && out.stderr.is_empty());
         let first = atomir(&["fmt", &path], "");
-        assert_eq!(first.status.code(), Some(0), "{path}: {}", text_of(&first.stderr));
+        assert_eq!(
+            first.status.code(),
+            Some(0),
+            "{path}: {}",
+            text_of(&first.stderr)
+        );
         let formatted = text_of(&first.stdout);
         assert!(formatted.contains("kernel "), "{path}: {formatted}");
         let again = atomir(&["fmt", "-"], &formatted);
@@ -114,10 +127,17 @@ fn bad_input_points_at_line_and_column() {
     let name = file.to_string_lossy().into_owned();
     let out = atomir(&["check", &name], "");
     assert_eq!(out.status.code(), Some(1));
-    assert!(position(text_of(&out.stderr).lines().next().unwrap_or_default(), &name).is_some());
+    assert!(position(
+        text_of(&out.stderr).lines().next().unwrap_or_default(),
+        &name
+    )
+    .is_some());
     let out = atomir(&["lower", &name, "--target", "ptx:sm_90"], "");
     let code = out.status.code();
-    assert!(code == Some(1) || code == Some(2), "bad input is never lowered: {code:?}");
+    assert!(
+        code == Some(1) || code == Some(2),
+        "bad input is never lowered: {code:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -134,18 +154,27 @@ fn sample_cells() -> Vec<(String, Option<Cell>, Option<Cell>)> {
         };
         let outcomes = matrix::run(
             backend.as_ref(),
-            cells().filter(|c| c.op == atomir_ir::AtomicOp::Exch || c.op == atomir_ir::AtomicOp::Add),
+            cells()
+                .filter(|c| c.op == atomir_ir::AtomicOp::Exch || c.op == atomir_ir::AtomicOp::Add),
             &LowerOptions::default(),
         );
-        let refused = outcomes.iter().find(|o| o.refusal().is_some()).map(|o| o.cell);
-        let accepted = outcomes.iter().find(|o| o.refusal().is_none()).map(|o| o.cell);
+        let refused = outcomes
+            .iter()
+            .find(|o| o.refusal().is_some())
+            .map(|o| o.cell);
+        let accepted = outcomes
+            .iter()
+            .find(|o| o.refusal().is_none())
+            .map(|o| o.cell);
         samples.push((name.to_string(), refused, accepted));
     }
     samples
 }
 
 fn source_of(cell: &Cell) -> String {
-    text::print(&Module { kernels: vec![cell.kernel()] })
+    text::print(&Module {
+        kernels: vec![cell.kernel()],
+    })
 }
 
 #[test]
@@ -162,19 +191,35 @@ fn lower_prints_code_or_a_refusal_with_rule_and_position() {
             let line = stderr.lines().next().unwrap_or_default();
             assert!(position(line, "<stdin>").is_some(), "{line}");
             assert!(line.contains("[rule "), "{line}");
-            assert!(line.contains("target"), "names the smallest target or says none: {line}");
+            assert!(
+                line.contains("target"),
+                "names the smallest target or says none: {line}"
+            );
         }
         if let Some(cell) = accepted {
             let out = atomir(&["lower", "-", "--target", &target], &source_of(&cell));
-            assert_eq!(out.status.code(), Some(0), "{target} {cell}: {}", text_of(&out.stderr));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{target} {cell}: {}",
+                text_of(&out.stderr)
+            );
             let backend = targets::parse_target(&target).expect("built");
             let mut expected = String::new();
             let module = text::parse(&source_of(&cell)).expect("printed text parses");
-            backend.lower(&module, &LowerOptions::default(), &mut expected).expect("accepted");
+            backend
+                .lower(&module, &LowerOptions::default(), &mut expected)
+                .expect("accepted");
             pretty_assertions::assert_eq!(text_of(&out.stdout), expected);
-            let module_out = atomir(&["lower", "-", "--target", &target, "--module"], &source_of(&cell));
+            let module_out = atomir(
+                &["lower", "-", "--target", &target, "--module"],
+                &source_of(&cell),
+            );
             assert_eq!(module_out.status.code(), Some(0));
-            assert!(module_out.stdout.len() >= out.stdout.len(), "--module wraps the code");
+            assert!(
+                module_out.stdout.len() >= out.stdout.len(),
+                "--module wraps the code"
+            );
         }
     }
 }
@@ -187,22 +232,45 @@ fn diff_names_strategy_changes_and_matrix_counts_cells() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/grad_accum.atom");
     let path = example.to_string_lossy();
     for (target, _, _) in sample_cells() {
-        let out = atomir(&["diff", &path, "--target", &target, "--target", &target], "");
+        let out = atomir(
+            &["diff", &path, "--target", &target, "--target", &target],
+            "",
+        );
         let stdout = text_of(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{}", text_of(&out.stderr));
         assert!(stdout.contains("inst 0 (line "), "{stdout}");
-        assert!(stdout.contains("0 changed strategy, 0 changed code"), "{stdout}");
-        assert!(!stdout.contains("\n@@ "), "one target against itself has no hunks: {stdout}");
+        assert!(
+            stdout.contains("0 changed strategy, 0 changed code"),
+            "{stdout}"
+        );
+        assert!(
+            !stdout.contains("\n@@ "),
+            "one target against itself has no hunks: {stdout}"
+        );
 
         let out = atomir(
-            &["matrix", "--target", &target, "--format", "json", "--filter", "op=add,type=u32,type=f32"],
+            &[
+                "matrix",
+                "--target",
+                &target,
+                "--format",
+                "json",
+                "--filter",
+                "op=add,type=u32,type=f32",
+            ],
             "",
         );
         assert_eq!(out.status.code(), Some(0), "{}", text_of(&out.stderr));
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
         let expected = cells()
-            .filter(|c| c.op == atomir_ir::AtomicOp::Add && matches!(c.ty, atomir_ir::ElemType::U32 | atomir_ir::ElemType::F32))
+            .filter(|c| {
+                c.op == atomir_ir::AtomicOp::Add
+                    && matches!(c.ty, atomir_ir::ElemType::U32 | atomir_ir::ElemType::F32)
+            })
             .count();
-        assert_eq!(doc["targets"][0]["cell_count"].as_u64(), Some(expected as u64));
+        assert_eq!(
+            doc["targets"][0]["cell_count"].as_u64(),
+            Some(expected as u64)
+        );
     }
 }

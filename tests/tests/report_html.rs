@@ -67,6 +67,7 @@ fn render_and_load(name: &str, matrices: &[TargetMatrix]) {
 
     let profile = tempdir(&dir, name);
     let (ok, dom) = chromium(&browser, &profile, &["--dump-dom".to_string()], &page);
+    let _ = std::fs::remove_dir_all(&profile);
     assert!(ok, "chromium --dump-dom failed:\n{dom}");
     let squares = dom.matches("class=\"gc s-").count();
     let expected = expected_squares(matrices);
@@ -109,6 +110,30 @@ fn render_and_load(name: &str, matrices: &[TargetMatrix]) {
         "screenshot {} is {size} bytes: blank?",
         shot.display()
     );
+    // The same page narrowed to scalar global cells, one square selected: the detail panel.
+    let detail_shot = dir.join(format!("{name}-detail.png"));
+    let _ = std::fs::remove_file(&detail_shot);
+    let profile_detail = tempdir(&dir, &format!("{name}-detail"));
+    let url = PathBuf::from(format!(
+        "{}#shape=scalar&space=global&select=add.f32",
+        page.display()
+    ));
+    let (ok, log) = chromium(
+        &browser,
+        &profile_detail,
+        &[
+            format!("--screenshot={}", detail_shot.display()),
+            "--window-size=1700,1250".to_string(),
+        ],
+        &url,
+    );
+    assert!(
+        ok && detail_shot.is_file(),
+        "chromium --screenshot of the detail view failed:\n{log}"
+    );
+    for folder in [&profile, &profile_detail] {
+        let _ = std::fs::remove_dir_all(folder);
+    }
     println!(
         "report: {} ({} squares), screenshot {}",
         page.display(),

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use atomir_ir::{AtomicOp, ElemType, Strategy};
+use atomir_ir::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, Strategy, VectorShape};
 
 use super::TargetMatrix;
 
@@ -20,14 +20,16 @@ const DATA_SLOT: &str = "__ATOMIR_DATA__";
 const TOTALS_SLOT: &str = "__ATOMIR_TOTALS__";
 const TITLE_SLOT: &str = "__ATOMIR_TITLE__";
 
-/// Sample cell names kept per verdict group.
-const SAMPLES: usize = 6;
-
 #[derive(Serialize)]
 struct Data<'a> {
     strategies: Vec<&'static str>,
     ops: Vec<&'static str>,
     types: Vec<&'static str>,
+    /// The other axes of a cell, in the order [`combo`] numbers them.
+    shapes: Vec<&'static str>,
+    orders: Vec<&'static str>,
+    scopes: Vec<&'static str>,
+    spaces: Vec<&'static str>,
     targets: Vec<TargetData<'a>>,
 }
 
@@ -47,6 +49,9 @@ struct GridCell<'a> {
     ty: &'static str,
     counts: Vec<usize>,
     groups: Vec<Group<'a>>,
+    /// Four base-32 digits per cell: its [`combo`] (two) and its group (two), so the page can
+    /// filter by shape, order, scope, space and result without a record per cell.
+    cells: String,
 }
 
 /// The cells of a grid cell that share one verdict.
@@ -54,9 +59,33 @@ struct GridCell<'a> {
 struct Group<'a> {
     strategy: usize,
     description: String,
-    count: usize,
-    samples: Vec<String>,
+    /// The cell whose code is shown.
+    sample: String,
     code: &'a str,
+}
+
+const DIGITS: &[u8; 32] = b"0123456789abcdefghijklmnopqrstuv";
+
+fn push_base32(value: usize, out: &mut String) {
+    out.push(DIGITS[(value / 32) % 32] as char);
+    out.push(DIGITS[value % 32] as char);
+}
+
+fn index<T: PartialEq>(all: &[T], value: T) -> usize {
+    all.iter().position(|v| *v == value).unwrap_or(0)
+}
+
+/// A cell's shape, order, scope, space and result use as one number below 640.
+fn combo(cell: &atomir_ir::matrix::Cell) -> usize {
+    let shape = index(VectorShape::ALL, cell.shape);
+    let order = index(MemoryOrder::ALL, cell.order);
+    let scope = index(Scope::ALL, cell.scope);
+    let space = index(AddressSpace::ALL, cell.space);
+    (((shape * MemoryOrder::ALL.len() + order) * Scope::ALL.len() + scope)
+        * AddressSpace::ALL.len()
+        + space)
+        * 2
+        + usize::from(!cell.result_used)
 }
 
 fn escape(text: &str, out: &mut String) {
@@ -80,29 +109,29 @@ fn target_data(matrix: &TargetMatrix) -> TargetData<'_> {
             ty: cell.ty.as_str(),
             counts: vec![0; Strategy::ALL.len()],
             groups: Vec::new(),
+            cells: String::new(),
         });
         let strategy = outcome.strategy() as usize;
         entry.counts[strategy] += 1;
         let description = outcome.description();
-        match entry
+        let group = match entry
             .groups
-            .iter_mut()
-            .find(|g| g.strategy == strategy && g.description == description)
+            .iter()
+            .position(|g| g.strategy == strategy && g.description == description)
         {
-            Some(group) => {
-                group.count += 1;
-                if group.samples.len() < SAMPLES {
-                    group.samples.push(cell.name());
-                }
+            Some(group) => group,
+            None => {
+                entry.groups.push(Group {
+                    strategy,
+                    description,
+                    sample: cell.name(),
+                    code: &outcome.code,
+                });
+                entry.groups.len() - 1
             }
-            None => entry.groups.push(Group {
-                strategy,
-                description,
-                count: 1,
-                samples: vec![cell.name()],
-                code: &outcome.code,
-            }),
-        }
+        };
+        push_base32(combo(&cell), &mut entry.cells);
+        push_base32(group, &mut entry.cells);
     }
     TargetData {
         target: &matrix.target,
@@ -138,6 +167,10 @@ pub(super) fn render(matrices: &[TargetMatrix], out: &mut String) {
         strategies: Strategy::ALL.iter().map(|s| s.as_str()).collect(),
         ops: AtomicOp::ALL.iter().map(|o| o.as_str()).collect(),
         types: ElemType::ALL.iter().map(|t| t.as_str()).collect(),
+        shapes: VectorShape::ALL.iter().map(|v| v.as_str()).collect(),
+        orders: MemoryOrder::ALL.iter().map(|v| v.as_str()).collect(),
+        scopes: Scope::ALL.iter().map(|v| v.as_str()).collect(),
+        spaces: AddressSpace::ALL.iter().map(|v| v.as_str()).collect(),
         targets: matrices.iter().map(target_data).collect(),
     };
     // `</` inside a script element would end it early; `<\/` means the same to JSON.
