@@ -10,9 +10,7 @@ use atomir_ir::expand::part_word_needs_loop;
 use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::semantics::width_mask;
 use atomir_ir::{AtomicOp, ElemType, ElementLowering, Emulation, VectorShape};
-use expand_common::{
-    check, expand_valid, node, specials, supported_ops, Case, BASE, MEMORY_BYTES,
-};
+use expand_common::{check, expand_valid, node, specials, supported_ops, Case, BASE, MEMORY_BYTES};
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -55,16 +53,30 @@ struct Run {
 }
 
 /// Checks one run; a loop must retry exactly once per disturbance.
-fn prove(run: &Run, old: &[(bool, usize, u128)], operands: &[(bool, usize, u128)], new: &[(bool, usize, u128)], seed: u64) {
+fn prove(
+    run: &Run,
+    old: &[(bool, usize, u128)],
+    operands: &[(bool, usize, u128)],
+    new: &[(bool, usize, u128)],
+    seed: u64,
+) {
     let inst = node(run.op, run.ty, run.shape, run.result_used);
     let expansion = expand_valid(&inst, run.emulation);
     let elements = run.shape.len();
     let values = |picks: &[(bool, usize, u128)]| -> Vec<u128> {
-        picks.iter().take(elements).map(|&p| value(run.ty, p)).collect()
+        picks
+            .iter()
+            .take(elements)
+            .map(|&p| value(run.ty, p))
+            .collect()
     };
     let old = values(old);
     let mut operands = values(operands);
-    let new_values = if run.op == AtomicOp::Cas { values(new) } else { Vec::new() };
+    let new_values = if run.op == AtomicOp::Cas {
+        values(new)
+    } else {
+        Vec::new()
+    };
     if run.op == AtomicOp::Cas && seed % 2 == 0 {
         // Half of the cas runs expect the value that is there.
         operands.copy_from_slice(&old);
@@ -87,9 +99,18 @@ fn prove(run: &Run, old: &[(bool, usize, u128)], operands: &[(bool, usize, u128)
     );
     if expansion.has_loop() {
         // Every disturbance makes exactly one CAS of the loop fail and retry.
-        assert_eq!(checked.cas_failures, checked.interfered, "{} {}", run.op, run.ty);
+        assert_eq!(
+            checked.cas_failures, checked.interfered,
+            "{} {}",
+            run.op, run.ty
+        );
         if run.interference > 0 && elements == 1 {
-            assert!(checked.interfered > 0, "{} {}: no retry exercised", run.op, run.ty);
+            assert!(
+                checked.interfered > 0,
+                "{} {}: no retry exercised",
+                run.op,
+                run.ty
+            );
         }
     }
 }
@@ -197,12 +218,20 @@ fn interference_forces_retries_and_lands_on_the_interfered_value() {
                     offset: 0,
                     old: &[old],
                     operands: &[operand],
-                    new_values: if op == AtomicOp::Cas { &new_values } else { &[] },
+                    new_values: if op == AtomicOp::Cas {
+                        &new_values
+                    } else {
+                        &[]
+                    },
                     seed: index as u64 * 0x1234_5678 + 1,
                     interference: 3,
                 },
             );
-            assert_eq!((checked.interfered, checked.cas_failures), (3, 3), "{op} {ty}");
+            assert_eq!(
+                (checked.interfered, checked.cas_failures),
+                (3, 3),
+                "{op} {ty}"
+            );
         }
     }
 }

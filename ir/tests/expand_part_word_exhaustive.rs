@@ -25,7 +25,10 @@ fn prove_type(ty: ElemType) {
         }
         for needs_loop in loops {
             let inst = node(op, ty, VectorShape::Scalar, true);
-            let emulation = Emulation::PartWord { element_bits: 8, needs_loop };
+            let emulation = Emulation::PartWord {
+                element_bits: 8,
+                needs_loop,
+            };
             let expansion = expand_valid(&inst, emulation);
             assert_eq!(expansion.has_loop(), needs_loop, "{op} {ty}: {expansion}");
             for offset in 0..4usize {
@@ -44,11 +47,17 @@ fn prove_type(ty: ElemType) {
                     let inputs = Inputs {
                         addr,
                         operands: &operands,
-                        new_values: if op == AtomicOp::Cas { &new_values } else { &[] },
+                        new_values: if op == AtomicOp::Cas {
+                            &new_values
+                        } else {
+                            &[]
+                        },
                     };
-                    let outcome = interp.run(&expansion, &mut memory, inputs).unwrap_or_else(|e| {
-                        panic!("{op} {ty} loop={needs_loop} offset {offset}: {e}")
-                    });
+                    let outcome = interp
+                        .run(&expansion, &mut memory, inputs)
+                        .unwrap_or_else(|e| {
+                            panic!("{op} {ty} loop={needs_loop} offset {offset}: {e}")
+                        });
                     let new = apply(
                         op,
                         ty,
@@ -59,8 +68,7 @@ fn prove_type(ty: ElemType) {
                     );
                     expected[WORD + offset] = new as u8;
                     assert!(
-                        outcome.results.as_slice() == [old as u128]
-                            && memory.bytes() == expected,
+                        outcome.results.as_slice() == [old as u128] && memory.bytes() == expected,
                         "{op} {ty} loop={needs_loop} offset {offset} old {old:#x} operand \
                          {operand:#x} new {new_value:#x}: result {:x?} memory {:x?}, expected \
                          {new:#x} in {expected:x?}",
@@ -85,7 +93,10 @@ fn prove_type(ty: ElemType) {
         }
     }
     let pairs = 65536 * 4;
-    assert!(runs >= pairs * supported_ops(ty).len() as u64, "{runs} runs");
+    assert!(
+        runs >= pairs * supported_ops(ty).len() as u64,
+        "{runs} runs"
+    );
     println!("{ty}: {runs} runs");
 }
 

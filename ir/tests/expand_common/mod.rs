@@ -45,7 +45,10 @@ pub fn node(op: AtomicOp, ty: ElemType, shape: VectorShape, result_used: bool) -
 pub fn expand_valid(inst: &AtomicInst, emulation: Emulation) -> Expansion {
     let expansion = expand(inst, emulation);
     if let Err(error) = expansion.validate(inst) {
-        panic!("{} {} by {emulation:?}: invalid expansion: {error}\n{expansion}", inst.op, inst.ty);
+        panic!(
+            "{} {} by {emulation:?}: invalid expansion: {error}\n{expansion}",
+            inst.op, inst.ty
+        );
     }
     expansion
 }
@@ -73,7 +76,10 @@ impl XorShift {
 }
 
 pub fn read_le(bytes: &[u8]) -> u128 {
-    bytes.iter().rev().fold(0, |value, &byte| (value << 8) | u128::from(byte))
+    bytes
+        .iter()
+        .rev()
+        .fold(0, |value, &byte| (value << 8) | u128::from(byte))
 }
 
 pub fn write_le(bytes: &mut [u8], value: u128) {
@@ -117,8 +123,9 @@ pub fn check(interp: &mut Interpreter, memory: &mut Memory, case: &Case<'_>) -> 
     let mut rng = XorShift(case.seed | 1);
     rng.fill(memory.bytes_mut());
     let start = (WORD_OFFSET + case.offset) as usize;
-    let element_ranges: Vec<std::ops::Range<usize>> =
-        (0..case.old.len()).map(|i| start + i * size..start + (i + 1) * size).collect();
+    let element_ranges: Vec<std::ops::Range<usize>> = (0..case.old.len())
+        .map(|i| start + i * size..start + (i + 1) * size)
+        .collect();
     for (range, &old) in element_ranges.iter().zip(case.old) {
         write_le(&mut memory.bytes_mut()[range.clone()], old);
     }
@@ -158,7 +165,11 @@ pub fn check(interp: &mut Interpreter, memory: &mut Memory, case: &Case<'_>) -> 
             applied += 1;
         }
     };
-    let inputs = Inputs { addr: BASE + WORD_OFFSET + case.offset, operands: case.operands, new_values: case.new_values };
+    let inputs = Inputs {
+        addr: BASE + WORD_OFFSET + case.offset,
+        operands: case.operands,
+        new_values: case.new_values,
+    };
     let outcome = interp
         .run_with(case.expansion, memory, inputs, &mut interfere)
         .unwrap_or_else(|error| panic!("{} {}: {error}\n{}", inst.op, ty, case.expansion));
@@ -169,7 +180,14 @@ pub fn check(interp: &mut Interpreter, memory: &mut Memory, case: &Case<'_>) -> 
     for (index, range) in element_ranges.iter().enumerate() {
         let seen = read_le(&model[range.clone()]);
         let new_value = case.new_values.get(index).copied().unwrap_or(0);
-        let new = semantics::apply(inst.op, ty, seen, case.operands[index], new_value, FloatMode::Ieee);
+        let new = semantics::apply(
+            inst.op,
+            ty,
+            seen,
+            case.operands[index],
+            new_value,
+            FloatMode::Ieee,
+        );
         write_le(&mut expected[range.clone()], new);
         expected_results.push(seen);
     }
@@ -180,12 +198,25 @@ pub fn check(interp: &mut Interpreter, memory: &mut Memory, case: &Case<'_>) -> 
         )
     };
     if inst.result_used() {
-        assert_eq!(outcome.results.as_slice(), expected_results.as_slice(), "results of {}", describe());
+        assert_eq!(
+            outcome.results.as_slice(),
+            expected_results.as_slice(),
+            "results of {}",
+            describe()
+        );
     } else {
         assert!(outcome.results.is_empty(), "{}", describe());
     }
-    assert_eq!(memory.bytes(), expected.as_slice(), "memory after {}", describe());
-    Checked { cas_failures: outcome.cas_failures, interfered }
+    assert_eq!(
+        memory.bytes(),
+        expected.as_slice(),
+        "memory after {}",
+        describe()
+    );
+    Checked {
+        cas_failures: outcome.cas_failures,
+        interfered,
+    }
 }
 
 /// Values worth testing for a type: edges of the integer range and float classes, per lane for
@@ -195,11 +226,61 @@ pub fn specials(ty: ElemType) -> Vec<u128> {
     let mask = width_mask(bits);
     let lane = ty.lane_type();
     let lane_values: Vec<u128> = match lane {
-        ElemType::F16 => vec![0, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfe01, 1, 0x8001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x3555],
-        ElemType::Bf16 => vec![0, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffc1, 1, 0x8001, 0x007f, 0x0080, 0x7f7f, 0xff7f, 0x3eab],
-        ElemType::F32 => vec![0, 0x8000_0000, 0x3f80_0000, 0xbf80_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0x7f80_0001, 0xffc0_0001, 1, 0x8000_0001, 0x007f_ffff, 0x0080_0000, 0x7f7f_ffff, 0xff7f_ffff, 0x3eaa_aaab],
-        ElemType::F64 => vec![0, 1 << 63, 0x3ff0 << 48, 0xbff0 << 48, 0x7ff0 << 48, 0xfff0 << 48, 0x7ff8 << 48, (0x7ff0 << 48) | 1, (0xfff8 << 48) | 1, 1, (1 << 63) | 1, (1 << 52) - 1, 1 << 52, 0x7fef_ffff_ffff_ffff, 0xffef_ffff_ffff_ffff, 0x3fd5_5555_5555_5555],
-        _ => vec![0, 1, 2, mask, mask - 1, mask >> 1, (mask >> 1) + 1, (mask >> 1) - 1, 0x5555_5555_5555_5555_5555_5555_5555_5555 & mask],
+        ElemType::F16 => vec![
+            0, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfe01, 1, 0x8001, 0x03ff,
+            0x0400, 0x7bff, 0xfbff, 0x3555,
+        ],
+        ElemType::Bf16 => vec![
+            0, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffc1, 1, 0x8001, 0x007f,
+            0x0080, 0x7f7f, 0xff7f, 0x3eab,
+        ],
+        ElemType::F32 => vec![
+            0,
+            0x8000_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x7f80_0001,
+            0xffc0_0001,
+            1,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x3eaa_aaab,
+        ],
+        ElemType::F64 => vec![
+            0,
+            1 << 63,
+            0x3ff0 << 48,
+            0xbff0 << 48,
+            0x7ff0 << 48,
+            0xfff0 << 48,
+            0x7ff8 << 48,
+            (0x7ff0 << 48) | 1,
+            (0xfff8 << 48) | 1,
+            1,
+            (1 << 63) | 1,
+            (1 << 52) - 1,
+            1 << 52,
+            0x7fef_ffff_ffff_ffff,
+            0xffef_ffff_ffff_ffff,
+            0x3fd5_5555_5555_5555,
+        ],
+        _ => vec![
+            0,
+            1,
+            2,
+            mask,
+            mask - 1,
+            mask >> 1,
+            (mask >> 1) + 1,
+            (mask >> 1) - 1,
+            0x5555_5555_5555_5555_5555_5555_5555_5555 & mask,
+        ],
     };
     if ty.is_packed() {
         let mut values = Vec::new();
@@ -216,5 +297,9 @@ pub fn specials(ty: ElemType) -> Vec<u128> {
 
 /// Every op `ty` supports.
 pub fn supported_ops(ty: ElemType) -> Vec<AtomicOp> {
-    AtomicOp::ALL.iter().copied().filter(|op| ty.supports(*op)).collect()
+    AtomicOp::ALL
+        .iter()
+        .copied()
+        .filter(|op| ty.supports(*op))
+        .collect()
 }
