@@ -1,1 +1,615 @@
 //! Reference semantics: one bit-exact definition of every op on every element type.
+//!
+//! Every function here works on raw bit patterns held in a `u128` (the low [`ElemType::bits`]
+//! bits; higher bits of inputs are ignored, higher bits of results are zero). One call describes
+//! ONE element: `old = *a; *a = op(old, b[, c]); result = old`, and [`apply`] returns the new
+//! memory bits. A packed element (`f16x2`, `bf16x2`) is two independent 16-bit lanes for every
+//! op that interprets the value; `exch` and `cas` move and compare the whole 32-bit pattern.
+//!
+//! Definitions:
+//! - integer `add`/`sub` wrap; `min`/`max` are signed for `sN`, unsigned otherwise;
+//! - `inc(r, s) = r >= s ? 0 : r + 1`, `dec(r, s) = (r == 0 || r > s) ? s : r - 1` (unsigned);
+//! - `nand(r, s) = !(r & s)`; `exch(r, s) = s`;
+//! - `cas(r, s, t) = r == s ? t : r`, comparing BIT PATTERNS for every type, floats included
+//!   (so `-0.0` does not match `+0.0` and a NaN matches an identical NaN);
+//! - float `add`/`sub` round to nearest, ties to even. `f16`/`bf16` are computed in `f32` and
+//!   rounded once: for a single add or subtract that double rounding is innocuous because
+//!   `f32`'s 24-bit significand is at least `2p + 2` for both (p = 11 and 8). A NaN result of
+//!   add/sub is whatever IEEE arithmetic on the host produces (payload propagation is not
+//!   specified by IEEE 754 and differs between targets); tests compare such results by class
+//!   ([`same_value`]), not by bits;
+//! - float `min`/`max` are IEEE 754-2008 minNum/maxNum with `-0 < +0` (`min(-0, +0) = -0`,
+//!   `max(-0, +0) = +0`); with one NaN operand (quiet or signalling) the result is the other
+//!   operand; with two NaN operands it is the type's canonical quiet NaN ([`canonical_nan`]:
+//!   f16 `0x7e00`, bf16 `0x7fc0`, f32 `0x7fc00000`, f64 `0x7ff8000000000000`).
+//!
+//! [`FloatMode::FlushSubnormals`] models hardware that flushes denormals (PTX `atom.add.f32` on
+//! global memory): every subnormal input and result of a float add/sub/min/max is replaced by a
+//! zero of the same sign. `exch` and `cas` never interpret the bits and are unaffected.
+//!
+//! [`apply`] is total: for a combination [`ElemType::supports`] rejects (the verifier refuses
+//! those) it reads the bits as an unsigned integer, so it never panics.
+
+use half::{bf16, f16};
+use smallvec::SmallVec;
+
+use crate::types::{AtomicOp, ElemType, TypeClass};
+
+/// How float arithmetic treats subnormal numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum FloatMode {
+    /// IEEE 754: subnormals are ordinary numbers.
+    #[default]
+    Ieee,
+    /// Subnormal inputs and results are flushed to a zero of the same sign.
+    FlushSubnormals,
+}
+
+/// All ones in the low `bits` bits.
+pub const fn width_mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
+
+/// The canonical quiet NaN of a float type (of one lane for packed types); `None` for others.
+pub const fn canonical_nan(ty: ElemType) -> Option<u128> {
+    match ty.lane_type() {
+        ElemType::F16 => Some(0x7e00),
+        ElemType::Bf16 => Some(0x7fc0),
+        ElemType::F32 => Some(0x7fc0_0000),
+        ElemType::F64 => Some(0x7ff8_0000_0000_0000),
+        _ => None,
+    }
+}
+
+/// Exponent and significand field widths of a scalar float type.
+const fn float_layout(ty: ElemType) -> Option<(u32, u32)> {
+    match ty {
+        ElemType::F16 => Some((5, 10)),
+        ElemType::Bf16 => Some((8, 7)),
+        ElemType::F32 => Some((8, 23)),
+        ElemType::F64 => Some((11, 52)),
+        _ => None,
+    }
+}
+
+/// Whether `bits` is a NaN of the scalar float type `ty` (false for non-float types).
+pub fn is_nan(ty: ElemType, bits: u128) -> bool {
+    match float_layout(ty) {
+        Some((exponent, significand)) => {
+            let exp_mask = width_mask(exponent) << significand;
+            bits & exp_mask == exp_mask && bits & width_mask(significand) != 0
+        }
+        None => false,
+    }
+}
+
+/// Whether `bits` is a subnormal of the scalar float type `ty` (zero is not subnormal).
+pub fn is_subnormal(ty: ElemType, bits: u128) -> bool {
+    match float_layout(ty) {
+        Some((exponent, significand)) => {
+            let exp_mask = width_mask(exponent) << significand;
+            bits & exp_mask == 0 && bits & width_mask(significand) != 0
+        }
+        None => false,
+    }
+}
+
+/// Replaces a subnormal of the scalar float type `ty` by a zero of the same sign.
+pub fn flush_subnormal(ty: ElemType, bits: u128) -> u128 {
+    let bits = bits & width_mask(ty.bits());
+    if is_subnormal(ty, bits) {
+        bits & (1u128 << (ty.bits() - 1))
+    } else {
+        bits
+    }
+}
+
+/// The bits of a float operation's input or result after the mode has acted on them.
+fn by_mode(ty: ElemType, bits: u128, mode: FloatMode) -> u128 {
+    let bits = bits & width_mask(ty.bits());
+    match mode {
+        FloatMode::Ieee => bits,
+        FloatMode::FlushSubnormals => flush_subnormal(ty, bits),
+    }
+}
+
+/// Round-to-nearest-even add (`negate_b = false`) or subtract on a scalar float type.
+fn float_add_sub(ty: ElemType, a: u128, b: u128, negate_b: bool, mode: FloatMode) -> u128 {
+    let a = by_mode(ty, a, mode);
+    let b = by_mode(ty, b, mode);
+    let result = match ty {
+        ElemType::F64 => {
+            let (x, y) = (f64::from_bits(a as u64), f64::from_bits(b as u64));
+            (if negate_b { x - y } else { x + y }).to_bits() as u128
+        }
+        ElemType::F32 => {
+            let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+            (if negate_b { x - y } else { x + y }).to_bits() as u128
+        }
+        ElemType::F16 => {
+            let (x, y) = (
+                f16::from_bits(a as u16).to_f32(),
+                f16::from_bits(b as u16).to_f32(),
+            );
+            f16::from_f32(if negate_b { x - y } else { x + y }).to_bits() as u128
+        }
+        ElemType::Bf16 => {
+            let (x, y) = (
+                bf16::from_bits(a as u16).to_f32(),
+                bf16::from_bits(b as u16).to_f32(),
+            );
+            bf16::from_f32(if negate_b { x - y } else { x + y }).to_bits() as u128
+        }
+        _ => {
+            let mask = width_mask(ty.bits());
+            (if negate_b {
+                a.wrapping_sub(b)
+            } else {
+                a.wrapping_add(b)
+            }) & mask
+        }
+    };
+    by_mode(ty, result, mode)
+}
+
+/// Float add on a scalar float type (`f16`, `bf16`, `f32`, `f64`), round to nearest even.
+pub fn float_add(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
+    float_add_sub(ty, a, b, false, mode)
+}
+
+/// Float subtract `a - b` on a scalar float type, round to nearest even.
+pub fn float_sub(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
+    float_add_sub(ty, a, b, true, mode)
+}
+
+/// A scalar float's bits mapped to an unsigned key whose order is the numeric order, with
+/// `-0 < +0` (NaNs excluded by the caller).
+fn total_order_key(ty: ElemType, bits: u128) -> u128 {
+    let sign = 1u128 << (ty.bits() - 1);
+    if bits & sign != 0 {
+        !bits & width_mask(ty.bits())
+    } else {
+        bits | sign
+    }
+}
+
+fn float_min_max(ty: ElemType, a: u128, b: u128, want_max: bool, mode: FloatMode) -> u128 {
+    let a = by_mode(ty, a, mode);
+    let b = by_mode(ty, b, mode);
+    let result = match (is_nan(ty, a), is_nan(ty, b)) {
+        (true, true) => canonical_nan(ty).unwrap_or(0),
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => {
+            let a_is_less = total_order_key(ty, a) < total_order_key(ty, b);
+            if a_is_less != want_max {
+                a
+            } else {
+                b
+            }
+        }
+    };
+    by_mode(ty, result, mode)
+}
+
+/// IEEE minNum on a scalar float type with `-0 < +0`; see the module documentation for NaNs.
+pub fn float_min(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
+    float_min_max(ty, a, b, false, mode)
+}
+
+/// IEEE maxNum on a scalar float type with `-0 < +0`; see the module documentation for NaNs.
+pub fn float_max(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
+    float_min_max(ty, a, b, true, mode)
+}
+
+/// Sign-extends the low `bits` bits to a full `i128`.
+fn sign_extend(value: u128, bits: u32) -> i128 {
+    let unused = 128 - bits;
+    ((value << unused) as i128) >> unused
+}
+
+/// `op` on a non-packed element; `ty` decides how the bits are read.
+fn apply_scalar(
+    op: AtomicOp,
+    ty: ElemType,
+    old: u128,
+    operand: u128,
+    new_value: u128,
+    mode: FloatMode,
+) -> u128 {
+    let bits = ty.bits();
+    let mask = width_mask(bits);
+    let (r, s, t) = (old & mask, operand & mask, new_value & mask);
+    let is_float = ty.class() == TypeClass::Float;
+    let signed = ty.class() == TypeClass::Signed;
+    let result = match op {
+        AtomicOp::Exch => s,
+        AtomicOp::Cas => {
+            if r == s {
+                t
+            } else {
+                r
+            }
+        }
+        AtomicOp::Add if is_float => float_add(ty, r, s, mode),
+        AtomicOp::Sub if is_float => float_sub(ty, r, s, mode),
+        AtomicOp::Min if is_float => float_min(ty, r, s, mode),
+        AtomicOp::Max if is_float => float_max(ty, r, s, mode),
+        AtomicOp::Add => r.wrapping_add(s),
+        AtomicOp::Sub => r.wrapping_sub(s),
+        AtomicOp::And => r & s,
+        AtomicOp::Or => r | s,
+        AtomicOp::Xor => r ^ s,
+        AtomicOp::Nand => !(r & s),
+        AtomicOp::Min if signed => {
+            if sign_extend(r, bits) <= sign_extend(s, bits) {
+                r
+            } else {
+                s
+            }
+        }
+        AtomicOp::Max if signed => {
+            if sign_extend(r, bits) >= sign_extend(s, bits) {
+                r
+            } else {
+                s
+            }
+        }
+        AtomicOp::Min => r.min(s),
+        AtomicOp::Max => r.max(s),
+        AtomicOp::Inc => {
+            if r >= s {
+                0
+            } else {
+                r + 1
+            }
+        }
+        AtomicOp::Dec => {
+            if r == 0 || r > s {
+                s
+            } else {
+                r - 1
+            }
+        }
+    };
+    result & mask
+}
+
+/// The new memory bits of ONE element after `op` with operand `operand` (`b`) and, for `cas`,
+/// `new_value` (`c`; ignored otherwise). The old value (the atomic's result) is `old` itself.
+pub fn apply(
+    op: AtomicOp,
+    ty: ElemType,
+    old: u128,
+    operand: u128,
+    new_value: u128,
+    mode: FloatMode,
+) -> u128 {
+    if ty.is_packed() && !op.is_move() {
+        let lane = ty.lane_type();
+        let lane_bits = lane.bits();
+        let lane_mask = width_mask(lane_bits);
+        let mut result = 0;
+        for index in 0..ty.lanes() {
+            let shift = index * lane_bits;
+            let lane_old = (old >> shift) & lane_mask;
+            let lane_operand = (operand >> shift) & lane_mask;
+            result |= apply_scalar(op, lane, lane_old, lane_operand, 0, mode) << shift;
+        }
+        return result;
+    }
+    apply_scalar(op, ty, old, operand, new_value, mode)
+}
+
+/// [`apply`] to each element of a vector access; atomicity (and so the definition) is per
+/// element. `new_values` is read only for `cas` (a missing entry reads as zero).
+pub fn apply_vector(
+    op: AtomicOp,
+    ty: ElemType,
+    old: &[u128],
+    operands: &[u128],
+    new_values: &[u128],
+    mode: FloatMode,
+) -> SmallVec<[u128; 8]> {
+    old.iter()
+        .zip(operands)
+        .enumerate()
+        .map(|(index, (&r, &s))| {
+            apply(
+                op,
+                ty,
+                r,
+                s,
+                new_values.get(index).copied().unwrap_or(0),
+                mode,
+            )
+        })
+        .collect()
+}
+
+/// Whether two results of type `ty` are the same value: identical bits, or (per lane for packed
+/// types) both NaN. This is how results of float add/sub are compared, since NaN payloads are
+/// not specified.
+pub fn same_value(ty: ElemType, a: u128, b: u128) -> bool {
+    let lane = ty.lane_type();
+    let lane_bits = lane.bits();
+    let lane_mask = width_mask(lane_bits);
+    (0..ty.lanes()).all(|index| {
+        let shift = index * lane_bits;
+        let (x, y) = ((a >> shift) & lane_mask, (b >> shift) & lane_mask);
+        x == y || (is_nan(lane, x) && is_nan(lane, y))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use AtomicOp::*;
+    use ElemType::*;
+    use FloatMode::*;
+
+    fn ap(op: AtomicOp, ty: ElemType, old: u128, operand: u128) -> u128 {
+        apply(op, ty, old, operand, 0, Ieee)
+    }
+
+    #[test]
+    fn inc_bounds() {
+        assert_eq!(ap(Inc, U32, 0, 5), 1);
+        assert_eq!(ap(Inc, U32, 4, 5), 5);
+        assert_eq!(ap(Inc, U32, 5, 5), 0);
+        assert_eq!(ap(Inc, U32, 6, 5), 0);
+        assert_eq!(ap(Inc, U32, 0xffff_ffff, 5), 0);
+        assert_eq!(ap(Inc, U32, 0, 0), 0);
+        assert_eq!(ap(Inc, U32, 7, 0), 0);
+        assert_eq!(ap(Inc, U32, 0xffff_fffe, 0xffff_ffff), 0xffff_ffff);
+        assert_eq!(ap(Inc, U32, 0xffff_ffff, 0xffff_ffff), 0);
+        assert_eq!(ap(Inc, U8, 0xfe, 0xff), 0xff);
+        assert_eq!(
+            ap(Inc, U64, u64::MAX as u128 - 1, u64::MAX as u128),
+            u64::MAX as u128
+        );
+        assert_eq!(ap(Inc, U64, u64::MAX as u128, u64::MAX as u128), 0);
+    }
+
+    #[test]
+    fn dec_bounds() {
+        assert_eq!(ap(Dec, U32, 0, 5), 5);
+        assert_eq!(ap(Dec, U32, 1, 5), 0);
+        assert_eq!(ap(Dec, U32, 5, 5), 4);
+        assert_eq!(ap(Dec, U32, 6, 5), 5);
+        assert_eq!(ap(Dec, U32, 0xffff_ffff, 5), 5);
+        assert_eq!(ap(Dec, U32, 0, 0), 0);
+        assert_eq!(ap(Dec, U32, 3, 0), 0);
+        assert_eq!(ap(Dec, U32, 0, 0xffff_ffff), 0xffff_ffff);
+        assert_eq!(ap(Dec, U32, 0xffff_ffff, 0xffff_ffff), 0xffff_fffe);
+        assert_eq!(ap(Dec, U16, 0, 0xffff), 0xffff);
+        assert_eq!(ap(Dec, U64, 0, u64::MAX as u128), u64::MAX as u128);
+    }
+
+    #[test]
+    fn integer_wrap_and_signed_order() {
+        let int_min_32 = 0x8000_0000u128;
+        let int_max_32 = 0x7fff_ffffu128;
+        assert_eq!(ap(Add, S32, int_max_32, 1), int_min_32);
+        assert_eq!(ap(Sub, S32, int_min_32, 1), int_max_32);
+        assert_eq!(ap(Add, U32, 0xffff_ffff, 1), 0);
+        assert_eq!(ap(Sub, U8, 0, 1), 0xff);
+        assert_eq!(ap(Min, S32, int_min_32, int_max_32), int_min_32);
+        assert_eq!(ap(Max, S32, int_min_32, int_max_32), int_max_32);
+        assert_eq!(ap(Min, S32, int_min_32, 0xffff_ffff), int_min_32);
+        assert_eq!(ap(Max, S32, 0xffff_ffff, 0), 0);
+        assert_eq!(ap(Min, U32, int_min_32, int_max_32), int_max_32);
+        assert_eq!(ap(Max, U32, 0xffff_ffff, 0), 0xffff_ffff);
+        let int_min_64 = 1u128 << 63;
+        assert_eq!(ap(Min, S64, int_min_64, u64::MAX as u128), int_min_64);
+        assert_eq!(ap(Max, S64, int_min_64, u64::MAX as u128), u64::MAX as u128);
+        assert_eq!(ap(Add, S64, int_min_64 - 1, 1), int_min_64);
+        assert_eq!(ap(Sub, S64, int_min_64, 1), int_min_64 - 1);
+        assert_eq!(ap(Min, S8, 0x80, 0x7f), 0x80);
+        assert_eq!(ap(Max, S8, 0x80, 0xff), 0xff);
+        assert_eq!(ap(Min, S16, 0x8000, 0x0001), 0x8000);
+    }
+
+    #[test]
+    fn results_masked_to_width() {
+        assert_eq!(ap(Nand, B32, 0, 0), 0xffff_ffff);
+        assert_eq!(ap(Nand, U8, 0xf0, 0xff), 0x0f);
+        assert_eq!(ap(Nand, B64, 0, 0), u64::MAX as u128);
+        assert_eq!(ap(Xor, U16, 0xffff, 0x1_0000), 0xffff);
+        // Bits above the width are ignored on input.
+        assert_eq!(ap(Add, U8, 0x1ff, 0x101), 0);
+        assert_eq!(ap(Exch, B128, 0, u128::MAX), u128::MAX);
+        assert_eq!(apply(Cas, B128, u128::MAX, u128::MAX, 7, Ieee), 7);
+        assert_eq!(ap(Exch, U8, 0, 0xabcd), 0xcd);
+    }
+
+    #[test]
+    fn cas_compares_bits() {
+        // -0.0 and +0.0 are equal numbers but different bits.
+        assert_eq!(
+            apply(Cas, F32, 0x8000_0000, 0, 0x3f80_0000, Ieee),
+            0x8000_0000
+        );
+        assert_eq!(apply(Cas, F32, 0, 0, 0x3f80_0000, Ieee), 0x3f80_0000);
+        // A NaN matches an identical NaN.
+        assert_eq!(apply(Cas, F32, 0x7fc0_0001, 0x7fc0_0001, 1, Ieee), 1);
+        assert_eq!(
+            apply(Cas, F32, 0x7fc0_0001, 0x7fc0_0000, 1, Ieee),
+            0x7fc0_0001
+        );
+        // Packed: the whole 32-bit pattern is compared and swapped.
+        assert_eq!(
+            apply(Cas, F16x2, 0x3c00_0000, 0x3c00_8000, 5, Ieee),
+            0x3c00_0000
+        );
+        assert_eq!(apply(Cas, F16x2, 0x3c00_8000, 0x3c00_8000, 5, Ieee), 5);
+        assert_eq!(apply(Cas, U32, 3, 4, 5, Ieee), 3);
+    }
+
+    const F32_NEG_ZERO: u128 = 0x8000_0000;
+    const F32_ONE: u128 = 0x3f80_0000;
+    const F32_SNAN: u128 = 0x7f80_0001;
+    const F32_QNAN: u128 = 0x7fc0_1234;
+
+    #[test]
+    fn float_min_max_zeros_and_nans() {
+        assert_eq!(ap(Min, F32, F32_NEG_ZERO, 0), F32_NEG_ZERO);
+        assert_eq!(ap(Min, F32, 0, F32_NEG_ZERO), F32_NEG_ZERO);
+        assert_eq!(ap(Max, F32, F32_NEG_ZERO, 0), 0);
+        assert_eq!(ap(Max, F32, 0, F32_NEG_ZERO), 0);
+        assert_eq!(ap(Min, F32, F32_QNAN, F32_ONE), F32_ONE);
+        assert_eq!(ap(Min, F32, F32_ONE, F32_SNAN), F32_ONE);
+        assert_eq!(ap(Max, F32, F32_SNAN, F32_NEG_ZERO), F32_NEG_ZERO);
+        assert_eq!(ap(Min, F32, F32_QNAN, F32_SNAN), 0x7fc0_0000);
+        assert_eq!(
+            ap(Max, F64, 0x7ff8_0000_0000_0001, 0xfff0_0000_0000_0001),
+            0x7ff8_0000_0000_0000
+        );
+        assert_eq!(ap(Max, F16, 0x7c01, 0xfe00), 0x7e00);
+        assert_eq!(ap(Min, Bf16, 0xffc1, 0x7f81), 0x7fc0);
+        // Ordering across signs and infinities.
+        assert_eq!(ap(Min, F32, 0xff80_0000, 0x7f80_0000), 0xff80_0000);
+        assert_eq!(ap(Max, F32, 0xbf80_0000, 0x3f80_0000), 0x3f80_0000);
+        assert_eq!(ap(Min, F32, 0xbf80_0000, 0xc000_0000), 0xc000_0000);
+        assert_eq!(ap(Max, F64, 0x8000_0000_0000_0000, 0), 0);
+        assert_eq!(ap(Min, F16, 0x8000, 0x0000), 0x8000);
+        assert_eq!(ap(Max, Bf16, 0x8000, 0x0000), 0x0000);
+    }
+
+    #[test]
+    fn subnormals_by_mode() {
+        let smallest = 1u128; // f32 smallest positive subnormal
+        let neg_smallest = 0x8000_0001u128;
+        assert_eq!(ap(Add, F32, smallest, smallest), 2);
+        assert_eq!(apply(Add, F32, smallest, smallest, 0, FlushSubnormals), 0);
+        // Sign-preserving flush of inputs and result.
+        assert_eq!(
+            apply(Add, F32, neg_smallest, neg_smallest, 0, FlushSubnormals),
+            F32_NEG_ZERO
+        );
+        assert_eq!(
+            apply(Add, F32, neg_smallest, F32_ONE, 0, FlushSubnormals),
+            F32_ONE
+        );
+        // A normal result that would be subnormal is flushed.
+        let min_normal = 0x0080_0000u128;
+        assert_eq!(ap(Sub, F32, min_normal + 1, min_normal), 1);
+        assert_eq!(
+            apply(Sub, F32, min_normal + 1, min_normal, 0, FlushSubnormals),
+            0
+        );
+        assert_eq!(
+            apply(Min, F32, neg_smallest, smallest, 0, FlushSubnormals),
+            F32_NEG_ZERO
+        );
+        assert_eq!(ap(Min, F32, neg_smallest, smallest), neg_smallest);
+        assert_eq!(ap(Add, F16, 1, 1), 2);
+        assert_eq!(apply(Add, F16, 1, 1, 0, FlushSubnormals), 0);
+        assert_eq!(ap(Add, F64, 1, 1), 2);
+        // -0 + +0 = +0 in round to nearest; -0 + -0 = -0.
+        assert_eq!(apply(Add, F64, 1 << 63 | 1, 0, 0, FlushSubnormals), 0);
+        assert_eq!(
+            apply(Add, F64, 1 << 63 | 1, 1 << 63, 0, FlushSubnormals),
+            1 << 63
+        );
+        // Moves never interpret the bits.
+        assert_eq!(apply(Exch, F32, 0, smallest, 0, FlushSubnormals), smallest);
+        assert_eq!(
+            apply(Cas, F32, smallest, smallest, neg_smallest, FlushSubnormals),
+            neg_smallest
+        );
+    }
+
+    #[test]
+    fn f16_bf16_rounding_ties_to_even() {
+        // f16: 1.0 + 2^-11 is exactly halfway between 1.0 and 1.0 + 2^-10: ties to even (1.0).
+        let f16_one = 0x3c00u128;
+        let f16_half_ulp = 0x1000u128; // 2^-11
+        assert_eq!(ap(Add, F16, f16_one, f16_half_ulp), f16_one);
+        // 1.0 + 2^-10 (odd significand 1) + 2^-11: ties to even rounds up to 1.0 + 2^-9.
+        assert_eq!(ap(Add, F16, 0x3c01, f16_half_ulp), 0x3c02);
+        // Just above the tie rounds up.
+        assert_eq!(ap(Add, F16, f16_one, 0x1001), 0x3c01);
+        let bf16_one = 0x3f80u128;
+        let bf16_half_ulp = 0x3b80u128; // 2^-8
+        assert_eq!(ap(Add, Bf16, bf16_one, bf16_half_ulp), bf16_one);
+        assert_eq!(ap(Add, Bf16, 0x3f81, bf16_half_ulp), 0x3f82);
+        // Overflow rounds to infinity.
+        assert_eq!(ap(Add, F16, 0x7bff, 0x7bff), 0x7c00);
+        assert_eq!(ap(Sub, F16, 0xfbff, 0x7bff), 0xfc00);
+        // Exact cancellation gives +0 in round to nearest.
+        assert_eq!(ap(Sub, F16, f16_one, f16_one), 0);
+        assert_eq!(ap(Sub, Bf16, bf16_one, bf16_one), 0);
+    }
+
+    /// f16 add done in f64 (exact for any two f16 values) and rounded by hand to nearest even.
+    fn f16_add_exact(a: u16, b: u16) -> u16 {
+        let sum = f16::from_bits(a).to_f64() + f16::from_bits(b).to_f64();
+        f16::from_f64(sum).to_bits()
+    }
+
+    #[test]
+    fn f16_add_matches_exact_rounding_on_a_grid() {
+        for a in (0u16..=0xffff).step_by(97) {
+            for b in (0u16..=0xffff).step_by(89) {
+                let expected = f16_add_exact(a, b) as u128;
+                let got = ap(Add, F16, a as u128, b as u128);
+                assert!(
+                    same_value(F16, got, expected),
+                    "{a:#x} + {b:#x}: {got:#x} vs {expected:#x}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn packed_halves_are_independent() {
+        // low lane: 1.0 + 1.0 = 2.0; high lane: 65504 + 65504 = inf.
+        let old = 0x7bff_3c00u128;
+        assert_eq!(ap(Add, F16x2, old, old), 0x7c00_4000);
+        // A NaN in one lane leaves the other lane's min alone.
+        let got = ap(Min, F16x2, 0x7e00_3c00, 0x4000_4000);
+        assert_eq!(got, 0x4000_3c00);
+        let got = ap(Max, Bf16x2, 0x3f80_ffc0, 0x4000_ffc1);
+        assert_eq!(got, 0x4000_7fc0);
+        // A carry out of the low lane does not reach the high lane.
+        assert_eq!(ap(Add, Bf16x2, 0x0000_7f7f, 0x0000_7f7f), 0x0000_7f80);
+        assert_eq!(
+            apply(Add, F16x2, 0x0001_0001, 0x0001_0001, 0, FlushSubnormals),
+            0
+        );
+        assert_eq!(ap(Add, F16x2, 0x0001_0001, 0x0001_0001), 0x0002_0002);
+    }
+
+    #[test]
+    fn vector_applies_per_element() {
+        let got = apply_vector(Cas, U32, &[1, 2, 3], &[1, 0, 3], &[9, 9, 9], Ieee);
+        assert_eq!(got.as_slice(), &[9, 2, 9]);
+        let got = apply_vector(Add, U8, &[0xff, 1], &[1, 1], &[], Ieee);
+        assert_eq!(got.as_slice(), &[0, 2]);
+    }
+
+    #[test]
+    fn same_value_compares_nans_by_class() {
+        assert!(same_value(F32, 0x7fc0_0000, 0xffc0_0001));
+        assert!(!same_value(F32, 0, F32_NEG_ZERO));
+        assert!(same_value(F16x2, 0x7e00_3c00, 0x7c01_3c00));
+        assert!(!same_value(F16x2, 0x7e00_3c00, 0x7e00_3c01));
+        assert!(!same_value(U32, 0x7fc0_0000, 0xffc0_0001));
+    }
+
+    #[test]
+    fn unsupported_combinations_do_not_panic() {
+        for op in AtomicOp::ALL {
+            for ty in ElemType::ALL {
+                let _ = apply(*op, *ty, u128::MAX, u128::MAX, u128::MAX, FlushSubnormals);
+                let _ = apply(*op, *ty, 0, 0, 0, Ieee);
+            }
+        }
+        assert_eq!(ap(And, F32, 0xffff_ffff, 0x3f80_0000), 0x3f80_0000);
+    }
+}
