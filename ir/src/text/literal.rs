@@ -119,9 +119,11 @@ pub(crate) fn literal_bits(text: &str, ty: ElemType) -> Result<u128, String> {
             let (magnitude, hex) = match spelling {
                 Spelling::Decimal(m) => (m, false),
                 Spelling::Hex(m) => (m, true),
-                Spelling::Float | Spelling::Inf | Spelling::Nan => return Err(format!(
+                Spelling::Float | Spelling::Inf | Spelling::Nan => {
+                    return Err(format!(
                     "float literal {text} is not valid for {ty}; float literals need a float type"
-                )),
+                ))
+                }
             };
             let magnitude = magnitude.ok_or_else(no_fit)?;
             let fits = match (ty.class(), negative) {
