@@ -10,7 +10,7 @@
 //! `print(parse(print(m)))` equals `print(m)`.
 
 mod lexer;
-mod literal;
+pub(crate) mod literal;
 mod parser;
 mod printer;
 

@@ -87,7 +87,8 @@ fn write_operand(out: &mut String, kernel: &Kernel, operand: Operand, ty: ElemTy
         Operand::Scalar(scalar) => write_scalar(out, kernel, scalar, ty),
         Operand::Vector(list) => {
             out.push('{');
-            for (index, &scalar) in kernel.vector_elements(list).iter().enumerate() {
+            let elements = kernel.checked_vector_elements(list).unwrap_or_default();
+            for (index, &scalar) in elements.iter().enumerate() {
                 if index > 0 {
                     out.push_str(", ");
                 }
