@@ -108,14 +108,20 @@ fn unknown_qualifier(text: &str) -> String {
         let closest = Stage::ALL
             .iter()
             .flat_map(|&stage| {
-                stage
-                    .spellings()
-                    .into_iter()
-                    .map(move |name| (edit_distance(text, name), stage))
+                stage.spellings().into_iter().map(move |name| {
+                    // An abbreviation (`sys`, `glob`) is closer than any misspelling.
+                    let abbreviates = text.len() >= 2 && name.starts_with(text);
+                    let distance = if abbreviates {
+                        0
+                    } else {
+                        edit_distance(text, name)
+                    };
+                    (distance, stage)
+                })
             })
             .min_by_key(|&(distance, _)| distance);
         if let Some((distance, stage)) = closest {
-            if distance <= 2 && distance < text.len() {
+            if distance <= (text.len() / 3).max(2) && distance < text.len() {
                 return format!(
                     "unknown {} `{text}`; expected one of {}",
                     stage.noun(),
