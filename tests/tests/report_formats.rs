@@ -7,7 +7,7 @@ use atomir_cli::filter::CellFilter;
 use atomir_cli::report::{render, Format, TargetMatrix, SCHEMA};
 use atomir_ir::matrix::{cells, Cell};
 use atomir_ir::Strategy;
-use report_support::{built_targets, FakeBackend};
+use report_support::{built_targets, FAKE};
 
 type Totals = Vec<(String, usize, Vec<usize>)>;
 
@@ -128,7 +128,7 @@ fn check_agreement(matrices: &[TargetMatrix]) {
 #[test]
 fn formats_agree_on_a_backend_with_known_verdicts() {
     let all: Vec<Cell> = cells().collect();
-    let matrix = TargetMatrix::run(&FakeBackend, &all);
+    let matrix = TargetMatrix::run(&FAKE, &all);
     let totals = matrix.totals();
     assert_eq!(totals.iter().sum::<usize>(), all.len());
     // Every strategy the fake can answer appears, so every column is exercised.

@@ -11,7 +11,7 @@ use atomir_cli::report::{render, Format, TargetMatrix};
 use atomir_ir::matrix::{cells, Cell};
 use atomir_ir::Backend;
 use atomir_tests::{require, tools, Tool};
-use report_support::{built_targets, workspace_root, FakeBackend};
+use report_support::{built_targets, workspace_root, FAKE};
 
 fn chromium(binary: &Path, profile: &Path, extra: &[String], page: &Path) -> (bool, String) {
     let mut command = Command::new(binary);
@@ -153,10 +153,7 @@ fn tempdir(parent: &Path, name: &str) -> PathBuf {
 #[test]
 fn html_report_of_a_backend_with_known_verdicts() {
     let all: Vec<Cell> = cells().collect();
-    render_and_load(
-        "fake",
-        &[TargetMatrix::run(&FakeBackend as &dyn Backend, &all)],
-    );
+    render_and_load("fake", &[TargetMatrix::run(&FAKE as &dyn Backend, &all)]);
 }
 
 #[test]

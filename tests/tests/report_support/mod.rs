@@ -107,12 +107,20 @@ pub fn stale_files(dir: &Path, produced: &[PathBuf]) -> Vec<String> {
 
 /// A backend with simple, known verdicts, standing in for a real one in report tests: b128 is
 /// refused, 8/16-bit widened, vectors split, f64 min/max a CAS loop, sub a rewrite, everything
-/// else native.
-pub struct FakeBackend;
+/// else native. Its second generation (`fake:2`) has b128 and f64 min/max natively.
+pub struct FakeBackend {
+    pub generation: u32,
+}
+
+pub const FAKE: FakeBackend = FakeBackend { generation: 1 };
 
 impl FakeBackend {
-    fn verdict(kernel: &Kernel, inst: Inst) -> Verdict {
+    fn verdict(&self, kernel: &Kernel, inst: Inst) -> Verdict {
         let node = &kernel.insts[inst];
+        let newer = self.generation >= 2;
+        if node.ty == ElemType::B128 && newer {
+            return Ok(Legality::native());
+        }
         if node.ty == ElemType::B128 {
             return Err(
                 Refusal::new("fake.no-b128", "b128 needs a newer fake").accepted_by("fake:2")
@@ -130,7 +138,8 @@ impl FakeBackend {
                 needs_loop: true,
             }));
         }
-        if node.ty == ElemType::F64
+        if !newer
+            && node.ty == ElemType::F64
             && matches!(node.op, atomir_ir::AtomicOp::Min | atomir_ir::AtomicOp::Max)
         {
             return Ok(Legality::emulated(Emulation::CasLoop { bits: 64 }));
@@ -144,11 +153,11 @@ impl FakeBackend {
 
 impl Backend for FakeBackend {
     fn target_name(&self) -> String {
-        "fake:1".to_string()
+        format!("fake:{}", self.generation)
     }
 
     fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        Self::verdict(kernel, inst)
+        self.verdict(kernel, inst)
     }
 
     fn lower(
