@@ -429,7 +429,12 @@ impl Printer {
         }
         for (var, ty) in expansion.vars.iter() {
             if self.var_slots[var.index()] == usize::MAX {
-                self.var_slots[var.index()] = self.temp(storage_of(*ty));
+                // Shared addresses are 32-bit SLM offsets.
+                let storage = match (ty, surface) {
+                    (PrimType::Ptr, Surface::Slm) => Storage::Dword,
+                    _ => storage_of(*ty),
+                };
+                self.var_slots[var.index()] = self.temp(storage);
             }
         }
         let used = used_vars(&expansion);

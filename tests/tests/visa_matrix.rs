@@ -19,6 +19,7 @@ fn lower_matrix(target: VisaTarget) -> (BTreeMap<Strategy, usize>, Vec<(String, 
     let mut unique: HashMap<String, usize> = HashMap::new();
     let mut kernels = Vec::new();
     let mut out = String::new();
+    let mut fences = std::collections::BTreeSet::new();
     for cell in cells() {
         let kernel = cell.kernel();
         let inst = kernel.insts.keys().next().unwrap();
@@ -53,13 +54,36 @@ fn lower_matrix(target: VisaTarget) -> (BTreeMap<Strategy, usize>, Vec<(String, 
                 let body = out
                     .strip_prefix(".version 4.1\n")
                     .expect("module starts with .version");
-                let key = body.replace(&cell.name(), PLACEHOLDER);
+                // Fences take no operands, so each distinct fence line is assembled once (in
+                // its own kernel) and kernels that differ only in fences are assembled once.
+                let mut key = String::with_capacity(body.len());
+                for line in body.replace(&cell.name(), PLACEHOLDER).lines() {
+                    let trimmed = line.trim_start();
+                    if trimmed.starts_with("fence_") || trimmed.starts_with("lsc_fence") {
+                        fences.insert(line.to_string());
+                    } else {
+                        key.push_str(line);
+                        key.push('\n');
+                    }
+                }
                 if !unique.contains_key(&key) {
                     unique.insert(key.clone(), kernels.len());
                     kernels.push((key, cell));
                 }
             }
         }
+    }
+    if !fences.is_empty() {
+        let mut text = format!(
+            ".kernel \"{PLACEHOLDER}\"\n.kernel_attr Target=\"cm\"\n.function \"{PLACEHOLDER}_BB_0\"\n\n{PLACEHOLDER}_BB_0:\n"
+        );
+        for fence in &fences {
+            text.push_str(fence);
+            text.push('\n');
+        }
+        text.push_str("    ret (M1, 1)\n");
+        let any = cells().next().unwrap();
+        kernels.push((text, any));
     }
     (counts, kernels)
 }
