@@ -165,12 +165,12 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         }
     }
     let bf16_values = inst.ty == ElemType::Bf16 || (inst.ty == ElemType::Bf16x2 && !inst.op.is_move());
-    if target.triple == Triple::X86_64 && target.major < 15 && bf16_values {
+    if target.major < 15 && bf16_values {
         return Err(Refusal::new(
-            "llvm.x86-bf16-needs-15",
-            "the x86-64 backend of LLVM 14 can neither pass nor compute `bfloat` values",
+            "llvm.bf16-needs-15",
+            "the backends of LLVM 14 can neither pass nor compute `bfloat` values",
         )
-        .accepted_by("llvm:x86_64@15"));
+        .accepted_by(format!("llvm:{}@15", target.triple.name())));
     }
     if inst.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
@@ -254,16 +254,20 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         }
         return Ok(Element::PartWord { needs_loop: atomir_ir::expand::part_word_needs_loop(op) });
     }
+    let old_nvptx = triple == Triple::Nvptx64 && target.major < 22;
     let native = match op {
         // rule llvm.no-uinc-wrap-before-16; SPIR-V has no bounded increment.
         AtomicOp::Inc | AtomicOp::Dec => target.major >= 16 && triple != Triple::Spirv64,
         // rule llvm.spirv-no-nand: no SPIR-V instruction and no expansion in its backend.
-        AtomicOp::Nand => triple != Triple::Spirv64,
+        // rule llvm.nvptx-old-no-expansion: NVPTX before 22 neither selects nor expands nand.
+        AtomicOp::Nand => triple != Triple::Spirv64 && !old_nvptx,
         AtomicOp::Add | AtomicOp::Sub if float => match triple {
             // SPV_EXT_shader_atomic_float_add covers f32/f64 add; bf16 has no extension.
             Triple::Spirv64 => ty != ElemType::Bf16 && op == AtomicOp::Add,
             // x86 half/bfloat arithmetic before 22 is not selectable in every version.
             Triple::X86_64 => !small || target.major >= 22,
+            // rule llvm.nvptx-old-no-expansion: no fsub before 22.
+            Triple::Nvptx64 if old_nvptx => op == AtomicOp::Add,
             _ => true,
         },
         _ => true,

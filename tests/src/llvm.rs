@@ -98,7 +98,7 @@ pub fn check_batch(
     match check_file(tools, target, &file, &out) {
         Ok(()) => Ok(()),
         Err(message) if kernels.len() == 1 => {
-            Err(format!("{}: {}\n--- module ---\n{text}", kernels[0].name, truncate(&message)))
+            Err(format!("{}: {} (module: {})", kernels[0].name, truncate(&message), file.display()))
         }
         Err(_) => {
             let (left, right) = kernels.split_at(kernels.len() / 2);
