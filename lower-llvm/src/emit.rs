@@ -35,10 +35,6 @@ impl Scal {
             other => Scal::I(other.bits()),
         }
     }
-
-    pub(crate) const fn is_float(self) -> bool {
-        !matches!(self, Scal::I(_))
-    }
 }
 
 impl fmt::Display for Scal {
@@ -61,7 +57,10 @@ pub(crate) enum Ty {
     V(u32, Scal),
     /// A pointer into `space`; `pointee` is printed only with typed pointers (LLVM 14), as
     /// `(len, scal)` with len 1 for a scalar.
-    Ptr { space: u32, pointee: Option<(u32, Scal)> },
+    Ptr {
+        space: u32,
+        pointee: Option<(u32, Scal)>,
+    },
 }
 
 impl fmt::Display for Ty {
@@ -104,7 +103,9 @@ pub(crate) enum Ref {
 pub(crate) fn write_ident(out: &mut String, sigil: char, name: &str) {
     let plain = !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
     out.push(sigil);
     if plain {
         out.push_str(name);
@@ -176,7 +177,11 @@ impl fmt::Display for Shown<'_, '_> {
 fn write_literal(f: &mut fmt::Formatter<'_>, bits: u128, scal: Scal) -> fmt::Result {
     match scal {
         Scal::I(width) => {
-            let mask = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+            let mask = if width >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << width) - 1
+            };
             write!(f, "{}", bits & mask)
         }
         Scal::Half => write!(f, "0xH{:04X}", bits as u16),
@@ -222,12 +227,18 @@ impl<'a> Emitter<'a> {
 
     /// The raw pointer type (`ptr addrspace(N)`, or `i8 addrspace(N)*` with typed pointers).
     pub(crate) fn raw_ptr(&self, space: u32) -> Ty {
-        Ty::Ptr { space, pointee: self.target.typed_pointers().then_some((1, Scal::I(8))) }
+        Ty::Ptr {
+            space,
+            pointee: self.target.typed_pointers().then_some((1, Scal::I(8))),
+        }
     }
 
     /// A pointer to `(len, scal)` in `space`, for a memory instruction.
     pub(crate) fn elem_ptr(&self, space: u32, len: u32, scal: Scal) -> Ty {
-        Ty::Ptr { space, pointee: self.target.typed_pointers().then_some((len, scal)) }
+        Ty::Ptr {
+            space,
+            pointee: self.target.typed_pointers().then_some((len, scal)),
+        }
     }
 
     /// The LLVM type of a kernel value.
@@ -274,7 +285,12 @@ impl<'a> Emitter<'a> {
             return addr;
         }
         let dst = self.fresh();
-        let _ = writeln!(out, "  {} = addrspacecast {from} {} to {to}", self.show(dst), self.show(addr));
+        let _ = writeln!(
+            out,
+            "  {} = addrspacecast {from} {} to {to}",
+            self.show(dst),
+            self.show(addr)
+        );
         dst
     }
 
@@ -314,7 +330,12 @@ impl<'a> Emitter<'a> {
         }
         if have != want {
             let dst = self.fresh();
-            let _ = writeln!(out, "  {} = bitcast {have} {} to {want}", self.show(dst), self.show(current));
+            let _ = writeln!(
+                out,
+                "  {} = bitcast {have} {} to {want}",
+                self.show(dst),
+                self.show(current)
+            );
             current = dst;
         }
         current
@@ -325,7 +346,13 @@ impl<'a> Emitter<'a> {
     }
 
     /// Prints one instruction at index `index` following `plan`.
-    pub(crate) fn instruction(&mut self, out: &mut String, index: u32, inst: &AtomicInst, plan: &Plan) {
+    pub(crate) fn instruction(
+        &mut self,
+        out: &mut String,
+        index: u32,
+        inst: &AtomicInst,
+        plan: &Plan,
+    ) {
         self.inst = index;
         self.next_tmp = 0;
         let before = self.label;
@@ -333,7 +360,11 @@ impl<'a> Emitter<'a> {
         let end = Label::End(index);
         match inst.predicate {
             Some(predicate) => {
-                let (then, otherwise) = if predicate.negated { (end, first) } else { (first, end) };
+                let (then, otherwise) = if predicate.negated {
+                    (end, first)
+                } else {
+                    (first, end)
+                };
                 let cond = self.value_ref(predicate.value);
                 let _ = writeln!(
                     out,
@@ -357,7 +388,9 @@ impl<'a> Emitter<'a> {
         let _ = writeln!(out, "  br label %{end}\n{end}:");
         let from = self.label;
         self.label = end;
-        let (Some(value), Some(mut result)) = (inst.result, result) else { return };
+        let (Some(value), Some(mut result)) = (inst.result, result) else {
+            return;
+        };
         if inst.predicate.is_some() {
             let ty = self.value_ty(inst.result_type());
             let dst = self.fresh();

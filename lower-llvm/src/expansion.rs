@@ -5,8 +5,8 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
-use cranelift_entity::EntityRef;
 use atomir_ir::AtomicInst;
+use cranelift_entity::EntityRef;
 
 use crate::emit::{Emitter, Label, Ref, Scal, Ty};
 use crate::legality::Plan;
@@ -25,8 +25,11 @@ pub(crate) fn print(
     let index = em.inst;
     // Every register prints as `%.<inst>.t<n>` unless bound to an input or a literal.
     let offset = 1_000_000;
-    let mut refs: Vec<Ref> =
-        expansion.vars.keys().map(|v| Ref::Tmp(index, offset + v.as_u32())).collect();
+    let mut refs: Vec<Ref> = expansion
+        .vars
+        .keys()
+        .map(|v| Ref::Tmp(index, offset + v.as_u32()))
+        .collect();
     refs[expansion.addr.index()] = em.node_addr(out, inst, space);
     let natural = Scal::natural(inst.ty);
     for (element, var) in expansion.operands.iter().enumerate() {
@@ -56,7 +59,12 @@ pub(crate) fn print(
         }
         em.label = label;
         for (position, param) in data.params.iter().enumerate() {
-            let _ = write!(out, "  {} = phi {}", em.show(refs[param.index()]), ty(em, *param));
+            let _ = write!(
+                out,
+                "  {} = phi {}",
+                em.show(refs[param.index()]),
+                ty(em, *param)
+            );
             let mut first = true;
             for (pred, pred_data) in &expansion.blocks {
                 for target in pred_data.terminator.successors() {
@@ -77,13 +85,21 @@ pub(crate) fn print(
             out.push('\n');
         }
         for prim in &data.prims {
-            primitive(em, out, inst, plan, expansion, &refs, prim, space);
+            primitive(em, out, plan, expansion, &refs, prim, space);
         }
         match &data.terminator {
             Terminator::Jump(target) => {
-                let _ = writeln!(out, "  br label %{}", Label::Block(index, target.block.as_u32()));
+                let _ = writeln!(
+                    out,
+                    "  br label %{}",
+                    Label::Block(index, target.block.as_u32())
+                );
             }
-            Terminator::Branch { cond, then, otherwise } => {
+            Terminator::Branch {
+                cond,
+                then,
+                otherwise,
+            } => {
                 let _ = writeln!(
                     out,
                     "  br i1 {}, label %{}, label %{}",
@@ -134,7 +150,6 @@ fn gather_results(
 fn primitive(
     em: &mut Emitter<'_>,
     out: &mut String,
-    inst: &AtomicInst,
     plan: &Plan,
     expansion: &Expansion,
     refs: &[Ref],
@@ -149,11 +164,33 @@ fn primitive(
             let mem = Mem::of(em, plan, mem.order, mem.space);
             native::load(em, out, r(dst), expansion.vars[dst].bits(), r(addr), &mem);
         }
-        Prim::Cas { dst, addr, expected, new, mem } => {
+        Prim::Cas {
+            dst,
+            addr,
+            expected,
+            new,
+            mem,
+        } => {
             let mem = Mem::of(em, plan, mem.order, mem.space);
-            native::cmpxchg(em, out, r(dst), expansion.vars[dst].bits(), r(addr), r(expected), r(new), &mem);
+            native::cmpxchg(
+                em,
+                out,
+                r(dst),
+                expansion.vars[dst].bits(),
+                r(addr),
+                r(expected),
+                r(new),
+                &mem,
+            );
         }
-        Prim::Rmw { dst, op, ty: elem, addr, value, mem } => {
+        Prim::Rmw {
+            dst,
+            op,
+            ty: elem,
+            addr,
+            value,
+            mem,
+        } => {
             let mem = Mem::of(em, plan, mem.order, mem.space);
             let dst = match dst {
                 Some(dst) => r(dst),
@@ -190,7 +227,12 @@ fn primitive(
                 em.show(r(b))
             );
         }
-        Prim::Select { dst, cond, if_true, if_false } => {
+        Prim::Select {
+            dst,
+            cond,
+            if_true,
+            if_false,
+        } => {
             let t = ty(em, dst);
             let _ = writeln!(
                 out,
@@ -209,19 +251,42 @@ fn primitive(
         }
         Prim::PtrLowBits { dst, ptr, align } => {
             let low = low_bits(em, out, ty(em, ptr), r(ptr), align);
-            let _ = writeln!(out, "  {} = trunc i64 {} to i32", em.show(r(dst)), em.show(low));
+            let _ = writeln!(
+                out,
+                "  {} = trunc i64 {} to i32",
+                em.show(r(dst)),
+                em.show(low)
+            );
         }
         Prim::PtrAdd { dst, ptr, bytes } => {
-            gep(em, out, ty(em, ptr), r(dst), r(ptr), Ref::Lit(u128::from(bytes), Scal::I(64)));
+            gep(
+                em,
+                out,
+                ty(em, ptr),
+                r(dst),
+                r(ptr),
+                Ref::Lit(u128::from(bytes), Scal::I(64)),
+            );
         }
     }
 }
 
 fn low_bits(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, ptr: Ref, align: u32) -> Ref {
     let int = em.fresh();
-    let _ = writeln!(out, "  {} = ptrtoint {ptr_ty} {} to i64", em.show(int), em.show(ptr));
+    let _ = writeln!(
+        out,
+        "  {} = ptrtoint {ptr_ty} {} to i64",
+        em.show(int),
+        em.show(ptr)
+    );
     let low = em.fresh();
-    let _ = writeln!(out, "  {} = and i64 {}, {}", em.show(low), em.show(int), align - 1);
+    let _ = writeln!(
+        out,
+        "  {} = and i64 {}, {}",
+        em.show(low),
+        em.show(int),
+        align - 1
+    );
     low
 }
 
@@ -250,7 +315,13 @@ fn binary(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, op: BinaryOp
         _ => None,
     };
     if let Some(name) = simple {
-        let _ = writeln!(out, "  {} = {name} {ty} {}, {}", em.show(dst), em.show(a), em.show(b));
+        let _ = writeln!(
+            out,
+            "  {} = {name} {ty} {}, {}",
+            em.show(dst),
+            em.show(a),
+            em.show(b)
+        );
         return;
     }
     let pick_a = match op {
@@ -261,15 +332,38 @@ fn binary(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, op: BinaryOp
         _ => return float_min_max(em, out, ty, dst, op == BinaryOp::FMin, a, b),
     };
     let cond = em.fresh();
-    let _ = writeln!(out, "  {} = icmp {pick_a} {ty} {}, {}", em.show(cond), em.show(a), em.show(b));
-    let _ = writeln!(out, "  {} = select i1 {}, {ty} {}, {ty} {}", em.show(dst), em.show(cond), em.show(a), em.show(b));
+    let _ = writeln!(
+        out,
+        "  {} = icmp {pick_a} {ty} {}, {}",
+        em.show(cond),
+        em.show(a),
+        em.show(b)
+    );
+    let _ = writeln!(
+        out,
+        "  {} = select i1 {}, {ty} {}, {ty} {}",
+        em.show(dst),
+        em.show(cond),
+        em.show(a),
+        em.show(b)
+    );
 }
 
 /// IEEE minNum/maxNum with -0.0 < +0.0: a NaN operand yields the other operand; equal operands
 /// (±0 included) yield the OR (min) or AND (max) of their bits, which picks -0.0 for min and
 /// +0.0 for max and is the value itself otherwise.
-fn float_min_max(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, min: bool, a: Ref, b: Ref) {
-    let Ty::S(scal) = ty else { unreachable!("float min/max on a scalar") };
+fn float_min_max(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    ty: Ty,
+    dst: Ref,
+    min: bool,
+    a: Ref,
+    b: Ref,
+) {
+    let Ty::S(scal) = ty else {
+        unreachable!("float min/max on a scalar")
+    };
     let int = match scal {
         Scal::Half | Scal::BFloat => Scal::I(16),
         Scal::F32 => Scal::I(32),
@@ -294,9 +388,24 @@ fn float_min_max(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, min: 
     let tie_op = if min { "or" } else { "and" };
     let tie_bits = line!("{tie_op} {int} {}, {}", em.show(a_bits), em.show(b_bits));
     let tie = line!("bitcast {int} {} to {ty}", em.show(tie_bits));
-    let s1 = line!("select i1 {}, {ty} {}, {ty} {}", em.show(pick_b), em.show(b), em.show(tie));
-    let s2 = line!("select i1 {}, {ty} {}, {ty} {}", em.show(pick_a), em.show(a), em.show(s1));
-    let s3 = line!("select i1 {}, {ty} {}, {ty} {}", em.show(b_nan), em.show(a), em.show(s2));
+    let s1 = line!(
+        "select i1 {}, {ty} {}, {ty} {}",
+        em.show(pick_b),
+        em.show(b),
+        em.show(tie)
+    );
+    let s2 = line!(
+        "select i1 {}, {ty} {}, {ty} {}",
+        em.show(pick_a),
+        em.show(a),
+        em.show(s1)
+    );
+    let s3 = line!(
+        "select i1 {}, {ty} {}, {ty} {}",
+        em.show(b_nan),
+        em.show(a),
+        em.show(s2)
+    );
     let _ = writeln!(
         out,
         "  {} = select i1 {}, {ty} {}, {ty} {}",

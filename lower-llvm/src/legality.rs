@@ -71,7 +71,9 @@ pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refus
                 elements: 1,
                 element: ElementLowering::Native,
             }),
-            Element::CasLoop => Form::Expand(Emulation::CasLoop { bits: inst.ty.bits() }),
+            Element::CasLoop => Form::Expand(Emulation::CasLoop {
+                bits: inst.ty.bits(),
+            }),
             Element::PartWord { needs_loop } => Form::Expand(Emulation::PartWord {
                 element_bits: inst.ty.bits(),
                 needs_loop,
@@ -98,9 +100,17 @@ pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refus
     }
     if fenced_rmw && inst.scope < Scope::Device {
         // NVPTX's atom for a plain atomicrmw runs at gpu scope: wider than asked, never narrower.
-        legality.rewrites.push(Rewrite::ScopeWidened { from: inst.scope, to: Scope::Device });
+        legality.rewrites.push(Rewrite::ScopeWidened {
+            from: inst.scope,
+            to: Scope::Device,
+        });
     }
-    Ok(Plan { legality, form, scope, fenced_rmw })
+    Ok(Plan {
+        legality,
+        form,
+        scope,
+        fenced_rmw,
+    })
 }
 
 /// Rules that refuse a node whatever its op.
@@ -137,7 +147,10 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         if inst.space == AddressSpace::SharedCluster {
             return Err(Refusal::new(
                 "llvm.nvptx-shared-cluster-needs-22",
-                format!("the NVPTX backend of LLVM {} cannot select atomics on addrspace(7)", target.major),
+                format!(
+                    "the NVPTX backend of LLVM {} cannot select atomics on addrspace(7)",
+                    target.major
+                ),
             )
             .accepted_by(ptx22));
         }
@@ -164,7 +177,8 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
             .accepted_by(ptx22));
         }
     }
-    let bf16_values = inst.ty == ElemType::Bf16 || (inst.ty == ElemType::Bf16x2 && !inst.op.is_move());
+    let bf16_values =
+        inst.ty == ElemType::Bf16 || (inst.ty == ElemType::Bf16x2 && !inst.op.is_move());
     if target.major < 15 && bf16_values {
         return Err(Refusal::new(
             "llvm.bf16-needs-15",
@@ -175,7 +189,11 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
     if inst.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
             "llvm.no-128-bit-cas",
-            format!("{} at LLVM {} has no 128-bit atomic compare-and-swap", target.triple.name(), target.major),
+            format!(
+                "{} at LLVM {} has no 128-bit atomic compare-and-swap",
+                target.triple.name(),
+                target.major
+            ),
         )
         .accepted_by(ptx22));
     }
@@ -192,7 +210,10 @@ fn printed_scope(target: &LlvmTarget, scope: Scope, legality: &mut Legality) -> 
         (_, scope) => scope,
     };
     if printed != scope {
-        legality.rewrites.push(Rewrite::ScopeWidened { from: scope, to: printed });
+        legality.rewrites.push(Rewrite::ScopeWidened {
+            from: scope,
+            to: printed,
+        });
     }
     printed
 }
@@ -216,7 +237,13 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
     // Where the target's smallest CAS is 32 bits, 8/16-bit elements live inside a word.
     let small = bits < 32;
     let part_word_cas = Element::PartWord { needs_loop: true };
-    let loop_for = |small: bool| if small { part_word_cas } else { Element::CasLoop };
+    let loop_for = |small: bool| {
+        if small {
+            part_word_cas
+        } else {
+            Element::CasLoop
+        }
+    };
     let small_native = triple == Triple::X86_64;
 
     // NVPTX system scope: only cmpxchg keeps `.sys`.
@@ -229,7 +256,11 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
     }
 
     if op == AtomicOp::Cas {
-        return Ok(if small && !small_native { part_word_cas } else { Element::Native });
+        return Ok(if small && !small_native {
+            part_word_cas
+        } else {
+            Element::Native
+        });
     }
     if ty.is_packed() {
         return Ok(match op {
@@ -244,15 +275,16 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         return Ok(loop_for(small && !small_native));
     }
     if small && !small_native {
-        let native_small_float = float
-            && matches!(op, AtomicOp::Add)
-            && triple == Triple::Nvptx64
-            && target.major >= 22;
-        let native_spirv_half = triple == Triple::Spirv64 && ty == ElemType::F16 && op == AtomicOp::Add;
+        let native_small_float =
+            float && matches!(op, AtomicOp::Add) && triple == Triple::Nvptx64 && target.major >= 22;
+        let native_spirv_half =
+            triple == Triple::Spirv64 && ty == ElemType::F16 && op == AtomicOp::Add;
         if native_small_float || native_spirv_half {
             return Ok(Element::Native);
         }
-        return Ok(Element::PartWord { needs_loop: atomir_ir::expand::part_word_needs_loop(op) });
+        return Ok(Element::PartWord {
+            needs_loop: atomir_ir::expand::part_word_needs_loop(op),
+        });
     }
     let old_nvptx = triple == Triple::Nvptx64 && target.major < 22;
     let native = match op {
@@ -272,7 +304,11 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         },
         _ => true,
     };
-    Ok(if native { Element::Native } else { loop_for(small && !small_native) })
+    Ok(if native {
+        Element::Native
+    } else {
+        loop_for(small && !small_native)
+    })
 }
 
 /// `atomicrmw fadd/fsub <2 x half>` (a packed element) printed as one instruction.
@@ -300,8 +336,9 @@ fn element_as_split(element: Element, ty: ElemType) -> ElementLowering {
     match element {
         Element::Native => ElementLowering::Native,
         Element::CasLoop => ElementLowering::CasLoop { bits: ty.bits() },
-        Element::PartWord { needs_loop } => {
-            ElementLowering::PartWord { element_bits: ty.bits(), needs_loop }
-        }
+        Element::PartWord { needs_loop } => ElementLowering::PartWord {
+            element_bits: ty.bits(),
+            needs_loop,
+        },
     }
 }

@@ -14,9 +14,7 @@ mod legality;
 mod native;
 pub mod target;
 
-use atomir_ir::{
-    Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict,
-};
+use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
 
 pub use target::{LlvmTarget, Triple};
 

@@ -20,7 +20,12 @@ pub(crate) struct Mem {
 }
 
 impl Mem {
-    pub(crate) fn of(em: &Emitter<'_>, plan: &Plan, order: MemoryOrder, space: atomir_ir::AddressSpace) -> Mem {
+    pub(crate) fn of(
+        em: &Emitter<'_>,
+        plan: &Plan,
+        order: MemoryOrder,
+        space: atomir_ir::AddressSpace,
+    ) -> Mem {
         Mem {
             order,
             syncscope: em.target.syncscope_name(plan.scope),
@@ -63,7 +68,14 @@ fn fence(out: &mut String, mem: &Mem, order: &str) {
 
 /// A pointer of `(len, scal)` for a memory instruction: the raw pointer itself, or (typed
 /// pointers) a bitcast of it.
-fn typed_addr(em: &mut Emitter<'_>, out: &mut String, addr: Ref, space: u32, len: u32, scal: Scal) -> (Ref, Ty) {
+fn typed_addr(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    addr: Ref,
+    space: u32,
+    len: u32,
+    scal: Scal,
+) -> (Ref, Ty) {
     let ty = em.elem_ptr(space, len, scal);
     if !em.target.typed_pointers() {
         return (addr, ty);
@@ -73,7 +85,12 @@ fn typed_addr(em: &mut Emitter<'_>, out: &mut String, addr: Ref, space: u32, len
         return (addr, ty);
     }
     let dst = em.fresh();
-    let _ = writeln!(out, "  {} = bitcast {raw} {} to {ty}", em.show(dst), em.show(addr));
+    let _ = writeln!(
+        out,
+        "  {} = bitcast {raw} {} to {ty}",
+        em.show(dst),
+        em.show(addr)
+    );
     (dst, ty)
 }
 
@@ -107,7 +124,13 @@ fn atomicrmw(
     } else {
         mem.order
     };
-    let _ = write!(out, "  {} = atomicrmw {keyword} {ptr_ty} {}, {ty} {}", em.show(dst), em.show(ptr), em.show(value));
+    let _ = write!(
+        out,
+        "  {} = atomicrmw {keyword} {ptr_ty} {}, {ty} {}",
+        em.show(dst),
+        em.show(ptr),
+        em.show(value)
+    );
     write_syncscope(out, mem.syncscope);
     let _ = write!(out, " {}, align {bytes}", ordering(order));
     if fine_grained_hint {
@@ -172,18 +195,39 @@ pub(crate) fn rmw(
     value: Ref,
     mem: &Mem,
 ) {
-    let hint = em.target.coarse_grained && ty.is_float() && matches!(op, AtomicOp::Add | AtomicOp::Sub);
+    let hint =
+        em.target.coarse_grained && ty.is_float() && matches!(op, AtomicOp::Add | AtomicOp::Sub);
     if ty.is_packed() && matches!(op, AtomicOp::Add | AtomicOp::Sub) {
         let lane = packed_lane(ty);
         let vector = Ty::V(2, lane);
         let cast = em.fresh();
-        let _ = writeln!(out, "  {} = bitcast i32 {} to {vector}", em.show(cast), em.show(value));
+        let _ = writeln!(
+            out,
+            "  {} = bitcast i32 {} to {vector}",
+            em.show(cast),
+            em.show(value)
+        );
         let old = em.fresh();
         atomicrmw(em, out, old, keyword(op, ty), vector, addr, cast, mem, hint);
-        let _ = writeln!(out, "  {} = bitcast {vector} {} to i32", em.show(dst), em.show(old));
+        let _ = writeln!(
+            out,
+            "  {} = bitcast {vector} {} to i32",
+            em.show(dst),
+            em.show(old)
+        );
         return;
     }
-    atomicrmw(em, out, dst, keyword(op, ty), Ty::S(Scal::natural(ty)), addr, value, mem, hint);
+    atomicrmw(
+        em,
+        out,
+        dst,
+        keyword(op, ty),
+        Ty::S(Scal::natural(ty)),
+        addr,
+        value,
+        mem,
+        hint,
+    );
 }
 
 /// `dst = cmpxchg(addr, expected, new)` on `bits`-wide integers; orders kept on the cmpxchg.
@@ -217,23 +261,53 @@ pub(crate) fn cmpxchg(
         failure_ordering(mem.order),
         bits / 8
     );
-    let _ = writeln!(out, "  {} = extractvalue {{ {scal}, i1 }} {}, 0", em.show(dst), em.show(pair));
+    let _ = writeln!(
+        out,
+        "  {} = extractvalue {{ {scal}, i1 }} {}, 0",
+        em.show(dst),
+        em.show(pair)
+    );
 }
 
 /// `dst = load atomic` of `bits` width (the guess a CAS loop starts from).
-pub(crate) fn load(em: &mut Emitter<'_>, out: &mut String, dst: Ref, bits: u32, addr: Ref, mem: &Mem) {
+pub(crate) fn load(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    dst: Ref,
+    bits: u32,
+    addr: Ref,
+    mem: &Mem,
+) {
     let scal = Scal::I(bits);
     let (ptr, ptr_ty) = typed_addr(em, out, addr, mem.space, 1, scal);
     // A load has no release part; the expansions only ever load relaxed.
-    let order = if mem.order.has_acquire() { mem.order } else { MemoryOrder::Relaxed };
-    let order = if order == MemoryOrder::AcqRel { MemoryOrder::Acquire } else { order };
-    let _ = write!(out, "  {} = load atomic {scal}, {ptr_ty} {}", em.show(dst), em.show(ptr));
+    let order = if mem.order.has_acquire() {
+        mem.order
+    } else {
+        MemoryOrder::Relaxed
+    };
+    let order = if order == MemoryOrder::AcqRel {
+        MemoryOrder::Acquire
+    } else {
+        order
+    };
+    let _ = write!(
+        out,
+        "  {} = load atomic {scal}, {ptr_ty} {}",
+        em.show(dst),
+        em.show(ptr)
+    );
     write_syncscope(out, mem.syncscope);
     let _ = writeln!(out, " {}, align {}", ordering(order), bits / 8);
 }
 
 /// A whole FP vector node as one `atomicrmw` on `<N x T>`; returns the old vector.
-pub(crate) fn vector_rmw(em: &mut Emitter<'_>, out: &mut String, inst: &AtomicInst, plan: &Plan) -> Option<Ref> {
+pub(crate) fn vector_rmw(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    inst: &AtomicInst,
+    plan: &Plan,
+) -> Option<Ref> {
     let space = em.target.address_space(inst.space).unwrap_or(0);
     let addr = em.node_addr(out, inst, space);
     let scal = Scal::natural(inst.ty);
@@ -257,6 +331,16 @@ pub(crate) fn vector_rmw(em: &mut Emitter<'_>, out: &mut String, inst: &AtomicIn
     let mem = Mem::of(em, plan, inst.order, inst.space);
     let hint = em.target.coarse_grained && em.target.triple == Triple::Amdgcn;
     let dst = em.fresh();
-    atomicrmw(em, out, dst, keyword(inst.op, inst.ty), vector, addr, value, &mem, hint);
+    atomicrmw(
+        em,
+        out,
+        dst,
+        keyword(inst.op, inst.ty),
+        vector,
+        addr,
+        value,
+        &mem,
+        hint,
+    );
     Some(dst)
 }

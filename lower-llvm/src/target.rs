@@ -14,7 +14,12 @@ pub enum Triple {
 }
 
 impl Triple {
-    pub const ALL: [Triple; 4] = [Triple::Nvptx64, Triple::Amdgcn, Triple::Spirv64, Triple::X86_64];
+    pub const ALL: [Triple; 4] = [
+        Triple::Nvptx64,
+        Triple::Amdgcn,
+        Triple::Spirv64,
+        Triple::X86_64,
+    ];
 
     /// The short name used in target specs.
     pub const fn name(self) -> &'static str {
@@ -78,7 +83,11 @@ pub struct LlvmTarget {
 
 impl LlvmTarget {
     pub const fn new(triple: Triple, major: u32) -> Self {
-        LlvmTarget { triple, major, coarse_grained: false }
+        LlvmTarget {
+            triple,
+            major,
+            coarse_grained: false,
+        }
     }
 
     /// Parses `<triple>[@<major>][+<knob>]…`.
@@ -95,7 +104,9 @@ impl LlvmTarget {
             None => (head, DEFAULT_MAJOR),
         };
         let triple = Triple::from_name(triple_name).ok_or_else(|| {
-            format!("unknown LLVM triple `{triple_name}`; expected nvptx64, amdgcn, spirv64 or x86_64")
+            format!(
+                "unknown LLVM triple `{triple_name}`; expected nvptx64, amdgcn, spirv64 or x86_64"
+            )
         })?;
         if !(MIN_MAJOR..=MAX_MAJOR).contains(&major) {
             return Err(format!(
@@ -168,9 +179,15 @@ mod tests {
     #[test]
     fn parses_specs() {
         let t = LlvmTarget::parse("nvptx64@14").unwrap();
-        assert_eq!((t.triple, t.major, t.coarse_grained), (Triple::Nvptx64, 14, false));
+        assert_eq!(
+            (t.triple, t.major, t.coarse_grained),
+            (Triple::Nvptx64, 14, false)
+        );
         let t = LlvmTarget::parse("amdgcn+coarse-grained").unwrap();
-        assert_eq!((t.triple, t.major, t.coarse_grained), (Triple::Amdgcn, 22, true));
+        assert_eq!(
+            (t.triple, t.major, t.coarse_grained),
+            (Triple::Amdgcn, 22, true)
+        );
         assert_eq!(t.to_string(), "llvm:amdgcn@22+coarse-grained");
         assert!(LlvmTarget::parse("x86_64+coarse-grained").is_err());
         assert!(LlvmTarget::parse("riscv").is_err());

@@ -46,10 +46,18 @@ pub fn llc_args(target: &LlvmTarget) -> Vec<&'static str> {
 
 /// Lowers `kernels` as one complete module.
 pub fn lower_module(target: &LlvmTarget, kernels: &[Kernel]) -> Result<String, String> {
-    let module = Module { kernels: kernels.to_vec() };
+    let module = Module {
+        kernels: kernels.to_vec(),
+    };
     let mut text = String::new();
     target
-        .lower(&module, &LowerOptions { complete_module: true }, &mut text)
+        .lower(
+            &module,
+            &LowerOptions {
+                complete_module: true,
+            },
+            &mut text,
+        )
         .map_err(|e| e.to_string())?;
     Ok(text)
 }
@@ -61,13 +69,22 @@ pub fn check_file(
     file: &Path,
     llc_out: &Path,
 ) -> Result<(), String> {
-    let (ok, text) = run(Command::new(&tools.llvm_as).arg(file).arg("-o").arg("/dev/null"));
+    let (ok, text) = run(Command::new(&tools.llvm_as)
+        .arg(file)
+        .arg("-o")
+        .arg("/dev/null"));
     if !ok {
         return Err(format!("llvm-as-{}: {text}", tools.major));
     }
-    let verify = if tools.major < 15 { "-verify" } else { "-passes=verify" };
-    let (ok, text) =
-        run(Command::new(&tools.opt).arg(verify).arg("-disable-output").arg(file));
+    let verify = if tools.major < 15 {
+        "-verify"
+    } else {
+        "-passes=verify"
+    };
+    let (ok, text) = run(Command::new(&tools.opt)
+        .arg(verify)
+        .arg("-disable-output")
+        .arg(file));
     if !ok {
         return Err(format!("opt-{} {verify}: {text}", tools.major));
     }
@@ -97,9 +114,12 @@ pub fn check_batch(
     std::fs::write(&file, &text).map_err(|e| e.to_string())?;
     match check_file(tools, target, &file, &out) {
         Ok(()) => Ok(()),
-        Err(message) if kernels.len() == 1 => {
-            Err(format!("{}: {} (module: {})", kernels[0].name, truncate(&message), file.display()))
-        }
+        Err(message) if kernels.len() == 1 => Err(format!(
+            "{}: {} (module: {})",
+            kernels[0].name,
+            truncate(&message),
+            file.display()
+        )),
         Err(_) => {
             let (left, right) = kernels.split_at(kernels.len() / 2);
             check_batch(tools, target, left, dir, &format!("{tag}l"))?;

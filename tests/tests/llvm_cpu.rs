@@ -19,7 +19,11 @@ const ITERS: usize = 200;
 /// The same contract as `atomir_ir::semantics::apply` (to which it defers once that lands).
 fn reference(op: AtomicOp, ty: ElemType, old: u128, operand: u128, new_value: u128) -> u128 {
     let bits = ty.bits();
-    let mask = if bits == 128 { u128::MAX } else { (1u128 << bits) - 1 };
+    let mask = if bits == 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    };
     let signed = |v: u128| ((v << (128 - bits)) as i128) >> (128 - bits);
     match ty.class() {
         TypeClass::Float if !op.is_move() => {
@@ -40,14 +44,40 @@ fn reference(op: AtomicOp, ty: ElemType, old: u128, operand: u128, new_value: u1
                 AtomicOp::Xor => old ^ operand,
                 AtomicOp::Nand => !(old & operand),
                 AtomicOp::Exch => operand,
-                AtomicOp::Cas => if old == operand { new_value } else { old },
-                AtomicOp::Inc => if old >= operand { 0 } else { old + 1 },
-                AtomicOp::Dec => if old == 0 || old > operand { operand } else { old - 1 },
+                AtomicOp::Cas => {
+                    if old == operand {
+                        new_value
+                    } else {
+                        old
+                    }
+                }
+                AtomicOp::Inc => {
+                    if old >= operand {
+                        0
+                    } else {
+                        old + 1
+                    }
+                }
+                AtomicOp::Dec => {
+                    if old == 0 || old > operand {
+                        operand
+                    } else {
+                        old - 1
+                    }
+                }
                 AtomicOp::Min if ty.class() == TypeClass::Signed => {
-                    if signed(old) <= signed(operand) { old } else { operand }
+                    if signed(old) <= signed(operand) {
+                        old
+                    } else {
+                        operand
+                    }
                 }
                 AtomicOp::Max if ty.class() == TypeClass::Signed => {
-                    if signed(old) >= signed(operand) { old } else { operand }
+                    if signed(old) >= signed(operand) {
+                        old
+                    } else {
+                        operand
+                    }
                 }
                 AtomicOp::Min => old.min(operand),
                 AtomicOp::Max => old.max(operand),
@@ -61,13 +91,21 @@ macro_rules! float_op {
     ($name:ident, $t:ty) => {
         fn $name(op: AtomicOp, a: $t, b: $t) -> $t {
             let min_num = |a: $t, b: $t, min: bool| {
-                if a.is_nan() { return b; }
-                if b.is_nan() { return a; }
+                if a.is_nan() {
+                    return b;
+                }
+                if b.is_nan() {
+                    return a;
+                }
                 if a == b {
                     // -0 < +0
                     return if (a.is_sign_negative() == min) { a } else { b };
                 }
-                if (a < b) == min { a } else { b }
+                if (a < b) == min {
+                    a
+                } else {
+                    b
+                }
             };
             match op {
                 AtomicOp::Add => a + b,
@@ -101,9 +139,11 @@ fn inputs(cell: &Cell) -> (u128, u128, u128) {
         (AtomicOp::Min, false) => (0x80 & mask, 0, 0x7F),
         (AtomicOp::Max, false) => (0x80 & mask, 0, 0x7F),
         (AtomicOp::And, false) => (0xF0F0_F0F0_F0F0_F0F0 & mask, 0, mask),
-        (AtomicOp::Or, false) | (AtomicOp::Xor, false) | (AtomicOp::Nand, false) => {
-            (0x0F0F_0F0F_0F0F_0F0F & mask, 0, 0x1111_1111_1111_1111 & mask)
-        }
+        (AtomicOp::Or, false) | (AtomicOp::Xor, false) | (AtomicOp::Nand, false) => (
+            0x0F0F_0F0F_0F0F_0F0F & mask,
+            0,
+            0x1111_1111_1111_1111 & mask,
+        ),
         (_, false) => (0x0102_0304_0506_0708 & mask, 0, 0x10),
     }
 }
@@ -118,7 +158,9 @@ fn c_kind(ty: ElemType) -> char {
 
 #[test]
 fn x86_64_cells_run_correctly_under_contention() {
-    let (Some(llc), Some(cc)) = (require(Tool::Llc(22)), require(Tool::Cc)) else { return };
+    let (Some(llc), Some(cc)) = (require(Tool::Llc(22)), require(Tool::Cc)) else {
+        return;
+    };
     let target = LlvmTarget::parse("x86_64@22").unwrap();
     let chosen: Vec<Cell> = cells()
         .filter(|c| {
@@ -126,7 +168,14 @@ fn x86_64_cells_run_correctly_under_contention() {
                 && c.result_used
                 && c.scope == Scope::Device
                 && c.space == AddressSpace::Global
-                && !matches!(c.ty, ElemType::F16 | ElemType::Bf16 | ElemType::F16x2 | ElemType::Bf16x2 | ElemType::B128)
+                && !matches!(
+                    c.ty,
+                    ElemType::F16
+                        | ElemType::Bf16
+                        | ElemType::F16x2
+                        | ElemType::Bf16x2
+                        | ElemType::B128
+                )
         })
         .collect();
     let kernels: Vec<_> = chosen.iter().map(Cell::kernel).collect();
@@ -135,19 +184,35 @@ fn x86_64_cells_run_correctly_under_contention() {
     let ll = dir.join("cells.ll");
     std::fs::write(&ll, lower_module(&target, &kernels).unwrap()).unwrap();
     let obj = dir.join("cells.o");
-    let (ok, message) = run(Command::new(&llc).args(llc_args(&target)).arg("-filetype=obj").arg(&ll).arg("-o").arg(&obj));
+    let (ok, message) = run(Command::new(&llc)
+        .args(llc_args(&target))
+        .arg("-filetype=obj")
+        .arg(&ll)
+        .arg("-o")
+        .arg(&obj));
     assert!(ok, "llc: {message}");
 
     let n = THREADS * ITERS;
-    let mut header = format!("#define CELLS {}\n#define THREADS {THREADS}\n#define ITERS {ITERS}\n", chosen.len());
-    header.push_str("struct cell_fn { const char *name; void *fn; char kind; int bytes; int arity; };\n");
+    let mut header = format!(
+        "#define CELLS {}\n#define THREADS {THREADS}\n#define ITERS {ITERS}\n",
+        chosen.len()
+    );
+    header.push_str(
+        "struct cell_fn { const char *name; void *fn; char kind; int bytes; int arity; };\n",
+    );
     let mut table = String::from("static const struct cell_fn cell_fns[] = {\n");
     let mut expectations: Vec<u8> = Vec::new();
     for cell in &chosen {
         let name = cell.name();
         writeln!(header, "extern void {name}(void);").unwrap();
         let arity = if cell.op == AtomicOp::Cas { 2 } else { 1 };
-        writeln!(table, "  {{\"{name}\", (void *){name}, '{}', {}, {arity}}},", c_kind(cell.ty), cell.ty.bytes()).unwrap();
+        writeln!(
+            table,
+            "  {{\"{name}\", (void *){name}, '{}', {}, {arity}}},",
+            c_kind(cell.ty),
+            cell.ty.bytes()
+        )
+        .unwrap();
         let (operand, new_value, init) = inputs(cell);
         let mut sequence = Vec::with_capacity(n + 1);
         let mut value = init;
@@ -157,7 +222,11 @@ fn x86_64_cells_run_correctly_under_contention() {
         }
         let final_value = sequence.pop().unwrap();
         sequence.sort_unstable();
-        for word in [init as u64, operand as u64, new_value as u64].into_iter().chain(sequence).chain([final_value]) {
+        for word in [init as u64, operand as u64, new_value as u64]
+            .into_iter()
+            .chain(sequence)
+            .chain([final_value])
+        {
             expectations.extend_from_slice(&word.to_le_bytes());
         }
     }

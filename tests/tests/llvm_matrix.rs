@@ -13,14 +13,22 @@ use atomir_ir::{Backend, Kernel, LowerOptions, Module, Strategy};
 use atomir_llvm::LlvmTarget;
 use atomir_tests::llvm::{check_batch, LlvmTools};
 
-const CONFIGS: [&str; 6] =
-    ["nvptx64@22", "amdgcn@22", "spirv64@22", "x86_64@22", "x86_64@14", "nvptx64@14"];
+const CONFIGS: [&str; 6] = [
+    "nvptx64@22",
+    "amdgcn@22",
+    "spirv64@22",
+    "x86_64@22",
+    "x86_64@14",
+    "nvptx64@14",
+];
 
 /// Kernels per module: large enough that tool start-up does not dominate.
 const BATCH: usize = 4000;
 
 fn tmp_dir(tag: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_matrix").join(tag);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("llvm_matrix")
+        .join(tag);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -40,7 +48,9 @@ fn run_config(spec: &'static str) -> Option<Outcome> {
     let mut accepted: Vec<Kernel> = Vec::new();
     let mut seen = HashSet::new();
     let mut text = String::new();
-    let options = LowerOptions { complete_module: true };
+    let options = LowerOptions {
+        complete_module: true,
+    };
     for cell in cells() {
         let kernel = cell.kernel();
         let inst = kernel.insts.keys().next().unwrap();
@@ -50,7 +60,9 @@ fn run_config(spec: &'static str) -> Option<Outcome> {
                 // Cells whose functions differ only in their name (e.g. every scope on a CPU)
                 // are judged once.
                 text.clear();
-                let module = Module { kernels: vec![kernel] };
+                let module = Module {
+                    kernels: vec![kernel],
+                };
                 target.lower(&module, &options, &mut text).unwrap();
                 let body = &text[text.find('(').unwrap()..];
                 let mut hasher = DefaultHasher::new();
@@ -75,7 +87,12 @@ fn run_config(spec: &'static str) -> Option<Outcome> {
         }
     }
     println!("llvm:{spec}: {} distinct functions checked", accepted.len());
-    Some(Outcome { spec, counts, rules, failures })
+    Some(Outcome {
+        spec,
+        counts,
+        rules,
+        failures,
+    })
 }
 
 #[test]
@@ -83,7 +100,11 @@ fn every_cell_passes_llvm_tools_or_is_refused() {
     // Two workers: the tools run one process per batch, so this keeps both cores busy.
     // ATOMIR_LLVM_CONFIGS=x86_64@14,... narrows the run while debugging one target.
     let chosen: Vec<&'static str> = match std::env::var("ATOMIR_LLVM_CONFIGS") {
-        Ok(list) => CONFIGS.iter().copied().filter(|c| list.split(',').any(|l| l == *c)).collect(),
+        Ok(list) => CONFIGS
+            .iter()
+            .copied()
+            .filter(|c| list.split(',').any(|l| l == *c))
+            .collect(),
         Err(_) => CONFIGS.to_vec(),
     };
     let mid = chosen.len().div_ceil(2);
@@ -95,7 +116,10 @@ fn every_cell_passes_llvm_tools_or_is_refused() {
             thread::spawn(move || specs.into_iter().filter_map(run_config).collect::<Vec<_>>())
         })
         .collect();
-    let outcomes: Vec<Outcome> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    let outcomes: Vec<Outcome> = handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect();
     let mut failed = Vec::new();
     for outcome in &outcomes {
         let line: Vec<String> = Strategy::ALL

@@ -11,11 +11,18 @@ use atomir_tests::llvm::{llc_args, lower_module};
 use atomir_tests::tools::{require, run, Tool};
 
 /// PTX's scope qualifiers, narrowest first; an `atom` without one runs at `.gpu`.
-const SCOPES: [(&str, Scope); 4] =
-    [(".cta", Scope::Block), (".cluster", Scope::Cluster), (".gpu", Scope::Device), (".sys", Scope::System)];
+const SCOPES: [(&str, Scope); 4] = [
+    (".cta", Scope::Block),
+    (".cluster", Scope::Cluster),
+    (".gpu", Scope::Device),
+    (".sys", Scope::System),
+];
 
 fn scope_of(line: &str) -> Scope {
-    SCOPES.iter().find(|(token, _)| line.contains(token)).map_or(Scope::Device, |(_, s)| *s)
+    SCOPES
+        .iter()
+        .find(|(token, _)| line.contains(token))
+        .map_or(Scope::Device, |(_, s)| *s)
 }
 
 fn token(scope: Scope) -> &'static str {
@@ -73,30 +80,46 @@ fn llc_ptx(llc: &std::path::Path, target: &LlvmTarget, text: &str, tag: &str) ->
     let file = dir.join(format!("{tag}.ll"));
     let out = dir.join(format!("{tag}.ptx"));
     std::fs::write(&file, text).unwrap();
-    let (ok, message) = run(Command::new(llc).args(llc_args(target)).arg(&file).arg("-o").arg(&out));
+    let (ok, message) = run(Command::new(llc)
+        .args(llc_args(target))
+        .arg(&file)
+        .arg("-o")
+        .arg(&out));
     assert!(ok, "llc failed on {}: {message}", file.display());
     std::fs::read_to_string(out).unwrap()
 }
 
 #[test]
 fn orders_and_scopes_survive_nvptx_llc() {
-    let Some(llc) = require(Tool::Llc(22)) else { return };
+    let Some(llc) = require(Tool::Llc(22)) else {
+        return;
+    };
     let target = LlvmTarget::parse("nvptx64@22").unwrap();
     let mut kernels = Vec::new();
     let mut expected = std::collections::HashMap::new();
     for cell in cells().filter(|c| {
         c.shape == VectorShape::Scalar
             && c.result_used
-            && matches!(c.ty, ElemType::U32 | ElemType::U64 | ElemType::F32 | ElemType::U16)
+            && matches!(
+                c.ty,
+                ElemType::U32 | ElemType::U64 | ElemType::F32 | ElemType::U16
+            )
             && c.space != AddressSpace::SharedCluster
     }) {
         let kernel = cell.kernel();
         let inst = kernel.insts.keys().next().unwrap();
-        target.legalize(&kernel, inst).expect("nvptx64@22 accepts every such cell");
+        target
+            .legalize(&kernel, inst)
+            .expect("nvptx64@22 accepts every such cell");
         expected.insert(cell.name(), (cell.order, cell.scope));
         kernels.push(kernel);
     }
-    let ptx = llc_ptx(&llc, &target, &lower_module(&target, &kernels).unwrap(), "cells");
+    let ptx = llc_ptx(
+        &llc,
+        &target,
+        &lower_module(&target, &kernels).unwrap(),
+        "cells",
+    );
     let mut checked = 0;
     let mut failures = Vec::new();
     for (name, body) in entries(&ptx) {
@@ -115,7 +138,9 @@ fn orders_and_scopes_survive_nvptx_llc() {
 /// acquire, its seq_cst and its `.sys` scope in llc.
 #[test]
 fn plain_ordered_atomicrmw_fails_the_check() {
-    let Some(llc) = require(Tool::Llc(22)) else { return };
+    let Some(llc) = require(Tool::Llc(22)) else {
+        return;
+    };
     let target = LlvmTarget::parse("nvptx64@22").unwrap();
     let text = "target triple = \"nvptx64-nvidia-cuda\"\n\
         define ptx_kernel void @acq(ptr addrspace(1) %p, i32 %v) {\n\
