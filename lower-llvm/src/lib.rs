@@ -94,3 +94,36 @@ impl Backend for LlvmTarget {
         Ok(report)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atomir_ir::matrix::cells;
+
+    /// `legalize` and `lower` agree on every cell: a refused cell fails to lower with the same
+    /// rule, an accepted one lowers to one function.
+    #[test]
+    fn legalize_and_lower_agree() {
+        for spec in ["spirv64@22", "nvptx64@14"] {
+            let target = LlvmTarget::parse(spec).unwrap();
+            let mut out = String::new();
+            for cell in cells().step_by(7) {
+                let module = Module {
+                    kernels: vec![cell.kernel()],
+                };
+                let inst = module.kernels[0].insts.keys().next().unwrap();
+                let verdict = target.legalize(&module.kernels[0], inst);
+                out.clear();
+                let lowered = target.lower(&module, &LowerOptions::default(), &mut out);
+                match (verdict, lowered) {
+                    (Ok(legality), Ok(report)) => {
+                        assert_eq!(report.decisions[0].2, legality, "{cell}");
+                        assert_eq!(out.matches("define ").count(), 1, "{cell}");
+                    }
+                    (Err(refusal), Err(error)) => assert_eq!(refusal, error.refusal),
+                    (verdict, lowered) => panic!("{cell}: {verdict:?} vs {lowered:?}"),
+                }
+            }
+        }
+    }
+}
