@@ -8,3 +8,4 @@ pub mod tools;
 pub mod visa;
 
 pub use tools::{require, Tool};
+pub mod llvm;
