@@ -7,3 +7,4 @@
 pub mod tools;
 
 pub use tools::{require, Tool};
+pub mod ptx;
