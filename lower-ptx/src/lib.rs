@@ -21,6 +21,7 @@ mod emit;
 mod legal;
 pub mod target;
 
+use atomir_ir::semantics::FloatMode;
 use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
 
 pub use target::{Feature, PtxIsa, PtxTarget, Sm};
@@ -90,6 +91,24 @@ impl PtxBackend {
         let _ = writeln!(out, ".version {}", self.target.isa);
         let _ = writeln!(out, ".target {}", self.target.sm.name());
         out.push_str(".address_size 64\n\n");
+    }
+
+    /// How the emitted code treats float subnormals for a node: `FlushSubnormals` for a native
+    /// f32 add (or sub as add) that may reach global memory (PTX documents that `atom.add.f32`
+    /// and `red.add.f32` flush there), `Ieee` for everything else (shared memory, CAS loops,
+    /// f16/bf16 `.noftz`, f64).
+    pub fn float_mode(&self, inst: &atomir_ir::AtomicInst) -> FloatMode {
+        let native_f32_add = matches!(
+            legal::plan(inst, self.target).map(|plan| plan.form),
+            Ok(legal::Form::Native(spelling)) if spelling.op == "add" && spelling.ty == "f32"
+        );
+        let may_be_global =
+            matches!(inst.space, atomir_ir::AddressSpace::Global | atomir_ir::AddressSpace::Generic);
+        if native_f32_add && may_be_global {
+            FloatMode::FlushSubnormals
+        } else {
+            FloatMode::Ieee
+        }
     }
 
     /// A complete module of test entries: every parameter becomes a pointer to one value per
