@@ -109,11 +109,34 @@ pub(crate) enum ParamMode {
 
 /// PTX special registers and register prefixes a value name must not take.
 const RESERVED: [&str; 28] = [
-    "tid", "ntid", "laneid", "warpid", "nwarpid", "ctaid", "nctaid", "smid", "nsmid", "gridid",
-    "clock", "clock64", "clock_hi", "globaltimer", "globaltimer_lo", "globaltimer_hi",
-    "total_smem_size", "aggr_smem_size", "dynamic_smem_size", "current_graph_exec",
-    "is_explicit_cluster", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid",
-    "cluster_ctarank", "cluster_nctarank", "warpsz",
+    "tid",
+    "ntid",
+    "laneid",
+    "warpid",
+    "nwarpid",
+    "ctaid",
+    "nctaid",
+    "smid",
+    "nsmid",
+    "gridid",
+    "clock",
+    "clock64",
+    "clock_hi",
+    "globaltimer",
+    "globaltimer_lo",
+    "globaltimer_hi",
+    "total_smem_size",
+    "aggr_smem_size",
+    "dynamic_smem_size",
+    "current_graph_exec",
+    "is_explicit_cluster",
+    "clusterid",
+    "nclusterid",
+    "cluster_ctaid",
+    "cluster_nctaid",
+    "cluster_ctarank",
+    "cluster_nctarank",
+    "warpsz",
 ];
 const RESERVED_PREFIXES: [&str; 4] = ["lanemask_", "pm", "envreg", "reserved_smem"];
 
@@ -130,7 +153,10 @@ fn write_value(out: &mut String, kernel: &Kernel, value: Value, lane: Option<usi
         out.push_str(name);
     } else {
         let _ = write!(out, "$v{}_", value.as_u32());
-        out.extend(name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }));
+        out.extend(
+            name.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }),
+        );
     }
     if let Some(lane) = lane {
         let _ = write!(out, "${lane}");
@@ -184,7 +210,11 @@ pub(crate) struct KernelEmitter<'k> {
 
 impl<'k> KernelEmitter<'k> {
     pub fn new(target: PtxTarget, kernel: &'k Kernel) -> Self {
-        KernelEmitter { target, kernel, counts: [0; 5] }
+        KernelEmitter {
+            target,
+            kernel,
+            counts: [0; 5],
+        }
     }
 
     fn temp(&mut self, class: Class) -> Temp {
@@ -244,7 +274,10 @@ impl<'k> KernelEmitter<'k> {
         ty: ElemType,
         negate: bool,
     ) -> Src {
-        let scalar = self.kernel.operand_element(operand, lane).expect("verified operand");
+        let scalar = self
+            .kernel
+            .operand_element(operand, lane)
+            .expect("verified operand");
         let bits = ty.bits();
         match scalar {
             Scalar::Const(constant) => {
@@ -347,7 +380,10 @@ impl<'k> KernelEmitter<'k> {
         if !single {
             self.guard_begin(out, inst, id);
         }
-        let mut operands = [Src::Temp(Temp { class: Class::B32, number: 0 }); 8];
+        let mut operands = [Src::Temp(Temp {
+            class: Class::B32,
+            number: 0,
+        }); 8];
         let mut new_values = operands;
         for lane in 0..lanes {
             operands[lane] = self.operand(out, inst.operand, lane, inst.ty, s.negate);
@@ -474,8 +510,11 @@ impl<'k> KernelEmitter<'k> {
         expansion: &Expansion,
     ) {
         self.guard_begin(out, inst, id);
-        let vars: Vec<Temp> =
-            expansion.vars.values().map(|ty| self.temp(Class::of_prim(*ty))).collect();
+        let vars: Vec<Temp> = expansion
+            .vars
+            .values()
+            .map(|ty| self.temp(Class::of_prim(*ty)))
+            .collect();
         let var = |v: Var| Src::Temp(vars[v.as_u32() as usize]);
         self.mov(out, var(expansion.addr), Src::Value(inst.addr, None), 64);
         let natural = PrimType::natural(inst.ty).bits();
@@ -514,7 +553,11 @@ impl<'k> KernelEmitter<'k> {
             };
             match &data.terminator {
                 Terminator::Jump(target) => jump(self, out, target),
-                Terminator::Branch { cond, then, otherwise } => {
+                Terminator::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
                     out.push_str("\t@");
                     self.put(out, var(*cond));
                     let _ = writeln!(out, " bra $L{}_e{edge};", id.as_u32());
@@ -574,7 +617,11 @@ impl<'k> KernelEmitter<'k> {
     /// Keeps an 8-bit value in a 16-bit register zero-extended.
     fn normalize_i8(&self, out: &mut String, ty: PrimType, temp: Temp) {
         if ty == PrimType::I8 {
-            self.line(out, "and.b16", &[Operand::T(temp), Operand::T(temp), Operand::Imm(0xff)]);
+            self.line(
+                out,
+                "and.b16",
+                &[Operand::T(temp), Operand::T(temp), Operand::Imm(0xff)],
+            );
         }
     }
 
@@ -600,7 +647,13 @@ impl<'k> KernelEmitter<'k> {
                 let bits = Class::of_prim(ty(dst)).bits();
                 self.load(out, plan, mem, t(dst), t(addr), bits);
             }
-            Prim::Cas { dst, addr, expected, new, mem } => {
+            Prim::Cas {
+                dst,
+                addr,
+                expected,
+                new,
+                mem,
+            } => {
                 let bits = Class::of_prim(ty(dst)).bits();
                 let order = order_form(self.target, mem.order);
                 if let Some(fence) = order.before {
@@ -620,7 +673,14 @@ impl<'k> KernelEmitter<'k> {
                     self.fence(out, fence, plan);
                 }
             }
-            Prim::Rmw { dst, op, ty: elem, addr, value, mem } => {
+            Prim::Rmw {
+                dst,
+                op,
+                ty: elem,
+                addr,
+                value,
+                mem,
+            } => {
                 let spelling = crate::legal::rmw_spelling(op, elem, self.target)
                     .expect("legality chose a native element");
                 let value = if spelling.negate {
@@ -677,7 +737,9 @@ impl<'k> KernelEmitter<'k> {
                         self.line(out, opcode, &[T(t(dst)), T(t(src))]);
                         self.normalize_i8(out, dt, t(dst));
                     }
-                    UnaryOp::Bitcast => self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits()),
+                    UnaryOp::Bitcast => {
+                        self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits())
+                    }
                     UnaryOp::Zext | UnaryOp::Trunc if dc == sc => {
                         self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits());
                         if op == UnaryOp::Trunc {
@@ -717,7 +779,12 @@ impl<'k> KernelEmitter<'k> {
                 Self::put_temp(out, t(b));
                 out.push_str(";\n");
             }
-            Prim::Select { dst, cond, if_true, if_false } => {
+            Prim::Select {
+                dst,
+                cond,
+                if_true,
+                if_false,
+            } => {
                 let bits = Class::of_prim(ty(dst)).bits();
                 let _ = write!(out, "\tselp.b{bits} ");
                 Self::put_temp(out, t(dst));
@@ -731,14 +798,26 @@ impl<'k> KernelEmitter<'k> {
             }
             Prim::PtrAlignDown { dst, ptr, align } => {
                 let keep = !(u64::from(align) - 1);
-                self.line(out, "and.b64", &[T(t(dst)), T(t(ptr)), Imm(u128::from(keep))]);
+                self.line(
+                    out,
+                    "and.b64",
+                    &[T(t(dst)), T(t(ptr)), Imm(u128::from(keep))],
+                );
             }
             Prim::PtrLowBits { dst, ptr, align } => {
                 self.line(out, "cvt.u32.u64", &[T(t(dst)), T(t(ptr))]);
-                self.line(out, "and.b32", &[T(t(dst)), T(t(dst)), Imm(u128::from(align - 1))]);
+                self.line(
+                    out,
+                    "and.b32",
+                    &[T(t(dst)), T(t(dst)), Imm(u128::from(align - 1))],
+                );
             }
             Prim::PtrAdd { dst, ptr, bytes } => {
-                self.line(out, "add.u64", &[T(t(dst)), T(t(ptr)), Imm(u128::from(bytes))]);
+                self.line(
+                    out,
+                    "add.u64",
+                    &[T(t(dst)), T(t(ptr)), Imm(u128::from(bytes))],
+                );
             }
         }
     }
@@ -758,13 +837,25 @@ impl<'k> KernelEmitter<'k> {
     /// An atomic load: `ld.relaxed`/`ld.acquire` with the scope (sm_70+), `ld.volatile` plus
     /// membars before.
     fn load(&self, out: &mut String, plan: &Plan, mem: MemAttrs, dst: Temp, addr: Temp, bits: u32) {
-        let order = if mem.order.has_acquire() { MemoryOrder::Acquire } else { MemoryOrder::Relaxed };
+        let order = if mem.order.has_acquire() {
+            MemoryOrder::Acquire
+        } else {
+            MemoryOrder::Relaxed
+        };
         if mem.order == MemoryOrder::SeqCst {
-            let fence = if self.target.has(Feature::Sem) { Fence::Sc } else { Fence::Membar };
+            let fence = if self.target.has(Feature::Sem) {
+                Fence::Sc
+            } else {
+                Fence::Membar
+            };
             self.fence(out, fence, plan);
         }
         if self.target.has(Feature::Sem) {
-            let sem = if order == MemoryOrder::Acquire { "acquire" } else { "relaxed" };
+            let sem = if order == MemoryOrder::Acquire {
+                "acquire"
+            } else {
+                "relaxed"
+            };
             let _ = write!(out, "\tld.{sem}.{}", scope_name(plan.scope));
         } else {
             out.push_str("\tld.volatile");
@@ -825,7 +916,11 @@ impl<'k> KernelEmitter<'k> {
                     b
                 } else {
                     let amount = self.temp(Class::B32);
-                    let cvt = if bits == 16 { "cvt.u32.u16" } else { "cvt.u32.u64" };
+                    let cvt = if bits == 16 {
+                        "cvt.u32.u16"
+                    } else {
+                        "cvt.u32.u64"
+                    };
                     self.line(out, cvt, &[T(amount), T(b)]);
                     amount
                 };
@@ -851,7 +946,11 @@ impl<'k> KernelEmitter<'k> {
     /// rounding: 24 >= 2 * 8 + 2).
     fn bf16_arith(&mut self, out: &mut String, name: &str, d: Temp, a: Temp, b: Temp) {
         use Operand::{Imm, T};
-        let (wa, wb, sum) = (self.temp(Class::B32), self.temp(Class::B32), self.temp(Class::B32));
+        let (wa, wb, sum) = (
+            self.temp(Class::B32),
+            self.temp(Class::B32),
+            self.temp(Class::B32),
+        );
         for (wide, narrow) in [(wa, a), (wb, b)] {
             self.line(out, "cvt.u32.u16", &[T(wide), T(narrow)]);
             self.line(out, "shl.b32", &[T(wide), T(wide), Imm(16)]);
@@ -861,8 +960,12 @@ impl<'k> KernelEmitter<'k> {
             self.line(out, "cvt.rn.bf16.f32", &[T(d), T(sum)]);
             return;
         }
-        let (abs, lsb, rounded, quiet) =
-            (self.temp(Class::B32), self.temp(Class::B32), self.temp(Class::B32), self.temp(Class::B32));
+        let (abs, lsb, rounded, quiet) = (
+            self.temp(Class::B32),
+            self.temp(Class::B32),
+            self.temp(Class::B32),
+            self.temp(Class::B32),
+        );
         let nan = self.temp(Class::Pred);
         self.line(out, "and.b32", &[T(abs), T(sum), Imm(0x7fff_ffff)]);
         self.line(out, "setp.gt.u32", &[T(nan), T(abs), Imm(0x7f80_0000)]);
@@ -879,7 +982,15 @@ impl<'k> KernelEmitter<'k> {
 
     /// IEEE minNum/maxNum with -0 < +0 on the bit patterns (exact for every input, NaNs
     /// included: one NaN gives the other operand, two give the canonical NaN).
-    fn float_min_max(&mut self, out: &mut String, op: BinaryOp, ty: PrimType, d: Temp, a: Temp, b: Temp) {
+    fn float_min_max(
+        &mut self,
+        out: &mut String,
+        op: BinaryOp,
+        ty: PrimType,
+        d: Temp,
+        a: Temp,
+        b: Temp,
+    ) {
         use Operand::{Imm, T};
         let class = Class::of_prim(ty);
         let bits = class.bits();
@@ -891,29 +1002,52 @@ impl<'k> KernelEmitter<'k> {
         };
         let sign = 1u128 << (bits - 1);
         let op_b = |name: &str| format!("{name}.b{bits}");
-        let mut nan = [Temp { class: Class::Pred, number: 0 }; 2];
+        let mut nan = [Temp {
+            class: Class::Pred,
+            number: 0,
+        }; 2];
         let mut key = [Temp { class, number: 0 }; 2];
         for (index, x) in [a, b].into_iter().enumerate() {
             let abs = self.temp(class);
             nan[index] = self.temp(Class::Pred);
             self.line(out, &op_b("and"), &[T(abs), T(x), Imm(sign - 1)]);
-            self.line(out, &format!("setp.gt.u{bits}"), &[T(nan[index]), T(abs), Imm(infinity)]);
+            self.line(
+                out,
+                &format!("setp.gt.u{bits}"),
+                &[T(nan[index]), T(abs), Imm(infinity)],
+            );
             let spread = self.temp(class);
             key[index] = self.temp(class);
-            self.line(out, &format!("shr.s{bits}"), &[T(spread), T(x), Imm(u128::from(bits - 1))]);
+            self.line(
+                out,
+                &format!("shr.s{bits}"),
+                &[T(spread), T(x), Imm(u128::from(bits - 1))],
+            );
             self.line(out, &op_b("or"), &[T(spread), T(spread), Imm(sign)]);
             self.line(out, &op_b("xor"), &[T(key[index]), T(x), T(spread)]);
         }
         let a_less = self.temp(Class::Pred);
-        self.line(out, &format!("setp.lo.u{bits}"), &[T(a_less), T(key[0]), T(key[1])]);
+        self.line(
+            out,
+            &format!("setp.lo.u{bits}"),
+            &[T(a_less), T(key[0]), T(key[1])],
+        );
         let pick = self.temp(class);
         let (first, second) = if op == BinaryOp::FMin { (a, b) } else { (b, a) };
-        self.line(out, &op_b("selp"), &[T(pick), T(first), T(second), T(a_less)]);
+        self.line(
+            out,
+            &op_b("selp"),
+            &[T(pick), T(first), T(second), T(a_less)],
+        );
         self.line(out, &op_b("selp"), &[T(pick), T(a), T(pick), T(nan[1])]);
         self.line(out, &op_b("selp"), &[T(pick), T(b), T(pick), T(nan[0])]);
         let both = self.temp(Class::Pred);
         self.line(out, "and.pred", &[T(both), T(nan[0]), T(nan[1])]);
-        self.line(out, &op_b("selp"), &[T(d), Imm(canonical), T(pick), T(both)]);
+        self.line(
+            out,
+            &op_b("selp"),
+            &[T(d), Imm(canonical), T(pick), T(both)],
+        );
     }
 
     /// Register declarations of the temporaries used so far.
@@ -946,9 +1080,10 @@ fn plan_is_single(target: PtxTarget, order: MemoryOrder) -> bool {
 fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
     let is_value = |operand: atomir_ir::Operand| match operand {
         atomir_ir::Operand::Scalar(scalar) => matches!(scalar, Scalar::Value(_)),
-        atomir_ir::Operand::Vector(list) => {
-            kernel.vector_elements(list).iter().all(|s| matches!(s, Scalar::Value(_)))
-        }
+        atomir_ir::Operand::Vector(list) => kernel
+            .vector_elements(list)
+            .iter()
+            .all(|s| matches!(s, Scalar::Value(_))),
     };
     is_value(inst.operand) && inst.new_value.is_none_or(is_value)
 }
@@ -976,7 +1111,7 @@ fn memory_type(elem_bits: u32) -> &'static str {
 pub(crate) fn write_kernel(
     target: PtxTarget,
     kernel: &Kernel,
-    plans: &[Plan],
+    plans: &[(crate::legal::PlanKey, Plan)],
     mode: ParamMode,
     body: &mut String,
     out: &mut String,
@@ -985,7 +1120,7 @@ pub(crate) fn write_kernel(
     body.clear();
     if mode == ParamMode::Listing {
         let _ = writeln!(out, "// kernel {} (ptx:{target})", kernel.name);
-        for (id, plan) in kernel.insts.keys().zip(plans) {
+        for (id, (_, plan)) in kernel.insts.keys().zip(plans) {
             emitter.inst(out, id, plan);
         }
         return;
@@ -1013,7 +1148,7 @@ pub(crate) fn write_kernel(
                 ValueType::Pred => param(out, ".u32", index, "param_"),
                 ValueType::Data(elem, shape) if shape.is_vector() || elem.bits() == 128 => {
                     let bytes = elem.bytes() as usize * shape.len();
-                    param(out, &format!(".align 16 .b8"), index, "param_");
+                    param(out, ".align 16 .b8", index, "param_");
                     let _ = write!(out, "[{bytes}]");
                 }
                 ValueType::Data(elem, _) => {
@@ -1037,8 +1172,11 @@ pub(crate) fn write_kernel(
 
     // Prologue: parameters into value registers.
     let thread = (mode == ParamMode::PerThread).then(|| {
-        let (ctaid, ntid, tid) =
-            (emitter.temp(Class::B32), emitter.temp(Class::B32), emitter.temp(Class::B32));
+        let (ctaid, ntid, tid) = (
+            emitter.temp(Class::B32),
+            emitter.temp(Class::B32),
+            emitter.temp(Class::B32),
+        );
         let index = emitter.temp(Class::B64);
         let _ = writeln!(body, "\tmov.u32 %_r{}, %ctaid.x;", ctaid.number);
         let _ = writeln!(body, "\tmov.u32 %_r{}, %ntid.x;", ntid.number);
@@ -1048,7 +1186,11 @@ pub(crate) fn write_kernel(
             "\tmad.lo.u32 %_r{0}, %_r{1}, %_r{2}, %_r{0};",
             tid.number, ctaid.number, ntid.number
         );
-        let _ = writeln!(body, "\tcvt.u64.u32 %_d{}, %_r{};", index.number, tid.number);
+        let _ = writeln!(
+            body,
+            "\tcvt.u64.u32 %_d{}, %_r{};",
+            index.number, tid.number
+        );
         index
     });
     for (index, p) in kernel.params.iter().enumerate() {
@@ -1063,7 +1205,11 @@ pub(crate) fn write_kernel(
         let (space, base) = match thread {
             Some(thread) => {
                 let slot = emitter.temp(Class::B64);
-                let _ = writeln!(body, "\tld.param.u64 %_d{}, [{name}_param_{index}];", slot.number);
+                let _ = writeln!(
+                    body,
+                    "\tld.param.u64 %_d{}, [{name}_param_{index}];",
+                    slot.number
+                );
                 let _ = writeln!(
                     body,
                     "\tmad.lo.u64 %_d{0}, %_d{1}, {stride}, %_d{0};",
@@ -1110,17 +1256,23 @@ pub(crate) fn write_kernel(
             body.push_str(";\n");
         }
     }
-    for (id, plan) in kernel.insts.keys().zip(plans) {
+    for (id, (_, plan)) in kernel.insts.keys().zip(plans) {
         emitter.inst(body, id, plan);
     }
     if let Some(thread) = thread {
         for (index, result) in results.iter().enumerate() {
             let ty = kernel.value_type(*result);
             let (class, lanes) = value_class(ty);
-            let ValueType::Data(elem, _) = ty else { continue };
+            let ValueType::Data(elem, _) = ty else {
+                continue;
+            };
             let bytes = elem.bytes().max(1) as usize;
             let slot = emitter.temp(Class::B64);
-            let _ = writeln!(body, "\tld.param.u64 %_d{}, [{name}_out_{index}];", slot.number);
+            let _ = writeln!(
+                body,
+                "\tld.param.u64 %_d{}, [{name}_out_{index}];",
+                slot.number
+            );
             let _ = writeln!(
                 body,
                 "\tmad.lo.u64 %_d{0}, %_d{1}, {2}, %_d{0};",
@@ -1132,7 +1284,11 @@ pub(crate) fn write_kernel(
                 let lane_index = (lanes > 1).then_some(lane);
                 if class == Class::B128 {
                     let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
-                    let _ = write!(body, "\tmov.b128 {{%_d{}, %_d{}}}, ", low.number, high.number);
+                    let _ = write!(
+                        body,
+                        "\tmov.b128 {{%_d{}, %_d{}}}, ",
+                        low.number, high.number
+                    );
                     write_value(body, kernel, *result, lane_index);
                     body.push_str(";\n");
                     let _ = writeln!(
@@ -1173,11 +1329,18 @@ pub(crate) fn write_kernel(
 
 /// A kernel name as a PTX identifier.
 pub(crate) fn sanitize_name(name: &str) -> String {
-    let mut text: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let mut text: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     if !text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         text.insert(0, '_');
     }
     text
 }
-

@@ -20,6 +20,34 @@ use atomir_ir::{
 
 use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
 
+/// Everything of a node that [`plan`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PlanKey {
+    op: AtomicOp,
+    ty: ElemType,
+    shape: VectorShape,
+    order: MemoryOrder,
+    scope: Scope,
+    space: AddressSpace,
+    hint: bool,
+    result_used: bool,
+}
+
+impl PlanKey {
+    pub fn of(inst: &AtomicInst) -> Self {
+        PlanKey {
+            op: inst.op,
+            ty: inst.ty,
+            shape: inst.shape,
+            order: inst.order,
+            scope: inst.scope,
+            space: inst.space,
+            hint: inst.hint.is_some(),
+            result_used: inst.result_used(),
+        }
+    }
+}
+
 /// How an emulated or native node is emitted; the one decision `legalize` and `lower` share.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
@@ -79,7 +107,11 @@ pub(crate) fn order_form(target: PtxTarget, order: MemoryOrder) -> OrderForm {
             MemoryOrder::AcqRel => ("acq_rel", None),
             MemoryOrder::SeqCst => ("acquire", Some(Fence::Sc)),
         };
-        OrderForm { sem: Some(sem), before, after: None }
+        OrderForm {
+            sem: Some(sem),
+            before,
+            after: None,
+        }
     } else {
         OrderForm {
             sem: None,
@@ -149,7 +181,15 @@ fn bits_name(bits: u32) -> &'static str {
 /// The native scalar form of `op` on `ty`, if the target has one.
 fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
-    let native = |op, ty, noftz, retyped| Some(Native { op, noftz, ty, negate: false, retyped });
+    let native = |op, ty, noftz, retyped| {
+        Some(Native {
+            op,
+            noftz,
+            ty,
+            negate: false,
+            retyped,
+        })
+    };
     match op {
         AtomicOp::Add | AtomicOp::Sub => {
             let add = match ty {
@@ -165,14 +205,23 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
                 Bf16x2 if target.has(Feature::Bf16Add) => native("add", "bf16x2", true, false),
                 _ => None,
             };
-            add.map(|native| Native { negate: op == AtomicOp::Sub, ..native })
+            add.map(|native| Native {
+                negate: op == AtomicOp::Sub,
+                ..native
+            })
         }
-        AtomicOp::Inc | AtomicOp::Dec if ty == U32 => {
-            native(if op == AtomicOp::Inc { "inc" } else { "dec" }, "u32", false, false)
-        }
-        AtomicOp::Min | AtomicOp::Max if matches!(ty, U32 | S32 | U64 | S64) => {
-            native(if op == AtomicOp::Min { "min" } else { "max" }, ty.as_str(), false, false)
-        }
+        AtomicOp::Inc | AtomicOp::Dec if ty == U32 => native(
+            if op == AtomicOp::Inc { "inc" } else { "dec" },
+            "u32",
+            false,
+            false,
+        ),
+        AtomicOp::Min | AtomicOp::Max if matches!(ty, U32 | S32 | U64 | S64) => native(
+            if op == AtomicOp::Min { "min" } else { "max" },
+            ty.as_str(),
+            false,
+            false,
+        ),
         AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exch
             if matches!(ty.bits(), 32 | 64) =>
         {
@@ -182,11 +231,21 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
                 AtomicOp::Xor => "xor",
                 _ => "exch",
             };
-            native(name, bits_name(ty.bits()), false, ty.class() != TypeClass::Bits)
+            native(
+                name,
+                bits_name(ty.bits()),
+                false,
+                ty.class() != TypeClass::Bits,
+            )
         }
         AtomicOp::Exch if ty == B128 => native("exch", "b128", false, false),
         AtomicOp::Cas => match ty.bits() {
-            32 | 64 | 128 => native("cas", bits_name(ty.bits()), false, ty.class() != TypeClass::Bits),
+            32 | 64 | 128 => native(
+                "cas",
+                bits_name(ty.bits()),
+                false,
+                ty.class() != TypeClass::Bits,
+            ),
             16 if target.has(Feature::CasB16) => {
                 native("cas", "b16", false, ty.class() != TypeClass::Bits)
             }
@@ -230,12 +289,19 @@ fn vector_native(inst: &AtomicInst, target: PtxTarget) -> Option<Native> {
 /// How one element is emulated when the target has no native form for it.
 fn element_emulation(op: AtomicOp, ty: ElemType, target: PtxTarget) -> ElementLowering {
     match ty.bits() {
-        8 => ElementLowering::PartWord { element_bits: 8, needs_loop: part_word_needs_loop(op) },
-        16 if !part_word_needs_loop(op) => {
-            ElementLowering::PartWord { element_bits: 16, needs_loop: false }
-        }
+        8 => ElementLowering::PartWord {
+            element_bits: 8,
+            needs_loop: part_word_needs_loop(op),
+        },
+        16 if !part_word_needs_loop(op) => ElementLowering::PartWord {
+            element_bits: 16,
+            needs_loop: false,
+        },
         16 if target.has(Feature::CasB16) => ElementLowering::CasLoop { bits: 16 },
-        16 => ElementLowering::PartWord { element_bits: 16, needs_loop: true },
+        16 => ElementLowering::PartWord {
+            element_bits: 16,
+            needs_loop: true,
+        },
         bits => ElementLowering::CasLoop { bits },
     }
 }
@@ -272,7 +338,10 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
     let mut scope = inst.scope;
     if scope == Scope::Cluster && !target.has(Feature::Cluster) {
         scope = Scope::Device;
-        legality.rewrites.push(Rewrite::ScopeWidened { from: Scope::Cluster, to: Scope::Device });
+        legality.rewrites.push(Rewrite::ScopeWidened {
+            from: Scope::Cluster,
+            to: Scope::Device,
+        });
     }
     order_rewrites(target, inst.order, &mut legality);
 
@@ -322,7 +391,13 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
                 }
                 None => {
                     let element = element_emulation(inst.op, inst.ty, target);
-                    let widened_op = matches!(element, ElementLowering::PartWord { needs_loop: false, .. });
+                    let widened_op = matches!(
+                        element,
+                        ElementLowering::PartWord {
+                            needs_loop: false,
+                            ..
+                        }
+                    );
                     if widened_op && reduction_allowed(inst) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }
@@ -330,13 +405,20 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
                 }
             };
             let emulation = if inst.shape.is_vector() {
-                Emulation::Split { elements: inst.shape.len() as u32, element }
+                Emulation::Split {
+                    elements: inst.shape.len() as u32,
+                    element,
+                }
             } else {
                 match element {
                     ElementLowering::CasLoop { bits } => Emulation::CasLoop { bits },
-                    ElementLowering::PartWord { element_bits, needs_loop } => {
-                        Emulation::PartWord { element_bits, needs_loop }
-                    }
+                    ElementLowering::PartWord {
+                        element_bits,
+                        needs_loop,
+                    } => Emulation::PartWord {
+                        element_bits,
+                        needs_loop,
+                    },
                     ElementLowering::Native => unreachable!("scalar native handled above"),
                 }
             };
@@ -344,7 +426,11 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
             Form::Expand(emulation)
         }
     };
-    Ok(Plan { legality, scope, form })
+    Ok(Plan {
+        legality,
+        scope,
+        form,
+    })
 }
 
 /// The targets tried, oldest first, when looking for the smallest one that accepts a node: each
@@ -362,7 +448,11 @@ fn candidate_targets() -> impl Iterator<Item = PtxTarget> {
     ];
     Sm::ALL.into_iter().flat_map(|sm| {
         std::iter::once(sm.min_isa())
-            .chain(FEATURE_ISAS.into_iter().filter(move |isa| *isa > sm.min_isa()))
+            .chain(
+                FEATURE_ISAS
+                    .into_iter()
+                    .filter(move |isa| *isa > sm.min_isa()),
+            )
             .map(move |isa| PtxTarget::new(sm, isa))
     })
 }

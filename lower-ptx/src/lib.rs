@@ -60,7 +60,7 @@ impl PtxBackend {
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
         let mut report = LowerReport::default();
-        let mut plans = Vec::new();
+        let mut plans: Vec<(legal::PlanKey, legal::Plan)> = Vec::new();
         let mut body = String::new();
         if mode != emit::ParamMode::Listing {
             self.header(out);
@@ -68,14 +68,19 @@ impl PtxBackend {
         for (index, kernel) in module.kernels.iter().enumerate() {
             plans.clear();
             for (id, inst) in kernel.insts.iter() {
-                let plan = legal::verdict(inst, self.target).map_err(|refusal| LowerError {
-                    kernel: kernel.name.clone(),
-                    inst: id,
-                    loc: kernel.loc_of(id),
-                    refusal,
-                })?;
+                // Programs repeat the same kind of atomic: reuse the previous decision when
+                // everything the legality table reads is the same.
+                let plan = match plans.last() {
+                    Some((key, plan)) if *key == legal::PlanKey::of(inst) => plan.clone(),
+                    _ => legal::verdict(inst, self.target).map_err(|refusal| LowerError {
+                        kernel: kernel.name.clone(),
+                        inst: id,
+                        loc: kernel.loc_of(id),
+                        refusal,
+                    })?,
+                };
                 report.decisions.push((index, id, plan.legality.clone()));
-                plans.push(plan);
+                plans.push((legal::PlanKey::of(inst), plan));
             }
             if index > 0 {
                 out.push('\n');
@@ -102,8 +107,10 @@ impl PtxBackend {
             legal::plan(inst, self.target).map(|plan| plan.form),
             Ok(legal::Form::Native(spelling)) if spelling.op == "add" && spelling.ty == "f32"
         );
-        let may_be_global =
-            matches!(inst.space, atomir_ir::AddressSpace::Global | atomir_ir::AddressSpace::Generic);
+        let may_be_global = matches!(
+            inst.space,
+            atomir_ir::AddressSpace::Global | atomir_ir::AddressSpace::Generic
+        );
         if native_f32_add && may_be_global {
             FloatMode::FlushSubnormals
         } else {
@@ -139,8 +146,11 @@ impl Backend for PtxBackend {
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
-        let mode =
-            if options.complete_module { emit::ParamMode::Entry } else { emit::ParamMode::Listing };
+        let mode = if options.complete_module {
+            emit::ParamMode::Entry
+        } else {
+            emit::ParamMode::Listing
+        };
         self.lower_as(module, mode, out)
     }
 }

@@ -141,7 +141,10 @@ impl PtxTarget {
             None => (spec, None),
         };
         let sm = Sm::from_name(sm_text).ok_or_else(|| {
-            format!("unknown PTX architecture `{sm_text}`; expected one of: {}", sm_list())
+            format!(
+                "unknown PTX architecture `{sm_text}`; expected one of: {}",
+                sm_list()
+            )
         })?;
         let isa = match isa_text {
             None => PtxIsa::DEFAULT,
@@ -184,7 +187,11 @@ impl fmt::Display for PtxTarget {
 }
 
 fn sm_list() -> String {
-    Sm::ALL.iter().map(|sm| sm.name()).collect::<Vec<_>>().join(", ")
+    Sm::ALL
+        .iter()
+        .map(|sm| sm.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A PTX feature an atomic lowering may need, with the architecture and ISA version that
@@ -242,8 +249,13 @@ mod tests {
     fn parses_and_prints() {
         let target = PtxTarget::parse("sm_90@8.7").unwrap();
         assert_eq!(target.to_string(), "sm_90@8.7");
-        assert_eq!(PtxTarget::parse("sm_90a").unwrap().to_string(), "sm_90a@8.8");
-        assert!(PtxTarget::parse("sm_100@8.5").unwrap_err().contains("needs PTX ISA 8.6"));
+        assert_eq!(
+            PtxTarget::parse("sm_90a").unwrap().to_string(),
+            "sm_90a@8.8"
+        );
+        assert!(PtxTarget::parse("sm_100@8.5")
+            .unwrap_err()
+            .contains("needs PTX ISA 8.6"));
         assert!(PtxTarget::parse("sm_91").is_err());
         assert!(PtxTarget::parse("sm_90@8.9").is_err());
         assert!(PtxTarget::parse("sm_90@x").is_err());
@@ -255,7 +267,9 @@ mod tests {
         assert!(!old_isa.has(Feature::Vector));
         assert!(old_isa.has(Feature::Cluster));
         assert!(PtxTarget::parse("sm_90@8.3").unwrap().has(Feature::B128));
-        assert!(!PtxTarget::parse("sm_90@8.3").unwrap().has(Feature::B128System));
+        assert!(!PtxTarget::parse("sm_90@8.3")
+            .unwrap()
+            .has(Feature::B128System));
         assert!(!PtxTarget::parse("sm_80").unwrap().has(Feature::Cluster));
     }
 }

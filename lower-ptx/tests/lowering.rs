@@ -7,7 +7,14 @@ use atomir_ir::{
 };
 use atomir_ptx::{parse_target, PtxBackend, PtxTarget};
 
-fn one(op: AtomicOp, ty: ElemType, order: MemoryOrder, scope: Scope, space: AddressSpace, used: bool) -> Kernel {
+fn one(
+    op: AtomicOp,
+    ty: ElemType,
+    order: MemoryOrder,
+    scope: Scope,
+    space: AddressSpace,
+    used: bool,
+) -> Kernel {
     let mut kernel = Kernel::new("k");
     let addr = kernel.add_param("a", ValueType::Ptr(space));
     let b = kernel.add_param("b", ValueType::scalar(ty));
@@ -25,7 +32,15 @@ fn one(op: AtomicOp, ty: ElemType, order: MemoryOrder, scope: Scope, space: Addr
 fn lower(target: &str, kernel: Kernel) -> String {
     let backend = parse_target(target).unwrap();
     let mut out = String::new();
-    backend.lower(&Module { kernels: vec![kernel] }, &LowerOptions::default(), &mut out).unwrap();
+    backend
+        .lower(
+            &Module {
+                kernels: vec![kernel],
+            },
+            &LowerOptions::default(),
+            &mut out,
+        )
+        .unwrap();
     out
 }
 
@@ -35,24 +50,82 @@ fn first(kernel: &Kernel) -> atomir_ir::Inst {
 
 #[test]
 fn seq_cst_is_a_fence_then_acquire_and_the_scope_is_always_printed() {
-    let text = lower("sm_90", one(AtomicOp::Add, ElemType::U32, MemoryOrder::SeqCst, Scope::System, AddressSpace::Global, true));
-    assert!(text.contains("fence.sc.sys;\n\tatom.acquire.sys.global.add.u32 %r, [%a], %b;"), "{text}");
-    let text = lower("sm_90", one(AtomicOp::Add, ElemType::U32, MemoryOrder::Relaxed, Scope::Device, AddressSpace::Generic, true));
+    let text = lower(
+        "sm_90",
+        one(
+            AtomicOp::Add,
+            ElemType::U32,
+            MemoryOrder::SeqCst,
+            Scope::System,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert!(
+        text.contains("fence.sc.sys;\n\tatom.acquire.sys.global.add.u32 %r, [%a], %b;"),
+        "{text}"
+    );
+    let text = lower(
+        "sm_90",
+        one(
+            AtomicOp::Add,
+            ElemType::U32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Generic,
+            true,
+        ),
+    );
     assert!(text.contains("atom.relaxed.gpu.add.u32"), "{text}");
 }
 
 #[test]
 fn before_sm70_orders_are_membars_around_a_relaxed_op() {
-    let text = lower("sm_60", one(AtomicOp::Add, ElemType::U32, MemoryOrder::AcqRel, Scope::Block, AddressSpace::Shared, true));
-    assert!(text.contains("membar.cta;\n\tatom.cta.shared.add.u32 %r, [%a], %b;\n\tmembar.cta;"), "{text}");
-    let text = lower("sm_60", one(AtomicOp::Add, ElemType::U32, MemoryOrder::Acquire, Scope::Device, AddressSpace::Global, true));
-    assert!(text.starts_with("// kernel k (ptx:sm_60@8.8)\n\tatom.gpu.global.add.u32 %r, [%a], %b;\n\tmembar.gl;"), "{text}");
+    let text = lower(
+        "sm_60",
+        one(
+            AtomicOp::Add,
+            ElemType::U32,
+            MemoryOrder::AcqRel,
+            Scope::Block,
+            AddressSpace::Shared,
+            true,
+        ),
+    );
+    assert!(
+        text.contains("membar.cta;\n\tatom.cta.shared.add.u32 %r, [%a], %b;\n\tmembar.cta;"),
+        "{text}"
+    );
+    let text = lower(
+        "sm_60",
+        one(
+            AtomicOp::Add,
+            ElemType::U32,
+            MemoryOrder::Acquire,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert!(
+        text.starts_with(
+            "// kernel k (ptx:sm_60@8.8)\n\tatom.gpu.global.add.u32 %r, [%a], %b;\n\tmembar.gl;"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
 fn red_only_for_unused_relaxed_or_release_results() {
     for order in MemoryOrder::ALL {
-        let kernel = one(AtomicOp::Add, ElemType::U32, *order, Scope::Device, AddressSpace::Global, false);
+        let kernel = one(
+            AtomicOp::Add,
+            ElemType::U32,
+            *order,
+            Scope::Device,
+            AddressSpace::Global,
+            false,
+        );
         let text = lower("sm_90", kernel);
         let red = matches!(order, MemoryOrder::Relaxed | MemoryOrder::Release);
         assert_eq!(text.contains("\tred."), red, "{order}: {text}");
@@ -62,23 +135,49 @@ fn red_only_for_unused_relaxed_or_release_results() {
 
 #[test]
 fn cluster_scope_is_widened_before_sm90_and_kept_after() {
-    let kernel = one(AtomicOp::Or, ElemType::B32, MemoryOrder::Relaxed, Scope::Cluster, AddressSpace::Global, true);
+    let kernel = one(
+        AtomicOp::Or,
+        ElemType::B32,
+        MemoryOrder::Relaxed,
+        Scope::Cluster,
+        AddressSpace::Global,
+        true,
+    );
     let old = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
     let legality = old.legalize(&kernel, first(&kernel)).unwrap();
-    assert!(legality.rewrites.contains(&Rewrite::ScopeWidened { from: Scope::Cluster, to: Scope::Device }));
+    assert!(legality.rewrites.contains(&Rewrite::ScopeWidened {
+        from: Scope::Cluster,
+        to: Scope::Device
+    }));
     assert!(lower("sm_80", kernel.clone()).contains("atom.relaxed.gpu.global.or.b32"));
     assert!(lower("sm_90", kernel).contains("atom.relaxed.cluster.global.or.b32"));
 }
 
 #[test]
 fn sub_negates_in_registers_and_constants_at_compile_time() {
-    let text = lower("sm_90", one(AtomicOp::Sub, ElemType::S32, MemoryOrder::Relaxed, Scope::Device, AddressSpace::Global, true));
-    assert!(text.contains("neg.s32 %_r0, %b;\n\tatom.relaxed.gpu.global.add.s32 %r, [%a], %_r0;"), "{text}");
+    let text = lower(
+        "sm_90",
+        one(
+            AtomicOp::Sub,
+            ElemType::S32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert!(
+        text.contains("neg.s32 %_r0, %b;\n\tatom.relaxed.gpu.global.add.s32 %r, [%a], %_r0;"),
+        "{text}"
+    );
     // INT_MIN negates to itself: the literal is computed, never written as `-(-2147483648)`.
     let mut kernel = Kernel::new("k");
     let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
     let int_min = kernel.constant(0x8000_0000);
-    kernel.push(AtomicInst::new(AtomicOp::Sub, ElemType::S32, addr, int_min.into()), Some("r"));
+    kernel.push(
+        AtomicInst::new(AtomicOp::Sub, ElemType::S32, addr, int_min.into()),
+        Some("r"),
+    );
     let text = lower("sm_90", kernel);
     assert!(text.contains("mov.b32 %_r0, 0x80000000;"), "{text}");
     assert!(!text.contains("--"), "{text}");
@@ -86,12 +185,26 @@ fn sub_negates_in_registers_and_constants_at_compile_time() {
 
 #[test]
 fn refusals_name_the_rule_and_the_smallest_target() {
-    let kernel = one(AtomicOp::Cas, ElemType::B128, MemoryOrder::Relaxed, Scope::Device, AddressSpace::Global, true);
+    let kernel = one(
+        AtomicOp::Cas,
+        ElemType::B128,
+        MemoryOrder::Relaxed,
+        Scope::Device,
+        AddressSpace::Global,
+        true,
+    );
     let backend = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
     let refusal = backend.legalize(&kernel, first(&kernel)).unwrap_err();
     assert_eq!(refusal.rule, "ptx.b128-needs-sm90");
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.3"));
-    let system = one(AtomicOp::Exch, ElemType::B128, MemoryOrder::Relaxed, Scope::System, AddressSpace::Global, true);
+    let system = one(
+        AtomicOp::Exch,
+        ElemType::B128,
+        MemoryOrder::Relaxed,
+        Scope::System,
+        AddressSpace::Global,
+        true,
+    );
     let refusal = backend.legalize(&system, first(&system)).unwrap_err();
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.4"));
 }
@@ -99,18 +212,69 @@ fn refusals_name_the_rule_and_the_smallest_target() {
 #[test]
 fn emulations_follow_the_target() {
     let check = |target: &str, op, ty, expected: Emulation| {
-        let kernel = one(op, ty, MemoryOrder::Relaxed, Scope::Device, AddressSpace::Global, true);
+        let kernel = one(
+            op,
+            ty,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        );
         let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
         let legality = backend.legalize(&kernel, first(&kernel)).unwrap();
         assert_eq!(legality.emulation, Some(expected), "{target} {op} {ty}");
     };
-    check("sm_70", AtomicOp::Exch, ElemType::U16, Emulation::CasLoop { bits: 16 });
-    check("sm_60", AtomicOp::Exch, ElemType::U16, Emulation::PartWord { element_bits: 16, needs_loop: true });
-    check("sm_90", AtomicOp::Or, ElemType::U8, Emulation::PartWord { element_bits: 8, needs_loop: false });
-    check("sm_90", AtomicOp::Max, ElemType::F32, Emulation::CasLoop { bits: 32 });
-    check("sm_90", AtomicOp::Inc, ElemType::U64, Emulation::CasLoop { bits: 64 });
-    check("sm_80", AtomicOp::Add, ElemType::Bf16, Emulation::CasLoop { bits: 16 });
-    check("sm_60", AtomicOp::Add, ElemType::F16, Emulation::PartWord { element_bits: 16, needs_loop: true });
+    check(
+        "sm_70",
+        AtomicOp::Exch,
+        ElemType::U16,
+        Emulation::CasLoop { bits: 16 },
+    );
+    check(
+        "sm_60",
+        AtomicOp::Exch,
+        ElemType::U16,
+        Emulation::PartWord {
+            element_bits: 16,
+            needs_loop: true,
+        },
+    );
+    check(
+        "sm_90",
+        AtomicOp::Or,
+        ElemType::U8,
+        Emulation::PartWord {
+            element_bits: 8,
+            needs_loop: false,
+        },
+    );
+    check(
+        "sm_90",
+        AtomicOp::Max,
+        ElemType::F32,
+        Emulation::CasLoop { bits: 32 },
+    );
+    check(
+        "sm_90",
+        AtomicOp::Inc,
+        ElemType::U64,
+        Emulation::CasLoop { bits: 64 },
+    );
+    check(
+        "sm_80",
+        AtomicOp::Add,
+        ElemType::Bf16,
+        Emulation::CasLoop { bits: 16 },
+    );
+    check(
+        "sm_60",
+        AtomicOp::Add,
+        ElemType::F16,
+        Emulation::PartWord {
+            element_bits: 16,
+            needs_loop: true,
+        },
+    );
 }
 
 #[test]
@@ -124,7 +288,10 @@ fn vectors_are_native_only_on_global_from_sm90() {
         inst.space = space;
         kernel.push(inst, Some("r"));
         let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
-        backend.legalize(&kernel, first(&kernel)).unwrap().strategy()
+        backend
+            .legalize(&kernel, first(&kernel))
+            .unwrap()
+            .strategy()
     };
     assert_eq!(vector(AddressSpace::Global, "sm_90"), Strategy::Native);
     assert_eq!(vector(AddressSpace::Shared, "sm_90"), Strategy::Split);
@@ -136,7 +303,14 @@ fn vectors_are_native_only_on_global_from_sm90() {
 fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
     let backend = PtxBackend::new(PtxTarget::parse("sm_90").unwrap());
     let mode = |space| {
-        let kernel = one(AtomicOp::Add, ElemType::F32, MemoryOrder::Relaxed, Scope::Device, space, true);
+        let kernel = one(
+            AtomicOp::Add,
+            ElemType::F32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            space,
+            true,
+        );
         backend.float_mode(&kernel.insts[first(&kernel)])
     };
     assert_eq!(mode(AddressSpace::Global), FloatMode::FlushSubnormals);
@@ -154,12 +328,25 @@ fn a_million_atomics_lower_quickly() {
         inst.space = AddressSpace::Global;
         kernel.push(inst, None);
     }
-    let module = Module { kernels: vec![kernel] };
+    let module = Module {
+        kernels: vec![kernel],
+    };
     let backend = PtxBackend::new(PtxTarget::parse("sm_90").unwrap());
     let mut out = String::with_capacity(64 << 20);
     let start = std::time::Instant::now();
-    backend.lower(&module, &LowerOptions { complete_module: true }, &mut out).unwrap();
+    backend
+        .lower(
+            &module,
+            &LowerOptions {
+                complete_module: true,
+            },
+            &mut out,
+        )
+        .unwrap();
     let elapsed = start.elapsed();
-    assert_eq!(out.matches("red.relaxed.gpu.global.add.u32").count(), 1_000_000);
+    assert_eq!(
+        out.matches("red.relaxed.gpu.global.add.u32").count(),
+        1_000_000
+    );
     println!("1M atomics lowered in {elapsed:?}");
 }

@@ -38,7 +38,11 @@ pub fn legalize_cells(backend: &PtxBackend, cells: &[Cell]) -> (Vec<Lowered>, Mo
         let inst = kernel.insts.keys().next().expect("one instruction");
         match backend.legalize(&kernel, inst) {
             Ok(legality) => {
-                lowered.push(Lowered { cell: *cell, strategy: legality.strategy(), refusal: None });
+                lowered.push(Lowered {
+                    cell: *cell,
+                    strategy: legality.strategy(),
+                    refusal: None,
+                });
                 module.kernels.push(kernel);
             }
             Err(refusal) => lowered.push(Lowered {
@@ -73,7 +77,13 @@ pub fn assemble(ptxas: &Path, target: PtxTarget, text: &str, scratch: &Path) -> 
 pub fn module_text(backend: &PtxBackend, module: &Module) -> String {
     let mut text = String::new();
     backend
-        .lower(module, &LowerOptions { complete_module: true }, &mut text)
+        .lower(
+            module,
+            &LowerOptions {
+                complete_module: true,
+            },
+            &mut text,
+        )
         .expect("legalized cells lower");
     text
 }
@@ -95,7 +105,10 @@ pub fn entries(backend: &PtxBackend, module: &Module) -> (String, Vec<Entry>) {
         .filter(|chunk| !chunk.is_empty())
         .map(|chunk| {
             let name = chunk.split('(').next().unwrap_or_default().to_string();
-            Entry { name, text: format!("{marker}{chunk}") }
+            Entry {
+                name,
+                text: format!("{marker}{chunk}"),
+            }
         })
         .collect();
     (header, entries)
@@ -124,7 +137,15 @@ pub fn judge_entries(
     }
     let mut failures = Vec::new();
     for chunk in order.chunks(batch.max(1)) {
-        bisect(ptxas, target, header, entries, chunk, scratch, &mut failures);
+        bisect(
+            ptxas,
+            target,
+            header,
+            entries,
+            chunk,
+            scratch,
+            &mut failures,
+        );
     }
     // A failing representative fails every identical entry.
     let mut named = Vec::new();
@@ -154,7 +175,9 @@ fn bisect(
         text.push_str(&entries[*index].text);
         text.push('\n');
     }
-    let Err(diagnostics) = assemble(ptxas, target, &text, scratch) else { return };
+    let Err(diagnostics) = assemble(ptxas, target, &text, scratch) else {
+        return;
+    };
     if chosen.len() == 1 {
         failures.push((chosen[0], diagnostics));
         return;

@@ -32,8 +32,11 @@ fn every_cell_assembles_or_is_refused_with_a_reason() {
                 scope.spawn(move || {
                     let backend = PtxBackend::new(*target);
                     let (lowered, module) = legalize_cells(&backend, all);
-                    let scratch = std::env::temp_dir()
-                        .join(format!("atomir-ptx-matrix-{}-{}.ptx", std::process::id(), target));
+                    let scratch = std::env::temp_dir().join(format!(
+                        "atomir-ptx-matrix-{}-{}.ptx",
+                        std::process::id(),
+                        target
+                    ));
                     let (header, entries) = entries(&backend, &module);
                     assert_eq!(entries.len(), module.kernels.len());
                     let (distinct, failures) =
@@ -43,7 +46,10 @@ fn every_cell_assembles_or_is_refused_with_a_reason() {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("matrix thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("matrix thread"))
+            .collect()
     });
 
     let mut all_failures = Vec::new();
@@ -53,11 +59,17 @@ fn every_cell_assembles_or_is_refused_with_a_reason() {
             *counts.entry(cell.strategy).or_default() += 1;
             if cell.strategy == Strategy::Illegal {
                 let refusal = cell.refusal.as_deref().unwrap_or("");
-                assert!(refusal.contains("[rule ptx."), "{}: refusal without a rule: {refusal}", cell.cell);
+                assert!(
+                    refusal.contains("[rule ptx."),
+                    "{}: refusal without a rule: {refusal}",
+                    cell.cell
+                );
             }
         }
-        let line: Vec<String> =
-            Strategy::ALL.iter().map(|s| format!("{s} {}", counts.get(s).copied().unwrap_or(0))).collect();
+        let line: Vec<String> = Strategy::ALL
+            .iter()
+            .map(|s| format!("{s} {}", counts.get(s).copied().unwrap_or(0)))
+            .collect();
         println!(
             "ptx:{target}: {} cells: {}; {distinct} distinct entries assembled, ptxas rejected {}",
             lowered.len(),
@@ -65,8 +77,15 @@ fn every_cell_assembles_or_is_refused_with_a_reason() {
             failures.len()
         );
         for (name, diagnostics) in failures.iter().take(20) {
-            all_failures.push(format!("ptx:{target} {name}:\n{}", diagnostics.lines().take(4).collect::<Vec<_>>().join("\n")));
+            all_failures.push(format!(
+                "ptx:{target} {name}:\n{}",
+                diagnostics.lines().take(4).collect::<Vec<_>>().join("\n")
+            ));
         }
     }
-    assert!(all_failures.is_empty(), "ptxas rejected cells:\n{}", all_failures.join("\n"));
+    assert!(
+        all_failures.is_empty(),
+        "ptxas rejected cells:\n{}",
+        all_failures.join("\n")
+    );
 }

@@ -128,7 +128,9 @@ fn element_value(cell: &Cell, rng: &mut Rng, role: Role) -> u128 {
     match (cell.op, role) {
         (AtomicOp::Cas, _) => u128::from(rng.below(4)),
         (AtomicOp::Inc | AtomicOp::Dec, _) => u128::from(rng.below(24)),
-        (AtomicOp::Add | AtomicOp::Sub, Role::Operand) if !cell.result_used => u128::from(rng.below(100)),
+        (AtomicOp::Add | AtomicOp::Sub, Role::Operand) if !cell.result_used => {
+            u128::from(rng.below(100))
+        }
         _ => rng.wide() & mask,
     }
 }
@@ -163,8 +165,16 @@ fn gpu_cells(backend: &PtxBackend) -> Vec<Cell> {
                         ty,
                         shape,
                         order: MemoryOrder::ALL[index % MemoryOrder::ALL.len()],
-                        scope: if index % 3 == 2 { Scope::System } else { Scope::Device },
-                        space: if index % 2 == 0 { AddressSpace::Global } else { AddressSpace::Generic },
+                        scope: if index % 3 == 2 {
+                            Scope::System
+                        } else {
+                            Scope::Device
+                        },
+                        space: if index.is_multiple_of(2) {
+                            AddressSpace::Global
+                        } else {
+                            AddressSpace::Generic
+                        },
                         result_used,
                     };
                     if !cell.is_valid() || (!result_used && !order_independent(&cell)) {
@@ -210,22 +220,32 @@ fn read_bits(bytes: &[u8], offset: usize, width: usize) -> u128 {
 fn generate(dir: &str, target: PtxTarget) {
     let backend = PtxBackend::new(target);
     let chosen = gpu_cells(&backend);
-    let module = Module { kernels: chosen.iter().map(Cell::kernel).collect() };
+    let module = Module {
+        kernels: chosen.iter().map(Cell::kernel).collect(),
+    };
     let mut text = String::new();
-    backend.lower_per_thread(&module, &mut text).unwrap_or_else(|e| fail(&e.to_string()));
+    backend
+        .lower_per_thread(&module, &mut text)
+        .unwrap_or_else(|e| fail(&e.to_string()));
     write(&format!("{dir}/{}.ptx", target.sm.name()), &text);
 
     let mut cases = Vec::new();
     for (number, cell) in chosen.iter().enumerate() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (number as u64 + 1) * 0x1000_0000_01b3);
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ ((number as u64 + 1) * 0x1000_0000_01b3));
         let width = cell.ty.bytes() as usize;
         let lanes = cell.shape.len();
         let stride = width * lanes;
         let mut memory = Vec::new();
         for _ in 0..SLOTS * lanes {
-            push_bits(&mut memory, element_value(cell, &mut rng, Role::Memory), width);
+            push_bits(
+                &mut memory,
+                element_value(cell, &mut rng, Role::Memory),
+                width,
+            );
         }
-        let offsets: Vec<u64> = (0..THREADS).map(|t| ((t % SLOTS) * stride) as u64).collect();
+        let offsets: Vec<u64> = (0..THREADS)
+            .map(|t| ((t % SLOTS) * stride) as u64)
+            .collect();
         let mut params = vec![json!({"kind": "addr", "offsets": offsets})];
         let operand_count = if cell.op == AtomicOp::Cas { 2 } else { 1 };
         for _ in 0..operand_count {
@@ -240,7 +260,11 @@ fn generate(dir: &str, target: PtxTarget) {
                 params.push(json!({"kind": "data", "bytes": width, "data": hex(&lane)}));
             }
         }
-        let results: Vec<Json> = if cell.result_used { vec![json!({"bytes": stride})] } else { vec![] };
+        let results: Vec<Json> = if cell.result_used {
+            vec![json!({"bytes": stride})]
+        } else {
+            vec![]
+        };
         cases.push(json!({
             "kernel": cell.name(),
             "threads": THREADS,
@@ -251,7 +275,10 @@ fn generate(dir: &str, target: PtxTarget) {
     }
     let module_name = format!("{}.ptx", target.sm.name());
     let document = json!({"target": target.to_string(), "module": module_name, "cases": cases});
-    write(&format!("{dir}/{}.json", target.sm.name()), &document.to_string());
+    write(
+        &format!("{dir}/{}.json", target.sm.name()),
+        &document.to_string(),
+    );
     println!("ptx:{target}: {} GPU cases", chosen.len());
 }
 
@@ -291,25 +318,32 @@ fn linearizable(init: u128, last: u128, edges: &[(u128, u128)]) -> bool {
     }
     let component = root(&mut parent, init);
     let vertices: Vec<u128> = parent.keys().copied().collect();
-    vertices.into_iter().all(|v| root(&mut parent, v) == component)
+    vertices
+        .into_iter()
+        .all(|v| root(&mut parent, v) == component)
         && (init == last || parent.contains_key(&last))
 }
 
 fn cell_by_name(backend: &PtxBackend) -> HashMap<String, Cell> {
-    gpu_cells(backend).into_iter().map(|cell| (cell.name(), cell)).collect()
+    gpu_cells(backend)
+        .into_iter()
+        .map(|cell| (cell.name(), cell))
+        .collect()
 }
 
 /// Checks one results file; returns the number of failed cases.
 fn check(dir: &str, results_path: &str) -> usize {
     let results: Json = serde_json::from_str(
-        &std::fs::read_to_string(results_path).unwrap_or_else(|e| fail(&format!("{results_path}: {e}"))),
+        &std::fs::read_to_string(results_path)
+            .unwrap_or_else(|e| fail(&format!("{results_path}: {e}"))),
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let target = parse_target(results["target"].as_str().unwrap_or_default());
     let backend = PtxBackend::new(target);
     let inputs_path = format!("{dir}/{}.json", target.sm.name());
     let inputs: Json = serde_json::from_str(
-        &std::fs::read_to_string(&inputs_path).unwrap_or_else(|e| fail(&format!("{inputs_path}: {e}"))),
+        &std::fs::read_to_string(&inputs_path)
+            .unwrap_or_else(|e| fail(&format!("{inputs_path}: {e}"))),
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let cells = cell_by_name(&backend);
@@ -350,10 +384,17 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
     let lanes = cell.shape.len();
     let initial = unhex(case["memory"].as_str().unwrap_or_default());
     let last = unhex(output["memory"].as_str().unwrap_or_default());
-    let params: Vec<Vec<u8>> = case["params"].as_array().into_iter().flatten().skip(1)
+    let params: Vec<Vec<u8>> = case["params"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .skip(1)
         .map(|p| unhex(p["data"].as_str().unwrap_or_default()))
         .collect();
-    let olds = output["results"].as_array().and_then(|r| r.first()).map(|r| unhex(r.as_str().unwrap_or_default()));
+    let olds = output["results"]
+        .as_array()
+        .and_then(|r| r.first())
+        .map(|r| unhex(r.as_str().unwrap_or_default()));
     let operand = |thread: usize, lane: usize| read_bits(&params[lane], thread * width, width);
     let new_value = |thread: usize, lane: usize| {
         if cell.op == AtomicOp::Cas {
@@ -384,8 +425,16 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
                         let edges: Vec<(u128, u128)> = threads
                             .clone()
                             .map(|t| {
-                                let old = sub(read_bits(olds, (t * lanes + lane) * width, width), index);
-                                let new = apply(cell.op, sub_ty, old, sub(operand(t, lane), index), sub(new_value(t, lane), index), mode);
+                                let old =
+                                    sub(read_bits(olds, (t * lanes + lane) * width, width), index);
+                                let new = apply(
+                                    cell.op,
+                                    sub_ty,
+                                    old,
+                                    sub(operand(t, lane), index),
+                                    sub(new_value(t, lane), index),
+                                    mode,
+                                );
                                 (old, new)
                             })
                             .collect();
@@ -397,7 +446,14 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
                     }
                     None => {
                         let expected = threads.clone().fold(init, |value, t| {
-                            apply(cell.op, sub_ty, value, sub(operand(t, lane), index), 0, mode)
+                            apply(
+                                cell.op,
+                                sub_ty,
+                                value,
+                                sub(operand(t, lane), index),
+                                0,
+                                mode,
+                            )
                         });
                         if expected != end {
                             return Err(format!(
@@ -431,7 +487,11 @@ fn simulate(dir: &str, sm: &str, out: &str) {
         let width = cell.ty.bytes() as usize;
         let lanes = cell.shape.len();
         let mut memory = unhex(case["memory"].as_str().unwrap_or_default());
-        let params: Vec<Vec<u8>> = case["params"].as_array().into_iter().flatten().skip(1)
+        let params: Vec<Vec<u8>> = case["params"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .skip(1)
             .map(|p| unhex(p["data"].as_str().unwrap_or_default()))
             .collect();
         let mut olds = Vec::new();
@@ -450,7 +510,11 @@ fn simulate(dir: &str, sm: &str, out: &str) {
                 push_bits(&mut olds, old, width);
             }
         }
-        let outputs: Vec<Json> = if cell.result_used { vec![json!(hex(&olds))] } else { vec![] };
+        let outputs: Vec<Json> = if cell.result_used {
+            vec![json!(hex(&olds))]
+        } else {
+            vec![]
+        };
         results.push(json!({"kernel": name, "memory": hex(&memory), "results": outputs}));
     }
     let document = json!({"target": target.to_string(), "cases": results});
