@@ -1453,7 +1453,10 @@ mod expander_tests {
         let emulations = |ty: ElemType, op: AtomicOp| {
             let mut list = vec![
                 Emulation::CasLoop { bits: ty.bits() },
-                Emulation::Split { elements: 1, element: ElementLowering::Native },
+                Emulation::Split {
+                    elements: 1,
+                    element: ElementLowering::Native,
+                },
             ];
             if ty.bits() <= 16 && !ty.is_packed() {
                 list.push(Emulation::PartWord {
@@ -1469,7 +1472,11 @@ mod expander_tests {
             let inst = kernel.insts.values().next().expect("one instruction");
             for emulation in emulations(cell.ty, cell.op) {
                 let fresh = expand(inst, emulation);
-                assert_eq!(expander.expand(inst, emulation), &fresh, "{cell} {emulation:?}");
+                assert_eq!(
+                    expander.expand(inst, emulation),
+                    &fresh,
+                    "{cell} {emulation:?}"
+                );
                 compared += 1;
             }
         }
