@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use atomir_ir::matrix::{cells, Cell};
-use atomir_ir::{AddressSpace, AtomicOp, ElemType, Scope, TypeClass, VectorShape};
+use atomir_ir::semantics::{apply, FloatMode};
+use atomir_ir::{AddressSpace, AtomicOp, ElemType, Scope, VectorShape};
 use atomir_llvm::LlvmTarget;
 use atomir_tests::llvm::{llc_args, lower_module};
 use atomir_tests::tools::{require, run, workspace_root, Tool};
@@ -15,110 +16,6 @@ use atomir_tests::tools::{require, run, workspace_root, Tool};
 const THREADS: usize = 4;
 const ITERS: usize = 200;
 
-/// Reference semantics of one element: `op(old, operand[, new_value])` on raw bits.
-/// The same contract as `atomir_ir::semantics::apply` (to which it defers once that lands).
-fn reference(op: AtomicOp, ty: ElemType, old: u128, operand: u128, new_value: u128) -> u128 {
-    let bits = ty.bits();
-    let mask = if bits == 128 {
-        u128::MAX
-    } else {
-        (1u128 << bits) - 1
-    };
-    let signed = |v: u128| ((v << (128 - bits)) as i128) >> (128 - bits);
-    match ty.class() {
-        TypeClass::Float if !op.is_move() => {
-            if bits == 32 {
-                let (a, b) = (f32::from_bits(old as u32), f32::from_bits(operand as u32));
-                u128::from(float_op32(op, a, b).to_bits())
-            } else {
-                let (a, b) = (f64::from_bits(old as u64), f64::from_bits(operand as u64));
-                u128::from(float_op64(op, a, b).to_bits())
-            }
-        }
-        _ => {
-            let r = match op {
-                AtomicOp::Add => old.wrapping_add(operand),
-                AtomicOp::Sub => old.wrapping_sub(operand),
-                AtomicOp::And => old & operand,
-                AtomicOp::Or => old | operand,
-                AtomicOp::Xor => old ^ operand,
-                AtomicOp::Nand => !(old & operand),
-                AtomicOp::Exch => operand,
-                AtomicOp::Cas => {
-                    if old == operand {
-                        new_value
-                    } else {
-                        old
-                    }
-                }
-                AtomicOp::Inc => {
-                    if old >= operand {
-                        0
-                    } else {
-                        old + 1
-                    }
-                }
-                AtomicOp::Dec => {
-                    if old == 0 || old > operand {
-                        operand
-                    } else {
-                        old - 1
-                    }
-                }
-                AtomicOp::Min if ty.class() == TypeClass::Signed => {
-                    if signed(old) <= signed(operand) {
-                        old
-                    } else {
-                        operand
-                    }
-                }
-                AtomicOp::Max if ty.class() == TypeClass::Signed => {
-                    if signed(old) >= signed(operand) {
-                        old
-                    } else {
-                        operand
-                    }
-                }
-                AtomicOp::Min => old.min(operand),
-                AtomicOp::Max => old.max(operand),
-            };
-            r & mask
-        }
-    }
-}
-
-macro_rules! float_op {
-    ($name:ident, $t:ty) => {
-        fn $name(op: AtomicOp, a: $t, b: $t) -> $t {
-            let min_num = |a: $t, b: $t, min: bool| {
-                if a.is_nan() {
-                    return b;
-                }
-                if b.is_nan() {
-                    return a;
-                }
-                if a == b {
-                    // -0 < +0
-                    return if (a.is_sign_negative() == min) { a } else { b };
-                }
-                if (a < b) == min {
-                    a
-                } else {
-                    b
-                }
-            };
-            match op {
-                AtomicOp::Add => a + b,
-                AtomicOp::Sub => a - b,
-                AtomicOp::Min => min_num(a, b, true),
-                AtomicOp::Max => min_num(a, b, false),
-                other => unreachable!("no float {other}"),
-            }
-        }
-    };
-}
-float_op!(float_op32, f32);
-float_op!(float_op64, f64);
 
 /// Operand, new value and initial memory for a cell: chosen so the sequence moves (no op is a
 /// no-op from the start) and float adds stay exact.
@@ -218,7 +115,7 @@ fn x86_64_cells_run_correctly_under_contention() {
         let mut value = init;
         for _ in 0..=n {
             sequence.push(value as u64);
-            value = reference(cell.op, cell.ty, value, operand, new_value);
+            value = apply(cell.op, cell.ty, value, operand, new_value, FloatMode::Ieee);
         }
         let final_value = sequence.pop().unwrap();
         sequence.sort_unstable();
