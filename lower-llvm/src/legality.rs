@@ -186,6 +186,16 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         )
         .accepted_by(format!("llvm:{}@15", target.triple.name())));
     }
+    if target.triple == Triple::Spirv64 && bf16_values {
+        // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
+        // SPV_INTEL_bfloat16_arithmetic, a vendor extension a portable consumer may lack.
+        return Err(Refusal::new(
+            "llvm.spirv-no-bfloat16",
+            "SPIR-V has bfloat16 values and arithmetic only through extensions \
+             (SPV_KHR_bfloat16, SPV_INTEL_bfloat16_arithmetic) that a consumer may not support",
+        )
+        .accepted_by(ptx22));
+    }
     if inst.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
             "llvm.no-128-bit-cas",
