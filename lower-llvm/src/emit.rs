@@ -100,29 +100,29 @@ pub(crate) enum Ref {
 }
 
 /// Writes `name` as an LLVM identifier after `sigil`, quoting it where it has other characters.
-pub(crate) fn write_ident(out: &mut String, sigil: char, name: &str) {
+/// Generic over the sink so that a [`Shown`] reference prints without a scratch string.
+pub(crate) fn write_ident<W: Write + ?Sized>(out: &mut W, sigil: char, name: &str) -> fmt::Result {
     let plain = !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
-    out.push(sigil);
+    out.write_char(sigil)?;
     if plain {
-        out.push_str(name);
-    } else {
-        out.push('"');
-        for c in name.chars() {
-            if c == '"' || c == '\\' || !c.is_ascii() || c.is_ascii_control() {
-                let mut buf = [0u8; 4];
-                for byte in c.encode_utf8(&mut buf).bytes() {
-                    let _ = write!(out, "\\{byte:02X}");
-                }
-            } else {
-                out.push(c);
-            }
-        }
-        out.push('"');
+        return out.write_str(name);
     }
+    out.write_char('"')?;
+    for c in name.chars() {
+        if c == '"' || c == '\\' || !c.is_ascii() || c.is_ascii_control() {
+            let mut buf = [0u8; 4];
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                write!(out, "\\{byte:02X}")?;
+            }
+        } else {
+            out.write_char(c)?;
+        }
+    }
+    out.write_char('"')
 }
 
 /// Prints one kernel's instructions; holds the per-kernel naming state.
@@ -162,11 +162,7 @@ pub(crate) struct Shown<'e, 'a>(&'e Emitter<'a>, Ref);
 impl fmt::Display for Shown<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.1 {
-            Ref::Param(value) => {
-                let mut name = String::new();
-                write_ident(&mut name, '%', self.0.kernel.value_name(value));
-                f.write_str(&name)
-            }
+            Ref::Param(value) => write_ident(f, '%', self.0.kernel.value_name(value)),
             Ref::Tmp(inst, n) => write!(f, "%.{inst}.{n}"),
             Ref::Lit(bits, scal) => write_literal(f, bits, scal),
             Ref::Zero => f.write_str("zeroinitializer"),
@@ -426,7 +422,7 @@ pub(crate) fn function(
         }
     }
     out.push_str("void ");
-    write_ident(out, '@', &kernel.name);
+    let _ = write_ident(out, '@', &kernel.name);
     out.push('(');
     let mut first = true;
     for param in &kernel.params {
@@ -435,7 +431,7 @@ pub(crate) fn function(
         }
         first = false;
         let _ = write!(out, "{} ", em.value_ty(param.ty));
-        write_ident(out, '%', kernel.value_name(param.value));
+        let _ = write_ident(out, '%', kernel.value_name(param.value));
     }
     let result_space = target.triple.result_space();
     for (index, inst) in kernel.insts.values().enumerate() {

@@ -186,6 +186,30 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         )
         .accepted_by(format!("llvm:{}@15", target.triple.name())));
     }
+    let gpu = matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn);
+    if gpu && target.major < 19 && bf16_values {
+        // Measured: llc 15 and 16 cannot select `bfloat` parameters, conversions or arithmetic
+        // on nvptx64 (sm_86/sm_90) and amdgcn (gfx90a/gfx940); 19 can. 17 and 18 are unmeasured.
+        return Err(Refusal::new(
+            "llvm.gpu-bf16-needs-19",
+            format!(
+                "the {} backend of LLVM {} cannot select `bfloat` values and arithmetic",
+                target.triple.name(),
+                target.major
+            ),
+        )
+        .accepted_by(format!("llvm:{}@19", target.triple.name())));
+    }
+    if target.triple == Triple::Spirv64 && bf16_values {
+        // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
+        // SPV_INTEL_bfloat16_arithmetic, a vendor extension a portable consumer may lack.
+        return Err(Refusal::new(
+            "llvm.spirv-no-bfloat16",
+            "SPIR-V has bfloat16 values and arithmetic only through extensions \
+             (SPV_KHR_bfloat16, SPV_INTEL_bfloat16_arithmetic) that a consumer may not support",
+        )
+        .accepted_by(ptx22));
+    }
     if inst.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
             "llvm.no-128-bit-cas",
@@ -289,7 +313,13 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
     let old_nvptx = triple == Triple::Nvptx64 && target.major < 22;
     let native = match op {
         // rule llvm.no-uinc-wrap-before-16; SPIR-V has no bounded increment.
-        AtomicOp::Inc | AtomicOp::Dec => target.major >= 16 && triple != Triple::Spirv64,
+        // rule llvm.amdgcn-uinc-wrap-needs-19: llc 16 cannot select them on amdgcn (19 can;
+        // 17 and 18 unmeasured), so the CAS loop it is.
+        AtomicOp::Inc | AtomicOp::Dec => match triple {
+            Triple::Spirv64 => false,
+            Triple::Amdgcn => target.major >= 19,
+            _ => target.major >= 16,
+        },
         // rule llvm.spirv-no-nand: no SPIR-V instruction and no expansion in its backend.
         // rule llvm.nvptx-old-no-expansion: NVPTX before 22 neither selects nor expands nand.
         AtomicOp::Nand => triple != Triple::Spirv64 && !old_nvptx,

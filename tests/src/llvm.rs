@@ -1,12 +1,13 @@
 //! Running LLVM's own tools over batches of lowered kernels, bisecting only on failure.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use atomir_ir::{Backend, Kernel, LowerOptions, Module};
 use atomir_llvm::{LlvmTarget, Triple};
 
-use crate::tools::{require, run, Tool};
+use crate::tools::{require, Tool};
 
 /// `llvm-as`, `opt` and `llc` of one LLVM major version.
 pub struct LlvmTools {
@@ -30,17 +31,20 @@ impl LlvmTools {
 
 /// The llc arguments that select the triple's reference processor at `major`.
 pub fn llc_args(target: &LlvmTarget) -> Vec<&'static str> {
-    let old = target.major < 16;
-    match target.triple {
-        Triple::Nvptx64 if old => vec!["-march=nvptx64", "-mcpu=sm_86", "-mattr=+ptx75"],
-        Triple::Nvptx64 => vec!["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87"],
-        Triple::Amdgcn if old => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx90a"],
-        Triple::Amdgcn => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942"],
-        Triple::Spirv64 => vec![
+    match (target.triple, target.major) {
+        (Triple::Nvptx64, ..=15) => vec!["-march=nvptx64", "-mcpu=sm_86", "-mattr=+ptx75"],
+        (Triple::Nvptx64, ..=18) => vec!["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx78"],
+        (Triple::Nvptx64, 19) => vec!["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx85"],
+        (Triple::Nvptx64, _) => vec!["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87"],
+        (Triple::Amdgcn, ..=15) => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx90a"],
+        // gfx942 arrived in LLVM 17; 16 has its sibling gfx940.
+        (Triple::Amdgcn, 16) => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx940"],
+        (Triple::Amdgcn, _) => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942"],
+        (Triple::Spirv64, _) => vec![
             "-mtriple=spirv64-unknown-unknown",
             "--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max,+SPV_EXT_shader_atomic_float16_add",
         ],
-        Triple::X86_64 => vec!["-mtriple=x86_64-unknown-linux-gnu"],
+        (Triple::X86_64, _) => vec!["-mtriple=x86_64-unknown-linux-gnu"],
     }
 }
 
@@ -62,39 +66,77 @@ pub fn lower_module(target: &LlvmTarget, kernels: &[Kernel]) -> Result<String, S
     Ok(text)
 }
 
-/// Runs llvm-as, opt's verifier and llc (to `llc_out`) over one module file.
+/// How hard llc works. The matrix uses [`Codegen::Fast`]: `-O0` still runs AtomicExpand and
+/// instruction selection on every atomic (the parts that reject or miscompile atomics), at a
+/// third to a half of the cost; tests about what survives optimisation use the default level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codegen {
+    Fast,
+    Default,
+}
+
+/// Runs `llvm-as | opt (verifier) | llc` over one module file, piping bitcode between the
+/// tools; llc's output goes to `llc_out`.
 pub fn check_file(
     tools: &LlvmTools,
     target: &LlvmTarget,
     file: &Path,
     llc_out: &Path,
+    codegen: Codegen,
 ) -> Result<(), String> {
-    let (ok, text) = run(Command::new(&tools.llvm_as)
-        .arg(file)
-        .arg("-o")
-        .arg("/dev/null"));
-    if !ok {
-        return Err(format!("llvm-as-{}: {text}", tools.major));
-    }
+    let err_file = |tool: &str| -> Result<(PathBuf, Stdio), String> {
+        let path = file.with_extension(format!("{tool}.err"));
+        let handle = File::create(&path).map_err(|e| e.to_string())?;
+        Ok((path, Stdio::from(handle)))
+    };
+    let (as_err, as_stderr) = err_file("as")?;
+    let (opt_err, opt_stderr) = err_file("opt")?;
+    let (llc_err, llc_stderr) = err_file("llc")?;
     let verify = if tools.major < 15 {
         "-verify"
     } else {
         "-passes=verify"
     };
-    let (ok, text) = run(Command::new(&tools.opt)
-        .arg(verify)
-        .arg("-disable-output")
-        .arg(file));
-    if !ok {
-        return Err(format!("opt-{} {verify}: {text}", tools.major));
-    }
-    let (ok, text) = run(Command::new(&tools.llc)
-        .args(llc_args(target))
+    let mut assemble = Command::new(&tools.llvm_as)
         .arg(file)
+        .args(["-o", "-"])
+        .stdout(Stdio::piped())
+        .stderr(as_stderr)
+        .spawn()
+        .map_err(|e| format!("llvm-as-{}: {e}", tools.major))?;
+    let mut verifier = Command::new(&tools.opt)
+        .args([verify, "-", "-o", "-"])
+        .stdin(Stdio::from(assemble.stdout.take().unwrap()))
+        .stdout(Stdio::piped())
+        .stderr(opt_stderr)
+        .spawn()
+        .map_err(|e| format!("opt-{}: {e}", tools.major))?;
+    let mut codegen_cmd = Command::new(&tools.llc);
+    if codegen == Codegen::Fast {
+        codegen_cmd.arg("-O0");
+    }
+    let compile = codegen_cmd
+        .args(llc_args(target))
+        .arg("-")
         .arg("-o")
-        .arg(llc_out));
-    if !ok {
-        return Err(format!("llc-{}: {text}", tools.major));
+        .arg(llc_out)
+        .stdin(Stdio::from(verifier.stdout.take().unwrap()))
+        .stderr(llc_stderr)
+        .status();
+    let assembled = assemble.wait().map_err(|e| e.to_string())?;
+    let verified = verifier.wait().map_err(|e| e.to_string())?;
+    let compiled = compile.map_err(|e| format!("llc-{}: {e}", tools.major))?;
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_default();
+    // The first tool that failed is the one whose message matters: the later ones only saw a
+    // truncated stream.
+    if !assembled.success() {
+        return Err(format!("llvm-as-{}: {}", tools.major, read(&as_err)));
+    }
+    if !verified.success() {
+        return Err(format!("opt-{} {verify}: {}", tools.major, read(&opt_err)));
+    }
+    if !compiled.success() {
+        return Err(format!("llc-{}: {}", tools.major, read(&llc_err)));
     }
     Ok(())
 }
@@ -107,12 +149,13 @@ pub fn check_batch(
     kernels: &[Kernel],
     dir: &Path,
     tag: &str,
+    codegen: Codegen,
 ) -> Result<(), String> {
     let file = dir.join(format!("{tag}.ll"));
     let out = dir.join(format!("{tag}.s"));
     let text = lower_module(target, kernels)?;
     std::fs::write(&file, &text).map_err(|e| e.to_string())?;
-    match check_file(tools, target, &file, &out) {
+    match check_file(tools, target, &file, &out, codegen) {
         Ok(()) => Ok(()),
         Err(message) if kernels.len() == 1 => Err(format!(
             "{}: {} (module: {})",
@@ -122,8 +165,8 @@ pub fn check_batch(
         )),
         Err(_) => {
             let (left, right) = kernels.split_at(kernels.len() / 2);
-            check_batch(tools, target, left, dir, &format!("{tag}l"))?;
-            check_batch(tools, target, right, dir, &format!("{tag}r"))
+            check_batch(tools, target, left, dir, &format!("{tag}l"), codegen)?;
+            check_batch(tools, target, right, dir, &format!("{tag}r"), codegen)
         }
     }
 }
