@@ -4,7 +4,7 @@
 
 use std::fmt::{self, Write};
 
-use atomir_ir::expand::{expand, PrimType};
+use atomir_ir::expand::{Expander, PrimType};
 use atomir_ir::{
     AtomicInst, Constant, ElemType, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
 };
@@ -136,6 +136,8 @@ pub(crate) struct Emitter<'a> {
     next_tmp: u32,
     /// The label of the block being printed.
     pub label: Label,
+    /// Storage reused by every expansion of the kernel.
+    expander: Expander,
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -209,6 +211,7 @@ impl<'a> Emitter<'a> {
             inst: 0,
             next_tmp: 0,
             label: Label::Entry,
+            expander: Expander::new(),
         }
     }
 
@@ -377,8 +380,12 @@ impl<'a> Emitter<'a> {
         let result = match plan.form {
             Form::VectorRmw => native::vector_rmw(self, out, inst, plan),
             Form::Expand(emulation) => {
-                let expansion = expand(inst, emulation);
-                expansion::print(self, out, inst, plan, &expansion)
+                // The expander lends its storage for the print and is put back afterwards.
+                let mut expander = std::mem::take(&mut self.expander);
+                let printed =
+                    expansion::print(self, out, inst, plan, expander.expand(inst, emulation));
+                self.expander = expander;
+                printed
             }
         };
         let _ = writeln!(out, "  br label %{end}\n{end}:");

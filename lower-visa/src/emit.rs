@@ -23,7 +23,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+    BinaryOp, Block, CmpCond, Expander, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp,
+    Var,
 };
 use atomir_ir::{
     AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Inst, Kernel,
@@ -118,6 +119,8 @@ pub struct Printer {
     value_slots: HashMap<(Value, u8), usize>,
     var_slots: Vec<usize>,
     temps: u32,
+    /// Storage reused by every expansion.
+    expander: Expander,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).
@@ -134,6 +137,7 @@ impl Printer {
             value_slots: HashMap::new(),
             var_slots: Vec::new(),
             temps: 0,
+            expander: Expander::new(),
         }
     }
 
@@ -384,7 +388,20 @@ impl Printer {
             elements: 1,
             element: ElementLowering::Native,
         });
-        let expansion = atomir_ir::expand::expand(inst, emulation);
+        // The expander lends its storage for the print and is put back afterwards.
+        let mut expander = std::mem::take(&mut self.expander);
+        let printed = self.expansion(kernel, inst_id, inst, expander.expand(inst, emulation));
+        self.expander = expander;
+        printed
+    }
+
+    fn expansion(
+        &mut self,
+        kernel: &Kernel,
+        inst_id: Inst,
+        inst: &AtomicInst,
+        expansion: &Expansion,
+    ) -> Result<(), EmitError> {
         let surface = match inst.space {
             AddressSpace::Shared => Surface::Slm,
             _ => Surface::Global,
@@ -437,7 +454,7 @@ impl Printer {
                 self.var_slots[var.index()] = self.temp(storage);
             }
         }
-        let used = used_vars(&expansion);
+        let used = used_vars(expansion);
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
         // by SIMD control flow in the channels where the predicate fails.
@@ -463,17 +480,17 @@ impl Printer {
             for prim in &data.prims {
                 match prim.mem() {
                     Some(mem) => {
-                        self.memory(kernel, &expansion, prim, mem, surface, line_pred, &used)?
+                        self.memory(kernel, expansion, prim, mem, surface, line_pred, &used)?
                     }
                     None if prim.def().is_some_and(|d| !used[d.index()]) => {}
-                    None => self.alu(kernel, &expansion, prim)?,
+                    None => self.alu(kernel, expansion, prim)?,
                 }
             }
             let next = blocks.get(position + 1).copied();
             match &data.terminator {
                 Terminator::Return => {}
                 Terminator::Jump(target) => {
-                    self.bind_args(kernel, &expansion, target);
+                    self.bind_args(kernel, expansion, target);
                     if Some(target.block) != next {
                         self.op_start(None, kernel, "goto", n);
                         let _ =
@@ -485,8 +502,8 @@ impl Printer {
                     then,
                     otherwise,
                 } => {
-                    self.bind_args(kernel, &expansion, then);
-                    self.bind_args(kernel, &expansion, otherwise);
+                    self.bind_args(kernel, expansion, then);
+                    self.bind_args(kernel, expansion, otherwise);
                     // The retry edge goes back; the exit falls through.
                     let (back, negated, exit) = if otherwise.block <= block {
                         (otherwise, true, then)
