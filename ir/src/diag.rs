@@ -13,12 +13,18 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(loc: SourceLoc, message: impl Into<String>) -> Self {
-        Diagnostic { loc, message: message.into() }
+        Diagnostic {
+            loc,
+            message: message.into(),
+        }
     }
 
     /// `file:line:col: error: message`, the form editors and CI logs link to.
     pub fn render(&self, file: &str) -> String {
-        format!("{file}:{}:{}: error: {}", self.loc.line, self.loc.col, self.message)
+        format!(
+            "{file}:{}:{}: error: {}",
+            self.loc.line, self.loc.col, self.message
+        )
     }
 }
 

@@ -69,7 +69,10 @@ impl PrimType {
     }
 
     pub const fn is_float(self) -> bool {
-        matches!(self, PrimType::F16 | PrimType::Bf16 | PrimType::F32 | PrimType::F64)
+        matches!(
+            self,
+            PrimType::F16 | PrimType::Bf16 | PrimType::F32 | PrimType::F64
+        )
     }
 
     pub const fn is_int(self) -> bool {
@@ -169,25 +172,76 @@ pub struct MemAttrs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Prim {
     /// `dst = bits`, truncated to `dst`'s type.
-    Const { dst: Var, bits: u128 },
+    Const {
+        dst: Var,
+        bits: u128,
+    },
     /// An atomic load of `dst`'s width (an integer type).
-    Load { dst: Var, addr: Var, mem: MemAttrs },
+    Load {
+        dst: Var,
+        addr: Var,
+        mem: MemAttrs,
+    },
     /// Compare-and-swap of `dst`'s width: `dst = *addr; if dst == expected { *addr = new }`.
-    Cas { dst: Var, addr: Var, expected: Var, new: Var, mem: MemAttrs },
+    Cas {
+        dst: Var,
+        addr: Var,
+        expected: Var,
+        new: Var,
+        mem: MemAttrs,
+    },
     /// A native read-modify-write the target has: `dst = *addr; *addr = op(dst, value)`.
     /// `ty` is the element type the target instruction is spelled with.
-    Rmw { dst: Option<Var>, op: AtomicOp, ty: ElemType, addr: Var, value: Var, mem: MemAttrs },
-    Unary { dst: Var, op: UnaryOp, src: Var },
-    Binary { dst: Var, op: BinaryOp, a: Var, b: Var },
+    Rmw {
+        dst: Option<Var>,
+        op: AtomicOp,
+        ty: ElemType,
+        addr: Var,
+        value: Var,
+        mem: MemAttrs,
+    },
+    Unary {
+        dst: Var,
+        op: UnaryOp,
+        src: Var,
+    },
+    Binary {
+        dst: Var,
+        op: BinaryOp,
+        a: Var,
+        b: Var,
+    },
     /// `dst: pred = a cond b`.
-    Cmp { dst: Var, cond: CmpCond, a: Var, b: Var },
-    Select { dst: Var, cond: Var, if_true: Var, if_false: Var },
+    Cmp {
+        dst: Var,
+        cond: CmpCond,
+        a: Var,
+        b: Var,
+    },
+    Select {
+        dst: Var,
+        cond: Var,
+        if_true: Var,
+        if_false: Var,
+    },
     /// `dst = ptr & !(align - 1)`.
-    PtrAlignDown { dst: Var, ptr: Var, align: u32 },
+    PtrAlignDown {
+        dst: Var,
+        ptr: Var,
+        align: u32,
+    },
     /// `dst: i32 = ptr & (align - 1)`.
-    PtrLowBits { dst: Var, ptr: Var, align: u32 },
+    PtrLowBits {
+        dst: Var,
+        ptr: Var,
+        align: u32,
+    },
     /// `dst = ptr + bytes`.
-    PtrAdd { dst: Var, ptr: Var, bytes: u32 },
+    PtrAdd {
+        dst: Var,
+        ptr: Var,
+        bytes: u32,
+    },
 }
 
 impl Prim {
@@ -213,12 +267,24 @@ impl Prim {
         match *self {
             Prim::Const { .. } => smallvec![],
             Prim::Load { addr, .. } => smallvec![addr],
-            Prim::Cas { addr, expected, new, .. } => smallvec![addr, expected, new],
+            Prim::Cas {
+                addr,
+                expected,
+                new,
+                ..
+            } => smallvec![addr, expected, new],
             Prim::Rmw { addr, value, .. } => smallvec![addr, value],
             Prim::Unary { src, .. } => smallvec![src],
             Prim::Binary { a, b, .. } | Prim::Cmp { a, b, .. } => smallvec![a, b],
-            Prim::Select { cond, if_true, if_false, .. } => smallvec![cond, if_true, if_false],
-            Prim::PtrAlignDown { ptr, .. } | Prim::PtrLowBits { ptr, .. } | Prim::PtrAdd { ptr, .. } => {
+            Prim::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => smallvec![cond, if_true, if_false],
+            Prim::PtrAlignDown { ptr, .. }
+            | Prim::PtrLowBits { ptr, .. }
+            | Prim::PtrAdd { ptr, .. } => {
                 smallvec![ptr]
             }
         }
@@ -244,7 +310,11 @@ pub struct Target {
 pub enum Terminator {
     Jump(Target),
     /// `if cond { then } else { otherwise }`.
-    Branch { cond: Var, then: Target, otherwise: Target },
+    Branch {
+        cond: Var,
+        then: Target,
+        otherwise: Target,
+    },
     /// The end of the expansion: [`Expansion::results`] hold the old values.
     Return,
 }
@@ -253,7 +323,9 @@ impl Terminator {
     pub fn successors(&self) -> SmallVec<[&Target; 2]> {
         match self {
             Terminator::Jump(target) => smallvec![target],
-            Terminator::Branch { then, otherwise, .. } => smallvec![then, otherwise],
+            Terminator::Branch {
+                then, otherwise, ..
+            } => smallvec![then, otherwise],
             Terminator::Return => smallvec![],
         }
     }
@@ -307,7 +379,10 @@ impl Expansion {
 
     /// Every memory primitive, in layout order.
     pub fn memory_prims(&self) -> impl Iterator<Item = &Prim> {
-        self.blocks.values().flat_map(|b| b.prims.iter()).filter(|p| p.mem().is_some())
+        self.blocks
+            .values()
+            .flat_map(|b| b.prims.iter())
+            .filter(|p| p.mem().is_some())
     }
 }
 
@@ -399,18 +474,26 @@ impl Builder {
 
     fn select(&mut self, cond: Var, if_true: Var, if_false: Var) -> Var {
         let dst = self.var(self.ty(if_true));
-        self.push(Prim::Select { dst, cond, if_true, if_false });
+        self.push(Prim::Select {
+            dst,
+            cond,
+            if_true,
+            if_false,
+        });
         dst
     }
 
     /// The bits of `var` as an integer of the same width.
-    fn to_bits(&mut self, var: Var) -> Var {
+    fn bits_of(&mut self, var: Var) -> Var {
         let ty = self.ty(var);
         self.unary(UnaryOp::Bitcast, var, PrimType::int(ty.bits()))
     }
 
     fn jump(&mut self, block: Block, args: &[Var]) {
-        self.terminate(Terminator::Jump(Target { block, args: args.into() }));
+        self.terminate(Terminator::Jump(Target {
+            block,
+            args: args.into(),
+        }));
     }
 
     fn finish(self) -> Expansion {
@@ -434,12 +517,13 @@ fn apply_op(
         // Each 16-bit half is an independent element.
         let lane = ty.lane_type();
         let sixteen = b.constant(PrimType::I32, 16);
-        let operand = b.to_bits(operand);
+        let operand = b.bits_of(operand);
         let old_hi = b.binary(BinaryOp::LShr, old, sixteen);
         let operand_hi = b.binary(BinaryOp::LShr, operand, sixteen);
         let mut halves = [old; 2];
-        for (half, (old_half, operand_half)) in
-            [(old, operand), (old_hi, operand_hi)].into_iter().enumerate()
+        for (half, (old_half, operand_half)) in [(old, operand), (old_hi, operand_hi)]
+            .into_iter()
+            .enumerate()
         {
             let old16 = b.unary(UnaryOp::Trunc, old_half, PrimType::I16);
             let operand16 = b.unary(UnaryOp::Trunc, operand_half, PrimType::I16);
@@ -464,10 +548,10 @@ fn apply_op(
                 other => unreachable!("verifier admits no float {other}"),
             };
             let new_float = b.binary(float_op, old_float, operand);
-            b.to_bits(new_float)
+            b.bits_of(new_float)
         }
         _ => {
-            let value = b.to_bits(operand);
+            let value = b.bits_of(operand);
             let signed = ty.class() == TypeClass::Signed;
             match op {
                 AtomicOp::Add => b.binary(BinaryOp::Add, old, value),
@@ -504,7 +588,7 @@ fn apply_op(
                 }
                 AtomicOp::Cas => {
                     let new_value = new_value.expect("cas has a new value");
-                    let new_bits = b.to_bits(new_value);
+                    let new_bits = b.bits_of(new_value);
                     let matches = b.cmp(CmpCond::Eq, old, value);
                     b.select(matches, new_bits, old)
                 }
@@ -515,7 +599,12 @@ fn apply_op(
 
 /// The memory attributes of a node.
 pub fn mem_attrs(inst: &AtomicInst) -> MemAttrs {
-    MemAttrs { order: inst.order, scope: inst.scope, space: inst.space, hint: inst.hint }
+    MemAttrs {
+        order: inst.order,
+        scope: inst.scope,
+        space: inst.space,
+        hint: inst.hint,
+    }
 }
 
 /// Emits a CAS loop for one element at `addr`, leaving the builder in the exit block and
@@ -534,7 +623,10 @@ fn cas_loop_element(
     b.push(Prim::Load {
         dst: initial,
         addr,
-        mem: MemAttrs { order: MemoryOrder::Relaxed, ..mem },
+        mem: MemAttrs {
+            order: MemoryOrder::Relaxed,
+            ..mem
+        },
     });
     let (retry, retry_params) = b.block(&[bits_ty]);
     let (done, done_params) = b.block(&[bits_ty]);
@@ -544,12 +636,24 @@ fn cas_loop_element(
     let old = retry_params[0];
     let new = apply_op(b, inst.op, ty, old, operand, new_value);
     let seen = b.var(bits_ty);
-    b.push(Prim::Cas { dst: seen, addr, expected: old, new, mem });
+    b.push(Prim::Cas {
+        dst: seen,
+        addr,
+        expected: old,
+        new,
+        mem,
+    });
     let stored = b.cmp(CmpCond::Eq, seen, old);
     b.terminate(Terminator::Branch {
         cond: stored,
-        then: Target { block: done, args: smallvec![seen] },
-        otherwise: Target { block: retry, args: smallvec![seen] },
+        then: Target {
+            block: done,
+            args: smallvec![seen],
+        },
+        otherwise: Target {
+            block: retry,
+            args: smallvec![seen],
+        },
     });
 
     b.switch_to(done);
@@ -570,9 +674,17 @@ fn part_word_element(
     let element_ty = PrimType::int(element_bits);
     let mem = mem_attrs(inst);
     let word = b.var(PrimType::Ptr);
-    b.push(Prim::PtrAlignDown { dst: word, ptr: addr, align: 4 });
+    b.push(Prim::PtrAlignDown {
+        dst: word,
+        ptr: addr,
+        align: 4,
+    });
     let byte = b.var(PrimType::I32);
-    b.push(Prim::PtrLowBits { dst: byte, ptr: addr, align: 4 });
+    b.push(Prim::PtrLowBits {
+        dst: byte,
+        ptr: addr,
+        align: 4,
+    });
     let three = b.constant(PrimType::I32, 3);
     let shift = b.binary(BinaryOp::Shl, byte, three);
     let element_mask = b.constant(PrimType::I32, (1u128 << element_bits) - 1);
@@ -584,7 +696,7 @@ fn part_word_element(
         b.unary(UnaryOp::Bitcast, bits, PrimType::natural(ty))
     };
     let place = |b: &mut Builder, element: Var| {
-        let bits = b.to_bits(element);
+        let bits = b.bits_of(element);
         let wide = b.unary(UnaryOp::Zext, bits, PrimType::I32);
         b.binary(BinaryOp::Shl, wide, shift)
     };
@@ -592,7 +704,11 @@ fn part_word_element(
     if !needs_loop {
         // and/or/xor act bit by bit: widen the operand with bits that leave the rest unchanged.
         let placed = place(b, operand);
-        let value = if inst.op == AtomicOp::And { b.binary(BinaryOp::Or, placed, keep) } else { placed };
+        let value = if inst.op == AtomicOp::And {
+            b.binary(BinaryOp::Or, placed, keep)
+        } else {
+            placed
+        };
         let old_word = b.var(PrimType::I32);
         b.push(Prim::Rmw {
             dst: Some(old_word),
@@ -606,7 +722,14 @@ fn part_word_element(
     }
 
     let initial = b.var(PrimType::I32);
-    b.push(Prim::Load { dst: initial, addr: word, mem: MemAttrs { order: MemoryOrder::Relaxed, ..mem } });
+    b.push(Prim::Load {
+        dst: initial,
+        addr: word,
+        mem: MemAttrs {
+            order: MemoryOrder::Relaxed,
+            ..mem
+        },
+    });
     let (retry, retry_params) = b.block(&[PrimType::I32]);
     let (done, done_params) = b.block(&[PrimType::I32]);
     b.jump(retry, &[initial]);
@@ -621,12 +744,24 @@ fn part_word_element(
     let rest = b.binary(BinaryOp::And, old_word, keep);
     let new_word = b.binary(BinaryOp::Or, rest, new_placed);
     let seen = b.var(PrimType::I32);
-    b.push(Prim::Cas { dst: seen, addr: word, expected: old_word, new: new_word, mem });
+    b.push(Prim::Cas {
+        dst: seen,
+        addr: word,
+        expected: old_word,
+        new: new_word,
+        mem,
+    });
     let stored = b.cmp(CmpCond::Eq, seen, old_word);
     b.terminate(Terminator::Branch {
         cond: stored,
-        then: Target { block: done, args: smallvec![seen] },
-        otherwise: Target { block: retry, args: smallvec![seen] },
+        then: Target {
+            block: done,
+            args: smallvec![seen],
+        },
+        otherwise: Target {
+            block: retry,
+            args: smallvec![seen],
+        },
     });
 
     b.switch_to(done);
@@ -646,15 +781,28 @@ fn native_element(
     match new_value {
         Some(new) => {
             // A CAS compares and moves bit patterns.
-            let expected = b.to_bits(operand);
-            let new = b.to_bits(new);
+            let expected = b.bits_of(operand);
+            let new = b.bits_of(new);
             let dst = b.var(PrimType::int(ty.bits()));
-            b.push(Prim::Cas { dst, addr, expected, new, mem });
+            b.push(Prim::Cas {
+                dst,
+                addr,
+                expected,
+                new,
+                mem,
+            });
             b.unary(UnaryOp::Bitcast, dst, PrimType::natural(ty))
         }
         None => {
             let dst = b.var(PrimType::natural(ty));
-            b.push(Prim::Rmw { dst: Some(dst), op: inst.op, ty, addr, value: operand, mem });
+            b.push(Prim::Rmw {
+                dst: Some(dst),
+                op: inst.op,
+                ty,
+                addr,
+                value: operand,
+                mem,
+            });
             dst
         }
     }
@@ -677,9 +825,13 @@ pub fn expand(inst: &AtomicInst, emulation: Emulation) -> Expansion {
     }
     let element = match emulation {
         Emulation::CasLoop { .. } => ElementLowering::CasLoop { bits: ty.bits() },
-        Emulation::PartWord { element_bits, needs_loop } => {
-            ElementLowering::PartWord { element_bits, needs_loop }
-        }
+        Emulation::PartWord {
+            element_bits,
+            needs_loop,
+        } => ElementLowering::PartWord {
+            element_bits,
+            needs_loop,
+        },
         Emulation::Split { element, .. } => element,
     };
     let base = b.expansion.addr;
@@ -688,7 +840,11 @@ pub fn expand(inst: &AtomicInst, emulation: Emulation) -> Expansion {
             base
         } else {
             let dst = b.var(PrimType::Ptr);
-            b.push(Prim::PtrAdd { dst, ptr: base, bytes: index as u32 * ty.bytes() });
+            b.push(Prim::PtrAdd {
+                dst,
+                ptr: base,
+                bytes: index as u32 * ty.bytes(),
+            });
             dst
         };
         let operand = b.expansion.operands[index];

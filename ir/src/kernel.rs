@@ -194,7 +194,10 @@ pub struct Kernel {
 
 impl Kernel {
     pub fn new(name: impl Into<String>) -> Self {
-        Kernel { name: name.into(), ..Kernel::default() }
+        Kernel {
+            name: name.into(),
+            ..Kernel::default()
+        }
     }
 
     /// Adds a parameter named `name` (without `%`).
@@ -215,7 +218,10 @@ impl Kernel {
     }
 
     pub fn vector(&mut self, elements: &[Scalar]) -> Operand {
-        let list = VectorList { start: self.vector_pool.len() as u32, len: elements.len() as u32 };
+        let list = VectorList {
+            start: self.vector_pool.len() as u32,
+            len: elements.len() as u32,
+        };
         self.vector_pool.extend_from_slice(elements);
         Operand::Vector(list)
     }

@@ -91,7 +91,9 @@ impl fmt::Display for Rewrite {
             Rewrite::UnboundedIncDec => f.write_str("all-ones bound as unbounded inc/dec"),
             Rewrite::RetypedSameBits => f.write_str("same bits, target's type spelling"),
             Rewrite::ScopeWidened { from, to } => write!(f, "scope widened {from} -> {to}"),
-            Rewrite::OrderStrengthened { from, to } => write!(f, "order strengthened {from} -> {to}"),
+            Rewrite::OrderStrengthened { from, to } => {
+                write!(f, "order strengthened {from} -> {to}")
+            }
         }
     }
 }
@@ -105,7 +107,10 @@ pub enum Emulation {
     /// a single widened native op with a neutral mask.
     PartWord { element_bits: u32, needs_loop: bool },
     /// Per-element atomics; each element is `element` (native, or one of the emulations).
-    Split { elements: u32, element: ElementLowering },
+    Split {
+        elements: u32,
+        element: ElementLowering,
+    },
 }
 
 /// How one element of a split node is carried out.
@@ -129,7 +134,10 @@ impl Legality {
     }
 
     pub fn emulated(emulation: Emulation) -> Self {
-        Legality { rewrites: SmallVec::new(), emulation: Some(emulation) }
+        Legality {
+            rewrites: SmallVec::new(),
+            emulation: Some(emulation),
+        }
     }
 
     pub fn with(mut self, rewrite: Rewrite) -> Self {
@@ -153,9 +161,16 @@ impl Legality {
         let mut text = String::from(self.strategy().as_str());
         match self.emulation {
             Some(Emulation::CasLoop { bits }) => text.push_str(&format!(" on a {bits}-bit CAS")),
-            Some(Emulation::PartWord { element_bits, needs_loop }) => text.push_str(&format!(
+            Some(Emulation::PartWord {
+                element_bits,
+                needs_loop,
+            }) => text.push_str(&format!(
                 " ({element_bits}-bit in a 32-bit word, {})",
-                if needs_loop { "masked CAS loop" } else { "single masked op" }
+                if needs_loop {
+                    "masked CAS loop"
+                } else {
+                    "single masked op"
+                }
             )),
             Some(Emulation::Split { elements, element }) => {
                 let each = match element {
@@ -190,7 +205,11 @@ pub struct Refusal {
 
 impl Refusal {
     pub fn new(rule: &'static str, reason: impl Into<String>) -> Self {
-        Refusal { rule, reason: reason.into(), smallest_target: None }
+        Refusal {
+            rule,
+            reason: reason.into(),
+            smallest_target: None,
+        }
     }
 
     pub fn accepted_by(mut self, target: impl Into<String>) -> Self {
@@ -230,7 +249,11 @@ pub struct LowerError {
 
 impl fmt::Display for LowerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: error: in kernel `{}`: {}", self.loc, self.kernel, self.refusal)
+        write!(
+            f,
+            "{}: error: in kernel `{}`: {}",
+            self.loc, self.kernel, self.refusal
+        )
     }
 }
 

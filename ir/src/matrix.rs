@@ -4,9 +4,7 @@
 use std::fmt;
 
 use crate::kernel::{AtomicInst, Kernel, Operand, Scalar};
-use crate::types::{
-    AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
-};
+use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
 
 /// One cell of the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -77,28 +75,30 @@ impl fmt::Display for Cell {
 
 /// Every valid cell, in a stable order (op, type, shape, order, scope, space, result-used).
 pub fn cells() -> impl Iterator<Item = Cell> {
-    AtomicOp::ALL.iter().flat_map(|&op| {
-        ElemType::ALL.iter().flat_map(move |&ty| {
-            VectorShape::ALL.iter().flat_map(move |&shape| {
-                MemoryOrder::ALL.iter().flat_map(move |&order| {
-                    Scope::ALL.iter().flat_map(move |&scope| {
-                        AddressSpace::ALL.iter().flat_map(move |&space| {
-                            [true, false].into_iter().map(move |result_used| Cell {
-                                op,
-                                ty,
-                                shape,
-                                order,
-                                scope,
-                                space,
-                                result_used,
+    AtomicOp::ALL
+        .iter()
+        .flat_map(|&op| {
+            ElemType::ALL.iter().flat_map(move |&ty| {
+                VectorShape::ALL.iter().flat_map(move |&shape| {
+                    MemoryOrder::ALL.iter().flat_map(move |&order| {
+                        Scope::ALL.iter().flat_map(move |&scope| {
+                            AddressSpace::ALL.iter().flat_map(move |&space| {
+                                [true, false].into_iter().map(move |result_used| Cell {
+                                    op,
+                                    ty,
+                                    shape,
+                                    order,
+                                    scope,
+                                    space,
+                                    result_used,
+                                })
                             })
                         })
                     })
                 })
             })
         })
-    })
-    .filter(Cell::is_valid)
+        .filter(Cell::is_valid)
 }
 
 #[cfg(test)]
@@ -112,12 +112,16 @@ mod tests {
         assert_eq!(names.len(), all.len());
         assert!(all.len() > 10_000, "matrix has {} cells", all.len());
         assert!(all.iter().all(|c| c.ty.supports(c.op)));
-        assert!(!all.iter().any(|c| c.op == AtomicOp::And && c.ty == ElemType::F32));
+        assert!(!all
+            .iter()
+            .any(|c| c.op == AtomicOp::And && c.ty == ElemType::F32));
     }
 
     #[test]
     fn cell_kernel_has_one_instruction() {
-        let cell = cells().find(|c| c.op == AtomicOp::Cas && c.shape == VectorShape::V2).unwrap();
+        let cell = cells()
+            .find(|c| c.op == AtomicOp::Cas && c.shape == VectorShape::V2)
+            .unwrap();
         let kernel = cell.kernel();
         assert_eq!(kernel.insts.len(), 1);
         let inst = kernel.insts.values().next().unwrap();

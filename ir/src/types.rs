@@ -73,7 +73,10 @@ impl AtomicOp {
 
     /// Bitwise operations, meaningful on untyped and integer data, never on floats.
     pub const fn is_bitwise(self) -> bool {
-        matches!(self, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Nand)
+        matches!(
+            self,
+            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Nand
+        )
     }
 
     /// Operations that only move bits (no interpretation of the value).
@@ -180,8 +183,10 @@ impl ElemType {
         match op {
             Exch | Cas => true,
             And | Or | Xor | Nand => {
-                matches!(class, TypeClass::Unsigned | TypeClass::Signed | TypeClass::Bits)
-                    && self.bits() <= 64
+                matches!(
+                    class,
+                    TypeClass::Unsigned | TypeClass::Signed | TypeClass::Bits
+                ) && self.bits() <= 64
             }
             Inc | Dec => matches!(class, TypeClass::Unsigned),
             Add | Sub | Min | Max => !matches!(class, TypeClass::Bits),
@@ -199,6 +204,8 @@ spelled_enum! {
     }
 }
 
+// A shape always has at least one element, so an `is_empty` would be meaningless.
+#[allow(clippy::len_without_is_empty)]
 impl VectorShape {
     pub const fn len(self) -> usize {
         match self {
@@ -237,11 +244,17 @@ spelled_enum! {
 
 impl MemoryOrder {
     pub const fn has_acquire(self) -> bool {
-        matches!(self, MemoryOrder::Acquire | MemoryOrder::AcqRel | MemoryOrder::SeqCst)
+        matches!(
+            self,
+            MemoryOrder::Acquire | MemoryOrder::AcqRel | MemoryOrder::SeqCst
+        )
     }
 
     pub const fn has_release(self) -> bool {
-        matches!(self, MemoryOrder::Release | MemoryOrder::AcqRel | MemoryOrder::SeqCst)
+        matches!(
+            self,
+            MemoryOrder::Release | MemoryOrder::AcqRel | MemoryOrder::SeqCst
+        )
     }
 
     /// Whether `self` gives every guarantee `other` gives. A lowering may only ever replace an

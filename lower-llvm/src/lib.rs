@@ -7,5 +7,7 @@ pub const TARGETS_HELP: &str = "llvm: backend not built yet";
 
 /// Parses the part of a target name after `llvm:`.
 pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
-    Err(format!("the llvm backend is not built yet (target `llvm:{spec}`)"))
+    Err(format!(
+        "the llvm backend is not built yet (target `llvm:{spec}`)"
+    ))
 }

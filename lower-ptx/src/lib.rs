@@ -7,5 +7,7 @@ pub const TARGETS_HELP: &str = "ptx: backend not built yet";
 
 /// Parses the part of a target name after `ptx:`.
 pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
-    Err(format!("the ptx backend is not built yet (target `ptx:{spec}`)"))
+    Err(format!(
+        "the ptx backend is not built yet (target `ptx:{spec}`)"
+    ))
 }

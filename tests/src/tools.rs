@@ -51,9 +51,18 @@ impl Tool {
         let oracles = oracle_dir();
         let llvm = |v: u32, bin: &str| PathBuf::from(format!("/usr/lib/llvm-{v}/bin/{bin}"));
         match self {
-            Tool::Ptxas12 => globbed(&oracles.join("cu12/lib"), "site-packages/nvidia/cuda_nvcc/bin/ptxas"),
-            Tool::Ptxas13 => globbed(&oracles.join("cu13/lib"), "site-packages/nvidia/cu13/bin/ptxas"),
-            Tool::Nvdisasm => globbed(&oracles.join("cu13/lib"), "site-packages/nvidia/cu13/bin/nvdisasm"),
+            Tool::Ptxas12 => globbed(
+                &oracles.join("cu12/lib"),
+                "site-packages/nvidia/cuda_nvcc/bin/ptxas",
+            ),
+            Tool::Ptxas13 => globbed(
+                &oracles.join("cu13/lib"),
+                "site-packages/nvidia/cu13/bin/ptxas",
+            ),
+            Tool::Nvdisasm => globbed(
+                &oracles.join("cu13/lib"),
+                "site-packages/nvidia/cu13/bin/nvdisasm",
+            ),
             Tool::GenxIr => vec![PathBuf::from("/usr/bin/GenX_IR")],
             Tool::LlvmAs(v) => vec![llvm(v, "llvm-as")],
             Tool::Opt(v) => vec![llvm(v, "opt")],
@@ -87,12 +96,17 @@ pub fn oracle_dir() -> PathBuf {
 
 /// The workspace root (the parent of this crate's folder).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
 }
 
 /// `<dir>/python3.*/<rest>` for every Python version folder found.
 fn globbed(dir: &Path, rest: &str) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut found: Vec<PathBuf> = entries
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))

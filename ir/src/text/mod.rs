@@ -5,7 +5,10 @@ use crate::kernel::Module;
 
 /// Parses the text form into a module. Positions in diagnostics are 1-based line:col.
 pub fn parse(_source: &str) -> Result<Module, Vec<Diagnostic>> {
-    Err(vec![Diagnostic::new(Default::default(), "the text parser is not built yet")])
+    Err(vec![Diagnostic::new(
+        Default::default(),
+        "the text parser is not built yet",
+    )])
 }
 
 /// Prints a module in canonical form (every qualifier spelled out).
