@@ -22,15 +22,23 @@ fn lowering(c: &mut Criterion) {
             let mut out = String::new();
             group.throughput(Throughput::Elements(atomics as u64));
             if atomics >= 100_000 {
-                group.sample_size(10).measurement_time(Duration::from_secs(8));
+                group
+                    .sample_size(10)
+                    .measurement_time(Duration::from_secs(8));
             }
-            group.bench_with_input(BenchmarkId::from_parameter(atomics), &module, |b, module| {
-                b.iter(|| {
-                    out.clear();
-                    backend.lower(module, &options, &mut out).expect("generated kernels lower");
-                    out.len()
-                })
-            });
+            group.bench_with_input(
+                BenchmarkId::from_parameter(atomics),
+                &module,
+                |b, module| {
+                    b.iter(|| {
+                        out.clear();
+                        backend
+                            .lower(module, &options, &mut out)
+                            .expect("generated kernels lower");
+                        out.len()
+                    })
+                },
+            );
         }
         group.finish();
     }

@@ -16,14 +16,70 @@ use atomir_ir::{
 /// adds, reductions, CAS, exchanges, ordered ops, a bounded ring index, float adds), all of them
 /// lowered natively or with a rewrite on `ptx:sm_90`.
 const MIX: &[(AtomicOp, ElemType, MemoryOrder, Scope, AddressSpace, bool)] = &[
-    (AtomicOp::Add, ElemType::U32, MemoryOrder::Relaxed, Scope::Device, AddressSpace::Global, true),
-    (AtomicOp::Add, ElemType::U32, MemoryOrder::Relaxed, Scope::Device, AddressSpace::Global, false),
-    (AtomicOp::Add, ElemType::F32, MemoryOrder::Relaxed, Scope::Device, AddressSpace::Global, false),
-    (AtomicOp::Cas, ElemType::B32, MemoryOrder::AcqRel, Scope::Device, AddressSpace::Global, true),
-    (AtomicOp::Exch, ElemType::B64, MemoryOrder::Release, Scope::System, AddressSpace::Global, true),
-    (AtomicOp::Max, ElemType::S32, MemoryOrder::Relaxed, Scope::Block, AddressSpace::Shared, true),
-    (AtomicOp::Inc, ElemType::U32, MemoryOrder::Relaxed, Scope::Device, AddressSpace::Global, true),
-    (AtomicOp::Add, ElemType::U64, MemoryOrder::SeqCst, Scope::Device, AddressSpace::Global, true),
+    (
+        AtomicOp::Add,
+        ElemType::U32,
+        MemoryOrder::Relaxed,
+        Scope::Device,
+        AddressSpace::Global,
+        true,
+    ),
+    (
+        AtomicOp::Add,
+        ElemType::U32,
+        MemoryOrder::Relaxed,
+        Scope::Device,
+        AddressSpace::Global,
+        false,
+    ),
+    (
+        AtomicOp::Add,
+        ElemType::F32,
+        MemoryOrder::Relaxed,
+        Scope::Device,
+        AddressSpace::Global,
+        false,
+    ),
+    (
+        AtomicOp::Cas,
+        ElemType::B32,
+        MemoryOrder::AcqRel,
+        Scope::Device,
+        AddressSpace::Global,
+        true,
+    ),
+    (
+        AtomicOp::Exch,
+        ElemType::B64,
+        MemoryOrder::Release,
+        Scope::System,
+        AddressSpace::Global,
+        true,
+    ),
+    (
+        AtomicOp::Max,
+        ElemType::S32,
+        MemoryOrder::Relaxed,
+        Scope::Block,
+        AddressSpace::Shared,
+        true,
+    ),
+    (
+        AtomicOp::Inc,
+        ElemType::U32,
+        MemoryOrder::Relaxed,
+        Scope::Device,
+        AddressSpace::Global,
+        true,
+    ),
+    (
+        AtomicOp::Add,
+        ElemType::U64,
+        MemoryOrder::SeqCst,
+        Scope::Device,
+        AddressSpace::Global,
+        true,
+    ),
 ];
 
 /// A module with one kernel of `atomics` instructions cycling through a fixed mix.
@@ -33,7 +89,10 @@ pub fn generated_module(atomics: usize) -> Module {
     let shared = kernel.add_param("s", ValueType::Ptr(AddressSpace::Shared));
     let operand = |kernel: &mut Kernel, ty: ElemType| -> Operand {
         let name = format!("x_{ty}");
-        let existing = kernel.params.iter().find(|p| kernel.value_name(p.value) == name);
+        let existing = kernel
+            .params
+            .iter()
+            .find(|p| kernel.value_name(p.value) == name);
         match existing {
             Some(param) => param.value.into(),
             None => kernel.add_param(&name, ValueType::scalar(ty)).into(),
@@ -51,7 +110,11 @@ pub fn generated_module(atomics: usize) -> Module {
     for i in 0..atomics {
         let slot = i % MIX.len();
         let (op, ty, order, scope, space, used) = MIX[slot];
-        let addr = if space == AddressSpace::Shared { shared } else { global };
+        let addr = if space == AddressSpace::Shared {
+            shared
+        } else {
+            global
+        };
         let mut inst = AtomicInst::new(op, ty, addr, operands[slot].0);
         inst.new_value = operands[slot].1;
         inst.order = order;
@@ -68,7 +131,9 @@ pub fn generated_module(atomics: usize) -> Module {
         };
         kernel.push(inst, result);
     }
-    Module { kernels: vec![kernel] }
+    Module {
+        kernels: vec![kernel],
+    }
 }
 
 /// A global allocator that counts bytes allocated and the peak of live bytes. Register it in a
@@ -121,7 +186,10 @@ impl AllocSnapshot {
     pub fn take() -> Self {
         let live = LIVE.load(Ordering::Relaxed);
         PEAK.store(live, Ordering::Relaxed);
-        AllocSnapshot { allocated: ALLOCATED.load(Ordering::Relaxed), live }
+        AllocSnapshot {
+            allocated: ALLOCATED.load(Ordering::Relaxed),
+            live,
+        }
     }
 
     /// Bytes allocated since the snapshot (reallocations count their new size).

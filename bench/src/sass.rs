@@ -15,26 +15,45 @@ pub struct SassSummary {
     pub cas_loop: bool,
 }
 
+/// One function's instructions (offset, text) and label offsets while it is being read.
+struct FunctionText {
+    name: String,
+    instructions: Vec<(u32, String)>,
+    labels: HashMap<String, u32>,
+}
+
 /// Splits `nvdisasm` output into functions and summarizes each.
 pub fn summarize_sass(disassembly: &str) -> HashMap<String, SassSummary> {
     let mut functions = HashMap::new();
-    let mut current: Option<(String, Vec<(u32, String)>, HashMap<String, u32>)> = None;
+    let mut current: Option<FunctionText> = None;
     let mut pending_labels: Vec<String> = Vec::new();
-    let finish = |functions: &mut HashMap<String, SassSummary>,
-                  current: Option<(String, Vec<(u32, String)>, HashMap<String, u32>)>| {
-        if let Some((name, instructions, labels)) = current {
-            functions.insert(name, summarize_function(&instructions, &labels));
+    let finish = |functions: &mut HashMap<String, SassSummary>, done: Option<FunctionText>| {
+        if let Some(f) = done {
+            functions.insert(f.name, summarize_function(&f.instructions, &f.labels));
         }
     };
     for line in disassembly.lines() {
         let trimmed = line.trim();
-        if let Some(section) = trimmed.strip_prefix(".section\t.text.").or_else(|| trimmed.strip_prefix(".section .text.")) {
-            let name = section.split([',', ' ', '\t']).next().unwrap_or_default().to_string();
+        if let Some(section) = trimmed
+            .strip_prefix(".section\t.text.")
+            .or_else(|| trimmed.strip_prefix(".section .text."))
+        {
+            let name = section
+                .split([',', ' ', '\t'])
+                .next()
+                .unwrap_or_default()
+                .to_string();
             finish(&mut functions, current.take());
-            current = Some((name, Vec::new(), HashMap::new()));
+            current = Some(FunctionText {
+                name,
+                instructions: Vec::new(),
+                labels: HashMap::new(),
+            });
             continue;
         }
-        let Some((_, instructions, labels)) = current.as_mut() else { continue };
+        let Some(function) = current.as_mut() else {
+            continue;
+        };
         if let Some(label) = trimmed.strip_suffix(':') {
             if label.starts_with(".L") {
                 pending_labels.push(label.to_string());
@@ -43,9 +62,9 @@ pub fn summarize_sass(disassembly: &str) -> HashMap<String, SassSummary> {
         }
         if let Some((offset, text)) = parse_instruction(trimmed) {
             for label in pending_labels.drain(..) {
-                labels.insert(label, offset);
+                function.labels.insert(label, offset);
             }
-            instructions.push((offset, text));
+            function.instructions.push((offset, text));
         }
     }
     finish(&mut functions, current);
@@ -65,17 +84,28 @@ fn parse_instruction(line: &str) -> Option<(u32, String)> {
 }
 
 fn opcode(text: &str) -> &str {
-    let text = if text.starts_with('@') { text.split_once(' ').map_or(text, |(_, t)| t.trim()) } else { text };
+    let text = if text.starts_with('@') {
+        text.split_once(' ').map_or(text, |(_, t)| t.trim())
+    } else {
+        text
+    };
     text.split_whitespace().next().unwrap_or_default()
 }
 
-fn summarize_function(instructions: &[(u32, String)], labels: &HashMap<String, u32>) -> SassSummary {
+fn summarize_function(
+    instructions: &[(u32, String)],
+    labels: &HashMap<String, u32>,
+) -> SassSummary {
     let last_exit = instructions.iter().rposition(|(_, t)| opcode(t) == "EXIT");
-    let counted = instructions.iter().enumerate().filter(|(index, (_, text))| {
-        let op = opcode(text);
-        let padding = op == "NOP" || (op == "BRA" && last_exit.is_some_and(|exit| *index > exit));
-        !padding
-    });
+    let counted = instructions
+        .iter()
+        .enumerate()
+        .filter(|(index, (_, text))| {
+            let op = opcode(text);
+            let padding =
+                op == "NOP" || (op == "BRA" && last_exit.is_some_and(|exit| *index > exit));
+            !padding
+        });
     let instructions_count = counted.count();
     let cas_offsets: Vec<u32> = instructions
         .iter()
@@ -84,10 +114,14 @@ fn summarize_function(instructions: &[(u32, String)], labels: &HashMap<String, u
         .collect();
     let cas_loop = instructions.iter().any(|(offset, text)| {
         opcode(text) == "BRA"
-            && branch_target(text, labels)
-                .is_some_and(|target| target <= *offset && cas_offsets.iter().any(|c| *c >= target && *c <= *offset))
+            && branch_target(text, labels).is_some_and(|target| {
+                target <= *offset && cas_offsets.iter().any(|c| *c >= target && *c <= *offset)
+            })
     });
-    SassSummary { instructions: instructions_count, cas_loop }
+    SassSummary {
+        instructions: instructions_count,
+        cas_loop,
+    }
 }
 
 fn branch_target(text: &str, labels: &HashMap<String, u32>) -> Option<u32> {
@@ -103,7 +137,10 @@ pub fn ptx_functions(ptx: &str) -> HashMap<&str, &str> {
     for (n, &start) in starts.iter().enumerate() {
         let end = starts.get(n + 1).copied().unwrap_or(ptx.len());
         let body = &ptx[start..end];
-        let name = body[".entry ".len()..].split(['(', ' ', '\n']).next().unwrap_or_default();
+        let name = body[".entry ".len()..]
+            .split(['(', ' ', '\n'])
+            .next()
+            .unwrap_or_default();
         functions.insert(name, body);
     }
     functions
@@ -155,7 +192,19 @@ mod tests {
     #[test]
     fn finds_functions_counts_and_loops() {
         let summaries = summarize_sass(SAMPLE);
-        assert_eq!(summaries["loop_fn"], SassSummary { instructions: 6, cas_loop: true });
-        assert_eq!(summaries["plain_fn"], SassSummary { instructions: 2, cas_loop: false });
+        assert_eq!(
+            summaries["loop_fn"],
+            SassSummary {
+                instructions: 6,
+                cas_loop: true
+            }
+        );
+        assert_eq!(
+            summaries["plain_fn"],
+            SassSummary {
+                instructions: 2,
+                cas_loop: false
+            }
+        );
     }
 }

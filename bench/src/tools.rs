@@ -21,14 +21,17 @@ fn existing(path: PathBuf) -> Result<PathBuf, String> {
     if path.is_file() {
         Ok(path)
     } else {
-        Err(format!("{} not found: run scripts/install-oracles", path.display()))
+        Err(format!(
+            "{} not found: run scripts/install-oracles",
+            path.display()
+        ))
     }
 }
 
 fn cuda_bin(name: &str) -> PathBuf {
-    let oracles = std::env::var_os("ATOMIR_ORACLES").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracles")
-    });
+    let oracles = std::env::var_os("ATOMIR_ORACLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracles"));
     let lib = oracles.join("cu13/lib");
     std::fs::read_dir(&lib)
         .ok()
@@ -43,7 +46,9 @@ fn cuda_bin(name: &str) -> PathBuf {
 
 /// Runs a command to completion, failing with its output when it fails.
 pub fn run(command: &mut Command) -> Result<String, String> {
-    let output = command.output().map_err(|e| format!("could not run {command:?}: {e}"))?;
+    let output = command
+        .output()
+        .map_err(|e| format!("could not run {command:?}: {e}"))?;
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
     if !output.status.success() {
         text.push_str(&String::from_utf8_lossy(&output.stderr));

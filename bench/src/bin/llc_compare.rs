@@ -32,8 +32,14 @@ fn compare() -> Result<(), String> {
     for atomics in [1_000usize, 10_000, 100_000] {
         let module = generated_module(atomics);
         let mut ll = String::new();
-        llvm.lower(&module, &LowerOptions { complete_module: true }, &mut ll)
-            .map_err(|e| e.to_string())?;
+        llvm.lower(
+            &module,
+            &LowerOptions {
+                complete_module: true,
+            },
+            &mut ll,
+        )
+        .map_err(|e| e.to_string())?;
         let ll_path = dir.join(format!("k{atomics}.ll"));
         std::fs::write(&ll_path, &ll).map_err(|e| e.to_string())?;
         let atom_path = dir.join(format!("k{atomics}.atom"));
@@ -41,13 +47,22 @@ fn compare() -> Result<(), String> {
 
         let llc_time = tools::time_best(3, || {
             let mut c = Command::new(&llc);
-            c.args(["-O0", "-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87", "-o", "/dev/null"])
-                .arg(&ll_path);
+            c.args([
+                "-O0",
+                "-march=nvptx64",
+                "-mcpu=sm_90",
+                "-mattr=+ptx87",
+                "-o",
+                "/dev/null",
+            ])
+            .arg(&ll_path);
             c
         })?;
         let cli_time = tools::time_best(3, || {
             let mut c = Command::new(&atomir);
-            c.arg("lower").arg(&atom_path).args(["--target", "ptx:sm_90"]);
+            c.arg("lower")
+                .arg(&atom_path)
+                .args(["--target", "ptx:sm_90"]);
             c
         })?;
         let mut out = String::new();
@@ -55,7 +70,8 @@ fn compare() -> Result<(), String> {
         for _ in 0..5 {
             out.clear();
             let start = Instant::now();
-            ptx.lower(&module, &LowerOptions::default(), &mut out).map_err(|e| e.to_string())?;
+            ptx.lower(&module, &LowerOptions::default(), &mut out)
+                .map_err(|e| e.to_string())?;
             in_process = in_process.min(start.elapsed());
         }
         println!(
@@ -72,12 +88,17 @@ fn compare() -> Result<(), String> {
 }
 
 fn atomir_binary() -> Result<PathBuf, String> {
-    let path = std::env::var_os("ATOMIR_BIN").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/atomir")
-    });
+    let path = std::env::var_os("ATOMIR_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/atomir")
+        });
     if path.is_file() {
         Ok(path)
     } else {
-        Err(format!("{} not found: run `cargo build --release -p atomir` first", path.display()))
+        Err(format!(
+            "{} not found: run `cargo build --release -p atomir` first",
+            path.display()
+        ))
     }
 }

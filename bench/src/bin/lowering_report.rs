@@ -42,7 +42,9 @@ fn main() {
                 out.clear();
                 let snapshot = AllocSnapshot::take();
                 let start = Instant::now();
-                backend.lower(&module, &options, &mut out).expect("lowered once already");
+                backend
+                    .lower(&module, &options, &mut out)
+                    .expect("lowered once already");
                 best = best.min(start.elapsed().as_secs_f64());
                 lowering_bytes = lowering_bytes.min(snapshot.allocated_since());
             }

@@ -47,8 +47,18 @@ fn table() -> Result<(), String> {
 
     let mut rows = Vec::new();
     for (batch_index, batch) in lowerable.chunks(BATCH).enumerate() {
-        let module = Module { kernels: batch.iter().map(Cell::kernel).collect() };
-        let ours = sass_of(ptx.as_ref(), &module, &dir, &format!("ours{batch_index}"), &ptxas, &nvdisasm, None)?;
+        let module = Module {
+            kernels: batch.iter().map(Cell::kernel).collect(),
+        };
+        let ours = sass_of(
+            ptx.as_ref(),
+            &module,
+            &dir,
+            &format!("ours{batch_index}"),
+            &ptxas,
+            &nvdisasm,
+            None,
+        )?;
         let llc_module = Module {
             kernels: batch
                 .iter()
@@ -61,7 +71,15 @@ fn table() -> Result<(), String> {
                 .collect(),
         };
         let mut llc_ptx = String::new();
-        let theirs = sass_of(llvm.as_ref(), &llc_module, &dir, &format!("llc{batch_index}"), &ptxas, &nvdisasm, Some((&llc, &mut llc_ptx)))?;
+        let theirs = sass_of(
+            llvm.as_ref(),
+            &llc_module,
+            &dir,
+            &format!("llc{batch_index}"),
+            &ptxas,
+            &nvdisasm,
+            Some((&llc, &mut llc_ptx)),
+        )?;
         let llc_functions = ptx_functions(&llc_ptx);
         for cell in batch {
             let name = cell.name();
@@ -69,12 +87,22 @@ fn table() -> Result<(), String> {
                 return Err(format!("no SASS for our {name}"));
             };
             let llc = theirs.get(&name).map(|summary| {
-                let kept = llc_functions.get(name.as_str()).is_some_and(|f| ptx_keeps_order_and_scope(f, cell));
+                let kept = llc_functions
+                    .get(name.as_str())
+                    .is_some_and(|f| ptx_keeps_order_and_scope(f, cell));
                 (*summary, kept)
             });
-            rows.push(Row { cell: *cell, ours: *our_summary, llc });
+            rows.push(Row {
+                cell: *cell,
+                ours: *our_summary,
+                llc,
+            });
         }
-        eprintln!("sass_table: batch {} done ({} cells)", batch_index + 1, rows.len());
+        eprintln!(
+            "sass_table: batch {} done ({} cells)",
+            batch_index + 1,
+            rows.len()
+        );
     }
     report(&rows);
     let _ = std::fs::remove_dir_all(&dir);
@@ -92,19 +120,43 @@ fn sass_of(
     through_llc: Option<(&Path, &mut String)>,
 ) -> Result<HashMap<String, SassSummary>, String> {
     let mut text = String::new();
-    backend.lower(module, &LowerOptions { complete_module: true }, &mut text).map_err(|e| e.to_string())?;
+    backend
+        .lower(
+            module,
+            &LowerOptions {
+                complete_module: true,
+            },
+            &mut text,
+        )
+        .map_err(|e| e.to_string())?;
     let ptx_path = dir.join(format!("{stem}.ptx"));
     match through_llc {
         Some((llc, ptx_text)) => {
             let ll_path = dir.join(format!("{stem}.ll"));
             std::fs::write(&ll_path, &text).map_err(|e| e.to_string())?;
-            tools::run(Command::new(llc).args(["-O3", "-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87", "-o"]).arg(&ptx_path).arg(&ll_path))?;
+            tools::run(
+                Command::new(llc)
+                    .args([
+                        "-O3",
+                        "-march=nvptx64",
+                        "-mcpu=sm_90",
+                        "-mattr=+ptx87",
+                        "-o",
+                    ])
+                    .arg(&ptx_path)
+                    .arg(&ll_path),
+            )?;
             *ptx_text = std::fs::read_to_string(&ptx_path).map_err(|e| e.to_string())?;
         }
         None => std::fs::write(&ptx_path, &text).map_err(|e| e.to_string())?,
     }
     let cubin = dir.join(format!("{stem}.cubin"));
-    tools::run(Command::new(ptxas).args(["-arch=sm_90", "-O3", "-o"]).arg(&cubin).arg(&ptx_path))?;
+    tools::run(
+        Command::new(ptxas)
+            .args(["-arch=sm_90", "-O3", "-o"])
+            .arg(&cubin)
+            .arg(&ptx_path),
+    )?;
     let sass = tools::run(Command::new(nvdisasm).arg("-c").arg(&cubin))?;
     Ok(summarize_sass(&sass))
 }
@@ -125,7 +177,16 @@ fn report(rows: &[Row]) {
     let mut total = Tally::default();
     let mut worse_cells = Vec::new();
     for row in rows {
-        let group = format!("{} {}{}", row.cell.op, if row.cell.shape.is_vector() { format!("{}.", row.cell.shape) } else { String::new() }, row.cell.ty);
+        let group = format!(
+            "{} {}{}",
+            row.cell.op,
+            if row.cell.shape.is_vector() {
+                format!("{}.", row.cell.shape)
+            } else {
+                String::new()
+            },
+            row.cell.ty
+        );
         for tally in [by_group.entry(group).or_default(), &mut total] {
             tally.cells += 1;
             match row.llc {
@@ -147,21 +208,34 @@ fn report(rows: &[Row]) {
         }
         if let Some((llc, true)) = row.llc {
             if row.ours.instructions > llc.instructions || (row.ours.cas_loop && !llc.cas_loop) {
-                worse_cells.push(format!("{} (ours {} / llc {})", row.cell.name(), row.ours.instructions, llc.instructions));
+                worse_cells.push(format!(
+                    "{} (ours {} / llc {})",
+                    row.cell.name(),
+                    row.ours.instructions,
+                    llc.instructions
+                ));
             }
         }
     }
-    println!("SASS instructions per cell, ptx:sm_90, ours vs llc 22 (ptxas 13.5 -O3, nvdisasm 13.5)\n");
+    println!(
+        "SASS instructions per cell, ptx:sm_90, ours vs llc 22 (ptxas 13.5 -O3, nvdisasm 13.5)\n"
+    );
     println!("| group | cells | fewer | equal | more | llc loses order/scope | llc has no lowering | CAS loops we avoid |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     let line = |name: &str, t: &Tally| {
-        println!("| {name} | {} | {} | {} | {} | {} | {} | {} |", t.cells, t.better, t.equal, t.worse, t.llc_wrong, t.llc_absent, t.loops_removed)
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            t.cells, t.better, t.equal, t.worse, t.llc_wrong, t.llc_absent, t.loops_removed
+        )
     };
     for (group, tally) in &by_group {
         line(group, tally);
     }
     line("**all**", &total);
-    println!("\nCells where we are worse than a correct llc: {}", worse_cells.len());
+    println!(
+        "\nCells where we are worse than a correct llc: {}",
+        worse_cells.len()
+    );
     for cell in worse_cells.iter().take(50) {
         println!("- {cell}");
     }
