@@ -1,1 +1,297 @@
-fn main() {}
+//! `atomir`: check, format and lower atomic IR; print the lowering matrix; diff two targets.
+//!
+//! Exit codes: 0 success, 1 bad input or a refusal, 2 a usage error.
+
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+
+use atomir_cli::filter::CellFilter;
+use atomir_cli::report::{self, Format, TargetMatrix};
+use atomir_cli::targets::{self, TargetBackend};
+use atomir_ir::matrix::{cells, Cell};
+use atomir_ir::{text, verify, LowerOptions, Module};
+
+const USAGE: &str = "\
+Usage:
+  atomir check FILE                       parse and verify; report errors as file:line:col
+  atomir fmt FILE                         print the canonical text form
+  atomir lower FILE --target T [--module] print the code for target T
+  atomir matrix --target T [--target T2 ...] [--format text|json|markdown|html]
+                [--filter key=value,...]  every cell of the lowering matrix
+  atomir diff FILE --target A --target B  per-instruction diff of two targets' code
+  atomir help [COMMAND]
+
+FILE may be `-` for standard input.
+Exit codes: 0 success, 1 bad input or a refusal, 2 a usage error.
+";
+
+/// How a command ended, mapped to the process exit code.
+enum Failure {
+    /// Bad input, a refusal, or an I/O error: the message is already formatted.
+    Input(Vec<String>),
+    /// A usage error: the message and a pointer to the help.
+    Usage(String),
+}
+
+type Outcome = Result<(), Failure>;
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure::Usage(message.into())
+}
+
+fn input(message: impl Into<String>) -> Failure {
+    Failure::Input(vec![message.into()])
+}
+
+/// The parsed command line of one subcommand.
+#[derive(Default)]
+struct Args {
+    files: Vec<String>,
+    targets: Vec<String>,
+    format: Option<String>,
+    filters: Vec<String>,
+    module: bool,
+    help: bool,
+}
+
+/// Reads `--flag value`, `--flag=value`, bare flags and positional arguments.
+fn parse_args(command: &str, raw: &[String]) -> Result<Args, Failure> {
+    let mut args = Args::default();
+    let mut rest = raw.iter();
+    while let Some(arg) = rest.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if arg.starts_with("--") => (flag, Some(value.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = |name: &str| -> Result<String, Failure> {
+            match inline.clone().or_else(|| rest.next().cloned()) {
+                Some(value) => Ok(value),
+                None => Err(usage(format!("`{name}` needs a value"))),
+            }
+        };
+        match flag {
+            "-h" | "--help" => args.help = true,
+            "--target" | "-t" => args.targets.push(value("--target")?),
+            "--format" | "-f" => args.format = Some(value("--format")?),
+            "--filter" => args.filters.push(value("--filter")?),
+            "--module" if command == "lower" => args.module = true,
+            "-" => args.files.push(arg.clone()),
+            _ if flag.starts_with('-') => {
+                return Err(usage(format!(
+                    "unknown option `{arg}` for `atomir {command}`"
+                )))
+            }
+            _ => args.files.push(arg.clone()),
+        }
+    }
+    Ok(args)
+}
+
+fn command_help(command: &str) -> String {
+    let body = match command {
+        "check" => "atomir check FILE\n\nParses and verifies FILE (or `-` for standard input). Prints nothing and exits 0\nwhen it is valid; otherwise prints `file:line:col: error: ...` for each problem and\nexits 1.\n",
+        "fmt" => "atomir fmt FILE\n\nPrints FILE in canonical text form: every qualifier spelled out.\n",
+        "lower" => "atomir lower FILE --target TARGET [--module]\n\nLowers FILE for TARGET and prints the code. --module wraps it as a complete unit the\ntarget's own tools accept. A node the target cannot carry out is refused:\n`file:line:col: error: ... [rule ...]; smallest target ...` on stderr, exit 1.\n",
+        "matrix" => "atomir matrix --target T [--target T2 ...] [--format text|json|markdown|html]\n              [--filter key=value,...]\n\nEvery cell of the lowering matrix (op x type x shape x order x scope x space x\nresult) with its strategy, its code or the reason it is refused, and the totals per\nstrategy per target. Filter keys: op, type, shape, order, scope, space, result\n(used|dead); a repeated key accepts any of its values, e.g.\n--filter op=add,op=sub,type=f32,space=global\n",
+        "diff" => "atomir diff FILE --target A --target B\n\nFor each instruction of FILE: the strategy on A and on B (e.g.\n`inst 3 (line 7): cas-loop → native`) and a unified diff of the emitted code.\nA and B may be two targets or one target at two versions.\n",
+        _ => return format!("{USAGE}\n{}", targets::targets_help()),
+    };
+    format!("{body}\n{}", targets::targets_help())
+}
+
+/// The input text and the name diagnostics use for it.
+fn read_input(path: &str) -> Result<(String, String), Failure> {
+    if path == "-" {
+        let mut source = String::new();
+        io::stdin()
+            .read_to_string(&mut source)
+            .map_err(|error| input(format!("<stdin>: error: cannot read: {error}")))?;
+        return Ok(("<stdin>".to_string(), source));
+    }
+    match std::fs::read_to_string(path) {
+        Ok(source) => Ok((path.to_string(), source)),
+        Err(error) => Err(input(format!("{path}: error: cannot read: {error}"))),
+    }
+}
+
+fn one_file(command: &str, args: &Args) -> Result<String, Failure> {
+    match args.files.as_slice() {
+        [file] => Ok(file.clone()),
+        [] => Err(usage(format!(
+            "`atomir {command}` needs a FILE (or `-` for standard input)"
+        ))),
+        [_, extra, ..] => Err(usage(format!(
+            "`atomir {command}` takes one FILE; unexpected `{extra}`"
+        ))),
+    }
+}
+
+/// Parses and (unless only formatting) verifies, rendering every diagnostic against `name`.
+fn load(name: &str, source: &str, verified: bool) -> Result<Module, Failure> {
+    let module = text::parse(source)
+        .map_err(|diags| Failure::Input(diags.iter().map(|d| d.render(name)).collect()))?;
+    if verified {
+        verify::verify(&module)
+            .map_err(|diags| Failure::Input(diags.iter().map(|d| d.render(name)).collect()))?;
+    }
+    Ok(module)
+}
+
+fn target(name: &str) -> Result<TargetBackend, Failure> {
+    targets::parse_target(name).map_err(|message| usage(format!("target `{name}`: {message}")))
+}
+
+fn no_targets_allowed(command: &str, args: &Args) -> Outcome {
+    if args.targets.is_empty() && args.format.is_none() && args.filters.is_empty() {
+        Ok(())
+    } else {
+        Err(usage(format!(
+            "`atomir {command}` takes no --target, --format or --filter"
+        )))
+    }
+}
+
+fn check(args: &Args, _out: &mut String) -> Outcome {
+    no_targets_allowed("check", args)?;
+    let (name, source) = read_input(&one_file("check", args)?)?;
+    load(&name, &source, true).map(|_| ())
+}
+
+fn fmt(args: &Args, out: &mut String) -> Outcome {
+    no_targets_allowed("fmt", args)?;
+    let (name, source) = read_input(&one_file("fmt", args)?)?;
+    let module = load(&name, &source, false)?;
+    out.push_str(&text::print(&module));
+    Ok(())
+}
+
+fn lower(args: &Args, out: &mut String) -> Outcome {
+    let file = one_file("lower", args)?;
+    let backend = match args.targets.as_slice() {
+        [name] => target(name)?,
+        [] => return Err(usage("`atomir lower` needs --target TARGET")),
+        _ => return Err(usage("`atomir lower` takes one --target")),
+    };
+    if args.format.is_some() || !args.filters.is_empty() {
+        return Err(usage("`atomir lower` takes no --format or --filter"));
+    }
+    let (name, source) = read_input(&file)?;
+    let module = load(&name, &source, true)?;
+    let options = LowerOptions {
+        complete_module: args.module,
+    };
+    backend
+        .lower(&module, &options, out)
+        .map(|_| ())
+        .map_err(|error| input(format!("{name}:{error}")))
+}
+
+fn matrix(args: &Args, out: &mut String) -> Outcome {
+    if !args.files.is_empty() {
+        return Err(usage("`atomir matrix` takes no FILE"));
+    }
+    if args.targets.is_empty() {
+        return Err(usage("`atomir matrix` needs at least one --target"));
+    }
+    let format: Format = match &args.format {
+        Some(name) => name.parse().map_err(usage)?,
+        None => Format::Text,
+    };
+    let mut filter = CellFilter::default();
+    for text in &args.filters {
+        filter
+            .add(text)
+            .map_err(|message| usage(format!("--filter: {message}")))?;
+    }
+    let backends = args
+        .targets
+        .iter()
+        .map(|name| target(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let chosen: Vec<Cell> = cells().filter(|cell| filter.matches(cell)).collect();
+    if chosen.is_empty() {
+        return Err(usage("--filter matches no cell of the lowering matrix"));
+    }
+    let matrices: Vec<TargetMatrix> = backends
+        .iter()
+        .map(|backend| TargetMatrix::run(backend.as_ref(), &chosen))
+        .collect();
+    report::render(format, &matrices, out);
+    Ok(())
+}
+
+fn diff(args: &Args, out: &mut String) -> Outcome {
+    let file = one_file("diff", args)?;
+    let (a, b) = match args.targets.as_slice() {
+        [a, b] => (target(a)?, target(b)?),
+        _ => return Err(usage("`atomir diff` needs exactly two --target")),
+    };
+    if args.format.is_some() || !args.filters.is_empty() {
+        return Err(usage("`atomir diff` takes no --format or --filter"));
+    }
+    let (name, source) = read_input(&file)?;
+    let module = load(&name, &source, true)?;
+    atomir_cli::diff::diff_targets(&module, a.as_ref(), b.as_ref(), out);
+    Ok(())
+}
+
+fn run(argv: &[String], out: &mut String) -> Outcome {
+    let Some((command, rest)) = argv.split_first() else {
+        return Err(usage("no command given"));
+    };
+    let run_command: fn(&Args, &mut String) -> Outcome = match command.as_str() {
+        "check" => check,
+        "fmt" => fmt,
+        "lower" => lower,
+        "matrix" => matrix,
+        "diff" => diff,
+        "help" | "-h" | "--help" => {
+            out.push_str(&command_help(rest.first().map_or("", String::as_str)));
+            return Ok(());
+        }
+        "--version" | "-V" => {
+            out.push_str(concat!("atomir ", env!("CARGO_PKG_VERSION"), "\n"));
+            return Ok(());
+        }
+        other => return Err(usage(format!("unknown command `{other}`"))),
+    };
+    let args = parse_args(command, rest)?;
+    if args.help {
+        out.push_str(&command_help(command));
+        return Ok(());
+    }
+    run_command(&args, out)
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut out = String::new();
+    let outcome = run(&argv, &mut out);
+    // A failed command prints nothing on stdout: half a lowering is worse than none.
+    let printed = if outcome.is_ok() { out.as_bytes() } else { &[] };
+    let mut stdout = io::stdout().lock();
+    if let Err(error) = stdout.write_all(printed).and_then(|()| stdout.flush()) {
+        if error.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("atomir: error: cannot write the output: {error}");
+            return ExitCode::from(1);
+        }
+    }
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(lines)) => {
+            let mut stderr = io::stderr().lock();
+            for line in lines {
+                let _ = writeln!(stderr, "{line}");
+            }
+            ExitCode::from(1)
+        }
+        Err(Failure::Usage(message)) => {
+            let _ = write!(
+                io::stderr().lock(),
+                "atomir: error: {message}\n\n{USAGE}\n{}",
+                targets::targets_help()
+            );
+            ExitCode::from(2)
+        }
+    }
+}

@@ -513,8 +513,9 @@ fn apply_op(
     operand: Var,
     new_value: Option<Var>,
 ) -> Var {
-    if ty.is_packed() {
-        // Each 16-bit half is an independent element.
+    if ty.is_packed() && !op.is_move() {
+        // Each 16-bit half is an independent element; exch and cas move and compare the whole
+        // 32-bit pattern.
         let lane = ty.lane_type();
         let sixteen = b.constant(PrimType::I32, 16);
         let operand = b.bits_of(operand);
@@ -889,6 +890,507 @@ impl fmt::Display for Expansion {
                 writeln!(f, "  {prim:?}")?;
             }
             writeln!(f, "  {:?}", data.terminator)?;
+        }
+        Ok(())
+    }
+}
+
+/// A primitive whose registers do not have the types it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeError {
+    pub var: Var,
+    /// The register's type, `None` when the register does not exist.
+    pub found: Option<PrimType>,
+    pub detail: &'static str,
+}
+
+impl fmt::Display for TypeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.found {
+            Some(found) => write!(f, "{} has type {found}: {}", self.var, self.detail),
+            None => write!(f, "{} does not exist: {}", self.var, self.detail),
+        }
+    }
+}
+
+impl Prim {
+    /// Checks the types of the registers this primitive reads and defines: the one place the
+    /// typing rules of primitives are written (the validator and the interpreter both use it).
+    pub fn check_types(&self, vars: &PrimaryMap<Var, PrimType>) -> Result<(), TypeError> {
+        let ty = |var: Var, detail| {
+            vars.get(var).copied().ok_or(TypeError {
+                var,
+                found: None,
+                detail,
+            })
+        };
+        let expect = |var: Var, wanted: PrimType, detail| {
+            let found = ty(var, detail)?;
+            if found == wanted {
+                Ok(())
+            } else {
+                Err(TypeError {
+                    var,
+                    found: Some(found),
+                    detail,
+                })
+            }
+        };
+        let expect_if = |var: Var, holds: fn(PrimType) -> bool, detail| {
+            let found = ty(var, detail)?;
+            if holds(found) {
+                Ok(found)
+            } else {
+                Err(TypeError {
+                    var,
+                    found: Some(found),
+                    detail,
+                })
+            }
+        };
+        let pow2 = |var: Var, align: u32| {
+            if align.is_power_of_two() {
+                Ok(())
+            } else {
+                Err(TypeError {
+                    var,
+                    found: None,
+                    detail: "alignment must be a power of two",
+                })
+            }
+        };
+        match *self {
+            Prim::Const { dst, .. } => ty(dst, "a constant's register").map(drop),
+            Prim::Load { dst, addr, .. } => {
+                expect_if(dst, PrimType::is_int, "a load defines an integer")?;
+                expect(addr, PrimType::Ptr, "an address")
+            }
+            Prim::Cas {
+                dst,
+                addr,
+                expected,
+                new,
+                ..
+            } => {
+                let width = expect_if(dst, PrimType::is_int, "a cas defines an integer")?;
+                expect(addr, PrimType::Ptr, "an address")?;
+                expect(expected, width, "cas operands have the cas's type")?;
+                expect(new, width, "cas operands have the cas's type")
+            }
+            Prim::Rmw {
+                dst,
+                op,
+                ty: elem,
+                addr,
+                value,
+                ..
+            } => {
+                if op == AtomicOp::Cas {
+                    return Err(TypeError {
+                        var: value,
+                        found: None,
+                        detail: "a cas is a Cas primitive, not an rmw",
+                    });
+                }
+                let natural = PrimType::natural(elem);
+                expect(addr, PrimType::Ptr, "an address")?;
+                expect(
+                    value,
+                    natural,
+                    "an rmw operand has the natural type of the rmw's type",
+                )?;
+                match dst {
+                    Some(dst) => expect(dst, natural, "an rmw result has the rmw's natural type"),
+                    None => Ok(()),
+                }
+            }
+            Prim::Unary { dst, op, src } => {
+                let from = ty(src, "a unary operand")?;
+                let to = ty(dst, "a unary result")?;
+                let fits = match op {
+                    UnaryOp::Not => from == to && (from.is_int() || from == PrimType::Pred),
+                    UnaryOp::Bitcast => {
+                        from.bits() == to.bits() && from != PrimType::Pred && to != PrimType::Pred
+                    }
+                    UnaryOp::Zext => from.is_int() && to.is_int() && to.bits() >= from.bits(),
+                    UnaryOp::Trunc => from.is_int() && to.is_int() && to.bits() <= from.bits(),
+                };
+                if fits {
+                    Ok(())
+                } else {
+                    Err(TypeError {
+                        var: src,
+                        found: Some(from),
+                        detail: match op {
+                            UnaryOp::Not => "not keeps an integer or predicate type",
+                            UnaryOp::Bitcast => "a bitcast keeps the width of a non-predicate",
+                            UnaryOp::Zext => "zext widens an integer",
+                            UnaryOp::Trunc => "trunc narrows an integer",
+                        },
+                    })
+                }
+            }
+            Prim::Binary { dst, op, a, b } => {
+                let operand = ty(a, "a binary operand")?;
+                expect(b, operand, "binary operands have one type")?;
+                expect(dst, operand, "a binary result has its operands' type")?;
+                let float_op = matches!(
+                    op,
+                    BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMin | BinaryOp::FMax
+                );
+                let logical = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+                let fits = if float_op {
+                    operand.is_float()
+                } else {
+                    operand.is_int() || (logical && operand == PrimType::Pred)
+                };
+                if fits {
+                    Ok(())
+                } else {
+                    Err(TypeError {
+                        var: a,
+                        found: Some(operand),
+                        detail: if float_op {
+                            "float arithmetic needs a float type"
+                        } else {
+                            "integer arithmetic needs integers (and/or/xor also take predicates)"
+                        },
+                    })
+                }
+            }
+            Prim::Cmp { dst, a, b, .. } => {
+                let operand = expect_if(
+                    a,
+                    |t| t.is_int() || t == PrimType::Ptr || t == PrimType::Pred,
+                    "comparisons are on integer bit patterns",
+                )?;
+                expect(b, operand, "compared values have one type")?;
+                expect(dst, PrimType::Pred, "a comparison gives a predicate")
+            }
+            Prim::Select {
+                dst,
+                cond,
+                if_true,
+                if_false,
+            } => {
+                expect(cond, PrimType::Pred, "a select condition is a predicate")?;
+                let value = ty(if_true, "a selected value")?;
+                expect(if_false, value, "selected values have one type")?;
+                expect(dst, value, "a select gives its values' type")
+            }
+            Prim::PtrAlignDown { dst, ptr, align } => {
+                expect(ptr, PrimType::Ptr, "an address")?;
+                expect(dst, PrimType::Ptr, "an aligned address")?;
+                pow2(ptr, align)
+            }
+            Prim::PtrLowBits { dst, ptr, align } => {
+                expect(ptr, PrimType::Ptr, "an address")?;
+                expect(dst, PrimType::I32, "the low bits of an address are an i32")?;
+                pow2(ptr, align)
+            }
+            Prim::PtrAdd { dst, ptr, .. } => {
+                expect(ptr, PrimType::Ptr, "an address")?;
+                expect(dst, PrimType::Ptr, "an offset address")
+            }
+        }
+    }
+}
+
+/// A set of registers, one bit each.
+#[derive(Clone, PartialEq, Eq)]
+struct VarSet(Vec<u64>);
+
+impl VarSet {
+    fn empty(len: usize) -> Self {
+        VarSet(vec![0; len.div_ceil(64)])
+    }
+
+    fn full(len: usize) -> Self {
+        VarSet(vec![u64::MAX; len.div_ceil(64)])
+    }
+
+    fn insert(&mut self, var: Var) {
+        let index = var.as_u32() as usize;
+        self.0[index / 64] |= 1 << (index % 64);
+    }
+
+    fn contains(&self, var: Var) -> bool {
+        let index = var.as_u32() as usize;
+        self.0[index / 64] & (1 << (index % 64)) != 0
+    }
+
+    fn intersect(&mut self, other: &VarSet) {
+        for (word, other) in self.0.iter_mut().zip(&other.0) {
+            *word &= other;
+        }
+    }
+}
+
+impl Expansion {
+    /// Checks that this is a well-formed expansion of `inst` that keeps its meaning:
+    ///
+    /// - inputs and results match the node (one operand, new value and result per element, in
+    ///   the element's natural type; results only when the node's result is used);
+    /// - every block is reachable from the entry and reaches a `Return`; jumps pass as many
+    ///   arguments as the target has parameters, of the parameters' types;
+    /// - every register is defined once and every use is defined on every path to it;
+    /// - every primitive is well typed ([`Prim::check_types`]);
+    /// - every memory primitive carries the node's scope, space and cache hint; every `Cas` and
+    ///   `Rmw` (the instructions that make the node atomic) carries an order that implies the
+    ///   node's order; loads are relaxed or acquire, never a release order. There are at least
+    ///   as many `Cas`/`Rmw` as elements, and an `Rmw` performs the node's op.
+    ///
+    /// That is the invariant "an expansion never weakens an order or a scope", checked
+    /// mechanically rather than trusted.
+    pub fn validate(&self, inst: &AtomicInst) -> Result<(), String> {
+        let var_count = self.vars.len();
+        let exists = |var: Var, what: &str| {
+            if self.vars.get(var).is_some() {
+                Ok(())
+            } else {
+                Err(format!("{what} {var} is not a register of the expansion"))
+            }
+        };
+        if self.blocks.is_empty() {
+            return Err("the expansion has no blocks".into());
+        }
+
+        // Inputs and results against the node.
+        let elements = inst.shape.len();
+        let natural = PrimType::natural(inst.ty);
+        exists(self.addr, "the address")?;
+        if self.vars[self.addr] != PrimType::Ptr {
+            return Err(format!(
+                "the address {} is {}, not ptr",
+                self.addr, self.vars[self.addr]
+            ));
+        }
+        let expected_new = if inst.op == AtomicOp::Cas {
+            elements
+        } else {
+            0
+        };
+        let expected_results = if inst.result_used() { elements } else { 0 };
+        for (what, list, count) in [
+            ("operands", &self.operands, elements),
+            ("new values", &self.new_values, expected_new),
+            ("results", &self.results, expected_results),
+        ] {
+            if list.len() != count {
+                return Err(format!("{} {what} for {count} expected", list.len()));
+            }
+            for &var in list.iter() {
+                exists(var, what)?;
+                if self.vars[var] != natural {
+                    return Err(format!(
+                        "{what} register {var} is {}, not {natural}",
+                        self.vars[var]
+                    ));
+                }
+            }
+        }
+
+        // Reachability both ways.
+        let cfg = self.cfg();
+        let entry = self.entry();
+        for (block, data) in &self.blocks {
+            for target in data.terminator.successors() {
+                if self.blocks.get(target.block).is_none() {
+                    return Err(format!(
+                        "{block} jumps to {}, which does not exist",
+                        target.block
+                    ));
+                }
+            }
+        }
+        let mut reachable = std::collections::BTreeSet::new();
+        let mut dfs = petgraph::visit::Dfs::new(&cfg, entry);
+        while let Some(block) = dfs.next(&cfg) {
+            reachable.insert(block);
+        }
+        let reversed = petgraph::visit::Reversed(&cfg);
+        let mut reaches_return = std::collections::BTreeSet::new();
+        for (block, data) in &self.blocks {
+            if data.terminator == Terminator::Return {
+                let mut dfs = petgraph::visit::Dfs::new(reversed, block);
+                while let Some(found) = dfs.next(reversed) {
+                    reaches_return.insert(found);
+                }
+            }
+        }
+        for block in self.blocks.keys() {
+            if !reachable.contains(&block) {
+                return Err(format!("{block} is unreachable from the entry"));
+            }
+            if !reaches_return.contains(&block) {
+                return Err(format!("{block} never reaches a return"));
+            }
+        }
+
+        // Single definitions.
+        let mut defined_once = VarSet::empty(var_count);
+        let mut define = |var: Var, what: &str| {
+            exists(var, what)?;
+            if defined_once.contains(var) {
+                return Err(format!("{var} is defined twice (last as {what})"));
+            }
+            defined_once.insert(var);
+            Ok(())
+        };
+        let mut inputs = VarSet::empty(var_count);
+        for &var in std::iter::once(&self.addr)
+            .chain(&self.operands)
+            .chain(&self.new_values)
+        {
+            define(var, "an input")?;
+            inputs.insert(var);
+        }
+        for data in self.blocks.values() {
+            for &param in &data.params {
+                define(param, "a block parameter")?;
+            }
+            for prim in &data.prims {
+                if let Some(var) = prim.def() {
+                    define(var, "a primitive's result")?;
+                }
+            }
+        }
+
+        // Defined on every path: registers available at each block's entry, as the
+        // intersection over its predecessors, iterated to a fixed point.
+        let mut available: cranelift_entity::SecondaryMap<Block, Option<VarSet>> =
+            cranelift_entity::SecondaryMap::new();
+        available[entry] = Some(inputs);
+        let exit_set = |block: Block, at_entry: &VarSet| {
+            let mut set = at_entry.clone();
+            let data = &self.blocks[block];
+            for &param in &data.params {
+                set.insert(param);
+            }
+            for var in data.prims.iter().filter_map(Prim::def) {
+                set.insert(var);
+            }
+            set
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for block in self.blocks.keys() {
+                let Some(at_entry) = available[block].clone() else {
+                    continue;
+                };
+                let at_exit = exit_set(block, &at_entry);
+                for target in self.blocks[block].terminator.successors() {
+                    let mut next = available[target.block]
+                        .clone()
+                        .unwrap_or(VarSet::full(var_count));
+                    next.intersect(&at_exit);
+                    if available[target.block].as_ref() != Some(&next) {
+                        available[target.block] = Some(next);
+                        changed = true;
+                    }
+                }
+            }
+        }
+
+        // Per block: types, uses, jumps, memory attributes.
+        let mem = mem_attrs(inst);
+        let mut atomic_prims = 0usize;
+        for (block, data) in &self.blocks {
+            let mut defined = available[block].clone().unwrap_or(VarSet::empty(var_count));
+            for &param in &data.params {
+                defined.insert(param);
+            }
+            let use_defined = |defined: &VarSet, var: Var, at: &dyn fmt::Display| {
+                exists(var, "a use")?;
+                if defined.contains(var) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{var} is used in {block} ({at}) where some path leaves it undefined"
+                    ))
+                }
+            };
+            for prim in &data.prims {
+                let at = format!("{prim:?}");
+                prim.check_types(&self.vars)
+                    .map_err(|error| format!("{block}: {error} in {at}"))?;
+                for var in prim.uses() {
+                    use_defined(&defined, var, &at)?;
+                }
+                if let Some(var) = prim.def() {
+                    defined.insert(var);
+                }
+                let Some(attrs) = prim.mem() else { continue };
+                if attrs.scope != mem.scope || attrs.space != mem.space || attrs.hint != mem.hint {
+                    return Err(format!(
+                        "{block}: {at} has scope {}, space {}, hint {:?}; the node has {}, {}, {:?}",
+                        attrs.scope, attrs.space, attrs.hint, mem.scope, mem.space, mem.hint
+                    ));
+                }
+                match prim {
+                    Prim::Load { .. } if attrs.order.has_release() => {
+                        return Err(format!("{block}: a load cannot be {} in {at}", attrs.order));
+                    }
+                    Prim::Cas { .. } | Prim::Rmw { .. } => {
+                        atomic_prims += 1;
+                        if !attrs.order.implies(mem.order) {
+                            return Err(format!(
+                                "{block}: {at} is {}, weaker than the node's {}",
+                                attrs.order, mem.order
+                            ));
+                        }
+                        if let Prim::Rmw { op, .. } = prim {
+                            if *op != inst.op {
+                                return Err(format!(
+                                    "{block}: {at} performs {op}, not {}",
+                                    inst.op
+                                ));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let terminator = &data.terminator;
+            if let Terminator::Branch { cond, .. } = terminator {
+                use_defined(&defined, *cond, &"the branch condition")?;
+                if self.vars[*cond] != PrimType::Pred {
+                    return Err(format!(
+                        "{block}: branch condition {cond} is not a predicate"
+                    ));
+                }
+            }
+            for target in terminator.successors() {
+                let params = &self.blocks[target.block].params;
+                if params.len() != target.args.len() {
+                    return Err(format!(
+                        "{block}: jump to {} passes {} arguments for {} parameters",
+                        target.block,
+                        target.args.len(),
+                        params.len()
+                    ));
+                }
+                for (&arg, &param) in target.args.iter().zip(params) {
+                    use_defined(&defined, arg, &"a jump argument")?;
+                    if self.vars[arg] != self.vars[param] {
+                        return Err(format!(
+                            "{block}: argument {arg}: {} bound to {param}: {} of {}",
+                            self.vars[arg], self.vars[param], target.block
+                        ));
+                    }
+                }
+            }
+            if *terminator == Terminator::Return {
+                for &var in &self.results {
+                    use_defined(&defined, var, &"a result at return")?;
+                }
+            }
+        }
+        if atomic_prims < elements {
+            return Err(format!(
+                "{atomic_prims} cas/rmw primitives for {elements} elements: some element is not atomic"
+            ));
         }
         Ok(())
     }

@@ -1,1 +1,568 @@
 //! An interpreter of expansions, used to prove them against the reference semantics.
+//!
+//! It runs an [`Expansion`] as one thread against a little-endian byte [`Memory`], with the
+//! expansion's inputs bound to bit patterns, and returns the old values it produced. Every
+//! primitive means exactly what [`crate::expand`] documents: float primitives and native
+//! read-modify-writes call [`crate::semantics`], so there is one definition of every op.
+//!
+//! Other threads are simulated by an [`Interference`]: it is called before every `Cas` and may
+//! change memory, so a CAS loop's retry path runs and can be checked to still produce
+//! `op(value the CAS finally saw, operand)`.
+//!
+//! Primitive details the expansion format leaves open are fixed here: shifts by the operand
+//! width or more give zero; every register holds its bits masked to its type's width; a memory
+//! access must be aligned to its own width and lie inside the memory.
+
+use cranelift_entity::SecondaryMap;
+use smallvec::SmallVec;
+use std::fmt;
+
+use crate::expand::{
+    BinaryOp, Block, CmpCond, Expansion, Prim, PrimType, Terminator, TypeError, UnaryOp, Var,
+};
+use crate::semantics::{self, width_mask, FloatMode};
+use crate::types::ElemType;
+
+/// A flat little-endian byte memory covering `[base, base + len)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Memory {
+    base: u64,
+    bytes: Vec<u8>,
+}
+
+impl Memory {
+    /// `len` zero bytes starting at address `base`.
+    pub fn new(base: u64, len: usize) -> Self {
+        Memory {
+            base,
+            bytes: vec![0; len],
+        }
+    }
+
+    pub fn from_bytes(base: u64, bytes: Vec<u8>) -> Self {
+        Memory { base, bytes }
+    }
+
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+
+    /// The byte range of an access, checked for alignment and bounds.
+    fn range(&self, addr: u64, size: u32) -> Result<std::ops::Range<usize>, InterpError> {
+        if !size.is_power_of_two() || addr & (u64::from(size) - 1) != 0 {
+            return Err(InterpError::Misaligned { addr, bytes: size });
+        }
+        let out_of_bounds = InterpError::OutOfBounds { addr, bytes: size };
+        let start = addr.checked_sub(self.base).ok_or(out_of_bounds.clone())?;
+        let start = usize::try_from(start).map_err(|_| out_of_bounds.clone())?;
+        let end = start
+            .checked_add(size as usize)
+            .ok_or(out_of_bounds.clone())?;
+        if end > self.bytes.len() {
+            return Err(out_of_bounds);
+        }
+        Ok(start..end)
+    }
+
+    /// Reads `size` bytes (a power of two up to 16) at an address aligned to `size`.
+    pub fn read(&self, addr: u64, size: u32) -> Result<u128, InterpError> {
+        let range = self.range(addr, size)?;
+        Ok(self.bytes[range]
+            .iter()
+            .rev()
+            .fold(0u128, |value, &byte| (value << 8) | u128::from(byte)))
+    }
+
+    /// Writes the low `size` bytes of `value` at an address aligned to `size`.
+    pub fn write(&mut self, addr: u64, size: u32, value: u128) -> Result<(), InterpError> {
+        let range = self.range(addr, size)?;
+        for (index, byte) in self.bytes[range].iter_mut().enumerate() {
+            *byte = (value >> (8 * index)) as u8;
+        }
+        Ok(())
+    }
+}
+
+/// Why an expansion could not be run to its end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InterpError {
+    /// More primitives and terminators ran than the step limit allows (a loop that never exits).
+    StepLimitExceeded { limit: u64 },
+    /// A register was read before any definition on the path taken.
+    UndefinedVar(Var),
+    /// An access not aligned to its own width.
+    Misaligned { addr: u64, bytes: u32 },
+    /// An access outside the memory.
+    OutOfBounds { addr: u64, bytes: u32 },
+    /// An operand's type does not fit the primitive.
+    Type(TypeError),
+    /// A primitive the interpreter cannot give a meaning to (e.g. an `Rmw` of `cas`).
+    Unsupported(&'static str),
+    /// The inputs do not match the expansion's operand or new-value registers.
+    InputCount { expected: usize, found: usize },
+    /// A jump passes a different number of arguments than the target block has parameters.
+    ArityMismatch {
+        block: Block,
+        expected: usize,
+        found: usize,
+    },
+}
+
+impl fmt::Display for InterpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InterpError::StepLimitExceeded { limit } => write!(f, "step limit of {limit} exceeded"),
+            InterpError::UndefinedVar(var) => write!(f, "{var} read before it is defined"),
+            InterpError::Misaligned { addr, bytes } => {
+                write!(f, "{bytes}-byte access at {addr:#x} is misaligned")
+            }
+            InterpError::OutOfBounds { addr, bytes } => {
+                write!(f, "{bytes}-byte access at {addr:#x} is outside memory")
+            }
+            InterpError::Type(error) => error.fmt(f),
+            InterpError::Unsupported(what) => write!(f, "unsupported primitive: {what}"),
+            InterpError::InputCount { expected, found } => {
+                write!(f, "expected {expected} input values, found {found}")
+            }
+            InterpError::ArityMismatch {
+                block,
+                expected,
+                found,
+            } => {
+                write!(
+                    f,
+                    "jump to {block} passes {found} arguments for {expected} parameters"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for InterpError {}
+
+/// The values bound to an expansion's input registers, as bit patterns.
+#[derive(Clone, Copy, Debug)]
+pub struct Inputs<'a> {
+    pub addr: u64,
+    /// One per element: the `b` operand (for `cas`, the expected value).
+    pub operands: &'a [u128],
+    /// One per element for `cas`, empty otherwise.
+    pub new_values: &'a [u128],
+}
+
+/// A `Cas` about to execute, as seen by an [`Interference`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CasSite {
+    pub addr: u64,
+    pub bytes: u32,
+    /// How many `Cas` primitives this run executed before this one.
+    pub index: u32,
+}
+
+/// Another thread's stores, simulated: called before every `Cas`; may change memory.
+pub trait Interference {
+    fn before_cas(&mut self, memory: &mut Memory, site: CasSite);
+}
+
+/// No other thread.
+pub struct NoInterference;
+
+impl Interference for NoInterference {
+    fn before_cas(&mut self, _: &mut Memory, _: CasSite) {}
+}
+
+impl<F: FnMut(&mut Memory, CasSite)> Interference for F {
+    fn before_cas(&mut self, memory: &mut Memory, site: CasSite) {
+        self(memory, site)
+    }
+}
+
+/// What one run produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The bits of each of the expansion's `results` registers.
+    pub results: SmallVec<[u128; 8]>,
+    /// Primitives and terminators executed.
+    pub steps: u64,
+    /// `Cas` primitives executed, and how many of them did not store.
+    pub cas_attempts: u32,
+    pub cas_failures: u32,
+}
+
+/// Runs expansions; keeps its register file between runs so repeated runs do not allocate.
+#[derive(Clone, Debug)]
+pub struct Interpreter {
+    /// The most primitives and terminators one run may execute.
+    pub step_limit: u64,
+    /// How a native `Rmw` treats subnormals (the target's behaviour, e.g. PTX global f32 add
+    /// flushes). Float primitives of an expansion never flush, as [`crate::expand`] defines.
+    pub rmw_mode: FloatMode,
+    regs: SecondaryMap<Var, Option<u128>>,
+    args: Vec<u128>,
+}
+
+impl Default for Interpreter {
+    fn default() -> Self {
+        Interpreter::new()
+    }
+}
+
+/// The scalar element type whose float semantics a float register type has.
+fn float_elem(ty: PrimType) -> Option<ElemType> {
+    match ty {
+        PrimType::F16 => Some(ElemType::F16),
+        PrimType::Bf16 => Some(ElemType::Bf16),
+        PrimType::F32 => Some(ElemType::F32),
+        PrimType::F64 => Some(ElemType::F64),
+        _ => None,
+    }
+}
+
+fn expect_type(
+    expansion: &Expansion,
+    var: Var,
+    wanted: PrimType,
+    detail: &'static str,
+) -> Result<(), InterpError> {
+    match expansion.vars.get(var) {
+        None => Err(InterpError::UndefinedVar(var)),
+        Some(&found) if found == wanted => Ok(()),
+        Some(&found) => Err(InterpError::Type(TypeError {
+            var,
+            found: Some(found),
+            detail,
+        })),
+    }
+}
+
+fn sign_extend(value: u128, bits: u32) -> i128 {
+    let unused = 128 - bits;
+    ((value << unused) as i128) >> unused
+}
+
+impl Interpreter {
+    pub fn new() -> Self {
+        Interpreter {
+            step_limit: 100_000,
+            rmw_mode: FloatMode::Ieee,
+            regs: SecondaryMap::new(),
+            args: Vec::new(),
+        }
+    }
+
+    /// Runs `expansion` with no interference.
+    pub fn run(
+        &mut self,
+        expansion: &Expansion,
+        memory: &mut Memory,
+        inputs: Inputs<'_>,
+    ) -> Result<Outcome, InterpError> {
+        self.run_with(expansion, memory, inputs, &mut NoInterference)
+    }
+
+    /// Runs `expansion`, calling `interference` before every `Cas`.
+    pub fn run_with(
+        &mut self,
+        expansion: &Expansion,
+        memory: &mut Memory,
+        inputs: Inputs<'_>,
+        interference: &mut dyn Interference,
+    ) -> Result<Outcome, InterpError> {
+        if inputs.operands.len() != expansion.operands.len() {
+            return Err(InterpError::InputCount {
+                expected: expansion.operands.len(),
+                found: inputs.operands.len(),
+            });
+        }
+        if inputs.new_values.len() != expansion.new_values.len() {
+            return Err(InterpError::InputCount {
+                expected: expansion.new_values.len(),
+                found: inputs.new_values.len(),
+            });
+        }
+        self.regs.clear();
+        self.regs.resize(expansion.vars.len());
+        self.define(expansion, expansion.addr, u128::from(inputs.addr));
+        for (&var, &bits) in expansion.operands.iter().zip(inputs.operands) {
+            self.define(expansion, var, bits);
+        }
+        for (&var, &bits) in expansion.new_values.iter().zip(inputs.new_values) {
+            self.define(expansion, var, bits);
+        }
+
+        let mut outcome = Outcome::default();
+        let mut block = expansion.entry();
+        loop {
+            let data = expansion.blocks.get(block).ok_or(InterpError::Unsupported(
+                "jump to a block that does not exist",
+            ))?;
+            for prim in &data.prims {
+                self.step(&mut outcome)?;
+                self.execute(expansion, prim, memory, interference, &mut outcome)?;
+            }
+            self.step(&mut outcome)?;
+            let target = match &data.terminator {
+                Terminator::Return => break,
+                Terminator::Jump(target) => target,
+                Terminator::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    expect_type(expansion, *cond, PrimType::Pred, "a branch condition")?;
+                    if self.get(*cond)? != 0 {
+                        then
+                    } else {
+                        otherwise
+                    }
+                }
+            };
+            let params = &expansion
+                .blocks
+                .get(target.block)
+                .ok_or(InterpError::Unsupported(
+                    "jump to a block that does not exist",
+                ))?
+                .params;
+            if params.len() != target.args.len() {
+                return Err(InterpError::ArityMismatch {
+                    block: target.block,
+                    expected: params.len(),
+                    found: target.args.len(),
+                });
+            }
+            // Block parameters bind in parallel: read every argument before writing any.
+            self.args.clear();
+            for (&arg, &param) in target.args.iter().zip(params) {
+                let param_ty = expansion
+                    .vars
+                    .get(param)
+                    .copied()
+                    .ok_or(InterpError::UndefinedVar(param))?;
+                expect_type(
+                    expansion,
+                    arg,
+                    param_ty,
+                    "a block argument has its parameter's type",
+                )?;
+                let value = self.get(arg)?;
+                self.args.push(value);
+            }
+            for (index, &param) in params.iter().enumerate() {
+                self.regs[param] = Some(self.args[index]);
+            }
+            block = target.block;
+        }
+        for &var in &expansion.results {
+            outcome.results.push(self.get(var)?);
+        }
+        Ok(outcome)
+    }
+
+    fn step(&self, outcome: &mut Outcome) -> Result<(), InterpError> {
+        outcome.steps += 1;
+        if outcome.steps > self.step_limit {
+            return Err(InterpError::StepLimitExceeded {
+                limit: self.step_limit,
+            });
+        }
+        Ok(())
+    }
+
+    fn define(&mut self, expansion: &Expansion, var: Var, bits: u128) {
+        let width = expansion.vars.get(var).map_or(128, |ty| ty.bits());
+        self.regs[var] = Some(bits & width_mask(width));
+    }
+
+    fn get(&self, var: Var) -> Result<u128, InterpError> {
+        self.regs
+            .get(var)
+            .copied()
+            .flatten()
+            .ok_or(InterpError::UndefinedVar(var))
+    }
+
+    fn execute(
+        &mut self,
+        expansion: &Expansion,
+        prim: &Prim,
+        memory: &mut Memory,
+        interference: &mut dyn Interference,
+        outcome: &mut Outcome,
+    ) -> Result<(), InterpError> {
+        prim.check_types(&expansion.vars)
+            .map_err(|error| match error.found {
+                None if expansion.vars.get(error.var).is_none() => {
+                    InterpError::UndefinedVar(error.var)
+                }
+                _ => InterpError::Type(error),
+            })?;
+        let width = |var: Var| expansion.vars[var].bits();
+        match *prim {
+            Prim::Const { dst, bits } => self.define(expansion, dst, bits),
+            Prim::Load { dst, addr, .. } => {
+                let value = memory.read(self.get(addr)? as u64, width(dst) / 8)?;
+                self.define(expansion, dst, value);
+            }
+            Prim::Cas {
+                dst,
+                addr,
+                expected,
+                new,
+                ..
+            } => {
+                let address = self.get(addr)? as u64;
+                let (expected, new) = (self.get(expected)?, self.get(new)?);
+                let bytes = width(dst) / 8;
+                // Checked before the interference so that it never sees a bad access.
+                memory.read(address, bytes)?;
+                interference.before_cas(
+                    memory,
+                    CasSite {
+                        addr: address,
+                        bytes,
+                        index: outcome.cas_attempts,
+                    },
+                );
+                outcome.cas_attempts += 1;
+                let old = memory.read(address, bytes)?;
+                if old == expected {
+                    memory.write(address, bytes, new)?;
+                } else {
+                    outcome.cas_failures += 1;
+                }
+                self.define(expansion, dst, old);
+            }
+            Prim::Rmw {
+                dst,
+                op,
+                ty,
+                addr,
+                value,
+                ..
+            } => {
+                let address = self.get(addr)? as u64;
+                let operand = self.get(value)?;
+                let old = memory.read(address, ty.bytes())?;
+                let new = semantics::apply(op, ty, old, operand, 0, self.rmw_mode);
+                memory.write(address, ty.bytes(), new)?;
+                if let Some(dst) = dst {
+                    self.define(expansion, dst, old);
+                }
+            }
+            Prim::Unary { dst, op, src } => {
+                let bits = self.get(src)?;
+                self.define(
+                    expansion,
+                    dst,
+                    if op == UnaryOp::Not { !bits } else { bits },
+                );
+            }
+            Prim::Binary { dst, op, a, b } => {
+                let (x, y) = (self.get(a)?, self.get(b)?);
+                let value = binary(op, expansion.vars[a], x, y).ok_or(InterpError::Unsupported(
+                    "a binary op on a type it does not take",
+                ))?;
+                self.define(expansion, dst, value);
+            }
+            Prim::Cmp { dst, cond, a, b } => {
+                let (x, y) = (self.get(a)?, self.get(b)?);
+                let holds = match cond {
+                    CmpCond::Eq => x == y,
+                    CmpCond::Ne => x != y,
+                    CmpCond::Ult => x < y,
+                    CmpCond::Ule => x <= y,
+                    CmpCond::Ugt => x > y,
+                    CmpCond::Uge => x >= y,
+                };
+                self.define(expansion, dst, u128::from(holds));
+            }
+            Prim::Select {
+                dst,
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let chosen = if self.get(cond)? != 0 {
+                    if_true
+                } else {
+                    if_false
+                };
+                let value = self.get(chosen)?;
+                self.define(expansion, dst, value);
+            }
+            Prim::PtrAlignDown { dst, ptr, align } => {
+                let value = self.get(ptr)? & !(u128::from(align) - 1);
+                self.define(expansion, dst, value);
+            }
+            Prim::PtrLowBits { dst, ptr, align } => {
+                let value = self.get(ptr)? & (u128::from(align) - 1);
+                self.define(expansion, dst, value);
+            }
+            Prim::PtrAdd { dst, ptr, bytes } => {
+                let value = self.get(ptr)?.wrapping_add(u128::from(bytes));
+                self.define(expansion, dst, value);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A binary primitive on bits of type `ty` (already type-checked); `None` for a combination
+/// the typing rules reject.
+fn binary(op: BinaryOp, ty: PrimType, x: u128, y: u128) -> Option<u128> {
+    let bits = ty.bits();
+    if let Some(float) = float_elem(ty) {
+        let mode = FloatMode::Ieee;
+        return match op {
+            BinaryOp::FAdd => Some(semantics::float_add(float, x, y, mode)),
+            BinaryOp::FSub => Some(semantics::float_sub(float, x, y, mode)),
+            BinaryOp::FMin => Some(semantics::float_min(float, x, y, mode)),
+            BinaryOp::FMax => Some(semantics::float_max(float, x, y, mode)),
+            _ => None,
+        };
+    }
+    let shift = |value: u128, by: u128, left: bool| {
+        if by >= u128::from(bits) {
+            0
+        } else if left {
+            value << by
+        } else {
+            value >> by
+        }
+    };
+    Some(match op {
+        BinaryOp::Add => x.wrapping_add(y),
+        BinaryOp::Sub => x.wrapping_sub(y),
+        BinaryOp::And => x & y,
+        BinaryOp::Or => x | y,
+        BinaryOp::Xor => x ^ y,
+        BinaryOp::Shl => shift(x, y, true),
+        BinaryOp::LShr => shift(x, y, false),
+        BinaryOp::SMin => {
+            if sign_extend(x, bits) <= sign_extend(y, bits) {
+                x
+            } else {
+                y
+            }
+        }
+        BinaryOp::SMax => {
+            if sign_extend(x, bits) >= sign_extend(y, bits) {
+                x
+            } else {
+                y
+            }
+        }
+        BinaryOp::UMin => x.min(y),
+        BinaryOp::UMax => x.max(y),
+        BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMin | BinaryOp::FMax => return None,
+    })
+}

@@ -226,6 +226,14 @@ impl Kernel {
         Operand::Vector(list)
     }
 
+    /// The elements of `list`, or `None` when it does not belong to this kernel's pool (a list
+    /// copied from another kernel); for the verifier and printer, which must not panic.
+    pub fn checked_vector_elements(&self, list: VectorList) -> Option<&[Scalar]> {
+        let start = list.start as usize;
+        self.vector_pool
+            .get(start..start.checked_add(list.len as usize)?)
+    }
+
     pub fn vector_elements(&self, list: VectorList) -> &[Scalar] {
         &self.vector_pool[list.start as usize..(list.start + list.len) as usize]
     }

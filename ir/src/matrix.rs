@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::kernel::{AtomicInst, Kernel, Operand, Scalar};
+use crate::kernel::{AtomicInst, Kernel, Module, Operand, Scalar};
+use crate::legal::{Backend, LowerOptions, Refusal, Strategy, Verdict};
 use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
 
 /// One cell of the lowering matrix.
@@ -99,6 +100,91 @@ pub fn cells() -> impl Iterator<Item = Cell> {
             })
         })
         .filter(Cell::is_valid)
+}
+
+/// What one target does with one cell: the legality table's verdict and, when it accepts the
+/// cell, the code the backend emits for the one-instruction kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellOutcome {
+    pub cell: Cell,
+    pub verdict: Verdict,
+    /// The emitted code; empty when the cell is refused.
+    pub code: String,
+}
+
+impl CellOutcome {
+    /// The headline strategy; [`Strategy::Illegal`] for a refusal.
+    pub fn strategy(&self) -> Strategy {
+        match &self.verdict {
+            Ok(legality) => legality.strategy(),
+            Err(_) => Strategy::Illegal,
+        }
+    }
+
+    /// How the cell is lowered, in words, or why it is refused.
+    pub fn description(&self) -> String {
+        match &self.verdict {
+            Ok(legality) => legality.describe(),
+            Err(refusal) => refusal.to_string(),
+        }
+    }
+
+    pub fn refusal(&self) -> Option<&Refusal> {
+        self.verdict.as_ref().err()
+    }
+}
+
+/// Asks `backend` about every cell and lowers the ones it accepts.
+///
+/// The legality table is asked first; a cell it accepts is then lowered, and a refusal at that
+/// point (a backend whose table and printer disagree) is recorded as the cell's verdict rather
+/// than hidden.
+pub fn run(
+    backend: &dyn Backend,
+    cells: impl IntoIterator<Item = Cell>,
+    options: &LowerOptions,
+) -> Vec<CellOutcome> {
+    let mut module = Module::default();
+    cells
+        .into_iter()
+        .map(|cell| {
+            module.kernels.clear();
+            module.kernels.push(cell.kernel());
+            let kernel = &module.kernels[0];
+            let verdict = match kernel.insts.keys().next() {
+                Some(inst) => backend.legalize(kernel, inst),
+                None => Err(Refusal::new(
+                    "matrix.empty-cell",
+                    "the cell has no instruction",
+                )),
+            };
+            let mut code = String::new();
+            let verdict = match verdict {
+                Ok(legality) => match backend.lower(&module, options, &mut code) {
+                    Ok(_) => Ok(legality),
+                    Err(error) => {
+                        code.clear();
+                        Err(error.refusal)
+                    }
+                },
+                Err(refusal) => Err(refusal),
+            };
+            CellOutcome {
+                cell,
+                verdict,
+                code,
+            }
+        })
+        .collect()
+}
+
+/// Cells per strategy, indexed like [`Strategy::ALL`].
+pub fn totals(outcomes: &[CellOutcome]) -> [usize; Strategy::ALL.len()] {
+    let mut totals = [0; Strategy::ALL.len()];
+    for outcome in outcomes {
+        totals[outcome.strategy() as usize] += 1;
+    }
+    totals
 }
 
 #[cfg(test)]

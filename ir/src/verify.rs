@@ -1,9 +1,499 @@
 //! The verifier: target-independent rules of the IR.
+//!
+//! It works on kernels from the parser and on kernels built in code alike, so it trusts nothing:
+//! every id is looked up before use, and every violation is reported (never the first only), at
+//! the instruction's source position. Built kernels have no positions; their diagnostics name the
+//! kernel and the instruction instead.
+//!
+//! Rules:
+//! - every value is defined once (parameters included) and before its use;
+//! - `cas` takes an expected and a new value, every other op one operand;
+//! - operands have the instruction's element type exactly, except that an untyped `bN`
+//!   instruction accepts any N-bit value; a vector instruction takes a brace list of its length
+//!   or a value of its vector type; a literal fits the element type;
+//! - the op is meaningful on the element type ([`ElemType::supports`]);
+//! - a predicate is `pred`; an address is a pointer whose space agrees with the instruction's;
+//! - a cache hint only on global or generic accesses;
+//! - a result has the instruction's type (shape, element type).
+
+use std::collections::HashMap;
+
+use cranelift_entity::SecondaryMap;
 
 use crate::diag::Diagnostic;
-use crate::kernel::Module;
+use crate::kernel::{
+    AtomicInst, Inst, Kernel, Module, Operand, Scalar, SourceLoc, Value, ValueData, ValueDef,
+};
+use crate::text::literal::mask;
+use crate::types::{AddressSpace, AtomicOp, ElemType, TypeClass, ValueType, VectorShape};
 
 /// Checks every target-independent rule, returning all violations found.
-pub fn verify(_module: &Module) -> Result<(), Vec<Diagnostic>> {
-    Ok(())
+pub fn verify(module: &Module) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let mut kernel_names: HashMap<&str, SourceLoc> = HashMap::new();
+    for kernel in &module.kernels {
+        if let Some(first) = kernel_names.insert(&kernel.name, kernel.loc) {
+            let message = format!(
+                "kernel `{}` is already defined{}",
+                kernel.name,
+                at_position(first)
+            );
+            errors.push(Diagnostic::new(kernel.loc, message));
+        }
+        Checker::new(kernel, &mut errors).check();
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Checks one kernel's rules (all but the module-wide uniqueness of kernel names).
+pub fn verify_kernel(kernel: &Kernel) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    Checker::new(kernel, &mut errors).check();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+fn at_position(loc: SourceLoc) -> String {
+    if loc.is_known() {
+        format!(" at {loc}")
+    } else {
+        String::new()
+    }
+}
+
+/// `atomic.add.v4.f32`: enough of the opcode to say which rule applies.
+fn short_name(inst: &AtomicInst) -> String {
+    if inst.shape.is_vector() {
+        format!("atomic.{}.{}.{}", inst.op, inst.shape, inst.ty)
+    } else {
+        format!("atomic.{}.{}", inst.op, inst.ty)
+    }
+}
+
+/// Whether an element of type `found` may feed an instruction of element type `wanted`.
+fn accepts(wanted: ElemType, found: ElemType) -> bool {
+    found == wanted || (wanted.class() == TypeClass::Bits && found.bits() == wanted.bits())
+}
+
+/// How an instruction's element wants to be fed, for messages.
+fn element_wanted(ty: ElemType) -> String {
+    if ty.class() == TypeClass::Bits {
+        format!(
+            "a {}-bit value ({ty} takes any {}-bit type)",
+            ty.bits(),
+            ty.bits()
+        )
+    } else {
+        ty.to_string()
+    }
+}
+
+fn op_type_message(inst: &AtomicInst) -> String {
+    let (op, ty) = (inst.op, inst.ty);
+    let why = match op {
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Nand if ty.is_float() => {
+            format!("`{op}` is bitwise and not meaningful on float type {ty}; use a bN type")
+        }
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Nand => {
+            format!("`{op}` is defined on integer and bit types up to 64 bits, not {ty}")
+        }
+        AtomicOp::Inc | AtomicOp::Dec => {
+            format!("`{op}` is a bounded counter defined on unsigned types only, not {ty}")
+        }
+        _ => format!(
+            "`{op}` needs a numeric type, and {ty} is untyped bits; use u{n}, s{n} or a float type",
+            n = ty.bits()
+        ),
+    };
+    format!("{}: {why}", short_name(inst))
+}
+
+struct Checker<'k, 'e> {
+    kernel: &'k Kernel,
+    errors: &'e mut Vec<Diagnostic>,
+    defined: SecondaryMap<Value, bool>,
+    names: HashMap<&'k str, SourceLoc>,
+}
+
+/// The part of an instruction an operand plays, for messages.
+#[derive(Clone, Copy)]
+enum Role {
+    Operand,
+    Expected,
+    New,
+}
+
+impl Role {
+    fn noun(self) -> &'static str {
+        match self {
+            Role::Operand => "operand",
+            Role::Expected => "expected value",
+            Role::New => "new value",
+        }
+    }
+}
+
+impl<'k, 'e> Checker<'k, 'e> {
+    fn new(kernel: &'k Kernel, errors: &'e mut Vec<Diagnostic>) -> Self {
+        Checker {
+            kernel,
+            errors,
+            defined: SecondaryMap::new(),
+            names: HashMap::new(),
+        }
+    }
+
+    /// Reports at `loc`; a position-less (built) kernel names the kernel and instruction.
+    fn report(&mut self, loc: SourceLoc, inst: Option<Inst>, message: String) {
+        let message = if loc.is_known() {
+            message
+        } else {
+            match inst {
+                Some(inst) => format!(
+                    "{message} (kernel `{}`, instruction {})",
+                    self.kernel.name,
+                    inst.as_u32()
+                ),
+                None => format!("{message} (kernel `{}`)", self.kernel.name),
+            }
+        };
+        self.errors.push(Diagnostic::new(loc, message));
+    }
+
+    fn check(mut self) {
+        self.check_params();
+        for (id, inst) in self.kernel.insts.iter() {
+            self.check_inst(id, inst);
+        }
+    }
+
+    /// Defines `name`, reporting a redefinition.
+    fn define(&mut self, value: Value, data: &'k ValueData, loc: SourceLoc, inst: Option<Inst>) {
+        let kind = if inst.is_some() { "value" } else { "parameter" };
+        if let Some(first) = self.names.insert(&data.name, loc) {
+            let message = format!(
+                "{kind} `%{}` is already defined{}; each value is defined once",
+                data.name,
+                at_position(first)
+            );
+            self.report(loc, inst, message);
+        }
+        self.defined[value] = true;
+    }
+
+    fn check_params(&mut self) {
+        let kernel = self.kernel;
+        for (index, param) in kernel.params.iter().enumerate() {
+            let Some(data) = kernel.values.get(param.value) else {
+                let message = format!(
+                    "parameter {index} refers to value {}, which does not exist",
+                    param.value
+                );
+                self.report(kernel.loc, None, message);
+                continue;
+            };
+            let loc = if data.loc.is_known() {
+                data.loc
+            } else {
+                kernel.loc
+            };
+            if data.def != ValueDef::Param(index as u32) || data.ty != param.ty {
+                let message = format!(
+                    "parameter {index} `%{}`: its value is recorded as {:?} of type {}, not \
+                     parameter {index} of type {}",
+                    data.name, data.def, data.ty, param.ty
+                );
+                self.report(loc, None, message);
+            }
+            self.define(param.value, data, loc, None);
+        }
+    }
+
+    /// A value used by instruction `inst` in `role`: it must exist and be defined already.
+    fn use_value(
+        &mut self,
+        inst: Inst,
+        loc: SourceLoc,
+        value: Value,
+        role: &str,
+    ) -> Option<&'k ValueData> {
+        let kernel = self.kernel;
+        let Some(data) = kernel.values.get(value) else {
+            self.report(
+                loc,
+                Some(inst),
+                format!("{role} refers to value {value}, which does not exist"),
+            );
+            return None;
+        };
+        if !self.defined[value] {
+            let message = format!("{role} `%{}` is used before it is defined", data.name);
+            self.report(loc, Some(inst), message);
+            return None;
+        }
+        Some(data)
+    }
+
+    fn check_inst(&mut self, id: Inst, inst: &'k AtomicInst) {
+        let kernel = self.kernel;
+        let loc = kernel.loc_of(id);
+        let name = short_name(inst);
+
+        if let Some(predicate) = inst.predicate {
+            if let Some(data) = self.use_value(id, loc, predicate.value, "predicate") {
+                if data.ty != ValueType::Pred {
+                    let message = format!(
+                        "predicate `%{}` has type {}; a guard must be `pred`",
+                        data.name, data.ty
+                    );
+                    self.report(loc, Some(id), message);
+                }
+            }
+        }
+
+        if let Some(data) = self.use_value(id, loc, inst.addr, "address") {
+            match data.ty {
+                ValueType::Ptr(pointer) => self.check_space(id, loc, inst, &data.name, pointer),
+                other => {
+                    let message = format!(
+                        "address `%{}` has type {other}; {name} needs a pointer (ptr.<space>)",
+                        data.name
+                    );
+                    self.report(loc, Some(id), message);
+                }
+            }
+        }
+
+        if let Some(hint) = inst.hint {
+            if !matches!(inst.space, AddressSpace::Global | AddressSpace::Generic) {
+                let message = format!(
+                    "cache hint `{hint}` applies to global memory only; a {} access takes none",
+                    inst.space
+                );
+                self.report(loc, Some(id), message);
+            }
+        }
+
+        if !inst.ty.supports(inst.op) {
+            self.report(loc, Some(id), op_type_message(inst));
+        }
+
+        match (inst.op == AtomicOp::Cas, inst.new_value) {
+            (true, None) => self.report(
+                loc,
+                Some(id),
+                format!(
+                    "{name} takes two operands, the expected value then the new value; found one"
+                ),
+            ),
+            (false, Some(_)) => self.report(
+                loc,
+                Some(id),
+                format!("{name} takes one operand; found two (only cas takes expected and new)"),
+            ),
+            _ => {}
+        }
+        let first_role = if inst.op == AtomicOp::Cas {
+            Role::Expected
+        } else {
+            Role::Operand
+        };
+        self.check_operand(id, loc, inst, inst.operand, first_role);
+        if let Some(new_value) = inst.new_value {
+            self.check_operand(id, loc, inst, new_value, Role::New);
+        }
+
+        if let Some(result) = inst.result {
+            let Some(data) = kernel.values.get(result) else {
+                self.report(
+                    loc,
+                    Some(id),
+                    format!("result refers to value {result}, which does not exist"),
+                );
+                return;
+            };
+            let result_loc = if data.loc.is_known() { data.loc } else { loc };
+            if data.def != ValueDef::Result(id) {
+                let message = format!(
+                    "result `%{}` is recorded as defined by {:?}, not by this instruction",
+                    data.name, data.def
+                );
+                self.report(result_loc, Some(id), message);
+            }
+            if data.ty != inst.result_type() {
+                let message = format!(
+                    "result `%{}` has type {}; {name} returns {}",
+                    data.name,
+                    data.ty,
+                    inst.result_type()
+                );
+                self.report(result_loc, Some(id), message);
+            }
+            self.define(result, data, result_loc, Some(id));
+        }
+    }
+
+    fn check_space(
+        &mut self,
+        id: Inst,
+        loc: SourceLoc,
+        inst: &AtomicInst,
+        name: &str,
+        pointer: AddressSpace,
+    ) {
+        let space = inst.space;
+        let agrees = space == AddressSpace::Generic
+            || space == pointer
+            // The CTA's shared window lies inside the cluster's.
+            || (space == AddressSpace::SharedCluster && pointer == AddressSpace::Shared);
+        if agrees {
+            return;
+        }
+        let message = if pointer == AddressSpace::Generic {
+            format!(
+                "address `%{name}` is a generic pointer (ptr.generic) but the instruction accesses \
+                 {space} memory; use the generic instruction (atomic.{}.generic.…) for a generic pointer",
+                inst.op
+            )
+        } else {
+            format!(
+                "address `%{name}` points into {pointer} memory (ptr.{pointer}) but the instruction \
+                 accesses {space} memory"
+            )
+        };
+        self.report(loc, Some(id), message);
+    }
+
+    fn check_operand(
+        &mut self,
+        id: Inst,
+        loc: SourceLoc,
+        inst: &AtomicInst,
+        operand: Operand,
+        role: Role,
+    ) {
+        let (ty, shape) = (inst.ty, inst.shape);
+        let name = short_name(inst);
+        let noun = role.noun();
+        match operand {
+            Operand::Scalar(Scalar::Value(value)) => {
+                let Some(data) = self.use_value(id, loc, value, noun) else {
+                    return;
+                };
+                let fits = match data.ty {
+                    ValueType::Data(found, found_shape) => {
+                        found_shape == shape && accepts(ty, found)
+                    }
+                    _ => false,
+                };
+                if !fits {
+                    let wanted = if shape.is_vector() {
+                        format!(
+                            "a brace list of {} elements of {} or a {shape} value of {}",
+                            shape.len(),
+                            element_wanted(ty),
+                            element_wanted(ty)
+                        )
+                    } else {
+                        element_wanted(ty)
+                    };
+                    let message = format!(
+                        "{noun} `%{}` has type {}; {name} needs {wanted}",
+                        data.name, data.ty
+                    );
+                    self.report(loc, Some(id), message);
+                }
+            }
+            Operand::Scalar(Scalar::Const(constant)) => {
+                if shape.is_vector() {
+                    let message = format!(
+                        "{noun} is a single literal; {name} needs a brace list of {} elements",
+                        shape.len()
+                    );
+                    self.report(loc, Some(id), message);
+                } else {
+                    self.check_constant(id, loc, &name, constant, ty, noun);
+                }
+            }
+            Operand::Vector(list) => {
+                if !shape.is_vector() {
+                    let message = format!(
+                        "{noun} is a brace list of {}; {name} is scalar and takes a single value",
+                        list.len()
+                    );
+                    self.report(loc, Some(id), message);
+                    return;
+                }
+                if list.len() != shape.len() {
+                    let message = format!(
+                        "{noun} has {} elements; {name} needs {}",
+                        list.len(),
+                        shape.len()
+                    );
+                    self.report(loc, Some(id), message);
+                }
+                let Some(elements) = self.kernel.checked_vector_elements(list) else {
+                    self.report(
+                        loc,
+                        Some(id),
+                        format!("{noun} refers to a vector list outside this kernel"),
+                    );
+                    return;
+                };
+                for (index, &element) in elements.iter().enumerate() {
+                    let element_noun = format!("{noun} element {index}");
+                    match element {
+                        Scalar::Value(value) => {
+                            let Some(data) = self.use_value(id, loc, value, &element_noun) else {
+                                continue;
+                            };
+                            let fits = matches!(data.ty,
+                                ValueType::Data(found, VectorShape::Scalar) if accepts(ty, found));
+                            if !fits {
+                                let message = format!(
+                                    "{element_noun} `%{}` has type {}; {name} needs {}",
+                                    data.name,
+                                    data.ty,
+                                    element_wanted(ty)
+                                );
+                                self.report(loc, Some(id), message);
+                            }
+                        }
+                        Scalar::Const(constant) => {
+                            self.check_constant(id, loc, &name, constant, ty, &element_noun)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_constant(
+        &mut self,
+        id: Inst,
+        loc: SourceLoc,
+        name: &str,
+        constant: crate::kernel::Constant,
+        ty: ElemType,
+        noun: &str,
+    ) {
+        match self.kernel.constants.get(constant) {
+            None => {
+                let message = format!("{noun} refers to literal {constant}, which does not exist");
+                self.report(loc, Some(id), message);
+            }
+            Some(&bits) if bits & !mask(ty.bits()) != 0 => {
+                let message = format!("{noun}: literal {bits:#x} does not fit {ty} ({name})");
+                self.report(loc, Some(id), message);
+            }
+            Some(_) => {}
+        }
+    }
 }

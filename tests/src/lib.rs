@@ -5,5 +5,7 @@
 //! with a printed reason, unless `ATOMIR_REQUIRE_TOOLS=1` (set by CI) makes that an error.
 
 pub mod tools;
+pub mod visa;
 
 pub use tools::{require, Tool};
+pub mod llvm;

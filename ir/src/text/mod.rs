@@ -1,17 +1,31 @@
 //! The text form: parser and canonical printer.
+//!
+//! ```text
+//! kernel k(%p: ptr.global, %x: u32) {
+//!   %old = atomic.add.relaxed.device.global.u32 [%p], %x
+//! }
+//! ```
+//! `atomic.<op>[.<order>][.<scope>][.<space>][.v2|.v4|.v8].<type>[.<hint>]`; an omitted order is
+//! relaxed, scope device, space generic. The printer spells every qualifier out, so
+//! `print(parse(print(m)))` equals `print(m)`.
+
+mod lexer;
+pub(crate) mod literal;
+mod parser;
+mod printer;
 
 use crate::diag::Diagnostic;
 use crate::kernel::Module;
 
-/// Parses the text form into a module. Positions in diagnostics are 1-based line:col.
-pub fn parse(_source: &str) -> Result<Module, Vec<Diagnostic>> {
-    Err(vec![Diagnostic::new(
-        Default::default(),
-        "the text parser is not built yet",
-    )])
+pub use printer::{print_kernel, write_inst};
+
+/// Parses the text form into a module. Positions in diagnostics are 1-based line:col (columns
+/// count characters). Never panics; reports every broken line it can.
+pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
+    parser::Parser::new(lexer::tokenize(source)).parse_module()
 }
 
 /// Prints a module in canonical form (every qualifier spelled out).
-pub fn print(_module: &Module) -> String {
-    String::new()
+pub fn print(module: &Module) -> String {
+    printer::print_module(module)
 }

@@ -1,0 +1,639 @@
+//! The parser: tokens to a [`Module`], resolving names and typing literals.
+//!
+//! Structure only: every well-formed instruction becomes an [`AtomicInst`], even one whose types
+//! disagree; [`crate::verify`] judges meaning. What cannot be represented (an undefined name, a
+//! literal that does not fit, an unknown qualifier) is reported here. After an error the parser
+//! skips to the next line, so one pass reports every broken line.
+
+use std::collections::HashMap;
+
+use crate::diag::Diagnostic;
+use crate::kernel::{AtomicInst, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value};
+use crate::types::{
+    AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
+};
+
+use super::lexer::{Token, TokenKind};
+use super::literal::literal_bits;
+
+/// The error has been recorded; the caller recovers.
+struct Reported;
+
+type Parsed<T> = Result<T, Reported>;
+
+pub(crate) struct Parser<'a> {
+    tokens: Vec<Token<'a>>,
+    pos: usize,
+    errors: Vec<Diagnostic>,
+}
+
+/// The qualifiers of an `atomic.…` opcode.
+struct Opcode {
+    op: AtomicOp,
+    ty: ElemType,
+    shape: VectorShape,
+    order: MemoryOrder,
+    scope: Scope,
+    space: AddressSpace,
+    hint: Option<CacheHint>,
+}
+
+/// The kinds of qualifier, in the order they must appear.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    Order,
+    Scope,
+    Space,
+    Shape,
+    Type,
+    Hint,
+}
+
+impl Stage {
+    const ALL: [Stage; 6] = [
+        Stage::Order,
+        Stage::Scope,
+        Stage::Space,
+        Stage::Shape,
+        Stage::Type,
+        Stage::Hint,
+    ];
+
+    fn noun(self) -> &'static str {
+        match self {
+            Stage::Order => "memory order",
+            Stage::Scope => "scope",
+            Stage::Space => "address space",
+            Stage::Shape => "vector shape",
+            Stage::Type => "element type",
+            Stage::Hint => "cache hint",
+        }
+    }
+
+    fn spellings(self) -> Vec<&'static str> {
+        match self {
+            Stage::Order => MemoryOrder::ALL.iter().map(|x| x.as_str()).collect(),
+            Stage::Scope => Scope::ALL.iter().map(|x| x.as_str()).collect(),
+            Stage::Space => AddressSpace::ALL.iter().map(|x| x.as_str()).collect(),
+            Stage::Shape => VectorShape::ALL
+                .iter()
+                .filter(|s| s.is_vector())
+                .map(|x| x.as_str())
+                .collect(),
+            Stage::Type => ElemType::ALL.iter().map(|x| x.as_str()).collect(),
+            Stage::Hint => CacheHint::ALL.iter().map(|x| x.as_str()).collect(),
+        }
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// "unknown memory order `acqrel`; expected one of relaxed, acquire, …" when the spelling is
+/// close to one kind of qualifier, a general message otherwise.
+fn unknown_qualifier(text: &str) -> String {
+    if text.len() <= 24 {
+        let closest = Stage::ALL
+            .iter()
+            .flat_map(|&stage| {
+                stage.spellings().into_iter().map(move |name| {
+                    // An abbreviation (`sys`, `glob`) is closer than any misspelling.
+                    let abbreviates = text.len() >= 2 && name.starts_with(text);
+                    let distance = if abbreviates {
+                        0
+                    } else {
+                        edit_distance(text, name)
+                    };
+                    (distance, stage)
+                })
+            })
+            .min_by_key(|&(distance, _)| distance);
+        if let Some((distance, stage)) = closest {
+            if distance <= (text.len() / 3).max(2) && distance < text.len() {
+                return format!(
+                    "unknown {} `{text}`; expected one of {}",
+                    stage.noun(),
+                    stage.spellings().join(", ")
+                );
+            }
+        }
+    }
+    format!(
+        "unknown qualifier `{text}`; expected a memory order, scope, address space, vector shape \
+         (v2, v4, v8), element type or cache hint"
+    )
+}
+
+fn parse_value_type(text: &str) -> Result<ValueType, String> {
+    if text == "pred" {
+        return Ok(ValueType::Pred);
+    }
+    if text == "ptr" {
+        return Err(
+            "a pointer type names its space: ptr.generic, ptr.global, ptr.shared or \
+                    ptr.shared_cluster"
+                .to_string(),
+        );
+    }
+    if let Some(space) = text.strip_prefix("ptr.") {
+        return AddressSpace::from_name(space)
+            .map(ValueType::Ptr)
+            .ok_or_else(|| {
+                format!(
+                    "unknown address space `{space}` in pointer type; expected one of {}",
+                    Stage::Space.spellings().join(", ")
+                )
+            });
+    }
+    if let Some((shape, elem)) = text.split_once('.') {
+        let shape = VectorShape::from_name(shape).filter(|s| s.is_vector());
+        if let (Some(shape), Some(elem)) = (shape, ElemType::from_name(elem)) {
+            return Ok(ValueType::Data(elem, shape));
+        }
+    } else if let Some(elem) = ElemType::from_name(text) {
+        return Ok(ValueType::scalar(elem));
+    }
+    Err(format!(
+        "unknown type `{text}`; expected pred, ptr.<space>, an element type (u32, f32, …) or a \
+         vector type (v4.f32)"
+    ))
+}
+
+fn column_after(loc: SourceLoc, chars: usize) -> SourceLoc {
+    SourceLoc::new(
+        loc.line,
+        loc.col.saturating_add(chars.min(u32::MAX as usize) as u32),
+    )
+}
+
+impl<'a> Parser<'a> {
+    pub(crate) fn new(tokens: Vec<Token<'a>>) -> Self {
+        Parser {
+            tokens,
+            pos: 0,
+            errors: Vec::new(),
+        }
+    }
+
+    fn peek(&self) -> Token<'a> {
+        self.tokens[self.pos.min(self.tokens.len() - 1)]
+    }
+
+    fn at(&self, kind: TokenKind) -> bool {
+        self.peek().kind == kind
+    }
+
+    fn at_keyword(&self, word: &str) -> bool {
+        let token = self.peek();
+        token.kind == TokenKind::Word && token.text == word
+    }
+
+    fn advance(&mut self) -> Token<'a> {
+        let token = self.peek();
+        if token.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        token
+    }
+
+    fn error(&mut self, loc: SourceLoc, message: impl Into<String>) -> Reported {
+        self.errors.push(Diagnostic::new(loc, message));
+        Reported
+    }
+
+    /// Reports "expected …, found …" at the next token.
+    fn expected(&mut self, what: &str) -> Reported {
+        let token = self.peek();
+        let message = match token.kind {
+            TokenKind::Unexpected => {
+                format!("unexpected character {}; expected {what}", token.describe())
+            }
+            _ => format!("expected {what}, found {}", token.describe()),
+        };
+        self.error(token.loc, message)
+    }
+
+    fn expect(&mut self, kind: TokenKind, what: &str) -> Parsed<Token<'a>> {
+        if self.at(kind) {
+            Ok(self.advance())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn skip_newlines(&mut self) {
+        while self.at(TokenKind::Newline) {
+            self.advance();
+        }
+    }
+
+    /// Skips past the end of the current line.
+    fn skip_line(&mut self) {
+        while !matches!(self.peek().kind, TokenKind::Newline | TokenKind::Eof) {
+            self.advance();
+        }
+        self.advance();
+    }
+
+    fn at_line_start(&self) -> bool {
+        self.pos == 0 || self.tokens[self.pos - 1].kind == TokenKind::Newline
+    }
+
+    pub(crate) fn parse_module(mut self) -> Result<Module, Vec<Diagnostic>> {
+        let mut module = Module::default();
+        loop {
+            self.skip_newlines();
+            if self.at(TokenKind::Eof) {
+                break;
+            }
+            if self.at_keyword("kernel") {
+                if let Some(kernel) = self.parse_kernel() {
+                    module.kernels.push(kernel);
+                }
+            } else {
+                self.expected("`kernel`");
+                self.skip_line();
+            }
+        }
+        if module.kernels.is_empty() && self.errors.is_empty() {
+            let loc = self.peek().loc;
+            self.error(
+                loc,
+                "expected `kernel`, found end of input; a module holds one or more kernels",
+            );
+        }
+        if self.errors.is_empty() {
+            Ok(module)
+        } else {
+            Err(self.errors)
+        }
+    }
+
+    fn parse_kernel(&mut self) -> Option<Kernel> {
+        let keyword = self.advance();
+        let mut kernel = Kernel::new("");
+        kernel.loc = keyword.loc;
+        let mut names: HashMap<&'a str, Value> = HashMap::new();
+        if self.parse_header(&mut kernel, &mut names).is_err() {
+            // Resume at the body's `{`, unless the next kernel starts first.
+            loop {
+                match self.peek().kind {
+                    TokenKind::LBrace => {
+                        self.advance();
+                        break;
+                    }
+                    TokenKind::Eof => return None,
+                    TokenKind::Word if self.at_keyword("kernel") && self.at_line_start() => {
+                        return None
+                    }
+                    _ => {
+                        self.advance();
+                    }
+                }
+            }
+        }
+        loop {
+            self.skip_newlines();
+            match self.peek().kind {
+                TokenKind::RBrace => {
+                    self.advance();
+                    break;
+                }
+                TokenKind::Eof => {
+                    self.expected(&format!(
+                        "`}}` to close kernel `{}` (opened at {})",
+                        kernel.name, keyword.loc
+                    ));
+                    break;
+                }
+                TokenKind::Word if self.at_keyword("kernel") => {
+                    self.expected(&format!(
+                        "`}}` to close kernel `{}` (opened at {})",
+                        kernel.name, keyword.loc
+                    ));
+                    break;
+                }
+                _ => {
+                    if self.parse_instruction(&mut kernel, &mut names).is_err() {
+                        self.skip_line();
+                    }
+                }
+            }
+        }
+        Some(kernel)
+    }
+
+    fn parse_header(
+        &mut self,
+        kernel: &mut Kernel,
+        names: &mut HashMap<&'a str, Value>,
+    ) -> Parsed<()> {
+        let name = self.peek();
+        if name.kind != TokenKind::Word || name.text.contains('.') {
+            return Err(self.expected("a kernel name after `kernel`"));
+        }
+        self.advance();
+        kernel.name = name.text.to_string();
+        self.expect(TokenKind::LParen, "`(` after the kernel name")?;
+        self.skip_newlines();
+        if !self.at(TokenKind::RParen) {
+            loop {
+                self.skip_newlines();
+                let param = self.expect(TokenKind::Local, "a parameter `%name`")?;
+                if param.text.is_empty() {
+                    return Err(self.error(param.loc, "expected a name after `%`"));
+                }
+                self.expect(TokenKind::Colon, "`:` after the parameter name")?;
+                let ty_token = self.expect(TokenKind::Word, "a parameter type")?;
+                let ty = parse_value_type(ty_token.text)
+                    .map_err(|message| self.error(ty_token.loc, message))?;
+                let value = kernel.add_param(param.text, ty);
+                kernel.values[value].loc = param.loc;
+                names.insert(param.text, value);
+                self.skip_newlines();
+                if self.at(TokenKind::RParen) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "`,` or `)` after a parameter")?;
+            }
+        }
+        self.advance();
+        self.skip_newlines();
+        self.expect(TokenKind::LBrace, "`{` to open the kernel body")?;
+        Ok(())
+    }
+
+    fn resolve(&mut self, token: Token<'a>, names: &HashMap<&'a str, Value>) -> Parsed<Value> {
+        if token.text.is_empty() {
+            return Err(self.error(token.loc, "expected a name after `%`"));
+        }
+        names
+            .get(token.text)
+            .copied()
+            .ok_or_else(|| self.error(token.loc, format!("undefined value `%{}`", token.text)))
+    }
+
+    fn parse_instruction(
+        &mut self,
+        kernel: &mut Kernel,
+        names: &mut HashMap<&'a str, Value>,
+    ) -> Parsed<()> {
+        let start = self.peek().loc;
+        let mut predicate = None;
+        if self.at(TokenKind::At) {
+            self.advance();
+            let negated = self.at(TokenKind::Bang);
+            if negated {
+                self.advance();
+            }
+            let token = self.expect(TokenKind::Local, "a predicate `%name` after `@`")?;
+            predicate = Some(Predicate {
+                value: self.resolve(token, names)?,
+                negated,
+            });
+        }
+        let mut result = None;
+        if self.at(TokenKind::Local) {
+            let token = self.advance();
+            if token.text.is_empty() {
+                return Err(self.error(token.loc, "expected a name after `%`"));
+            }
+            self.expect(
+                TokenKind::Equals,
+                &format!("`=` after the result `%{}`", token.text),
+            )?;
+            result = Some(token);
+        }
+        if !self.at(TokenKind::Word) {
+            return Err(self.expected("an atomic instruction `atomic.<op>…`"));
+        }
+        let opcode_token = self.advance();
+        let opcode = self.parse_opcode(opcode_token)?;
+        self.expect(TokenKind::LBracket, "`[` before the address")?;
+        let addr_token = self.expect(TokenKind::Local, "an address `%name` inside `[…]`")?;
+        let addr = self.resolve(addr_token, names)?;
+        self.expect(TokenKind::RBracket, "`]` after address")?;
+        self.expect(TokenKind::Comma, "`,` after the address")?;
+        let operand = self.parse_operand(kernel, names, opcode.ty)?;
+        let new_value = if self.at(TokenKind::Comma) {
+            self.advance();
+            Some(self.parse_operand(kernel, names, opcode.ty)?)
+        } else {
+            None
+        };
+        match self.peek().kind {
+            TokenKind::Newline => {
+                self.advance();
+            }
+            TokenKind::RBrace | TokenKind::Eof => {}
+            TokenKind::Comma => {
+                return Err(self.expected(
+                    "end of line: an atomic takes at most two operands (cas: expected, then new)",
+                ))
+            }
+            _ => return Err(self.expected("end of line after the instruction")),
+        }
+        let inst = AtomicInst {
+            op: opcode.op,
+            ty: opcode.ty,
+            shape: opcode.shape,
+            order: opcode.order,
+            scope: opcode.scope,
+            space: opcode.space,
+            hint: opcode.hint,
+            predicate,
+            addr,
+            operand,
+            new_value,
+            result: None,
+        };
+        let id = kernel.push(inst, result.map(|token| token.text));
+        kernel.inst_locs[id] = start;
+        if let (Some(token), Some(value)) = (result, kernel.insts[id].result) {
+            kernel.values[value].loc = token.loc;
+            names.insert(token.text, value);
+        }
+        Ok(())
+    }
+
+    fn parse_opcode(&mut self, token: Token<'a>) -> Parsed<Opcode> {
+        let mut segments = token.text.split('.').scan(0usize, |offset, segment| {
+            let loc = column_after(token.loc, *offset);
+            *offset += segment.len() + 1;
+            Some((segment, loc))
+        });
+        if segments.next().map(|(first, _)| first) != Some("atomic") {
+            return Err(self.error(
+                token.loc,
+                format!(
+                    "expected an atomic instruction `atomic.<op>…`, found `{}`",
+                    token.text
+                ),
+            ));
+        }
+        let op_names = || {
+            AtomicOp::ALL
+                .iter()
+                .map(|op| op.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let op = match segments.next() {
+            None | Some(("", _)) => {
+                let loc = column_after(token.loc, "atomic.".len());
+                return Err(self.error(
+                    loc,
+                    format!(
+                        "expected an operation after `atomic.`; one of {}",
+                        op_names()
+                    ),
+                ));
+            }
+            Some((name, loc)) => AtomicOp::from_name(name).ok_or_else(|| {
+                self.error(
+                    loc,
+                    format!(
+                        "unknown atomic operation `{name}`; expected one of {}",
+                        op_names()
+                    ),
+                )
+            })?,
+        };
+        let mut opcode = Opcode {
+            op,
+            ty: ElemType::U32,
+            shape: VectorShape::Scalar,
+            order: MemoryOrder::Relaxed,
+            scope: Scope::Device,
+            space: AddressSpace::Generic,
+            hint: None,
+        };
+        let mut last: Option<(Stage, &str)> = None;
+        let mut has_type = false;
+        for (segment, loc) in segments {
+            if segment.is_empty() {
+                return Err(self.error(loc, "empty qualifier: `..` or a trailing `.`"));
+            }
+            let stage = if let Some(order) = MemoryOrder::from_name(segment) {
+                opcode.order = order;
+                Stage::Order
+            } else if let Some(scope) = Scope::from_name(segment) {
+                opcode.scope = scope;
+                Stage::Scope
+            } else if let Some(space) = AddressSpace::from_name(segment) {
+                opcode.space = space;
+                Stage::Space
+            } else if let Some(shape) = VectorShape::from_name(segment) {
+                opcode.shape = shape;
+                Stage::Shape
+            } else if let Some(ty) = ElemType::from_name(segment) {
+                opcode.ty = ty;
+                has_type = true;
+                Stage::Type
+            } else if let Some(hint) = CacheHint::from_name(segment) {
+                opcode.hint = Some(hint);
+                Stage::Hint
+            } else {
+                return Err(self.error(loc, unknown_qualifier(segment)));
+            };
+            if let Some((previous, previous_text)) = last {
+                if stage == previous {
+                    return Err(self.error(
+                        loc,
+                        format!(
+                            "second {} `{segment}`; the instruction already has `{previous_text}`",
+                            stage.noun()
+                        ),
+                    ));
+                }
+                if stage < previous {
+                    return Err(self.error(
+                        loc,
+                        format!(
+                            "{} `{segment}` must come before {} `{previous_text}`; qualifiers go \
+                             in the order op, memory order, scope, space, shape, type, hint",
+                            stage.noun(),
+                            previous.noun()
+                        ),
+                    ));
+                }
+            }
+            last = Some((stage, segment));
+        }
+        if !has_type {
+            let loc = column_after(token.loc, token.text.len());
+            return Err(self.error(
+                loc,
+                format!(
+                    "expected an element type at the end of `{}`, e.g. `{}.u32`",
+                    token.text, token.text
+                ),
+            ));
+        }
+        Ok(opcode)
+    }
+
+    fn parse_operand(
+        &mut self,
+        kernel: &mut Kernel,
+        names: &HashMap<&'a str, Value>,
+        ty: ElemType,
+    ) -> Parsed<Operand> {
+        if !self.at(TokenKind::LBrace) {
+            return Ok(Operand::Scalar(self.parse_scalar(kernel, names, ty)?));
+        }
+        self.advance();
+        if self.at(TokenKind::RBrace) {
+            return Err(self.expected("a vector element"));
+        }
+        let mut elements = Vec::new();
+        loop {
+            elements.push(self.parse_scalar(kernel, names, ty)?);
+            if self.at(TokenKind::RBrace) {
+                self.advance();
+                break;
+            }
+            self.expect(TokenKind::Comma, "`,` or `}` in a vector operand")?;
+        }
+        Ok(kernel.vector(&elements))
+    }
+
+    fn parse_scalar(
+        &mut self,
+        kernel: &mut Kernel,
+        names: &HashMap<&'a str, Value>,
+        ty: ElemType,
+    ) -> Parsed<Scalar> {
+        let token = self.peek();
+        match token.kind {
+            TokenKind::Local => {
+                self.advance();
+                Ok(Scalar::Value(self.resolve(token, names)?))
+            }
+            TokenKind::Number | TokenKind::Word
+                if token.kind == TokenKind::Number || matches!(token.text, "inf" | "nan") =>
+            {
+                self.advance();
+                let bits = literal_bits(token.text, ty).map_err(|m| self.error(token.loc, m))?;
+                Ok(Scalar::Const(kernel.constant(bits)))
+            }
+            TokenKind::LBrace => Err(self.error(
+                token.loc,
+                "nested `{`: a vector operand is a flat list of scalars",
+            )),
+            _ => Err(self.expected("an operand (`%name`, a literal or `{…}`)")),
+        }
+    }
+}

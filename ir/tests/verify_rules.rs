@@ -1,0 +1,371 @@
+//! One test per verifier rule, each pinned to the line:col it reports.
+
+use atomir_ir::kernel::{AtomicInst, Kernel, Module, Operand, Scalar, Value};
+use atomir_ir::matrix::cells;
+use atomir_ir::text::parse;
+use atomir_ir::types::{AtomicOp, ElemType, ValueType, VectorShape};
+use atomir_ir::verify::{verify, verify_kernel};
+use atomir_ir::{AddressSpace, Diagnostic};
+
+const HEADER: &str = "kernel k(%a: ptr.global, %x: u32, %f: f32, %w: u64, %p: pred, \
+                      %s: ptr.shared, %g: ptr.generic, %v: v2.f32, %c: ptr.shared_cluster) {\n";
+
+/// Verifier diagnostics for a kernel with the standard parameters and `body` (one instruction
+/// per line, starting on line 2), rendered `line:col: error: message`.
+fn errors_of(body: &str) -> Vec<String> {
+    let text = format!("{HEADER}{body}}}\n");
+    let module = parse(&text).unwrap_or_else(|errors| panic!("does not parse: {errors:?}"));
+    match verify(&module) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors.iter().map(Diagnostic::to_string).collect(),
+    }
+}
+
+/// Asserts exactly one diagnostic, at `loc`, whose message contains `needle`.
+fn assert_one(body: &str, loc: &str, needle: &str) {
+    let errors = errors_of(body);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let expected_prefix = format!("{loc}: error: ");
+    assert!(errors[0].starts_with(&expected_prefix), "{errors:#?}");
+    assert!(errors[0].contains(needle), "{errors:#?} lacks {needle:?}");
+}
+
+fn assert_clean(body: &str) {
+    assert_eq!(errors_of(body), Vec::<String>::new());
+}
+
+#[test]
+fn design_example_verifies() {
+    let text = "\
+kernel histogram(%bins: ptr.global, %x: u32, %f: f32, %lim: u32, %p: pred, %s: ptr.shared) {
+  %old = atomic.add.relaxed.device.global.u32 [%bins], %x
+  atomic.add.relaxed.device.global.u32 [%bins], 1                  # no result: a reduction
+  %v = atomic.add.acq_rel.device.global.v4.f32 [%bins], {%f, %f, %f, %f}
+  %c = atomic.cas.seq_cst.system.global.b32 [%bins], %x, 7         # expected, then new
+  @%p %i = atomic.inc.relaxed.block.shared.u32 [%s], %lim
+  @!%p atomic.max.release.device.global.f32 [%bins], %f
+  %h = atomic.add.relaxed.device.global.u32.evict_last [%bins], %x # L2 cache hint
+}
+";
+    assert_eq!(verify(&parse(text).unwrap()), Ok(()));
+}
+
+#[test]
+fn every_matrix_cell_verifies() {
+    let mut count = 0;
+    for cell in cells() {
+        let kernel = cell.kernel();
+        assert_eq!(verify_kernel(&kernel), Ok(()), "{cell}");
+        count += 1;
+    }
+    assert!(count > 10_000);
+}
+
+#[test]
+fn redefined_value() {
+    assert_one(
+        "  %r = atomic.add.global.u32 [%a], %x\n  @%p %r = atomic.add.global.u32 [%a], %x\n",
+        "3:7",
+        "value `%r` is already defined at 2:3",
+    );
+    assert_one(
+        "  %x = atomic.add.global.u32 [%a], %x\n",
+        "2:3",
+        "`%x` is already defined at 1:26",
+    );
+}
+
+#[test]
+fn duplicate_parameter() {
+    let module = parse("kernel k(%a: ptr.global, %a: u32) {\n}\n").unwrap();
+    let errors = verify(&module).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors[0].to_string(),
+        "1:26: error: parameter `%a` is already defined at 1:10; each value is defined once"
+    );
+}
+
+#[test]
+fn duplicate_kernel_name() {
+    let module = parse("kernel k() {\n}\nkernel k() {\n}\n").unwrap();
+    let errors = verify(&module).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors[0].to_string(),
+        "3:1: error: kernel `k` is already defined at 1:1"
+    );
+}
+
+#[test]
+fn undefined_value_in_text_is_a_parse_error() {
+    let text = format!("{HEADER}  atomic.add.global.u32 [%a], %nope\n}}\n");
+    let errors = parse(&text).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors[0].to_string(),
+        "2:31: error: undefined value `%nope`"
+    );
+}
+
+#[test]
+fn undefined_and_late_values_in_built_kernels() {
+    let mut kernel = Kernel::new("built");
+    let a = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+    let x = kernel.add_param("x", ValueType::scalar(ElemType::U32));
+    // The second instruction's result: defined after the first instruction uses it.
+    let late = Value::from_u32(3);
+    kernel.push(
+        AtomicInst::new(AtomicOp::Add, ElemType::U32, a, late.into()),
+        Some("r0"),
+    );
+    kernel.push(
+        AtomicInst::new(AtomicOp::Add, ElemType::U32, a, x.into()),
+        Some("r1"),
+    );
+    let missing = Value::from_u32(99);
+    kernel.push(
+        AtomicInst::new(AtomicOp::Add, ElemType::U32, missing, x.into()),
+        None,
+    );
+    let errors = verify_kernel(&kernel).unwrap_err();
+    let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "operand `%r1` is used before it is defined (kernel `built`, instruction 0)",
+            "address refers to value v99, which does not exist (kernel `built`, instruction 2)",
+        ]
+    );
+}
+
+#[test]
+fn operand_count() {
+    assert_one(
+        "  atomic.cas.global.b32 [%a], %x\n",
+        "2:3",
+        "takes two operands",
+    );
+    assert_one(
+        "  atomic.add.global.u32 [%a], %x, %x\n",
+        "2:3",
+        "takes one operand; found two",
+    );
+    assert_clean("  atomic.cas.global.b32 [%a], %x, 7\n");
+}
+
+#[test]
+fn operand_type_must_match_exactly() {
+    assert_one(
+        "  atomic.add.global.u32 [%a], %f\n",
+        "2:3",
+        "operand `%f` has type f32",
+    );
+    assert_one("  atomic.add.global.u64 [%a], %x\n", "2:3", "needs u64");
+    assert_one(
+        "  atomic.cas.global.u32 [%a], %x, %f\n",
+        "2:3",
+        "new value `%f` has type f32",
+    );
+    assert_one(
+        "  atomic.cas.global.u32 [%a], %f, %x\n",
+        "2:3",
+        "expected value `%f`",
+    );
+}
+
+#[test]
+fn untyped_bits_accept_any_value_of_their_width() {
+    assert_clean("  atomic.exch.global.b32 [%a], %f\n  atomic.cas.global.b32 [%a], %x, %f\n");
+    assert_clean("  atomic.and.global.b64 [%a], %w\n");
+    assert_one(
+        "  atomic.exch.global.b32 [%a], %w\n",
+        "2:3",
+        "needs a 32-bit value",
+    );
+}
+
+#[test]
+fn vector_operands_match_the_shape() {
+    assert_clean(
+        "  atomic.add.global.v2.f32 [%a], %v\n  atomic.add.global.v2.f32 [%a], {%f, 1.5}\n",
+    );
+    assert_one(
+        "  atomic.add.global.v4.f32 [%a], {%f, %f}\n",
+        "2:3",
+        "has 2 elements; atomic.add.v4.f32 needs 4",
+    );
+    assert_one(
+        "  atomic.add.global.v2.f32 [%a], %f\n",
+        "2:3",
+        "operand `%f` has type f32",
+    );
+    assert_one(
+        "  atomic.add.global.v4.f32 [%a], %v\n",
+        "2:3",
+        "operand `%v` has type v2.f32",
+    );
+    assert_one(
+        "  atomic.add.global.u32 [%a], {%x, %x}\n",
+        "2:3",
+        "brace list of 2",
+    );
+    assert_one(
+        "  atomic.add.global.v2.f32 [%a], 1.5\n",
+        "2:3",
+        "single literal",
+    );
+    assert_one(
+        "  atomic.add.global.v2.f32 [%a], {%f, %x}\n",
+        "2:3",
+        "operand element 1 `%x` has type u32",
+    );
+}
+
+#[test]
+fn op_must_make_sense_on_the_type() {
+    assert_one(
+        "  atomic.and.global.f32 [%a], %f\n",
+        "2:3",
+        "`and` is bitwise and not meaningful on float type f32",
+    );
+    assert_one(
+        "  atomic.inc.global.s32 [%a], 1\n",
+        "2:3",
+        "unsigned types only, not s32",
+    );
+    assert_one(
+        "  atomic.dec.global.f32 [%a], %f\n",
+        "2:3",
+        "unsigned types only, not f32",
+    );
+    assert_one(
+        "  atomic.add.global.b32 [%a], %x\n",
+        "2:3",
+        "b32 is untyped bits",
+    );
+    assert_one("  atomic.max.global.b16 [%a], 1\n", "2:3", "untyped bits");
+    assert_one(
+        "  atomic.xor.global.b128 [%a], 1\n",
+        "2:3",
+        "up to 64 bits, not b128",
+    );
+    assert_clean("  atomic.exch.global.b128 [%a], 1\n  atomic.cas.global.b16 [%a], 1, 2\n");
+}
+
+#[test]
+fn predicate_must_be_pred() {
+    assert_one(
+        "  @%x atomic.add.global.u32 [%a], %x\n",
+        "2:3",
+        "predicate `%x` has type u32; a guard must be `pred`",
+    );
+    assert_clean("  @!%p atomic.add.global.u32 [%a], %x\n");
+}
+
+#[test]
+fn address_must_be_a_pointer() {
+    assert_one(
+        "  atomic.add.global.u32 [%x], %x\n",
+        "2:3",
+        "address `%x` has type u32; atomic.add.u32 needs a pointer",
+    );
+}
+
+#[test]
+fn pointer_space_agrees_with_the_instruction() {
+    assert_one(
+        "  atomic.add.global.u32 [%s], %x\n",
+        "2:3",
+        "points into shared memory (ptr.shared) but the instruction accesses global",
+    );
+    assert_one(
+        "  atomic.add.shared.u32 [%c], %x\n",
+        "2:3",
+        "points into shared_cluster memory",
+    );
+    assert_one(
+        "  atomic.add.shared.u32 [%g], %x\n",
+        "2:3",
+        "use the generic instruction",
+    );
+    assert_clean(
+        "  atomic.add.generic.u32 [%a], %x\n  atomic.add.generic.u32 [%s], %x\n  \
+         atomic.add.shared_cluster.u32 [%s], %x\n  atomic.add.shared_cluster.u32 [%c], %x\n  \
+         atomic.add.u32 [%g], %x\n",
+    );
+}
+
+#[test]
+fn cache_hint_only_on_global_or_generic() {
+    assert_one(
+        "  atomic.add.shared.u32.evict_first [%s], %x\n",
+        "2:3",
+        "cache hint `evict_first` applies to global memory only",
+    );
+    assert_one(
+        "  atomic.add.shared_cluster.u32.no_allocate [%c], %x\n",
+        "2:3",
+        "a shared_cluster access takes none",
+    );
+    assert_clean(
+        "  atomic.add.global.u32.evict_last [%a], %x\n  atomic.add.u32.evict_normal [%g], %x\n",
+    );
+}
+
+#[test]
+fn result_has_the_instruction_type() {
+    let text = format!("{HEADER}  %r = atomic.add.global.v2.f32 [%a], %v\n}}\n");
+    let mut module: Module = parse(&text).unwrap();
+    assert_eq!(verify(&module), Ok(()));
+    let kernel = &mut module.kernels[0];
+    let result = kernel.insts.values().next().unwrap().result.unwrap();
+    kernel.values[result].ty = ValueType::scalar(ElemType::F32);
+    let errors = verify(&module).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(
+        errors[0].to_string(),
+        "2:3: error: result `%r` has type f32; atomic.add.v2.f32 returns v2.f32"
+    );
+}
+
+#[test]
+fn literal_constants_fit_their_type_in_built_kernels() {
+    let mut kernel = Kernel::new("wide");
+    let a = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+    let big = kernel.constant(0x1_0000);
+    kernel.push(
+        AtomicInst::new(AtomicOp::Exch, ElemType::B16, a, big.into()),
+        None,
+    );
+    let mut vector = AtomicInst::new(
+        AtomicOp::Exch,
+        ElemType::U8,
+        a,
+        Operand::Scalar(Scalar::Const(big)),
+    );
+    vector.shape = VectorShape::V2;
+    vector.operand = kernel.vector(&[Scalar::Const(big), Scalar::Const(big)]);
+    kernel.push(vector, None);
+    let errors = verify_kernel(&kernel).unwrap_err();
+    let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    assert!(messages[0].starts_with("operand: literal 0x10000 does not fit b16"));
+    assert!(messages[1].starts_with("operand element 0: literal 0x10000 does not fit u8"));
+    assert!(messages[2].starts_with("operand element 1: literal 0x10000 does not fit u8"));
+}
+
+#[test]
+fn every_violation_is_reported_with_its_position() {
+    let errors = errors_of(
+        "  atomic.and.global.f32 [%a], %f\n\
+         \x20 atomic.add.global.u32 [%s], %f\n\
+         \x20 atomic.add.global.u32 [%a], %x\n\
+         \x20   @%x atomic.inc.shared.u32.evict_last [%s], %x\n",
+    );
+    let locs: Vec<&str> = errors
+        .iter()
+        .map(|e| e.split(": error").next().unwrap())
+        .collect();
+    assert_eq!(locs, ["2:3", "3:3", "3:3", "5:5", "5:5"], "{errors:#?}");
+}

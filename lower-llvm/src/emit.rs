@@ -1,0 +1,475 @@
+//! The frame of the output: LLVM types and value names, functions, kernels and modules. Atomic
+//! instructions are printed by [`crate::native`] (the one place that spells `atomicrmw`,
+//! `cmpxchg`, atomic loads and fences) and [`crate::expansion`] (the shared expansions' CFGs).
+
+use std::fmt::{self, Write};
+
+use atomir_ir::expand::{expand, PrimType};
+use atomir_ir::{
+    AtomicInst, Constant, ElemType, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
+};
+use cranelift_entity::SecondaryMap;
+
+use crate::legality::{Form, Plan};
+use crate::target::LlvmTarget;
+use crate::{expansion, native};
+
+/// A scalar LLVM type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scal {
+    I(u32),
+    Half,
+    BFloat,
+    F32,
+    F64,
+}
+
+impl Scal {
+    /// The type that holds a value of `ty` as the program sees it (see [`PrimType::natural`]).
+    pub(crate) const fn natural(ty: ElemType) -> Scal {
+        match ty {
+            ElemType::F16 => Scal::Half,
+            ElemType::Bf16 => Scal::BFloat,
+            ElemType::F32 => Scal::F32,
+            ElemType::F64 => Scal::F64,
+            other => Scal::I(other.bits()),
+        }
+    }
+}
+
+impl fmt::Display for Scal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scal::I(bits) => write!(f, "i{bits}"),
+            Scal::Half => f.write_str("half"),
+            Scal::BFloat => f.write_str("bfloat"),
+            Scal::F32 => f.write_str("float"),
+            Scal::F64 => f.write_str("double"),
+        }
+    }
+}
+
+/// An LLVM first-class type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    S(Scal),
+    /// `<len x scal>`.
+    V(u32, Scal),
+    /// A pointer into `space`; `pointee` is printed only with typed pointers (LLVM 14), as
+    /// `(len, scal)` with len 1 for a scalar.
+    Ptr {
+        space: u32,
+        pointee: Option<(u32, Scal)>,
+    },
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Ty::S(s) => write!(f, "{s}"),
+            Ty::V(len, s) => write!(f, "<{len} x {s}>"),
+            Ty::Ptr { space, pointee } => {
+                match pointee {
+                    None => f.write_str("ptr")?,
+                    Some((1, s)) => write!(f, "{s}")?,
+                    Some((len, s)) => write!(f, "<{len} x {s}>")?,
+                }
+                if space != 0 {
+                    write!(f, " addrspace({space})")?;
+                }
+                if pointee.is_some() {
+                    f.write_str("*")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A reference to an LLVM value, printed without allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ref {
+    /// A kernel parameter, printed by its own name.
+    Param(Value),
+    /// The `n`-th temporary of instruction `inst`: `%.<inst>.<n>`.
+    Tmp(u32, u32),
+    /// A literal of a scalar type, from raw bits.
+    Lit(u128, Scal),
+    /// `zeroinitializer`.
+    Zero,
+}
+
+/// Writes `name` as an LLVM identifier after `sigil`, quoting it where it has other characters.
+pub(crate) fn write_ident(out: &mut String, sigil: char, name: &str) {
+    let plain = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
+    out.push(sigil);
+    if plain {
+        out.push_str(name);
+    } else {
+        out.push('"');
+        for c in name.chars() {
+            if c == '"' || c == '\\' || !c.is_ascii() || c.is_ascii_control() {
+                let mut buf = [0u8; 4];
+                for byte in c.encode_utf8(&mut buf).bytes() {
+                    let _ = write!(out, "\\{byte:02X}");
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out.push('"');
+    }
+}
+
+/// Prints one kernel's instructions; holds the per-kernel naming state.
+pub(crate) struct Emitter<'a> {
+    pub target: &'a LlvmTarget,
+    pub kernel: &'a Kernel,
+    /// Where each atomic result lives once printed.
+    pub results: SecondaryMap<Value, Option<Ref>>,
+    /// The instruction being printed (names its temporaries and blocks).
+    pub inst: u32,
+    next_tmp: u32,
+    /// The label of the block being printed.
+    pub label: Label,
+}
+
+/// A block label: the entry, or block `k` / the end of instruction `inst`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Label {
+    Entry,
+    Block(u32, u32),
+    End(u32),
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Label::Entry => f.write_str(".entry"),
+            Label::Block(inst, k) => write!(f, ".{inst}.b{k}"),
+            Label::End(inst) => write!(f, ".{inst}.end"),
+        }
+    }
+}
+
+/// Displays a [`Ref`] with the emitter's names.
+pub(crate) struct Shown<'e, 'a>(&'e Emitter<'a>, Ref);
+
+impl fmt::Display for Shown<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Ref::Param(value) => {
+                let mut name = String::new();
+                write_ident(&mut name, '%', self.0.kernel.value_name(value));
+                f.write_str(&name)
+            }
+            Ref::Tmp(inst, n) => write!(f, "%.{inst}.{n}"),
+            Ref::Lit(bits, scal) => write_literal(f, bits, scal),
+            Ref::Zero => f.write_str("zeroinitializer"),
+        }
+    }
+}
+
+fn write_literal(f: &mut fmt::Formatter<'_>, bits: u128, scal: Scal) -> fmt::Result {
+    match scal {
+        Scal::I(width) => {
+            let mask = if width >= 128 {
+                u128::MAX
+            } else {
+                (1u128 << width) - 1
+            };
+            write!(f, "{}", bits & mask)
+        }
+        Scal::Half => write!(f, "0xH{:04X}", bits as u16),
+        Scal::BFloat => write!(f, "0xR{:04X}", bits as u16),
+        Scal::F32 => write!(f, "0x{:016X}", f32_bits_as_f64_bits(bits as u32)),
+        Scal::F64 => write!(f, "0x{:016X}", bits as u64),
+    }
+}
+
+/// LLVM writes `float` literals in `double` format; the conversion is exact and keeps NaN
+/// payloads (a hardware conversion would quiet a signalling NaN).
+fn f32_bits_as_f64_bits(bits: u32) -> u64 {
+    let value = f32::from_bits(bits);
+    if value.is_nan() {
+        let sign = u64::from(bits >> 31) << 63;
+        let mantissa = u64::from(bits & 0x7F_FFFF) << 29;
+        sign | (0x7FFu64 << 52) | mantissa
+    } else {
+        f64::from(value).to_bits()
+    }
+}
+
+impl<'a> Emitter<'a> {
+    pub(crate) fn new(target: &'a LlvmTarget, kernel: &'a Kernel) -> Self {
+        Emitter {
+            target,
+            kernel,
+            results: SecondaryMap::new(),
+            inst: 0,
+            next_tmp: 0,
+            label: Label::Entry,
+        }
+    }
+
+    pub(crate) fn show(&self, r: Ref) -> Shown<'_, 'a> {
+        Shown(self, r)
+    }
+
+    pub(crate) fn fresh(&mut self) -> Ref {
+        self.next_tmp += 1;
+        Ref::Tmp(self.inst, self.next_tmp)
+    }
+
+    /// The raw pointer type (`ptr addrspace(N)`, or `i8 addrspace(N)*` with typed pointers).
+    pub(crate) fn raw_ptr(&self, space: u32) -> Ty {
+        Ty::Ptr {
+            space,
+            pointee: self.target.typed_pointers().then_some((1, Scal::I(8))),
+        }
+    }
+
+    /// A pointer to `(len, scal)` in `space`, for a memory instruction.
+    pub(crate) fn elem_ptr(&self, space: u32, len: u32, scal: Scal) -> Ty {
+        Ty::Ptr {
+            space,
+            pointee: self.target.typed_pointers().then_some((len, scal)),
+        }
+    }
+
+    /// The LLVM type of a kernel value.
+    pub(crate) fn value_ty(&self, ty: ValueType) -> Ty {
+        match ty {
+            ValueType::Ptr(space) => {
+                let generic = self.target.address_space(atomir_ir::AddressSpace::Generic);
+                self.raw_ptr(self.target.address_space(space).or(generic).unwrap_or(0))
+            }
+            ValueType::Pred => Ty::S(Scal::I(1)),
+            ValueType::Data(elem, shape) if shape.is_vector() => {
+                Ty::V(shape.len() as u32, Scal::natural(elem))
+            }
+            ValueType::Data(elem, _) => Ty::S(Scal::natural(elem)),
+        }
+    }
+
+    pub(crate) fn prim_ty(&self, ty: PrimType, space: u32) -> Ty {
+        match ty {
+            PrimType::Pred => Ty::S(Scal::I(1)),
+            PrimType::Ptr => self.raw_ptr(space),
+            PrimType::F16 => Ty::S(Scal::Half),
+            PrimType::Bf16 => Ty::S(Scal::BFloat),
+            PrimType::F32 => Ty::S(Scal::F32),
+            PrimType::F64 => Ty::S(Scal::F64),
+            int => Ty::S(Scal::I(int.bits())),
+        }
+    }
+
+    /// Where a kernel value lives.
+    pub(crate) fn value_ref(&self, value: Value) -> Ref {
+        match self.kernel.values[value].def {
+            ValueDef::Param(_) => Ref::Param(value),
+            ValueDef::Result(_) => self.results[value].unwrap_or(Ref::Zero),
+        }
+    }
+
+    /// The node's address in the node's own space (an `addrspacecast` when the pointer's differs).
+    pub(crate) fn node_addr(&mut self, out: &mut String, inst: &AtomicInst, space: u32) -> Ref {
+        let addr = self.value_ref(inst.addr);
+        let from = self.value_ty(self.kernel.value_type(inst.addr));
+        let to = self.raw_ptr(space);
+        if from == to {
+            return addr;
+        }
+        let dst = self.fresh();
+        let _ = writeln!(
+            out,
+            "  {} = addrspacecast {from} {} to {to}",
+            self.show(dst),
+            self.show(addr)
+        );
+        dst
+    }
+
+    /// Element `index` of an operand, as a scalar of `want` (bitcast where a `bN` node takes
+    /// another type of the same width; extracted where the operand is a vector value).
+    pub(crate) fn operand_element(
+        &mut self,
+        out: &mut String,
+        operand: Operand,
+        index: usize,
+        want: Scal,
+    ) -> Ref {
+        let scalar = match operand {
+            Operand::Scalar(scalar) => scalar,
+            Operand::Vector(list) => self.kernel.vector_elements(list)[index],
+        };
+        let value = match scalar {
+            Scalar::Const(constant) => return Ref::Lit(self.constant(constant), want),
+            Scalar::Value(value) => value,
+        };
+        let mut current = self.value_ref(value);
+        let (elem, shape) = match self.kernel.value_type(value) {
+            ValueType::Data(elem, shape) => (elem, shape),
+            _ => return current,
+        };
+        let have = Scal::natural(elem);
+        if shape.is_vector() {
+            let dst = self.fresh();
+            let _ = writeln!(
+                out,
+                "  {} = extractelement <{} x {have}> {}, i32 {index}",
+                self.show(dst),
+                shape.len(),
+                self.show(current)
+            );
+            current = dst;
+        }
+        if have != want {
+            let dst = self.fresh();
+            let _ = writeln!(
+                out,
+                "  {} = bitcast {have} {} to {want}",
+                self.show(dst),
+                self.show(current)
+            );
+            current = dst;
+        }
+        current
+    }
+
+    fn constant(&self, constant: Constant) -> u128 {
+        self.kernel.constants[constant]
+    }
+
+    /// Prints one instruction at index `index` following `plan`.
+    pub(crate) fn instruction(
+        &mut self,
+        out: &mut String,
+        index: u32,
+        inst: &AtomicInst,
+        plan: &Plan,
+    ) {
+        self.inst = index;
+        self.next_tmp = 0;
+        let before = self.label;
+        let first = Label::Block(index, 0);
+        let end = Label::End(index);
+        match inst.predicate {
+            Some(predicate) => {
+                let (then, otherwise) = if predicate.negated {
+                    (end, first)
+                } else {
+                    (first, end)
+                };
+                let cond = self.value_ref(predicate.value);
+                let _ = writeln!(
+                    out,
+                    "  br i1 {}, label %{then}, label %{otherwise}",
+                    self.show(cond)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  br label %{first}");
+            }
+        }
+        let _ = writeln!(out, "{first}:");
+        self.label = first;
+        let result = match plan.form {
+            Form::VectorRmw => native::vector_rmw(self, out, inst, plan),
+            Form::Expand(emulation) => {
+                let expansion = expand(inst, emulation);
+                expansion::print(self, out, inst, plan, &expansion)
+            }
+        };
+        let _ = writeln!(out, "  br label %{end}\n{end}:");
+        let from = self.label;
+        self.label = end;
+        let (Some(value), Some(mut result)) = (inst.result, result) else {
+            return;
+        };
+        if inst.predicate.is_some() {
+            let ty = self.value_ty(inst.result_type());
+            let dst = self.fresh();
+            let _ = writeln!(
+                out,
+                "  {} = phi {ty} [ {}, %{from} ], [ zeroinitializer, %{before} ]",
+                self.show(dst),
+                self.show(result)
+            );
+            result = dst;
+        }
+        self.results[value] = Some(result);
+    }
+}
+
+/// Prints a kernel as `define [cc] void @name(params…, results…)`.
+///
+/// Every used result is stored through a trailing pointer parameter (one per result, in program
+/// order, in global memory), so the old values are observable by whoever launches the kernel.
+pub(crate) fn function(
+    target: &LlvmTarget,
+    kernel: &Kernel,
+    plans: &[Plan],
+    kernel_cc: bool,
+    out: &mut String,
+) {
+    let mut em = Emitter::new(target, kernel);
+    out.push_str("define ");
+    if kernel_cc {
+        if let Some(cc) = target.triple.kernel_cc() {
+            out.push_str(cc);
+            out.push(' ');
+        }
+    }
+    out.push_str("void ");
+    write_ident(out, '@', &kernel.name);
+    out.push('(');
+    let mut first = true;
+    for param in &kernel.params {
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+        let _ = write!(out, "{} ", em.value_ty(param.ty));
+        write_ident(out, '%', kernel.value_name(param.value));
+    }
+    let result_space = target.triple.result_space();
+    for (index, inst) in kernel.insts.values().enumerate() {
+        if inst.result.is_none() {
+            continue;
+        }
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+        let _ = write!(out, "{} %.out{index}", result_ptr(&em, inst, result_space));
+    }
+    out.push_str(") {\n.entry:\n");
+    for ((index, inst), plan) in kernel.insts.values().enumerate().zip(plans) {
+        em.instruction(out, index as u32, inst, plan);
+    }
+    for (index, inst) in kernel.insts.values().enumerate() {
+        let Some(value) = inst.result else { continue };
+        let ty = em.value_ty(inst.result_type());
+        let r = em.value_ref(value);
+        let _ = writeln!(
+            out,
+            "  store {ty} {}, {} %.out{index}",
+            em.show(r),
+            result_ptr(&em, inst, result_space)
+        );
+    }
+    out.push_str("  ret void\n}\n\n");
+}
+
+fn result_ptr(em: &Emitter<'_>, inst: &AtomicInst, space: u32) -> Ty {
+    match em.value_ty(inst.result_type()) {
+        Ty::S(s) => em.elem_ptr(space, 1, s),
+        Ty::V(len, s) => em.elem_ptr(space, len, s),
+        ptr => ptr,
+    }
+}

@@ -1,0 +1,417 @@
+//! Prints a shared expansion ([`atomir_ir::expand::Expansion`]) as LLVM basic blocks: block
+//! parameters become phis, primitives become instructions, memory primitives go to
+//! [`crate::native`].
+
+use std::fmt::Write;
+
+use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
+use atomir_ir::AtomicInst;
+use cranelift_entity::EntityRef;
+
+use crate::emit::{Emitter, Label, Ref, Scal, Ty};
+use crate::legality::Plan;
+use crate::native::{self, Mem};
+
+/// Prints `expansion` for `inst`, starting in the current block; returns the node's old value
+/// (a vector for vector nodes) when the result is used.
+pub(crate) fn print(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    inst: &AtomicInst,
+    plan: &Plan,
+    expansion: &Expansion,
+) -> Option<Ref> {
+    let space = em.target.address_space(inst.space).unwrap_or(0);
+    let index = em.inst;
+    // Every register prints as `%.<inst>.t<n>` unless bound to an input or a literal.
+    let offset = 1_000_000;
+    let mut refs: Vec<Ref> = expansion
+        .vars
+        .keys()
+        .map(|v| Ref::Tmp(index, offset + v.as_u32()))
+        .collect();
+    refs[expansion.addr.index()] = em.node_addr(out, inst, space);
+    let natural = Scal::natural(inst.ty);
+    for (element, var) in expansion.operands.iter().enumerate() {
+        refs[var.index()] = em.operand_element(out, inst.operand, element, natural);
+    }
+    if let Some(new_value) = inst.new_value {
+        for (element, var) in expansion.new_values.iter().enumerate() {
+            refs[var.index()] = em.operand_element(out, new_value, element, natural);
+        }
+    }
+    for block in expansion.blocks.values() {
+        for prim in &block.prims {
+            if let Prim::Const { dst, bits } = *prim {
+                if let Ty::S(scal) = em.prim_ty(expansion.vars[dst], space) {
+                    refs[dst.index()] = Ref::Lit(bits, scal);
+                }
+            }
+        }
+    }
+    let ty = |em: &Emitter<'_>, var: Var| em.prim_ty(expansion.vars[var], space);
+
+    let mut result = None;
+    for (block, data) in &expansion.blocks {
+        let label = Label::Block(index, block.as_u32());
+        if block != expansion.entry() {
+            let _ = writeln!(out, "{label}:");
+        }
+        em.label = label;
+        for (position, param) in data.params.iter().enumerate() {
+            let _ = write!(
+                out,
+                "  {} = phi {}",
+                em.show(refs[param.index()]),
+                ty(em, *param)
+            );
+            let mut first = true;
+            for (pred, pred_data) in &expansion.blocks {
+                for target in pred_data.terminator.successors() {
+                    if target.block != block {
+                        continue;
+                    }
+                    let arg = refs[target.args[position].index()];
+                    let _ = write!(
+                        out,
+                        "{} [ {}, %{} ]",
+                        if first { "" } else { "," },
+                        em.show(arg),
+                        Label::Block(index, pred.as_u32())
+                    );
+                    first = false;
+                }
+            }
+            out.push('\n');
+        }
+        for prim in &data.prims {
+            primitive(em, out, plan, expansion, &refs, prim, space);
+        }
+        match &data.terminator {
+            Terminator::Jump(target) => {
+                let _ = writeln!(
+                    out,
+                    "  br label %{}",
+                    Label::Block(index, target.block.as_u32())
+                );
+            }
+            Terminator::Branch {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "  br i1 {}, label %{}, label %{}",
+                    em.show(refs[cond.index()]),
+                    Label::Block(index, then.block.as_u32()),
+                    Label::Block(index, otherwise.block.as_u32())
+                );
+            }
+            Terminator::Return => {
+                result = gather_results(em, out, inst, expansion, &refs);
+            }
+        }
+    }
+    result
+}
+
+/// The node's old value: the single element, or the elements inserted into a vector.
+fn gather_results(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    inst: &AtomicInst,
+    expansion: &Expansion,
+    refs: &[Ref],
+) -> Option<Ref> {
+    inst.result?;
+    if !inst.shape.is_vector() {
+        return Some(refs[expansion.results[0].index()]);
+    }
+    let scal = Scal::natural(inst.ty);
+    let vector = Ty::V(inst.shape.len() as u32, scal);
+    let mut current: Option<Ref> = None;
+    for (index, var) in expansion.results.iter().enumerate() {
+        let dst = em.fresh();
+        let _ = write!(out, "  {} = insertelement {vector} ", em.show(dst));
+        match current {
+            Some(previous) => {
+                let _ = write!(out, "{}", em.show(previous));
+            }
+            None => out.push_str("poison"),
+        }
+        let _ = writeln!(out, ", {scal} {}, i32 {index}", em.show(refs[var.index()]));
+        current = Some(dst);
+    }
+    current
+}
+
+#[allow(clippy::too_many_arguments)]
+fn primitive(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    plan: &Plan,
+    expansion: &Expansion,
+    refs: &[Ref],
+    prim: &Prim,
+    space: u32,
+) {
+    let r = |var: Var| refs[var.index()];
+    let ty = |em: &Emitter<'_>, var: Var| em.prim_ty(expansion.vars[var], space);
+    match *prim {
+        Prim::Const { .. } => {}
+        Prim::Load { dst, addr, mem } => {
+            let mem = Mem::of(em, plan, mem.order, mem.space);
+            native::load(em, out, r(dst), expansion.vars[dst].bits(), r(addr), &mem);
+        }
+        Prim::Cas {
+            dst,
+            addr,
+            expected,
+            new,
+            mem,
+        } => {
+            let mem = Mem::of(em, plan, mem.order, mem.space);
+            native::cmpxchg(
+                em,
+                out,
+                r(dst),
+                expansion.vars[dst].bits(),
+                r(addr),
+                r(expected),
+                r(new),
+                &mem,
+            );
+        }
+        Prim::Rmw {
+            dst,
+            op,
+            ty: elem,
+            addr,
+            value,
+            mem,
+        } => {
+            let mem = Mem::of(em, plan, mem.order, mem.space);
+            let dst = match dst {
+                Some(dst) => r(dst),
+                None => em.fresh(),
+            };
+            native::rmw(em, out, dst, op, elem, r(addr), r(value), &mem);
+        }
+        Prim::Unary { dst, op, src } => {
+            let (from, to) = (ty(em, src), ty(em, dst));
+            let (d, s) = (em.show(r(dst)), em.show(r(src)));
+            let _ = match op {
+                UnaryOp::Not => writeln!(out, "  {d} = xor {to} {s}, -1"),
+                UnaryOp::Bitcast => writeln!(out, "  {d} = bitcast {from} {s} to {to}"),
+                UnaryOp::Zext => writeln!(out, "  {d} = zext {from} {s} to {to}"),
+                UnaryOp::Trunc => writeln!(out, "  {d} = trunc {from} {s} to {to}"),
+            };
+        }
+        Prim::Binary { dst, op, a, b } => binary(em, out, ty(em, a), r(dst), op, r(a), r(b)),
+        Prim::Cmp { dst, cond, a, b } => {
+            let cond = match cond {
+                CmpCond::Eq => "eq",
+                CmpCond::Ne => "ne",
+                CmpCond::Ult => "ult",
+                CmpCond::Ule => "ule",
+                CmpCond::Ugt => "ugt",
+                CmpCond::Uge => "uge",
+            };
+            let _ = writeln!(
+                out,
+                "  {} = icmp {cond} {} {}, {}",
+                em.show(r(dst)),
+                ty(em, a),
+                em.show(r(a)),
+                em.show(r(b))
+            );
+        }
+        Prim::Select {
+            dst,
+            cond,
+            if_true,
+            if_false,
+        } => {
+            let t = ty(em, dst);
+            let _ = writeln!(
+                out,
+                "  {} = select i1 {}, {t} {}, {t} {}",
+                em.show(r(dst)),
+                em.show(r(cond)),
+                em.show(r(if_true)),
+                em.show(r(if_false))
+            );
+        }
+        Prim::PtrAlignDown { dst, ptr, align } => {
+            let low = low_bits(em, out, ty(em, ptr), r(ptr), align);
+            let negated = em.fresh();
+            let _ = writeln!(out, "  {} = sub i64 0, {}", em.show(negated), em.show(low));
+            gep(em, out, ty(em, ptr), r(dst), r(ptr), negated);
+        }
+        Prim::PtrLowBits { dst, ptr, align } => {
+            let low = low_bits(em, out, ty(em, ptr), r(ptr), align);
+            let _ = writeln!(
+                out,
+                "  {} = trunc i64 {} to i32",
+                em.show(r(dst)),
+                em.show(low)
+            );
+        }
+        Prim::PtrAdd { dst, ptr, bytes } => {
+            gep(
+                em,
+                out,
+                ty(em, ptr),
+                r(dst),
+                r(ptr),
+                Ref::Lit(u128::from(bytes), Scal::I(64)),
+            );
+        }
+    }
+}
+
+fn low_bits(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, ptr: Ref, align: u32) -> Ref {
+    let int = em.fresh();
+    let _ = writeln!(
+        out,
+        "  {} = ptrtoint {ptr_ty} {} to i64",
+        em.show(int),
+        em.show(ptr)
+    );
+    let low = em.fresh();
+    let _ = writeln!(
+        out,
+        "  {} = and i64 {}, {}",
+        em.show(low),
+        em.show(int),
+        align - 1
+    );
+    low
+}
+
+/// `dst = ptr + bytes`, as a byte GEP (keeps the pointer's provenance, unlike an int round trip).
+fn gep(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, dst: Ref, ptr: Ref, bytes: Ref) {
+    let _ = writeln!(
+        out,
+        "  {} = getelementptr i8, {ptr_ty} {}, i64 {}",
+        em.show(dst),
+        em.show(ptr),
+        em.show(bytes)
+    );
+}
+
+fn binary(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, op: BinaryOp, a: Ref, b: Ref) {
+    let simple = match op {
+        BinaryOp::Add => Some("add"),
+        BinaryOp::Sub => Some("sub"),
+        BinaryOp::And => Some("and"),
+        BinaryOp::Or => Some("or"),
+        BinaryOp::Xor => Some("xor"),
+        BinaryOp::Shl => Some("shl"),
+        BinaryOp::LShr => Some("lshr"),
+        BinaryOp::FAdd => Some("fadd"),
+        BinaryOp::FSub => Some("fsub"),
+        _ => None,
+    };
+    if let Some(name) = simple {
+        let _ = writeln!(
+            out,
+            "  {} = {name} {ty} {}, {}",
+            em.show(dst),
+            em.show(a),
+            em.show(b)
+        );
+        return;
+    }
+    let pick_a = match op {
+        BinaryOp::SMin => "slt",
+        BinaryOp::SMax => "sgt",
+        BinaryOp::UMin => "ult",
+        BinaryOp::UMax => "ugt",
+        _ => return float_min_max(em, out, ty, dst, op == BinaryOp::FMin, a, b),
+    };
+    let cond = em.fresh();
+    let _ = writeln!(
+        out,
+        "  {} = icmp {pick_a} {ty} {}, {}",
+        em.show(cond),
+        em.show(a),
+        em.show(b)
+    );
+    let _ = writeln!(
+        out,
+        "  {} = select i1 {}, {ty} {}, {ty} {}",
+        em.show(dst),
+        em.show(cond),
+        em.show(a),
+        em.show(b)
+    );
+}
+
+/// IEEE minNum/maxNum with -0.0 < +0.0: a NaN operand yields the other operand; equal operands
+/// (±0 included) yield the OR (min) or AND (max) of their bits, which picks -0.0 for min and
+/// +0.0 for max and is the value itself otherwise.
+fn float_min_max(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    ty: Ty,
+    dst: Ref,
+    min: bool,
+    a: Ref,
+    b: Ref,
+) {
+    let Ty::S(scal) = ty else {
+        unreachable!("float min/max on a scalar")
+    };
+    let int = match scal {
+        Scal::Half | Scal::BFloat => Scal::I(16),
+        Scal::F32 => Scal::I(32),
+        _ => Scal::I(64),
+    };
+    macro_rules! line {
+        ($($fmt:tt)*) => {{
+            let r = em.fresh();
+            let _ = write!(out, "  {} = ", em.show(r));
+            let _ = writeln!(out, $($fmt)*);
+            r
+        }};
+    }
+    let a_nan = line!("fcmp uno {ty} {}, {}", em.show(a), em.show(a));
+    let b_nan = line!("fcmp uno {ty} {}, {}", em.show(b), em.show(b));
+    let (first, second) = if min { (a, b) } else { (b, a) };
+    // min: a < b picks a, b < a picks b; max: b < a picks a, a < b picks b.
+    let pick_a = line!("fcmp olt {ty} {}, {}", em.show(first), em.show(second));
+    let pick_b = line!("fcmp olt {ty} {}, {}", em.show(second), em.show(first));
+    let a_bits = line!("bitcast {ty} {} to {int}", em.show(a));
+    let b_bits = line!("bitcast {ty} {} to {int}", em.show(b));
+    let tie_op = if min { "or" } else { "and" };
+    let tie_bits = line!("{tie_op} {int} {}, {}", em.show(a_bits), em.show(b_bits));
+    let tie = line!("bitcast {int} {} to {ty}", em.show(tie_bits));
+    let s1 = line!(
+        "select i1 {}, {ty} {}, {ty} {}",
+        em.show(pick_b),
+        em.show(b),
+        em.show(tie)
+    );
+    let s2 = line!(
+        "select i1 {}, {ty} {}, {ty} {}",
+        em.show(pick_a),
+        em.show(a),
+        em.show(s1)
+    );
+    let s3 = line!(
+        "select i1 {}, {ty} {}, {ty} {}",
+        em.show(b_nan),
+        em.show(a),
+        em.show(s2)
+    );
+    let _ = writeln!(
+        out,
+        "  {} = select i1 {}, {ty} {}, {ty} {}",
+        em.show(dst),
+        em.show(a_nan),
+        em.show(b),
+        em.show(s3)
+    );
+}

@@ -1,0 +1,346 @@
+//! The one place that spells LLVM's atomic instructions: `atomicrmw`, `cmpxchg`, atomic `load`
+//! and the fences that carry an order NVPTX's llc would drop.
+
+use std::fmt::Write;
+
+use atomir_ir::{AtomicInst, AtomicOp, ElemType, MemoryOrder, TypeClass};
+
+use crate::emit::{Emitter, Ref, Scal, Ty};
+use crate::legality::Plan;
+use crate::target::Triple;
+
+/// Order and place of one memory instruction, as printed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mem {
+    pub order: MemoryOrder,
+    pub syncscope: &'static str,
+    pub space: u32,
+    /// Print `atomicrmw` monotonic between fences carrying `order` (see the legality table).
+    pub fenced: bool,
+}
+
+impl Mem {
+    pub(crate) fn of(
+        em: &Emitter<'_>,
+        plan: &Plan,
+        order: MemoryOrder,
+        space: atomir_ir::AddressSpace,
+    ) -> Mem {
+        Mem {
+            order,
+            syncscope: em.target.syncscope_name(plan.scope),
+            space: em.target.address_space(space).unwrap_or(0),
+            fenced: plan.fenced_rmw,
+        }
+    }
+}
+
+const fn ordering(order: MemoryOrder) -> &'static str {
+    match order {
+        MemoryOrder::Relaxed => "monotonic",
+        MemoryOrder::Acquire => "acquire",
+        MemoryOrder::Release => "release",
+        MemoryOrder::AcqRel => "acq_rel",
+        MemoryOrder::SeqCst => "seq_cst",
+    }
+}
+
+/// A cmpxchg failure ordering: the load part of the success ordering, never release/acq_rel.
+const fn failure_ordering(order: MemoryOrder) -> &'static str {
+    match order {
+        MemoryOrder::Relaxed | MemoryOrder::Release => "monotonic",
+        MemoryOrder::Acquire | MemoryOrder::AcqRel => "acquire",
+        MemoryOrder::SeqCst => "seq_cst",
+    }
+}
+
+fn write_syncscope(out: &mut String, name: &str) {
+    if !name.is_empty() {
+        let _ = write!(out, " syncscope(\"{name}\")");
+    }
+}
+
+fn fence(out: &mut String, mem: &Mem, order: &str) {
+    out.push_str("  fence");
+    write_syncscope(out, mem.syncscope);
+    let _ = writeln!(out, " {order}");
+}
+
+/// A pointer of `(len, scal)` for a memory instruction: the raw pointer itself, or (typed
+/// pointers) a bitcast of it.
+fn typed_addr(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    addr: Ref,
+    space: u32,
+    len: u32,
+    scal: Scal,
+) -> (Ref, Ty) {
+    let ty = em.elem_ptr(space, len, scal);
+    if !em.target.typed_pointers() {
+        return (addr, ty);
+    }
+    let raw = em.raw_ptr(space);
+    if raw == ty {
+        return (addr, ty);
+    }
+    let dst = em.fresh();
+    let _ = writeln!(
+        out,
+        "  {} = bitcast {raw} {} to {ty}",
+        em.show(dst),
+        em.show(addr)
+    );
+    (dst, ty)
+}
+
+/// `atomicrmw` of `value: ty`; with `mem.fenced`, monotonic between fences carrying the order.
+#[allow(clippy::too_many_arguments)]
+fn atomicrmw(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    dst: Ref,
+    keyword: &str,
+    ty: Ty,
+    addr: Ref,
+    value: Ref,
+    mem: &Mem,
+    fine_grained_hint: bool,
+) {
+    let (len, scal, bytes) = match ty {
+        Ty::S(Scal::I(bits)) => (1, Scal::I(bits), bits / 8),
+        Ty::S(s) => (1, s, float_bytes(s)),
+        Ty::V(len, s) => (len, s, len * float_bytes(s)),
+        Ty::Ptr { .. } => unreachable!("no pointer atomics"),
+    };
+    let (ptr, ptr_ty) = typed_addr(em, out, addr, mem.space, len, scal);
+    let order = if mem.fenced {
+        match mem.order {
+            MemoryOrder::SeqCst => fence(out, mem, "seq_cst"),
+            MemoryOrder::Release | MemoryOrder::AcqRel => fence(out, mem, "release"),
+            MemoryOrder::Relaxed | MemoryOrder::Acquire => {}
+        }
+        MemoryOrder::Relaxed
+    } else {
+        mem.order
+    };
+    let _ = write!(
+        out,
+        "  {} = atomicrmw {keyword} {ptr_ty} {}, {ty} {}",
+        em.show(dst),
+        em.show(ptr),
+        em.show(value)
+    );
+    write_syncscope(out, mem.syncscope);
+    let _ = write!(out, " {}, align {bytes}", ordering(order));
+    if fine_grained_hint {
+        out.push_str(", !amdgpu.no.fine.grained.memory !0");
+    }
+    out.push('\n');
+    if mem.fenced && mem.order.has_acquire() {
+        fence(out, mem, "acquire");
+    }
+}
+
+const fn float_bytes(s: Scal) -> u32 {
+    match s {
+        Scal::Half | Scal::BFloat => 2,
+        Scal::F32 => 4,
+        Scal::F64 => 8,
+        Scal::I(bits) => bits / 8,
+    }
+}
+
+/// The `atomicrmw` keyword of `op` on `ty`. The legality table never sends float min/max here.
+const fn keyword(op: AtomicOp, ty: ElemType) -> &'static str {
+    let float = ty.is_float();
+    let signed = matches!(ty.class(), TypeClass::Signed);
+    match op {
+        AtomicOp::Add if float => "fadd",
+        AtomicOp::Sub if float => "fsub",
+        AtomicOp::Add => "add",
+        AtomicOp::Sub => "sub",
+        AtomicOp::Inc => "uinc_wrap",
+        AtomicOp::Dec => "udec_wrap",
+        AtomicOp::Min if signed => "min",
+        AtomicOp::Max if signed => "max",
+        AtomicOp::Min => "umin",
+        AtomicOp::Max => "umax",
+        AtomicOp::And => "and",
+        AtomicOp::Or => "or",
+        AtomicOp::Xor => "xor",
+        AtomicOp::Nand => "nand",
+        AtomicOp::Exch | AtomicOp::Cas => "xchg",
+    }
+}
+
+fn packed_lane(ty: ElemType) -> Scal {
+    if ty.lane_type() == ElemType::Bf16 {
+        Scal::BFloat
+    } else {
+        Scal::Half
+    }
+}
+
+/// A native read-modify-write of one element: `dst = *addr; *addr = op(dst, value)`. `value` and
+/// `dst` have `ty`'s natural type; a packed float op runs on `<2 x half>` / `<2 x bfloat>`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rmw(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    dst: Ref,
+    op: AtomicOp,
+    ty: ElemType,
+    addr: Ref,
+    value: Ref,
+    mem: &Mem,
+) {
+    let hint =
+        em.target.coarse_grained && ty.is_float() && matches!(op, AtomicOp::Add | AtomicOp::Sub);
+    if ty.is_packed() && matches!(op, AtomicOp::Add | AtomicOp::Sub) {
+        let lane = packed_lane(ty);
+        let vector = Ty::V(2, lane);
+        let cast = em.fresh();
+        let _ = writeln!(
+            out,
+            "  {} = bitcast i32 {} to {vector}",
+            em.show(cast),
+            em.show(value)
+        );
+        let old = em.fresh();
+        atomicrmw(em, out, old, keyword(op, ty), vector, addr, cast, mem, hint);
+        let _ = writeln!(
+            out,
+            "  {} = bitcast {vector} {} to i32",
+            em.show(dst),
+            em.show(old)
+        );
+        return;
+    }
+    atomicrmw(
+        em,
+        out,
+        dst,
+        keyword(op, ty),
+        Ty::S(Scal::natural(ty)),
+        addr,
+        value,
+        mem,
+        hint,
+    );
+}
+
+/// `dst = cmpxchg(addr, expected, new)` on `bits`-wide integers; orders kept on the cmpxchg.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cmpxchg(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    dst: Ref,
+    bits: u32,
+    addr: Ref,
+    expected: Ref,
+    new: Ref,
+    mem: &Mem,
+) {
+    let scal = Scal::I(bits);
+    let (ptr, ptr_ty) = typed_addr(em, out, addr, mem.space, 1, scal);
+    let pair = em.fresh();
+    let _ = write!(
+        out,
+        "  {} = cmpxchg {ptr_ty} {}, {scal} {}, {scal} {}",
+        em.show(pair),
+        em.show(ptr),
+        em.show(expected),
+        em.show(new)
+    );
+    write_syncscope(out, mem.syncscope);
+    let _ = writeln!(
+        out,
+        " {} {}, align {}",
+        ordering(mem.order),
+        failure_ordering(mem.order),
+        bits / 8
+    );
+    let _ = writeln!(
+        out,
+        "  {} = extractvalue {{ {scal}, i1 }} {}, 0",
+        em.show(dst),
+        em.show(pair)
+    );
+}
+
+/// `dst = load atomic` of `bits` width (the guess a CAS loop starts from).
+pub(crate) fn load(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    dst: Ref,
+    bits: u32,
+    addr: Ref,
+    mem: &Mem,
+) {
+    let scal = Scal::I(bits);
+    let (ptr, ptr_ty) = typed_addr(em, out, addr, mem.space, 1, scal);
+    // A load has no release part; the expansions only ever load relaxed.
+    let order = if mem.order.has_acquire() {
+        mem.order
+    } else {
+        MemoryOrder::Relaxed
+    };
+    let order = if order == MemoryOrder::AcqRel {
+        MemoryOrder::Acquire
+    } else {
+        order
+    };
+    let _ = write!(
+        out,
+        "  {} = load atomic {scal}, {ptr_ty} {}",
+        em.show(dst),
+        em.show(ptr)
+    );
+    write_syncscope(out, mem.syncscope);
+    let _ = writeln!(out, " {}, align {}", ordering(order), bits / 8);
+}
+
+/// A whole FP vector node as one `atomicrmw` on `<N x T>`; returns the old vector.
+pub(crate) fn vector_rmw(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    inst: &AtomicInst,
+    plan: &Plan,
+) -> Option<Ref> {
+    let space = em.target.address_space(inst.space).unwrap_or(0);
+    let addr = em.node_addr(out, inst, space);
+    let scal = Scal::natural(inst.ty);
+    let len = inst.shape.len() as u32;
+    let vector = Ty::V(len, scal);
+    let mut value = Ref::Lit(0, scal);
+    for index in 0..inst.shape.len() {
+        let element = em.operand_element(out, inst.operand, index, scal);
+        let previous = if index == 0 { None } else { Some(value) };
+        let dst = em.fresh();
+        let _ = write!(out, "  {} = insertelement {vector} ", em.show(dst));
+        match previous {
+            Some(previous) => {
+                let _ = write!(out, "{}", em.show(previous));
+            }
+            None => out.push_str("poison"),
+        }
+        let _ = writeln!(out, ", {scal} {}, i32 {index}", em.show(element));
+        value = dst;
+    }
+    let mem = Mem::of(em, plan, inst.order, inst.space);
+    let hint = em.target.coarse_grained && em.target.triple == Triple::Amdgcn;
+    let dst = em.fresh();
+    atomicrmw(
+        em,
+        out,
+        dst,
+        keyword(inst.op, inst.ty),
+        vector,
+        addr,
+        value,
+        &mem,
+        hint,
+    );
+    Some(dst)
+}

@@ -1,0 +1,197 @@
+//! Target names (`llvm:<triple>[@<major>][+<knob>]`) and the per-triple spellings of address
+//! spaces, sync scopes, triples and kernel calling conventions.
+
+use atomir_ir::{AddressSpace, Scope};
+use std::fmt;
+
+/// The LLVM triples this backend prints for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Triple {
+    Nvptx64,
+    Amdgcn,
+    Spirv64,
+    X86_64,
+}
+
+impl Triple {
+    pub const ALL: [Triple; 4] = [
+        Triple::Nvptx64,
+        Triple::Amdgcn,
+        Triple::Spirv64,
+        Triple::X86_64,
+    ];
+
+    /// The short name used in target specs.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Triple::Nvptx64 => "nvptx64",
+            Triple::Amdgcn => "amdgcn",
+            Triple::Spirv64 => "spirv64",
+            Triple::X86_64 => "x86_64",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Triple> {
+        Triple::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The full `target triple` string of a module.
+    pub const fn triple_string(self) -> &'static str {
+        match self {
+            Triple::Nvptx64 => "nvptx64-nvidia-cuda",
+            Triple::Amdgcn => "amdgcn-amd-amdhsa",
+            Triple::Spirv64 => "spirv64-unknown-unknown",
+            Triple::X86_64 => "x86_64-unknown-linux-gnu",
+        }
+    }
+
+    /// The calling convention that makes a function a kernel entry point (none on a CPU).
+    pub const fn kernel_cc(self) -> Option<&'static str> {
+        match self {
+            Triple::Nvptx64 => Some("ptx_kernel"),
+            Triple::Amdgcn => Some("amdgpu_kernel"),
+            Triple::Spirv64 => Some("spir_kernel"),
+            Triple::X86_64 => None,
+        }
+    }
+
+    /// The address space that holds results written back by a complete module (global memory).
+    pub const fn result_space(self) -> u32 {
+        match self {
+            Triple::X86_64 => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// LLVM major versions accepted in a target spec.
+pub const MIN_MAJOR: u32 = 14;
+pub const MAX_MAJOR: u32 = 22;
+pub const DEFAULT_MAJOR: u32 = 22;
+
+/// One LLVM target: a triple, the LLVM major version whose tools must accept the output, and the
+/// explicit target knobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LlvmTarget {
+    pub triple: Triple,
+    pub major: u32,
+    /// AMDGPU only: every address the module touches is coarse-grained memory, so float atomics
+    /// may carry `!amdgpu.no.fine.grained.memory` and run natively. False for fine-grained
+    /// (host-coherent) allocations, hence off by default.
+    pub coarse_grained: bool,
+}
+
+impl LlvmTarget {
+    pub const fn new(triple: Triple, major: u32) -> Self {
+        LlvmTarget {
+            triple,
+            major,
+            coarse_grained: false,
+        }
+    }
+
+    /// Parses `<triple>[@<major>][+<knob>]…`.
+    pub fn parse(spec: &str) -> Result<LlvmTarget, String> {
+        let mut parts = spec.split('+');
+        let head = parts.next().unwrap_or_default();
+        let (triple_name, major) = match head.split_once('@') {
+            Some((triple, major)) => {
+                let major: u32 = major
+                    .parse()
+                    .map_err(|_| format!("`{major}` is not an LLVM major version (e.g. `@22`)"))?;
+                (triple, major)
+            }
+            None => (head, DEFAULT_MAJOR),
+        };
+        let triple = Triple::from_name(triple_name).ok_or_else(|| {
+            format!(
+                "unknown LLVM triple `{triple_name}`; expected nvptx64, amdgcn, spirv64 or x86_64"
+            )
+        })?;
+        if !(MIN_MAJOR..=MAX_MAJOR).contains(&major) {
+            return Err(format!(
+                "LLVM {major} is not supported; expected a major version from {MIN_MAJOR} to {MAX_MAJOR}"
+            ));
+        }
+        let mut target = LlvmTarget::new(triple, major);
+        for knob in parts {
+            match (knob, triple) {
+                ("coarse-grained", Triple::Amdgcn) => target.coarse_grained = true,
+                ("coarse-grained", _) => {
+                    return Err("`+coarse-grained` applies to amdgcn only".to_string())
+                }
+                _ => return Err(format!("unknown target option `+{knob}`")),
+            }
+        }
+        Ok(target)
+    }
+
+    /// LLVM 14 prints typed pointers (`i32 addrspace(1)*`); opaque `ptr` is the default from 15.
+    pub const fn typed_pointers(&self) -> bool {
+        self.major < 15
+    }
+
+    /// The numbered address space of a state space, or `None` where the triple has none.
+    pub const fn address_space(&self, space: AddressSpace) -> Option<u32> {
+        match (self.triple, space) {
+            (Triple::X86_64, _) => Some(0),
+            (Triple::Spirv64, AddressSpace::Generic) => Some(4),
+            (_, AddressSpace::Generic) => Some(0),
+            (_, AddressSpace::Global) => Some(1),
+            (_, AddressSpace::Shared) => Some(3),
+            (Triple::Nvptx64, AddressSpace::SharedCluster) => Some(7),
+            (_, AddressSpace::SharedCluster) => None,
+        }
+    }
+
+    /// The `syncscope` name printed for a scope the legality table has already mapped to one the
+    /// triple can express (see `legality::printed_scope`).
+    pub const fn syncscope_name(&self, scope: Scope) -> &'static str {
+        match (self.triple, scope) {
+            (_, Scope::System) => "",
+            (Triple::Nvptx64, Scope::Block) => "block",
+            (Triple::Nvptx64, Scope::Cluster) => "cluster",
+            (Triple::Nvptx64, Scope::Device) => "device",
+            (Triple::Amdgcn, Scope::Block) => "workgroup",
+            (Triple::Amdgcn, Scope::Cluster) => "cluster",
+            (Triple::Amdgcn, Scope::Device) => "agent",
+            (Triple::Spirv64, Scope::Block) => "workgroup",
+            (Triple::Spirv64, _) => "device",
+            (Triple::X86_64, _) => "",
+        }
+    }
+}
+
+impl fmt::Display for LlvmTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "llvm:{}@{}", self.triple.name(), self.major)?;
+        if self.coarse_grained {
+            f.write_str("+coarse-grained")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_specs() {
+        let t = LlvmTarget::parse("nvptx64@14").unwrap();
+        assert_eq!(
+            (t.triple, t.major, t.coarse_grained),
+            (Triple::Nvptx64, 14, false)
+        );
+        let t = LlvmTarget::parse("amdgcn+coarse-grained").unwrap();
+        assert_eq!(
+            (t.triple, t.major, t.coarse_grained),
+            (Triple::Amdgcn, 22, true)
+        );
+        assert_eq!(t.to_string(), "llvm:amdgcn@22+coarse-grained");
+        assert!(LlvmTarget::parse("x86_64+coarse-grained").is_err());
+        assert!(LlvmTarget::parse("riscv").is_err());
+        assert!(LlvmTarget::parse("x86_64@9").is_err());
+        assert!(LlvmTarget::parse("x86_64@x").is_err());
+    }
+}

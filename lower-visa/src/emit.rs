@@ -1,0 +1,1516 @@
+//! Printing vISA text.
+//!
+//! Execution model: the IR is per-thread (SIMT). A vISA kernel runs one hardware thread of `N`
+//! channels (SIMD8 for SVM targets, SIMD16 for LSC targets, PVC included: GenX_IR accepts
+//! SIMD32 there too, but SIMD16 keeps every 64-bit emulation op, done on dword halves, within
+//! one 32-lane instruction). Each channel is one IR thread: every IR value is an `N`-element
+//! variable (a vector value `k*N`, element `i` at row block `i`), every address an `N`-element
+//! `uq` (global, `flat[..]:a64`) or `ud` (shared, `flat[..]:a32`) vector, every instruction
+//! `(M1, N)`. Divergence (a CAS retry, a predicated expansion) is SIMD control flow: `goto`.
+//!
+//! Every node goes through [`atomir_ir::expand::expand`] (a native node as a one-element
+//! native split), so the memory primitives ([`Printer::memory`], the one place natives are
+//! spelled) and the ALU primitives ([`Printer::alu`]) are each printed in one place.
+//!
+//! Data layout: 8/16/32-bit data live in dwords (`ud`), zero-extended (16-bit atomics take
+//! them unpacked, as `.16`/`d16c32` want); 64-bit data in `uq`. Typed views (`f`, `d`, `hf`,
+//! `w`, `b`, dword halves of a qword, `q`, `df`) are `.decl … alias=<…>` of the same storage.
+//! On platforms without 64-bit integer ALU, 64-bit data are only moved, compared for equality
+//! and combined bitwise, on dword halves; the legality table refuses the rest there.
+
+use cranelift_entity::EntityRef;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use atomir_ir::expand::{
+    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+};
+use atomir_ir::{
+    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Inst, Kernel,
+    Legality, MemoryOrder, Operand, Scalar, Scope, Value, ValueType,
+};
+
+use crate::legality::{msg_op, MsgOp, Surface};
+use crate::target::{Messages, VisaTarget};
+
+/// Where a variable's bits live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Storage {
+    Dword,
+    Qword,
+    Pred,
+}
+
+/// A typed view of a storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum View {
+    /// The storage itself (`ud`, `uq` or the predicate).
+    Base = 0,
+    F,
+    D,
+    Hf,
+    W,
+    B,
+    /// The dword halves of a qword.
+    Halves,
+    Q,
+    Df,
+}
+
+impl View {
+    const fn suffix(self) -> &'static str {
+        match self {
+            View::Base => "",
+            View::F => "__f",
+            View::D => "__d",
+            View::Hf => "__hf",
+            View::W => "__w",
+            View::B => "__b",
+            View::Halves => "__u",
+            View::Q => "__q",
+            View::Df => "__df",
+        }
+    }
+
+    /// (vISA type, elements per channel).
+    const fn decl(self, storage: Storage) -> (&'static str, u32) {
+        match (self, storage) {
+            (View::Base, Storage::Dword) => ("ud", 1),
+            (View::Base, _) => ("uq", 1),
+            (View::F, _) => ("f", 1),
+            (View::D, _) => ("d", 1),
+            (View::Hf, _) => ("hf", 2),
+            (View::W, _) => ("w", 2),
+            (View::B, _) => ("b", 4),
+            (View::Halves, _) => ("ud", 2),
+            (View::Q, _) => ("q", 1),
+            (View::Df, _) => ("df", 1),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlotName {
+    Value(Value),
+    Elem(Value, u8),
+    Temp(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    name: SlotName,
+    storage: Storage,
+    /// Channels × elements of the root declaration (roots only).
+    elems: u32,
+    /// The root slot and byte offset for an element of a vector value.
+    root: Option<(usize, u32)>,
+    views: u16,
+}
+
+/// A reusable printer for one target; keeps its buffers between kernels.
+pub struct Printer {
+    target: VisaTarget,
+    n: u32,
+    body: String,
+    decls: String,
+    slots: Vec<Slot>,
+    value_slots: HashMap<(Value, u8), usize>,
+    var_slots: Vec<usize>,
+    temps: u32,
+}
+
+/// Why printing failed (a legality/emitter disagreement, never user input).
+pub type EmitError = String;
+
+impl Printer {
+    pub fn new(target: VisaTarget) -> Self {
+        Printer {
+            target,
+            n: target.simd(),
+            body: String::new(),
+            decls: String::new(),
+            slots: Vec::new(),
+            value_slots: HashMap::new(),
+            var_slots: Vec::new(),
+            temps: 0,
+        }
+    }
+
+    /// Prints one kernel whose every instruction has the matching verdict in `legalities`.
+    pub fn kernel(
+        &mut self,
+        kernel: &Kernel,
+        legalities: &[Legality],
+        complete: bool,
+        out: &mut String,
+    ) -> Result<(), EmitError> {
+        self.body.clear();
+        self.decls.clear();
+        self.slots.clear();
+        self.value_slots.clear();
+        self.temps = 0;
+        let n = self.n;
+        // Parameters first, so that their inputs lie in order.
+        for param in &kernel.params {
+            self.value_slot(kernel, param.value, None);
+        }
+        if complete {
+            // Predicates cannot be kernel inputs: they arrive as dwords.
+            for param in &kernel.params {
+                if param.ty == ValueType::Pred {
+                    let slot = self.value_slot(kernel, param.value, None);
+                    let _ = write!(self.body, "    cmp.ne (M1, {n}) ");
+                    self.name(kernel, slot, View::Base);
+                    self.body.push(' ');
+                    write_value_name(&mut self.body, kernel, param.value);
+                    let _ = writeln!(self.body, "__in(0,0)<1;1,0> 0x0:ud");
+                }
+            }
+        }
+        for ((inst_id, inst), legality) in kernel.insts.iter().zip(legalities) {
+            self.inst(kernel, inst_id, inst, legality)?;
+        }
+
+        if complete {
+            let _ = writeln!(out, ".kernel \"{}\"", kernel.name);
+        } else {
+            let _ = writeln!(out, "// kernel {}", kernel.name);
+        }
+        self.write_decls(kernel);
+        out.push_str(&self.decls);
+        if complete {
+            let mut offset = 64u32;
+            for param in &kernel.params {
+                let slot = self.value_slots[&(param.value, u8::MAX)];
+                let size = self.slots[slot].elems
+                    * match self.slots[slot].storage {
+                        Storage::Qword => 8,
+                        _ => 4,
+                    };
+                let size = if param.ty == ValueType::Pred {
+                    4 * n
+                } else {
+                    size
+                };
+                out.push_str(".input ");
+                write_value_name(out, kernel, param.value);
+                if param.ty == ValueType::Pred {
+                    out.push_str("__in");
+                }
+                let _ = writeln!(out, " offset={offset} size={size}");
+                offset += size.div_ceil(64) * 64;
+            }
+            let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
+            let _ = writeln!(
+                out,
+                ".function \"{}_BB_0\"\n\n{}_BB_0:",
+                kernel.name, kernel.name
+            );
+        }
+        out.push_str(&self.body);
+        if complete {
+            out.push_str("    ret (M1, 1)\n");
+        }
+        Ok(())
+    }
+
+    fn write_decls(&mut self, kernel: &Kernel) {
+        let n = self.n;
+        let decls = &mut self.decls;
+        // Roots, then aliases of them.
+        for slot in &self.slots {
+            if slot.root.is_some() {
+                continue;
+            }
+            decls.push_str(".decl ");
+            write_slot_name(decls, kernel, slot.name);
+            match slot.storage {
+                Storage::Pred => {
+                    let _ = writeln!(decls, " v_type=P num_elts={n}");
+                }
+                storage => {
+                    let ty = if storage == Storage::Dword {
+                        "ud"
+                    } else {
+                        "uq"
+                    };
+                    let _ = writeln!(
+                        decls,
+                        " v_type=G type={ty} num_elts={} align=GRF",
+                        slot.elems
+                    );
+                }
+            }
+        }
+        for slot in &self.slots {
+            if slot.storage == Storage::Pred {
+                continue;
+            }
+            let (root_name, offset, elems) = match slot.root {
+                Some((root, offset)) => (self.slots[root].name, offset, n),
+                None => (slot.name, 0, slot.elems),
+            };
+            for view in [
+                View::Base,
+                View::F,
+                View::D,
+                View::Hf,
+                View::W,
+                View::B,
+                View::Halves,
+                View::Q,
+                View::Df,
+            ] {
+                if slot.views & (1 << view as u8) == 0
+                    || (view == View::Base && slot.root.is_none())
+                {
+                    continue;
+                }
+                let (ty, per) = view.decl(slot.storage);
+                decls.push_str(".decl ");
+                write_slot_name(decls, kernel, slot.name);
+                decls.push_str(view.suffix());
+                let _ = write!(
+                    decls,
+                    " v_type=G type={ty} num_elts={} alias=<",
+                    elems * per
+                );
+                write_slot_name(decls, kernel, root_name);
+                let _ = writeln!(decls, ", {offset}>");
+            }
+        }
+    }
+
+    /// The slot of an IR value, or of element `elem` of a vector value.
+    fn value_slot(&mut self, kernel: &Kernel, value: Value, elem: Option<u8>) -> usize {
+        let key = (value, elem.unwrap_or(u8::MAX));
+        if let Some(slot) = self.value_slots.get(&key) {
+            return *slot;
+        }
+        let ty = kernel.value_type(value);
+        let (storage, count) = value_storage(ty);
+        let slot = match elem {
+            Some(i) if count > 1 => {
+                let root = self.value_slot(kernel, value, None);
+                let bytes = if storage == Storage::Qword { 8 } else { 4 };
+                self.slots.push(Slot {
+                    name: SlotName::Elem(value, i),
+                    storage,
+                    elems: self.n,
+                    root: Some((root, u32::from(i) * self.n * bytes)),
+                    views: 1,
+                });
+                self.slots.len() - 1
+            }
+            Some(_) => self.value_slot(kernel, value, None),
+            None => {
+                self.slots.push(Slot {
+                    name: SlotName::Value(value),
+                    storage,
+                    elems: self.n * count,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
+        };
+        self.value_slots.insert(key, slot);
+        slot
+    }
+
+    fn temp(&mut self, storage: Storage) -> usize {
+        self.temps += 1;
+        self.slots.push(Slot {
+            name: SlotName::Temp(self.temps),
+            storage,
+            elems: self.n,
+            root: None,
+            views: 0,
+        });
+        self.slots.len() - 1
+    }
+
+    /// Writes a slot's (view's) name into the body.
+    fn name(&mut self, kernel: &Kernel, slot: usize, view: View) {
+        self.slots[slot].views |= 1 << view as u8;
+        write_slot_name(&mut self.body, kernel, self.slots[slot].name);
+        self.body.push_str(view.suffix());
+    }
+
+    fn src(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
+        self.name(kernel, slot, view);
+        if self.slots[slot].storage == Storage::Pred {
+            return;
+        }
+        let _ = write!(self.body, "(0,{col})<{stride};1,0>");
+    }
+
+    fn neg_src(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
+        self.body.push_str("(-)");
+        self.src(kernel, slot, view, col, stride);
+    }
+
+    fn dst(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
+        self.name(kernel, slot, view);
+        if self.slots[slot].storage == Storage::Pred {
+            return;
+        }
+        let _ = write!(self.body, "(0,{col})<{stride}>");
+    }
+
+    /// `    [(P)] op (M1, N) `
+    fn op_start(&mut self, pred: Option<(usize, bool)>, kernel: &Kernel, op: &str, exec: u32) {
+        self.body.push_str("    ");
+        if let Some((slot, negated)) = pred {
+            self.body.push('(');
+            if negated {
+                self.body.push('!');
+            }
+            self.name(kernel, slot, View::Base);
+            self.body.push_str(") ");
+        }
+        let _ = write!(self.body, "{op} (M1, {exec}) ");
+    }
+
+    fn inst(
+        &mut self,
+        kernel: &Kernel,
+        inst_id: Inst,
+        inst: &AtomicInst,
+        legality: &Legality,
+    ) -> Result<(), EmitError> {
+        let emulation = legality.emulation.unwrap_or(Emulation::Split {
+            elements: 1,
+            element: ElementLowering::Native,
+        });
+        let expansion = atomir_ir::expand::expand(inst, emulation);
+        let surface = match inst.space {
+            AddressSpace::Shared => Surface::Slm,
+            _ => Surface::Global,
+        };
+        // Bind the expansion's inputs to the IR's variables; everything else is a temp.
+        self.var_slots.clear();
+        self.var_slots.resize(expansion.vars.len(), usize::MAX);
+        self.var_slots[expansion.addr.index()] = self.value_slot(kernel, inst.addr, None);
+        let mut pending_consts: smallvec::SmallVec<[(usize, u128); 4]> = smallvec::SmallVec::new();
+        for (inputs, operand) in [
+            (&expansion.operands, Some(inst.operand)),
+            (&expansion.new_values, inst.new_value),
+        ] {
+            let Some(operand) = operand else { continue };
+            for (i, var) in inputs.iter().enumerate() {
+                let slot = match operand_scalar(kernel, operand, i) {
+                    Some(Scalar::Value(v)) => {
+                        let elem = match kernel.value_type(v) {
+                            ValueType::Data(_, shape) if shape.is_vector() => Some(i as u8),
+                            _ => None,
+                        };
+                        self.value_slot(kernel, v, elem)
+                    }
+                    Some(Scalar::Const(c)) => {
+                        let slot = self.temp(storage_of(expansion.vars[*var]));
+                        pending_consts.push((slot, kernel.constants[c]));
+                        slot
+                    }
+                    None => return Err(format!("operand {i} of {inst_id} has no element")),
+                };
+                self.var_slots[var.index()] = slot;
+            }
+        }
+        if let Some(result) = inst.result {
+            let vector = inst.shape.is_vector();
+            for (i, var) in expansion.results.iter().enumerate() {
+                let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
+                if self.var_slots[var.index()] == usize::MAX {
+                    self.var_slots[var.index()] = slot;
+                }
+            }
+        }
+        for (var, ty) in expansion.vars.iter() {
+            if self.var_slots[var.index()] == usize::MAX {
+                // Shared addresses are 32-bit SLM offsets.
+                let storage = match (ty, surface) {
+                    (PrimType::Ptr, Surface::Slm) => Storage::Dword,
+                    _ => storage_of(*ty),
+                };
+                self.var_slots[var.index()] = self.temp(storage);
+            }
+        }
+        let used = used_vars(&expansion);
+
+        // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
+        // by SIMD control flow in the channels where the predicate fails.
+        let pred = inst
+            .predicate
+            .map(|p| (self.value_slot(kernel, p.value, None), p.negated));
+        let single = expansion.blocks.len() == 1;
+        let line_pred = if single { pred } else { None };
+        if let (Some((slot, negated)), false) = (pred, single) {
+            self.op_start(Some((slot, !negated)), kernel, "goto", self.n);
+            let _ = writeln!(self.body, "L{}_skip", inst_id.index());
+        }
+        for (slot, bits) in pending_consts {
+            self.constant(kernel, slot, bits);
+        }
+        let n = self.n;
+        let blocks: Vec<Block> = expansion.blocks.keys().collect();
+        for (position, &block) in blocks.iter().enumerate() {
+            if position > 0 {
+                let _ = writeln!(self.body, "L{}_{}:", inst_id.index(), block.index());
+            }
+            let data = &expansion.blocks[block];
+            for prim in &data.prims {
+                match prim.mem() {
+                    Some(mem) => {
+                        self.memory(kernel, &expansion, prim, mem, surface, line_pred, &used)?
+                    }
+                    None if prim.def().is_some_and(|d| !used[d.index()]) => {}
+                    None => self.alu(kernel, &expansion, prim)?,
+                }
+            }
+            let next = blocks.get(position + 1).copied();
+            match &data.terminator {
+                Terminator::Return => {}
+                Terminator::Jump(target) => {
+                    self.bind_args(kernel, &expansion, target);
+                    if Some(target.block) != next {
+                        self.op_start(None, kernel, "goto", n);
+                        let _ =
+                            writeln!(self.body, "L{}_{}", inst_id.index(), target.block.index());
+                    }
+                }
+                Terminator::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    self.bind_args(kernel, &expansion, then);
+                    self.bind_args(kernel, &expansion, otherwise);
+                    // The retry edge goes back; the exit falls through.
+                    let (back, negated, exit) = if otherwise.block <= block {
+                        (otherwise, true, then)
+                    } else if then.block <= block {
+                        (then, false, otherwise)
+                    } else {
+                        return Err("an expansion branch without a back edge".into());
+                    };
+                    if Some(exit.block) != next {
+                        return Err("an expansion branch whose exit does not fall through".into());
+                    }
+                    let cond_slot = self.var_slots[cond.index()];
+                    self.op_start(Some((cond_slot, negated)), kernel, "goto", n);
+                    let _ = writeln!(self.body, "L{}_{}", inst_id.index(), back.block.index());
+                }
+            }
+        }
+        if pred.is_some() && !single {
+            let _ = writeln!(self.body, "L{}_skip:", inst_id.index());
+        }
+        // Results computed in temps move to the IR's result.
+        if let Some(result) = inst.result {
+            let vector = inst.shape.is_vector();
+            for (i, var) in expansion.results.iter().enumerate() {
+                let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
+                let from = self.var_slots[var.index()];
+                if from != slot {
+                    self.copy(kernel, line_pred, slot, from);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn bind_args(
+        &mut self,
+        kernel: &Kernel,
+        expansion: &Expansion,
+        target: &atomir_ir::expand::Target,
+    ) {
+        let params = &expansion.blocks[target.block].params;
+        for (param, arg) in params.iter().zip(&target.args) {
+            let (to, from) = (self.var_slots[param.index()], self.var_slots[arg.index()]);
+            if to != from {
+                self.copy(kernel, None, to, from);
+            }
+        }
+    }
+
+    /// `to = from`, bit for bit.
+    fn copy(&mut self, kernel: &Kernel, pred: Option<(usize, bool)>, to: usize, from: usize) {
+        let n = self.n;
+        match self.slots[to].storage {
+            Storage::Qword => {
+                self.op_start(pred, kernel, "mov", 2 * n);
+                self.dst(kernel, to, View::Halves, 0, 1);
+                self.body.push(' ');
+                self.src(kernel, from, View::Halves, 0, 1);
+            }
+            _ => {
+                self.op_start(pred, kernel, "mov", n);
+                self.dst(kernel, to, View::Base, 0, 1);
+                self.body.push(' ');
+                self.src(kernel, from, View::Base, 0, 1);
+            }
+        }
+        self.body.push('\n');
+    }
+
+    fn constant(&mut self, kernel: &Kernel, slot: usize, bits: u128) {
+        let n = self.n;
+        match self.slots[slot].storage {
+            Storage::Qword => {
+                for (col, half) in [(0, bits as u32), (1, (bits >> 32) as u32)] {
+                    self.op_start(None, kernel, "mov", n);
+                    self.dst(kernel, slot, View::Halves, col, 2);
+                    let _ = writeln!(self.body, " 0x{half:x}:ud");
+                }
+            }
+            _ => {
+                self.op_start(None, kernel, "mov", n);
+                self.dst(kernel, slot, View::Base, 0, 1);
+                let _ = writeln!(self.body, " 0x{:x}:ud", bits as u32);
+            }
+        }
+    }
+
+    /// The fences that give a relaxed message the node's order: before it for a release part,
+    /// after it for an acquire part.
+    fn fences(&mut self, mem: MemAttrs, after: bool) {
+        let wanted = if after {
+            mem.order.has_acquire()
+        } else {
+            mem.order.has_release()
+        };
+        if !wanted {
+            return;
+        }
+        match self.target.messages {
+            Messages::Lsc => {
+                let op = match (mem.order, after) {
+                    (MemoryOrder::Acquire, _) => "invalidate",
+                    (MemoryOrder::Release, _) => "clean",
+                    _ => "evict",
+                };
+                let scope = match mem.scope {
+                    Scope::Block => "group",
+                    Scope::Cluster | Scope::Device => "gpu",
+                    Scope::System if after => "sysacq",
+                    Scope::System => "sysrel",
+                };
+                // Orders the thread's global and shared accesses alike; SLM is only ever
+                // visible to the work-group, so its fence is `.group` at any scope.
+                let _ = writeln!(self.body, "    lsc_fence.ugm.{op}.{scope}");
+                self.body.push_str("    lsc_fence.slm.none.group\n");
+            }
+            Messages::Svm => {
+                // E = commit; R = flush the L3 read/write data (host visibility); L1 =
+                // invalidate the L1 data cache so that later loads see other agents' writes.
+                let flags = match (mem.scope, after) {
+                    (Scope::Block, _) => "E",
+                    (Scope::System, false) => "ER",
+                    (Scope::System, true) => "ERL1",
+                    (_, false) => "E",
+                    (_, true) => "EL1",
+                };
+                let _ = writeln!(self.body, "    fence_global.{flags}");
+                self.body.push_str("    fence_local.E\n");
+            }
+        }
+    }
+
+    /// The one place that prints native atomic messages.
+    #[allow(clippy::too_many_arguments)]
+    fn memory(
+        &mut self,
+        kernel: &Kernel,
+        expansion: &Expansion,
+        prim: &Prim,
+        mem: MemAttrs,
+        surface: Surface,
+        pred: Option<(usize, bool)>,
+        used: &[bool],
+    ) -> Result<(), EmitError> {
+        let (dst, op, ty_bits, addr, src0, src1, view) = match *prim {
+            Prim::Load { dst, addr, .. } => {
+                let bits = expansion.vars[dst].bits();
+                (Some(dst), MsgOp::Load, bits, addr, None, None, View::Base)
+            }
+            Prim::Cas {
+                dst,
+                addr,
+                expected,
+                new,
+                ..
+            } => {
+                let bits = expansion.vars[dst].bits();
+                (
+                    Some(dst),
+                    MsgOp::Cas,
+                    bits,
+                    addr,
+                    Some(expected),
+                    Some(new),
+                    View::Base,
+                )
+            }
+            Prim::Rmw {
+                dst,
+                op,
+                ty,
+                addr,
+                value,
+                ..
+            } => {
+                let message = msg_op(op, ty).ok_or_else(|| format!("no message for {op}.{ty}"))?;
+                let view = match (message, ty.bits()) {
+                    (MsgOp::SMin | MsgOp::SMax, 64) => View::Q,
+                    (MsgOp::SMin | MsgOp::SMax, _) => View::D,
+                    (MsgOp::FAdd | MsgOp::FSub | MsgOp::FMin | MsgOp::FMax, 64) => View::Df,
+                    (MsgOp::FAdd | MsgOp::FSub | MsgOp::FMin | MsgOp::FMax, 32) => View::F,
+                    _ => View::Base,
+                };
+                let src = (!message.takes_no_source()).then_some(value);
+                (dst, message, ty.bits(), addr, src, None, view)
+            }
+            _ => return Err("not a memory primitive".into()),
+        };
+        let bits = if ty_bits == 8 { 32 } else { ty_bits };
+        let dst = dst.filter(|d| used[d.index()]);
+        let dst_slot = dst.map(|d| self.var_slots[d.index()]);
+        let addr_slot = self.var_slots[addr.index()];
+        let n = self.n;
+        self.fences(mem, false);
+        let (src0, src1) = match (op, self.target.messages, surface, bits) {
+            // SVM has no atomic load: `or` with zero.
+            (MsgOp::Load, Messages::Svm, _, _) => {
+                let zero = self.temp(if bits == 64 {
+                    Storage::Qword
+                } else {
+                    Storage::Dword
+                });
+                self.constant(kernel, zero, 0);
+                (Some(zero), None)
+            }
+            // SLM has no 64-bit load: `icas` of zero with zero.
+            (MsgOp::Load, Messages::Lsc, Surface::Slm, 64) => {
+                let zero = self.temp(Storage::Qword);
+                self.constant(kernel, zero, 0);
+                (Some(zero), Some(zero))
+            }
+            _ => (
+                src0.map(|v| self.var_slots[v.index()]),
+                src1.map(|v| self.var_slots[v.index()]),
+            ),
+        };
+        let op = if matches!(
+            (op, self.target.messages, surface, bits),
+            (MsgOp::Load, Messages::Lsc, Surface::Slm, 64)
+        ) {
+            MsgOp::Cas
+        } else {
+            op
+        };
+        self.body.push_str("    ");
+        if let Some((slot, negated)) = pred {
+            self.body.push_str(if negated { "(!" } else { "(" });
+            self.name(kernel, slot, View::Base);
+            self.body.push_str(") ");
+        }
+        match self.target.messages {
+            Messages::Svm => {
+                let width = match bits {
+                    16 => ".16",
+                    64 => ".64",
+                    _ => "",
+                };
+                let _ = write!(self.body, "svm_atomic.{}{width} (M1, {n}) ", op.svm_name());
+                self.name(kernel, addr_slot, View::Base);
+                self.body.push_str(".0 ");
+                self.raw_or_null(kernel, dst_slot, view, ".0");
+                // Text order: NEW then EXPECTED for cmpxchg (the expansion's src0 is expected).
+                let (first, second) = if op == MsgOp::Cas {
+                    (src1, src0)
+                } else {
+                    (src0, src1)
+                };
+                self.body.push(' ');
+                self.raw_or_null(kernel, first, view, ".0");
+                self.body.push(' ');
+                self.raw_or_null(kernel, second, view, ".0");
+            }
+            Messages::Lsc => {
+                let sfid = if surface == Surface::Slm {
+                    "slm"
+                } else {
+                    "ugm"
+                };
+                let _ = write!(self.body, "lsc_atomic_{}.{sfid} (M1, {n}) ", op.lsc_name());
+                self.raw_or_null(kernel, dst_slot, view, "");
+                let size = match bits {
+                    16 => ":d16c32",
+                    64 => ":d64",
+                    _ => ":d32",
+                };
+                self.body.push_str(size);
+                self.body.push_str(" flat[");
+                self.name(kernel, addr_slot, View::Base);
+                self.body.push_str(if surface == Surface::Slm {
+                    "]:a32 "
+                } else {
+                    "]:a64 "
+                });
+                // Text order: EXPECTED then NEW for icas.
+                self.raw_or_null(kernel, src0, view, "");
+                self.body.push(' ');
+                self.raw_or_null(kernel, src1, view, "");
+            }
+        }
+        self.body.push('\n');
+        // 16-bit write-backs are unpacked; keep the upper half zero.
+        if let (Some(slot), 16) = (dst_slot, bits) {
+            self.op_start(pred, kernel, "and", n);
+            self.dst(kernel, slot, View::Base, 0, 1);
+            self.body.push(' ');
+            self.src(kernel, slot, View::Base, 0, 1);
+            self.body.push_str(" 0xffff:ud\n");
+        }
+        self.fences(mem, true);
+        Ok(())
+    }
+
+    fn raw_or_null(&mut self, kernel: &Kernel, slot: Option<usize>, view: View, suffix: &str) {
+        match slot {
+            Some(slot) => {
+                self.name(kernel, slot, view);
+                self.body.push_str(suffix);
+            }
+            None => {
+                self.body.push_str("%null");
+                self.body.push_str(suffix);
+            }
+        }
+    }
+
+    /// `op (M1, exec) dst src0 [src1]` over the given views/columns/strides.
+    #[allow(clippy::too_many_arguments)]
+    fn line(
+        &mut self,
+        kernel: &Kernel,
+        op: &str,
+        exec: u32,
+        dst: (usize, View, u32, u32),
+        a: (usize, View, u32, u32),
+        b: Option<(usize, View, u32, u32, bool)>,
+        imm: Option<u32>,
+    ) {
+        self.op_start(None, kernel, op, exec);
+        self.dst(kernel, dst.0, dst.1, dst.2, dst.3);
+        self.body.push(' ');
+        self.src(kernel, a.0, a.1, a.2, a.3);
+        if let Some((slot, view, col, stride, negate)) = b {
+            self.body.push(' ');
+            if negate {
+                self.neg_src(kernel, slot, view, col, stride);
+            } else {
+                self.src(kernel, slot, view, col, stride);
+            }
+        }
+        if let Some(imm) = imm {
+            let _ = write!(self.body, " 0x{imm:x}:ud");
+        }
+        self.body.push('\n');
+    }
+
+    fn mask(&mut self, kernel: &Kernel, slot: usize, bits: u32) {
+        if bits < 32 {
+            let n = self.n;
+            self.line(
+                kernel,
+                "and",
+                n,
+                (slot, View::Base, 0, 1),
+                (slot, View::Base, 0, 1),
+                None,
+                Some((1u32 << bits) - 1),
+            );
+        }
+    }
+
+    /// The one place that prints the expansion's ALU primitives.
+    fn alu(
+        &mut self,
+        kernel: &Kernel,
+        expansion: &Expansion,
+        prim: &Prim,
+    ) -> Result<(), EmitError> {
+        let n = self.n;
+        let s = |v: Var| self.var_slots[v.index()];
+        let ty = |v: Var| expansion.vars[v];
+        let has64 = self.target.platform.has_64bit_alu();
+        match *prim {
+            Prim::Const { dst, bits } => {
+                let bits = if ty(dst).bits() >= 128 {
+                    bits
+                } else {
+                    bits & ((1u128 << ty(dst).bits()) - 1)
+                };
+                self.constant(kernel, s(dst), bits);
+            }
+            Prim::Unary { dst, op, src } => {
+                let (d, a, from, to) = (s(dst), s(src), ty(src), ty(dst));
+                match op {
+                    UnaryOp::Not if to == PrimType::Pred => {
+                        self.line(
+                            kernel,
+                            "not",
+                            n,
+                            (d, View::Base, 0, 1),
+                            (a, View::Base, 0, 1),
+                            None,
+                            None,
+                        );
+                    }
+                    UnaryOp::Not if to.bits() == 64 => {
+                        self.line(
+                            kernel,
+                            "not",
+                            2 * n,
+                            (d, View::Halves, 0, 1),
+                            (a, View::Halves, 0, 1),
+                            None,
+                            None,
+                        );
+                    }
+                    UnaryOp::Not => {
+                        self.line(
+                            kernel,
+                            "not",
+                            n,
+                            (d, View::Base, 0, 1),
+                            (a, View::Base, 0, 1),
+                            None,
+                            None,
+                        );
+                        self.mask(kernel, d, to.bits());
+                    }
+                    UnaryOp::Bitcast => {
+                        if d != a {
+                            self.copy(kernel, None, d, a);
+                        }
+                    }
+                    UnaryOp::Zext if to.bits() == 64 => {
+                        if from.bits() == 64 {
+                            self.copy(kernel, None, d, a);
+                        } else {
+                            self.line(
+                                kernel,
+                                "mov",
+                                n,
+                                (d, View::Halves, 0, 2),
+                                (a, View::Base, 0, 1),
+                                None,
+                                None,
+                            );
+                            self.op_start(None, kernel, "mov", n);
+                            self.dst(kernel, d, View::Halves, 1, 2);
+                            self.body.push_str(" 0x0:ud\n");
+                        }
+                    }
+                    UnaryOp::Zext => {
+                        self.line(
+                            kernel,
+                            "mov",
+                            n,
+                            (d, View::Base, 0, 1),
+                            (a, View::Base, 0, 1),
+                            None,
+                            None,
+                        );
+                    }
+                    UnaryOp::Trunc => {
+                        if from.bits() == 64 {
+                            self.line(
+                                kernel,
+                                "mov",
+                                n,
+                                (d, View::Base, 0, 1),
+                                (a, View::Halves, 0, 2),
+                                None,
+                                None,
+                            );
+                            self.mask(kernel, d, to.bits());
+                        } else {
+                            self.line(
+                                kernel,
+                                "and",
+                                n,
+                                (d, View::Base, 0, 1),
+                                (a, View::Base, 0, 1),
+                                None,
+                                Some(low_mask(to.bits())),
+                            );
+                        }
+                    }
+                }
+            }
+            Prim::Binary { dst, op, a, b } => {
+                let (d, x, y, t) = (s(dst), s(a), s(b), ty(a));
+                let bits = t.bits();
+                let opname = match op {
+                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::FAdd | BinaryOp::FSub => "add",
+                    BinaryOp::And => "and",
+                    BinaryOp::Or => "or",
+                    BinaryOp::Xor => "xor",
+                    BinaryOp::Shl => "shl",
+                    BinaryOp::LShr => "shr",
+                    BinaryOp::SMin | BinaryOp::UMin | BinaryOp::FMin => "min",
+                    BinaryOp::SMax | BinaryOp::UMax | BinaryOp::FMax => "max",
+                };
+                let negate = matches!(op, BinaryOp::Sub | BinaryOp::FSub);
+                let bitwise = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+                match t {
+                    PrimType::Pred => {
+                        if !bitwise {
+                            return Err(format!("{op:?} on predicates"));
+                        }
+                        self.line(
+                            kernel,
+                            opname,
+                            n,
+                            (d, View::Base, 0, 1),
+                            (x, View::Base, 0, 1),
+                            Some((y, View::Base, 0, 1, false)),
+                            None,
+                        );
+                    }
+                    PrimType::F32 => self.line(
+                        kernel,
+                        opname,
+                        n,
+                        (d, View::F, 0, 1),
+                        (x, View::F, 0, 1),
+                        Some((y, View::F, 0, 1, negate)),
+                        None,
+                    ),
+                    PrimType::F16 => {
+                        self.line(
+                            kernel,
+                            opname,
+                            n,
+                            (d, View::Hf, 0, 2),
+                            (x, View::Hf, 0, 2),
+                            Some((y, View::Hf, 0, 2, negate)),
+                            None,
+                        );
+                        self.mask(kernel, d, 16);
+                    }
+                    PrimType::Bf16 => self.bf16(kernel, opname, negate, d, x, y),
+                    PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
+                        self.line(
+                            kernel,
+                            opname,
+                            2 * n,
+                            (d, View::Halves, 0, 1),
+                            (x, View::Halves, 0, 1),
+                            Some((y, View::Halves, 0, 1, false)),
+                            None,
+                        );
+                    }
+                    PrimType::F64 | PrimType::I64 if !has64 => {
+                        return Err(format!("64-bit {op:?} on a platform without a 64-bit ALU"));
+                    }
+                    PrimType::F64 => self.line(
+                        kernel,
+                        opname,
+                        n,
+                        (d, View::Df, 0, 1),
+                        (x, View::Df, 0, 1),
+                        Some((y, View::Df, 0, 1, negate)),
+                        None,
+                    ),
+                    PrimType::I64 => {
+                        let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
+                            View::Q
+                        } else {
+                            View::Base
+                        };
+                        self.line(
+                            kernel,
+                            opname,
+                            n,
+                            (d, view, 0, 1),
+                            (x, view, 0, 1),
+                            Some((y, view, 0, 1, negate)),
+                            None,
+                        );
+                    }
+                    _ if matches!(op, BinaryOp::SMin | BinaryOp::SMax) && bits < 32 => {
+                        // Sign-extend the low bits into dword temps.
+                        let view = if bits == 16 { View::W } else { View::B };
+                        let stride = 32 / bits;
+                        let (ex, ey) = (self.temp(Storage::Dword), self.temp(Storage::Dword));
+                        self.line(
+                            kernel,
+                            "mov",
+                            n,
+                            (ex, View::D, 0, 1),
+                            (x, view, 0, stride),
+                            None,
+                            None,
+                        );
+                        self.line(
+                            kernel,
+                            "mov",
+                            n,
+                            (ey, View::D, 0, 1),
+                            (y, view, 0, stride),
+                            None,
+                            None,
+                        );
+                        self.line(
+                            kernel,
+                            opname,
+                            n,
+                            (d, View::D, 0, 1),
+                            (ex, View::D, 0, 1),
+                            Some((ey, View::D, 0, 1, false)),
+                            None,
+                        );
+                        self.mask(kernel, d, bits);
+                    }
+                    _ => {
+                        let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
+                            View::D
+                        } else {
+                            View::Base
+                        };
+                        self.line(
+                            kernel,
+                            opname,
+                            n,
+                            (d, view, 0, 1),
+                            (x, view, 0, 1),
+                            Some((y, view, 0, 1, negate)),
+                            None,
+                        );
+                        if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Shl) {
+                            self.mask(kernel, d, bits);
+                        }
+                    }
+                }
+            }
+            Prim::Cmp { dst, cond, a, b } => {
+                let (d, x, y) = (s(dst), s(a), s(b));
+                let c = match cond {
+                    CmpCond::Eq => "cmp.eq",
+                    CmpCond::Ne => "cmp.ne",
+                    CmpCond::Ult => "cmp.lt",
+                    CmpCond::Ule => "cmp.le",
+                    CmpCond::Ugt => "cmp.gt",
+                    CmpCond::Uge => "cmp.ge",
+                };
+                if ty(a).bits() == 64 {
+                    if matches!(cond, CmpCond::Eq | CmpCond::Ne) {
+                        let diff = self.temp(Storage::Qword);
+                        let any = self.temp(Storage::Dword);
+                        self.line(
+                            kernel,
+                            "xor",
+                            2 * n,
+                            (diff, View::Halves, 0, 1),
+                            (x, View::Halves, 0, 1),
+                            Some((y, View::Halves, 0, 1, false)),
+                            None,
+                        );
+                        self.line(
+                            kernel,
+                            "or",
+                            n,
+                            (any, View::Base, 0, 1),
+                            (diff, View::Halves, 0, 2),
+                            Some((diff, View::Halves, 1, 2, false)),
+                            None,
+                        );
+                        self.op_start(None, kernel, c, n);
+                        self.name(kernel, d, View::Base);
+                        self.body.push(' ');
+                        self.src(kernel, any, View::Base, 0, 1);
+                        self.body.push_str(" 0x0:ud\n");
+                        return Ok(());
+                    }
+                    if !has64 {
+                        return Err(
+                            "64-bit ordered compare on a platform without a 64-bit ALU".into()
+                        );
+                    }
+                }
+                self.op_start(None, kernel, c, n);
+                self.name(kernel, d, View::Base);
+                self.body.push(' ');
+                self.src(kernel, x, View::Base, 0, 1);
+                self.body.push(' ');
+                self.src(kernel, y, View::Base, 0, 1);
+                self.body.push('\n');
+            }
+            Prim::Select {
+                dst,
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let (d, p, x, y) = (s(dst), s(cond), s(if_true), s(if_false));
+                let cols: &[u32] = if ty(dst).bits() == 64 { &[0, 1] } else { &[0] };
+                for &col in cols {
+                    let (view, stride) = if cols.len() == 2 {
+                        (View::Halves, 2)
+                    } else {
+                        (View::Base, 1)
+                    };
+                    self.op_start(Some((p, false)), kernel, "sel", n);
+                    self.dst(kernel, d, view, col, stride);
+                    self.body.push(' ');
+                    self.src(kernel, x, view, col, stride);
+                    self.body.push(' ');
+                    self.src(kernel, y, view, col, stride);
+                    self.body.push('\n');
+                }
+            }
+            Prim::PtrAlignDown { dst, ptr, align } => {
+                let (d, p) = (s(dst), s(ptr));
+                if self.slots[p].storage == Storage::Qword {
+                    self.line(
+                        kernel,
+                        "and",
+                        n,
+                        (d, View::Halves, 0, 2),
+                        (p, View::Halves, 0, 2),
+                        None,
+                        Some(!(align - 1)),
+                    );
+                    self.line(
+                        kernel,
+                        "mov",
+                        n,
+                        (d, View::Halves, 1, 2),
+                        (p, View::Halves, 1, 2),
+                        None,
+                        None,
+                    );
+                } else {
+                    self.line(
+                        kernel,
+                        "and",
+                        n,
+                        (d, View::Base, 0, 1),
+                        (p, View::Base, 0, 1),
+                        None,
+                        Some(!(align - 1)),
+                    );
+                }
+            }
+            Prim::PtrLowBits { dst, ptr, align } => {
+                let (d, p) = (s(dst), s(ptr));
+                let (view, stride) = if self.slots[p].storage == Storage::Qword {
+                    (View::Halves, 2)
+                } else {
+                    (View::Base, 1)
+                };
+                self.line(
+                    kernel,
+                    "and",
+                    n,
+                    (d, View::Base, 0, 1),
+                    (p, view, 0, stride),
+                    None,
+                    Some(align - 1),
+                );
+            }
+            Prim::PtrAdd { dst, ptr, bytes } => {
+                let (d, p) = (s(dst), s(ptr));
+                if self.slots[p].storage == Storage::Qword {
+                    // 64-bit add on dword halves: low + bytes, carry into the high half.
+                    let carry = self.temp(Storage::Pred);
+                    self.line(
+                        kernel,
+                        "add",
+                        n,
+                        (d, View::Halves, 0, 2),
+                        (p, View::Halves, 0, 2),
+                        None,
+                        Some(bytes),
+                    );
+                    self.op_start(None, kernel, "cmp.lt", n);
+                    self.name(kernel, carry, View::Base);
+                    self.body.push(' ');
+                    self.src(kernel, d, View::Halves, 0, 2);
+                    let _ = writeln!(self.body, " 0x{bytes:x}:ud");
+                    self.line(
+                        kernel,
+                        "mov",
+                        n,
+                        (d, View::Halves, 1, 2),
+                        (p, View::Halves, 1, 2),
+                        None,
+                        None,
+                    );
+                    self.op_start(Some((carry, false)), kernel, "add", n);
+                    self.dst(kernel, d, View::Halves, 1, 2);
+                    self.body.push(' ');
+                    self.src(kernel, d, View::Halves, 1, 2);
+                    self.body.push_str(" 0x1:ud\n");
+                } else {
+                    self.line(
+                        kernel,
+                        "add",
+                        n,
+                        (d, View::Base, 0, 1),
+                        (p, View::Base, 0, 1),
+                        None,
+                        Some(bytes),
+                    );
+                }
+            }
+            Prim::Load { .. } | Prim::Cas { .. } | Prim::Rmw { .. } => {
+                return Err("memory primitive printed as ALU".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// A bf16 operation, computed in f32 (exact for min/max; for add/sub, f32 has more than
+    /// 2p+2 bits of a bf16's p, so rounding twice equals rounding once) and rounded to
+    /// nearest even back to bf16, NaNs quieted.
+    fn bf16(&mut self, kernel: &Kernel, opname: &str, negate: bool, d: usize, x: usize, y: usize) {
+        let n = self.n;
+        let (fx, fy, r, t) = (
+            self.temp(Storage::Dword),
+            self.temp(Storage::Dword),
+            self.temp(Storage::Dword),
+            self.temp(Storage::Dword),
+        );
+        let nan = self.temp(Storage::Pred);
+        self.line(
+            kernel,
+            "shl",
+            n,
+            (fx, View::Base, 0, 1),
+            (x, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        self.line(
+            kernel,
+            "shl",
+            n,
+            (fy, View::Base, 0, 1),
+            (y, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        self.line(
+            kernel,
+            opname,
+            n,
+            (r, View::F, 0, 1),
+            (fx, View::F, 0, 1),
+            Some((fy, View::F, 0, 1, negate)),
+            None,
+        );
+        // t = r + 0x7fff + ((r >> 16) & 1); d = t >> 16
+        self.line(
+            kernel,
+            "shr",
+            n,
+            (t, View::Base, 0, 1),
+            (r, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        self.line(
+            kernel,
+            "and",
+            n,
+            (t, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            None,
+            Some(1),
+        );
+        self.line(
+            kernel,
+            "add",
+            n,
+            (t, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            None,
+            Some(0x7fff),
+        );
+        self.line(
+            kernel,
+            "add",
+            n,
+            (t, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            Some((r, View::Base, 0, 1, false)),
+            None,
+        );
+        self.line(
+            kernel,
+            "shr",
+            n,
+            (d, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        // NaN: keep the sign and payload's top bits, set the quiet bit.
+        self.line(
+            kernel,
+            "and",
+            n,
+            (t, View::Base, 0, 1),
+            (r, View::Base, 0, 1),
+            None,
+            Some(0x7fff_ffff),
+        );
+        self.op_start(None, kernel, "cmp.gt", n);
+        self.name(kernel, nan, View::Base);
+        self.body.push(' ');
+        self.src(kernel, t, View::Base, 0, 1);
+        self.body.push_str(" 0x7f800000:ud\n");
+        self.line(
+            kernel,
+            "shr",
+            n,
+            (t, View::Base, 0, 1),
+            (r, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        self.line(
+            kernel,
+            "or",
+            n,
+            (t, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            None,
+            Some(0x40),
+        );
+        self.op_start(Some((nan, false)), kernel, "mov", n);
+        self.dst(kernel, d, View::Base, 0, 1);
+        self.body.push(' ');
+        self.src(kernel, t, View::Base, 0, 1);
+        self.body.push('\n');
+        self.mask(kernel, d, 16);
+    }
+}
+
+const fn low_mask(bits: u32) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    }
+}
+
+fn storage_of(ty: PrimType) -> Storage {
+    match ty {
+        PrimType::Pred => Storage::Pred,
+        t if t.bits() == 64 => Storage::Qword,
+        _ => Storage::Dword,
+    }
+}
+
+/// The storage and element count of an IR value. Shared pointers are 32-bit SLM offsets.
+fn value_storage(ty: ValueType) -> (Storage, u32) {
+    match ty {
+        ValueType::Pred => (Storage::Pred, 1),
+        ValueType::Ptr(AddressSpace::Shared) => (Storage::Dword, 1),
+        ValueType::Ptr(_) => (Storage::Qword, 1),
+        ValueType::Data(ty, shape) => (
+            if ty.bits() == 64 {
+                Storage::Qword
+            } else {
+                Storage::Dword
+            },
+            shape.len() as u32,
+        ),
+    }
+}
+
+fn operand_scalar(kernel: &Kernel, operand: Operand, index: usize) -> Option<Scalar> {
+    kernel.operand_element(operand, index)
+}
+
+fn write_value_name(out: &mut String, kernel: &Kernel, value: Value) {
+    out.push_str("v_");
+    for c in kernel.value_name(value).chars() {
+        out.push(if c.is_ascii_alphanumeric() { c } else { '_' });
+    }
+}
+
+fn write_slot_name(out: &mut String, kernel: &Kernel, name: SlotName) {
+    match name {
+        SlotName::Value(v) => write_value_name(out, kernel, v),
+        SlotName::Elem(v, i) => {
+            write_value_name(out, kernel, v);
+            let _ = write!(out, "__e{i}");
+        }
+        SlotName::Temp(k) => {
+            let _ = write!(out, "t{k}");
+        }
+    }
+}
+
+/// Which vars are live: read by a memory op, a branch, the results, or a live ALU op (a memory
+/// op whose old value nobody reads writes `%null`; a dead ALU op is not printed).
+fn used_vars(expansion: &Expansion) -> Vec<bool> {
+    let mut used = vec![false; expansion.vars.len()];
+    for data in expansion.blocks.values() {
+        match &data.terminator {
+            Terminator::Branch {
+                cond,
+                then,
+                otherwise,
+            } => {
+                used[cond.index()] = true;
+                for var in then.args.iter().chain(&otherwise.args) {
+                    used[var.index()] = true;
+                }
+            }
+            Terminator::Jump(target) => {
+                for var in &target.args {
+                    used[var.index()] = true;
+                }
+            }
+            Terminator::Return => {}
+        }
+    }
+    for var in &expansion.results {
+        used[var.index()] = true;
+    }
+    loop {
+        let mut changed = false;
+        for data in expansion.blocks.values() {
+            for prim in &data.prims {
+                let live = prim.mem().is_some() || prim.def().is_some_and(|d| used[d.index()]);
+                if live {
+                    for var in prim.uses() {
+                        if !used[var.index()] {
+                            used[var.index()] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return used;
+        }
+    }
+}
+
+/// Whether the node's type is one the printer can lay out (guards the legality table).
+pub fn printable(ty: ElemType, op: AtomicOp) -> bool {
+    ty.bits() <= 64 && ty.supports(op)
+}

@@ -1,0 +1,227 @@
+//! The binary form of `SVM_ATOMIC` (opcode 0x4E, sub-opcode 0x05), as the vISA spec lays it
+//! out: `0x4E 0x05 ExecSize:u8 Pred:u16 Op:u8 addresses src0 src1 dst`, each operand a raw
+//! operand (u32 variable index, u16 byte offset). Note the binary order (addr, src0, src1,
+//! dst) differs from the text order (addr, dst, src0, src1).
+
+/// The SVM opcode.
+pub const OPCODE_SVM: u8 = 0x4E;
+/// The SVM sub-opcode of `SVM_ATOMIC`.
+pub const SVM_ATOMIC: u8 = 0x05;
+/// The first variable index of declared variables in vISA 4.x (indices below are predefined).
+pub const FIRST_DECLARED_VAR: u32 = 32;
+
+/// Which channels execute: `M1`..`M8` is the group of 8 (or fewer) channels of the thread's
+/// dispatch mask; `_NM` ignores the mask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExecSize {
+    /// 1, 2, 4 or 8.
+    pub size: u8,
+    /// 1..=8 (`M1`..`M8`).
+    pub mask: u8,
+    pub no_mask: bool,
+}
+
+impl ExecSize {
+    pub fn new(size: u8, mask: u8, no_mask: bool) -> Result<Self, String> {
+        if !matches!(size, 1 | 2 | 4 | 8) {
+            return Err(format!(
+                "SVM_ATOMIC exec size must be 1, 2, 4 or 8, not {size}"
+            ));
+        }
+        if !(1..=8).contains(&mask) {
+            return Err(format!("channel mask must be M1..M8, not M{mask}"));
+        }
+        Ok(ExecSize {
+            size,
+            mask,
+            no_mask,
+        })
+    }
+
+    /// Bits 2:0 log2(size); bits 7:4 the mask (M1 = 0), plus 8 for `_NM`.
+    pub const fn byte(self) -> u8 {
+        let log2 = self.size.trailing_zeros() as u8;
+        let mask = (self.mask - 1) | if self.no_mask { 8 } else { 0 };
+        (mask << 4) | log2
+    }
+
+    /// The text form, e.g. `(M5_NM, 8)`.
+    pub fn write_text(self, out: &mut String) {
+        use std::fmt::Write;
+        let _ = write!(
+            out,
+            "(M{}{}, {})",
+            self.mask,
+            if self.no_mask { "_NM" } else { "" },
+            self.size
+        );
+    }
+}
+
+/// How a predicate combines channels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PredControl {
+    /// Per channel.
+    Normal,
+    Any,
+    All,
+}
+
+/// `(P<id>)`, `(!P<id>)`, or none (id 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pred {
+    /// Predicate variable id (12 bits); 0 = not predicated.
+    pub id: u16,
+    pub control: PredControl,
+    pub inverse: bool,
+}
+
+impl Pred {
+    pub const NONE: Pred = Pred {
+        id: 0,
+        control: PredControl::Normal,
+        inverse: false,
+    };
+
+    /// Id in bits 11:0, control in 14:13 (any = 1, all = 2), inverse in bit 15.
+    pub fn encode(self) -> Result<u16, String> {
+        if self.id >= 1 << 12 {
+            return Err(format!("predicate id {} does not fit 12 bits", self.id));
+        }
+        let control = match self.control {
+            PredControl::Normal => 0,
+            PredControl::Any => 1,
+            PredControl::All => 2,
+        };
+        Ok(self.id | (control << 13) | (u16::from(self.inverse) << 15))
+    }
+}
+
+/// The data width of an SVM atomic (`.16`, none, `.64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Width {
+    W16,
+    W32,
+    W64,
+}
+
+/// The op codes of the seed's table (bits 4:0 of the op byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum SvmOp {
+    Add = 0x00,
+    Sub = 0x01,
+    Inc = 0x02,
+    Dec = 0x03,
+    Min = 0x04,
+    Max = 0x05,
+    Xchg = 0x06,
+    Cmpxchg = 0x07,
+    And = 0x08,
+    Or = 0x09,
+    Xor = 0x0A,
+    Imin = 0x0B,
+    Imax = 0x0C,
+    Predec = 0x0D,
+    Fmax = 0x10,
+    Fmin = 0x11,
+    Fcmpwr = 0x12,
+}
+
+impl SvmOp {
+    /// Whether src0 must be `%null` (inc, dec, predec).
+    pub const fn src0_is_null(self) -> bool {
+        matches!(self, SvmOp::Inc | SvmOp::Dec | SvmOp::Predec)
+    }
+
+    /// Whether src1 is used (cmpxchg, fcmpwr); otherwise it must be `%null`.
+    pub const fn uses_src1(self) -> bool {
+        matches!(self, SvmOp::Cmpxchg | SvmOp::Fcmpwr)
+    }
+}
+
+/// The op byte: op code in bits 4:0, data width in bits 6:5 (16-bit = 1, 64-bit = 2).
+pub const fn op_byte(op: SvmOp, width: Width) -> u8 {
+    let width_bits = match width {
+        Width::W32 => 0,
+        Width::W16 => 1,
+        Width::W64 => 2,
+    };
+    (op as u8) | (width_bits << 5)
+}
+
+/// A raw operand: a variable index (0 = `%null`) and a byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RawOperand {
+    pub var: u32,
+    pub offset: u16,
+}
+
+impl RawOperand {
+    pub const NULL: RawOperand = RawOperand { var: 0, offset: 0 };
+
+    /// The `n`-th declared variable (0-based) at `offset` bytes.
+    pub const fn declared(n: u32, offset: u16) -> Self {
+        RawOperand {
+            var: FIRST_DECLARED_VAR + n,
+            offset,
+        }
+    }
+
+    pub const fn is_null(self) -> bool {
+        self.var == 0
+    }
+
+    fn write(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.var.to_le_bytes());
+        out.extend_from_slice(&self.offset.to_le_bytes());
+    }
+}
+
+/// One `SVM_ATOMIC` instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SvmAtomic {
+    pub exec: ExecSize,
+    pub pred: Pred,
+    pub op: SvmOp,
+    pub width: Width,
+    pub addresses: RawOperand,
+    pub dst: RawOperand,
+    pub src0: RawOperand,
+    pub src1: RawOperand,
+}
+
+impl SvmAtomic {
+    /// Appends the instruction's bytes to `out`, after checking the operand rules of the spec.
+    pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        if self.addresses.is_null() {
+            return Err("SVM_ATOMIC addresses cannot be %null".into());
+        }
+        if self.op.src0_is_null() != self.src0.is_null() {
+            return Err(format!(
+                "{:?}: src0 must {}be %null",
+                self.op,
+                if self.op.src0_is_null() { "" } else { "not " }
+            ));
+        }
+        if self.op.uses_src1() == self.src1.is_null() {
+            return Err(format!(
+                "{:?}: src1 must {}be %null",
+                self.op,
+                if self.op.uses_src1() { "not " } else { "" }
+            ));
+        }
+        if self.op == SvmOp::Predec {
+            return Err("predec has no text form and is not emitted".into());
+        }
+        let pred = self.pred.encode()?;
+        out.extend_from_slice(&[OPCODE_SVM, SVM_ATOMIC, self.exec.byte()]);
+        out.extend_from_slice(&pred.to_le_bytes());
+        out.push(op_byte(self.op, self.width));
+        self.addresses.write(out);
+        self.src0.write(out);
+        self.src1.write(out);
+        self.dst.write(out);
+        Ok(())
+    }
+}

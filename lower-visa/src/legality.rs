@@ -1,0 +1,355 @@
+//! The vISA legality table: the one place that decides, per node and target, what is native,
+//! rewritten, emulated or refused. Every refusal names a rule id (`visa.*`).
+//!
+//! Stricter than GenX_IR on purpose: its release build accepts `svm_atomic.fadd` on TGLLP, float
+//! ops with `.64`, `cmpxchg` with a `%null` src1 and 64-bit integer ALU ops on TGLLP/DG2/MTL,
+//! none of which the hardware has. This table never asks for them.
+
+use atomir_ir::expand::part_word_needs_loop;
+use atomir_ir::{
+    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Kernel, Legality,
+    MemoryOrder, Operand, Refusal, Rewrite, Scalar, Scope, TypeClass, Verdict,
+};
+
+use crate::target::{Messages, Platform, VisaTarget};
+
+pub const RULE_NO_128_BIT: &str = "visa.no-128-bit";
+pub const RULE_NO_SHARED_CLUSTER: &str = "visa.no-shared-cluster";
+pub const RULE_GENERIC_SPACE: &str = "visa.generic-space-unresolved";
+pub const RULE_SVM_NO_SLM: &str = "visa.svm-no-slm";
+pub const RULE_NO_F64_ALU: &str = "visa.no-f64-alu";
+pub const RULE_NO_INT64_ALU: &str = "visa.no-int64-alu";
+
+/// The memory a node's messages address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Surface {
+    /// Global memory: SVM A64 or LSC `ugm` with `flat[..]:a64`.
+    Global,
+    /// Shared local memory: LSC `slm` with `flat[..]:a32`.
+    Slm,
+}
+
+/// A native atomic message operation, as the vISA text spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MsgOp {
+    Add,
+    Sub,
+    Inc,
+    Dec,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+    Xchg,
+    Cas,
+    And,
+    Or,
+    Xor,
+    FAdd,
+    FSub,
+    FMin,
+    FMax,
+    /// LSC only: an atomic load (SVM uses `or` with zero).
+    Load,
+}
+
+impl MsgOp {
+    /// `svm_atomic.<op>` spelling.
+    pub const fn svm_name(self) -> &'static str {
+        match self {
+            MsgOp::Add => "add",
+            MsgOp::Sub => "sub",
+            MsgOp::Inc => "inc",
+            MsgOp::Dec => "dec",
+            MsgOp::UMin => "min",
+            MsgOp::UMax => "max",
+            MsgOp::SMin => "minsint",
+            MsgOp::SMax => "maxsint",
+            MsgOp::Xchg => "xchg",
+            MsgOp::Cas => "cmpxchg",
+            MsgOp::And => "and",
+            MsgOp::Or => "or",
+            MsgOp::Xor => "xor",
+            MsgOp::FAdd => "fadd",
+            MsgOp::FSub => "fsub",
+            MsgOp::FMin => "fmin",
+            MsgOp::FMax => "fmax",
+            MsgOp::Load => "or",
+        }
+    }
+
+    /// `lsc_atomic_<op>` spelling.
+    pub const fn lsc_name(self) -> &'static str {
+        match self {
+            MsgOp::Add => "iadd",
+            MsgOp::Sub => "isub",
+            MsgOp::Inc => "iinc",
+            MsgOp::Dec => "idec",
+            MsgOp::UMin => "umin",
+            MsgOp::UMax => "umax",
+            MsgOp::SMin => "smin",
+            MsgOp::SMax => "smax",
+            MsgOp::Xchg => "store",
+            MsgOp::Cas => "icas",
+            MsgOp::And => "and",
+            MsgOp::Or => "or",
+            MsgOp::Xor => "xor",
+            MsgOp::FAdd => "fadd",
+            MsgOp::FSub => "fsub",
+            MsgOp::FMin => "fmin",
+            MsgOp::FMax => "fmax",
+            MsgOp::Load => "load",
+        }
+    }
+
+    /// Operations whose message takes no data operand (`%null` sources).
+    pub const fn takes_no_source(self) -> bool {
+        matches!(self, MsgOp::Inc | MsgOp::Dec | MsgOp::Load)
+    }
+}
+
+/// The message op that carries `op` on `ty`, ignoring whether the target has it.
+pub const fn msg_op(op: AtomicOp, ty: ElemType) -> Option<MsgOp> {
+    let class = ty.class();
+    let float = matches!(class, TypeClass::Float);
+    let signed = matches!(class, TypeClass::Signed);
+    Some(match op {
+        AtomicOp::Add if float => MsgOp::FAdd,
+        AtomicOp::Sub if float => MsgOp::FSub,
+        AtomicOp::Min if float => MsgOp::FMin,
+        AtomicOp::Max if float => MsgOp::FMax,
+        AtomicOp::Add => MsgOp::Add,
+        AtomicOp::Sub => MsgOp::Sub,
+        AtomicOp::Min if signed => MsgOp::SMin,
+        AtomicOp::Max if signed => MsgOp::SMax,
+        AtomicOp::Min => MsgOp::UMin,
+        AtomicOp::Max => MsgOp::UMax,
+        AtomicOp::Inc => MsgOp::Inc,
+        AtomicOp::Dec => MsgOp::Dec,
+        AtomicOp::And => MsgOp::And,
+        AtomicOp::Or => MsgOp::Or,
+        AtomicOp::Xor => MsgOp::Xor,
+        AtomicOp::Exch => MsgOp::Xchg,
+        AtomicOp::Cas => MsgOp::Cas,
+        AtomicOp::Nand => return None,
+    })
+}
+
+/// Whether the hardware has `op` with a `bits`-wide datum on `surface` (never GenX_IR's looser
+/// answer). 16-bit data travel unpacked in dwords (`.16` / `d16c32`).
+pub fn has_message(target: VisaTarget, op: MsgOp, bits: u32, surface: Surface) -> bool {
+    if !matches!(bits, 16 | 32 | 64) {
+        return false;
+    }
+    let float = matches!(op, MsgOp::FAdd | MsgOp::FSub | MsgOp::FMin | MsgOp::FMax);
+    match target.messages {
+        Messages::Svm => {
+            if surface != Surface::Global {
+                return false;
+            }
+            match op {
+                // No float add/sub in the HDC A64 atomics (GenX_IR accepts them anyway).
+                MsgOp::FAdd | MsgOp::FSub => false,
+                // fmin/fmax: 32-bit only (fp16 min/max needs Xe-HP; no .64 float ops).
+                MsgOp::FMin | MsgOp::FMax => bits == 32,
+                MsgOp::Load => true,
+                _ => true,
+            }
+        }
+        Messages::Lsc => {
+            if surface == Surface::Slm && bits == 64 && op != MsgOp::Cas && op != MsgOp::Load {
+                return false;
+            }
+            if surface == Surface::Slm && bits == 64 && op == MsgOp::Load {
+                // Carried by an `icas` of zero with zero.
+                return true;
+            }
+            if float {
+                return match op {
+                    MsgOp::FAdd | MsgOp::FSub => {
+                        surface == Surface::Global
+                            && (bits == 32 || (bits == 64 && target.platform == Platform::Pvc))
+                    }
+                    _ => bits == 32,
+                };
+            }
+            true
+        }
+    }
+}
+
+/// Whether a CAS loop computing `op` on `ty` needs an ALU the platform lacks.
+fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Refusal> {
+    if target.platform.has_64bit_alu() || ty.bits() != 64 {
+        return None;
+    }
+    if ty == ElemType::F64 && !op.is_move() {
+        return Some(
+            Refusal::new(
+                RULE_NO_F64_ALU,
+                format!(
+                    "{op}.f64 needs an f64 ALU inside its CAS loop; {} has none",
+                    target.platform.as_str()
+                ),
+            )
+            .accepted_by("visa:PVC"),
+        );
+    }
+    let needs_arith = matches!(
+        op,
+        AtomicOp::Add
+            | AtomicOp::Sub
+            | AtomicOp::Min
+            | AtomicOp::Max
+            | AtomicOp::Inc
+            | AtomicOp::Dec
+    );
+    needs_arith.then(|| {
+        Refusal::new(
+            RULE_NO_INT64_ALU,
+            format!(
+                "{op}.{ty} must be emulated here and its CAS loop needs 64-bit integer add/compare, \
+                 which {} lacks",
+                target.platform.as_str()
+            ),
+        )
+        .accepted_by("visa:PVC")
+    })
+}
+
+/// Whether every element of the `inc`/`dec` bound is a literal with all `bits` bits set.
+pub fn bound_is_all_ones(kernel: &Kernel, inst: &AtomicInst) -> bool {
+    let all_ones = if inst.ty.bits() >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << inst.ty.bits()) - 1
+    };
+    let is_ones = |scalar: Scalar| match scalar {
+        Scalar::Const(c) => kernel.constants[c] & all_ones == all_ones,
+        Scalar::Value(_) => false,
+    };
+    match inst.operand {
+        Operand::Scalar(scalar) => is_ones(scalar),
+        Operand::Vector(list) => kernel.vector_elements(list).iter().all(|s| is_ones(*s)),
+    }
+}
+
+/// The surface a node's space maps to, or the refusal.
+pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refusal> {
+    match space {
+        AddressSpace::Global => Ok(Surface::Global),
+        AddressSpace::Shared if target.messages == Messages::Svm => Err(Refusal::new(
+            RULE_SVM_NO_SLM,
+            "SVM messages address global memory only; shared atomics need LSC `slm` messages",
+        )
+        .accepted_by("visa:DG2")),
+        AddressSpace::Shared => Ok(Surface::Slm),
+        AddressSpace::SharedCluster => Err(Refusal::new(
+            RULE_NO_SHARED_CLUSTER,
+            "vISA has no distributed shared memory (shared_cluster)",
+        )),
+        AddressSpace::Generic => Err(Refusal::new(
+            RULE_GENERIC_SPACE,
+            "vISA atomics name their surface (ugm or slm); resolve the generic pointer to global \
+             or shared before lowering",
+        )),
+    }
+}
+
+/// The one legality table.
+pub fn legalize(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
+    let ty = inst.ty;
+    if ty.bits() > 64 {
+        return Err(Refusal::new(
+            RULE_NO_128_BIT,
+            format!(
+                "no vISA message is atomic on {} bits; a {ty} access cannot be made atomic",
+                ty.bits()
+            ),
+        ));
+    }
+    let surface = surface(target, inst.space)?;
+    let mut rewrites = smallvec::SmallVec::<[Rewrite; 3]>::new();
+    if inst.scope == Scope::Cluster {
+        rewrites.push(Rewrite::ScopeWidened {
+            from: Scope::Cluster,
+            to: Scope::Device,
+        });
+    }
+    if inst.order != MemoryOrder::Relaxed {
+        rewrites.push(Rewrite::OrderAsFences);
+    }
+
+    let element = element_lowering(target, kernel, inst, surface, &mut rewrites)?;
+    let emulation = if inst.shape.is_vector() {
+        Some(Emulation::Split {
+            elements: inst.shape.len() as u32,
+            element,
+        })
+    } else {
+        match element {
+            ElementLowering::Native => None,
+            ElementLowering::CasLoop { bits } => Some(Emulation::CasLoop { bits }),
+            ElementLowering::PartWord {
+                element_bits,
+                needs_loop,
+            } => Some(Emulation::PartWord {
+                element_bits,
+                needs_loop,
+            }),
+        }
+    };
+    Ok(Legality {
+        rewrites,
+        emulation,
+    })
+}
+
+fn element_lowering(
+    target: VisaTarget,
+    kernel: &Kernel,
+    inst: &AtomicInst,
+    surface: Surface,
+    rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>,
+) -> Result<ElementLowering, Refusal> {
+    let (op, ty) = (inst.op, inst.ty);
+    if ty.bits() == 8 {
+        // No 8-bit atomics anywhere: the containing 32-bit word.
+        return Ok(ElementLowering::PartWord {
+            element_bits: 8,
+            needs_loop: part_word_needs_loop(op),
+        });
+    }
+    let cas_loop = |rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>| {
+        if let Some(refusal) = loop_alu_refusal(target, op, ty) {
+            return Err(refusal);
+        }
+        rewrites.retain(|r| *r != Rewrite::UnboundedIncDec);
+        Ok(ElementLowering::CasLoop { bits: ty.bits() })
+    };
+    if (ty.is_packed() || ty == ElemType::Bf16) && !op.is_move() {
+        return cas_loop(rewrites);
+    }
+    let Some(message) = msg_op(op, ty) else {
+        return cas_loop(rewrites);
+    };
+    if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
+        if !bound_is_all_ones(kernel, inst) {
+            return cas_loop(rewrites);
+        }
+        rewrites.push(Rewrite::UnboundedIncDec);
+    }
+    if !has_message(target, message, ty.bits(), surface) {
+        return cas_loop(rewrites);
+    }
+    let retyped = match ty.class() {
+        TypeClass::Signed => !matches!(op, AtomicOp::Min | AtomicOp::Max),
+        TypeClass::Float => op.is_move(),
+        TypeClass::Bits => true,
+        _ => false,
+    };
+    if retyped {
+        rewrites.push(Rewrite::RetypedSameBits);
+    }
+    Ok(ElementLowering::Native)
+}

@@ -1,0 +1,116 @@
+//! Target names: `visa:<PLATFORM>[+svm]`.
+
+use std::fmt;
+
+/// An Intel GPU generation GenX_IR knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Platform {
+    /// Xe-LP (Tiger Lake): SVM (HDC) messages only; no 64-bit integer or f64 ALU.
+    Tgllp,
+    /// Xe-HPG (Arc): LSC messages; no 64-bit integer or f64 ALU.
+    Dg2,
+    /// Xe-LPG (Meteor Lake): LSC messages; no 64-bit integer or f64 ALU.
+    Mtl,
+    /// Xe-HPC (Ponte Vecchio): LSC messages, 64-bit integer and f64 ALU, f64 atomic add.
+    Pvc,
+}
+
+impl Platform {
+    pub const ALL: [Platform; 4] = [Platform::Tgllp, Platform::Dg2, Platform::Mtl, Platform::Pvc];
+
+    /// The name GenX_IR's `-platform` takes.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Platform::Tgllp => "TGLLP",
+            Platform::Dg2 => "DG2",
+            Platform::Mtl => "MTL",
+            Platform::Pvc => "PVC",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Platform::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(name))
+    }
+
+    pub const fn has_lsc(self) -> bool {
+        !matches!(self, Platform::Tgllp)
+    }
+
+    /// Native 64-bit integer add/sub/min/max/shift/compare and f64 arithmetic.
+    pub const fn has_64bit_alu(self) -> bool {
+        matches!(self, Platform::Pvc)
+    }
+}
+
+/// Which data-port messages carry the atomics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Messages {
+    /// `svm_atomic` (A64 stateless HDC messages): global memory only.
+    Svm,
+    /// `lsc_atomic_*` on `ugm` (global) and `slm` (shared).
+    Lsc,
+}
+
+/// A vISA target: a platform and the messages it is lowered to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VisaTarget {
+    pub platform: Platform,
+    pub messages: Messages,
+}
+
+impl VisaTarget {
+    /// The platform's default messages: SVM on TGLLP, LSC elsewhere (as IGC does).
+    pub const fn new(platform: Platform) -> Self {
+        let messages = if platform.has_lsc() {
+            Messages::Lsc
+        } else {
+            Messages::Svm
+        };
+        VisaTarget { platform, messages }
+    }
+
+    /// Parses `TGLLP`, `DG2`, `MTL`, `PVC`, optionally followed by `+svm`.
+    pub fn parse(spec: &str) -> Result<Self, String> {
+        let (name, flags) = match spec.split_once('+') {
+            Some((name, flags)) => (name, Some(flags)),
+            None => (spec, None),
+        };
+        let platform = Platform::from_name(name).ok_or_else(|| {
+            format!("unknown vISA platform `{name}`; expected TGLLP, DG2, MTL or PVC")
+        })?;
+        let mut target = VisaTarget::new(platform);
+        if let Some(flags) = flags {
+            for flag in flags.split('+') {
+                match flag {
+                    "svm" => target.messages = Messages::Svm,
+                    other => {
+                        return Err(format!(
+                            "unknown vISA target flag `+{other}`; expected `+svm`"
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(target)
+    }
+
+    /// Channels per instruction: each channel is one thread of the IR.
+    pub const fn simd(self) -> u32 {
+        match self.messages {
+            Messages::Svm => 8,
+            Messages::Lsc => 16,
+        }
+    }
+}
+
+impl fmt::Display for VisaTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "visa:{}", self.platform.as_str())?;
+        if self.messages == Messages::Svm && self.platform.has_lsc() {
+            f.write_str("+svm")?;
+        }
+        Ok(())
+    }
+}

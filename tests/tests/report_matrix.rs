@@ -1,0 +1,132 @@
+//! The lowering matrix over every target in one place: counts per strategy printed as a table,
+//! the per-op × type summary pinned in `tests/golden/matrix/<target>.txt` (so a rule change moves
+//! the table in review), and the claims of every verdict checked against the backends:
+//! an accepted cell has code, a refused one names its rule, and the "smallest target that accepts
+//! it" really does accept it.
+
+mod report_support;
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use atomir_cli::report::TargetMatrix;
+use atomir_cli::targets;
+use atomir_ir::matrix::{cells, Cell};
+use atomir_ir::{Backend, Strategy};
+use report_support::{built_targets, check_golden, workspace_root};
+
+/// `op type: strategy count, …` per line, then the totals: small enough to review.
+fn summary(matrix: &TargetMatrix) -> String {
+    let mut by_op_type: BTreeMap<(usize, usize), [usize; Strategy::ALL.len()]> = BTreeMap::new();
+    for outcome in &matrix.outcomes {
+        let key = (outcome.cell.op as usize, outcome.cell.ty as usize);
+        by_op_type.entry(key).or_default()[outcome.strategy() as usize] += 1;
+    }
+    let mut text = format!("# {}: strategies per op and type\n", matrix.target);
+    for ((op, ty), counts) in by_op_type {
+        let _ = write!(
+            text,
+            "{:<5} {:<7}",
+            atomir_ir::AtomicOp::ALL[op].as_str(),
+            atomir_ir::ElemType::ALL[ty].as_str()
+        );
+        for (strategy, count) in Strategy::ALL.iter().zip(counts) {
+            if count > 0 {
+                let _ = write!(text, " {strategy} {count}");
+            }
+        }
+        text.push('\n');
+    }
+    let _ = write!(text, "total {} cells:", matrix.outcomes.len());
+    for (strategy, count) in Strategy::ALL.iter().zip(matrix.totals()) {
+        let _ = write!(text, " {strategy} {count}");
+    }
+    text.push('\n');
+    text
+}
+
+/// Checks what each verdict claims; returns the violations.
+fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut smallest: BTreeMap<String, Option<Box<dyn Backend + Send + Sync>>> = BTreeMap::new();
+    for outcome in &matrix.outcomes {
+        match outcome.refusal() {
+            None if outcome.code.trim().is_empty() => {
+                problems.push(format!("{}: accepted but no code emitted", outcome.cell))
+            }
+            None => {}
+            Some(refusal) => {
+                if refusal.rule.is_empty() || refusal.reason.trim().is_empty() {
+                    problems.push(format!(
+                        "{}: refusal without a rule or reason",
+                        outcome.cell
+                    ));
+                }
+                let Some(name) = &refusal.smallest_target else {
+                    continue;
+                };
+                if !name.starts_with(&format!("{backend_prefix}:")) {
+                    problems.push(format!(
+                        "{}: smallest target {name} is not a {backend_prefix} target",
+                        outcome.cell
+                    ));
+                    continue;
+                }
+                let backend = smallest
+                    .entry(name.clone())
+                    .or_insert_with(|| targets::parse_target(name).ok());
+                let Some(backend) = backend else {
+                    problems.push(format!(
+                        "{}: smallest target {name} does not parse",
+                        outcome.cell
+                    ));
+                    continue;
+                };
+                let kernel = outcome.cell.kernel();
+                let inst = kernel.insts.keys().next().expect("one instruction");
+                if let Err(again) = backend.legalize(&kernel, inst) {
+                    problems.push(format!(
+                        "{}: refused with smallest target {name}, which refuses it too: {again}",
+                        outcome.cell
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn lowering_matrix_over_all_targets() {
+    let all: Vec<Cell> = cells().collect();
+    let targets = built_targets();
+    let golden = workspace_root().join("tests/golden/matrix");
+    let mut failures = Vec::new();
+    let mut table = format!("{:<16} {:>7}", "target", "cells");
+    for strategy in Strategy::ALL {
+        let _ = write!(table, " {:>8}", strategy.as_str());
+    }
+    table.push('\n');
+    for (name, backend) in &targets {
+        let matrix = TargetMatrix::run(backend.as_ref(), &all);
+        assert_eq!(matrix.outcomes.len(), all.len());
+        assert_eq!(matrix.totals().iter().sum::<usize>(), all.len());
+        let _ = write!(table, "{:<16} {:>7}", name, all.len());
+        for count in matrix.totals() {
+            let _ = write!(table, " {count:>8}");
+        }
+        table.push('\n');
+        let prefix = name.split(':').next().unwrap_or_default();
+        let problems = check_claims(&matrix, prefix);
+        failures.extend(problems.into_iter().take(20));
+        let path = golden.join(format!("{}.txt", targets::file_name(name)));
+        failures.extend(check_golden(&path, &summary(&matrix)));
+    }
+    println!("lowering matrix, {} cells per target:\n{table}", all.len());
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
