@@ -390,28 +390,46 @@ impl Expansion {
 struct Builder {
     expansion: Expansion,
     current: Block,
+    /// Emptied primitive lists of an earlier expansion, reused so that a lowering that expands
+    /// node after node allocates nothing once warm.
+    spare_prims: Vec<Vec<Prim>>,
 }
 
 impl Builder {
-    fn new() -> Self {
-        let mut vars = PrimaryMap::new();
-        let addr = vars.push(PrimType::Ptr);
-        let mut blocks = PrimaryMap::new();
-        let entry = blocks.push(BlockData {
-            params: SmallVec::new(),
-            prims: Vec::new(),
-            terminator: Terminator::Return,
-        });
-        Builder {
-            expansion: Expansion {
-                vars,
-                blocks,
-                addr,
+    /// Starts a new expansion in the storage of `recycled` (if any), keeping its allocations.
+    fn new(recycled: Option<Expansion>, mut spare_prims: Vec<Vec<Prim>>) -> Self {
+        let mut expansion = match recycled {
+            Some(mut old) => {
+                for (_, block) in std::mem::take(&mut old.blocks) {
+                    let mut prims = block.prims;
+                    prims.clear();
+                    spare_prims.push(prims);
+                }
+                old.vars.clear();
+                old.operands.clear();
+                old.new_values.clear();
+                old.results.clear();
+                old
+            }
+            None => Expansion {
+                vars: PrimaryMap::new(),
+                blocks: PrimaryMap::new(),
+                addr: Var::from_u32(0),
                 operands: SmallVec::new(),
                 new_values: SmallVec::new(),
                 results: SmallVec::new(),
             },
+        };
+        expansion.addr = expansion.vars.push(PrimType::Ptr);
+        let entry = expansion.blocks.push(BlockData {
+            params: SmallVec::new(),
+            prims: spare_prims.pop().unwrap_or_default(),
+            terminator: Terminator::Return,
+        });
+        Builder {
+            expansion,
             current: entry,
+            spare_prims,
         }
     }
 
@@ -425,9 +443,10 @@ impl Builder {
 
     fn block(&mut self, params: &[PrimType]) -> (Block, SmallVec<[Var; 2]>) {
         let params: SmallVec<[Var; 2]> = params.iter().map(|ty| self.var(*ty)).collect();
+        let prims = self.spare_prims.pop().unwrap_or_default();
         let block = self.expansion.blocks.push(BlockData {
             params: params.clone(),
-            prims: Vec::new(),
+            prims,
             terminator: Terminator::Return,
         });
         (block, params)
@@ -496,8 +515,8 @@ impl Builder {
         }));
     }
 
-    fn finish(self) -> Expansion {
-        self.expansion
+    fn finish(self) -> (Expansion, Vec<Vec<Prim>>) {
+        (self.expansion, self.spare_prims)
     }
 }
 
@@ -812,7 +831,32 @@ fn native_element(
 /// Builds the expansion of `inst` by `emulation`. The node must be verified and the emulation
 /// must come from a legality table that accepted it (e.g. `PartWord` only for 8/16-bit types).
 pub fn expand(inst: &AtomicInst, emulation: Emulation) -> Expansion {
-    let mut b = Builder::new();
+    build(inst, emulation, Builder::new(None, Vec::new())).0
+}
+
+/// Expands node after node into the same storage: a backend keeps one `Expander` for a whole
+/// lowering, so expansions cost no allocation once its buffers have grown.
+#[derive(Default)]
+pub struct Expander {
+    last: Option<Expansion>,
+    spare_prims: Vec<Vec<Prim>>,
+}
+
+impl Expander {
+    pub fn new() -> Self {
+        Expander::default()
+    }
+
+    /// The expansion of `inst` by `emulation` (as [`expand`]), valid until the next call.
+    pub fn expand(&mut self, inst: &AtomicInst, emulation: Emulation) -> &Expansion {
+        let builder = Builder::new(self.last.take(), std::mem::take(&mut self.spare_prims));
+        let (expansion, spare_prims) = build(inst, emulation, builder);
+        self.spare_prims = spare_prims;
+        self.last.insert(expansion)
+    }
+}
+
+fn build(inst: &AtomicInst, emulation: Emulation, mut b: Builder) -> (Expansion, Vec<Vec<Prim>>) {
     let elements = inst.shape.len();
     let ty = inst.ty;
     let natural = PrimType::natural(ty);
@@ -1393,5 +1437,49 @@ impl Expansion {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod expander_tests {
+    use super::*;
+    use crate::matrix::cells;
+
+    /// Reusing storage must not change any expansion: expand a long, varied sequence of nodes
+    /// with one `Expander` and compare each with a fresh `expand`.
+    #[test]
+    fn expander_reuse_matches_fresh_expansions() {
+        let mut expander = Expander::new();
+        let emulations = |ty: ElemType, op: AtomicOp| {
+            let mut list = vec![
+                Emulation::CasLoop { bits: ty.bits() },
+                Emulation::Split {
+                    elements: 1,
+                    element: ElementLowering::Native,
+                },
+            ];
+            if ty.bits() <= 16 && !ty.is_packed() {
+                list.push(Emulation::PartWord {
+                    element_bits: ty.bits(),
+                    needs_loop: part_word_needs_loop(op),
+                });
+            }
+            list
+        };
+        let mut compared = 0;
+        for cell in cells().step_by(37).filter(|c| c.ty.bits() <= 64) {
+            let kernel = cell.kernel();
+            let inst = kernel.insts.values().next().expect("one instruction");
+            for emulation in emulations(cell.ty, cell.op) {
+                let fresh = expand(inst, emulation);
+                assert_eq!(
+                    expander.expand(inst, emulation),
+                    &fresh,
+                    "{cell} {emulation:?}"
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 2000, "compared {compared}");
     }
 }

@@ -4,8 +4,9 @@
 //! A test that needs a tool calls [`require`]. Where the tool is missing, the test is skipped
 //! with a printed reason, unless `ATOMIR_REQUIRE_TOOLS=1` (set by CI) makes that an error.
 
+pub mod llvm;
+pub mod ptx;
 pub mod tools;
 pub mod visa;
 
 pub use tools::{require, Tool};
-pub mod llvm;

@@ -1,0 +1,352 @@
+//! Properties of the PTX lowering that the ptxas matrix cannot see: meaning, not syntax.
+
+use atomir_ir::semantics::FloatMode;
+use atomir_ir::{
+    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, Emulation, Kernel, LowerOptions,
+    MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
+};
+use atomir_ptx::{parse_target, PtxBackend, PtxTarget};
+
+fn one(
+    op: AtomicOp,
+    ty: ElemType,
+    order: MemoryOrder,
+    scope: Scope,
+    space: AddressSpace,
+    used: bool,
+) -> Kernel {
+    let mut kernel = Kernel::new("k");
+    let addr = kernel.add_param("a", ValueType::Ptr(space));
+    let b = kernel.add_param("b", ValueType::scalar(ty));
+    let mut inst = AtomicInst::new(op, ty, addr, b.into());
+    inst.order = order;
+    inst.scope = scope;
+    inst.space = space;
+    if op == AtomicOp::Cas {
+        inst.new_value = Some(kernel.add_param("c", ValueType::scalar(ty)).into());
+    }
+    kernel.push(inst, used.then_some("r"));
+    kernel
+}
+
+fn lower(target: &str, kernel: Kernel) -> String {
+    let backend = parse_target(target).unwrap();
+    let mut out = String::new();
+    backend
+        .lower(
+            &Module {
+                kernels: vec![kernel],
+            },
+            &LowerOptions::default(),
+            &mut out,
+        )
+        .unwrap();
+    out
+}
+
+fn first(kernel: &Kernel) -> atomir_ir::Inst {
+    kernel.insts.keys().next().unwrap()
+}
+
+#[test]
+fn seq_cst_is_a_fence_then_acquire_and_the_scope_is_always_printed() {
+    let text = lower(
+        "sm_90",
+        one(
+            AtomicOp::Add,
+            ElemType::U32,
+            MemoryOrder::SeqCst,
+            Scope::System,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert!(
+        text.contains("fence.sc.sys;\n\tatom.acquire.sys.global.add.u32 %r, [%a], %b;"),
+        "{text}"
+    );
+    let text = lower(
+        "sm_90",
+        one(
+            AtomicOp::Add,
+            ElemType::U32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Generic,
+            true,
+        ),
+    );
+    assert!(text.contains("atom.relaxed.gpu.add.u32"), "{text}");
+}
+
+#[test]
+fn before_sm70_orders_are_membars_around_a_relaxed_op() {
+    let text = lower(
+        "sm_60",
+        one(
+            AtomicOp::Add,
+            ElemType::U32,
+            MemoryOrder::AcqRel,
+            Scope::Block,
+            AddressSpace::Shared,
+            true,
+        ),
+    );
+    assert!(
+        text.contains("membar.cta;\n\tatom.cta.shared.add.u32 %r, [%a], %b;\n\tmembar.cta;"),
+        "{text}"
+    );
+    let text = lower(
+        "sm_60",
+        one(
+            AtomicOp::Add,
+            ElemType::U32,
+            MemoryOrder::Acquire,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert!(
+        text.starts_with(
+            "// kernel k (ptx:sm_60@8.8)\n\tatom.gpu.global.add.u32 %r, [%a], %b;\n\tmembar.gl;"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn red_only_for_unused_relaxed_or_release_results() {
+    for order in MemoryOrder::ALL {
+        let kernel = one(
+            AtomicOp::Add,
+            ElemType::U32,
+            *order,
+            Scope::Device,
+            AddressSpace::Global,
+            false,
+        );
+        let text = lower("sm_90", kernel);
+        let red = matches!(order, MemoryOrder::Relaxed | MemoryOrder::Release);
+        assert_eq!(text.contains("\tred."), red, "{order}: {text}");
+        assert_eq!(text.contains("\tatom."), !red, "{order}: {text}");
+    }
+}
+
+#[test]
+fn cluster_scope_is_widened_before_sm90_and_kept_after() {
+    let kernel = one(
+        AtomicOp::Or,
+        ElemType::B32,
+        MemoryOrder::Relaxed,
+        Scope::Cluster,
+        AddressSpace::Global,
+        true,
+    );
+    let old = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
+    let legality = old.legalize(&kernel, first(&kernel)).unwrap();
+    assert!(legality.rewrites.contains(&Rewrite::ScopeWidened {
+        from: Scope::Cluster,
+        to: Scope::Device
+    }));
+    assert!(lower("sm_80", kernel.clone()).contains("atom.relaxed.gpu.global.or.b32"));
+    assert!(lower("sm_90", kernel).contains("atom.relaxed.cluster.global.or.b32"));
+}
+
+#[test]
+fn sub_negates_in_registers_and_constants_at_compile_time() {
+    let text = lower(
+        "sm_90",
+        one(
+            AtomicOp::Sub,
+            ElemType::S32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert!(
+        text.contains("neg.s32 %_r0, %b;\n\tatom.relaxed.gpu.global.add.s32 %r, [%a], %_r0;"),
+        "{text}"
+    );
+    // INT_MIN negates to itself: the literal is computed, never written as `-(-2147483648)`.
+    let mut kernel = Kernel::new("k");
+    let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+    let int_min = kernel.constant(0x8000_0000);
+    kernel.push(
+        AtomicInst::new(AtomicOp::Sub, ElemType::S32, addr, int_min.into()),
+        Some("r"),
+    );
+    let text = lower("sm_90", kernel);
+    assert!(text.contains("mov.b32 %_r0, 0x80000000;"), "{text}");
+    assert!(!text.contains("--"), "{text}");
+}
+
+#[test]
+fn refusals_name_the_rule_and_the_smallest_target() {
+    let kernel = one(
+        AtomicOp::Cas,
+        ElemType::B128,
+        MemoryOrder::Relaxed,
+        Scope::Device,
+        AddressSpace::Global,
+        true,
+    );
+    let backend = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
+    let refusal = backend.legalize(&kernel, first(&kernel)).unwrap_err();
+    assert_eq!(refusal.rule, "ptx.b128-needs-sm90");
+    assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.3"));
+    let system = one(
+        AtomicOp::Exch,
+        ElemType::B128,
+        MemoryOrder::Relaxed,
+        Scope::System,
+        AddressSpace::Global,
+        true,
+    );
+    let refusal = backend.legalize(&system, first(&system)).unwrap_err();
+    assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.4"));
+}
+
+#[test]
+fn emulations_follow_the_target() {
+    let check = |target: &str, op, ty, expected: Emulation| {
+        let kernel = one(
+            op,
+            ty,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        );
+        let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
+        let legality = backend.legalize(&kernel, first(&kernel)).unwrap();
+        assert_eq!(legality.emulation, Some(expected), "{target} {op} {ty}");
+    };
+    check(
+        "sm_70",
+        AtomicOp::Exch,
+        ElemType::U16,
+        Emulation::CasLoop { bits: 16 },
+    );
+    check(
+        "sm_60",
+        AtomicOp::Exch,
+        ElemType::U16,
+        Emulation::PartWord {
+            element_bits: 16,
+            needs_loop: true,
+        },
+    );
+    check(
+        "sm_90",
+        AtomicOp::Or,
+        ElemType::U8,
+        Emulation::PartWord {
+            element_bits: 8,
+            needs_loop: false,
+        },
+    );
+    check(
+        "sm_90",
+        AtomicOp::Max,
+        ElemType::F32,
+        Emulation::CasLoop { bits: 32 },
+    );
+    check(
+        "sm_90",
+        AtomicOp::Inc,
+        ElemType::U64,
+        Emulation::CasLoop { bits: 64 },
+    );
+    check(
+        "sm_80",
+        AtomicOp::Add,
+        ElemType::Bf16,
+        Emulation::CasLoop { bits: 16 },
+    );
+    check(
+        "sm_60",
+        AtomicOp::Add,
+        ElemType::F16,
+        Emulation::PartWord {
+            element_bits: 16,
+            needs_loop: true,
+        },
+    );
+}
+
+#[test]
+fn vectors_are_native_only_on_global_from_sm90() {
+    let vector = |space, target: &str| {
+        let mut kernel = Kernel::new("k");
+        let addr = kernel.add_param("a", ValueType::Ptr(space));
+        let b = kernel.add_param("b", ValueType::Data(ElemType::F32, VectorShape::V4));
+        let mut inst = AtomicInst::new(AtomicOp::Add, ElemType::F32, addr, b.into());
+        inst.shape = VectorShape::V4;
+        inst.space = space;
+        kernel.push(inst, Some("r"));
+        let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
+        backend
+            .legalize(&kernel, first(&kernel))
+            .unwrap()
+            .strategy()
+    };
+    assert_eq!(vector(AddressSpace::Global, "sm_90"), Strategy::Native);
+    assert_eq!(vector(AddressSpace::Shared, "sm_90"), Strategy::Split);
+    assert_eq!(vector(AddressSpace::Global, "sm_90@8.0"), Strategy::Split);
+    assert_eq!(vector(AddressSpace::Global, "sm_80"), Strategy::Split);
+}
+
+#[test]
+fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
+    let backend = PtxBackend::new(PtxTarget::parse("sm_90").unwrap());
+    let mode = |space| {
+        let kernel = one(
+            AtomicOp::Add,
+            ElemType::F32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            space,
+            true,
+        );
+        backend.float_mode(&kernel.insts[first(&kernel)])
+    };
+    assert_eq!(mode(AddressSpace::Global), FloatMode::FlushSubnormals);
+    assert_eq!(mode(AddressSpace::Generic), FloatMode::FlushSubnormals);
+    assert_eq!(mode(AddressSpace::Shared), FloatMode::Ieee);
+}
+
+#[test]
+fn a_million_atomics_lower_quickly() {
+    let mut kernel = Kernel::new("big");
+    let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+    let b = kernel.add_param("b", ValueType::scalar(ElemType::U32));
+    for _ in 0..1_000_000 {
+        let mut inst = AtomicInst::new(AtomicOp::Add, ElemType::U32, addr, b.into());
+        inst.space = AddressSpace::Global;
+        kernel.push(inst, None);
+    }
+    let module = Module {
+        kernels: vec![kernel],
+    };
+    let backend = PtxBackend::new(PtxTarget::parse("sm_90").unwrap());
+    let mut out = String::with_capacity(64 << 20);
+    let start = std::time::Instant::now();
+    backend
+        .lower(
+            &module,
+            &LowerOptions {
+                complete_module: true,
+            },
+            &mut out,
+        )
+        .unwrap();
+    let elapsed = start.elapsed();
+    assert_eq!(
+        out.matches("red.relaxed.gpu.global.add.u32").count(),
+        1_000_000
+    );
+    println!("1M atomics lowered in {elapsed:?}");
+}

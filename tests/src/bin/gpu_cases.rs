@@ -1,0 +1,522 @@
+//! Writes and checks the GPU harness's cases (`tests/gpu/harness.py` runs them).
+//!
+//! - `gpu_cases gen DIR TARGET...`: for each target, one module `DIR/<target>.ptx` of per-thread
+//!   test entries (see `PtxBackend::lower_per_thread`) and `DIR/<target>.json` with every
+//!   case's inputs: the initial memory, each thread's address offset and operands.
+//! - `gpu_cases check DIR RESULTS...`: reads what the harness returned (final memory and every
+//!   thread's old values) and checks it against `atomir_ir::semantics`: for each element (each
+//!   lane of a packed type), the old values and the final value must form a valid
+//!   linearization: an order of the threads in which each saw the value the previous one left.
+//!   That is an Euler trail from the initial to the final value over the edges
+//!   `old -> apply(op, old, operand)`, one per thread. Cases whose result is unused use only
+//!   operations whose final value does not depend on the order, and check it exactly.
+//! - `gpu_cases simulate DIR SM OUT`: results as a sequential run in thread order would give
+//!   them (a self-test of `check`, which must accept them).
+//! - `gpu_cases dump TARGET FILE`: the whole lowering matrix for `ptx:TARGET` as one module.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use atomir_ir::matrix::{cells, Cell};
+use atomir_ir::semantics::{apply, width_mask};
+use atomir_ir::{
+    AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Module, Scope, VectorShape,
+};
+use atomir_ptx::{PtxBackend, PtxTarget};
+use atomir_tests::ptx::{legalize_cells, module_text};
+use serde_json::{json, Value as Json};
+
+const THREADS: usize = 512;
+const SLOTS: usize = 4;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("dump") if args.len() == 4 => {
+            let backend = PtxBackend::new(parse_target(&args[2]));
+            let all: Vec<_> = cells().collect();
+            let (_, module) = legalize_cells(&backend, &all);
+            write(&args[3], &module_text(&backend, &module));
+        }
+        Some("gen") if args.len() >= 4 => {
+            for target in &args[3..] {
+                generate(&args[2], parse_target(target));
+            }
+        }
+        Some("check") if args.len() >= 4 => {
+            let mut failed = 0;
+            for results in &args[3..] {
+                failed += check(&args[2], results);
+            }
+            if failed > 0 {
+                fail(&format!("{failed} cases failed"));
+            }
+        }
+        Some("simulate") if args.len() == 5 => simulate(&args[2], &args[3], &args[4]),
+        _ => fail(
+            "usage: gpu_cases gen DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | dump TARGET FILE",
+        ),
+    }
+}
+
+fn parse_target(text: &str) -> PtxTarget {
+    PtxTarget::parse(text).unwrap_or_else(|e| fail(&e))
+}
+
+fn write(path: &str, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("gpu_cases: {message}");
+    std::process::exit(2)
+}
+
+/// xorshift64*: deterministic operands per case.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn wide(&mut self) -> u128 {
+        (u128::from(self.next()) << 64) | u128::from(self.next())
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The bits of a small float value of a scalar float type.
+fn float_bits(ty: ElemType, value: f32) -> u128 {
+    match ty {
+        ElemType::F16 => u128::from(half::f16::from_f32(value).to_bits()),
+        ElemType::Bf16 => u128::from(half::bf16::from_f32(value).to_bits()),
+        ElemType::F32 => u128::from(value.to_bits()),
+        _ => u128::from(f64::from(value).to_bits()),
+    }
+}
+
+/// One element value for `cell`: small exact floats (with signed zeros for min/max), small
+/// integers where collisions make the check interesting (cas, inc/dec bounds), random bits else.
+fn element_value(cell: &Cell, rng: &mut Rng, role: Role) -> u128 {
+    let ty = cell.ty;
+    if ty.is_float() {
+        let lane = ty.lane_type();
+        let pick = |rng: &mut Rng| -> f32 {
+            match (cell.op, role) {
+                (AtomicOp::Add, Role::Operand) if !cell.result_used => 1.0,
+                (AtomicOp::Cas, _) => [0.0, 1.5, -2.0, 4.0][rng.below(4) as usize],
+                (AtomicOp::Min | AtomicOp::Max, _) => {
+                    [0.0, -0.0, 1.0, -1.0, 2.5, -3.0, 7.0, -8.0][rng.below(8) as usize]
+                }
+                _ => rng.below(17) as f32 - 8.0,
+            }
+        };
+        let mut bits = 0;
+        for index in 0..ty.lanes() {
+            bits |= float_bits(lane, pick(rng)) << (index * lane.bits());
+        }
+        return bits;
+    }
+    let mask = width_mask(ty.bits());
+    match (cell.op, role) {
+        (AtomicOp::Cas, _) => u128::from(rng.below(4)),
+        (AtomicOp::Inc | AtomicOp::Dec, _) => u128::from(rng.below(24)),
+        (AtomicOp::Add | AtomicOp::Sub, Role::Operand) if !cell.result_used => {
+            u128::from(rng.below(100))
+        }
+        _ => rng.wide() & mask,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Memory,
+    Operand,
+}
+
+/// Whether a cell with an unused result has a final value independent of the order.
+fn order_independent(cell: &Cell) -> bool {
+    match cell.op {
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Min | AtomicOp::Max => true,
+        AtomicOp::Add | AtomicOp::Sub => !cell.ty.is_float() || cell.op == AtomicOp::Add,
+        _ => false,
+    }
+}
+
+/// The cells the GPU runs for a target: every valid op × type × shape on global or generic
+/// memory at device or system scope, cycling through the orders, with the result used; plus
+/// the order-independent ones with the result unused (reductions).
+fn gpu_cells(backend: &PtxBackend) -> Vec<Cell> {
+    let mut chosen = Vec::new();
+    let mut index = 0usize;
+    for &op in AtomicOp::ALL {
+        for &ty in ElemType::ALL {
+            for &shape in VectorShape::ALL {
+                for result_used in [true, false] {
+                    let cell = Cell {
+                        op,
+                        ty,
+                        shape,
+                        order: MemoryOrder::ALL[index % MemoryOrder::ALL.len()],
+                        scope: if index % 3 == 2 {
+                            Scope::System
+                        } else {
+                            Scope::Device
+                        },
+                        space: if index.is_multiple_of(2) {
+                            AddressSpace::Global
+                        } else {
+                            AddressSpace::Generic
+                        },
+                        result_used,
+                    };
+                    if !cell.is_valid() || (!result_used && !order_independent(&cell)) {
+                        continue;
+                    }
+                    let kernel = cell.kernel();
+                    let inst = kernel.insts.keys().next().expect("one instruction");
+                    if backend.legalize(&kernel, inst).is_ok() {
+                        chosen.push(cell);
+                        index += 1;
+                    }
+                }
+            }
+        }
+    }
+    chosen
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len() / 2)
+        .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect()
+}
+
+fn push_bits(bytes: &mut Vec<u8>, bits: u128, width: usize) {
+    bytes.extend_from_slice(&bits.to_le_bytes()[..width]);
+}
+
+fn read_bits(bytes: &[u8], offset: usize, width: usize) -> u128 {
+    let mut buffer = [0u8; 16];
+    buffer[..width].copy_from_slice(&bytes[offset..offset + width]);
+    u128::from_le_bytes(buffer)
+}
+
+fn generate(dir: &str, target: PtxTarget) {
+    let backend = PtxBackend::new(target);
+    let chosen = gpu_cells(&backend);
+    let module = Module {
+        kernels: chosen.iter().map(Cell::kernel).collect(),
+    };
+    let mut text = String::new();
+    backend
+        .lower_per_thread(&module, &mut text)
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    write(&format!("{dir}/{}.ptx", target.sm.name()), &text);
+
+    let mut cases = Vec::new();
+    for (number, cell) in chosen.iter().enumerate() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ ((number as u64 + 1) * 0x1000_0000_01b3));
+        let width = cell.ty.bytes() as usize;
+        let lanes = cell.shape.len();
+        let stride = width * lanes;
+        let mut memory = Vec::new();
+        for _ in 0..SLOTS * lanes {
+            push_bits(
+                &mut memory,
+                element_value(cell, &mut rng, Role::Memory),
+                width,
+            );
+        }
+        let offsets: Vec<u64> = (0..THREADS)
+            .map(|t| ((t % SLOTS) * stride) as u64)
+            .collect();
+        let mut params = vec![json!({"kind": "addr", "offsets": offsets})];
+        let operand_count = if cell.op == AtomicOp::Cas { 2 } else { 1 };
+        for _ in 0..operand_count {
+            // One parameter per vector element, as `Cell::kernel` declares them.
+            let mut per_lane = vec![Vec::new(); lanes];
+            for _ in 0..THREADS {
+                for lane in per_lane.iter_mut() {
+                    push_bits(lane, element_value(cell, &mut rng, Role::Operand), width);
+                }
+            }
+            for lane in per_lane {
+                params.push(json!({"kind": "data", "bytes": width, "data": hex(&lane)}));
+            }
+        }
+        let results: Vec<Json> = if cell.result_used {
+            vec![json!({"bytes": stride})]
+        } else {
+            vec![]
+        };
+        cases.push(json!({
+            "kernel": cell.name(),
+            "threads": THREADS,
+            "memory": hex(&memory),
+            "params": params,
+            "results": results,
+        }));
+    }
+    let module_name = format!("{}.ptx", target.sm.name());
+    let document = json!({"target": target.to_string(), "module": module_name, "cases": cases});
+    write(
+        &format!("{dir}/{}.json", target.sm.name()),
+        &document.to_string(),
+    );
+    println!("ptx:{target}: {} GPU cases", chosen.len());
+}
+
+/// Whether the edges `old -> new` form an Euler trail from `init` to `last`.
+fn linearizable(init: u128, last: u128, edges: &[(u128, u128)]) -> bool {
+    if edges.is_empty() {
+        return init == last;
+    }
+    let mut balance: HashMap<u128, i64> = HashMap::new();
+    let mut parent: HashMap<u128, u128> = HashMap::new();
+    fn root(parent: &mut HashMap<u128, u128>, x: u128) -> u128 {
+        let mut x = x;
+        while let Some(&p) = parent.get(&x) {
+            if p == x {
+                break;
+            }
+            x = p;
+        }
+        x
+    }
+    for &(from, to) in edges {
+        *balance.entry(from).or_default() += 1;
+        *balance.entry(to).or_default() -= 1;
+        parent.entry(from).or_insert(from);
+        parent.entry(to).or_insert(to);
+        let (a, b) = (root(&mut parent, from), root(&mut parent, to));
+        if a != b {
+            parent.insert(a, b);
+        }
+    }
+    let degrees_ok = balance.iter().all(|(&v, &d)| {
+        let expected = i64::from(v == init && init != last) - i64::from(v == last && init != last);
+        d == expected
+    });
+    if !degrees_ok || !parent.contains_key(&init) {
+        return false;
+    }
+    let component = root(&mut parent, init);
+    let vertices: Vec<u128> = parent.keys().copied().collect();
+    vertices
+        .into_iter()
+        .all(|v| root(&mut parent, v) == component)
+        && (init == last || parent.contains_key(&last))
+}
+
+fn cell_by_name(backend: &PtxBackend) -> HashMap<String, Cell> {
+    gpu_cells(backend)
+        .into_iter()
+        .map(|cell| (cell.name(), cell))
+        .collect()
+}
+
+/// Checks one results file; returns the number of failed cases.
+fn check(dir: &str, results_path: &str) -> usize {
+    let results: Json = serde_json::from_str(
+        &std::fs::read_to_string(results_path)
+            .unwrap_or_else(|e| fail(&format!("{results_path}: {e}"))),
+    )
+    .unwrap_or_else(|e| fail(&e.to_string()));
+    let target = parse_target(results["target"].as_str().unwrap_or_default());
+    let backend = PtxBackend::new(target);
+    let inputs_path = format!("{dir}/{}.json", target.sm.name());
+    let inputs: Json = serde_json::from_str(
+        &std::fs::read_to_string(&inputs_path)
+            .unwrap_or_else(|e| fail(&format!("{inputs_path}: {e}"))),
+    )
+    .unwrap_or_else(|e| fail(&e.to_string()));
+    let cells = cell_by_name(&backend);
+    let outputs: HashMap<&str, &Json> = results["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|case| (case["kernel"].as_str().unwrap_or_default(), case))
+        .collect();
+    let (mut passed, mut failed) = (0, 0);
+    for case in inputs["cases"].as_array().into_iter().flatten() {
+        let name = case["kernel"].as_str().unwrap_or_default();
+        let cell = cells[name];
+        let verdict = match outputs.get(name) {
+            None => Err("no result returned".to_string()),
+            Some(output) => check_case(&backend, &cell, case, output),
+        };
+        match verdict {
+            Ok(()) => passed += 1,
+            Err(reason) => {
+                failed += 1;
+                println!("FAIL ptx:{target} {name}: {reason}");
+            }
+        }
+    }
+    println!("ptx:{target}: {passed} passed, {failed} failed");
+    failed
+}
+
+fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> Result<(), String> {
+    if let Some(error) = output["error"].as_str() {
+        return Err(error.to_string());
+    }
+    let kernel = cell.kernel();
+    let inst = kernel.insts.values().next().expect("one instruction");
+    let mode = backend.float_mode(inst);
+    let width = cell.ty.bytes() as usize;
+    let lanes = cell.shape.len();
+    let initial = unhex(case["memory"].as_str().unwrap_or_default());
+    let last = unhex(output["memory"].as_str().unwrap_or_default());
+    let params: Vec<Vec<u8>> = case["params"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .skip(1)
+        .map(|p| unhex(p["data"].as_str().unwrap_or_default()))
+        .collect();
+    let olds = output["results"]
+        .as_array()
+        .and_then(|r| r.first())
+        .map(|r| unhex(r.as_str().unwrap_or_default()));
+    let operand = |thread: usize, lane: usize| read_bits(&params[lane], thread * width, width);
+    let new_value = |thread: usize, lane: usize| {
+        if cell.op == AtomicOp::Cas {
+            read_bits(&params[lanes + lane], thread * width, width)
+        } else {
+            0
+        }
+    };
+    // Per-lane checks of packed types (each half is its own atomic element) except for the
+    // moves, which treat the 32 bits as one.
+    let (sub_ty, subs) = if cell.ty.is_packed() && !cell.op.is_move() {
+        (cell.ty.lane_type(), 2)
+    } else {
+        (cell.ty, 1)
+    };
+    let sub_bits = sub_ty.bits();
+    let sub = |bits: u128, index: u32| (bits >> (index * sub_bits)) & width_mask(sub_bits);
+    for slot in 0..SLOTS {
+        for lane in 0..lanes {
+            let offset = (slot * lanes + lane) * width;
+            let init = read_bits(&initial, offset, width);
+            let end = read_bits(&last, offset, width);
+            let threads = (slot..THREADS).step_by(SLOTS);
+            for index in 0..subs {
+                let (init, end) = (sub(init, index), sub(end, index));
+                match &olds {
+                    Some(olds) => {
+                        let edges: Vec<(u128, u128)> = threads
+                            .clone()
+                            .map(|t| {
+                                let old =
+                                    sub(read_bits(olds, (t * lanes + lane) * width, width), index);
+                                let new = apply(
+                                    cell.op,
+                                    sub_ty,
+                                    old,
+                                    sub(operand(t, lane), index),
+                                    sub(new_value(t, lane), index),
+                                    mode,
+                                );
+                                (old, new)
+                            })
+                            .collect();
+                        if !linearizable(init, end, &edges) {
+                            return Err(format!(
+                                "slot {slot} lane {lane}.{index}: initial {init:#x}, final {end:#x}: the old values are no linearization"
+                            ));
+                        }
+                    }
+                    None => {
+                        let expected = threads.clone().fold(init, |value, t| {
+                            apply(
+                                cell.op,
+                                sub_ty,
+                                value,
+                                sub(operand(t, lane), index),
+                                0,
+                                mode,
+                            )
+                        });
+                        if expected != end {
+                            return Err(format!(
+                                "slot {slot} lane {lane}.{index}: final {end:#x}, expected {expected:#x}"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the cases of `DIR/<sm>.json` sequentially in thread order on the reference semantics.
+fn simulate(dir: &str, sm: &str, out: &str) {
+    let path = format!("{dir}/{sm}.json");
+    let inputs: Json = serde_json::from_str(
+        &std::fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("{path}: {e}"))),
+    )
+    .unwrap_or_else(|e| fail(&e.to_string()));
+    let target = parse_target(inputs["target"].as_str().unwrap_or_default());
+    let backend = PtxBackend::new(target);
+    let cells = cell_by_name(&backend);
+    let mut results = Vec::new();
+    for case in inputs["cases"].as_array().into_iter().flatten() {
+        let name = case["kernel"].as_str().unwrap_or_default();
+        let cell = cells[name];
+        let kernel = cell.kernel();
+        let mode = backend.float_mode(kernel.insts.values().next().expect("one instruction"));
+        let width = cell.ty.bytes() as usize;
+        let lanes = cell.shape.len();
+        let mut memory = unhex(case["memory"].as_str().unwrap_or_default());
+        let params: Vec<Vec<u8>> = case["params"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .skip(1)
+            .map(|p| unhex(p["data"].as_str().unwrap_or_default()))
+            .collect();
+        let mut olds = Vec::new();
+        for thread in 0..THREADS {
+            for lane in 0..lanes {
+                let offset = ((thread % SLOTS) * lanes + lane) * width;
+                let old = read_bits(&memory, offset, width);
+                let operand = read_bits(&params[lane], thread * width, width);
+                let new_value = if cell.op == AtomicOp::Cas {
+                    read_bits(&params[lanes + lane], thread * width, width)
+                } else {
+                    0
+                };
+                let new = apply(cell.op, cell.ty, old, operand, new_value, mode);
+                memory[offset..offset + width].copy_from_slice(&new.to_le_bytes()[..width]);
+                push_bits(&mut olds, old, width);
+            }
+        }
+        let outputs: Vec<Json> = if cell.result_used {
+            vec![json!(hex(&olds))]
+        } else {
+            vec![]
+        };
+        results.push(json!({"kernel": name, "memory": hex(&memory), "results": outputs}));
+    }
+    let document = json!({"target": target.to_string(), "cases": results});
+    write(out, &document.to_string());
+}

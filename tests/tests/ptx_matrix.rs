@@ -1,0 +1,91 @@
+//! The PTX lowering matrix: every cell (op × type × shape × order × scope × space ×
+//! result-used) for sm_60, sm_70, sm_80, sm_90 and sm_100 either assembles with the real ptxas
+//! or is refused with a rule and a reason.
+
+use std::collections::BTreeMap;
+use std::thread;
+
+use atomir_ir::matrix::{cells, Cell};
+use atomir_ir::Strategy;
+use atomir_ptx::PtxBackend;
+use atomir_tests::ptx::{entries, judge_entries, legalize_cells, matrix_targets, ptxas_for};
+use atomir_tests::require;
+
+/// Kernels per ptxas call: large enough to keep calls few, small enough to bisect quickly.
+const BATCH: usize = 4000;
+
+#[test]
+fn every_cell_assembles_or_is_refused_with_a_reason() {
+    let all: Vec<Cell> = cells().collect();
+    let mut tools = Vec::new();
+    for target in matrix_targets() {
+        match require(ptxas_for(target)) {
+            Some(path) => tools.push((target, path)),
+            None => return,
+        }
+    }
+    let results: Vec<_> = thread::scope(|scope| {
+        let handles: Vec<_> = tools
+            .iter()
+            .map(|(target, ptxas)| {
+                let all = &all;
+                scope.spawn(move || {
+                    let backend = PtxBackend::new(*target);
+                    let (lowered, module) = legalize_cells(&backend, all);
+                    let scratch = std::env::temp_dir().join(format!(
+                        "atomir-ptx-matrix-{}-{}.ptx",
+                        std::process::id(),
+                        target
+                    ));
+                    let (header, entries) = entries(&backend, &module);
+                    assert_eq!(entries.len(), module.kernels.len());
+                    let (distinct, failures) =
+                        judge_entries(ptxas, *target, &header, &entries, BATCH, &scratch);
+                    let _ = std::fs::remove_file(&scratch);
+                    (*target, lowered, distinct, failures)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("matrix thread"))
+            .collect()
+    });
+
+    let mut all_failures = Vec::new();
+    for (target, lowered, distinct, failures) in &results {
+        let mut counts: BTreeMap<Strategy, usize> = BTreeMap::new();
+        for cell in lowered {
+            *counts.entry(cell.strategy).or_default() += 1;
+            if cell.strategy == Strategy::Illegal {
+                let refusal = cell.refusal.as_deref().unwrap_or("");
+                assert!(
+                    refusal.contains("[rule ptx."),
+                    "{}: refusal without a rule: {refusal}",
+                    cell.cell
+                );
+            }
+        }
+        let line: Vec<String> = Strategy::ALL
+            .iter()
+            .map(|s| format!("{s} {}", counts.get(s).copied().unwrap_or(0)))
+            .collect();
+        println!(
+            "ptx:{target}: {} cells: {}; {distinct} distinct entries assembled, ptxas rejected {}",
+            lowered.len(),
+            line.join(" / "),
+            failures.len()
+        );
+        for (name, diagnostics) in failures.iter().take(20) {
+            all_failures.push(format!(
+                "ptx:{target} {name}:\n{}",
+                diagnostics.lines().take(4).collect::<Vec<_>>().join("\n")
+            ));
+        }
+    }
+    assert!(
+        all_failures.is_empty(),
+        "ptxas rejected cells:\n{}",
+        all_failures.join("\n")
+    );
+}
