@@ -7,6 +7,7 @@
 //! and tests can count it.
 
 use smallvec::SmallVec;
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::kernel::{Inst, Kernel, Module, SourceLoc};
@@ -122,7 +123,7 @@ pub enum ElementLowering {
 }
 
 /// A legality table's positive answer for one node.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Legality {
     pub rewrites: SmallVec<[Rewrite; 3]>,
     pub emulation: Option<Emulation>,
@@ -260,10 +261,70 @@ impl fmt::Display for LowerError {
 impl std::error::Error for LowerError {}
 
 /// What a lowering did to each instruction, for reports and counts.
+///
+/// Programs repeat a handful of kinds of atomic, so each distinct verdict is stored once and an
+/// instruction's entry is 12 bytes: a report for a million atomics stays small.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LowerReport {
+    verdicts: Vec<Legality>,
+    verdict_index: HashMap<Legality, u32>,
+    decisions: Vec<Decision>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Decision {
+    kernel: u32,
+    inst: Inst,
+    verdict: u32,
+}
+
+impl LowerReport {
+    /// Records the verdict of instruction `inst` of kernel number `kernel` (program order).
+    pub fn record(&mut self, kernel: usize, inst: Inst, legality: &Legality) {
+        let verdict = match self.decisions.last() {
+            Some(last) if self.verdicts[last.verdict as usize] == *legality => last.verdict,
+            _ => match self.verdict_index.get(legality) {
+                Some(&index) => index,
+                None => {
+                    let index = self.verdicts.len() as u32;
+                    self.verdicts.push(legality.clone());
+                    self.verdict_index.insert(legality.clone(), index);
+                    index
+                }
+            },
+        };
+        self.decisions.push(Decision {
+            kernel: kernel as u32,
+            inst,
+            verdict,
+        });
+    }
+
     /// (kernel index, instruction, verdict) in program order.
-    pub decisions: Vec<(usize, Inst, Legality)>,
+    pub fn decisions(&self) -> impl ExactSizeIterator<Item = (usize, Inst, &Legality)> + '_ {
+        self.decisions.iter().map(|d| {
+            (
+                d.kernel as usize,
+                d.inst,
+                &self.verdicts[d.verdict as usize],
+            )
+        })
+    }
+
+    /// The number of instructions recorded.
+    pub fn len(&self) -> usize {
+        self.decisions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.decisions.is_empty()
+    }
+
+    /// Releases spare capacity once the report is complete.
+    pub fn shrink_to_fit(&mut self) {
+        self.decisions.shrink_to_fit();
+        self.verdicts.shrink_to_fit();
+    }
 }
 
 /// A lowering target. Implemented once per backend; the CLI, the matrix and the tests talk to
@@ -290,7 +351,7 @@ pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerRe
     for (index, kernel) in module.kernels.iter().enumerate() {
         for inst in kernel.insts.keys() {
             match backend.legalize(kernel, inst) {
-                Ok(legality) => report.decisions.push((index, inst, legality)),
+                Ok(legality) => report.record(index, inst, &legality),
                 Err(refusal) => {
                     return Err(LowerError {
                         kernel: kernel.name.clone(),

@@ -1111,7 +1111,8 @@ fn memory_type(elem_bits: u32) -> &'static str {
 pub(crate) fn write_kernel(
     target: PtxTarget,
     kernel: &Kernel,
-    plans: &[(crate::legal::PlanKey, Plan)],
+    plans: &[Plan],
+    chosen: &[u32],
     mode: ParamMode,
     body: &mut String,
     out: &mut String,
@@ -1120,8 +1121,8 @@ pub(crate) fn write_kernel(
     body.clear();
     if mode == ParamMode::Listing {
         let _ = writeln!(out, "// kernel {} (ptx:{target})", kernel.name);
-        for (id, (_, plan)) in kernel.insts.keys().zip(plans) {
-            emitter.inst(out, id, plan);
+        for (id, &plan) in kernel.insts.keys().zip(chosen) {
+            emitter.inst(out, id, &plans[plan as usize]);
         }
         return;
     }
@@ -1256,8 +1257,8 @@ pub(crate) fn write_kernel(
             body.push_str(";\n");
         }
     }
-    for (id, (_, plan)) in kernel.insts.keys().zip(plans) {
-        emitter.inst(body, id, plan);
+    for (id, &plan) in kernel.insts.keys().zip(chosen) {
+        emitter.inst(body, id, &plans[plan as usize]);
     }
     if let Some(thread) = thread {
         for (index, result) in results.iter().enumerate() {

@@ -21,7 +21,7 @@ use atomir_ir::{
 use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
 
 /// Everything of a node that [`plan`] reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PlanKey {
     op: AtomicOp,
     ty: ElemType,

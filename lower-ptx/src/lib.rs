@@ -21,6 +21,8 @@ mod emit;
 mod legal;
 pub mod target;
 
+use std::collections::HashMap;
+
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
 
@@ -60,32 +62,44 @@ impl PtxBackend {
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
         let mut report = LowerReport::default();
-        let mut plans: Vec<(legal::PlanKey, legal::Plan)> = Vec::new();
+        // Programs repeat a few kinds of atomic: each distinct plan is decided once per kernel,
+        // and an instruction only records which one it uses.
+        let mut plans: Vec<legal::Plan> = Vec::new();
+        let mut plan_index: HashMap<legal::PlanKey, u32> = HashMap::new();
+        let mut chosen: Vec<u32> = Vec::new();
         let mut body = String::new();
         if mode != emit::ParamMode::Listing {
             self.header(out);
         }
         for (index, kernel) in module.kernels.iter().enumerate() {
             plans.clear();
+            plan_index.clear();
+            chosen.clear();
             for (id, inst) in kernel.insts.iter() {
-                // Programs repeat the same kind of atomic: reuse the previous decision when
-                // everything the legality table reads is the same.
-                let plan = match plans.last() {
-                    Some((key, plan)) if *key == legal::PlanKey::of(inst) => plan.clone(),
-                    _ => legal::verdict(inst, self.target).map_err(|refusal| LowerError {
-                        kernel: kernel.name.clone(),
-                        inst: id,
-                        loc: kernel.loc_of(id),
-                        refusal,
-                    })?,
+                let key = legal::PlanKey::of(inst);
+                let plan = match plan_index.get(&key) {
+                    Some(&plan) => plan,
+                    None => {
+                        let plan =
+                            legal::verdict(inst, self.target).map_err(|refusal| LowerError {
+                                kernel: kernel.name.clone(),
+                                inst: id,
+                                loc: kernel.loc_of(id),
+                                refusal,
+                            })?;
+                        plans.push(plan);
+                        let number = plans.len() as u32 - 1;
+                        plan_index.insert(key, number);
+                        number
+                    }
                 };
-                report.decisions.push((index, id, plan.legality.clone()));
-                plans.push((legal::PlanKey::of(inst), plan));
+                report.record(index, id, &plans[plan as usize].legality);
+                chosen.push(plan);
             }
             if index > 0 {
                 out.push('\n');
             }
-            emit::write_kernel(self.target, kernel, &plans, mode, &mut body, out);
+            emit::write_kernel(self.target, kernel, &plans, &chosen, mode, &mut body, out);
         }
         Ok(report)
     }

@@ -46,7 +46,7 @@ impl Backend for VisaTarget {
             out.push_str(".version 4.1\n");
         }
         let mut legalities = Vec::new();
-        let mut decisions = report.decisions.iter().peekable();
+        let mut decisions = report.decisions().peekable();
         for (index, kernel) in module.kernels.iter().enumerate() {
             legalities.clear();
             while let Some((_, _, legality)) = decisions.next_if(|(k, _, _)| *k == index) {
@@ -68,6 +68,7 @@ impl Backend for VisaTarget {
                     }
                 })?;
         }
+        drop(decisions);
         Ok(report)
     }
 }

@@ -167,9 +167,9 @@ impl Backend for FakeBackend {
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
         let mut report = atomir_ir::legal::legalize_module(self, module)?;
-        for (index, inst, legality) in &report.decisions {
-            let kernel = &module.kernels[*index];
-            let node = &kernel.insts[*inst];
+        for (index, inst, legality) in report.decisions() {
+            let kernel = &module.kernels[index];
+            let node = &kernel.insts[inst];
             out.push_str(&format!(
                 "// {} <{}>\nfake.{}.{}.{}.{}\n",
                 kernel.name,
@@ -180,7 +180,7 @@ impl Backend for FakeBackend {
                 node.ty
             ));
         }
-        report.decisions.shrink_to_fit();
+        report.shrink_to_fit();
         Ok(report)
     }
 }
