@@ -67,11 +67,11 @@ def patch_offsets(ptx):
             "\tld.param.u32 %bench_t3, [bench_n];\n\trem.u32 %bench_t0, %bench_t0, %bench_t3;\n"
             f"\tmul.wide.u32 %bench_off, %bench_t0, {stride};\n"
         )
-        end = ptx.find(".entry", body)
-        end = len(ptx) if end < 0 else end
+        following = re.compile(r"\.entry\s+\w+\s*\(").search(ptx, body)
+        end = following.start() if following else len(ptx)
         section = ptx[body + 1:end]
         section, count = re.subn(
-            r"(ld\.param\.(?:u64|b64|s64)\s+(%\w+),\s*\[" + name + r"_param_\d+\];)",
+            r"(ld\.param\.(?:u64|b64|s64)\s+(%\w+),\s*\[" + name + r"_param_\d+(?:\+0)?\];)",
             lambda m: m.group(1) + f"\n\tadd.s64 {m.group(2)}, {m.group(2)}, %bench_off;",
             section,
         )
