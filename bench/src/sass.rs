@@ -1,0 +1,210 @@
+//! Reading SASS (nvdisasm's output) and PTX text per function: instruction counts, hardware CAS
+//! loops, and whether a PTX function still carries the ordering and scope its node asked for.
+
+use std::collections::HashMap;
+
+use atomir_ir::matrix::Cell;
+use atomir_ir::{MemoryOrder, Scope};
+
+/// What one function's SASS looks like.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SassSummary {
+    /// Instructions, without the NOP padding and the `BRA` to itself after the last `EXIT`.
+    pub instructions: usize,
+    /// A compare-and-swap inside a loop (a backward branch to at or before it).
+    pub cas_loop: bool,
+}
+
+/// One function's instructions (offset, text) and label offsets while it is being read.
+struct FunctionText {
+    name: String,
+    instructions: Vec<(u32, String)>,
+    labels: HashMap<String, u32>,
+}
+
+/// Splits `nvdisasm` output into functions and summarizes each.
+pub fn summarize_sass(disassembly: &str) -> HashMap<String, SassSummary> {
+    let mut functions = HashMap::new();
+    let mut current: Option<FunctionText> = None;
+    let mut pending_labels: Vec<String> = Vec::new();
+    let finish = |functions: &mut HashMap<String, SassSummary>, done: Option<FunctionText>| {
+        if let Some(f) = done {
+            functions.insert(f.name, summarize_function(&f.instructions, &f.labels));
+        }
+    };
+    for line in disassembly.lines() {
+        let trimmed = line.trim();
+        if let Some(section) = trimmed
+            .strip_prefix(".section\t.text.")
+            .or_else(|| trimmed.strip_prefix(".section .text."))
+        {
+            let name = section
+                .split([',', ' ', '\t'])
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            finish(&mut functions, current.take());
+            current = Some(FunctionText {
+                name,
+                instructions: Vec::new(),
+                labels: HashMap::new(),
+            });
+            continue;
+        }
+        let Some(function) = current.as_mut() else {
+            continue;
+        };
+        if let Some(label) = trimmed.strip_suffix(':') {
+            if label.starts_with(".L") {
+                pending_labels.push(label.to_string());
+            }
+            continue;
+        }
+        if let Some((offset, text)) = parse_instruction(trimmed) {
+            for label in pending_labels.drain(..) {
+                function.labels.insert(label, offset);
+            }
+            function.instructions.push((offset, text));
+        }
+    }
+    finish(&mut functions, current);
+    functions
+}
+
+/// `/*0070*/   ATOMG.E.ADD.STRONG.GPU PT, R2, [R2.64], R5 ;` → (0x70, "ATOMG…").
+fn parse_instruction(line: &str) -> Option<(u32, String)> {
+    let rest = line.strip_prefix("/*")?;
+    let (offset, text) = rest.split_once("*/")?;
+    let offset = u32::from_str_radix(offset.trim(), 16).ok()?;
+    let text = text.trim().trim_end_matches(';').trim();
+    if text.is_empty() || !text.chars().next()?.is_ascii_alphabetic() && !text.starts_with('@') {
+        return None;
+    }
+    Some((offset, text.to_string()))
+}
+
+fn opcode(text: &str) -> &str {
+    let text = if text.starts_with('@') {
+        text.split_once(' ').map_or(text, |(_, t)| t.trim())
+    } else {
+        text
+    };
+    text.split_whitespace().next().unwrap_or_default()
+}
+
+fn summarize_function(
+    instructions: &[(u32, String)],
+    labels: &HashMap<String, u32>,
+) -> SassSummary {
+    let last_exit = instructions.iter().rposition(|(_, t)| opcode(t) == "EXIT");
+    let counted = instructions
+        .iter()
+        .enumerate()
+        .filter(|(index, (_, text))| {
+            let op = opcode(text);
+            let padding =
+                op == "NOP" || (op == "BRA" && last_exit.is_some_and(|exit| *index > exit));
+            !padding
+        });
+    let instructions_count = counted.count();
+    let cas_offsets: Vec<u32> = instructions
+        .iter()
+        .filter(|(_, t)| opcode(t).contains("CAS"))
+        .map(|(offset, _)| *offset)
+        .collect();
+    let cas_loop = instructions.iter().any(|(offset, text)| {
+        opcode(text) == "BRA"
+            && branch_target(text, labels).is_some_and(|target| {
+                target <= *offset && cas_offsets.iter().any(|c| *c >= target && *c <= *offset)
+            })
+    });
+    SassSummary {
+        instructions: instructions_count,
+        cas_loop,
+    }
+}
+
+fn branch_target(text: &str, labels: &HashMap<String, u32>) -> Option<u32> {
+    let start = text.find("`(")? + 2;
+    let end = text[start..].find(')')? + start;
+    labels.get(&text[start..end]).copied()
+}
+
+/// Splits PTX text into `.entry` functions by name.
+pub fn ptx_functions(ptx: &str) -> HashMap<&str, &str> {
+    let mut functions = HashMap::new();
+    let starts: Vec<usize> = ptx.match_indices(".entry ").map(|(i, _)| i).collect();
+    for (n, &start) in starts.iter().enumerate() {
+        let end = starts.get(n + 1).copied().unwrap_or(ptx.len());
+        let body = &ptx[start..end];
+        let name = body[".entry ".len()..]
+            .split(['(', ' ', '\n'])
+            .next()
+            .unwrap_or_default();
+        functions.insert(name, body);
+    }
+    functions
+}
+
+/// Whether a PTX function still carries the order and scope of its cell: an acquire part needs
+/// `.acquire`/`.acq_rel` or a fence after, a release part `.release`/`.acq_rel` or a fence
+/// before, seq_cst a `fence.sc`, and a non-default scope its PTX spelling.
+pub fn ptx_keeps_order_and_scope(function: &str, cell: &Cell) -> bool {
+    let has = |needle: &str| function.contains(needle);
+    let fence = has("fence.") || has("membar.");
+    let order_kept = match cell.order {
+        MemoryOrder::Relaxed => true,
+        MemoryOrder::Acquire => has(".acquire") || has(".acq_rel") || fence,
+        MemoryOrder::Release => has(".release") || has(".acq_rel") || fence,
+        MemoryOrder::AcqRel => has(".acq_rel") || (has(".acquire") && has(".release")) || fence,
+        MemoryOrder::SeqCst => has("fence.sc") || has("membar."),
+    };
+    let scope_kept = match cell.scope {
+        Scope::Block => has(".cta"),
+        Scope::Cluster => has(".cluster"),
+        Scope::Device => true,
+        Scope::System => has(".sys"),
+    };
+    order_kept && scope_kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+\t.section\t.text.loop_fn,\"ax\",@progbits
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+.L_x_0:
+        /*0010*/                   LD.E R4, desc[UR4][R2.64] ;
+        /*0020*/                   ATOMG.E.CAS.STRONG.GPU PT, R6, [R2.64], R4, R5 ;
+        /*0030*/                   ISETP.NE.AND P0, PT, R6, R4, PT ;
+        /*0040*/               @P0 BRA `(.L_x_0) ;
+        /*0050*/                   EXIT ;
+.L_x_1:
+        /*0060*/                   BRA `(.L_x_1);
+        /*0070*/                   NOP;
+\t.section\t.text.plain_fn,\"ax\",@progbits
+        /*0000*/                   ATOMG.E.ADD.STRONG.GPU PT, R2, [R2.64], R5 ;
+        /*0010*/                   EXIT ;
+";
+
+    #[test]
+    fn finds_functions_counts_and_loops() {
+        let summaries = summarize_sass(SAMPLE);
+        assert_eq!(
+            summaries["loop_fn"],
+            SassSummary {
+                instructions: 6,
+                cas_loop: true
+            }
+        );
+        assert_eq!(
+            summaries["plain_fn"],
+            SassSummary {
+                instructions: 2,
+                cas_loop: false
+            }
+        );
+    }
+}
