@@ -184,16 +184,13 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
         return None;
     }
     if ty == ElemType::F64 && !op.is_move() {
-        return Some(
-            Refusal::new(
-                RULE_NO_F64_ALU,
-                format!(
-                    "{op}.f64 needs an f64 ALU inside its CAS loop; {} has none",
-                    target.platform.as_str()
-                ),
-            )
-            .accepted_by("visa:PVC"),
-        );
+        return Some(Refusal::new(
+            RULE_NO_F64_ALU,
+            format!(
+                "{op}.f64 needs an f64 ALU inside its CAS loop; {} has none",
+                target.platform.as_str()
+            ),
+        ));
     }
     let needs_arith = matches!(
         op,
@@ -213,7 +210,6 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
                 target.platform.as_str()
             ),
         )
-        .accepted_by("visa:PVC")
     })
 }
 
@@ -241,8 +237,7 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
         AddressSpace::Shared if target.messages == Messages::Svm => Err(Refusal::new(
             RULE_SVM_NO_SLM,
             "SVM messages address global memory only; shared atomics need LSC `slm` messages",
-        )
-        .accepted_by("visa:DG2")),
+        )),
         AddressSpace::Shared => Ok(Surface::Slm),
         AddressSpace::SharedCluster => Err(Refusal::new(
             RULE_NO_SHARED_CLUSTER,
@@ -256,8 +251,20 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
     }
 }
 
-/// The one legality table.
+/// The one legality table. A refusal names the first platform, in the order of
+/// [`Platform::ALL`] (oldest first), whose table accepts the node.
 pub fn legalize(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
+    table(target, kernel, inst).map_err(|mut refusal| {
+        refusal.smallest_target = Platform::ALL
+            .into_iter()
+            .map(VisaTarget::new)
+            .find(|candidate| table(*candidate, kernel, inst).is_ok())
+            .map(|candidate| candidate.to_string());
+        refusal
+    })
+}
+
+fn table(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
     let ty = inst.ty;
     if ty.bits() > 64 {
         return Err(Refusal::new(
