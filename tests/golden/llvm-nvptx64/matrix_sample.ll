@@ -1,0 +1,523 @@
+target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @add_u32_dead(ptr addrspace(1) %a, i32 %x) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = atomicrmw add ptr addrspace(1) %a, i32 %x syncscope("device") monotonic, align 4
+  br label %.0.end
+.0.end:
+  ret void
+}
+
+define ptx_kernel void @sub_s32_used(ptr addrspace(1) %a, i32 %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = atomicrmw sub ptr addrspace(1) %a, i32 %x syncscope("device") monotonic, align 4
+  br label %.0.end
+.0.end:
+  store i32 %.0.1000002, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @min_s64_acquire(ptr addrspace(1) %a, i64 %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = atomicrmw min ptr addrspace(1) %a, i64 %x syncscope("device") monotonic, align 8
+  fence syncscope("device") acquire
+  br label %.0.end
+.0.end:
+  store i64 %.0.1000002, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @max_u16_shared(ptr addrspace(3) %a, i16 %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1 = ptrtoint ptr addrspace(3) %a to i64
+  %.0.2 = and i64 %.0.1, 3
+  %.0.3 = sub i64 0, %.0.2
+  %.0.1000002 = getelementptr i8, ptr addrspace(3) %a, i64 %.0.3
+  %.0.4 = ptrtoint ptr addrspace(3) %a to i64
+  %.0.5 = and i64 %.0.4, 3
+  %.0.1000003 = trunc i64 %.0.5 to i32
+  %.0.1000005 = shl i32 %.0.1000003, 3
+  %.0.1000007 = shl i32 65535, %.0.1000005
+  %.0.1000008 = xor i32 %.0.1000007, -1
+  %.0.1000009 = load atomic i32, ptr addrspace(3) %.0.1000002 syncscope("block") monotonic, align 4
+  br label %.0.b1
+.0.b1:
+  %.0.1000010 = phi i32 [ %.0.1000009, %.0.b0 ], [ %.0.1000019, %.0.b1 ]
+  %.0.1000012 = lshr i32 %.0.1000010, %.0.1000005
+  %.0.1000013 = trunc i32 %.0.1000012 to i16
+  %.0.6 = icmp ugt i16 %.0.1000013, %x
+  %.0.1000014 = select i1 %.0.6, i16 %.0.1000013, i16 %x
+  %.0.1000015 = zext i16 %.0.1000014 to i32
+  %.0.1000016 = shl i32 %.0.1000015, %.0.1000005
+  %.0.1000017 = and i32 %.0.1000010, %.0.1000008
+  %.0.1000018 = or i32 %.0.1000017, %.0.1000016
+  %.0.7 = cmpxchg ptr addrspace(3) %.0.1000002, i32 %.0.1000010, i32 %.0.1000018 syncscope("block") monotonic monotonic, align 4
+  %.0.1000019 = extractvalue { i32, i1 } %.0.7, 0
+  %.0.1000020 = icmp eq i32 %.0.1000019, %.0.1000010
+  br i1 %.0.1000020, label %.0.b2, label %.0.b1
+.0.b2:
+  %.0.1000011 = phi i32 [ %.0.1000019, %.0.b1 ]
+  %.0.1000021 = lshr i32 %.0.1000011, %.0.1000005
+  %.0.1000022 = trunc i32 %.0.1000021 to i16
+  br label %.0.end
+.0.end:
+  store i16 %.0.1000022, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @or_b8_generic(ptr %a, i8 %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1 = ptrtoint ptr %a to i64
+  %.0.2 = and i64 %.0.1, 3
+  %.0.3 = sub i64 0, %.0.2
+  %.0.1000002 = getelementptr i8, ptr %a, i64 %.0.3
+  %.0.4 = ptrtoint ptr %a to i64
+  %.0.5 = and i64 %.0.4, 3
+  %.0.1000003 = trunc i64 %.0.5 to i32
+  %.0.1000005 = shl i32 %.0.1000003, 3
+  %.0.1000007 = shl i32 255, %.0.1000005
+  %.0.1000008 = xor i32 %.0.1000007, -1
+  %.0.1000009 = zext i8 %x to i32
+  %.0.1000010 = shl i32 %.0.1000009, %.0.1000005
+  %.0.1000011 = atomicrmw or ptr %.0.1000002, i32 %.0.1000010 syncscope("device") monotonic, align 4
+  %.0.1000012 = lshr i32 %.0.1000011, %.0.1000005
+  %.0.1000013 = trunc i32 %.0.1000012 to i8
+  br label %.0.end
+.0.end:
+  store i8 %.0.1000013, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @nand_b32_used(ptr addrspace(1) %a, i32 %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = atomicrmw nand ptr addrspace(1) %a, i32 %x syncscope("device") monotonic, align 4
+  br label %.0.end
+.0.end:
+  store i32 %.0.1000002, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @xor_u64_release_system(ptr addrspace(1) %a, i64 %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = load atomic i64, ptr addrspace(1) %a monotonic, align 8
+  br label %.0.b1
+.0.b1:
+  %.0.1000003 = phi i64 [ %.0.1000002, %.0.b0 ], [ %.0.1000006, %.0.b1 ]
+  %.0.1000005 = xor i64 %.0.1000003, %x
+  %.0.1 = cmpxchg ptr addrspace(1) %a, i64 %.0.1000003, i64 %.0.1000005 release monotonic, align 8
+  %.0.1000006 = extractvalue { i64, i1 } %.0.1, 0
+  %.0.1000007 = icmp eq i64 %.0.1000006, %.0.1000003
+  br i1 %.0.1000007, label %.0.b2, label %.0.b1
+.0.b2:
+  %.0.1000004 = phi i64 [ %.0.1000006, %.0.b1 ]
+  br label %.0.end
+.0.end:
+  store i64 %.0.1000004, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @exch_b128_acq_rel(ptr addrspace(1) %a, i128 %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  fence syncscope("device") release
+  %.0.1000002 = atomicrmw xchg ptr addrspace(1) %a, i128 %x syncscope("device") monotonic, align 16
+  fence syncscope("device") acquire
+  br label %.0.end
+.0.end:
+  store i128 %.0.1000002, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @cas_b64_seq_cst(ptr addrspace(1) %a, i64 %expected, i64 %new, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1 = cmpxchg ptr addrspace(1) %a, i64 %expected, i64 %new seq_cst seq_cst, align 8
+  %.0.1000003 = extractvalue { i64, i1 } %.0.1, 0
+  br label %.0.end
+.0.end:
+  store i64 %.0.1000003, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @cas_b16_used(ptr addrspace(1) %a, i16 %expected, i16 %new, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1 = ptrtoint ptr addrspace(1) %a to i64
+  %.0.2 = and i64 %.0.1, 3
+  %.0.3 = sub i64 0, %.0.2
+  %.0.1000003 = getelementptr i8, ptr addrspace(1) %a, i64 %.0.3
+  %.0.4 = ptrtoint ptr addrspace(1) %a to i64
+  %.0.5 = and i64 %.0.4, 3
+  %.0.1000004 = trunc i64 %.0.5 to i32
+  %.0.1000006 = shl i32 %.0.1000004, 3
+  %.0.1000008 = shl i32 65535, %.0.1000006
+  %.0.1000009 = xor i32 %.0.1000008, -1
+  %.0.1000010 = load atomic i32, ptr addrspace(1) %.0.1000003 syncscope("device") monotonic, align 4
+  br label %.0.b1
+.0.b1:
+  %.0.1000011 = phi i32 [ %.0.1000010, %.0.b0 ], [ %.0.1000021, %.0.b1 ]
+  %.0.1000013 = lshr i32 %.0.1000011, %.0.1000006
+  %.0.1000014 = trunc i32 %.0.1000013 to i16
+  %.0.1000015 = icmp eq i16 %.0.1000014, %expected
+  %.0.1000016 = select i1 %.0.1000015, i16 %new, i16 %.0.1000014
+  %.0.1000017 = zext i16 %.0.1000016 to i32
+  %.0.1000018 = shl i32 %.0.1000017, %.0.1000006
+  %.0.1000019 = and i32 %.0.1000011, %.0.1000009
+  %.0.1000020 = or i32 %.0.1000019, %.0.1000018
+  %.0.6 = cmpxchg ptr addrspace(1) %.0.1000003, i32 %.0.1000011, i32 %.0.1000020 syncscope("device") monotonic monotonic, align 4
+  %.0.1000021 = extractvalue { i32, i1 } %.0.6, 0
+  %.0.1000022 = icmp eq i32 %.0.1000021, %.0.1000011
+  br i1 %.0.1000022, label %.0.b2, label %.0.b1
+.0.b2:
+  %.0.1000012 = phi i32 [ %.0.1000021, %.0.b1 ]
+  %.0.1000023 = lshr i32 %.0.1000012, %.0.1000006
+  %.0.1000024 = trunc i32 %.0.1000023 to i16
+  br label %.0.end
+.0.end:
+  store i16 %.0.1000024, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @add_f16_used(ptr addrspace(1) %a, half %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = atomicrmw fadd ptr addrspace(1) %a, half %x syncscope("device") monotonic, align 2
+  br label %.0.end
+.0.end:
+  store half %.0.1000002, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @add_bf16x2_dead(ptr addrspace(1) %a, i32 %x) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1 = bitcast i32 %x to <2 x bfloat>
+  %.0.2 = atomicrmw fadd ptr addrspace(1) %a, <2 x bfloat> %.0.1 syncscope("device") monotonic, align 4
+  %.0.1000002 = bitcast <2 x bfloat> %.0.2 to i32
+  br label %.0.end
+.0.end:
+  ret void
+}
+
+define ptx_kernel void @min_f32_used(ptr addrspace(1) %a, float %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = load atomic i32, ptr addrspace(1) %a syncscope("device") monotonic, align 4
+  br label %.0.b1
+.0.b1:
+  %.0.1000003 = phi i32 [ %.0.1000002, %.0.b0 ], [ %.0.1000008, %.0.b1 ]
+  %.0.1000005 = bitcast i32 %.0.1000003 to float
+  %.0.1 = fcmp uno float %.0.1000005, %.0.1000005
+  %.0.2 = fcmp uno float %x, %x
+  %.0.3 = fcmp olt float %.0.1000005, %x
+  %.0.4 = fcmp olt float %x, %.0.1000005
+  %.0.5 = bitcast float %.0.1000005 to i32
+  %.0.6 = bitcast float %x to i32
+  %.0.7 = or i32 %.0.5, %.0.6
+  %.0.8 = bitcast i32 %.0.7 to float
+  %.0.9 = select i1 %.0.4, float %x, float %.0.8
+  %.0.10 = select i1 %.0.3, float %.0.1000005, float %.0.9
+  %.0.11 = select i1 %.0.2, float %.0.1000005, float %.0.10
+  %.0.1000006 = select i1 %.0.1, float %x, float %.0.11
+  %.0.1000007 = bitcast float %.0.1000006 to i32
+  %.0.12 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000003, i32 %.0.1000007 syncscope("device") monotonic monotonic, align 4
+  %.0.1000008 = extractvalue { i32, i1 } %.0.12, 0
+  %.0.1000009 = icmp eq i32 %.0.1000008, %.0.1000003
+  br i1 %.0.1000009, label %.0.b2, label %.0.b1
+.0.b2:
+  %.0.1000004 = phi i32 [ %.0.1000008, %.0.b1 ]
+  %.0.1000010 = bitcast i32 %.0.1000004 to float
+  br label %.0.end
+.0.end:
+  store float %.0.1000010, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @add_f64_cluster(ptr addrspace(7) %a, double %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = atomicrmw fadd ptr addrspace(7) %a, double %x syncscope("cluster") monotonic, align 8
+  br label %.0.end
+.0.end:
+  store double %.0.1000002, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @add_v2_f32_dead(ptr addrspace(1) %a, float %x, float %y) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1 = insertelement <2 x float> poison, float %x, i32 0
+  %.0.2 = insertelement <2 x float> %.0.1, float %y, i32 1
+  %.0.3 = atomicrmw fadd ptr addrspace(1) %a, <2 x float> %.0.2 syncscope("device") monotonic, align 8
+  br label %.0.end
+.0.end:
+  ret void
+}
+
+define ptx_kernel void @max_v4_bf16x2(ptr addrspace(1) %a, i32 %x, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000005 = load atomic i32, ptr addrspace(1) %a syncscope("device") monotonic, align 4
+  br label %.0.b1
+.0.b1:
+  %.0.1000006 = phi i32 [ %.0.1000005, %.0.b0 ], [ %.0.1000027, %.0.b1 ]
+  %.0.1000009 = lshr i32 %.0.1000006, 16
+  %.0.1000010 = lshr i32 %x, 16
+  %.0.1000011 = trunc i32 %.0.1000006 to i16
+  %.0.1000012 = trunc i32 %x to i16
+  %.0.1000013 = bitcast i16 %.0.1000012 to bfloat
+  %.0.1000014 = bitcast i16 %.0.1000011 to bfloat
+  %.0.1 = fcmp uno bfloat %.0.1000014, %.0.1000014
+  %.0.2 = fcmp uno bfloat %.0.1000013, %.0.1000013
+  %.0.3 = fcmp olt bfloat %.0.1000013, %.0.1000014
+  %.0.4 = fcmp olt bfloat %.0.1000014, %.0.1000013
+  %.0.5 = bitcast bfloat %.0.1000014 to i16
+  %.0.6 = bitcast bfloat %.0.1000013 to i16
+  %.0.7 = and i16 %.0.5, %.0.6
+  %.0.8 = bitcast i16 %.0.7 to bfloat
+  %.0.9 = select i1 %.0.4, bfloat %.0.1000013, bfloat %.0.8
+  %.0.10 = select i1 %.0.3, bfloat %.0.1000014, bfloat %.0.9
+  %.0.11 = select i1 %.0.2, bfloat %.0.1000014, bfloat %.0.10
+  %.0.1000015 = select i1 %.0.1, bfloat %.0.1000013, bfloat %.0.11
+  %.0.1000016 = bitcast bfloat %.0.1000015 to i16
+  %.0.1000017 = zext i16 %.0.1000016 to i32
+  %.0.1000018 = trunc i32 %.0.1000009 to i16
+  %.0.1000019 = trunc i32 %.0.1000010 to i16
+  %.0.1000020 = bitcast i16 %.0.1000019 to bfloat
+  %.0.1000021 = bitcast i16 %.0.1000018 to bfloat
+  %.0.12 = fcmp uno bfloat %.0.1000021, %.0.1000021
+  %.0.13 = fcmp uno bfloat %.0.1000020, %.0.1000020
+  %.0.14 = fcmp olt bfloat %.0.1000020, %.0.1000021
+  %.0.15 = fcmp olt bfloat %.0.1000021, %.0.1000020
+  %.0.16 = bitcast bfloat %.0.1000021 to i16
+  %.0.17 = bitcast bfloat %.0.1000020 to i16
+  %.0.18 = and i16 %.0.16, %.0.17
+  %.0.19 = bitcast i16 %.0.18 to bfloat
+  %.0.20 = select i1 %.0.15, bfloat %.0.1000020, bfloat %.0.19
+  %.0.21 = select i1 %.0.14, bfloat %.0.1000021, bfloat %.0.20
+  %.0.22 = select i1 %.0.13, bfloat %.0.1000021, bfloat %.0.21
+  %.0.1000022 = select i1 %.0.12, bfloat %.0.1000020, bfloat %.0.22
+  %.0.1000023 = bitcast bfloat %.0.1000022 to i16
+  %.0.1000024 = zext i16 %.0.1000023 to i32
+  %.0.1000025 = shl i32 %.0.1000024, 16
+  %.0.1000026 = or i32 %.0.1000017, %.0.1000025
+  %.0.23 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000006, i32 %.0.1000026 syncscope("device") monotonic monotonic, align 4
+  %.0.1000027 = extractvalue { i32, i1 } %.0.23, 0
+  %.0.1000028 = icmp eq i32 %.0.1000027, %.0.1000006
+  br i1 %.0.1000028, label %.0.b2, label %.0.b1
+.0.b2:
+  %.0.1000007 = phi i32 [ %.0.1000027, %.0.b1 ]
+  %.0.1000029 = getelementptr i8, ptr addrspace(1) %a, i64 4
+  %.0.1000030 = load atomic i32, ptr addrspace(1) %.0.1000029 syncscope("device") monotonic, align 4
+  br label %.0.b3
+.0.b3:
+  %.0.1000031 = phi i32 [ %.0.1000030, %.0.b2 ], [ %.0.1000052, %.0.b3 ]
+  %.0.1000034 = lshr i32 %.0.1000031, 16
+  %.0.1000035 = lshr i32 %x, 16
+  %.0.1000036 = trunc i32 %.0.1000031 to i16
+  %.0.1000037 = trunc i32 %x to i16
+  %.0.1000038 = bitcast i16 %.0.1000037 to bfloat
+  %.0.1000039 = bitcast i16 %.0.1000036 to bfloat
+  %.0.24 = fcmp uno bfloat %.0.1000039, %.0.1000039
+  %.0.25 = fcmp uno bfloat %.0.1000038, %.0.1000038
+  %.0.26 = fcmp olt bfloat %.0.1000038, %.0.1000039
+  %.0.27 = fcmp olt bfloat %.0.1000039, %.0.1000038
+  %.0.28 = bitcast bfloat %.0.1000039 to i16
+  %.0.29 = bitcast bfloat %.0.1000038 to i16
+  %.0.30 = and i16 %.0.28, %.0.29
+  %.0.31 = bitcast i16 %.0.30 to bfloat
+  %.0.32 = select i1 %.0.27, bfloat %.0.1000038, bfloat %.0.31
+  %.0.33 = select i1 %.0.26, bfloat %.0.1000039, bfloat %.0.32
+  %.0.34 = select i1 %.0.25, bfloat %.0.1000039, bfloat %.0.33
+  %.0.1000040 = select i1 %.0.24, bfloat %.0.1000038, bfloat %.0.34
+  %.0.1000041 = bitcast bfloat %.0.1000040 to i16
+  %.0.1000042 = zext i16 %.0.1000041 to i32
+  %.0.1000043 = trunc i32 %.0.1000034 to i16
+  %.0.1000044 = trunc i32 %.0.1000035 to i16
+  %.0.1000045 = bitcast i16 %.0.1000044 to bfloat
+  %.0.1000046 = bitcast i16 %.0.1000043 to bfloat
+  %.0.35 = fcmp uno bfloat %.0.1000046, %.0.1000046
+  %.0.36 = fcmp uno bfloat %.0.1000045, %.0.1000045
+  %.0.37 = fcmp olt bfloat %.0.1000045, %.0.1000046
+  %.0.38 = fcmp olt bfloat %.0.1000046, %.0.1000045
+  %.0.39 = bitcast bfloat %.0.1000046 to i16
+  %.0.40 = bitcast bfloat %.0.1000045 to i16
+  %.0.41 = and i16 %.0.39, %.0.40
+  %.0.42 = bitcast i16 %.0.41 to bfloat
+  %.0.43 = select i1 %.0.38, bfloat %.0.1000045, bfloat %.0.42
+  %.0.44 = select i1 %.0.37, bfloat %.0.1000046, bfloat %.0.43
+  %.0.45 = select i1 %.0.36, bfloat %.0.1000046, bfloat %.0.44
+  %.0.1000047 = select i1 %.0.35, bfloat %.0.1000045, bfloat %.0.45
+  %.0.1000048 = bitcast bfloat %.0.1000047 to i16
+  %.0.1000049 = zext i16 %.0.1000048 to i32
+  %.0.1000050 = shl i32 %.0.1000049, 16
+  %.0.1000051 = or i32 %.0.1000042, %.0.1000050
+  %.0.46 = cmpxchg ptr addrspace(1) %.0.1000029, i32 %.0.1000031, i32 %.0.1000051 syncscope("device") monotonic monotonic, align 4
+  %.0.1000052 = extractvalue { i32, i1 } %.0.46, 0
+  %.0.1000053 = icmp eq i32 %.0.1000052, %.0.1000031
+  br i1 %.0.1000053, label %.0.b4, label %.0.b3
+.0.b4:
+  %.0.1000032 = phi i32 [ %.0.1000052, %.0.b3 ]
+  %.0.1000054 = getelementptr i8, ptr addrspace(1) %a, i64 8
+  %.0.1000055 = load atomic i32, ptr addrspace(1) %.0.1000054 syncscope("device") monotonic, align 4
+  br label %.0.b5
+.0.b5:
+  %.0.1000056 = phi i32 [ %.0.1000055, %.0.b4 ], [ %.0.1000077, %.0.b5 ]
+  %.0.1000059 = lshr i32 %.0.1000056, 16
+  %.0.1000060 = lshr i32 %x, 16
+  %.0.1000061 = trunc i32 %.0.1000056 to i16
+  %.0.1000062 = trunc i32 %x to i16
+  %.0.1000063 = bitcast i16 %.0.1000062 to bfloat
+  %.0.1000064 = bitcast i16 %.0.1000061 to bfloat
+  %.0.47 = fcmp uno bfloat %.0.1000064, %.0.1000064
+  %.0.48 = fcmp uno bfloat %.0.1000063, %.0.1000063
+  %.0.49 = fcmp olt bfloat %.0.1000063, %.0.1000064
+  %.0.50 = fcmp olt bfloat %.0.1000064, %.0.1000063
+  %.0.51 = bitcast bfloat %.0.1000064 to i16
+  %.0.52 = bitcast bfloat %.0.1000063 to i16
+  %.0.53 = and i16 %.0.51, %.0.52
+  %.0.54 = bitcast i16 %.0.53 to bfloat
+  %.0.55 = select i1 %.0.50, bfloat %.0.1000063, bfloat %.0.54
+  %.0.56 = select i1 %.0.49, bfloat %.0.1000064, bfloat %.0.55
+  %.0.57 = select i1 %.0.48, bfloat %.0.1000064, bfloat %.0.56
+  %.0.1000065 = select i1 %.0.47, bfloat %.0.1000063, bfloat %.0.57
+  %.0.1000066 = bitcast bfloat %.0.1000065 to i16
+  %.0.1000067 = zext i16 %.0.1000066 to i32
+  %.0.1000068 = trunc i32 %.0.1000059 to i16
+  %.0.1000069 = trunc i32 %.0.1000060 to i16
+  %.0.1000070 = bitcast i16 %.0.1000069 to bfloat
+  %.0.1000071 = bitcast i16 %.0.1000068 to bfloat
+  %.0.58 = fcmp uno bfloat %.0.1000071, %.0.1000071
+  %.0.59 = fcmp uno bfloat %.0.1000070, %.0.1000070
+  %.0.60 = fcmp olt bfloat %.0.1000070, %.0.1000071
+  %.0.61 = fcmp olt bfloat %.0.1000071, %.0.1000070
+  %.0.62 = bitcast bfloat %.0.1000071 to i16
+  %.0.63 = bitcast bfloat %.0.1000070 to i16
+  %.0.64 = and i16 %.0.62, %.0.63
+  %.0.65 = bitcast i16 %.0.64 to bfloat
+  %.0.66 = select i1 %.0.61, bfloat %.0.1000070, bfloat %.0.65
+  %.0.67 = select i1 %.0.60, bfloat %.0.1000071, bfloat %.0.66
+  %.0.68 = select i1 %.0.59, bfloat %.0.1000071, bfloat %.0.67
+  %.0.1000072 = select i1 %.0.58, bfloat %.0.1000070, bfloat %.0.68
+  %.0.1000073 = bitcast bfloat %.0.1000072 to i16
+  %.0.1000074 = zext i16 %.0.1000073 to i32
+  %.0.1000075 = shl i32 %.0.1000074, 16
+  %.0.1000076 = or i32 %.0.1000067, %.0.1000075
+  %.0.69 = cmpxchg ptr addrspace(1) %.0.1000054, i32 %.0.1000056, i32 %.0.1000076 syncscope("device") monotonic monotonic, align 4
+  %.0.1000077 = extractvalue { i32, i1 } %.0.69, 0
+  %.0.1000078 = icmp eq i32 %.0.1000077, %.0.1000056
+  br i1 %.0.1000078, label %.0.b6, label %.0.b5
+.0.b6:
+  %.0.1000057 = phi i32 [ %.0.1000077, %.0.b5 ]
+  %.0.1000079 = getelementptr i8, ptr addrspace(1) %a, i64 12
+  %.0.1000080 = load atomic i32, ptr addrspace(1) %.0.1000079 syncscope("device") monotonic, align 4
+  br label %.0.b7
+.0.b7:
+  %.0.1000081 = phi i32 [ %.0.1000080, %.0.b6 ], [ %.0.1000102, %.0.b7 ]
+  %.0.1000084 = lshr i32 %.0.1000081, 16
+  %.0.1000085 = lshr i32 %x, 16
+  %.0.1000086 = trunc i32 %.0.1000081 to i16
+  %.0.1000087 = trunc i32 %x to i16
+  %.0.1000088 = bitcast i16 %.0.1000087 to bfloat
+  %.0.1000089 = bitcast i16 %.0.1000086 to bfloat
+  %.0.70 = fcmp uno bfloat %.0.1000089, %.0.1000089
+  %.0.71 = fcmp uno bfloat %.0.1000088, %.0.1000088
+  %.0.72 = fcmp olt bfloat %.0.1000088, %.0.1000089
+  %.0.73 = fcmp olt bfloat %.0.1000089, %.0.1000088
+  %.0.74 = bitcast bfloat %.0.1000089 to i16
+  %.0.75 = bitcast bfloat %.0.1000088 to i16
+  %.0.76 = and i16 %.0.74, %.0.75
+  %.0.77 = bitcast i16 %.0.76 to bfloat
+  %.0.78 = select i1 %.0.73, bfloat %.0.1000088, bfloat %.0.77
+  %.0.79 = select i1 %.0.72, bfloat %.0.1000089, bfloat %.0.78
+  %.0.80 = select i1 %.0.71, bfloat %.0.1000089, bfloat %.0.79
+  %.0.1000090 = select i1 %.0.70, bfloat %.0.1000088, bfloat %.0.80
+  %.0.1000091 = bitcast bfloat %.0.1000090 to i16
+  %.0.1000092 = zext i16 %.0.1000091 to i32
+  %.0.1000093 = trunc i32 %.0.1000084 to i16
+  %.0.1000094 = trunc i32 %.0.1000085 to i16
+  %.0.1000095 = bitcast i16 %.0.1000094 to bfloat
+  %.0.1000096 = bitcast i16 %.0.1000093 to bfloat
+  %.0.81 = fcmp uno bfloat %.0.1000096, %.0.1000096
+  %.0.82 = fcmp uno bfloat %.0.1000095, %.0.1000095
+  %.0.83 = fcmp olt bfloat %.0.1000095, %.0.1000096
+  %.0.84 = fcmp olt bfloat %.0.1000096, %.0.1000095
+  %.0.85 = bitcast bfloat %.0.1000096 to i16
+  %.0.86 = bitcast bfloat %.0.1000095 to i16
+  %.0.87 = and i16 %.0.85, %.0.86
+  %.0.88 = bitcast i16 %.0.87 to bfloat
+  %.0.89 = select i1 %.0.84, bfloat %.0.1000095, bfloat %.0.88
+  %.0.90 = select i1 %.0.83, bfloat %.0.1000096, bfloat %.0.89
+  %.0.91 = select i1 %.0.82, bfloat %.0.1000096, bfloat %.0.90
+  %.0.1000097 = select i1 %.0.81, bfloat %.0.1000095, bfloat %.0.91
+  %.0.1000098 = bitcast bfloat %.0.1000097 to i16
+  %.0.1000099 = zext i16 %.0.1000098 to i32
+  %.0.1000100 = shl i32 %.0.1000099, 16
+  %.0.1000101 = or i32 %.0.1000092, %.0.1000100
+  %.0.92 = cmpxchg ptr addrspace(1) %.0.1000079, i32 %.0.1000081, i32 %.0.1000101 syncscope("device") monotonic monotonic, align 4
+  %.0.1000102 = extractvalue { i32, i1 } %.0.92, 0
+  %.0.1000103 = icmp eq i32 %.0.1000102, %.0.1000081
+  br i1 %.0.1000103, label %.0.b8, label %.0.b7
+.0.b8:
+  %.0.1000082 = phi i32 [ %.0.1000102, %.0.b7 ]
+  %.0.93 = insertelement <4 x i32> poison, i32 %.0.1000007, i32 0
+  %.0.94 = insertelement <4 x i32> %.0.93, i32 %.0.1000032, i32 1
+  %.0.95 = insertelement <4 x i32> %.0.94, i32 %.0.1000057, i32 2
+  %.0.96 = insertelement <4 x i32> %.0.95, i32 %.0.1000082, i32 3
+  br label %.0.end
+.0.end:
+  store <4 x i32> %.0.96, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @inc_all_ones_bound(ptr addrspace(1) %a, ptr addrspace(1) %.out0) {
+.entry:
+  br label %.0.b0
+.0.b0:
+  %.0.1000002 = atomicrmw uinc_wrap ptr addrspace(1) %a, i32 4294967295 syncscope("device") monotonic, align 4
+  br label %.0.end
+.0.end:
+  store i32 %.0.1000002, ptr addrspace(1) %.out0
+  ret void
+}
+
+define ptx_kernel void @predicated_with_hint(ptr addrspace(1) %a, i32 %x, i1 %p, ptr addrspace(1) %.out0) {
+.entry:
+  br i1 %p, label %.0.b0, label %.0.end
+.0.b0:
+  %.0.1000002 = atomicrmw add ptr addrspace(1) %a, i32 %x syncscope("device") monotonic, align 4
+  br label %.0.end
+.0.end:
+  %.0.1 = phi i32 [ %.0.1000002, %.0.b0 ], [ zeroinitializer, %.entry ]
+  br i1 %p, label %.1.end, label %.1.b0
+.1.b0:
+  %.1.1000002 = atomicrmw and ptr addrspace(1) %a, i32 %x syncscope("device") monotonic, align 4
+  br label %.1.end
+.1.end:
+  store i32 %.0.1, ptr addrspace(1) %.out0
+  ret void
+}
+
