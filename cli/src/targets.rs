@@ -46,12 +46,6 @@ pub fn parse_target(name: &str) -> Result<TargetBackend, String> {
     }
 }
 
-/// Whether a target parser's error says the backend is not built yet (a stub), as opposed to a
-/// bad target name.
-pub fn is_not_built(message: &str) -> bool {
-    message.contains("not built yet")
-}
-
 /// The help text of every backend, one block each.
 pub fn targets_help() -> String {
     let mut text = String::from("Targets (`<backend>:<target>`):\n");

@@ -1,6 +1,5 @@
 //! The command line on real input: diagnostics at file:line:col, standard input, formatting,
-//! lowering and refusals, diffs and the matrix. Cases that need the parser or a backend are
-//! skipped with a printed reason while those are not built.
+//! lowering and refusals, diffs and the matrix.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,17 +40,6 @@ fn examples() -> Vec<PathBuf> {
     found
 }
 
-fn parser_built() -> bool {
-    match text::parse("kernel k(%a: ptr.global) {\n}\n") {
-        Ok(_) => true,
-        Err(diags) if diags.iter().any(|d| d.message.contains("not built yet")) => {
-            eprintln!("SKIPPED: the text parser is not built yet");
-            false
-        }
-        Err(_) => true,
-    }
-}
-
 /// `(line, col)` of a `name:line:col: error: ` diagnostic line.
 fn position(line: &str, name: &str) -> Option<(u32, u32)> {
     let rest = line.strip_prefix(name)?.strip_prefix(':')?;
@@ -66,9 +54,6 @@ fn position(line: &str, name: &str) -> Option<(u32, u32)> {
 
 #[test]
 fn every_example_checks_and_formats_stably() {
-    if !parser_built() {
-        return;
-    }
     for example in examples() {
         let path = example.to_string_lossy();
         let out = atomir(&["check", &path], "");
@@ -95,9 +80,6 @@ fn every_example_checks_and_formats_stably() {
 
 #[test]
 fn bad_input_points_at_line_and_column() {
-    if !parser_built() {
-        return;
-    }
     let cases = [
         // A syntax error: the type is missing, on line 3.
         ("kernel k(%a: ptr.global, %x: u32) {\n  atomic.add.relaxed.device.global.u32 [%a], %x\n  atomic.add.relaxed [%a], %x\n}\n", 3),
@@ -177,9 +159,6 @@ fn source_of(cell: &Cell) -> String {
 
 #[test]
 fn lower_prints_code_or_a_refusal_with_rule_and_position() {
-    if !parser_built() {
-        return;
-    }
     for (target, refused, accepted) in sample_cells() {
         if let Some(cell) = refused {
             let out = atomir(&["lower", "-", "--target", &target], &source_of(&cell));
@@ -224,9 +203,6 @@ fn lower_prints_code_or_a_refusal_with_rule_and_position() {
 
 #[test]
 fn diff_names_strategy_changes_and_matrix_counts_cells() {
-    if !parser_built() {
-        return;
-    }
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/grad_accum.atom");
     let path = example.to_string_lossy();
     for (target, _, _) in sample_cells() {
@@ -271,4 +247,49 @@ fn diff_names_strategy_changes_and_matrix_counts_cells() {
             Some(expected as u64)
         );
     }
+}
+
+#[test]
+fn diff_from_sm_80_to_sm_90_shows_the_cas_loop_that_became_native() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/grad_accum.atom");
+    let out = atomir(
+        &[
+            "diff",
+            &example.to_string_lossy(),
+            "--target",
+            "ptx:sm_80",
+            "--target",
+            "ptx:sm_90",
+        ],
+        "",
+    );
+    let stdout = text_of(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text_of(&out.stderr));
+    // The bf16x2 add: a CAS loop before Hopper, one `red` on it.
+    assert!(
+        stdout.contains("inst 1 (line 10): cas-loop → rewrite"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("-\tatom.relaxed.gpu.global.cas.b32"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("+\tred.relaxed.gpu.global.add.noftz.bf16x2"),
+        "{stdout}"
+    );
+    // The vector forms: split per element before Hopper, one instruction on it.
+    assert!(
+        stdout.contains("inst 2 (line 11): split → rewrite"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("+\tred.relaxed.gpu.global.add.noftz.v8.f16"),
+        "{stdout}"
+    );
+    // The f16x2 add is the same on both.
+    assert!(
+        stdout.contains("inst 0 (line 9): rewrite, unchanged"),
+        "{stdout}"
+    );
 }

@@ -7,22 +7,15 @@ use atomir_cli::diff::diff_targets;
 use atomir_ir::text;
 use report_support::{workspace_root, FakeBackend, FAKE};
 
-fn sample() -> Option<atomir_ir::Module> {
+fn sample() -> atomir_ir::Module {
     let path = workspace_root().join("tests/golden/in/matrix_sample.atom");
     let source = std::fs::read_to_string(&path).expect("matrix sample");
-    match text::parse(&source) {
-        Ok(module) => Some(module),
-        Err(diags) if diags.iter().any(|d| d.message.contains("not built yet")) => {
-            eprintln!("SKIPPED: the text parser is not built yet");
-            None
-        }
-        Err(diags) => panic!("{}: {diags:?}", path.display()),
-    }
+    text::parse(&source).unwrap_or_else(|diags| panic!("{}: {diags:?}", path.display()))
 }
 
 #[test]
 fn a_generation_change_names_each_strategy_change() {
-    let Some(module) = sample() else { return };
+    let module = sample();
     let instructions: usize = module.kernels.iter().map(|k| k.insts.len()).sum();
     let mut out = String::new();
     let summary = diff_targets(&module, &FAKE, &FakeBackend { generation: 2 }, &mut out);
@@ -56,7 +49,7 @@ fn a_generation_change_names_each_strategy_change() {
 
 #[test]
 fn a_target_against_itself_changes_nothing() {
-    let Some(module) = sample() else { return };
+    let module = sample();
     let mut out = String::new();
     let summary = diff_targets(&module, &FAKE, &FAKE, &mut out);
     assert_eq!(
