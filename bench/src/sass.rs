@@ -147,8 +147,10 @@ pub fn ptx_functions(ptx: &str) -> HashMap<&str, &str> {
 }
 
 /// Whether a PTX function still carries the order and scope of its cell: an acquire part needs
-/// `.acquire`/`.acq_rel` or a fence after, a release part `.release`/`.acq_rel` or a fence
-/// before, seq_cst a `fence.sc`, and a non-default scope its PTX spelling.
+/// `.acquire`/`.acq_rel` or a fence, a release part `.release`/`.acq_rel` or a fence, seq_cst a
+/// `fence.sc` (or `membar`), and every atomic, reduction, fence and membar must be at least as
+/// wide as the cell's scope (a wider one is correct, a narrower one is not; an `atom`/`red`
+/// without a scope is `.gpu`).
 pub fn ptx_keeps_order_and_scope(function: &str, cell: &Cell) -> bool {
     let has = |needle: &str| function.contains(needle);
     let fence = has("fence.") || has("membar.");
@@ -159,13 +161,39 @@ pub fn ptx_keeps_order_and_scope(function: &str, cell: &Cell) -> bool {
         MemoryOrder::AcqRel => has(".acq_rel") || (has(".acquire") && has(".release")) || fence,
         MemoryOrder::SeqCst => has("fence.sc") || has("membar."),
     };
-    let scope_kept = match cell.scope {
-        Scope::Block => has(".cta"),
-        Scope::Cluster => has(".cluster"),
-        Scope::Device => true,
-        Scope::System => has(".sys"),
-    };
+    let scope_kept = function
+        .lines()
+        .filter_map(synchronizing_scope)
+        .all(|scope| scope.includes(cell.scope));
     order_kept && scope_kept
+}
+
+/// The scope of a PTX line that synchronizes (`atom`, `red`, `fence`, `membar`), if it is one.
+fn synchronizing_scope(line: &str) -> Option<Scope> {
+    let mut tokens = line.split_whitespace();
+    let mut opcode = tokens.next()?;
+    if opcode.starts_with('@') {
+        opcode = tokens.next()?;
+    }
+    let is_sync = ["atom.", "red.", "fence.", "membar."]
+        .iter()
+        .any(|p| opcode.starts_with(p));
+    if !is_sync {
+        return None;
+    }
+    let has = |part: &str| opcode.split('.').any(|p| p == part);
+    let scope = if has("sys") {
+        Scope::System
+    } else if has("gpu") || has("gl") {
+        Scope::Device
+    } else if has("cluster") {
+        Scope::Cluster
+    } else if has("cta") {
+        Scope::Block
+    } else {
+        Scope::Device
+    };
+    Some(scope)
 }
 
 #[cfg(test)]
@@ -188,6 +216,28 @@ mod tests {
         /*0000*/                   ATOMG.E.ADD.STRONG.GPU PT, R2, [R2.64], R5 ;
         /*0010*/                   EXIT ;
 ";
+
+    #[test]
+    fn scope_check_accepts_wider_and_rejects_narrower() {
+        let cell = |scope| Cell {
+            op: atomir_ir::AtomicOp::Add,
+            ty: atomir_ir::ElemType::U32,
+            shape: atomir_ir::VectorShape::Scalar,
+            order: MemoryOrder::Relaxed,
+            scope,
+            space: atomir_ir::AddressSpace::Global,
+            result_used: true,
+        };
+        let gpu = "\tatom.global.add.u32 %r1, [%rd1], %r2;\n";
+        let sys = "\tatom.relaxed.sys.global.add.u32 %r1, [%rd1], %r2;\n";
+        let cta = "\t@%p1 atom.relaxed.cta.shared::cta.add.u32 %r1, [%rd1], %r2;\n";
+        assert!(ptx_keeps_order_and_scope(gpu, &cell(Scope::Block)));
+        assert!(ptx_keeps_order_and_scope(gpu, &cell(Scope::Device)));
+        assert!(!ptx_keeps_order_and_scope(gpu, &cell(Scope::System)));
+        assert!(ptx_keeps_order_and_scope(sys, &cell(Scope::System)));
+        assert!(!ptx_keeps_order_and_scope(cta, &cell(Scope::Device)));
+        assert!(ptx_keeps_order_and_scope(cta, &cell(Scope::Block)));
+    }
 
     #[test]
     fn finds_functions_counts_and_loops() {

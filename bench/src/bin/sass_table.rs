@@ -8,19 +8,75 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use atomir_bench::sass::{ptx_functions, ptx_keeps_order_and_scope, summarize_sass, SassSummary};
 use atomir_bench::{targets, tools};
 use atomir_ir::matrix::{cells, Cell};
 use atomir_ir::{Backend, LowerOptions, Module};
 
-const BATCH: usize = 2000;
+const BATCH: usize = 1500;
 
 struct Row {
     cell: Cell,
     ours: SassSummary,
     llc: Option<(SassSummary, bool)>,
 }
+
+/// Cells grouped by the code a backend emits for them: cells whose code differs only in the
+/// kernel's name share one representative, which alone is assembled.
+struct Unique {
+    representatives: Vec<Cell>,
+    /// For each cell, the index of its representative (`None`: the backend refuses the cell).
+    of_cell: Vec<Option<usize>>,
+}
+
+fn dedupe(backend: &dyn Backend, cells: &[Cell]) -> Unique {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut unique = Unique {
+        representatives: Vec::new(),
+        of_cell: Vec::with_capacity(cells.len()),
+    };
+    let mut text = String::new();
+    for cell in cells {
+        let module = Module {
+            kernels: vec![cell.kernel()],
+        };
+        text.clear();
+        if backend
+            .lower(
+                &module,
+                &LowerOptions {
+                    complete_module: true,
+                },
+                &mut text,
+            )
+            .is_err()
+        {
+            unique.of_cell.push(None);
+            continue;
+        }
+        let key = text.replace(&cell.name(), "@");
+        let next = unique.representatives.len();
+        let representative = *index.entry(key).or_insert(next);
+        if representative == next {
+            unique.representatives.push(*cell);
+        }
+        unique.of_cell.push(Some(representative));
+    }
+    unique
+}
+
+/// One assembly job: a batch of representatives, ours or through llc.
+struct Job<'a> {
+    cells: &'a [Cell],
+    through_llc: bool,
+    stem: String,
+}
+
+/// What a job found: SASS summaries by function, and (through llc) llc's PTX by function.
+type JobResult = (HashMap<String, SassSummary>, HashMap<String, String>);
 
 fn main() {
     if let Err(error) = table() {
@@ -36,77 +92,112 @@ fn table() -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("atomir-sass-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
 
-    let lowerable: Vec<Cell> = cells()
-        .filter(|cell| {
-            let kernel = cell.kernel();
-            let inst = kernel.insts.keys().next().expect("one instruction");
-            ptx.legalize(&kernel, inst).is_ok()
-        })
-        .collect();
-    eprintln!("sass_table: {} cells lower on ptx:sm_90", lowerable.len());
-
-    let mut rows = Vec::new();
-    for (batch_index, batch) in lowerable.chunks(BATCH).enumerate() {
+    let all: Vec<Cell> = cells().collect();
+    let ours = dedupe(ptx.as_ref(), &all);
+    let theirs = dedupe(llvm.as_ref(), &all);
+    eprintln!(
+        "sass_table: {} cells; distinct code: {} ours, {} llc",
+        all.len(),
+        ours.representatives.len(),
+        theirs.representatives.len()
+    );
+    let mut jobs = Vec::new();
+    for (n, batch) in ours.representatives.chunks(BATCH).enumerate() {
+        jobs.push(Job {
+            cells: batch,
+            through_llc: false,
+            stem: format!("ours{n}"),
+        });
+    }
+    for (n, batch) in theirs.representatives.chunks(BATCH).enumerate() {
+        jobs.push(Job {
+            cells: batch,
+            through_llc: true,
+            stem: format!("llc{n}"),
+        });
+    }
+    let results = run_jobs(&jobs, |job| {
         let module = Module {
-            kernels: batch.iter().map(Cell::kernel).collect(),
+            kernels: job.cells.iter().map(Cell::kernel).collect(),
         };
-        let ours = sass_of(
-            ptx.as_ref(),
-            &module,
-            &dir,
-            &format!("ours{batch_index}"),
-            &ptxas,
-            &nvdisasm,
-            None,
-        )?;
-        let llc_module = Module {
-            kernels: batch
-                .iter()
-                .filter(|cell| {
-                    let kernel = cell.kernel();
-                    let inst = kernel.insts.keys().next().expect("one instruction");
-                    llvm.legalize(&kernel, inst).is_ok()
-                })
-                .map(Cell::kernel)
-                .collect(),
+        let backend = if job.through_llc {
+            llvm.as_ref()
+        } else {
+            ptx.as_ref()
         };
         let mut llc_ptx = String::new();
-        let theirs = sass_of(
-            llvm.as_ref(),
-            &llc_module,
-            &dir,
-            &format!("llc{batch_index}"),
-            &ptxas,
-            &nvdisasm,
-            Some((&llc, &mut llc_ptx)),
+        let through = job.through_llc.then_some((llc.as_path(), &mut llc_ptx));
+        let summaries = sass_of(
+            backend, &module, &dir, &job.stem, &ptxas, &nvdisasm, through,
         )?;
-        let llc_functions = ptx_functions(&llc_ptx);
-        for cell in batch {
-            let name = cell.name();
-            let Some(our_summary) = ours.get(&name) else {
-                return Err(format!("no SASS for our {name}"));
-            };
-            let llc = theirs.get(&name).map(|summary| {
-                let kept = llc_functions
-                    .get(name.as_str())
-                    .is_some_and(|f| ptx_keeps_order_and_scope(f, cell));
-                (*summary, kept)
-            });
-            rows.push(Row {
-                cell: *cell,
-                ours: *our_summary,
-                llc,
-            });
+        let functions = ptx_functions(&llc_ptx)
+            .into_iter()
+            .map(|(name, text)| (name.to_string(), text.to_string()))
+            .collect();
+        Ok((summaries, functions))
+    })?;
+    let mut our_summaries = HashMap::new();
+    let mut llc_summaries = HashMap::new();
+    let mut llc_functions = HashMap::new();
+    for (job, (summaries, functions)) in jobs.iter().zip(results) {
+        if job.through_llc {
+            llc_summaries.extend(summaries);
+            llc_functions.extend(functions);
+        } else {
+            our_summaries.extend(summaries);
         }
-        eprintln!(
-            "sass_table: batch {} done ({} cells)",
-            batch_index + 1,
-            rows.len()
-        );
+    }
+
+    let mut rows = Vec::new();
+    for (n, cell) in all.iter().enumerate() {
+        let Some(representative) = ours.of_cell[n] else {
+            continue;
+        };
+        let name = ours.representatives[representative].name();
+        let our_summary = *our_summaries
+            .get(&name)
+            .ok_or(format!("no SASS for our {name}"))?;
+        let llc = theirs.of_cell[n].and_then(|representative| {
+            let name = theirs.representatives[representative].name();
+            let summary = llc_summaries.get(&name)?;
+            let kept = llc_functions
+                .get(&name)
+                .is_some_and(|f| ptx_keeps_order_and_scope(f, cell));
+            Some((*summary, kept))
+        });
+        rows.push(Row {
+            cell: *cell,
+            ours: our_summary,
+            llc,
+        });
     }
     report(&rows);
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+/// Runs every job on as many threads as the machine has cores, keeping the jobs' order.
+fn run_jobs<F>(jobs: &[Job], work: F) -> Result<Vec<JobResult>, String>
+where
+    F: Fn(&Job) -> Result<JobResult, String> + Sync,
+{
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(index) else { break };
+                let result = work(job);
+                eprintln!("sass_table: {} done", job.stem);
+                done.lock().expect("no worker panics").push((index, result));
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("no worker panics");
+    done.sort_by_key(|(index, _)| *index);
+    done.into_iter().map(|(_, result)| result).collect()
 }
 
 /// Lowers a module (through llc when given), assembles it for sm_90 and summarizes its SASS.
