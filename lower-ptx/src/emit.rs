@@ -541,18 +541,56 @@ impl<'k> KernelEmitter<'k> {
             for prim in &data.prims {
                 self.prim(out, inst, plan, prim, &vars, expansion);
             }
-            let jump = |this: &mut Self, out: &mut String, target: &expand::Target| {
+            let next = block.as_u32() + 1;
+            let bind = |this: &mut Self, out: &mut String, target: &expand::Target| {
                 let params = &expansion.blocks[target.block].params;
                 for (param, arg) in params.iter().zip(&target.args) {
                     let bits = Class::of_prim(expansion.vars[*param]).bits();
                     this.mov(out, var(*param), var(*arg), bits);
                 }
-                out.push_str("\tbra.uni ");
-                label(out, target.block.as_u32());
+            };
+            let branch_to = |this: &Self,
+                             out: &mut String,
+                             guard: Option<(Var, bool)>,
+                             target: expand::Block| {
+                out.push('\t');
+                match guard {
+                    Some((cond, negated)) => {
+                        out.push_str(if negated { "@!" } else { "@" });
+                        this.put(out, var(cond));
+                        out.push_str(" bra ");
+                    }
+                    None => out.push_str("bra.uni "),
+                }
+                label(out, target.as_u32());
                 out.push_str(";\n");
             };
             match &data.terminator {
-                Terminator::Jump(target) => jump(self, out, target),
+                Terminator::Jump(target) => {
+                    bind(self, out, target);
+                    if target.block.as_u32() != next {
+                        branch_to(self, out, None, target.block);
+                    }
+                }
+                Terminator::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                } if binds_independently(expansion, *cond, then, otherwise) => {
+                    // Both edges' block parameters can be set before the branch: then one
+                    // conditional branch, falling through to the next block where it is a target
+                    // (a CAS loop becomes one backward branch, as ptxas expects of a loop).
+                    bind(self, out, then);
+                    bind(self, out, otherwise);
+                    if otherwise.block.as_u32() == next {
+                        branch_to(self, out, Some((*cond, false)), then.block);
+                    } else if then.block.as_u32() == next {
+                        branch_to(self, out, Some((*cond, true)), otherwise.block);
+                    } else {
+                        branch_to(self, out, Some((*cond, false)), then.block);
+                        branch_to(self, out, None, otherwise.block);
+                    }
+                }
                 Terminator::Branch {
                     cond,
                     then,
@@ -561,9 +599,11 @@ impl<'k> KernelEmitter<'k> {
                     out.push_str("\t@");
                     self.put(out, var(*cond));
                     let _ = writeln!(out, " bra $L{}_e{edge};", id.as_u32());
-                    jump(self, out, otherwise);
+                    bind(self, out, otherwise);
+                    branch_to(self, out, None, otherwise.block);
                     let _ = writeln!(out, "$L{}_e{edge}:", id.as_u32());
-                    jump(self, out, then);
+                    bind(self, out, then);
+                    branch_to(self, out, None, then.block);
                     edge += 1;
                 }
                 Terminator::Return => {
@@ -1107,6 +1147,25 @@ fn memory_type(elem_bits: u32) -> &'static str {
     }
 }
 
+/// Whether a branch's two edges can bind their block parameters one after the other, before the
+/// branch: the two targets' parameters are distinct, no argument or the condition is one of them.
+fn binds_independently(
+    expansion: &Expansion,
+    cond: Var,
+    then: &expand::Target,
+    otherwise: &expand::Target,
+) -> bool {
+    let params_of = |target: &expand::Target| &expansion.blocks[target.block].params;
+    let written = || params_of(then).iter().chain(params_of(otherwise).iter());
+    then.block != otherwise.block
+        && !written().any(|param| *param == cond)
+        && !then
+            .args
+            .iter()
+            .chain(otherwise.args.iter())
+            .any(|arg| written().any(|param| param == arg))
+}
+
 /// Writes one whole kernel: a listing, an `.entry`, or a per-thread test entry.
 pub(crate) fn write_kernel(
     target: PtxTarget,
@@ -1164,10 +1223,9 @@ pub(crate) fn write_kernel(
             },
         }
     }
-    if mode == ParamMode::PerThread {
-        for index in 0..results.len() {
-            param(out, ".u64", index, "out_");
-        }
+    // Every used result is stored through a trailing pointer, so that it is observable.
+    for index in 0..results.len() {
+        param(out, ".u64", index, "out_");
     }
     out.push_str("\n)\n{\n");
 
@@ -1260,20 +1318,20 @@ pub(crate) fn write_kernel(
     for (id, &plan) in kernel.insts.keys().zip(chosen) {
         emitter.inst(body, id, &plans[plan as usize]);
     }
-    if let Some(thread) = thread {
-        for (index, result) in results.iter().enumerate() {
-            let ty = kernel.value_type(*result);
-            let (class, lanes) = value_class(ty);
-            let ValueType::Data(elem, _) = ty else {
-                continue;
-            };
-            let bytes = elem.bytes().max(1) as usize;
-            let slot = emitter.temp(Class::B64);
-            let _ = writeln!(
-                body,
-                "\tld.param.u64 %_d{}, [{name}_out_{index}];",
-                slot.number
-            );
+    for (index, result) in results.iter().enumerate() {
+        let ty = kernel.value_type(*result);
+        let (class, lanes) = value_class(ty);
+        let ValueType::Data(elem, _) = ty else {
+            continue;
+        };
+        let bytes = elem.bytes().max(1) as usize;
+        let slot = emitter.temp(Class::B64);
+        let _ = writeln!(
+            body,
+            "\tld.param.u64 %_d{0}, [{name}_out_{index}];\n\tcvta.to.global.u64 %_d{0}, %_d{0};",
+            slot.number
+        );
+        if let Some(thread) = &thread {
             let _ = writeln!(
                 body,
                 "\tmad.lo.u64 %_d{0}, %_d{1}, {2}, %_d{0};",
@@ -1281,36 +1339,36 @@ pub(crate) fn write_kernel(
                 thread.number,
                 bytes * lanes
             );
-            for lane in 0..lanes {
-                let lane_index = (lanes > 1).then_some(lane);
-                if class == Class::B128 {
-                    let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
-                    let _ = write!(
-                        body,
-                        "\tmov.b128 {{%_d{}, %_d{}}}, ",
-                        low.number, high.number
-                    );
-                    write_value(body, kernel, *result, lane_index);
-                    body.push_str(";\n");
-                    let _ = writeln!(
-                        body,
-                        "\tst.global.v2.b64 [%_d{}+{}], {{%_d{}, %_d{}}};",
-                        slot.number,
-                        lane * bytes,
-                        low.number,
-                        high.number
-                    );
-                } else {
-                    let _ = write!(
-                        body,
-                        "\tst.global.{} [%_d{}+{}], ",
-                        memory_type(elem.bits()),
-                        slot.number,
-                        lane * bytes
-                    );
-                    write_value(body, kernel, *result, lane_index);
-                    body.push_str(";\n");
-                }
+        }
+        for lane in 0..lanes {
+            let lane_index = (lanes > 1).then_some(lane);
+            if class == Class::B128 {
+                let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
+                let _ = write!(
+                    body,
+                    "\tmov.b128 {{%_d{}, %_d{}}}, ",
+                    low.number, high.number
+                );
+                write_value(body, kernel, *result, lane_index);
+                body.push_str(";\n");
+                let _ = writeln!(
+                    body,
+                    "\tst.global.v2.b64 [%_d{}+{}], {{%_d{}, %_d{}}};",
+                    slot.number,
+                    lane * bytes,
+                    low.number,
+                    high.number
+                );
+            } else {
+                let _ = write!(
+                    body,
+                    "\tst.global.{} [%_d{}+{}], ",
+                    memory_type(elem.bits()),
+                    slot.number,
+                    lane * bytes
+                );
+                write_value(body, kernel, *result, lane_index);
+                body.push_str(";\n");
             }
         }
     }
