@@ -287,7 +287,7 @@ fn vector_native(inst: &AtomicInst, target: PtxTarget) -> Option<Native> {
 }
 
 /// How one element is emulated when the target has no native form for it.
-fn element_emulation(op: AtomicOp, ty: ElemType, target: PtxTarget) -> ElementLowering {
+fn element_emulation(op: AtomicOp, ty: ElemType) -> ElementLowering {
     match ty.bits() {
         8 => ElementLowering::PartWord {
             element_bits: 8,
@@ -297,7 +297,9 @@ fn element_emulation(op: AtomicOp, ty: ElemType, target: PtxTarget) -> ElementLo
             element_bits: 16,
             needs_loop: false,
         },
-        16 if target.has(Feature::CasB16) => ElementLowering::CasLoop { bits: 16 },
+        // Not a loop on `cas.b16`: ptxas carries out `cas.b16` itself as a 32-bit CAS loop, so
+        // a loop on it is a loop inside a loop (u16 sub on sm_90: 41 SASS instructions against
+        // 30 for the masked 32-bit loop; `bench/src/bin/sass_table.rs` measures every cell).
         16 => ElementLowering::PartWord {
             element_bits: 16,
             needs_loop: true,
@@ -390,7 +392,7 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
                     ElementLowering::Native
                 }
                 None => {
-                    let element = element_emulation(inst.op, inst.ty, target);
+                    let element = element_emulation(inst.op, inst.ty);
                     let widened_op = matches!(
                         element,
                         ElementLowering::PartWord {
