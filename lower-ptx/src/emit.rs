@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    self, BinaryOp, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+    self, BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
 use atomir_ir::{
     AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
@@ -206,6 +206,143 @@ pub(crate) struct KernelEmitter<'k> {
     pub target: PtxTarget,
     pub kernel: &'k Kernel,
     counts: [u32; 5],
+    /// Per expansion variable of type `I8`: whether its register is known zero-extended.
+    /// 8-bit values live in 16-bit registers whose high byte is unspecified, and are masked
+    /// only where an operation reads the high byte.
+    zero_extended: Vec<bool>,
+    /// Per expansion variable: its masked copy, valid in the block that made it.
+    masked: Vec<Option<Temp>>,
+    reuse: Reuse,
+}
+
+/// A pure primitive by what it computes, its operands named by their [`Reuse::same`] variable.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PureKey {
+    Unary(UnaryOp, Var, PrimType),
+    Binary(BinaryOp, Var, Var),
+    Cmp(CmpCond, Var, Var),
+}
+
+/// Pure primitives already printed, so that a block entered by one edge reuses what the block
+/// before it computed instead of computing it again (a CAS loop's exit block extracts the old
+/// element from the word the loop body already extracted it from: on the exit edge the word
+/// the CAS returned equals the one it expected).
+#[derive(Default)]
+struct Reuse {
+    /// Per variable: a variable known to hold the same value where the current block runs.
+    same: Vec<Var>,
+    /// Per `Cmp eq` result: its operands.
+    equal_operands: Vec<Option<(Var, Var)>>,
+    computed: Vec<(PureKey, Var, Block)>,
+    /// The one predecessor of the current block, whose results it may reuse.
+    from: Option<Block>,
+    /// Variables of the predecessor rewritten on the way to the current block.
+    clobbered: Vec<Var>,
+}
+
+impl Reuse {
+    fn reset(&mut self, vars: usize) {
+        self.same.clear();
+        self.same.extend((0..vars as u32).map(Var::from_u32));
+        self.equal_operands.clear();
+        self.equal_operands.resize(vars, None);
+        self.computed.clear();
+        self.from = None;
+        self.clobbered.clear();
+    }
+
+    /// Enters `block`: with a single incoming edge, its parameters are copies of the edge's
+    /// arguments (or, on the taken side of an equality test, of the other operand).
+    fn enter(&mut self, expansion: &Expansion, block: Block) {
+        self.from = None;
+        self.clobbered.clear();
+        let mut incoming = None;
+        let mut count = 0;
+        for (source, data) in &expansion.blocks {
+            for target in data.terminator.successors() {
+                if target.block == block {
+                    count += 1;
+                    incoming = Some((source, &data.terminator, target));
+                }
+            }
+        }
+        let Some((source, terminator, edge)) = incoming else {
+            return;
+        };
+        if count != 1 || source == block {
+            return;
+        }
+        let equal = match terminator {
+            Terminator::Branch { cond, then, .. } if std::ptr::eq(then, edge) => {
+                self.equal_operands[cond.as_u32() as usize]
+            }
+            _ => None,
+        };
+        let params = &expansion.blocks[block].params;
+        for (param, arg) in params.iter().zip(&edge.args) {
+            let mut same = self.same[arg.as_u32() as usize];
+            if let Some((x, y)) = equal {
+                if *arg == x {
+                    same = self.same[y.as_u32() as usize];
+                } else if *arg == y {
+                    same = self.same[x.as_u32() as usize];
+                }
+            }
+            self.same[param.as_u32() as usize] = same;
+        }
+        if let Terminator::Branch {
+            cond,
+            then,
+            otherwise,
+        } = terminator
+        {
+            if binds_independently(expansion, *cond, then, otherwise) {
+                // The other edge's parameters were set before the branch.
+                let other = if std::ptr::eq(then, edge) {
+                    otherwise
+                } else {
+                    then
+                };
+                let other_params = &expansion.blocks[other.block].params;
+                for (param, arg) in other_params.iter().zip(&other.args) {
+                    let unchanged = equal.is_some_and(|(x, y)| {
+                        (*arg == x && *param == y) || (*arg == y && *param == x)
+                    });
+                    if !unchanged {
+                        self.clobbered.push(*param);
+                    }
+                }
+            }
+        }
+        self.from = Some(source);
+    }
+
+    /// What a pure primitive computes, and the variable it defines.
+    fn key(&self, prim: &Prim, expansion: &Expansion) -> Option<(PureKey, Var)> {
+        let same = |v: Var| self.same[v.as_u32() as usize];
+        match *prim {
+            Prim::Unary { dst, op, src } => {
+                Some((PureKey::Unary(op, same(src), expansion.vars[dst]), dst))
+            }
+            Prim::Binary { dst, op, a, b } => Some((PureKey::Binary(op, same(a), same(b)), dst)),
+            Prim::Cmp { dst, cond, a, b } => Some((PureKey::Cmp(cond, same(a), same(b)), dst)),
+            _ => None,
+        }
+    }
+
+    fn find(&self, key: PureKey, block: Block) -> Option<Var> {
+        let mentions = |v: Var| self.clobbered.contains(&v);
+        let clobbered = match key {
+            PureKey::Unary(_, a, _) => mentions(a),
+            PureKey::Binary(_, a, b) | PureKey::Cmp(_, a, b) => mentions(a) || mentions(b),
+        };
+        self.computed
+            .iter()
+            .find(|(k, _, at)| {
+                *k == key && (*at == block || (Some(*at) == self.from && !clobbered))
+            })
+            .map(|(_, dst, _)| *dst)
+    }
 }
 
 impl<'k> KernelEmitter<'k> {
@@ -214,6 +351,9 @@ impl<'k> KernelEmitter<'k> {
             target,
             kernel,
             counts: [0; 5],
+            zero_extended: Vec::new(),
+            masked: Vec::new(),
+            reuse: Reuse::default(),
         }
     }
 
@@ -515,6 +655,11 @@ impl<'k> KernelEmitter<'k> {
             .values()
             .map(|ty| self.temp(Class::of_prim(*ty)))
             .collect();
+        self.zero_extended.clear();
+        self.zero_extended.resize(vars.len(), false);
+        self.masked.clear();
+        self.masked.resize(vars.len(), None);
+        self.reuse.reset(vars.len());
         let var = |v: Var| Src::Temp(vars[v.as_u32() as usize]);
         self.mov(out, var(expansion.addr), Src::Value(inst.addr, None), 64);
         let natural = PrimType::natural(inst.ty).bits();
@@ -538,8 +683,10 @@ impl<'k> KernelEmitter<'k> {
                 label(out, block.as_u32());
                 out.push_str(":\n");
             }
+            self.masked.fill(None);
+            self.reuse.enter(expansion, block);
             for prim in &data.prims {
-                self.prim(out, inst, plan, prim, &vars, expansion);
+                self.pure_or_prim(out, inst, plan, prim, &vars, expansion, block);
             }
             let next = block.as_u32() + 1;
             let bind = |this: &mut Self, out: &mut String, target: &expand::Target| {
@@ -654,15 +801,34 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(";\n");
     }
 
-    /// Keeps an 8-bit value in a 16-bit register zero-extended.
-    fn normalize_i8(&self, out: &mut String, ty: PrimType, temp: Temp) {
-        if ty == PrimType::I8 {
-            self.line(
-                out,
-                "and.b16",
-                &[Operand::T(temp), Operand::T(temp), Operand::Imm(0xff)],
-            );
+    /// The register of `v` for an operation that reads all of it: an `I8` whose high byte may
+    /// be set is masked once per block (its copy reused); any other variable as is.
+    fn zero_extended(
+        &mut self,
+        out: &mut String,
+        v: Var,
+        vars: &[Temp],
+        expansion: &Expansion,
+    ) -> Temp {
+        let index = v.as_u32() as usize;
+        if expansion.vars[v] != PrimType::I8 || self.zero_extended[index] {
+            return vars[index];
         }
+        if let Some(masked) = self.masked[index] {
+            return masked;
+        }
+        let masked = self.temp(Class::B16);
+        self.line(
+            out,
+            "and.b16",
+            &[
+                Operand::T(masked),
+                Operand::T(vars[index]),
+                Operand::Imm(0xff),
+            ],
+        );
+        self.masked[index] = Some(masked);
+        masked
     }
 
     /// The one place the primitives of an expansion are printed.
@@ -682,6 +848,7 @@ impl<'k> KernelEmitter<'k> {
             Prim::Const { dst, bits } => {
                 let width = ty(dst).bits();
                 self.mov_const(out, t(dst), width, bits);
+                self.zero_extended[dst.as_u32() as usize] = true;
             }
             Prim::Load { dst, addr, mem } => {
                 let bits = Class::of_prim(ty(dst)).bits();
@@ -775,18 +942,24 @@ impl<'k> KernelEmitter<'k> {
                             _ => "not.b128",
                         };
                         self.line(out, opcode, &[T(t(dst)), T(t(src))]);
-                        self.normalize_i8(out, dt, t(dst));
                     }
                     UnaryOp::Bitcast => {
                         self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits())
                     }
                     UnaryOp::Zext | UnaryOp::Trunc if dc == sc => {
-                        self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits());
-                        if op == UnaryOp::Trunc {
-                            self.normalize_i8(out, dt, t(dst));
-                        }
+                        let src = if op == UnaryOp::Zext {
+                            self.zero_extended(out, src, vars, expansion)
+                        } else {
+                            t(src)
+                        };
+                        self.mov(out, Src::Temp(t(dst)), Src::Temp(src), dc.bits());
                     }
                     UnaryOp::Zext | UnaryOp::Trunc => {
+                        let src = if op == UnaryOp::Zext {
+                            self.zero_extended(out, src, vars, expansion)
+                        } else {
+                            t(src)
+                        };
                         let opcode = match (dc, sc) {
                             (Class::B32, Class::B16) => "cvt.u32.u16",
                             (Class::B64, Class::B16) => "cvt.u64.u16",
@@ -795,14 +968,42 @@ impl<'k> KernelEmitter<'k> {
                             (Class::B16, Class::B64) => "cvt.u16.u64",
                             _ => "cvt.u32.u64",
                         };
-                        self.line(out, opcode, &[T(t(dst)), T(t(src))]);
-                        self.normalize_i8(out, dt, t(dst));
+                        self.line(out, opcode, &[T(t(dst)), T(src)]);
                     }
                 }
             }
-            Prim::Binary { dst, op, a, b } => self.binary(out, op, ty(dst), t(dst), t(a), t(b)),
+            Prim::Binary { dst, op, a, b } => {
+                let (reads_high_a, reads_high_b) = match op {
+                    BinaryOp::UMin | BinaryOp::UMax | BinaryOp::LShr => (true, true),
+                    BinaryOp::Shl => (false, true),
+                    _ => (false, false),
+                };
+                let known = |this: &Self, v: Var| this.zero_extended[v.as_u32() as usize];
+                let dst_zero_extended = match op {
+                    BinaryOp::UMin | BinaryOp::UMax | BinaryOp::LShr => true,
+                    BinaryOp::And => known(self, a) || known(self, b),
+                    BinaryOp::Or | BinaryOp::Xor => known(self, a) && known(self, b),
+                    _ => false,
+                };
+                let a = if reads_high_a {
+                    self.zero_extended(out, a, vars, expansion)
+                } else {
+                    t(a)
+                };
+                let b = if reads_high_b {
+                    self.zero_extended(out, b, vars, expansion)
+                } else {
+                    t(b)
+                };
+                self.binary(out, op, ty(dst), t(dst), a, b);
+                self.zero_extended[dst.as_u32() as usize] = dst_zero_extended;
+            }
             Prim::Cmp { dst, cond, a, b } => {
                 let bits = Class::of_prim(ty(a)).bits();
+                let (a, b) = (
+                    self.zero_extended(out, a, vars, expansion),
+                    self.zero_extended(out, b, vars, expansion),
+                );
                 let cond = match cond {
                     CmpCond::Eq => "eq",
                     CmpCond::Ne => "ne",
@@ -814,9 +1015,9 @@ impl<'k> KernelEmitter<'k> {
                 let _ = write!(out, "\tsetp.{cond}.u{bits} ");
                 Self::put_temp(out, t(dst));
                 out.push_str(", ");
-                Self::put_temp(out, t(a));
+                Self::put_temp(out, a);
                 out.push_str(", ");
-                Self::put_temp(out, t(b));
+                Self::put_temp(out, b);
                 out.push_str(";\n");
             }
             Prim::Select {
@@ -826,6 +1027,9 @@ impl<'k> KernelEmitter<'k> {
                 if_false,
             } => {
                 let bits = Class::of_prim(ty(dst)).bits();
+                self.zero_extended[dst.as_u32() as usize] = self.zero_extended
+                    [if_true.as_u32() as usize]
+                    && self.zero_extended[if_false.as_u32() as usize];
                 let _ = write!(out, "\tselp.b{bits} ");
                 Self::put_temp(out, t(dst));
                 out.push_str(", ");
@@ -860,6 +1064,50 @@ impl<'k> KernelEmitter<'k> {
                 );
             }
         }
+    }
+
+    /// Prints a primitive, or a copy of an equal pure one already computed where it may be read.
+    #[allow(clippy::too_many_arguments)]
+    fn pure_or_prim(
+        &mut self,
+        out: &mut String,
+        inst: &AtomicInst,
+        plan: &Plan,
+        prim: &Prim,
+        vars: &[Temp],
+        expansion: &Expansion,
+        block: Block,
+    ) {
+        let Some((key, dst)) = self.reuse.key(prim, expansion) else {
+            self.prim(out, inst, plan, prim, vars, expansion);
+            return;
+        };
+        let index = dst.as_u32() as usize;
+        if let Some(earlier) = self.reuse.find(key, block) {
+            let bits = Class::of_prim(expansion.vars[dst]).bits();
+            let earlier_index = earlier.as_u32() as usize;
+            self.mov(
+                out,
+                Src::Temp(vars[index]),
+                Src::Temp(vars[earlier_index]),
+                bits,
+            );
+            self.zero_extended[index] = self.zero_extended[earlier_index];
+            self.reuse.same[index] = self.reuse.same[earlier_index];
+            self.reuse.equal_operands[index] = self.reuse.equal_operands[earlier_index];
+            return;
+        }
+        self.prim(out, inst, plan, prim, vars, expansion);
+        if let Prim::Cmp {
+            cond: CmpCond::Eq,
+            a,
+            b,
+            ..
+        } = *prim
+        {
+            self.reuse.equal_operands[index] = Some((a, b));
+        }
+        self.reuse.computed.push((key, dst, block));
     }
 
     /// `atom{.sem}.<scope>{.space}` or `red…` of a primitive (order fences printed by the caller).
@@ -924,7 +1172,7 @@ impl<'k> KernelEmitter<'k> {
             self.line(out, opcode, &[T(d), T(a), T(b)]);
             return;
         }
-        let int = |out: &mut String, this: &Self, name: &str, kind: char, a: Temp, b: Temp| {
+        let int = |out: &mut String, name: &str, kind: char, a: Temp, b: Temp| {
             let _ = write!(out, "\t{name}.{kind}{bits} ");
             Self::put_temp(out, d);
             out.push_str(", ");
@@ -932,25 +1180,24 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(", ");
             Self::put_temp(out, b);
             out.push_str(";\n");
-            this.normalize_i8(out, ty, d);
         };
         match op {
-            BinaryOp::Add => int(out, self, "add", 'u', a, b),
-            BinaryOp::Sub => int(out, self, "sub", 'u', a, b),
-            BinaryOp::And => int(out, self, "and", 'b', a, b),
-            BinaryOp::Or => int(out, self, "or", 'b', a, b),
-            BinaryOp::Xor => int(out, self, "xor", 'b', a, b),
-            BinaryOp::UMin => int(out, self, "min", 'u', a, b),
-            BinaryOp::UMax => int(out, self, "max", 'u', a, b),
+            BinaryOp::Add => int(out, "add", 'u', a, b),
+            BinaryOp::Sub => int(out, "sub", 'u', a, b),
+            BinaryOp::And => int(out, "and", 'b', a, b),
+            BinaryOp::Or => int(out, "or", 'b', a, b),
+            BinaryOp::Xor => int(out, "xor", 'b', a, b),
+            BinaryOp::UMin => int(out, "min", 'u', a, b),
+            BinaryOp::UMax => int(out, "max", 'u', a, b),
             BinaryOp::SMin | BinaryOp::SMax if ty == PrimType::I8 => {
                 let (sa, sb) = (self.temp(Class::B16), self.temp(Class::B16));
                 self.line(out, "cvt.s16.s8", &[T(sa), T(a)]);
                 self.line(out, "cvt.s16.s8", &[T(sb), T(b)]);
                 let name = if op == BinaryOp::SMin { "min" } else { "max" };
-                int(out, self, name, 's', sa, sb);
+                int(out, name, 's', sa, sb);
             }
-            BinaryOp::SMin => int(out, self, "min", 's', a, b),
-            BinaryOp::SMax => int(out, self, "max", 's', a, b),
+            BinaryOp::SMin => int(out, "min", 's', a, b),
+            BinaryOp::SMax => int(out, "max", 's', a, b),
             BinaryOp::Shl | BinaryOp::LShr => {
                 let amount = if bits == 32 {
                     b
@@ -966,7 +1213,7 @@ impl<'k> KernelEmitter<'k> {
                 };
                 let name = if op == BinaryOp::Shl { "shl" } else { "shr" };
                 let kind = if op == BinaryOp::Shl { 'b' } else { 'u' };
-                int(out, self, name, kind, a, amount);
+                int(out, name, kind, a, amount);
             }
             BinaryOp::FAdd | BinaryOp::FSub => {
                 let name = if op == BinaryOp::FAdd { "add" } else { "sub" };

@@ -357,3 +357,37 @@ fn a_million_atomics_lower_quickly() {
     );
     println!("1M atomics lowered in {elapsed:?}");
 }
+
+#[test]
+fn byte_loops_mask_only_where_the_high_byte_is_read_and_extract_once() {
+    let count = |text: &str, opcode: &str| text.matches(opcode).count();
+    // add: the sum's high byte is cleared once, before it is placed in the word.
+    let add = lower(
+        "sm_90",
+        one(
+            AtomicOp::Add,
+            ElemType::U8,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert_eq!(count(&add, "and.b16"), 1, "{add}");
+    // The old element is extracted in the loop and reused after it.
+    assert_eq!(count(&add, "shr.u32"), 1, "{add}");
+    // unsigned max compares whole registers: both inputs are masked, the result is not.
+    let max = lower(
+        "sm_90",
+        one(
+            AtomicOp::Max,
+            ElemType::U8,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert_eq!(count(&max, "and.b16"), 2, "{max}");
+    assert_eq!(count(&max, "shr.u32"), 1, "{max}");
+}
