@@ -175,6 +175,8 @@ fn synchronizing_scope(line: &str) -> Option<Scope> {
     if opcode.starts_with('@') {
         opcode = tokens.next()?;
     }
+    // An operand-less instruction ends in its `;` (`fence.sc.sys;`).
+    let opcode = opcode.trim_end_matches(';');
     let is_sync = ["atom.", "red.", "fence.", "membar."]
         .iter()
         .any(|p| opcode.starts_with(p));
@@ -237,6 +239,15 @@ mod tests {
         assert!(ptx_keeps_order_and_scope(sys, &cell(Scope::System)));
         assert!(!ptx_keeps_order_and_scope(cta, &cell(Scope::Device)));
         assert!(ptx_keeps_order_and_scope(cta, &cell(Scope::Block)));
+        let fenced = "\tfence.sc.sys;\n\tatom.acquire.sys.global.cas.b32 %r4, [%rd1], %r1, %r3;\n";
+        let seq_cst_system = Cell {
+            order: MemoryOrder::SeqCst,
+            ..cell(Scope::System)
+        };
+        assert!(ptx_keeps_order_and_scope(fenced, &seq_cst_system));
+        let narrow_fence =
+            "\tfence.sc.gpu;\n\tatom.acquire.sys.global.cas.b32 %r4, [%rd1], %r1, %r3;\n";
+        assert!(!ptx_keeps_order_and_scope(narrow_fence, &seq_cst_system));
     }
 
     #[test]
