@@ -1,31 +1,15 @@
 //! The command line on real input: diagnostics at file:line:col, standard input, formatting,
 //! lowering and refusals, diffs and the matrix.
 
-use std::io::Write;
+mod common;
+
+use common::{atomir, text_of};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use atomir_cli::targets;
 use atomir_ir::matrix::{self, cells, Cell};
 use atomir_ir::{text, LowerOptions, Module};
-
-fn atomir(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_atomir"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run atomir");
-    if let Some(mut input) = child.stdin.take() {
-        let _ = input.write_all(stdin.as_bytes());
-    }
-    child.wait_with_output().expect("atomir finishes")
-}
-
-fn text_of(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn examples() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");

@@ -1,30 +1,13 @@
 //! The command line's contract that holds whatever the backends decide: exit code 2 and the
 //! target list for a usage error, help per subcommand, exit code 1 for unreadable input.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn atomir(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_atomir"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run atomir");
-    if let Some(mut input) = child.stdin.take() {
-        let _ = input.write_all(stdin.as_bytes());
-    }
-    child.wait_with_output().expect("atomir finishes")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{atomir, text_of};
 
 fn assert_usage_error(args: &[&str], says: &str) {
     let out = atomir(args, "");
-    let stderr = text(&out.stderr);
+    let stderr = text_of(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     assert!(
         stderr.contains(says),
@@ -78,7 +61,7 @@ fn help_per_subcommand_lists_every_backend() {
     for command in ["check", "fmt", "lower", "matrix", "diff"] {
         for args in [vec![command, "--help"], vec!["help", command]] {
             let out = atomir(&args, "");
-            let stdout = text(&out.stdout);
+            let stdout = text_of(&out.stdout);
             assert_eq!(out.status.code(), Some(0), "{args:?}");
             assert!(
                 stdout.contains(&format!("atomir {command}")),
@@ -100,14 +83,14 @@ fn help_per_subcommand_lists_every_backend() {
     }
     let out = atomir(&["--help"], "");
     assert_eq!(out.status.code(), Some(0));
-    assert!(text(&out.stdout).contains("Exit codes"));
+    assert!(text_of(&out.stdout).contains("Exit codes"));
 }
 
 #[test]
 fn unreadable_input_exits_1_naming_the_file() {
     let out = atomir(&["check", "/nonexistent/k.atom"], "");
     assert_eq!(out.status.code(), Some(1));
-    let stderr = text(&out.stderr);
+    let stderr = text_of(&out.stderr);
     assert!(
         stderr.starts_with("/nonexistent/k.atom: error: cannot read"),
         "{stderr}"

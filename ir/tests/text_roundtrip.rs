@@ -1,25 +1,16 @@
 //! The text form round-trips: parse → print → parse → print is a fixed point, for every
 //! qualifier combination.
 
+mod text_common;
+
+use text_common::DESIGN_EXAMPLE;
+
 use atomir_ir::kernel::{Module, Predicate};
 use atomir_ir::matrix::cells;
 use atomir_ir::text::{parse, print};
 use atomir_ir::types::{AtomicOp, CacheHint, ElemType, ValueType, VectorShape};
 use atomir_ir::{AddressSpace, MemoryOrder, Operand, Scalar, Scope};
 use pretty_assertions::assert_eq;
-
-pub const DESIGN_EXAMPLE: &str = "\
-# comments start with '#'
-kernel histogram(%bins: ptr.global, %x: u32, %f: f32, %lim: u32, %p: pred, %s: ptr.shared) {
-  %old = atomic.add.relaxed.device.global.u32 [%bins], %x
-  atomic.add.relaxed.device.global.u32 [%bins], 1                  # no result: a reduction
-  %v = atomic.add.acq_rel.device.global.v4.f32 [%bins], {%f, %f, %f, %f}
-  %c = atomic.cas.seq_cst.system.global.b32 [%bins], %x, 7         # expected, then new
-  @%p %i = atomic.inc.relaxed.block.shared.u32 [%s], %lim
-  @!%p atomic.max.release.device.global.f32 [%bins], %f
-  %h = atomic.add.relaxed.device.global.u32.evict_last [%bins], %x # L2 cache hint
-}
-";
 
 fn parse_ok(text: &str) -> Module {
     match parse(text) {

@@ -1,5 +1,9 @@
 //! One test per verifier rule, each pinned to the line:col it reports.
 
+mod text_common;
+
+use text_common::DESIGN_EXAMPLE;
+
 use atomir_ir::kernel::{AtomicInst, Kernel, Module, Operand, Scalar, Value};
 use atomir_ir::matrix::cells;
 use atomir_ir::text::parse;
@@ -36,18 +40,7 @@ fn assert_clean(body: &str) {
 
 #[test]
 fn design_example_verifies() {
-    let text = "\
-kernel histogram(%bins: ptr.global, %x: u32, %f: f32, %lim: u32, %p: pred, %s: ptr.shared) {
-  %old = atomic.add.relaxed.device.global.u32 [%bins], %x
-  atomic.add.relaxed.device.global.u32 [%bins], 1                  # no result: a reduction
-  %v = atomic.add.acq_rel.device.global.v4.f32 [%bins], {%f, %f, %f, %f}
-  %c = atomic.cas.seq_cst.system.global.b32 [%bins], %x, 7         # expected, then new
-  @%p %i = atomic.inc.relaxed.block.shared.u32 [%s], %lim
-  @!%p atomic.max.release.device.global.f32 [%bins], %f
-  %h = atomic.add.relaxed.device.global.u32.evict_last [%bins], %x # L2 cache hint
-}
-";
-    assert_eq!(verify(&parse(text).unwrap()), Ok(()));
+    assert_eq!(verify(&parse(DESIGN_EXAMPLE).unwrap()), Ok(()));
 }
 
 #[test]
