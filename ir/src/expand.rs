@@ -627,18 +627,17 @@ pub fn mem_attrs(inst: &AtomicInst) -> MemAttrs {
     }
 }
 
-/// Emits a CAS loop for one element at `addr`, leaving the builder in the exit block and
-/// returning the old value (in the element's natural type).
-fn cas_loop_element(
+/// The one CAS retry loop: a relaxed first load of the `bits_ty` word at `addr` (only a guess,
+/// validated by the CAS), then `new = compute(old)` and a CAS carrying the node's full memory
+/// attributes, retried with the value seen until it stores. Leaves the builder in the exit
+/// block and returns the word the successful CAS replaced.
+fn cas_retry_loop(
     b: &mut Builder,
-    inst: &AtomicInst,
-    ty: ElemType,
+    mem: MemAttrs,
     addr: Var,
-    operand: Var,
-    new_value: Option<Var>,
+    bits_ty: PrimType,
+    compute: impl FnOnce(&mut Builder, Var) -> Var,
 ) -> Var {
-    let bits_ty = PrimType::int(ty.bits());
-    let mem = mem_attrs(inst);
     let initial = b.var(bits_ty);
     b.push(Prim::Load {
         dst: initial,
@@ -654,7 +653,7 @@ fn cas_loop_element(
 
     b.switch_to(retry);
     let old = retry_params[0];
-    let new = apply_op(b, inst.op, ty, old, operand, new_value);
+    let new = compute(b, old);
     let seen = b.var(bits_ty);
     b.push(Prim::Cas {
         dst: seen,
@@ -677,7 +676,24 @@ fn cas_loop_element(
     });
 
     b.switch_to(done);
-    b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
+    done_params[0]
+}
+
+/// Emits a CAS loop for one element at `addr`, leaving the builder in the exit block and
+/// returning the old value (in the element's natural type).
+fn cas_loop_element(
+    b: &mut Builder,
+    inst: &AtomicInst,
+    ty: ElemType,
+    addr: Var,
+    operand: Var,
+    new_value: Option<Var>,
+) -> Var {
+    let bits_ty = PrimType::int(ty.bits());
+    let replaced = cas_retry_loop(b, mem_attrs(inst), addr, bits_ty, |b, old| {
+        apply_op(b, inst.op, ty, old, operand, new_value)
+    });
+    b.unary(UnaryOp::Bitcast, replaced, PrimType::natural(ty))
 }
 
 /// Emits an 8/16-bit access inside the aligned 32-bit word that contains it.
@@ -741,51 +757,16 @@ fn part_word_element(
         return extract(b, old_word);
     }
 
-    let initial = b.var(PrimType::I32);
-    b.push(Prim::Load {
-        dst: initial,
-        addr: word,
-        mem: MemAttrs {
-            order: MemoryOrder::Relaxed,
-            ..mem
-        },
+    let replaced = cas_retry_loop(b, mem, word, PrimType::I32, |b, old_word| {
+        let shifted = b.binary(BinaryOp::LShr, old_word, shift);
+        let old = b.unary(UnaryOp::Trunc, shifted, element_ty);
+        let new = apply_op(b, inst.op, ty, old, operand, new_value);
+        let new_wide = b.unary(UnaryOp::Zext, new, PrimType::I32);
+        let new_placed = b.binary(BinaryOp::Shl, new_wide, shift);
+        let rest = b.binary(BinaryOp::And, old_word, keep);
+        b.binary(BinaryOp::Or, rest, new_placed)
     });
-    let (retry, retry_params) = b.block(&[PrimType::I32]);
-    let (done, done_params) = b.block(&[PrimType::I32]);
-    b.jump(retry, &[initial]);
-
-    b.switch_to(retry);
-    let old_word = retry_params[0];
-    let shifted = b.binary(BinaryOp::LShr, old_word, shift);
-    let old = b.unary(UnaryOp::Trunc, shifted, element_ty);
-    let new = apply_op(b, inst.op, ty, old, operand, new_value);
-    let new_wide = b.unary(UnaryOp::Zext, new, PrimType::I32);
-    let new_placed = b.binary(BinaryOp::Shl, new_wide, shift);
-    let rest = b.binary(BinaryOp::And, old_word, keep);
-    let new_word = b.binary(BinaryOp::Or, rest, new_placed);
-    let seen = b.var(PrimType::I32);
-    b.push(Prim::Cas {
-        dst: seen,
-        addr: word,
-        expected: old_word,
-        new: new_word,
-        mem,
-    });
-    let stored = b.cmp(CmpCond::Eq, seen, old_word);
-    b.terminate(Terminator::Branch {
-        cond: stored,
-        then: Target {
-            block: done,
-            args: smallvec![seen],
-        },
-        otherwise: Target {
-            block: retry,
-            args: smallvec![seen],
-        },
-    });
-
-    b.switch_to(done);
-    extract(b, done_params[0])
+    extract(b, replaced)
 }
 
 /// Emits one element natively: a CAS or the target's RMW on the element type.
