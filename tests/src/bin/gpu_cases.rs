@@ -23,6 +23,7 @@ use atomir_ir::{
     AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Module, Scope, VectorShape,
 };
 use atomir_ptx::{PtxBackend, PtxTarget};
+use atomir_tests::linearize::Linearizer;
 use atomir_tests::ptx::{legalize_cells, module_text};
 use serde_json::{json, Value as Json};
 
@@ -282,48 +283,6 @@ fn generate(dir: &str, target: PtxTarget) {
     println!("ptx:{target}: {} GPU cases", chosen.len());
 }
 
-/// Whether the edges `old -> new` form an Euler trail from `init` to `last`.
-fn linearizable(init: u128, last: u128, edges: &[(u128, u128)]) -> bool {
-    if edges.is_empty() {
-        return init == last;
-    }
-    let mut balance: HashMap<u128, i64> = HashMap::new();
-    let mut parent: HashMap<u128, u128> = HashMap::new();
-    fn root(parent: &mut HashMap<u128, u128>, x: u128) -> u128 {
-        let mut x = x;
-        while let Some(&p) = parent.get(&x) {
-            if p == x {
-                break;
-            }
-            x = p;
-        }
-        x
-    }
-    for &(from, to) in edges {
-        *balance.entry(from).or_default() += 1;
-        *balance.entry(to).or_default() -= 1;
-        parent.entry(from).or_insert(from);
-        parent.entry(to).or_insert(to);
-        let (a, b) = (root(&mut parent, from), root(&mut parent, to));
-        if a != b {
-            parent.insert(a, b);
-        }
-    }
-    let degrees_ok = balance.iter().all(|(&v, &d)| {
-        let expected = i64::from(v == init && init != last) - i64::from(v == last && init != last);
-        d == expected
-    });
-    if !degrees_ok || !parent.contains_key(&init) {
-        return false;
-    }
-    let component = root(&mut parent, init);
-    let vertices: Vec<u128> = parent.keys().copied().collect();
-    vertices
-        .into_iter()
-        .all(|v| root(&mut parent, v) == component)
-        && (init == last || parent.contains_key(&last))
-}
-
 fn cell_by_name(backend: &PtxBackend) -> HashMap<String, Cell> {
     gpu_cells(backend)
         .into_iter()
@@ -412,6 +371,7 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
     };
     let sub_bits = sub_ty.bits();
     let sub = |bits: u128, index: u32| (bits >> (index * sub_bits)) & width_mask(sub_bits);
+    let mut linearizer = Linearizer::new();
     for slot in 0..SLOTS {
         for lane in 0..lanes {
             let offset = (slot * lanes + lane) * width;
@@ -438,7 +398,7 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
                                 (old, new)
                             })
                             .collect();
-                        if !linearizable(init, end, &edges) {
+                        if !linearizer.is_trail(init, end, &edges) {
                             return Err(format!(
                                 "slot {slot} lane {lane}.{index}: initial {init:#x}, final {end:#x}: the old values are no linearization"
                             ));
