@@ -10,7 +10,11 @@
 /// Checks Euler trails; keeps its buffers between calls, so checking many elements allocates
 /// only for the largest one.
 pub struct Linearizer<T> {
-    values: Vec<T>,
+    /// Every endpoint's value with its position: edge `i`'s ends at `2i` and `2i + 1`, then
+    /// the initial and the final value.
+    endpoints: Vec<(T, u32)>,
+    /// Each endpoint's vertex number.
+    vertex: Vec<u32>,
     balance: Vec<i64>,
     parent: Vec<u32>,
     touched: Vec<bool>,
@@ -25,7 +29,8 @@ impl<T: Copy + Ord> Default for Linearizer<T> {
 impl<T: Copy + Ord> Linearizer<T> {
     pub fn new() -> Self {
         Self {
-            values: Vec::new(),
+            endpoints: Vec::new(),
+            vertex: Vec::new(),
             balance: Vec::new(),
             parent: Vec::new(),
             touched: Vec::new(),
@@ -37,25 +42,34 @@ impl<T: Copy + Ord> Linearizer<T> {
         if edges.is_empty() {
             return init == last;
         }
-        self.values.clear();
-        self.values.push(init);
-        self.values.push(last);
-        for &(from, to) in edges {
-            self.values.push(from);
-            self.values.push(to);
+        // Number the distinct values by sorting the endpoints once (no lookups afterwards).
+        let ends = 2 * edges.len();
+        self.endpoints.clear();
+        for (index, &(from, to)) in edges.iter().enumerate() {
+            self.endpoints.push((from, 2 * index as u32));
+            self.endpoints.push((to, 2 * index as u32 + 1));
         }
-        self.values.sort_unstable();
-        self.values.dedup();
-        let count = self.values.len();
+        self.endpoints.push((init, ends as u32));
+        self.endpoints.push((last, ends as u32 + 1));
+        self.endpoints.sort_unstable();
+        self.vertex.clear();
+        self.vertex.resize(ends + 2, 0);
+        let mut count = 0u32;
+        for (position, &(value, end)) in self.endpoints.iter().enumerate() {
+            if position > 0 && self.endpoints[position - 1].0 != value {
+                count += 1;
+            }
+            self.vertex[end as usize] = count;
+        }
+        let count = count as usize + 1;
         self.balance.clear();
         self.balance.resize(count, 0);
         self.touched.clear();
         self.touched.resize(count, false);
         self.parent.clear();
         self.parent.extend(0..count as u32);
-        let id = |values: &[T], value: T| values.binary_search(&value).expect("collected") as u32;
-        for &(from, to) in edges {
-            let (a, b) = (id(&self.values, from), id(&self.values, to));
+        for pair in self.vertex[..ends].chunks_exact(2) {
+            let (a, b) = (pair[0], pair[1]);
             self.balance[a as usize] += 1;
             self.balance[b as usize] -= 1;
             self.touched[a as usize] = true;
@@ -65,12 +79,11 @@ impl<T: Copy + Ord> Linearizer<T> {
                 self.parent[ra.max(rb) as usize] = ra.min(rb);
             }
         }
-        let (init_id, last_id) = (id(&self.values, init), id(&self.values, last));
+        let (init_id, last_id) = (self.vertex[ends], self.vertex[ends + 1]);
         let open = i64::from(init != last);
         for (vertex, &balance) in self.balance.iter().enumerate() {
             let vertex = vertex as u32;
-            let expected =
-                open * (i64::from(vertex == init_id) - i64::from(vertex == last_id));
+            let expected = open * (i64::from(vertex == init_id) - i64::from(vertex == last_id));
             if balance != expected {
                 return false;
             }
@@ -146,7 +159,10 @@ mod tests {
                 invalid += 1;
             }
         }
-        assert!(valid > 1000 && invalid > 1000, "{valid} valid, {invalid} invalid");
+        assert!(
+            valid > 1000 && invalid > 1000,
+            "{valid} valid, {invalid} invalid"
+        );
     }
 
     #[test]
