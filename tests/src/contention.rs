@@ -215,7 +215,7 @@ pub fn check(case: &Case, layout: Layout, observed: &Observed) -> Result<CheckKi
                 }));
                 if !linearizer.is_trail(init, last, &edges) {
                     return Err(format!(
-                        "{}: initial {init:#x}, final {last:#x}: the {} old values are no linearization",
+                        "{}: initial {init:#x}, final {last:#x}: the old values of {} threads are no linearization",
                         place(),
                         edges.len()
                     ));
