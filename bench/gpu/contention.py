@@ -31,6 +31,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -309,6 +310,13 @@ class Runner:
         return most
 
     def check(self, row, threads, operands_path, memory, olds, init):
+        """(passed, the kind of check or what is wrong), by the semantics checker."""
+        try:
+            return self._check(row, threads, operands_path, memory, olds, init)
+        except Exception as error:  # noqa: BLE001 - a checker that cannot run passes nothing
+            return False, f"the checker could not run: {type(error).__name__}: {error}"
+
+    def _check(self, row, threads, operands_path, memory, olds, init):
         folder = tempfile.mkdtemp(dir=self.workdir)
         try:
             paths = {name: os.path.join(folder, name) for name in ("init", "final", "olds")}
@@ -329,17 +337,36 @@ class Runner:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def time(self, kernel, row, threads, bufs, samples):
-        """Median of the runs (seconds), with `samples` already taken counted in."""
-        runs = list(samples)
-        if not runs:
-            self.device.launch(kernel, row, threads, bufs, False)  # warm-up
-        while len(runs) < self.options.runs:
-            seconds, _, _ = self.device.launch(kernel, row, threads, bufs, False)
-            runs.append(seconds)
-            if len(runs) >= 3 and sum(runs) > self.options.time_per_contender:
-                break
-        return runs
+    def time(self, kernels, row, threads, bufs, samples, record):
+        """Runs per contender (seconds), `samples` already taken counted in. The contenders take
+        turns, so that a drift of the clocks during the row does not favour one of them."""
+        runs = {label: list(samples[label]) for label in kernels}
+
+        def wants_more(label):
+            taken = runs[label]
+            if len(taken) >= self.options.runs:
+                return False
+            return len(taken) < 3 or sum(taken) <= self.options.time_per_contender
+
+        for label, kernel in list(kernels.items()):
+            if not runs[label]:
+                self._launch_or_drop(label, kernel, row, threads, bufs, kernels, record)  # warm-up
+        while True:
+            turn = [label for label in kernels if wants_more(label)]
+            if not turn:
+                return {label: runs[label] for label in kernels}
+            for label in turn:
+                seconds = self._launch_or_drop(label, kernels[label], row, threads, bufs, kernels, record)
+                if seconds is not None:
+                    runs[label].append(seconds)
+
+    def _launch_or_drop(self, label, kernel, row, threads, bufs, kernels, record):
+        try:
+            return self.device.launch(kernel, row, threads, bufs, False)[0]
+        except Exception as error:  # noqa: BLE001 - reported per contender
+            record[label] = {"status": "error", "reason": f"{type(error).__name__}: {error}"}
+            kernels.pop(label, None)
+            return None
 
     def run(self, row, modules):
         result = {"case": row.case.name, "op": row.case.op, "type": row.case.type,
@@ -372,23 +399,24 @@ class Runner:
             label: self.pool.submit(self.check, row, threads, operands_path, memory, olds, init)
             for label, (_, memory, olds) in launched.items()
         }
+        passed = {}
+        samples = {}
         for label, future in checks.items():
-            passed, detail = future.result()
-            if not passed:
+            good, detail = future.result()
+            if not good:
                 record[label] = {"status": "wrong", "reason": detail}
                 continue
+            passed[label] = detail
             seconds = launched[label][0]
-            samples = [seconds] if seconds > SLOW_CHECK_LAUNCH else []
-            try:
-                runs = self.time(kernels[label], row, threads, bufs, samples)
-            except Exception as error:  # noqa: BLE001
-                record[label] = {"status": "error", "reason": f"{type(error).__name__}: {error}"}
-                continue
+            samples[label] = [seconds] if seconds > SLOW_CHECK_LAUNCH else []
+        timed = {label: kernels[label] for label in passed}
+        runs = self.time(timed, row, threads, bufs, samples, record)
+        for label, taken in runs.items():
             record[label] = {
-                "status": "ok", "check": detail,
-                "median_ms": statistics.median(runs) * 1e3,
-                "min_ms": min(runs) * 1e3, "max_ms": max(runs) * 1e3,
-                "runs": len(runs),
+                "status": "ok", "check": passed[label],
+                "median_ms": statistics.median(taken) * 1e3,
+                "min_ms": min(taken) * 1e3, "max_ms": max(taken) * 1e3,
+                "runs": len(taken),
             }
         result["contenders"] = record
         return result
@@ -416,20 +444,34 @@ def find_nvcc():
 
 
 def compile_nvcc(folder, workdir, log):
-    """nvcc's PTX for nvcc_cases.cu, compiled here (the device's own nvcc matches its driver)."""
+    """nvcc's PTX for nvcc_cases.cu, compiled here: this machine's nvcc matches its driver. If
+    that fails, the PTX that prepare's newer nvcc made (if any), its ISA version lowered to one
+    this driver reads (it uses nothing newer), labelled as such in the results."""
     nvcc = find_nvcc()
+    info = {}
     if nvcc is None:
-        return None, {"error": "nvcc not found on this machine"}
-    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
-    output = os.path.join(workdir, "nvcc.ptx")
-    command = [nvcc, "-ptx", "-arch=sm_90", "-O3", "-o", output, os.path.join(folder, "nvcc_cases.cu")]
-    done = subprocess.run(command, capture_output=True, text=True)
-    info = {"nvcc": nvcc, "version": version[-1] if version else "?", "command": " ".join(command[1:])}
-    if done.returncode != 0:
+        info["error"] = "nvcc not found on this machine"
+    else:
+        version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+        output = os.path.join(workdir, "nvcc.ptx")
+        command = [nvcc, "-ptx", "-arch=sm_90", "-O3", "-o", output, os.path.join(folder, "nvcc_cases.cu")]
+        done = subprocess.run(command, capture_output=True, text=True)
+        info = {"nvcc": nvcc, "version": version[-1] if version else "?", "command": " ".join(command[1:])}
+        if done.returncode == 0:
+            log(f"nvcc: {info['version']}")
+            return output, info
         info["error"] = f"nvcc failed: {done.stderr.strip()[-2000:]}"
+    prepared = os.path.join(folder, "nvcc.ptx")
+    if not os.path.exists(prepared):
         return None, info
-    log(f"nvcc: {info['version']}")
-    return output, info
+    with open(prepared) as f:
+        text = f.read()
+    fallback = os.path.join(workdir, "nvcc-prepared.ptx")
+    with open(fallback, "w") as f:
+        f.write(re.sub(r"^\.version \d+\.\d+", ".version 8.7", text, count=1, flags=re.M))
+    log(f"nvcc here: {info['error']}; using the PTX prepare made, as PTX ISA 8.7")
+    return fallback, {"version": "prepare's nvcc (see prepared.nvcc_check), PTX ISA lowered to 8.7",
+                      "fallback_because": info["error"]}
 
 
 def self_test_checker(checker):
@@ -486,9 +528,9 @@ def parse_options(argv):
     parser.add_argument("--launch-cap", type=float, default=0.6,
                         help="seconds one launch of any contender may take before a row runs fewer threads")
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--time-per-contender", type=float, default=1.5,
+    parser.add_argument("--time-per-contender", type=float, default=1.0,
                         help="seconds of timed launches per contender and row beyond which no more are run (at least 3)")
-    parser.add_argument("--budget", type=float, default=500,
+    parser.add_argument("--budget", type=float, default=480,
                         help="seconds after which no new row starts (the rest is reported as not run)")
     parser.add_argument("--simulate", action="store_true", help="no GPU: test this script against a model")
     parser.add_argument("--simulate-wrong", default="", help="with --simulate: contenders whose results are corrupted")

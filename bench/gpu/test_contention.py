@@ -165,13 +165,16 @@ class TableTest(unittest.TestCase):
         text = table.render(fake_document())
         self.assertIn("**SIMULATED", text)
         self.assertIn("driver 0.0 (CUDA 13.0)", text)
+        # A variant's columns appear where it has kernels.
         self.assertIn("| result | operands | addresses | threads | ours (ms) | ours:packed (ms) | nvcc (ms) | llc 22 (ms) | "
                       "ours/nvcc | ours/llc 22 | ours:packed/nvcc | ours:packed/llc 22 | check |", text)
-        self.assertIn("| used | increasing | 1 | 2^20 | 0.800 | — | 400.0 | 390.0 | 0.002 | 0.002 | — | — | linearization |", text)
-        self.assertIn("| used | increasing | 32 | 2^20 | 0.500 | — | 10.000 | WRONG | 0.050 | — | — | — | linearization |", text)
+        self.assertIn("| unused | random | 1 | 2^16 | 30.000 | 1.500 | 30.000 | 30.000 | 1.00 | 1.00 | 0.050 | 0.050 |", text)
+        self.assertIn("| result | operands | addresses | threads | ours (ms) | nvcc (ms) | llc 22 (ms) | ours/nvcc | ours/llc 22 | check |", text)
+        self.assertIn("| used | increasing | 1 | 2^20 | 0.800 | 400.0 | 390.0 | 0.002 | 0.002 | linearization |", text)
+        self.assertIn("| used | increasing | 32 | 2^20 | 0.500 | 10.000 | WRONG | 0.050 | — | linearization |", text)
         self.assertIn("llc 22: wrong: element 0", text)
         self.assertIn("| unused | constant | 2^20 | 2^20 |", text)
-        self.assertIn("| used | constant | 1 | — | not run |", text)
+        self.assertIn("| used | constant | 1 | — | not run: time budget |", text)
 
     def test_targets(self):
         text = table.render(fake_document(), summary_only=True)
@@ -184,6 +187,12 @@ class TableTest(unittest.TestCase):
         self.assertIn("add_u32_unused constant n=1048576 (ours 0.020 ms, nvcc 0.010 ms)", text)
         self.assertIn("1 rows not run (time budget)", text)
         self.assertNotIn("## max f32", text)
+
+    def test_packed_comparison_needs_equal_thread_counts(self):
+        document = fake_document()
+        document["rows"][4]["threads"] = 1 << 20
+        text = table.render(document, summary_only=True)
+        self.assertIn("| 1.50x | not comparable: 2^16 against 2^20 threads |", text)
 
 
 @unittest.skipUnless(os.environ.get("GPUBENCH_PREPARED"), "GPUBENCH_PREPARED names no prepared folder")
