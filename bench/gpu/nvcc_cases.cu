@@ -10,45 +10,42 @@
 
 #define TID() (blockIdx.x * blockDim.x + threadIdx.x)
 
-__device__ __forceinline__ float f32_max(float *address, float value) {
+// The CUDA programming guide's compare-and-swap loop, computing the new value with `combine`.
+template <typename Combine>
+__device__ __forceinline__ float f32_cas_loop(float *address, float value, Combine combine) {
   int *word = (int *)address;
   int old = *word, assumed;
   do {
     assumed = old;
-    old = atomicCAS(word, assumed, __float_as_int(fmaxf(value, __int_as_float(assumed))));
+    old = atomicCAS(word, assumed, __float_as_int(combine(value, __int_as_float(assumed))));
   } while (assumed != old);
   return __int_as_float(old);
 }
 
-__device__ __forceinline__ float f32_min(float *address, float value) {
-  int *word = (int *)address;
-  int old = *word, assumed;
-  do {
-    assumed = old;
-    old = atomicCAS(word, assumed, __float_as_int(fminf(value, __int_as_float(assumed))));
-  } while (assumed != old);
-  return __int_as_float(old);
-}
-
-__device__ __forceinline__ double f64_max(double *address, double value) {
+template <typename Combine>
+__device__ __forceinline__ double f64_cas_loop(double *address, double value, Combine combine) {
   unsigned long long *word = (unsigned long long *)address;
   unsigned long long old = *word, assumed;
   do {
     assumed = old;
-    old = atomicCAS(word, assumed, __double_as_longlong(fmax(value, __longlong_as_double(assumed))));
+    old = atomicCAS(word, assumed, __double_as_longlong(combine(value, __longlong_as_double(assumed))));
   } while (assumed != old);
   return __longlong_as_double(old);
 }
 
-__device__ __forceinline__ double f64_min(double *address, double value) {
-  unsigned long long *word = (unsigned long long *)address;
-  unsigned long long old = *word, assumed;
-  do {
-    assumed = old;
-    old = atomicCAS(word, assumed, __double_as_longlong(fmin(value, __longlong_as_double(assumed))));
-  } while (assumed != old);
-  return __longlong_as_double(old);
-}
+struct Max {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+  __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+struct Min {
+  __device__ float operator()(float a, float b) const { return fminf(a, b); }
+  __device__ double operator()(double a, double b) const { return fmin(a, b); }
+};
+
+__device__ __forceinline__ float f32_max(float *a, float v) { return f32_cas_loop(a, v, Max()); }
+__device__ __forceinline__ float f32_min(float *a, float v) { return f32_cas_loop(a, v, Min()); }
+__device__ __forceinline__ double f64_max(double *a, double v) { return f64_cas_loop(a, v, Max()); }
+__device__ __forceinline__ double f64_min(double *a, double v) { return f64_cas_loop(a, v, Min()); }
 
 __device__ __forceinline__ uint8_t u8_add(uint8_t *address, uint8_t value) {
   unsigned int *word = (unsigned int *)((uintptr_t)address & ~(uintptr_t)3);
