@@ -530,7 +530,7 @@ def parse_options(argv):
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--time-per-contender", type=float, default=1.0,
                         help="seconds of timed launches per contender and row beyond which no more are run (at least 3)")
-    parser.add_argument("--budget", type=float, default=480,
+    parser.add_argument("--budget", type=float, default=400,
                         help="seconds after which no new row starts (the rest is reported as not run)")
     parser.add_argument("--simulate", action="store_true", help="no GPU: test this script against a model")
     parser.add_argument("--simulate-wrong", default="", help="with --simulate: contenders whose results are corrupted")
