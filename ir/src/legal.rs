@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::kernel::{Inst, Kernel, Module, SourceLoc};
+use crate::rule::RuleId;
 use crate::types::{MemoryOrder, Scope};
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
@@ -196,8 +197,8 @@ impl Legality {
 /// Why a node cannot be lowered for a target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
-    /// A stable identifier of the rule, e.g. `ptx.b128-needs-sm90`.
-    pub rule: &'static str,
+    /// The rule that refuses, e.g. `ptx.b128-needs-sm90`.
+    pub rule: RuleId,
     /// What the rule says, in words.
     pub reason: String,
     /// The smallest target of the same backend that accepts the node, if any does.
@@ -205,9 +206,9 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    pub fn new(rule: &'static str, reason: impl Into<String>) -> Self {
+    pub fn new(rule: impl Into<RuleId>, reason: impl Into<String>) -> Self {
         Refusal {
-            rule,
+            rule: rule.into(),
             reason: reason.into(),
             smallest_target: None,
         }

@@ -15,6 +15,7 @@ pub mod interp;
 pub mod kernel;
 pub mod legal;
 pub mod matrix;
+pub mod rule;
 pub mod semantics;
 pub mod text;
 pub mod types;
@@ -30,6 +31,7 @@ pub use legal::{
     Backend, ElementLowering, Emulation, Legality, LowerError, LowerOptions, LowerReport, Refusal,
     Rewrite, Strategy, Verdict,
 };
+pub use rule::RuleId;
 pub use types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass, ValueType,
     VectorShape,

@@ -154,7 +154,7 @@ pub fn run(
             let verdict = match kernel.insts.keys().next() {
                 Some(inst) => backend.legalize(kernel, inst),
                 None => Err(Refusal::new(
-                    "matrix.empty-cell",
+                    crate::rule::KitRule::EmptyCell,
                     "the cell has no instruction",
                 )),
             };

@@ -20,6 +20,52 @@ use atomir_ir::{
 
 use crate::target::{LlvmTarget, Triple};
 
+atomir_ir::rules! {
+    /// The rules of the LLVM table: refusals, and the reasons behind non-obvious emulations.
+    pub enum LlvmRule {
+        SpirvBackendNeeds22 = "llvm.spirv-backend-needs-22":
+            "the llc versions before 22 measured here have no spirv64 target",
+        AmdgcnNoSharedCluster = "llvm.amdgcn-no-shared-cluster":
+            "amdgcn has no address space for another block's shared memory",
+        SpirvNoSharedCluster = "llvm.spirv-no-shared-cluster":
+            "the triple has no address space for another block's shared memory",
+        NvptxSharedClusterNeeds22 = "llvm.nvptx-shared-cluster-needs-22":
+            "NVPTX before LLVM 22 cannot select atomics on addrspace(7)",
+        NvptxOrderedNeeds22 = "llvm.nvptx-ordered-needs-22":
+            "NVPTX before LLVM 22 drops the order of atomicrmw and cmpxchg and selects no fence",
+        NvptxSystemScopeNeeds22 = "llvm.nvptx-system-scope-needs-22":
+            "NVPTX before LLVM 22 emits every atomic at gpu scope",
+        Bf16Needs15 = "llvm.bf16-needs-15": "LLVM 14 can neither pass nor compute `bfloat` values",
+        GpuBf16Needs19 = "llvm.gpu-bf16-needs-19":
+            "the GPU backends before LLVM 19 cannot select `bfloat` values and arithmetic",
+        SpirvNoBfloat16 = "llvm.spirv-no-bfloat16":
+            "SPIR-V has bfloat16 only through extensions a consumer may lack",
+        No128BitCas = "llvm.no-128-bit-cas": "the triple has no 128-bit compare-and-swap",
+        FminmaxSignedZero = "llvm.fminmax-signed-zero":
+            "atomicrmw fmin/fmax leave -0.0 and +0.0 unordered: float min/max is a CAS loop",
+        NoUincWrapBefore16 = "llvm.no-uinc-wrap-before-16":
+            "atomicrmw uinc_wrap/udec_wrap exist from LLVM 16: inc/dec is a CAS loop before",
+        AmdgcnUincWrapNeeds19 = "llvm.amdgcn-uinc-wrap-needs-19":
+            "amdgcn selects uinc_wrap/udec_wrap from LLVM 19 (16 cannot): inc/dec is a CAS loop before",
+        SpirvNoIncDec = "llvm.spirv-no-inc-dec":
+            "SPIR-V has no bounded increment or decrement: inc/dec is a CAS loop",
+        SpirvNoNand = "llvm.spirv-no-nand":
+            "SPIR-V has no nand and its backend no expansion: nand is a CAS loop",
+        NvptxOldNoExpansion = "llvm.nvptx-old-no-expansion":
+            "NVPTX before LLVM 22 neither selects nor expands nand and fsub: a CAS loop",
+        SpirvFloatAddOnly = "llvm.spirv-float-add-only":
+            "SPIR-V has float atomic add (not sub, not bf16) only: the rest is a CAS loop",
+        SmallFloatNeeds22 = "llvm.x86-small-float-needs-22":
+            "x86-64 selects half/bfloat arithmetic in every version from LLVM 22 only",
+        FpVectorRmwNeeds19 = "llvm.fp-vector-rmw-needs-19":
+            "llvm-as accepts atomicrmw on FP vectors from LLVM 19: packed add before is a CAS loop",
+        NvptxSystemScopeByCas = "llvm.nvptx-system-scope-by-cas":
+            "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
+        PartWordCas = "llvm.part-word-cas":
+            "the triple's smallest CAS is 32 bits: an 8/16-bit element lives in its 32-bit word",
+    }
+}
+
 /// How the printer emits a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Form {
@@ -119,7 +165,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
     let ptx22 = "llvm:nvptx64@22";
     if target.triple == Triple::Spirv64 && target.major < 22 {
         return Err(Refusal::new(
-            "llvm.spirv-backend-needs-22",
+            LlvmRule::SpirvBackendNeeds22,
             format!(
                 "the llc of LLVM {} measured here has no spirv64 target (the SPIR-V backend is \
                  built by default in the LLVM 22 used here)",
@@ -130,8 +176,8 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
     }
     if target.address_space(inst.space).is_none() {
         let rule = match target.triple {
-            Triple::Amdgcn => "llvm.amdgcn-no-shared-cluster",
-            _ => "llvm.spirv-no-shared-cluster",
+            Triple::Amdgcn => LlvmRule::AmdgcnNoSharedCluster,
+            _ => LlvmRule::SpirvNoSharedCluster,
         };
         return Err(Refusal::new(
             rule,
@@ -146,7 +192,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
     if target.triple == Triple::Nvptx64 && target.major < 22 {
         if inst.space == AddressSpace::SharedCluster {
             return Err(Refusal::new(
-                "llvm.nvptx-shared-cluster-needs-22",
+                LlvmRule::NvptxSharedClusterNeeds22,
                 format!(
                     "the NVPTX backend of LLVM {} cannot select atomics on addrspace(7)",
                     target.major
@@ -156,7 +202,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         }
         if inst.order != MemoryOrder::Relaxed {
             return Err(Refusal::new(
-                "llvm.nvptx-ordered-needs-22",
+                LlvmRule::NvptxOrderedNeeds22,
                 format!(
                     "the NVPTX backend of LLVM {} drops the order of atomicrmw and cmpxchg and \
                      cannot select a fence, so a {} order cannot survive llc",
@@ -167,7 +213,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         }
         if inst.scope == Scope::System {
             return Err(Refusal::new(
-                "llvm.nvptx-system-scope-needs-22",
+                LlvmRule::NvptxSystemScopeNeeds22,
                 format!(
                     "the NVPTX backend of LLVM {} emits every atomic at gpu scope, narrower \
                      than system",
@@ -181,7 +227,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         inst.ty == ElemType::Bf16 || (inst.ty == ElemType::Bf16x2 && !inst.op.is_move());
     if target.major < 15 && bf16_values {
         return Err(Refusal::new(
-            "llvm.bf16-needs-15",
+            LlvmRule::Bf16Needs15,
             "the backends of LLVM 14 can neither pass nor compute `bfloat` values",
         )
         .accepted_by(format!("llvm:{}@15", target.triple.name())));
@@ -191,7 +237,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         // Measured: llc 15 and 16 cannot select `bfloat` parameters, conversions or arithmetic
         // on nvptx64 (sm_86/sm_90) and amdgcn (gfx90a/gfx940); 19 can. 17 and 18 are unmeasured.
         return Err(Refusal::new(
-            "llvm.gpu-bf16-needs-19",
+            LlvmRule::GpuBf16Needs19,
             format!(
                 "the {} backend of LLVM {} cannot select `bfloat` values and arithmetic",
                 target.triple.name(),
@@ -204,7 +250,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
         // SPV_INTEL_bfloat16_arithmetic, a vendor extension a portable consumer may lack.
         return Err(Refusal::new(
-            "llvm.spirv-no-bfloat16",
+            LlvmRule::SpirvNoBfloat16,
             "SPIR-V has bfloat16 values and arithmetic only through extensions \
              (SPV_KHR_bfloat16, SPV_INTEL_bfloat16_arithmetic) that a consumer may not support",
         )
@@ -212,7 +258,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
     }
     if inst.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
-            "llvm.no-128-bit-cas",
+            LlvmRule::No128BitCas,
             format!(
                 "{} at LLVM {} has no 128-bit atomic compare-and-swap",
                 target.triple.name(),

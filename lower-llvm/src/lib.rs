@@ -16,6 +16,7 @@ pub mod target;
 
 use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
 
+pub use legality::LlvmRule;
 pub use target::{LlvmTarget, Triple};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`.

@@ -308,21 +308,33 @@ fn element_emulation(op: AtomicOp, ty: ElemType) -> ElementLowering {
     }
 }
 
-/// A rule that refuses a node: its id and its words.
-pub(crate) type RuleFailure = (&'static str, String);
+atomir_ir::rules! {
+    /// The rules of the PTX table.
+    pub enum PtxRule {
+        SharedClusterNeedsSm90 = "ptx.shared-cluster-needs-sm90":
+            "`.shared::cluster` needs sm_90 and PTX ISA 7.8",
+        B128NeedsSm90 = "ptx.b128-needs-sm90":
+            "a 128-bit atomic needs sm_90 and PTX ISA 8.3; nothing narrower makes 128 bits atomic",
+        B128SysNeedsPtx84 = "ptx.b128-sys-needs-ptx84":
+            "a 128-bit atomic with system scope needs PTX ISA 8.4",
+    }
+}
+
+/// A rule that refuses a node, and its words for this node.
+pub(crate) type RuleFailure = (PtxRule, String);
 
 /// The decision for one node on one target.
 pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFailure> {
     if inst.space == AddressSpace::SharedCluster && !target.has(Feature::Cluster) {
         return Err((
-            "ptx.shared-cluster-needs-sm90",
+            PtxRule::SharedClusterNeedsSm90,
             "`.shared::cluster` needs sm_90 and PTX ISA 7.8".into(),
         ));
     }
     if inst.ty == ElemType::B128 {
         if !target.has(Feature::B128) {
             return Err((
-                "ptx.b128-needs-sm90",
+                PtxRule::B128NeedsSm90,
                 "a 128-bit atomic (cas/exch .b128) needs sm_90 and PTX ISA 8.3; no narrower \
                  operation can make 128 bits atomic"
                     .into(),
@@ -330,7 +342,7 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
         }
         if inst.scope == Scope::System && !target.has(Feature::B128System) {
             return Err((
-                "ptx.b128-sys-needs-ptx84",
+                PtxRule::B128SysNeedsPtx84,
                 "a 128-bit atomic with system scope needs PTX ISA 8.4".into(),
             ));
         }

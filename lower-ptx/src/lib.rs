@@ -26,6 +26,7 @@ use std::collections::HashMap;
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
 
+pub use legal::PtxRule;
 pub use target::{Feature, PtxIsa, PtxTarget, Sm};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`.

@@ -195,7 +195,7 @@ fn refusals_name_the_rule_and_the_smallest_target() {
     );
     let backend = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
     let refusal = backend.legalize(&kernel, first(&kernel)).unwrap_err();
-    assert_eq!(refusal.rule, "ptx.b128-needs-sm90");
+    assert_eq!(refusal.rule.id(), "ptx.b128-needs-sm90");
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.3"));
     let system = one(
         AtomicOp::Exch,

@@ -13,12 +13,20 @@ use atomir_ir::{
 
 use crate::target::{Messages, Platform, VisaTarget};
 
-pub const RULE_NO_128_BIT: &str = "visa.no-128-bit";
-pub const RULE_NO_SHARED_CLUSTER: &str = "visa.no-shared-cluster";
-pub const RULE_GENERIC_SPACE: &str = "visa.generic-space-unresolved";
-pub const RULE_SVM_NO_SLM: &str = "visa.svm-no-slm";
-pub const RULE_NO_F64_ALU: &str = "visa.no-f64-alu";
-pub const RULE_NO_INT64_ALU: &str = "visa.no-int64-alu";
+atomir_ir::rules! {
+    /// The rules of the vISA table.
+    pub enum VisaRule {
+        No128Bit = "visa.no-128-bit": "no vISA message is atomic on more than 64 bits",
+        NoSharedCluster = "visa.no-shared-cluster":
+            "vISA has no distributed shared memory (shared_cluster)",
+        GenericSpaceUnresolved = "visa.generic-space-unresolved":
+            "vISA atomics name their surface; a generic pointer must be resolved first",
+        SvmNoSlm = "visa.svm-no-slm": "SVM messages address global memory only",
+        NoF64Alu = "visa.no-f64-alu": "a CAS loop on f64 needs an f64 ALU the platform lacks",
+        NoInt64Alu = "visa.no-int64-alu":
+            "a CAS loop on 64-bit integers needs a 64-bit integer ALU the platform lacks",
+    }
+}
 
 /// The memory a node's messages address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,7 +193,7 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
     }
     if ty == ElemType::F64 && !op.is_move() {
         return Some(Refusal::new(
-            RULE_NO_F64_ALU,
+            VisaRule::NoF64Alu,
             format!(
                 "{op}.f64 needs an f64 ALU inside its CAS loop; {} has none",
                 target.platform.as_str()
@@ -203,7 +211,7 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
     );
     needs_arith.then(|| {
         Refusal::new(
-            RULE_NO_INT64_ALU,
+            VisaRule::NoInt64Alu,
             format!(
                 "{op}.{ty} must be emulated here and its CAS loop needs 64-bit integer add/compare, \
                  which {} lacks",
@@ -235,16 +243,16 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
     match space {
         AddressSpace::Global => Ok(Surface::Global),
         AddressSpace::Shared if target.messages == Messages::Svm => Err(Refusal::new(
-            RULE_SVM_NO_SLM,
+            VisaRule::SvmNoSlm,
             "SVM messages address global memory only; shared atomics need LSC `slm` messages",
         )),
         AddressSpace::Shared => Ok(Surface::Slm),
         AddressSpace::SharedCluster => Err(Refusal::new(
-            RULE_NO_SHARED_CLUSTER,
+            VisaRule::NoSharedCluster,
             "vISA has no distributed shared memory (shared_cluster)",
         )),
         AddressSpace::Generic => Err(Refusal::new(
-            RULE_GENERIC_SPACE,
+            VisaRule::GenericSpaceUnresolved,
             "vISA atomics name their surface (ugm or slm); resolve the generic pointer to global \
              or shared before lowering",
         )),
@@ -268,7 +276,7 @@ fn table(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
     let ty = inst.ty;
     if ty.bits() > 64 {
         return Err(Refusal::new(
-            RULE_NO_128_BIT,
+            VisaRule::No128Bit,
             format!(
                 "no vISA message is atomic on {} bits; a {ty} access cannot be made atomic",
                 ty.bits()

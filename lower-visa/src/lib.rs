@@ -14,6 +14,7 @@ pub mod target;
 
 use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
 
+pub use legality::VisaRule;
 pub use target::{Messages, Platform, VisaTarget};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`.
@@ -64,7 +65,10 @@ impl Backend for VisaTarget {
                         kernel: kernel.name.clone(),
                         inst,
                         loc: kernel.loc,
-                        refusal: atomir_ir::Refusal::new("visa.internal", message),
+                        refusal: atomir_ir::Refusal::new(
+                            atomir_ir::rule::KitRule::Unprintable,
+                            message,
+                        ),
                     }
                 })?;
         }

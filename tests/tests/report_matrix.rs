@@ -56,7 +56,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
             }
             None => {}
             Some(refusal) => {
-                if refusal.rule.is_empty() || refusal.reason.trim().is_empty() {
+                if refusal.rule.id().is_empty() || refusal.reason.trim().is_empty() {
                     problems.push(format!(
                         "{}: refusal without a rule or reason",
                         outcome.cell

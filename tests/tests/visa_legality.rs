@@ -102,7 +102,7 @@ fn refusals_name_rules() {
         let refusal = VisaTarget::new(platform)
             .legalize(&k, k.insts.keys().next().unwrap())
             .unwrap_err();
-        assert_eq!(refusal.rule, rule, "{platform:?} {op} {ty}");
+        assert_eq!(refusal.rule.id(), rule, "{platform:?} {op} {ty}");
     }
     // PVC has f64 atomic add (LSC d64) natively.
     let k = one(AtomicOp::Add, ElemType::F64, false, Scope::Device);

@@ -26,7 +26,7 @@ fn lower_matrix(target: VisaTarget) -> (BTreeMap<Strategy, usize>, Vec<(String, 
         match target.legalize(&kernel, inst) {
             Err(refusal) => {
                 assert!(
-                    refusal.rule.starts_with("visa."),
+                    refusal.rule.id().starts_with("visa."),
                     "{cell}: rule {}",
                     refusal.rule
                 );

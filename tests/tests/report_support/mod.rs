@@ -101,6 +101,13 @@ pub fn stale_files(dir: &Path, produced: &[PathBuf]) -> Vec<String> {
     stale
 }
 
+atomir_ir::rules! {
+    /// The one rule of the fake backend.
+    pub enum FakeRule {
+        NoB128 = "fake.no-b128": "the first fake generation has no 128-bit atomics",
+    }
+}
+
 /// A backend with simple, known verdicts, standing in for a real one in report tests: b128 is
 /// refused, 8/16-bit widened, vectors split, f64 min/max a CAS loop, sub a rewrite, everything
 /// else native. Its second generation (`fake:2`) has b128 and f64 min/max natively.
@@ -119,7 +126,7 @@ impl FakeBackend {
         }
         if node.ty == ElemType::B128 {
             return Err(
-                Refusal::new("fake.no-b128", "b128 needs a newer fake").accepted_by("fake:2")
+                Refusal::new(FakeRule::NoB128, "b128 needs a newer fake").accepted_by("fake:2")
             );
         }
         if node.shape.is_vector() {
