@@ -105,7 +105,9 @@ pub fn diff_targets(
             ] {
                 match verdict {
                     Ok(legality) if from != to || left.verdict != right.verdict => {
-                        let _ = writeln!(out, "  {side} {target}: {}", legality.describe());
+                        let node = &kernel.insts[inst];
+                        let text = legality.describe(node.ty, node.shape);
+                        let _ = writeln!(out, "  {side} {target}: {text}");
                     }
                     Err(refusal) => {
                         let _ = writeln!(out, "  {side} {target}: refused: {refusal}");

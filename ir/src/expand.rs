@@ -15,7 +15,7 @@ use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
 use crate::kernel::AtomicInst;
-use crate::legal::{ElementLowering, Emulation};
+use crate::legal::Lowering;
 use crate::types::{AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass};
 
 /// A basic block of an expansion.
@@ -809,10 +809,13 @@ fn native_element(
     }
 }
 
-/// Builds the expansion of `inst` by `emulation`. The node must be verified and the emulation
-/// must come from a legality table that accepted it (e.g. `PartWord` only for 8/16-bit types).
-pub fn expand(inst: &AtomicInst, emulation: Emulation) -> Expansion {
-    build(inst, emulation, Builder::new(None, Vec::new())).0
+/// Builds the expansion of `inst` by `lowering`, one element after another, each carried out
+/// as [`Lowering::element`] says (a `Native` element is one `Rmw`, or a `Cas` for `cas`). The
+/// node must be verified and the lowering must come from a legality table that accepted it
+/// (e.g. a masked lowering only for 8/16-bit types). A backend with a whole-vector instruction
+/// prints that instead of expanding: `Native` on a vector node expands element by element.
+pub fn expand(inst: &AtomicInst, lowering: Lowering) -> Expansion {
+    build(inst, lowering, Builder::new(None, Vec::new())).0
 }
 
 /// Expands node after node into the same storage: a backend keeps one `Expander` for a whole
@@ -828,16 +831,16 @@ impl Expander {
         Expander::default()
     }
 
-    /// The expansion of `inst` by `emulation` (as [`expand`]), valid until the next call.
-    pub fn expand(&mut self, inst: &AtomicInst, emulation: Emulation) -> &Expansion {
+    /// The expansion of `inst` by `lowering` (as [`expand`]), valid until the next call.
+    pub fn expand(&mut self, inst: &AtomicInst, lowering: Lowering) -> &Expansion {
         let builder = Builder::new(self.last.take(), std::mem::take(&mut self.spare_prims));
-        let (expansion, spare_prims) = build(inst, emulation, builder);
+        let (expansion, spare_prims) = build(inst, lowering, builder);
         self.spare_prims = spare_prims;
         self.last.insert(expansion)
     }
 }
 
-fn build(inst: &AtomicInst, emulation: Emulation, mut b: Builder) -> (Expansion, Vec<Vec<Prim>>) {
+fn build(inst: &AtomicInst, lowering: Lowering, mut b: Builder) -> (Expansion, Vec<Vec<Prim>>) {
     let elements = inst.shape.len();
     let ty = inst.ty;
     let natural = PrimType::natural(ty);
@@ -849,17 +852,7 @@ fn build(inst: &AtomicInst, emulation: Emulation, mut b: Builder) -> (Expansion,
             b.expansion.new_values.push(new);
         }
     }
-    let element = match emulation {
-        Emulation::CasLoop { .. } => ElementLowering::CasLoop { bits: ty.bits() },
-        Emulation::PartWord {
-            element_bits,
-            needs_loop,
-        } => ElementLowering::PartWord {
-            element_bits,
-            needs_loop,
-        },
-        Emulation::Split { element, .. } => element,
-    };
+    let element = lowering.element();
     let base = b.expansion.addr;
     for index in 0..elements {
         let addr = if index == 0 {
@@ -876,13 +869,17 @@ fn build(inst: &AtomicInst, emulation: Emulation, mut b: Builder) -> (Expansion,
         let operand = b.expansion.operands[index];
         let new_value = b.expansion.new_values.get(index).copied();
         let old = match element {
-            ElementLowering::Native => native_element(&mut b, inst, ty, addr, operand, new_value),
-            ElementLowering::CasLoop { .. } => {
-                cas_loop_element(&mut b, inst, ty, addr, operand, new_value)
-            }
-            ElementLowering::PartWord { needs_loop, .. } => {
-                part_word_element(&mut b, inst, ty, addr, operand, new_value, needs_loop)
-            }
+            Lowering::CasLoop => cas_loop_element(&mut b, inst, ty, addr, operand, new_value),
+            Lowering::MaskedCasLoop | Lowering::MaskedOp => part_word_element(
+                &mut b,
+                inst,
+                ty,
+                addr,
+                operand,
+                new_value,
+                element == Lowering::MaskedCasLoop,
+            ),
+            _ => native_element(&mut b, inst, ty, addr, operand, new_value),
         };
         if inst.result_used() {
             b.expansion.results.push(old);
@@ -890,11 +887,6 @@ fn build(inst: &AtomicInst, emulation: Emulation, mut b: Builder) -> (Expansion,
     }
     b.terminate(Terminator::Return);
     b.finish()
-}
-
-/// Whether an 8/16-bit op can be done with one widened native op (no loop).
-pub const fn part_word_needs_loop(op: AtomicOp) -> bool {
-    !matches!(op, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor)
 }
 
 impl fmt::Display for Expansion {
@@ -1431,19 +1423,10 @@ mod expander_tests {
     #[test]
     fn expander_reuse_matches_fresh_expansions() {
         let mut expander = Expander::new();
-        let emulations = |ty: ElemType, op: AtomicOp| {
-            let mut list = vec![
-                Emulation::CasLoop { bits: ty.bits() },
-                Emulation::Split {
-                    elements: 1,
-                    element: ElementLowering::Native,
-                },
-            ];
+        let lowerings = |ty: ElemType, op: AtomicOp| {
+            let mut list = vec![Lowering::CasLoop, Lowering::Native];
             if ty.bits() <= 16 && !ty.is_packed() {
-                list.push(Emulation::PartWord {
-                    element_bits: ty.bits(),
-                    needs_loop: part_word_needs_loop(op),
-                });
+                list.push(Lowering::masked(op));
             }
             list
         };
@@ -1451,12 +1434,12 @@ mod expander_tests {
         for cell in cells().step_by(37).filter(|c| c.ty.bits() <= 64) {
             let kernel = cell.kernel();
             let inst = kernel.insts.values().next().expect("one instruction");
-            for emulation in emulations(cell.ty, cell.op) {
-                let fresh = expand(inst, emulation);
+            for lowering in lowerings(cell.ty, cell.op) {
+                let fresh = expand(inst, lowering);
                 assert_eq!(
-                    expander.expand(inst, emulation),
+                    expander.expand(inst, lowering),
                     &fresh,
-                    "{cell} {emulation:?}"
+                    "{cell} {lowering:?}"
                 );
                 compared += 1;
             }

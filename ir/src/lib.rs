@@ -28,8 +28,8 @@ pub use kernel::{
     Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
-    Backend, ElementLowering, Emulation, Legality, LowerError, LowerOptions, LowerReport, Refusal,
-    Rewrite, Strategy, Verdict,
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Strategy,
+    Verdict,
 };
 pub use rule::RuleId;
 pub use types::{

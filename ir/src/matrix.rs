@@ -124,7 +124,7 @@ impl CellOutcome {
     /// How the cell is lowered, in words, or why it is refused.
     pub fn description(&self) -> String {
         match &self.verdict {
-            Ok(legality) => legality.describe(),
+            Ok(legality) => legality.describe(self.cell.ty, self.cell.shape),
             Err(refusal) => refusal.to_string(),
         }
     }

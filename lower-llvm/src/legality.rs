@@ -14,8 +14,8 @@
 //!   left unspecified; atomir's min/max order -0.0 < +0.0, so float min/max is our own CAS loop.
 
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Legality,
-    MemoryOrder, Refusal, Rewrite, Scope, TypeClass,
+    AddressSpace, AtomicInst, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
+    Rewrite, Scope, TypeClass,
 };
 
 use crate::target::{LlvmTarget, Triple};
@@ -69,9 +69,9 @@ atomir_ir::rules! {
 /// How the printer emits a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Form {
-    /// Through [`atomir_ir::expand::expand`] with this emulation. A natively lowered scalar node
-    /// is a one-element split whose element is native: one `atomicrmw` or `cmpxchg`.
-    Expand(Emulation),
+    /// Through [`atomir_ir::expand::expand`] with this lowering. A natively lowered scalar node
+    /// expands to its one native element: one `atomicrmw` or `cmpxchg`.
+    Expand(Lowering),
     /// One `atomicrmw` on an LLVM floating-point vector (`<2 x half>`, `<2 x float>`).
     VectorRmw,
 }
@@ -88,14 +88,6 @@ pub(crate) struct Plan {
     pub fenced_rmw: bool,
 }
 
-/// The node's element lowering before any vector handling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Element {
-    Native,
-    CasLoop,
-    PartWord { needs_loop: bool },
-}
-
 /// Decides the plan for one node.
 pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refusal> {
     check_target_wide(target, inst)?;
@@ -106,38 +98,19 @@ pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refus
     let vector_native = inst.shape.is_vector() && vector_rmw_native(target, inst);
     let form = if vector_native {
         Form::VectorRmw
-    } else if inst.shape.is_vector() {
-        Form::Expand(Emulation::Split {
-            elements: inst.shape.len() as u32,
-            element: element_as_split(element, inst.ty),
-        })
     } else {
-        match element {
-            Element::Native => Form::Expand(Emulation::Split {
-                elements: 1,
-                element: ElementLowering::Native,
-            }),
-            Element::CasLoop => Form::Expand(Emulation::CasLoop {
-                bits: inst.ty.bits(),
-            }),
-            Element::PartWord { needs_loop } => Form::Expand(Emulation::PartWord {
-                element_bits: inst.ty.bits(),
-                needs_loop,
-            }),
-        }
+        Form::Expand(Lowering::per_element(element, inst.shape))
     };
-
-    match form {
-        Form::Expand(Emulation::Split { elements: 1, .. }) | Form::VectorRmw => {}
-        Form::Expand(emulation) => legality.emulation = Some(emulation),
+    if let Form::Expand(lowering) = form {
+        legality.lowering = lowering;
     }
 
     let uses_rmw = match form {
         Form::VectorRmw => true,
         Form::Expand(_) => match element {
-            Element::Native => inst.op != AtomicOp::Cas,
-            Element::PartWord { needs_loop } => !needs_loop,
-            Element::CasLoop => false,
+            Lowering::Native => inst.op != AtomicOp::Cas,
+            Lowering::MaskedOp => true,
+            _ => false,
         },
     };
     let fenced_rmw = uses_rmw && target.triple == Triple::Nvptx64;
@@ -299,19 +272,19 @@ fn cas128_native(target: &LlvmTarget) -> bool {
 }
 
 /// How one element of the node is carried out (scalar rules).
-fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, Refusal> {
+fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Lowering, Refusal> {
     let ty = inst.ty;
     let op = inst.op;
     let bits = ty.bits();
     let triple = target.triple;
     // Where the target's smallest CAS is 32 bits, 8/16-bit elements live inside a word.
     let small = bits < 32;
-    let part_word_cas = Element::PartWord { needs_loop: true };
+    let part_word_cas = Lowering::MaskedCasLoop;
     let loop_for = |small: bool| {
         if small {
             part_word_cas
         } else {
-            Element::CasLoop
+            Lowering::CasLoop
         }
     };
     let small_native = triple == Triple::X86_64;
@@ -319,7 +292,7 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
     // NVPTX system scope: only cmpxchg keeps `.sys`.
     if triple == Triple::Nvptx64 && inst.scope == Scope::System {
         return Ok(if op == AtomicOp::Cas && !small {
-            Element::Native
+            Lowering::Native
         } else {
             loop_for(small)
         });
@@ -329,14 +302,14 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         return Ok(if small && !small_native {
             part_word_cas
         } else {
-            Element::Native
+            Lowering::Native
         });
     }
     if ty.is_packed() {
         return Ok(match op {
-            AtomicOp::Exch => Element::Native,
-            AtomicOp::Add | AtomicOp::Sub if packed_rmw_native(target) => Element::Native,
-            _ => Element::CasLoop,
+            AtomicOp::Exch => Lowering::Native,
+            AtomicOp::Add | AtomicOp::Sub if packed_rmw_native(target) => Lowering::Native,
+            _ => Lowering::CasLoop,
         });
     }
     let float = ty.class() == TypeClass::Float;
@@ -350,11 +323,9 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         let native_spirv_half =
             triple == Triple::Spirv64 && ty == ElemType::F16 && op == AtomicOp::Add;
         if native_small_float || native_spirv_half {
-            return Ok(Element::Native);
+            return Ok(Lowering::Native);
         }
-        return Ok(Element::PartWord {
-            needs_loop: atomir_ir::expand::part_word_needs_loop(op),
-        });
+        return Ok(Lowering::masked(op));
     }
     let old_nvptx = triple == Triple::Nvptx64 && target.major < 22;
     let native = match op {
@@ -381,7 +352,7 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         _ => true,
     };
     Ok(if native {
-        Element::Native
+        Lowering::Native
     } else {
         loop_for(small && !small_native)
     })
@@ -406,15 +377,4 @@ fn vector_rmw_native(target: &LlvmTarget, inst: &AtomicInst) -> bool {
     fits && target.major >= 19
         && inst.ty.class() == TypeClass::Float
         && matches!(inst.op, AtomicOp::Add | AtomicOp::Sub)
-}
-
-fn element_as_split(element: Element, ty: ElemType) -> ElementLowering {
-    match element {
-        Element::Native => ElementLowering::Native,
-        Element::CasLoop => ElementLowering::CasLoop { bits: ty.bits() },
-        Element::PartWord { needs_loop } => ElementLowering::PartWord {
-            element_bits: ty.bits(),
-            needs_loop,
-        },
-    }
 }

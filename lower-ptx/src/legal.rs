@@ -12,10 +12,9 @@
 //! - `red` only `.relaxed` / `.release`, and no `cas`/`exch`;
 //! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90.
 
-use atomir_ir::expand::part_word_needs_loop;
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Legality,
-    MemoryOrder, Refusal, Rewrite, Scope, TypeClass, VectorShape,
+    AddressSpace, AtomicInst, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
+    Rewrite, Scope, TypeClass, VectorShape,
 };
 
 use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
@@ -62,7 +61,7 @@ pub(crate) enum Form {
     /// One native instruction (scalar or vector).
     Native(Spelling),
     /// The shared expansion ([`atomir_ir::expand::expand`]).
-    Expand(Emulation),
+    Expand(Lowering),
 }
 
 /// The spelling of one native `atom`/`red`.
@@ -287,24 +286,15 @@ fn vector_native(inst: &AtomicInst, target: PtxTarget) -> Option<Native> {
 }
 
 /// How one element is emulated when the target has no native form for it.
-fn element_emulation(op: AtomicOp, ty: ElemType) -> ElementLowering {
+fn element_emulation(op: AtomicOp, ty: ElemType) -> Lowering {
     match ty.bits() {
-        8 => ElementLowering::PartWord {
-            element_bits: 8,
-            needs_loop: part_word_needs_loop(op),
-        },
-        16 if !part_word_needs_loop(op) => ElementLowering::PartWord {
-            element_bits: 16,
-            needs_loop: false,
-        },
+        8 => Lowering::masked(op),
+        16 if Lowering::masked(op) == Lowering::MaskedOp => Lowering::MaskedOp,
         // Not a loop on `cas.b16`: ptxas carries out `cas.b16` itself as a 32-bit CAS loop, so
         // a loop on it is a loop inside a loop (u16 sub on sm_90: 41 SASS instructions against
         // 30 for the masked 32-bit loop; `bench/src/bin/sass_table.rs` measures every cell).
-        16 => ElementLowering::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
-        bits => ElementLowering::CasLoop { bits },
+        16 => Lowering::MaskedCasLoop,
+        _ => Lowering::CasLoop,
     }
 }
 
@@ -401,43 +391,19 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
                     if reduction_allowed(inst) && native.op != "cas" && native.op != "exch" {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }
-                    ElementLowering::Native
+                    Lowering::Native
                 }
                 None => {
                     let element = element_emulation(inst.op, inst.ty);
-                    let widened_op = matches!(
-                        element,
-                        ElementLowering::PartWord {
-                            needs_loop: false,
-                            ..
-                        }
-                    );
-                    if widened_op && reduction_allowed(inst) {
+                    if element == Lowering::MaskedOp && reduction_allowed(inst) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }
                     element
                 }
             };
-            let emulation = if inst.shape.is_vector() {
-                Emulation::Split {
-                    elements: inst.shape.len() as u32,
-                    element,
-                }
-            } else {
-                match element {
-                    ElementLowering::CasLoop { bits } => Emulation::CasLoop { bits },
-                    ElementLowering::PartWord {
-                        element_bits,
-                        needs_loop,
-                    } => Emulation::PartWord {
-                        element_bits,
-                        needs_loop,
-                    },
-                    ElementLowering::Native => unreachable!("scalar native handled above"),
-                }
-            };
-            legality.emulation = Some(emulation);
-            Form::Expand(emulation)
+            let lowering = Lowering::per_element(element, inst.shape);
+            legality.lowering = lowering;
+            Form::Expand(lowering)
         }
     };
     Ok(Plan {

@@ -2,7 +2,7 @@
 
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, Emulation, Kernel, LowerOptions,
+    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, Kernel, LowerOptions, Lowering,
     MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
 };
 use atomir_ptx::{parse_target, PtxBackend, PtxTarget};
@@ -211,7 +211,7 @@ fn refusals_name_the_rule_and_the_smallest_target() {
 
 #[test]
 fn emulations_follow_the_target() {
-    let check = |target: &str, op, ty, expected: Emulation| {
+    let check = |target: &str, op, ty, expected: Lowering| {
         let kernel = one(
             op,
             ty,
@@ -222,65 +222,35 @@ fn emulations_follow_the_target() {
         );
         let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
         let legality = backend.legalize(&kernel, first(&kernel)).unwrap();
-        assert_eq!(legality.emulation, Some(expected), "{target} {op} {ty}");
+        assert_eq!(legality.lowering, expected, "{target} {op} {ty}");
     };
     // A masked 32-bit loop even where `cas.b16` exists: ptxas makes `cas.b16` a 32-bit loop.
     check(
         "sm_70",
         AtomicOp::Exch,
         ElemType::U16,
-        Emulation::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
+        Lowering::MaskedCasLoop,
     );
     check(
         "sm_60",
         AtomicOp::Exch,
         ElemType::U16,
-        Emulation::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
+        Lowering::MaskedCasLoop,
     );
-    check(
-        "sm_90",
-        AtomicOp::Or,
-        ElemType::U8,
-        Emulation::PartWord {
-            element_bits: 8,
-            needs_loop: false,
-        },
-    );
-    check(
-        "sm_90",
-        AtomicOp::Max,
-        ElemType::F32,
-        Emulation::CasLoop { bits: 32 },
-    );
-    check(
-        "sm_90",
-        AtomicOp::Inc,
-        ElemType::U64,
-        Emulation::CasLoop { bits: 64 },
-    );
+    check("sm_90", AtomicOp::Or, ElemType::U8, Lowering::MaskedOp);
+    check("sm_90", AtomicOp::Max, ElemType::F32, Lowering::CasLoop);
+    check("sm_90", AtomicOp::Inc, ElemType::U64, Lowering::CasLoop);
     check(
         "sm_80",
         AtomicOp::Add,
         ElemType::Bf16,
-        Emulation::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
+        Lowering::MaskedCasLoop,
     );
     check(
         "sm_60",
         AtomicOp::Add,
         ElemType::F16,
-        Emulation::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
+        Lowering::MaskedCasLoop,
     );
 }
 

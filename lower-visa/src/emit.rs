@@ -27,8 +27,8 @@ use atomir_ir::expand::{
     Var,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Inst, Kernel,
-    Legality, MemoryOrder, Operand, Scalar, Scope, Value, ValueType,
+    AddressSpace, AtomicInst, AtomicOp, ElemType, Inst, Kernel, Legality, MemoryOrder, Operand,
+    Scalar, Scope, Value, ValueType,
 };
 
 use crate::legality::{msg_op, MsgOp, Surface};
@@ -384,13 +384,14 @@ impl Printer {
         inst: &AtomicInst,
         legality: &Legality,
     ) -> Result<(), EmitError> {
-        let emulation = legality.emulation.unwrap_or(Emulation::Split {
-            elements: 1,
-            element: ElementLowering::Native,
-        });
         // The expander lends its storage for the print and is put back afterwards.
         let mut expander = std::mem::take(&mut self.expander);
-        let printed = self.expansion(kernel, inst_id, inst, expander.expand(inst, emulation));
+        let printed = self.expansion(
+            kernel,
+            inst_id,
+            inst,
+            expander.expand(inst, legality.lowering),
+        );
         self.expander = expander;
         printed
     }

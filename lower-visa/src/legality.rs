@@ -5,10 +5,9 @@
 //! ops with `.64`, `cmpxchg` with a `%null` src1 and 64-bit integer ALU ops on TGLLP/DG2/MTL,
 //! none of which the hardware has. This table never asks for them.
 
-use atomir_ir::expand::part_word_needs_loop;
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Kernel, Legality,
-    MemoryOrder, Operand, Refusal, Rewrite, Scalar, Scope, TypeClass, Verdict,
+    AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, Legality, Lowering, MemoryOrder, Operand,
+    Refusal, Rewrite, Scalar, Scope, TypeClass, Verdict,
 };
 
 use crate::target::{Messages, Platform, VisaTarget};
@@ -296,27 +295,9 @@ fn table(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
     }
 
     let element = element_lowering(target, kernel, inst, surface, &mut rewrites)?;
-    let emulation = if inst.shape.is_vector() {
-        Some(Emulation::Split {
-            elements: inst.shape.len() as u32,
-            element,
-        })
-    } else {
-        match element {
-            ElementLowering::Native => None,
-            ElementLowering::CasLoop { bits } => Some(Emulation::CasLoop { bits }),
-            ElementLowering::PartWord {
-                element_bits,
-                needs_loop,
-            } => Some(Emulation::PartWord {
-                element_bits,
-                needs_loop,
-            }),
-        }
-    };
     Ok(Legality {
         rewrites,
-        emulation,
+        lowering: Lowering::per_element(element, inst.shape),
     })
 }
 
@@ -326,21 +307,18 @@ fn element_lowering(
     inst: &AtomicInst,
     surface: Surface,
     rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>,
-) -> Result<ElementLowering, Refusal> {
+) -> Result<Lowering, Refusal> {
     let (op, ty) = (inst.op, inst.ty);
     if ty.bits() == 8 {
         // No 8-bit atomics anywhere: the containing 32-bit word.
-        return Ok(ElementLowering::PartWord {
-            element_bits: 8,
-            needs_loop: part_word_needs_loop(op),
-        });
+        return Ok(Lowering::masked(op));
     }
     let cas_loop = |rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>| {
         if let Some(refusal) = loop_alu_refusal(target, op, ty) {
             return Err(refusal);
         }
         rewrites.retain(|r| *r != Rewrite::UnboundedIncDec);
-        Ok(ElementLowering::CasLoop { bits: ty.bits() })
+        Ok(Lowering::CasLoop)
     };
     if (ty.is_packed() || ty == ElemType::Bf16) && !op.is_move() {
         return cas_loop(rewrites);
@@ -366,5 +344,5 @@ fn element_lowering(
     if retyped {
         rewrites.push(Rewrite::RetypedSameBits);
     }
-    Ok(ElementLowering::Native)
+    Ok(Lowering::Native)
 }

@@ -109,7 +109,7 @@ fn refusals_name_rules() {
     let legality = VisaTarget::new(Platform::Pvc)
         .legalize(&k, k.insts.keys().next().unwrap())
         .unwrap();
-    assert_eq!(legality.emulation, None);
+    assert_eq!(legality.lowering, atomir_ir::Lowering::Native);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use atomir_ir::expand::{expand, Expansion};
 use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
 use atomir_ir::semantics::{self, width_mask, FloatMode};
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, Emulation, MemoryOrder, Scope, Value,
+    AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, Lowering, MemoryOrder, Scope, Value,
     VectorShape,
 };
 
@@ -42,11 +42,11 @@ pub fn node(op: AtomicOp, ty: ElemType, shape: VectorShape, result_used: bool) -
 }
 
 /// Expands and validates; a validation failure is a test failure naming the expansion.
-pub fn expand_valid(inst: &AtomicInst, emulation: Emulation) -> Expansion {
-    let expansion = expand(inst, emulation);
+pub fn expand_valid(inst: &AtomicInst, lowering: Lowering) -> Expansion {
+    let expansion = expand(inst, lowering);
     if let Err(error) = expansion.validate(inst) {
         panic!(
-            "{} {} by {emulation:?}: invalid expansion: {error}\n{expansion}",
+            "{} {} by {lowering:?}: invalid expansion: {error}\n{expansion}",
             inst.op, inst.ty
         );
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::{
-    Backend, ElemType, Emulation, Inst, Kernel, Legality, LowerError, LowerOptions, LowerReport,
+    Backend, ElemType, Inst, Kernel, Legality, LowerError, LowerOptions, LowerReport, Lowering,
     Module, Refusal, Rewrite, Verdict,
 };
 
@@ -130,22 +130,16 @@ impl FakeBackend {
             );
         }
         if node.shape.is_vector() {
-            return Ok(Legality::emulated(Emulation::Split {
-                elements: node.shape.len() as u32,
-                element: atomir_ir::ElementLowering::Native,
-            }));
+            return Ok(Legality::emulated(Lowering::SplitNative));
         }
         if node.ty.bits() < 32 && !node.ty.is_float() {
-            return Ok(Legality::emulated(Emulation::PartWord {
-                element_bits: node.ty.bits(),
-                needs_loop: true,
-            }));
+            return Ok(Legality::emulated(Lowering::MaskedCasLoop));
         }
         if !newer
             && node.ty == ElemType::F64
             && matches!(node.op, atomir_ir::AtomicOp::Min | atomir_ir::AtomicOp::Max)
         {
-            return Ok(Legality::emulated(Emulation::CasLoop { bits: 64 }));
+            return Ok(Legality::emulated(Lowering::CasLoop));
         }
         if node.op == atomir_ir::AtomicOp::Sub {
             return Ok(Legality::native().with(Rewrite::SubAsAddOfNegation));
