@@ -35,7 +35,7 @@ fn lower_alone(backend: &dyn Backend, module: &Module) -> Side {
         };
     };
     let mut code = String::new();
-    let verdict = backend.legalize(kernel, inst).and_then(|legality| {
+    let verdict = backend.legalize_inst(kernel, inst).and_then(|legality| {
         backend
             .lower(module, &LowerOptions::default(), &mut code)
             .map(|_| legality)

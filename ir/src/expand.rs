@@ -14,8 +14,8 @@ use petgraph::graphmap::DiGraphMap;
 use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
-use crate::kernel::AtomicInst;
 use crate::legal::Lowering;
+use crate::node::AtomicNode;
 use crate::types::{AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass};
 
 /// A basic block of an expansion.
@@ -618,12 +618,12 @@ fn apply_op(
 }
 
 /// The memory attributes of a node.
-pub fn mem_attrs(inst: &AtomicInst) -> MemAttrs {
+pub fn mem_attrs(node: &AtomicNode) -> MemAttrs {
     MemAttrs {
-        order: inst.order,
-        scope: inst.scope,
-        space: inst.space,
-        hint: inst.hint,
+        order: node.order,
+        scope: node.scope,
+        space: node.space,
+        hint: node.hint,
     }
 }
 
@@ -683,15 +683,15 @@ fn cas_retry_loop(
 /// returning the old value (in the element's natural type).
 fn cas_loop_element(
     b: &mut Builder,
-    inst: &AtomicInst,
+    node: &AtomicNode,
     ty: ElemType,
     addr: Var,
     operand: Var,
     new_value: Option<Var>,
 ) -> Var {
     let bits_ty = PrimType::int(ty.bits());
-    let replaced = cas_retry_loop(b, mem_attrs(inst), addr, bits_ty, |b, old| {
-        apply_op(b, inst.op, ty, old, operand, new_value)
+    let replaced = cas_retry_loop(b, mem_attrs(node), addr, bits_ty, |b, old| {
+        apply_op(b, node.op, ty, old, operand, new_value)
     });
     b.unary(UnaryOp::Bitcast, replaced, PrimType::natural(ty))
 }
@@ -699,7 +699,7 @@ fn cas_loop_element(
 /// Emits an 8/16-bit access inside the aligned 32-bit word that contains it.
 fn part_word_element(
     b: &mut Builder,
-    inst: &AtomicInst,
+    node: &AtomicNode,
     ty: ElemType,
     addr: Var,
     operand: Var,
@@ -708,7 +708,7 @@ fn part_word_element(
 ) -> Var {
     let element_bits = ty.bits();
     let element_ty = PrimType::int(element_bits);
-    let mem = mem_attrs(inst);
+    let mem = mem_attrs(node);
     let word = b.var(PrimType::Ptr);
     b.push(Prim::PtrAlignDown {
         dst: word,
@@ -740,7 +740,7 @@ fn part_word_element(
     if !needs_loop {
         // and/or/xor act bit by bit: widen the operand with bits that leave the rest unchanged.
         let placed = place(b, operand);
-        let value = if inst.op == AtomicOp::And {
+        let value = if node.op == AtomicOp::And {
             b.binary(BinaryOp::Or, placed, keep)
         } else {
             placed
@@ -748,7 +748,7 @@ fn part_word_element(
         let old_word = b.var(PrimType::I32);
         b.push(Prim::Rmw {
             dst: Some(old_word),
-            op: inst.op,
+            op: node.op,
             ty: ElemType::B32,
             addr: word,
             value,
@@ -760,7 +760,7 @@ fn part_word_element(
     let replaced = cas_retry_loop(b, mem, word, PrimType::I32, |b, old_word| {
         let shifted = b.binary(BinaryOp::LShr, old_word, shift);
         let old = b.unary(UnaryOp::Trunc, shifted, element_ty);
-        let new = apply_op(b, inst.op, ty, old, operand, new_value);
+        let new = apply_op(b, node.op, ty, old, operand, new_value);
         let new_wide = b.unary(UnaryOp::Zext, new, PrimType::I32);
         let new_placed = b.binary(BinaryOp::Shl, new_wide, shift);
         let rest = b.binary(BinaryOp::And, old_word, keep);
@@ -772,13 +772,13 @@ fn part_word_element(
 /// Emits one element natively: a CAS or the target's RMW on the element type.
 fn native_element(
     b: &mut Builder,
-    inst: &AtomicInst,
+    node: &AtomicNode,
     ty: ElemType,
     addr: Var,
     operand: Var,
     new_value: Option<Var>,
 ) -> Var {
-    let mem = mem_attrs(inst);
+    let mem = mem_attrs(node);
     match new_value {
         Some(new) => {
             // A CAS compares and moves bit patterns.
@@ -798,7 +798,7 @@ fn native_element(
             let dst = b.var(PrimType::natural(ty));
             b.push(Prim::Rmw {
                 dst: Some(dst),
-                op: inst.op,
+                op: node.op,
                 ty,
                 addr,
                 value: operand,
@@ -809,13 +809,13 @@ fn native_element(
     }
 }
 
-/// Builds the expansion of `inst` by `lowering`, one element after another, each carried out
+/// Builds the expansion of `node` by `lowering`, one element after another, each carried out
 /// as [`Lowering::element`] says (a `Native` element is one `Rmw`, or a `Cas` for `cas`). The
 /// node must be verified and the lowering must come from a legality table that accepted it
 /// (e.g. a masked lowering only for 8/16-bit types). A backend with a whole-vector instruction
 /// prints that instead of expanding: `Native` on a vector node expands element by element.
-pub fn expand(inst: &AtomicInst, lowering: Lowering) -> Expansion {
-    build(inst, lowering, Builder::new(None, Vec::new())).0
+pub fn expand(node: &AtomicNode, lowering: Lowering) -> Expansion {
+    build(node, lowering, Builder::new(None, Vec::new())).0
 }
 
 /// Expands node after node into the same storage: a backend keeps one `Expander` for a whole
@@ -831,23 +831,23 @@ impl Expander {
         Expander::default()
     }
 
-    /// The expansion of `inst` by `lowering` (as [`expand`]), valid until the next call.
-    pub fn expand(&mut self, inst: &AtomicInst, lowering: Lowering) -> &Expansion {
+    /// The expansion of `node` by `lowering` (as [`expand`]), valid until the next call.
+    pub fn expand(&mut self, node: &AtomicNode, lowering: Lowering) -> &Expansion {
         let builder = Builder::new(self.last.take(), std::mem::take(&mut self.spare_prims));
-        let (expansion, spare_prims) = build(inst, lowering, builder);
+        let (expansion, spare_prims) = build(node, lowering, builder);
         self.spare_prims = spare_prims;
         self.last.insert(expansion)
     }
 }
 
-fn build(inst: &AtomicInst, lowering: Lowering, mut b: Builder) -> (Expansion, Vec<Vec<Prim>>) {
-    let elements = inst.shape.len();
-    let ty = inst.ty;
+fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, Vec<Vec<Prim>>) {
+    let elements = node.shape.len();
+    let ty = node.ty;
     let natural = PrimType::natural(ty);
     for _ in 0..elements {
         let operand = b.var(natural);
         b.expansion.operands.push(operand);
-        if inst.op == AtomicOp::Cas {
+        if node.op == AtomicOp::Cas {
             let new = b.var(natural);
             b.expansion.new_values.push(new);
         }
@@ -869,19 +869,19 @@ fn build(inst: &AtomicInst, lowering: Lowering, mut b: Builder) -> (Expansion, V
         let operand = b.expansion.operands[index];
         let new_value = b.expansion.new_values.get(index).copied();
         let old = match element {
-            Lowering::CasLoop => cas_loop_element(&mut b, inst, ty, addr, operand, new_value),
+            Lowering::CasLoop => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
             Lowering::MaskedCasLoop | Lowering::MaskedOp => part_word_element(
                 &mut b,
-                inst,
+                node,
                 ty,
                 addr,
                 operand,
                 new_value,
                 element == Lowering::MaskedCasLoop,
             ),
-            _ => native_element(&mut b, inst, ty, addr, operand, new_value),
+            _ => native_element(&mut b, node, ty, addr, operand, new_value),
         };
-        if inst.result_used() {
+        if node.result_used() {
             b.expansion.results.push(old);
         }
     }
@@ -1144,7 +1144,7 @@ impl VarSet {
 }
 
 impl Expansion {
-    /// Checks that this is a well-formed expansion of `inst` that keeps its meaning:
+    /// Checks that this is a well-formed expansion of `node` that keeps its meaning:
     ///
     /// - inputs and results match the node (one operand, new value and result per element, in
     ///   the element's natural type; results only when the node's result is used);
@@ -1159,7 +1159,7 @@ impl Expansion {
     ///
     /// That is the invariant "an expansion never weakens an order or a scope", checked
     /// mechanically rather than trusted.
-    pub fn validate(&self, inst: &AtomicInst) -> Result<(), String> {
+    pub fn validate(&self, node: &AtomicNode) -> Result<(), String> {
         let var_count = self.vars.len();
         let exists = |var: Var, what: &str| {
             if self.vars.get(var).is_some() {
@@ -1173,8 +1173,8 @@ impl Expansion {
         }
 
         // Inputs and results against the node.
-        let elements = inst.shape.len();
-        let natural = PrimType::natural(inst.ty);
+        let elements = node.shape.len();
+        let natural = PrimType::natural(node.ty);
         exists(self.addr, "the address")?;
         if self.vars[self.addr] != PrimType::Ptr {
             return Err(format!(
@@ -1182,12 +1182,12 @@ impl Expansion {
                 self.addr, self.vars[self.addr]
             ));
         }
-        let expected_new = if inst.op == AtomicOp::Cas {
+        let expected_new = if node.op == AtomicOp::Cas {
             elements
         } else {
             0
         };
-        let expected_results = if inst.result_used() { elements } else { 0 };
+        let expected_results = if node.result_used() { elements } else { 0 };
         for (what, list, count) in [
             ("operands", &self.operands, elements),
             ("new values", &self.new_values, expected_new),
@@ -1311,7 +1311,7 @@ impl Expansion {
         }
 
         // Per block: types, uses, jumps, memory attributes.
-        let mem = mem_attrs(inst);
+        let mem = mem_attrs(node);
         let mut atomic_prims = 0usize;
         for (block, data) in &self.blocks {
             let mut defined = available[block].clone().unwrap_or(VarSet::empty(var_count));
@@ -1358,10 +1358,10 @@ impl Expansion {
                             ));
                         }
                         if let Prim::Rmw { op, .. } = prim {
-                            if *op != inst.op {
+                            if *op != node.op {
                                 return Err(format!(
                                     "{block}: {at} performs {op}, not {}",
-                                    inst.op
+                                    node.op
                                 ));
                             }
                         }
@@ -1432,12 +1432,11 @@ mod expander_tests {
         };
         let mut compared = 0;
         for cell in cells().step_by(37).filter(|c| c.ty.bits() <= 64) {
-            let kernel = cell.kernel();
-            let inst = kernel.insts.values().next().expect("one instruction");
+            let node = cell.node();
             for lowering in lowerings(cell.ty, cell.op) {
-                let fresh = expand(inst, lowering);
+                let fresh = expand(&node, lowering);
                 assert_eq!(
-                    expander.expand(inst, lowering),
+                    expander.expand(&node, lowering),
                     &fresh,
                     "{cell} {lowering:?}"
                 );

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::kernel::{Inst, Kernel, Module, SourceLoc};
+use crate::node::AtomicNode;
 use crate::rule::RuleId;
 use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
 
@@ -382,8 +383,13 @@ pub trait Backend {
     /// The canonical target name, e.g. `ptx:sm_90@7.8`.
     fn target_name(&self) -> String;
 
-    /// The legality table's answer for one instruction of a verified kernel.
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict;
+    /// The legality table's answer for one node.
+    fn legalize(&self, node: &AtomicNode) -> Verdict;
+
+    /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts).
+    fn legalize_inst(&self, kernel: &Kernel, inst: Inst) -> Verdict {
+        self.legalize(&AtomicNode::of(kernel, inst))
+    }
 
     /// Lowers a verified module, appending the emitted code to `out`.
     fn lower(
@@ -399,7 +405,7 @@ pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerRe
     let mut report = LowerReport::default();
     for (index, kernel) in module.kernels.iter().enumerate() {
         for inst in kernel.insts.keys() {
-            match backend.legalize(kernel, inst) {
+            match backend.legalize(&AtomicNode::of(kernel, inst)) {
                 Ok(legality) => report.record(index, inst, &legality),
                 Err(refusal) => {
                     return Err(LowerError {

@@ -15,6 +15,7 @@ pub mod interp;
 pub mod kernel;
 pub mod legal;
 pub mod matrix;
+pub mod node;
 pub mod rule;
 pub mod semantics;
 pub mod text;
@@ -31,6 +32,7 @@ pub use legal::{
     Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Strategy,
     Verdict,
 };
+pub use node::AtomicNode;
 pub use rule::RuleId;
 pub use types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass, ValueType,

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::kernel::{AtomicInst, Kernel, Module, Operand, Scalar};
 use crate::legal::{Backend, LowerOptions, Refusal, Strategy, Verdict};
+use crate::node::AtomicNode;
 use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
 
 /// One cell of the lowering matrix.
@@ -23,6 +24,22 @@ impl Cell {
     /// Whether the verifier accepts this combination (target-independent rules only).
     pub fn is_valid(&self) -> bool {
         self.ty.supports(self.op)
+    }
+
+    /// The cell's node: the pointer is in the cell's own space and the operand a parameter.
+    pub const fn node(&self) -> AtomicNode {
+        AtomicNode {
+            op: self.op,
+            ty: self.ty,
+            shape: self.shape,
+            order: self.order,
+            scope: self.scope,
+            space: self.space,
+            hint: None,
+            result_used: self.result_used,
+            pointer_space: self.space,
+            literal: None,
+        }
     }
 
     /// A stable identifier, also used as the kernel name.
@@ -150,14 +167,7 @@ pub fn run(
         .map(|cell| {
             module.kernels.clear();
             module.kernels.push(cell.kernel());
-            let kernel = &module.kernels[0];
-            let verdict = match kernel.insts.keys().next() {
-                Some(inst) => backend.legalize(kernel, inst),
-                None => Err(Refusal::new(
-                    crate::rule::KitRule::EmptyCell,
-                    "the cell has no instruction",
-                )),
-            };
+            let verdict = backend.legalize(&cell.node());
             let mut code = String::new();
             let verdict = match verdict {
                 Ok(legality) => match backend.lower(&module, options, &mut code) {

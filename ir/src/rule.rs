@@ -79,7 +79,6 @@ macro_rules! rules {
 rules! {
     /// Rules of the target-independent framework itself.
     pub enum KitRule {
-        EmptyCell = "matrix.empty-cell": "a matrix cell without an instruction has no verdict",
         Unprintable = "lower.unprintable":
             "the printer cannot print what the table accepted (a bug: the table and the printer disagree)",
     }

@@ -9,7 +9,7 @@ use atomir_ir::{AddressSpace, AtomicOp, ElemType, Lowering, MemoryOrder, Scope, 
 use expand_common::{expand_valid, node};
 use smallvec::smallvec;
 
-fn loop_expansion() -> (atomir_ir::AtomicInst, atomir_ir::expand::Expansion) {
+fn loop_expansion() -> (atomir_ir::AtomicNode, atomir_ir::expand::Expansion) {
     let inst = node(AtomicOp::Add, ElemType::F32, VectorShape::Scalar, true);
     let expansion = expand_valid(&inst, Lowering::CasLoop);
     (inst, expansion)

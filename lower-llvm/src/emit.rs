@@ -6,7 +6,8 @@ use std::fmt::{self, Write};
 
 use atomir_ir::expand::{Expander, PrimType};
 use atomir_ir::{
-    AtomicInst, Constant, ElemType, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
+    AtomicInst, AtomicNode, Constant, ElemType, Inst, Kernel, Operand, Scalar, Value, ValueDef,
+    ValueType,
 };
 use cranelift_entity::SecondaryMap;
 
@@ -382,8 +383,9 @@ impl<'a> Emitter<'a> {
             Form::Expand(emulation) => {
                 // The expander lends its storage for the print and is put back afterwards.
                 let mut expander = std::mem::take(&mut self.expander);
+                let node = AtomicNode::of(self.kernel, Inst::from_u32(index));
                 let printed =
-                    expansion::print(self, out, inst, plan, expander.expand(inst, emulation));
+                    expansion::print(self, out, inst, plan, expander.expand(&node, emulation));
                 self.expander = expander;
                 printed
             }

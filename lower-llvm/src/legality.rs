@@ -14,7 +14,7 @@
 //!   left unspecified; atomir's min/max order -0.0 < +0.0, so float min/max is our own CAS loop.
 
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
     Rewrite, Scope, TypeClass,
 };
 
@@ -89,17 +89,17 @@ pub(crate) struct Plan {
 }
 
 /// Decides the plan for one node.
-pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refusal> {
-    check_target_wide(target, inst)?;
+pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<Plan, Refusal> {
+    check_target_wide(target, node)?;
     let mut legality = Legality::native();
-    let scope = printed_scope(target, inst.scope, &mut legality);
+    let scope = printed_scope(target, node.scope, &mut legality);
 
-    let element = element_lowering(target, inst)?;
-    let vector_native = inst.shape.is_vector() && vector_rmw_native(target, inst);
+    let element = element_lowering(target, node)?;
+    let vector_native = node.shape.is_vector() && vector_rmw_native(target, node);
     let form = if vector_native {
         Form::VectorRmw
     } else {
-        Form::Expand(Lowering::per_element(element, inst.shape))
+        Form::Expand(Lowering::per_element(element, node.shape))
     };
     if let Form::Expand(lowering) = form {
         legality.lowering = lowering;
@@ -108,19 +108,19 @@ pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refus
     let uses_rmw = match form {
         Form::VectorRmw => true,
         Form::Expand(_) => match element {
-            Lowering::Native => inst.op != AtomicOp::Cas,
+            Lowering::Native => node.op != AtomicOp::Cas,
             Lowering::MaskedOp => true,
             _ => false,
         },
     };
     let fenced_rmw = uses_rmw && target.triple == Triple::Nvptx64;
-    if fenced_rmw && inst.order != MemoryOrder::Relaxed {
+    if fenced_rmw && node.order != MemoryOrder::Relaxed {
         legality.rewrites.push(Rewrite::OrderAsFences);
     }
-    if fenced_rmw && inst.scope < Scope::Device {
+    if fenced_rmw && node.scope < Scope::Device {
         // NVPTX's atom for a plain atomicrmw runs at gpu scope: wider than asked, never narrower.
         legality.rewrites.push(Rewrite::ScopeWidened {
-            from: inst.scope,
+            from: node.scope,
             to: Scope::Device,
         });
     }
@@ -133,7 +133,7 @@ pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refus
 }
 
 /// Rules that refuse a node whatever its op.
-fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refusal> {
+fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
     let spirv22 = "llvm:spirv64@22";
     let ptx22 = "llvm:nvptx64@22";
     if target.triple == Triple::Spirv64 && target.major < 22 {
@@ -147,7 +147,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         )
         .accepted_by(spirv22));
     }
-    if target.address_space(inst.space).is_none() {
+    if target.address_space(node.space).is_none() {
         let rule = match target.triple {
             Triple::Amdgcn => LlvmRule::AmdgcnNoSharedCluster,
             _ => LlvmRule::SpirvNoSharedCluster,
@@ -163,7 +163,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         .accepted_by(ptx22));
     }
     if target.triple == Triple::Nvptx64 && target.major < 22 {
-        if inst.space == AddressSpace::SharedCluster {
+        if node.space == AddressSpace::SharedCluster {
             return Err(Refusal::new(
                 LlvmRule::NvptxSharedClusterNeeds22,
                 format!(
@@ -173,18 +173,18 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
             )
             .accepted_by(ptx22));
         }
-        if inst.order != MemoryOrder::Relaxed {
+        if node.order != MemoryOrder::Relaxed {
             return Err(Refusal::new(
                 LlvmRule::NvptxOrderedNeeds22,
                 format!(
                     "the NVPTX backend of LLVM {} drops the order of atomicrmw and cmpxchg and \
                      cannot select a fence, so a {} order cannot survive llc",
-                    target.major, inst.order
+                    target.major, node.order
                 ),
             )
             .accepted_by(ptx22));
         }
-        if inst.scope == Scope::System {
+        if node.scope == Scope::System {
             return Err(Refusal::new(
                 LlvmRule::NvptxSystemScopeNeeds22,
                 format!(
@@ -197,7 +197,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         }
     }
     let bf16_values =
-        inst.ty == ElemType::Bf16 || (inst.ty == ElemType::Bf16x2 && !inst.op.is_move());
+        node.ty == ElemType::Bf16 || (node.ty == ElemType::Bf16x2 && !node.op.is_move());
     if target.major < 15 && bf16_values {
         return Err(Refusal::new(
             LlvmRule::Bf16Needs15,
@@ -229,7 +229,7 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
         )
         .accepted_by(ptx22));
     }
-    if inst.ty == ElemType::B128 && !cas128_native(target) {
+    if node.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
             LlvmRule::No128BitCas,
             format!(
@@ -272,9 +272,9 @@ fn cas128_native(target: &LlvmTarget) -> bool {
 }
 
 /// How one element of the node is carried out (scalar rules).
-fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Lowering, Refusal> {
-    let ty = inst.ty;
-    let op = inst.op;
+fn element_lowering(target: &LlvmTarget, node: &AtomicNode) -> Result<Lowering, Refusal> {
+    let ty = node.ty;
+    let op = node.op;
     let bits = ty.bits();
     let triple = target.triple;
     // Where the target's smallest CAS is 32 bits, 8/16-bit elements live inside a word.
@@ -290,7 +290,7 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Lowering, 
     let small_native = triple == Triple::X86_64;
 
     // NVPTX system scope: only cmpxchg keeps `.sys`.
-    if triple == Triple::Nvptx64 && inst.scope == Scope::System {
+    if triple == Triple::Nvptx64 && node.scope == Scope::System {
         return Ok(if op == AtomicOp::Cas && !small {
             Lowering::Native
         } else {
@@ -365,16 +365,16 @@ fn packed_rmw_native(target: &LlvmTarget) -> bool {
 }
 
 /// Whether a whole vector node is one `atomicrmw` on an LLVM FP vector.
-fn vector_rmw_native(target: &LlvmTarget, inst: &AtomicInst) -> bool {
-    let bits = inst.ty.bits() * inst.shape.len() as u32;
+fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
+    let bits = node.ty.bits() * node.shape.len() as u32;
     let fits = match target.triple {
         // <2 x half>/<2 x bfloat> (pk_add); AMDGPU rejects <4 x float>.
         Triple::Amdgcn => bits == 32,
         // llc expands it to one 32- or 64-bit CAS loop.
-        Triple::Nvptx64 => bits <= 64 && inst.scope != Scope::System,
+        Triple::Nvptx64 => bits <= 64 && node.scope != Scope::System,
         Triple::Spirv64 | Triple::X86_64 => false,
     };
     fits && target.major >= 19
-        && inst.ty.class() == TypeClass::Float
-        && matches!(inst.op, AtomicOp::Add | AtomicOp::Sub)
+        && node.ty.class() == TypeClass::Float
+        && matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
 }

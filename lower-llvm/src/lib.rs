@@ -14,7 +14,9 @@ mod legality;
 mod native;
 pub mod target;
 
-use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
+use atomir_ir::{
+    AtomicNode, Backend, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict,
+};
 
 pub use legality::LlvmRule;
 pub use target::{LlvmTarget, Triple};
@@ -38,8 +40,8 @@ pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String
 impl LlvmTarget {
     fn plans(&self, kernel: &Kernel, plans: &mut Vec<legality::Plan>) -> Result<(), LowerError> {
         plans.clear();
-        for (inst, node) in kernel.insts.iter() {
-            match legality::plan(self, node) {
+        for inst in kernel.insts.keys() {
+            match legality::plan(self, &AtomicNode::of(kernel, inst)) {
                 Ok(plan) => plans.push(plan),
                 Err(refusal) => {
                     return Err(LowerError {
@@ -60,8 +62,8 @@ impl Backend for LlvmTarget {
         self.to_string()
     }
 
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legality::plan(self, &kernel.insts[inst]).map(|plan| plan.legality)
+    fn legalize(&self, node: &AtomicNode) -> Verdict {
+        legality::plan(self, node).map(|plan| plan.legality)
     }
 
     fn lower(
@@ -112,8 +114,7 @@ mod tests {
                 let module = Module {
                     kernels: vec![cell.kernel()],
                 };
-                let inst = module.kernels[0].insts.keys().next().unwrap();
-                let verdict = target.legalize(&module.kernels[0], inst);
+                let verdict = target.legalize(&cell.node());
                 out.clear();
                 let lowered = target.lower(&module, &LowerOptions::default(), &mut out);
                 match (verdict, lowered) {

@@ -10,8 +10,8 @@ use atomir_ir::expand::{
     self, BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
-    ValueDef, ValueType,
+    AddressSpace, AtomicInst, AtomicNode, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar,
+    Value, ValueDef, ValueType,
 };
 
 use crate::legal::{
@@ -503,7 +503,7 @@ impl<'k> KernelEmitter<'k> {
         match plan.form {
             Form::Native(spelling) => self.native(out, id, inst, plan, spelling),
             Form::Expand(emulation) => {
-                let expansion = expand::expand(inst, emulation);
+                let expansion = expand::expand(&AtomicNode::of(self.kernel, id), emulation);
                 self.expansion(out, id, inst, plan, &expansion);
             }
         }
@@ -895,8 +895,9 @@ impl<'k> KernelEmitter<'k> {
                 } else {
                     t(value)
                 };
-                let reduction =
-                    reduction_allowed(inst) && spelling.op != "exch" && spelling.op != "cas";
+                let reduction = reduction_allowed(&AtomicNode::of_inst(inst))
+                    && spelling.op != "exch"
+                    && spelling.op != "cas";
                 let order = order_form(self.target, mem.order);
                 if let Some(fence) = order.before {
                     self.fence(out, fence, plan);

@@ -13,39 +13,11 @@
 //! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90.
 
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
     Rewrite, Scope, TypeClass, VectorShape,
 };
 
 use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
-
-/// Everything of a node that [`plan`] reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PlanKey {
-    op: AtomicOp,
-    ty: ElemType,
-    shape: VectorShape,
-    order: MemoryOrder,
-    scope: Scope,
-    space: AddressSpace,
-    hint: bool,
-    result_used: bool,
-}
-
-impl PlanKey {
-    pub fn of(inst: &AtomicInst) -> Self {
-        PlanKey {
-            op: inst.op,
-            ty: inst.ty,
-            shape: inst.shape,
-            order: inst.order,
-            scope: inst.scope,
-            space: inst.space,
-            hint: inst.hint.is_some(),
-            result_used: inst.result_used(),
-        }
-    }
-}
 
 /// How an emulated or native node is emitted; the one decision `legalize` and `lower` share.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,8 +122,8 @@ pub(crate) const fn membar_level(scope: Scope) -> &'static str {
 }
 
 /// Whether `red` may stand for the node: result unused, and an order without an acquire part.
-pub(crate) fn reduction_allowed(inst: &AtomicInst) -> bool {
-    !inst.result_used() && matches!(inst.order, MemoryOrder::Relaxed | MemoryOrder::Release)
+pub(crate) fn reduction_allowed(node: &AtomicNode) -> bool {
+    !node.result_used() && matches!(node.order, MemoryOrder::Relaxed | MemoryOrder::Release)
 }
 
 /// A scalar native spelling of `op` on `ty`, with the rewrites it needs.
@@ -255,22 +227,22 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
 }
 
 /// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global` or generic).
-fn vector_native(inst: &AtomicInst, target: PtxTarget) -> Option<Native> {
+fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
     use VectorShape::*;
     if !target.has(Feature::Vector)
-        || !matches!(inst.space, AddressSpace::Global | AddressSpace::Generic)
+        || !matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
     {
         return None;
     }
-    let negate = inst.op == AtomicOp::Sub;
-    let op = match inst.op {
+    let negate = node.op == AtomicOp::Sub;
+    let op = match node.op {
         AtomicOp::Add | AtomicOp::Sub => "add",
         AtomicOp::Min => "min",
         AtomicOp::Max => "max",
         _ => return None,
     };
-    let allowed = match (inst.ty, inst.shape) {
+    let allowed = match (node.ty, node.shape) {
         (F16 | Bf16, V2 | V4 | V8) => true,
         (F16x2 | Bf16x2, V2 | V4) => true,
         (F32, V2 | V4) => op == "add",
@@ -278,8 +250,8 @@ fn vector_native(inst: &AtomicInst, target: PtxTarget) -> Option<Native> {
     };
     allowed.then(|| Native {
         op,
-        noftz: inst.ty != F32,
-        ty: inst.ty.as_str(),
+        noftz: node.ty != F32,
+        ty: node.ty.as_str(),
         negate,
         retyped: false,
     })
@@ -314,14 +286,14 @@ atomir_ir::rules! {
 pub(crate) type RuleFailure = (PtxRule, String);
 
 /// The decision for one node on one target.
-pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFailure> {
-    if inst.space == AddressSpace::SharedCluster && !target.has(Feature::Cluster) {
+pub(crate) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<Plan, RuleFailure> {
+    if node.space == AddressSpace::SharedCluster && !target.has(Feature::Cluster) {
         return Err((
             PtxRule::SharedClusterNeedsSm90,
             "`.shared::cluster` needs sm_90 and PTX ISA 7.8".into(),
         ));
     }
-    if inst.ty == ElemType::B128 {
+    if node.ty == ElemType::B128 {
         if !target.has(Feature::B128) {
             return Err((
                 PtxRule::B128NeedsSm90,
@@ -330,7 +302,7 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
                     .into(),
             ));
         }
-        if inst.scope == Scope::System && !target.has(Feature::B128System) {
+        if node.scope == Scope::System && !target.has(Feature::B128System) {
             return Err((
                 PtxRule::B128SysNeedsPtx84,
                 "a 128-bit atomic with system scope needs PTX ISA 8.4".into(),
@@ -339,7 +311,7 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
     }
 
     let mut legality = Legality::native();
-    let mut scope = inst.scope;
+    let mut scope = node.scope;
     if scope == Scope::Cluster && !target.has(Feature::Cluster) {
         scope = Scope::Device;
         legality.rewrites.push(Rewrite::ScopeWidened {
@@ -347,16 +319,16 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
             to: Scope::Device,
         });
     }
-    order_rewrites(target, inst.order, &mut legality);
+    order_rewrites(target, node.order, &mut legality);
 
-    let hint = inst.hint.is_some()
+    let hint = node.hint.is_some()
         && target.has(Feature::CacheHint)
-        && matches!(inst.space, AddressSpace::Global | AddressSpace::Generic);
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic);
 
-    let native = if inst.shape.is_vector() {
-        vector_native(inst, target)
+    let native = if node.shape.is_vector() {
+        vector_native(node, target)
     } else {
-        scalar_native(inst.op, inst.ty, target)
+        scalar_native(node.op, node.ty, target)
     };
     let form = match native {
         Some(native) => {
@@ -366,7 +338,7 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
             if native.retyped {
                 legality.rewrites.push(Rewrite::RetypedSameBits);
             }
-            let reduction = reduction_allowed(inst) && native.op != "cas" && native.op != "exch";
+            let reduction = reduction_allowed(node) && native.op != "cas" && native.op != "exch";
             if reduction {
                 legality.rewrites.push(Rewrite::DeadResultAsReduction);
             }
@@ -380,7 +352,7 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
             })
         }
         None => {
-            let element = match scalar_native(inst.op, inst.ty, target) {
+            let element = match scalar_native(node.op, node.ty, target) {
                 Some(native) => {
                     if native.negate {
                         legality.rewrites.push(Rewrite::SubAsAddOfNegation);
@@ -388,20 +360,20 @@ pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFai
                     if native.retyped {
                         legality.rewrites.push(Rewrite::RetypedSameBits);
                     }
-                    if reduction_allowed(inst) && native.op != "cas" && native.op != "exch" {
+                    if reduction_allowed(node) && native.op != "cas" && native.op != "exch" {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }
                     Lowering::Native
                 }
                 None => {
-                    let element = element_emulation(inst.op, inst.ty);
-                    if element == Lowering::MaskedOp && reduction_allowed(inst) {
+                    let element = element_emulation(node.op, node.ty);
+                    if element == Lowering::MaskedOp && reduction_allowed(node) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }
                     element
                 }
             };
-            let lowering = Lowering::per_element(element, inst.shape);
+            let lowering = Lowering::per_element(element, node.shape);
             legality.lowering = lowering;
             Form::Expand(lowering)
         }
@@ -438,10 +410,10 @@ fn candidate_targets() -> impl Iterator<Item = PtxTarget> {
 }
 
 /// The verdict: the plan, or a refusal naming the rule and the smallest target that accepts it.
-pub(crate) fn verdict(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, Refusal> {
-    plan(inst, target).map_err(|(rule, reason)| {
+pub(crate) fn verdict(node: &AtomicNode, target: PtxTarget) -> Result<Plan, Refusal> {
+    plan(node, target).map_err(|(rule, reason)| {
         let refusal = Refusal::new(rule, format!("{reason} (target ptx:{target})"));
-        match candidate_targets().find(|candidate| plan(inst, *candidate).is_ok()) {
+        match candidate_targets().find(|candidate| plan(node, *candidate).is_ok()) {
             Some(smallest) => refusal.accepted_by(format!("ptx:{smallest}")),
             None => refusal,
         }

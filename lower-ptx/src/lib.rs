@@ -24,7 +24,7 @@ pub mod target;
 use std::collections::HashMap;
 
 use atomir_ir::semantics::FloatMode;
-use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
+use atomir_ir::{AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Verdict};
 
 pub use legal::PtxRule;
 pub use target::{Feature, PtxIsa, PtxTarget, Sm};
@@ -66,7 +66,7 @@ impl PtxBackend {
         // Programs repeat a few kinds of atomic: each distinct plan is decided once per kernel,
         // and an instruction only records which one it uses.
         let mut plans: Vec<legal::Plan> = Vec::new();
-        let mut plan_index: HashMap<legal::PlanKey, u32> = HashMap::new();
+        let mut plan_index: HashMap<AtomicNode, u32> = HashMap::new();
         let mut chosen: Vec<u32> = Vec::new();
         let mut body = String::new();
         if mode != emit::ParamMode::Listing {
@@ -76,13 +76,13 @@ impl PtxBackend {
             plans.clear();
             plan_index.clear();
             chosen.clear();
-            for (id, inst) in kernel.insts.iter() {
-                let key = legal::PlanKey::of(inst);
+            for id in kernel.insts.keys() {
+                let key = AtomicNode::of(kernel, id);
                 let plan = match plan_index.get(&key) {
                     Some(&plan) => plan,
                     None => {
                         let plan =
-                            legal::verdict(inst, self.target).map_err(|refusal| LowerError {
+                            legal::verdict(&key, self.target).map_err(|refusal| LowerError {
                                 kernel: kernel.name.clone(),
                                 inst: id,
                                 loc: kernel.loc_of(id),
@@ -117,13 +117,13 @@ impl PtxBackend {
     /// f32 add (or sub as add) that may reach global memory (PTX documents that `atom.add.f32`
     /// and `red.add.f32` flush there), `Ieee` for everything else (shared memory, CAS loops,
     /// f16/bf16 `.noftz`, f64).
-    pub fn float_mode(&self, inst: &atomir_ir::AtomicInst) -> FloatMode {
+    pub fn float_mode(&self, node: &AtomicNode) -> FloatMode {
         let native_f32_add = matches!(
-            legal::plan(inst, self.target).map(|plan| plan.form),
+            legal::plan(node, self.target).map(|plan| plan.form),
             Ok(legal::Form::Native(spelling)) if spelling.op == "add" && spelling.ty == "f32"
         );
         let may_be_global = matches!(
-            inst.space,
+            node.space,
             atomir_ir::AddressSpace::Global | atomir_ir::AddressSpace::Generic
         );
         if native_f32_add && may_be_global {
@@ -151,8 +151,8 @@ impl Backend for PtxBackend {
         format!("ptx:{}", self.target)
     }
 
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legal::verdict(&kernel.insts[inst], self.target).map(|plan| plan.legality)
+    fn legalize(&self, node: &AtomicNode) -> Verdict {
+        legal::verdict(node, self.target).map(|plan| plan.legality)
     }
 
     fn lower(

@@ -144,7 +144,7 @@ fn cluster_scope_is_widened_before_sm90_and_kept_after() {
         true,
     );
     let old = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
-    let legality = old.legalize(&kernel, first(&kernel)).unwrap();
+    let legality = old.legalize_inst(&kernel, first(&kernel)).unwrap();
     assert!(legality.rewrites.contains(&Rewrite::ScopeWidened {
         from: Scope::Cluster,
         to: Scope::Device
@@ -194,7 +194,7 @@ fn refusals_name_the_rule_and_the_smallest_target() {
         true,
     );
     let backend = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
-    let refusal = backend.legalize(&kernel, first(&kernel)).unwrap_err();
+    let refusal = backend.legalize_inst(&kernel, first(&kernel)).unwrap_err();
     assert_eq!(refusal.rule.id(), "ptx.b128-needs-sm90");
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.3"));
     let system = one(
@@ -205,7 +205,7 @@ fn refusals_name_the_rule_and_the_smallest_target() {
         AddressSpace::Global,
         true,
     );
-    let refusal = backend.legalize(&system, first(&system)).unwrap_err();
+    let refusal = backend.legalize_inst(&system, first(&system)).unwrap_err();
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.4"));
 }
 
@@ -221,7 +221,7 @@ fn emulations_follow_the_target() {
             true,
         );
         let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
-        let legality = backend.legalize(&kernel, first(&kernel)).unwrap();
+        let legality = backend.legalize_inst(&kernel, first(&kernel)).unwrap();
         assert_eq!(legality.lowering, expected, "{target} {op} {ty}");
     };
     // A masked 32-bit loop even where `cas.b16` exists: ptxas makes `cas.b16` a 32-bit loop.
@@ -266,7 +266,7 @@ fn vectors_are_native_only_on_global_from_sm90() {
         kernel.push(inst, Some("r"));
         let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
         backend
-            .legalize(&kernel, first(&kernel))
+            .legalize_inst(&kernel, first(&kernel))
             .unwrap()
             .strategy()
     };
@@ -288,7 +288,7 @@ fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
             space,
             true,
         );
-        backend.float_mode(&kernel.insts[first(&kernel)])
+        backend.float_mode(&atomir_ir::AtomicNode::of(&kernel, first(&kernel)))
     };
     assert_eq!(mode(AddressSpace::Global), FloatMode::FlushSubnormals);
     assert_eq!(mode(AddressSpace::Generic), FloatMode::FlushSubnormals);

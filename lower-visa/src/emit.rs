@@ -27,8 +27,8 @@ use atomir_ir::expand::{
     Var,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, Inst, Kernel, Legality, MemoryOrder, Operand,
-    Scalar, Scope, Value, ValueType,
+    AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType, Inst, Kernel, Legality, MemoryOrder,
+    Operand, Scalar, Scope, Value, ValueType,
 };
 
 use crate::legality::{msg_op, MsgOp, Surface};
@@ -386,11 +386,12 @@ impl Printer {
     ) -> Result<(), EmitError> {
         // The expander lends its storage for the print and is put back afterwards.
         let mut expander = std::mem::take(&mut self.expander);
+        let node = AtomicNode::of(kernel, inst_id);
         let printed = self.expansion(
             kernel,
             inst_id,
             inst,
-            expander.expand(inst, legality.lowering),
+            expander.expand(&node, legality.lowering),
         );
         self.expander = expander;
         printed

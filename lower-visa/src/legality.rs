@@ -6,8 +6,8 @@
 //! none of which the hardware has. This table never asks for them.
 
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, Legality, Lowering, MemoryOrder, Operand,
-    Refusal, Rewrite, Scalar, Scope, TypeClass, Verdict,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
+    Rewrite, Scope, TypeClass, Verdict,
 };
 
 use crate::target::{Messages, Platform, VisaTarget};
@@ -220,21 +220,9 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
     })
 }
 
-/// Whether every element of the `inc`/`dec` bound is a literal with all `bits` bits set.
-pub fn bound_is_all_ones(kernel: &Kernel, inst: &AtomicInst) -> bool {
-    let all_ones = if inst.ty.bits() >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << inst.ty.bits()) - 1
-    };
-    let is_ones = |scalar: Scalar| match scalar {
-        Scalar::Const(c) => kernel.constants[c] & all_ones == all_ones,
-        Scalar::Value(_) => false,
-    };
-    match inst.operand {
-        Operand::Scalar(scalar) => is_ones(scalar),
-        Operand::Vector(list) => kernel.vector_elements(list).iter().all(|s| is_ones(*s)),
-    }
+/// Whether the `inc`/`dec` bound is a literal with every bit of the type set.
+pub fn bound_is_all_ones(node: &AtomicNode) -> bool {
+    node.literal == Some(atomir_ir::semantics::width_mask(node.ty.bits()))
 }
 
 /// The surface a node's space maps to, or the refusal.
@@ -260,19 +248,19 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
 
 /// The one legality table. A refusal names the first platform, in the order of
 /// [`Platform::ALL`] (oldest first), whose table accepts the node.
-pub fn legalize(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
-    table(target, kernel, inst).map_err(|mut refusal| {
+pub fn legalize(target: VisaTarget, node: &AtomicNode) -> Verdict {
+    table(target, node).map_err(|mut refusal| {
         refusal.smallest_target = Platform::ALL
             .into_iter()
             .map(VisaTarget::new)
-            .find(|candidate| table(*candidate, kernel, inst).is_ok())
+            .find(|candidate| table(*candidate, node).is_ok())
             .map(|candidate| candidate.to_string());
         refusal
     })
 }
 
-fn table(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
-    let ty = inst.ty;
+fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
+    let ty = node.ty;
     if ty.bits() > 64 {
         return Err(Refusal::new(
             VisaRule::No128Bit,
@@ -282,33 +270,32 @@ fn table(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
             ),
         ));
     }
-    let surface = surface(target, inst.space)?;
+    let surface = surface(target, node.space)?;
     let mut rewrites = smallvec::SmallVec::<[Rewrite; 3]>::new();
-    if inst.scope == Scope::Cluster {
+    if node.scope == Scope::Cluster {
         rewrites.push(Rewrite::ScopeWidened {
             from: Scope::Cluster,
             to: Scope::Device,
         });
     }
-    if inst.order != MemoryOrder::Relaxed {
+    if node.order != MemoryOrder::Relaxed {
         rewrites.push(Rewrite::OrderAsFences);
     }
 
-    let element = element_lowering(target, kernel, inst, surface, &mut rewrites)?;
+    let element = element_lowering(target, node, surface, &mut rewrites)?;
     Ok(Legality {
         rewrites,
-        lowering: Lowering::per_element(element, inst.shape),
+        lowering: Lowering::per_element(element, node.shape),
     })
 }
 
 fn element_lowering(
     target: VisaTarget,
-    kernel: &Kernel,
-    inst: &AtomicInst,
+    node: &AtomicNode,
     surface: Surface,
     rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>,
 ) -> Result<Lowering, Refusal> {
-    let (op, ty) = (inst.op, inst.ty);
+    let (op, ty) = (node.op, node.ty);
     if ty.bits() == 8 {
         // No 8-bit atomics anywhere: the containing 32-bit word.
         return Ok(Lowering::masked(op));
@@ -327,7 +314,7 @@ fn element_lowering(
         return cas_loop(rewrites);
     };
     if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
-        if !bound_is_all_ones(kernel, inst) {
+        if !bound_is_all_ones(node) {
             return cas_loop(rewrites);
         }
         rewrites.push(Rewrite::UnboundedIncDec);

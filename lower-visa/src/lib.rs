@@ -12,7 +12,9 @@ pub mod encode;
 pub mod legality;
 pub mod target;
 
-use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
+use atomir_ir::{
+    AtomicNode, Backend, Inst, LowerError, LowerOptions, LowerReport, Module, Verdict,
+};
 
 pub use legality::VisaRule;
 pub use target::{Messages, Platform, VisaTarget};
@@ -31,8 +33,8 @@ impl Backend for VisaTarget {
         self.to_string()
     }
 
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legality::legalize(*self, kernel, &kernel.insts[inst])
+    fn legalize(&self, node: &AtomicNode) -> Verdict {
+        legality::legalize(*self, node)
     }
 
     fn lower(

@@ -36,7 +36,7 @@ pub fn legalize_cells(backend: &PtxBackend, cells: &[Cell]) -> (Vec<Lowered>, Mo
     for cell in cells {
         let kernel = cell.kernel();
         let inst = kernel.insts.keys().next().expect("one instruction");
-        match backend.legalize(&kernel, inst) {
+        match backend.legalize_inst(&kernel, inst) {
             Ok(legality) => {
                 lowered.push(Lowered {
                     cell: *cell,

@@ -72,7 +72,7 @@ fn prepare(spec: &'static str) -> Option<Config> {
         module.kernels.push(cell.kernel());
         let kernel = &module.kernels[0];
         let inst = kernel.insts.keys().next().unwrap();
-        match target.legalize(kernel, inst) {
+        match target.legalize_inst(kernel, inst) {
             Ok(legality) => {
                 *counts.entry(legality.strategy()).or_insert(0) += 1;
                 // Cells whose functions differ only in their name (e.g. every scope on a CPU)

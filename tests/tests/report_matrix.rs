@@ -84,7 +84,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
                 };
                 let kernel = outcome.cell.kernel();
                 let inst = kernel.insts.keys().next().expect("one instruction");
-                if let Err(again) = backend.legalize(&kernel, inst) {
+                if let Err(again) = backend.legalize_inst(&kernel, inst) {
                     problems.push(format!(
                         "{}: refused with smallest target {name}, which refuses it too: {again}",
                         outcome.cell

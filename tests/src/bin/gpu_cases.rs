@@ -182,7 +182,7 @@ fn gpu_cells(backend: &PtxBackend) -> Vec<Cell> {
                     }
                     let kernel = cell.kernel();
                     let inst = kernel.insts.keys().next().expect("one instruction");
-                    if backend.legalize(&kernel, inst).is_ok() {
+                    if backend.legalize_inst(&kernel, inst).is_ok() {
                         chosen.push(cell);
                         index += 1;
                     }
@@ -377,9 +377,7 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
     if let Some(error) = output["error"].as_str() {
         return Err(error.to_string());
     }
-    let kernel = cell.kernel();
-    let inst = kernel.insts.values().next().expect("one instruction");
-    let mode = backend.float_mode(inst);
+    let mode = backend.float_mode(&cell.node());
     let width = cell.ty.bytes() as usize;
     let lanes = cell.shape.len();
     let initial = unhex(case["memory"].as_str().unwrap_or_default());
@@ -482,8 +480,7 @@ fn simulate(dir: &str, sm: &str, out: &str) {
     for case in inputs["cases"].as_array().into_iter().flatten() {
         let name = case["kernel"].as_str().unwrap_or_default();
         let cell = cells[name];
-        let kernel = cell.kernel();
-        let mode = backend.float_mode(kernel.insts.values().next().expect("one instruction"));
+        let mode = backend.float_mode(&cell.node());
         let width = cell.ty.bytes() as usize;
         let lanes = cell.shape.len();
         let mut memory = unhex(case["memory"].as_str().unwrap_or_default());

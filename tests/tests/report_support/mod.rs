@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::{
-    Backend, ElemType, Inst, Kernel, Legality, LowerError, LowerOptions, LowerReport, Lowering,
+    AtomicNode, Backend, ElemType, Legality, LowerError, LowerOptions, LowerReport, Lowering,
     Module, Refusal, Rewrite, Verdict,
 };
 
@@ -118,8 +118,7 @@ pub struct FakeBackend {
 pub const FAKE: FakeBackend = FakeBackend { generation: 1 };
 
 impl FakeBackend {
-    fn verdict(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        let node = &kernel.insts[inst];
+    fn verdict(&self, node: &AtomicNode) -> Verdict {
         let newer = self.generation >= 2;
         if node.ty == ElemType::B128 && newer {
             return Ok(Legality::native());
@@ -153,8 +152,8 @@ impl Backend for FakeBackend {
         format!("fake:{}", self.generation)
     }
 
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        self.verdict(kernel, inst)
+    fn legalize(&self, node: &AtomicNode) -> Verdict {
+        self.verdict(node)
     }
 
     fn lower(
