@@ -3,7 +3,7 @@
 
 mod expand_common;
 
-use atomir_ir::expand::{Block, MemAttrs, Prim, PrimType, Target, Terminator, Var};
+use atomir_ir::expand::{Block, Edge, MemAttrs, Prim, PrimType, Terminator, Var};
 use atomir_ir::interp::{Inputs, InterpError, Interpreter, Memory};
 use atomir_ir::{AddressSpace, AtomicOp, ElemType, Lowering, MemoryOrder, Scope, VectorShape};
 use expand_common::{expand_valid, node};
@@ -134,7 +134,7 @@ fn malformed_graphs_are_rejected() {
         Prim::Cas { dst, .. } => Some(*dst),
         _ => None,
     });
-    broken.blocks[Block::from_u32(0)].terminator = Terminator::Jump(Target {
+    broken.blocks[Block::from_u32(0)].terminator = Terminator::Jump(Edge {
         block: retry,
         args: smallvec![loop_value.unwrap()],
     });

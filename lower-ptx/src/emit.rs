@@ -689,7 +689,7 @@ impl<'k> KernelEmitter<'k> {
                 self.pure_or_prim(out, inst, plan, prim, &vars, expansion, block);
             }
             let next = block.as_u32() + 1;
-            let bind = |this: &mut Self, out: &mut String, target: &expand::Target| {
+            let bind = |this: &mut Self, out: &mut String, target: &expand::Edge| {
                 let params = &expansion.blocks[target.block].params;
                 for (param, arg) in params.iter().zip(&target.args) {
                     let bits = Class::of_prim(expansion.vars[*param]).bits();
@@ -1400,10 +1400,10 @@ fn memory_type(elem_bits: u32) -> &'static str {
 fn binds_independently(
     expansion: &Expansion,
     cond: Var,
-    then: &expand::Target,
-    otherwise: &expand::Target,
+    then: &expand::Edge,
+    otherwise: &expand::Edge,
 ) -> bool {
-    let params_of = |target: &expand::Target| &expansion.blocks[target.block].params;
+    let params_of = |target: &expand::Edge| &expansion.blocks[target.block].params;
     let written = || params_of(then).iter().chain(params_of(otherwise).iter());
     then.block != otherwise.block
         && !written().any(|param| *param == cond)

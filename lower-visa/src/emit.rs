@@ -544,7 +544,7 @@ impl Printer {
         &mut self,
         kernel: &Kernel,
         expansion: &Expansion,
-        target: &atomir_ir::expand::Target,
+        target: &atomir_ir::expand::Edge,
     ) {
         let params = &expansion.blocks[target.block].params;
         for (param, arg) in params.iter().zip(&target.args) {
