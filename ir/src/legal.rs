@@ -407,14 +407,7 @@ pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerRe
         for inst in kernel.insts.keys() {
             match backend.legalize(&AtomicNode::of(kernel, inst)) {
                 Ok(legality) => report.record(index, inst, &legality),
-                Err(refusal) => {
-                    return Err(LowerError {
-                        kernel: kernel.name.clone(),
-                        inst,
-                        loc: kernel.loc_of(inst),
-                        refusal,
-                    })
-                }
+                Err(refusal) => return Err(crate::lower::error(kernel, inst, refusal)),
             }
         }
     }

@@ -14,6 +14,7 @@ pub mod expand;
 pub mod interp;
 pub mod kernel;
 pub mod legal;
+pub mod lower;
 pub mod matrix;
 pub mod node;
 pub mod rule;

@@ -4,14 +4,15 @@
 
 use std::fmt::{self, Write};
 
-use atomir_ir::expand::{Expander, PrimType};
+use atomir_ir::expand::{Expansion, PrimType};
+use atomir_ir::lower::{At, Printer, Unprintable};
 use atomir_ir::{
-    AtomicInst, AtomicNode, Constant, ElemType, Inst, Kernel, Operand, Scalar, Value, ValueDef,
+    AtomicInst, Constant, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueDef,
     ValueType,
 };
 use cranelift_entity::SecondaryMap;
 
-use crate::legality::{Form, Plan};
+use crate::legality::LlvmPlan;
 use crate::target::LlvmTarget;
 use crate::{expansion, native};
 
@@ -128,7 +129,7 @@ pub(crate) fn write_ident<W: Write + ?Sized>(out: &mut W, sigil: char, name: &st
 
 /// Prints one kernel's instructions; holds the per-kernel naming state.
 pub(crate) struct Emitter<'a> {
-    pub target: &'a LlvmTarget,
+    pub target: LlvmTarget,
     pub kernel: &'a Kernel,
     /// Where each atomic result lives once printed.
     pub results: SecondaryMap<Value, Option<Ref>>,
@@ -137,8 +138,6 @@ pub(crate) struct Emitter<'a> {
     next_tmp: u32,
     /// The label of the block being printed.
     pub label: Label,
-    /// Storage reused by every expansion of the kernel.
-    expander: Expander,
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -204,7 +203,7 @@ fn f32_bits_as_f64_bits(bits: u32) -> u64 {
 }
 
 impl<'a> Emitter<'a> {
-    pub(crate) fn new(target: &'a LlvmTarget, kernel: &'a Kernel) -> Self {
+    pub(crate) fn new(target: LlvmTarget, kernel: &'a Kernel) -> Self {
         Emitter {
             target,
             kernel,
@@ -212,7 +211,6 @@ impl<'a> Emitter<'a> {
             inst: 0,
             next_tmp: 0,
             label: Label::Entry,
-            expander: Expander::new(),
         }
     }
 
@@ -345,14 +343,16 @@ impl<'a> Emitter<'a> {
         self.kernel.constants[constant]
     }
 
-    /// Prints one instruction at index `index` following `plan`.
+    /// Prints one instruction at index `index` following `plan`: the whole node, or
+    /// `expansion`.
     pub(crate) fn instruction(
         &mut self,
         out: &mut String,
         index: u32,
-        inst: &AtomicInst,
-        plan: &Plan,
+        plan: &LlvmPlan,
+        expansion: Option<&Expansion>,
     ) {
+        let inst = &self.kernel.insts[Inst::from_u32(index)];
         self.inst = index;
         self.next_tmp = 0;
         let before = self.label;
@@ -378,17 +378,9 @@ impl<'a> Emitter<'a> {
         }
         let _ = writeln!(out, "{first}:");
         self.label = first;
-        let result = match plan.form {
-            Form::VectorRmw => native::vector_rmw(self, out, inst, plan),
-            Form::Expand(emulation) => {
-                // The expander lends its storage for the print and is put back afterwards.
-                let mut expander = std::mem::take(&mut self.expander);
-                let node = AtomicNode::of(self.kernel, Inst::from_u32(index));
-                let printed =
-                    expansion::print(self, out, inst, plan, expander.expand(&node, emulation));
-                self.expander = expander;
-                printed
-            }
+        let result = match expansion {
+            None => native::vector_rmw(self, out, inst, plan),
+            Some(expansion) => expansion::print(self, out, inst, plan, expansion),
         };
         let _ = writeln!(out, "  br label %{end}\n{end}:");
         let from = self.label;
@@ -411,64 +403,122 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// Prints a kernel as `define [cc] void @name(params…, results…)`.
+/// The LLVM printer of one lowering: each kernel a `define [cc] void @name(params…, results…)`.
 ///
 /// Every used result is stored through a trailing pointer parameter (one per result, in program
 /// order, in global memory), so the old values are observable by whoever launches the kernel.
-pub(crate) fn function(
-    target: &LlvmTarget,
-    kernel: &Kernel,
-    plans: &[Plan],
-    kernel_cc: bool,
-    out: &mut String,
-) {
-    let mut em = Emitter::new(target, kernel);
-    out.push_str("define ");
-    if kernel_cc {
-        if let Some(cc) = target.triple.kernel_cc() {
-            out.push_str(cc);
-            out.push(' ');
+pub struct LlvmPrinter<'m> {
+    target: LlvmTarget,
+    complete: bool,
+    emitter: Option<Emitter<'m>>,
+}
+
+impl LlvmPrinter<'_> {
+    pub(crate) fn new(target: LlvmTarget, complete: bool) -> Self {
+        LlvmPrinter {
+            target,
+            complete,
+            emitter: None,
         }
     }
-    out.push_str("void ");
-    let _ = write_ident(out, '@', &kernel.name);
-    out.push('(');
-    let mut first = true;
-    for param in &kernel.params {
-        if !first {
-            out.push_str(", ");
+}
+
+impl<'m> Printer<'m> for LlvmPrinter<'m> {
+    type Plan = LlvmPlan;
+
+    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+        if self.complete {
+            out.push_str("target triple = \"");
+            out.push_str(self.target.triple.triple_string());
+            out.push_str("\"\n\n");
         }
-        first = false;
-        let _ = write!(out, "{} ", em.value_ty(param.ty));
-        let _ = write_ident(out, '%', kernel.value_name(param.value));
     }
-    let result_space = target.triple.result_space();
-    for (index, inst) in kernel.insts.values().enumerate() {
-        if inst.result.is_none() {
-            continue;
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, _index: usize, out: &mut String) {
+        let target = &self.target;
+        let em = Emitter::new(*target, kernel);
+        out.push_str("define ");
+        if self.complete {
+            if let Some(cc) = target.triple.kernel_cc() {
+                out.push_str(cc);
+                out.push(' ');
+            }
         }
-        if !first {
-            out.push_str(", ");
+        out.push_str("void ");
+        let _ = write_ident(out, '@', &kernel.name);
+        out.push('(');
+        let mut first = true;
+        for param in &kernel.params {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            let _ = write!(out, "{} ", em.value_ty(param.ty));
+            let _ = write_ident(out, '%', kernel.value_name(param.value));
         }
-        first = false;
-        let _ = write!(out, "{} %.out{index}", result_ptr(&em, inst, result_space));
+        let result_space = target.triple.result_space();
+        for (index, inst) in kernel.insts.values().enumerate() {
+            if inst.result.is_none() {
+                continue;
+            }
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            let _ = write!(out, "{} %.out{index}", result_ptr(&em, inst, result_space));
+        }
+        out.push_str(") {\n.entry:\n");
+        self.emitter = Some(em);
     }
-    out.push_str(") {\n.entry:\n");
-    for ((index, inst), plan) in kernel.insts.values().enumerate().zip(plans) {
-        em.instruction(out, index as u32, inst, plan);
+
+    fn whole(&mut self, at: At<'_>, plan: &LlvmPlan, out: &mut String) -> Result<(), Unprintable> {
+        let em = self
+            .emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        em.instruction(out, at.inst.as_u32(), plan, None);
+        Ok(())
     }
-    for (index, inst) in kernel.insts.values().enumerate() {
-        let Some(value) = inst.result else { continue };
-        let ty = em.value_ty(inst.result_type());
-        let r = em.value_ref(value);
-        let _ = writeln!(
-            out,
-            "  store {ty} {}, {} %.out{index}",
-            em.show(r),
-            result_ptr(&em, inst, result_space)
-        );
+
+    fn expansion(
+        &mut self,
+        at: At<'_>,
+        plan: &LlvmPlan,
+        expansion: &Expansion,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self
+            .emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        em.instruction(out, at.inst.as_u32(), plan, Some(expansion));
+        Ok(())
     }
-    out.push_str("  ret void\n}\n\n");
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(em) = self.emitter.take() else {
+            return;
+        };
+        let result_space = self.target.triple.result_space();
+        for (index, inst) in em.kernel.insts.values().enumerate() {
+            let Some(value) = inst.result else { continue };
+            let ty = em.value_ty(inst.result_type());
+            let r = em.value_ref(value);
+            let _ = writeln!(
+                out,
+                "  store {ty} {}, {} %.out{index}",
+                em.show(r),
+                result_ptr(&em, inst, result_space)
+            );
+        }
+        out.push_str("  ret void\n}\n\n");
+    }
+
+    fn module_end(&mut self, out: &mut String) {
+        if self.target.coarse_grained {
+            out.push_str("!0 = !{}\n");
+        }
+    }
 }
 
 fn result_ptr(em: &Emitter<'_>, inst: &AtomicInst, space: u32) -> Ty {

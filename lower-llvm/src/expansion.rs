@@ -9,7 +9,7 @@ use atomir_ir::AtomicInst;
 use cranelift_entity::EntityRef;
 
 use crate::emit::{Emitter, Label, Ref, Scal, Ty};
-use crate::legality::Plan;
+use crate::legality::LlvmPlan;
 use crate::native::{self, Mem};
 
 /// Prints `expansion` for `inst`, starting in the current block; returns the node's old value
@@ -18,7 +18,7 @@ pub(crate) fn print(
     em: &mut Emitter<'_>,
     out: &mut String,
     inst: &AtomicInst,
-    plan: &Plan,
+    plan: &LlvmPlan,
     expansion: &Expansion,
 ) -> Option<Ref> {
     let space = em.target.address_space(inst.space).unwrap_or(0);
@@ -150,7 +150,7 @@ fn gather_results(
 fn primitive(
     em: &mut Emitter<'_>,
     out: &mut String,
-    plan: &Plan,
+    plan: &LlvmPlan,
     expansion: &Expansion,
     refs: &[Ref],
     prim: &Prim,

@@ -13,6 +13,7 @@
 //! - `atomicrmw fmin/fmax` mean `llvm.minnum/maxnum`, whose order of -0.0 and +0.0 LangRef has
 //!   left unspecified; atomir's min/max order -0.0 < +0.0, so float min/max is our own CAS loop.
 
+use atomir_ir::lower::Plan;
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
     Rewrite, Scope, TypeClass,
@@ -68,7 +69,7 @@ atomir_ir::rules! {
 
 /// How the printer emits a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Form {
+pub enum Form {
     /// Through [`atomir_ir::expand::expand`] with this lowering. A natively lowered scalar node
     /// expands to its one native element: one `atomicrmw` or `cmpxchg`.
     Expand(Lowering),
@@ -78,7 +79,7 @@ pub(crate) enum Form {
 
 /// The legality table's full answer: the verdict, and what the printer needs to honour it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub struct LlvmPlan {
     pub legality: Legality,
     pub form: Form,
     /// The scope printed (equal to the node's, or a wider one recorded as a rewrite).
@@ -88,8 +89,18 @@ pub(crate) struct Plan {
     pub fenced_rmw: bool,
 }
 
+impl Plan for LlvmPlan {
+    fn legality(&self) -> &Legality {
+        &self.legality
+    }
+
+    fn is_whole(&self) -> bool {
+        self.form == Form::VectorRmw
+    }
+}
+
 /// Decides the plan for one node.
-pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<Plan, Refusal> {
+pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
     check_target_wide(target, node)?;
     let mut legality = Legality::native();
     let scope = printed_scope(target, node.scope, &mut legality);
@@ -124,7 +135,7 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<Plan, Refus
             to: Scope::Device,
         });
     }
-    Ok(Plan {
+    Ok(LlvmPlan {
         legality,
         form,
         scope,

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use atomir_ir::{AtomicInst, AtomicOp, ElemType, MemoryOrder, TypeClass};
 
 use crate::emit::{Emitter, Ref, Scal, Ty};
-use crate::legality::Plan;
+use crate::legality::LlvmPlan;
 use crate::target::Triple;
 
 /// Order and place of one memory instruction, as printed.
@@ -22,7 +22,7 @@ pub(crate) struct Mem {
 impl Mem {
     pub(crate) fn of(
         em: &Emitter<'_>,
-        plan: &Plan,
+        plan: &LlvmPlan,
         order: MemoryOrder,
         space: atomir_ir::AddressSpace,
     ) -> Mem {
@@ -306,7 +306,7 @@ pub(crate) fn vector_rmw(
     em: &mut Emitter<'_>,
     out: &mut String,
     inst: &AtomicInst,
-    plan: &Plan,
+    plan: &LlvmPlan,
 ) -> Option<Ref> {
     let space = em.target.address_space(inst.space).unwrap_or(0);
     let addr = em.node_addr(out, inst, space);

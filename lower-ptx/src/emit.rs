@@ -10,13 +10,14 @@ use atomir_ir::expand::{
     self, BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicNode, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar,
-    Value, ValueDef, ValueType,
+    AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
+    ValueDef, ValueType,
 };
 
-use crate::legal::{
-    membar_level, order_form, reduction_allowed, scope_name, Fence, Form, Plan, Spelling,
-};
+use atomir_ir::lower::{At, Printer, Unprintable};
+use atomir_ir::Module;
+
+use crate::legal::{membar_level, order_form, scope_name, Fence, Form, PtxOp, PtxPlan};
 use crate::target::{Feature, PtxTarget};
 
 /// A register class: PTX declares registers by bit size; 8-bit data lives in 16-bit registers.
@@ -470,7 +471,7 @@ impl<'k> KernelEmitter<'k> {
         temp
     }
 
-    fn fence(&self, out: &mut String, fence: Fence, plan: &Plan) {
+    fn fence(&self, out: &mut String, fence: Fence, plan: &PtxPlan) {
         match fence {
             Fence::Sc => {
                 let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
@@ -497,20 +498,9 @@ impl<'k> KernelEmitter<'k> {
         }
     }
 
-    /// Emits one node by its plan.
-    pub fn inst(&mut self, out: &mut String, id: Inst, plan: &Plan) {
-        let inst = &self.kernel.insts[id];
-        match plan.form {
-            Form::Native(spelling) => self.native(out, id, inst, plan, spelling),
-            Form::Expand(emulation) => {
-                let expansion = expand::expand(&AtomicNode::of(self.kernel, id), emulation);
-                self.expansion(out, id, inst, plan, &expansion);
-            }
-        }
-    }
-
     /// The one place a native `atom`/`red` node is printed.
-    fn native(&mut self, out: &mut String, id: Inst, inst: &AtomicInst, plan: &Plan, s: Spelling) {
+    fn native(&mut self, out: &mut String, id: Inst, plan: &PtxPlan, s: PtxOp) {
+        let inst = &self.kernel.insts[id];
         let lanes = inst.shape.len();
         let single = inst.predicate.is_some()
             && !s.negate
@@ -564,7 +554,7 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(scope_name(plan.scope));
         out.push_str(space_suffix(self.target, inst.space));
         out.push('.');
-        out.push_str(s.op);
+        out.push_str(s.op.as_str());
         if s.noftz {
             out.push_str(".noftz");
         }
@@ -576,7 +566,7 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(inst.shape.as_str());
         }
         out.push('.');
-        out.push_str(s.ty);
+        out.push_str(s.ty.as_str());
         out.push(' ');
         if !s.reduction {
             let class = Class::of_bits(inst.ty.bits());
@@ -645,10 +635,23 @@ impl<'k> KernelEmitter<'k> {
         &mut self,
         out: &mut String,
         id: Inst,
-        inst: &AtomicInst,
-        plan: &Plan,
+        plan: &PtxPlan,
         expansion: &Expansion,
-    ) {
+    ) -> Result<(), Unprintable> {
+        let inst = &self.kernel.insts[id];
+        let element = match plan.form {
+            Form::Expand { element } => element,
+            Form::Native(_) => None,
+        };
+        if element.is_none()
+            && expansion
+                .memory_prims()
+                .any(|p| matches!(p, Prim::Rmw { .. }))
+        {
+            return Err(Unprintable(
+                "an expansion with a native element the plan does not name".into(),
+            ));
+        }
         self.guard_begin(out, inst, id);
         let vars: Vec<Temp> = expansion
             .vars
@@ -686,7 +689,7 @@ impl<'k> KernelEmitter<'k> {
             self.masked.fill(None);
             self.reuse.enter(expansion, block);
             for prim in &data.prims {
-                self.pure_or_prim(out, inst, plan, prim, &vars, expansion, block);
+                self.pure_or_prim(out, plan, element, prim, &vars, expansion, block);
             }
             let next = block.as_u32() + 1;
             let bind = |this: &mut Self, out: &mut String, target: &expand::Edge| {
@@ -770,6 +773,7 @@ impl<'k> KernelEmitter<'k> {
             }
         }
         self.guard_end(out, inst, id);
+        Ok(())
     }
 
     fn mov(&self, out: &mut String, dst: Src, src: Src, bits: u32) {
@@ -835,8 +839,8 @@ impl<'k> KernelEmitter<'k> {
     fn prim(
         &mut self,
         out: &mut String,
-        inst: &AtomicInst,
-        plan: &Plan,
+        plan: &PtxPlan,
+        element: Option<PtxOp>,
         prim: &Prim,
         vars: &[Temp],
         expansion: &Expansion,
@@ -882,34 +886,32 @@ impl<'k> KernelEmitter<'k> {
             }
             Prim::Rmw {
                 dst,
-                op,
                 ty: elem,
                 addr,
                 value,
                 mem,
+                ..
             } => {
-                let spelling = crate::legal::rmw_spelling(op, elem, self.target)
-                    .expect("legality chose a native element");
+                // The expansion was checked to have an element form before printing began.
+                let Some(spelling) = element else { return };
                 let value = if spelling.negate {
                     self.negate(out, Src::Temp(t(value)), elem)
                 } else {
                     t(value)
                 };
-                let reduction = reduction_allowed(&AtomicNode::of_inst(inst))
-                    && spelling.op != "exch"
-                    && spelling.op != "cas";
+                let reduction = spelling.reduction;
                 let order = order_form(self.target, mem.order);
                 if let Some(fence) = order.before {
                     self.fence(out, fence, plan);
                 }
                 self.atom_head(out, plan, mem, reduction);
                 out.push('.');
-                out.push_str(spelling.op);
+                out.push_str(spelling.op.as_str());
                 if spelling.noftz {
                     out.push_str(".noftz");
                 }
                 out.push('.');
-                out.push_str(spelling.ty);
+                out.push_str(spelling.ty.as_str());
                 out.push(' ');
                 if !reduction {
                     let dst = match dst {
@@ -1072,15 +1074,15 @@ impl<'k> KernelEmitter<'k> {
     fn pure_or_prim(
         &mut self,
         out: &mut String,
-        inst: &AtomicInst,
-        plan: &Plan,
+        plan: &PtxPlan,
+        element: Option<PtxOp>,
         prim: &Prim,
         vars: &[Temp],
         expansion: &Expansion,
         block: Block,
     ) {
         let Some((key, dst)) = self.reuse.key(prim, expansion) else {
-            self.prim(out, inst, plan, prim, vars, expansion);
+            self.prim(out, plan, element, prim, vars, expansion);
             return;
         };
         let index = dst.as_u32() as usize;
@@ -1098,7 +1100,7 @@ impl<'k> KernelEmitter<'k> {
             self.reuse.equal_operands[index] = self.reuse.equal_operands[earlier_index];
             return;
         }
-        self.prim(out, inst, plan, prim, vars, expansion);
+        self.prim(out, plan, element, prim, vars, expansion);
         if let Prim::Cmp {
             cond: CmpCond::Eq,
             a,
@@ -1112,7 +1114,7 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// `atom{.sem}.<scope>{.space}` or `red…` of a primitive (order fences printed by the caller).
-    fn atom_head(&self, out: &mut String, plan: &Plan, mem: MemAttrs, reduction: bool) {
+    fn atom_head(&self, out: &mut String, plan: &PtxPlan, mem: MemAttrs, reduction: bool) {
         out.push_str(if reduction { "\tred" } else { "\tatom" });
         if let Some(sem) = order_form(self.target, mem.order).sem {
             out.push('.');
@@ -1125,7 +1127,15 @@ impl<'k> KernelEmitter<'k> {
 
     /// An atomic load: `ld.relaxed`/`ld.acquire` with the scope (sm_70+), `ld.volatile` plus
     /// membars before.
-    fn load(&self, out: &mut String, plan: &Plan, mem: MemAttrs, dst: Temp, addr: Temp, bits: u32) {
+    fn load(
+        &self,
+        out: &mut String,
+        plan: &PtxPlan,
+        mem: MemAttrs,
+        dst: Temp,
+        addr: Temp,
+        bits: u32,
+    ) {
         let order = if mem.order.has_acquire() {
             MemoryOrder::Acquire
         } else {
@@ -1414,27 +1424,126 @@ fn binds_independently(
             .any(|arg| written().any(|param| param == arg))
 }
 
-/// Writes one whole kernel: a listing, an `.entry`, or a per-thread test entry.
-pub(crate) fn write_kernel(
+/// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
+pub struct PtxPrinter<'m> {
     target: PtxTarget,
-    kernel: &Kernel,
-    plans: &[Plan],
-    chosen: &[u32],
+    mode: ParamMode,
+    /// The current kernel's body, printed after its declarations.
+    body: String,
+    kernel: Option<KernelState<'m>>,
+}
+
+/// What the printer keeps while it prints one kernel.
+struct KernelState<'m> {
+    emitter: KernelEmitter<'m>,
+    /// The `.entry`'s name.
+    name: String,
+    /// The kernel's used results, stored through trailing pointers.
+    results: Vec<Value>,
+    /// This thread's index, in a per-thread test entry.
+    thread: Option<Temp>,
+}
+
+impl<'m> PtxPrinter<'m> {
+    pub(crate) fn new(target: PtxTarget, mode: ParamMode) -> Self {
+        PtxPrinter {
+            target,
+            mode,
+            body: String::new(),
+            kernel: None,
+        }
+    }
+
+    /// The current kernel and where its instructions go: `out` for a listing, the body else.
+    fn current<'a>(
+        &'a mut self,
+        out: &'a mut String,
+    ) -> Result<(&'a mut KernelEmitter<'m>, &'a mut String), Unprintable> {
+        let listing = self.mode == ParamMode::Listing;
+        let state = self
+            .kernel
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        let sink = if listing { out } else { &mut self.body };
+        Ok((&mut state.emitter, sink))
+    }
+}
+
+impl<'m> Printer<'m> for PtxPrinter<'m> {
+    type Plan = PtxPlan;
+
+    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+        if self.mode != ParamMode::Listing {
+            let _ = writeln!(out, "// Generated by atomir for ptx:{}", self.target);
+            let _ = writeln!(out, ".version {}", self.target.isa);
+            let _ = writeln!(out, ".target {}", self.target.sm.name());
+            out.push_str(".address_size 64\n\n");
+        }
+    }
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
+        if index > 0 {
+            out.push('\n');
+        }
+        let mut emitter = KernelEmitter::new(self.target, kernel);
+        self.body.clear();
+        let name = sanitize_name(&kernel.name);
+        let (results, thread) = if self.mode == ParamMode::Listing {
+            let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
+            (Vec::new(), None)
+        } else {
+            entry_begin(&mut emitter, &name, self.mode, &mut self.body, out)
+        };
+        self.kernel = Some(KernelState {
+            emitter,
+            name,
+            results,
+            thread,
+        });
+    }
+
+    fn whole(&mut self, at: At<'_>, plan: &PtxPlan, out: &mut String) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        let Form::Native(op) = plan.form else {
+            return Err(Unprintable("a whole node without a native form".into()));
+        };
+        emitter.native(sink, at.inst, plan, op);
+        Ok(())
+    }
+
+    fn expansion(
+        &mut self,
+        at: At<'_>,
+        plan: &PtxPlan,
+        expansion: &Expansion,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.expansion(sink, at.inst, plan, expansion)
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(mut state) = self.kernel.take() else {
+            return;
+        };
+        if self.mode != ParamMode::Listing {
+            entry_end(&mut state, &mut self.body, out);
+        }
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+}
+
+/// The `.entry` signature (into `out`) and the loads of its parameters (into `body`); returns
+/// the used results and, for a per-thread test entry, the thread's index.
+fn entry_begin(
+    emitter: &mut KernelEmitter<'_>,
+    name: &str,
     mode: ParamMode,
     body: &mut String,
     out: &mut String,
-) {
-    let mut emitter = KernelEmitter::new(target, kernel);
-    body.clear();
-    if mode == ParamMode::Listing {
-        let _ = writeln!(out, "// kernel {} (ptx:{target})", kernel.name);
-        for (id, &plan) in kernel.insts.keys().zip(chosen) {
-            emitter.inst(out, id, &plans[plan as usize]);
-        }
-        return;
-    }
-    // Parameters are loaded into the value registers first.
-    let name = sanitize_name(&kernel.name);
+) -> (Vec<Value>, Option<Temp>) {
+    let kernel = emitter.kernel;
     let _ = write!(out, ".visible .entry {name}(");
     let mut first = true;
     let mut param = |out: &mut String, decl: &str, index: usize, suffix: &str| {
@@ -1563,9 +1672,16 @@ pub(crate) fn write_kernel(
             body.push_str(";\n");
         }
     }
-    for (id, &plan) in kernel.insts.keys().zip(chosen) {
-        emitter.inst(body, id, &plans[plan as usize]);
-    }
+    (results, thread)
+}
+
+/// The stores of the used results (into `body`), the declarations (into `out`), then the body.
+fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
+    let emitter = &mut state.emitter;
+    let kernel = emitter.kernel;
+    let name = &state.name;
+    let thread = state.thread;
+    let results = &state.results;
     for (index, result) in results.iter().enumerate() {
         let ty = kernel.value_type(*result);
         let (class, lanes) = value_class(ty);

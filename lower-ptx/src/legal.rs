@@ -12,6 +12,7 @@
 //! - `red` only `.relaxed` / `.release`, and no `cas`/`exch`;
 //! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90.
 
+use atomir_ir::lower::Plan;
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
     Rewrite, Scope, TypeClass, VectorShape,
@@ -19,29 +20,78 @@ use atomir_ir::{
 
 use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
 
-/// How an emulated or native node is emitted; the one decision `legalize` and `lower` share.
+/// What the PTX table decided for one node: the verdict and everything the printer needs to
+/// honour it (the one decision `legalize` and `lower` share).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub struct PtxPlan {
     pub legality: Legality,
     /// The scope printed (the node's, or a wider one where the node's cannot be expressed).
     pub scope: Scope,
     pub form: Form,
 }
 
+/// How a PTX node is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Form {
-    /// One native instruction (scalar or vector).
-    Native(Spelling),
-    /// The shared expansion ([`atomir_ir::expand::expand`]).
-    Expand(Lowering),
+pub enum Form {
+    /// One native `atom`/`red` for the whole node (scalar or vector).
+    Native(PtxOp),
+    /// The shared expansion by [`Legality::lowering`]; `element` is the native form of its
+    /// `Rmw` primitives (a split element, or the widened op of a masked op), if it has any.
+    Expand { element: Option<PtxOp> },
 }
 
-/// The spelling of one native `atom`/`red`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Spelling {
-    pub op: &'static str,
+impl Plan for PtxPlan {
+    fn legality(&self) -> &Legality {
+        &self.legality
+    }
+
+    fn is_whole(&self) -> bool {
+        matches!(self.form, Form::Native(_))
+    }
+}
+
+atomir_ir::spelled! {
+    /// The operation of a native `atom`/`red`, as PTX spells it.
+    pub enum PtxRmw {
+        Add => "add", Inc => "inc", Dec => "dec", Min => "min", Max => "max",
+        And => "and", Or => "or", Xor => "xor", Exch => "exch", Cas => "cas",
+    }
+}
+
+impl PtxRmw {
+    /// Whether `red` exists for the operation (not for `exch` and `cas`, which return a value).
+    pub const fn has_reduction(self) -> bool {
+        !matches!(self, PtxRmw::Exch | PtxRmw::Cas)
+    }
+}
+
+atomir_ir::spelled! {
+    /// The type qualifier of a native `atom`/`red`.
+    pub enum PtxType {
+        U32 => "u32", S32 => "s32", U64 => "u64", S64 => "s64",
+        F16 => "f16", F16x2 => "f16x2", Bf16 => "bf16", Bf16x2 => "bf16x2", F32 => "f32",
+        F64 => "f64", B16 => "b16", B32 => "b32", B64 => "b64", B128 => "b128",
+    }
+}
+
+impl PtxType {
+    const fn bits(bits: u32) -> PtxType {
+        match bits {
+            16 => PtxType::B16,
+            32 => PtxType::B32,
+            64 => PtxType::B64,
+            _ => PtxType::B128,
+        }
+    }
+}
+
+/// One native `atom`/`red`: the PTX backend's typed native form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PtxOp {
+    pub op: PtxRmw,
+    pub ty: PtxType,
+    /// `.noftz` (the f16/bf16 forms).
     pub noftz: bool,
-    pub ty: &'static str,
     /// The operand is negated first (`sub` as `add` of the negation).
     pub negate: bool,
     /// Printed as `red` (the result is unused and the order allows it).
@@ -126,70 +176,71 @@ pub(crate) fn reduction_allowed(node: &AtomicNode) -> bool {
     !node.result_used() && matches!(node.order, MemoryOrder::Relaxed | MemoryOrder::Release)
 }
 
-/// A scalar native spelling of `op` on `ty`, with the rewrites it needs.
-pub(crate) struct Native {
-    pub op: &'static str,
-    pub noftz: bool,
-    pub ty: &'static str,
-    pub negate: bool,
-    pub retyped: bool,
+/// A native form of an operation, and whether it names the type differently (a rewrite).
+struct Native {
+    op: PtxOp,
+    retyped: bool,
 }
 
-/// The spelling of a native element inside an expansion (`expand::Prim::Rmw`).
-pub(crate) fn rmw_spelling(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native> {
-    scalar_native(op, ty, target)
-}
-
-fn bits_name(bits: u32) -> &'static str {
-    match bits {
-        16 => "b16",
-        32 => "b32",
-        64 => "b64",
-        _ => "b128",
-    }
-}
-
-/// The native scalar form of `op` on `ty`, if the target has one.
+/// The native scalar form of `op` on `ty`, if the target has one (not yet a reduction, no hint).
 fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
     let native = |op, ty, noftz, retyped| {
         Some(Native {
-            op,
-            noftz,
-            ty,
-            negate: false,
+            op: PtxOp {
+                op,
+                ty,
+                noftz,
+                negate: false,
+                reduction: false,
+                hint: false,
+            },
             retyped,
         })
     };
     match op {
         AtomicOp::Add | AtomicOp::Sub => {
+            let add = |ty, noftz, retyped| native(PtxRmw::Add, ty, noftz, retyped);
             let add = match ty {
-                U32 => native("add", "u32", false, false),
-                S32 => native("add", "s32", false, false),
-                U64 => native("add", "u64", false, false),
-                S64 => native("add", "u64", false, true),
-                F32 => native("add", "f32", false, false),
-                F64 => native("add", "f64", false, false),
-                F16 if target.has(Feature::F16Add) => native("add", "f16", true, false),
-                F16x2 if target.has(Feature::F16x2Add) => native("add", "f16x2", true, false),
-                Bf16 if target.has(Feature::Bf16Add) => native("add", "bf16", true, false),
-                Bf16x2 if target.has(Feature::Bf16Add) => native("add", "bf16x2", true, false),
+                U32 => add(PtxType::U32, false, false),
+                S32 => add(PtxType::S32, false, false),
+                U64 => add(PtxType::U64, false, false),
+                S64 => add(PtxType::U64, false, true),
+                F32 => add(PtxType::F32, false, false),
+                F64 => add(PtxType::F64, false, false),
+                F16 if target.has(Feature::F16Add) => add(PtxType::F16, true, false),
+                F16x2 if target.has(Feature::F16x2Add) => add(PtxType::F16x2, true, false),
+                Bf16 if target.has(Feature::Bf16Add) => add(PtxType::Bf16, true, false),
+                Bf16x2 if target.has(Feature::Bf16Add) => add(PtxType::Bf16x2, true, false),
                 _ => None,
             };
-            add.map(|native| Native {
-                negate: op == AtomicOp::Sub,
-                ..native
+            add.map(|mut native| {
+                native.op.negate = op == AtomicOp::Sub;
+                native
             })
         }
         AtomicOp::Inc | AtomicOp::Dec if ty == U32 => native(
-            if op == AtomicOp::Inc { "inc" } else { "dec" },
-            "u32",
+            if op == AtomicOp::Inc {
+                PtxRmw::Inc
+            } else {
+                PtxRmw::Dec
+            },
+            PtxType::U32,
             false,
             false,
         ),
         AtomicOp::Min | AtomicOp::Max if matches!(ty, U32 | S32 | U64 | S64) => native(
-            if op == AtomicOp::Min { "min" } else { "max" },
-            ty.as_str(),
+            if op == AtomicOp::Min {
+                PtxRmw::Min
+            } else {
+                PtxRmw::Max
+            },
+            match ty {
+                U32 => PtxType::U32,
+                S32 => PtxType::S32,
+                U64 => PtxType::U64,
+                _ => PtxType::S64,
+            },
             false,
             false,
         ),
@@ -197,29 +248,32 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
             if matches!(ty.bits(), 32 | 64) =>
         {
             let name = match op {
-                AtomicOp::And => "and",
-                AtomicOp::Or => "or",
-                AtomicOp::Xor => "xor",
-                _ => "exch",
+                AtomicOp::And => PtxRmw::And,
+                AtomicOp::Or => PtxRmw::Or,
+                AtomicOp::Xor => PtxRmw::Xor,
+                _ => PtxRmw::Exch,
             };
             native(
                 name,
-                bits_name(ty.bits()),
+                PtxType::bits(ty.bits()),
                 false,
                 ty.class() != TypeClass::Bits,
             )
         }
-        AtomicOp::Exch if ty == B128 => native("exch", "b128", false, false),
+        AtomicOp::Exch if ty == B128 => native(PtxRmw::Exch, PtxType::B128, false, false),
         AtomicOp::Cas => match ty.bits() {
             32 | 64 | 128 => native(
-                "cas",
-                bits_name(ty.bits()),
+                PtxRmw::Cas,
+                PtxType::bits(ty.bits()),
                 false,
                 ty.class() != TypeClass::Bits,
             ),
-            16 if target.has(Feature::CasB16) => {
-                native("cas", "b16", false, ty.class() != TypeClass::Bits)
-            }
+            16 if target.has(Feature::CasB16) => native(
+                PtxRmw::Cas,
+                PtxType::B16,
+                false,
+                ty.class() != TypeClass::Bits,
+            ),
             _ => None,
         },
         _ => None,
@@ -235,24 +289,34 @@ fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     {
         return None;
     }
-    let negate = node.op == AtomicOp::Sub;
     let op = match node.op {
-        AtomicOp::Add | AtomicOp::Sub => "add",
-        AtomicOp::Min => "min",
-        AtomicOp::Max => "max",
+        AtomicOp::Add | AtomicOp::Sub => PtxRmw::Add,
+        AtomicOp::Min => PtxRmw::Min,
+        AtomicOp::Max => PtxRmw::Max,
         _ => return None,
     };
     let allowed = match (node.ty, node.shape) {
         (F16 | Bf16, V2 | V4 | V8) => true,
         (F16x2 | Bf16x2, V2 | V4) => true,
-        (F32, V2 | V4) => op == "add",
+        (F32, V2 | V4) => op == PtxRmw::Add,
         _ => false,
     };
-    allowed.then(|| Native {
-        op,
-        noftz: node.ty != F32,
-        ty: node.ty.as_str(),
-        negate,
+    let ty = match node.ty {
+        F16 => PtxType::F16,
+        Bf16 => PtxType::Bf16,
+        F16x2 => PtxType::F16x2,
+        Bf16x2 => PtxType::Bf16x2,
+        _ => PtxType::F32,
+    };
+    allowed.then_some(Native {
+        op: PtxOp {
+            op,
+            ty,
+            noftz: node.ty != F32,
+            negate: node.op == AtomicOp::Sub,
+            reduction: false,
+            hint: false,
+        },
         retyped: false,
     })
 }
@@ -286,7 +350,7 @@ atomir_ir::rules! {
 pub(crate) type RuleFailure = (PtxRule, String);
 
 /// The decision for one node on one target.
-pub(crate) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<Plan, RuleFailure> {
+fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     if node.space == AddressSpace::SharedCluster && !target.has(Feature::Cluster) {
         return Err((
             PtxRule::SharedClusterNeedsSm90,
@@ -331,91 +395,87 @@ pub(crate) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<Plan, RuleFai
         scalar_native(node.op, node.ty, target)
     };
     let form = match native {
-        Some(native) => {
-            if native.negate {
-                legality.rewrites.push(Rewrite::SubAsAddOfNegation);
-            }
-            if native.retyped {
-                legality.rewrites.push(Rewrite::RetypedSameBits);
-            }
-            let reduction = reduction_allowed(node) && native.op != "cas" && native.op != "exch";
-            if reduction {
-                legality.rewrites.push(Rewrite::DeadResultAsReduction);
-            }
-            Form::Native(Spelling {
-                op: native.op,
-                noftz: native.noftz,
-                ty: native.ty,
-                negate: native.negate,
-                reduction,
-                hint: hint && native.op != "cas",
-            })
+        Some(Native { mut op, retyped }) => {
+            note_native(&mut legality, node, op, retyped);
+            op.reduction = reduction_allowed(node) && op.op.has_reduction();
+            op.hint = hint && op.op != PtxRmw::Cas;
+            Form::Native(op)
         }
         None => {
-            let element = match scalar_native(node.op, node.ty, target) {
-                Some(native) => {
-                    if native.negate {
-                        legality.rewrites.push(Rewrite::SubAsAddOfNegation);
-                    }
-                    if native.retyped {
-                        legality.rewrites.push(Rewrite::RetypedSameBits);
-                    }
-                    if reduction_allowed(node) && native.op != "cas" && native.op != "exch" {
-                        legality.rewrites.push(Rewrite::DeadResultAsReduction);
-                    }
-                    Lowering::Native
+            let (element, op) = match scalar_native(node.op, node.ty, target) {
+                Some(Native { op, retyped }) => {
+                    note_native(&mut legality, node, op, retyped);
+                    (Lowering::Native, Some(op))
                 }
                 None => {
                     let element = element_emulation(node.op, node.ty);
                     if element == Lowering::MaskedOp && reduction_allowed(node) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }
-                    element
+                    // A masked op is the node's bitwise op on the containing 32-bit word.
+                    let widened = (element == Lowering::MaskedOp)
+                        .then(|| scalar_native(node.op, ElemType::B32, target))
+                        .flatten()
+                        .map(|native| native.op);
+                    (element, widened)
                 }
             };
-            let lowering = Lowering::per_element(element, node.shape);
-            legality.lowering = lowering;
-            Form::Expand(lowering)
+            legality.lowering = Lowering::per_element(element, node.shape);
+            Form::Expand {
+                element: op.map(|op| PtxOp {
+                    reduction: reduction_allowed(node) && op.op.has_reduction(),
+                    ..op
+                }),
+            }
         }
     };
-    Ok(Plan {
+    Ok(PtxPlan {
         legality,
         scope,
         form,
     })
 }
 
-/// The targets tried, oldest first, when looking for the smallest one that accepts a node: each
-/// architecture with its oldest ISA and every ISA version that introduced an atomic feature.
-fn candidate_targets() -> impl Iterator<Item = PtxTarget> {
-    const FEATURE_ISAS: [PtxIsa; 8] = [
-        PtxIsa::new(6, 2),
-        PtxIsa::new(6, 3),
-        PtxIsa::new(7, 4),
-        PtxIsa::new(7, 8),
-        PtxIsa::new(8, 1),
-        PtxIsa::new(8, 3),
-        PtxIsa::new(8, 4),
-        PtxIsa::DEFAULT,
-    ];
-    Sm::ALL.into_iter().flat_map(|sm| {
-        std::iter::once(sm.min_isa())
-            .chain(
-                FEATURE_ISAS
-                    .into_iter()
-                    .filter(move |isa| *isa > sm.min_isa()),
-            )
-            .map(move |isa| PtxTarget::new(sm, isa))
-    })
+/// The rewrites a native form stands for.
+fn note_native(legality: &mut Legality, node: &AtomicNode, op: PtxOp, retyped: bool) {
+    if op.negate {
+        legality.rewrites.push(Rewrite::SubAsAddOfNegation);
+    }
+    if retyped {
+        legality.rewrites.push(Rewrite::RetypedSameBits);
+    }
+    if reduction_allowed(node) && op.op.has_reduction() {
+        legality.rewrites.push(Rewrite::DeadResultAsReduction);
+    }
 }
 
-/// The verdict: the plan, or a refusal naming the rule and the smallest target that accepts it.
-pub(crate) fn verdict(node: &AtomicNode, target: PtxTarget) -> Result<Plan, Refusal> {
-    plan(node, target).map_err(|(rule, reason)| {
-        let refusal = Refusal::new(rule, format!("{reason} (target ptx:{target})"));
-        match candidate_targets().find(|candidate| plan(node, *candidate).is_ok()) {
-            Some(smallest) => refusal.accepted_by(format!("ptx:{smallest}")),
-            None => refusal,
-        }
-    })
+/// The targets a refusal's smallest target is searched among, oldest first: each architecture
+/// with its oldest ISA, then every ISA version that introduced a feature ([`Feature::ALL`]) and
+/// the default.
+pub(crate) fn candidates() -> Vec<PtxTarget> {
+    let mut isas: Vec<PtxIsa> = Feature::ALL
+        .iter()
+        .map(|feature| feature.requires().1)
+        .chain([PtxIsa::DEFAULT])
+        .collect();
+    isas.sort();
+    isas.dedup();
+    Sm::ALL
+        .into_iter()
+        .flat_map(|sm| {
+            std::iter::once(sm.min_isa())
+                .chain(
+                    isas.clone()
+                        .into_iter()
+                        .filter(move |isa| *isa > sm.min_isa()),
+                )
+                .map(move |isa| PtxTarget::new(sm, isa))
+        })
+        .collect()
+}
+
+/// The table's answer, its refusal naming the target it was asked for.
+pub(crate) fn table(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Refusal> {
+    plan(node, target)
+        .map_err(|(rule, reason)| Refusal::new(rule, format!("{reason} (target ptx:{target})")))
 }

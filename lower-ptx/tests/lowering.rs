@@ -5,7 +5,7 @@ use atomir_ir::{
     AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, Kernel, LowerOptions, Lowering,
     MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
 };
-use atomir_ptx::{parse_target, PtxBackend, PtxTarget};
+use atomir_ptx::{parse_target, PtxTarget};
 
 fn one(
     op: AtomicOp,
@@ -143,7 +143,7 @@ fn cluster_scope_is_widened_before_sm90_and_kept_after() {
         AddressSpace::Global,
         true,
     );
-    let old = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
+    let old = PtxTarget::parse("sm_80").unwrap();
     let legality = old.legalize_inst(&kernel, first(&kernel)).unwrap();
     assert!(legality.rewrites.contains(&Rewrite::ScopeWidened {
         from: Scope::Cluster,
@@ -193,7 +193,7 @@ fn refusals_name_the_rule_and_the_smallest_target() {
         AddressSpace::Global,
         true,
     );
-    let backend = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
+    let backend = PtxTarget::parse("sm_80").unwrap();
     let refusal = backend.legalize_inst(&kernel, first(&kernel)).unwrap_err();
     assert_eq!(refusal.rule.id(), "ptx.b128-needs-sm90");
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.3"));
@@ -220,7 +220,7 @@ fn emulations_follow_the_target() {
             AddressSpace::Global,
             true,
         );
-        let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
+        let backend = PtxTarget::parse(target).unwrap();
         let legality = backend.legalize_inst(&kernel, first(&kernel)).unwrap();
         assert_eq!(legality.lowering, expected, "{target} {op} {ty}");
     };
@@ -264,7 +264,7 @@ fn vectors_are_native_only_on_global_from_sm90() {
         inst.shape = VectorShape::V4;
         inst.space = space;
         kernel.push(inst, Some("r"));
-        let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
+        let backend = PtxTarget::parse(target).unwrap();
         backend
             .legalize_inst(&kernel, first(&kernel))
             .unwrap()
@@ -278,7 +278,7 @@ fn vectors_are_native_only_on_global_from_sm90() {
 
 #[test]
 fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
-    let backend = PtxBackend::new(PtxTarget::parse("sm_90").unwrap());
+    let backend = PtxTarget::parse("sm_90").unwrap();
     let mode = |space| {
         let kernel = one(
             AtomicOp::Add,
@@ -308,7 +308,7 @@ fn a_million_atomics_lower_quickly() {
     let module = Module {
         kernels: vec![kernel],
     };
-    let backend = PtxBackend::new(PtxTarget::parse("sm_90").unwrap());
+    let backend = PtxTarget::parse("sm_90").unwrap();
     let mut out = String::with_capacity(64 << 20);
     let start = std::time::Instant::now();
     backend

@@ -23,15 +23,15 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    BinaryOp, Block, CmpCond, Expander, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp,
-    Var,
+    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
+use atomir_ir::lower::{At, Printer, Unprintable};
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType, Inst, Kernel, Legality, MemoryOrder,
-    Operand, Scalar, Scope, Value, ValueType,
+    AddressSpace, AtomicInst, AtomicOp, ElemType, Inst, Kernel, MemoryOrder, Module, Operand,
+    Scalar, Scope, Value, ValueType,
 };
 
-use crate::legality::{msg_op, MsgOp, Surface};
+use crate::legality::{MsgOp, Surface, VisaPlan};
 use crate::target::{Messages, VisaTarget};
 
 /// Where a variable's bits live.
@@ -109,9 +109,13 @@ struct Slot {
     views: u16,
 }
 
-/// A reusable printer for one target; keeps its buffers between kernels.
-pub struct Printer {
+/// The vISA printer of one lowering; keeps its buffers between kernels.
+pub struct VisaPrinter<'m> {
     target: VisaTarget,
+    /// Whether the output is a complete module (`.kernel`, inputs, `ret`) or a listing.
+    complete: bool,
+    /// The kernel being printed.
+    kernel: Option<&'m Kernel>,
     n: u32,
     body: String,
     decls: String,
@@ -119,36 +123,22 @@ pub struct Printer {
     value_slots: HashMap<(Value, u8), usize>,
     var_slots: Vec<usize>,
     temps: u32,
-    /// Storage reused by every expansion.
-    expander: Expander,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).
 pub type EmitError = String;
 
-impl Printer {
-    pub fn new(target: VisaTarget) -> Self {
-        Printer {
-            target,
-            n: target.simd(),
-            body: String::new(),
-            decls: String::new(),
-            slots: Vec::new(),
-            value_slots: HashMap::new(),
-            var_slots: Vec::new(),
-            temps: 0,
-            expander: Expander::new(),
+impl<'m> Printer<'m> for VisaPrinter<'m> {
+    type Plan = VisaPlan;
+
+    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+        if self.complete {
+            out.push_str(".version 4.1\n");
         }
     }
 
-    /// Prints one kernel whose every instruction has the matching verdict in `legalities`.
-    pub fn kernel(
-        &mut self,
-        kernel: &Kernel,
-        legalities: &[Legality],
-        complete: bool,
-        out: &mut String,
-    ) -> Result<(), EmitError> {
+    fn kernel_begin(&mut self, kernel: &'m Kernel, _index: usize, _out: &mut String) {
+        self.kernel = Some(kernel);
         self.body.clear();
         self.decls.clear();
         self.slots.clear();
@@ -159,7 +149,7 @@ impl Printer {
         for param in &kernel.params {
             self.value_slot(kernel, param.value, None);
         }
-        if complete {
+        if self.complete {
             // Predicates cannot be kernel inputs: they arrive as dwords.
             for param in &kernel.params {
                 if param.ty == ValueType::Pred {
@@ -172,10 +162,39 @@ impl Printer {
                 }
             }
         }
-        for ((inst_id, inst), legality) in kernel.insts.iter().zip(legalities) {
-            self.inst(kernel, inst_id, inst, legality)?;
-        }
+    }
 
+    fn whole(
+        &mut self,
+        _at: At<'_>,
+        _plan: &VisaPlan,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "vISA prints every node through its expansion".into(),
+        ))
+    }
+
+    fn expansion(
+        &mut self,
+        at: At<'_>,
+        plan: &VisaPlan,
+        expansion: &Expansion,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self
+            .kernel
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        let inst = &kernel.insts[at.inst];
+        self.expansion(kernel, at.inst, inst, plan, expansion)
+            .map_err(Unprintable)
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(kernel) = self.kernel.take() else {
+            return;
+        };
+        let (n, complete) = (self.n, self.complete);
         if complete {
             let _ = writeln!(out, ".kernel \"{}\"", kernel.name);
         } else {
@@ -216,7 +235,25 @@ impl Printer {
         if complete {
             out.push_str("    ret (M1, 1)\n");
         }
-        Ok(())
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+}
+
+impl<'m> VisaPrinter<'m> {
+    pub(crate) fn new(target: VisaTarget, complete: bool) -> Self {
+        VisaPrinter {
+            target,
+            complete,
+            kernel: None,
+            n: target.simd(),
+            body: String::new(),
+            decls: String::new(),
+            slots: Vec::new(),
+            value_slots: HashMap::new(),
+            var_slots: Vec::new(),
+            temps: 0,
+        }
     }
 
     fn write_decls(&mut self, kernel: &Kernel) {
@@ -377,31 +414,12 @@ impl Printer {
         let _ = write!(self.body, "{op} (M1, {exec}) ");
     }
 
-    fn inst(
-        &mut self,
-        kernel: &Kernel,
-        inst_id: Inst,
-        inst: &AtomicInst,
-        legality: &Legality,
-    ) -> Result<(), EmitError> {
-        // The expander lends its storage for the print and is put back afterwards.
-        let mut expander = std::mem::take(&mut self.expander);
-        let node = AtomicNode::of(kernel, inst_id);
-        let printed = self.expansion(
-            kernel,
-            inst_id,
-            inst,
-            expander.expand(&node, legality.lowering),
-        );
-        self.expander = expander;
-        printed
-    }
-
     fn expansion(
         &mut self,
         kernel: &Kernel,
         inst_id: Inst,
         inst: &AtomicInst,
+        plan: &VisaPlan,
         expansion: &Expansion,
     ) -> Result<(), EmitError> {
         let surface = match inst.space {
@@ -481,9 +499,9 @@ impl Printer {
             let data = &expansion.blocks[block];
             for prim in &data.prims {
                 match prim.mem() {
-                    Some(mem) => {
-                        self.memory(kernel, expansion, prim, mem, surface, line_pred, &used)?
-                    }
+                    Some(mem) => self.memory(
+                        kernel, expansion, plan, prim, mem, surface, line_pred, &used,
+                    )?,
                     None if prim.def().is_some_and(|d| !used[d.index()]) => {}
                     None => self.alu(kernel, expansion, prim)?,
                 }
@@ -644,6 +662,7 @@ impl Printer {
         &mut self,
         kernel: &Kernel,
         expansion: &Expansion,
+        plan: &VisaPlan,
         prim: &Prim,
         mem: MemAttrs,
         surface: Surface,
@@ -681,7 +700,9 @@ impl Printer {
                 value,
                 ..
             } => {
-                let message = msg_op(op, ty).ok_or_else(|| format!("no message for {op}.{ty}"))?;
+                let message = plan
+                    .message
+                    .ok_or_else(|| format!("the plan names no message for {op}.{ty}"))?;
                 let view = match (message, ty.bits()) {
                     (MsgOp::SMin | MsgOp::SMax, 64) => View::Q,
                     (MsgOp::SMin | MsgOp::SMax, _) => View::D,

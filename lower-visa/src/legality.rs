@@ -10,6 +10,8 @@ use atomir_ir::{
     Rewrite, Scope, TypeClass, Verdict,
 };
 
+use atomir_ir::lower::Plan;
+
 use crate::target::{Messages, Platform, VisaTarget};
 
 atomir_ir::rules! {
@@ -246,17 +248,40 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
     }
 }
 
-/// The one legality table. A refusal names the first platform, in the order of
-/// [`Platform::ALL`] (oldest first), whose table accepts the node.
-pub fn legalize(target: VisaTarget, node: &AtomicNode) -> Verdict {
-    table(target, node).map_err(|mut refusal| {
-        refusal.smallest_target = Platform::ALL
-            .into_iter()
-            .map(VisaTarget::new)
-            .find(|candidate| table(*candidate, node).is_ok())
-            .map(|candidate| candidate.to_string());
-        refusal
-    })
+/// What the vISA table decided for one node: the verdict, and the message that carries each
+/// native element (a split element, or the widened op of a masked op).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VisaPlan {
+    pub legality: Legality,
+    pub message: Option<MsgOp>,
+}
+
+impl Plan for VisaPlan {
+    fn legality(&self) -> &Legality {
+        &self.legality
+    }
+
+    /// vISA prints every node through its expansion (a native one as its one message).
+    fn is_whole(&self) -> bool {
+        false
+    }
+}
+
+/// The one legality table.
+pub fn plan(target: VisaTarget, node: &AtomicNode) -> Result<VisaPlan, Refusal> {
+    let legality = table(target, node)?;
+    let message = match legality.lowering.element() {
+        Lowering::Native => msg_op(node.op, node.ty),
+        Lowering::MaskedOp => msg_op(node.op, ElemType::B32),
+        _ => None,
+    };
+    Ok(VisaPlan { legality, message })
+}
+
+/// The platforms a refusal's smallest target is searched among, oldest first
+/// ([`Platform::ALL`]), each with its default messages.
+pub fn candidates() -> Vec<VisaTarget> {
+    Platform::ALL.into_iter().map(VisaTarget::new).collect()
 }
 
 fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {

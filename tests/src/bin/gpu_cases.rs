@@ -1,7 +1,7 @@
 //! Writes and checks the GPU harness's cases (`tests/gpu/harness.py` runs them).
 //!
 //! - `gpu_cases gen DIR TARGET...`: for each target, one module `DIR/<target>.ptx` of per-thread
-//!   test entries (see `PtxBackend::lower_per_thread`) and `DIR/<target>.json` with every
+//!   test entries (see `PtxTarget::lower_per_thread`) and `DIR/<target>.json` with every
 //!   case's inputs: the initial memory, each thread's address offset and operands.
 //! - `gpu_cases check DIR RESULTS...`: reads what the harness returned (final memory and every
 //!   thread's old values) and checks it against `atomir_ir::semantics`: for each element (each
@@ -22,7 +22,7 @@ use atomir_ir::semantics::{apply, width_mask};
 use atomir_ir::{
     AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Module, Scope, VectorShape,
 };
-use atomir_ptx::{PtxBackend, PtxTarget};
+use atomir_ptx::PtxTarget;
 use atomir_tests::ptx::{legalize_cells, module_text};
 use serde_json::{json, Value as Json};
 
@@ -33,7 +33,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("dump") if args.len() == 4 => {
-            let backend = PtxBackend::new(parse_target(&args[2]));
+            let backend = parse_target(&args[2]);
             let all: Vec<_> = cells().collect();
             let (_, module) = legalize_cells(&backend, &all);
             write(&args[3], &module_text(&backend, &module));
@@ -153,7 +153,7 @@ fn order_independent(cell: &Cell) -> bool {
 /// The cells the GPU runs for a target: every valid op × type × shape on global or generic
 /// memory at device or system scope, cycling through the orders, with the result used; plus
 /// the order-independent ones with the result unused (reductions).
-fn gpu_cells(backend: &PtxBackend) -> Vec<Cell> {
+fn gpu_cells(backend: &PtxTarget) -> Vec<Cell> {
     let mut chosen = Vec::new();
     let mut index = 0usize;
     for &op in AtomicOp::ALL {
@@ -218,7 +218,7 @@ fn read_bits(bytes: &[u8], offset: usize, width: usize) -> u128 {
 }
 
 fn generate(dir: &str, target: PtxTarget) {
-    let backend = PtxBackend::new(target);
+    let backend = target;
     let chosen = gpu_cells(&backend);
     let module = Module {
         kernels: chosen.iter().map(Cell::kernel).collect(),
@@ -324,7 +324,7 @@ fn linearizable(init: u128, last: u128, edges: &[(u128, u128)]) -> bool {
         && (init == last || parent.contains_key(&last))
 }
 
-fn cell_by_name(backend: &PtxBackend) -> HashMap<String, Cell> {
+fn cell_by_name(backend: &PtxTarget) -> HashMap<String, Cell> {
     gpu_cells(backend)
         .into_iter()
         .map(|cell| (cell.name(), cell))
@@ -339,7 +339,7 @@ fn check(dir: &str, results_path: &str) -> usize {
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let target = parse_target(results["target"].as_str().unwrap_or_default());
-    let backend = PtxBackend::new(target);
+    let backend = target;
     let inputs_path = format!("{dir}/{}.json", target.sm.name());
     let inputs: Json = serde_json::from_str(
         &std::fs::read_to_string(&inputs_path)
@@ -373,7 +373,7 @@ fn check(dir: &str, results_path: &str) -> usize {
     failed
 }
 
-fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> Result<(), String> {
+fn check_case(backend: &PtxTarget, cell: &Cell, case: &Json, output: &Json) -> Result<(), String> {
     if let Some(error) = output["error"].as_str() {
         return Err(error.to_string());
     }
@@ -474,7 +474,7 @@ fn simulate(dir: &str, sm: &str, out: &str) {
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let target = parse_target(inputs["target"].as_str().unwrap_or_default());
-    let backend = PtxBackend::new(target);
+    let backend = target;
     let cells = cell_by_name(&backend);
     let mut results = Vec::new();
     for case in inputs["cases"].as_array().into_iter().flatten() {

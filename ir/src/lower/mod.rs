@@ -1,0 +1,228 @@
+//! The lowering kit: what every backend shares between its legality table and its printer.
+//!
+//! A backend is two things:
+//! - a [`Table`] for each target: for one [`AtomicNode`], a [`Plan`] (the verdict and the
+//!   backend's typed native form) or a [`Refusal`], and the [`Table::candidates`] a refusal's
+//!   smallest target is searched among;
+//! - a [`Printer`]: it prints a module's prologue, each node (whole, or the shared expansion the
+//!   driver hands it) and the epilogue, and decides nothing the plan did not.
+//!
+//! One driver, [`lower_with`], lowers a module: it legalizes every instruction first (so a
+//! refusal leaves the output untouched), builds every [`LowerError`] in one place, expands the
+//! nodes that are not printed whole with one reused [`Expander`], and asks the printer to print.
+//! [`legalize`] is the same legalization, so `legalize` and `lower` agree by construction.
+//! Every [`Target`] (a table with its printer) is a [`Backend`], the dyn-safe entry the CLI, the
+//! matrix and the tests use.
+
+use std::collections::HashMap;
+
+use crate::expand::{Expander, Expansion};
+use crate::kernel::{Inst, Kernel, Module};
+use crate::legal::{Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Verdict};
+use crate::node::AtomicNode;
+use crate::rule::KitRule;
+
+/// What a table decided for one node: everything the printer needs to honour the verdict.
+pub trait Plan {
+    /// The verdict, as the matrix and the reports show it.
+    fn legality(&self) -> &Legality;
+
+    /// Whether the printer prints the node whole, in the backend's native form; otherwise the
+    /// driver expands it by [`Legality::lowering`] and the printer prints the expansion.
+    fn is_whole(&self) -> bool;
+}
+
+/// A backend's legality table for one target: the one place that decides.
+pub trait Table: Sized {
+    /// The backend's plan: the verdict and its typed native form.
+    type Plan: Plan;
+
+    /// The canonical target name, e.g. `ptx:sm_90@8.8`.
+    fn name(&self) -> String;
+
+    /// The table's answer for one node. A refusal names its rule; the driver searches its
+    /// smallest target among [`Table::candidates`].
+    fn plan(&self, node: &AtomicNode) -> Result<Self::Plan, Refusal>;
+
+    /// The targets of this backend a refusal's smallest target is searched among, in the order
+    /// that defines "smallest".
+    fn candidates(&self) -> Vec<Self>;
+}
+
+/// A backend's printer, for one lowering of a module whose kernels live for `'m`.
+///
+/// Every hook appends to `out` or to the printer's own buffers; a hook that cannot print what
+/// the plan says returns [`Unprintable`] (a disagreement between table and printer, never a
+/// property of the input), which the driver reports as a refusal of that instruction.
+pub trait Printer<'m> {
+    type Plan: Plan;
+
+    /// Before the first kernel.
+    fn module_begin(&mut self, module: &'m Module, out: &mut String);
+
+    /// Before the instructions of kernel number `index`.
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String);
+
+    /// One node printed whole, in the plan's native form.
+    fn whole(&mut self, at: At<'_>, plan: &Self::Plan, out: &mut String)
+        -> Result<(), Unprintable>;
+
+    /// One node printed through its expansion.
+    fn expansion(
+        &mut self,
+        at: At<'_>,
+        plan: &Self::Plan,
+        expansion: &Expansion,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// After the instructions of the current kernel.
+    fn kernel_end(&mut self, out: &mut String);
+
+    /// After the last kernel.
+    fn module_end(&mut self, out: &mut String);
+}
+
+/// The instruction being printed.
+#[derive(Clone, Copy, Debug)]
+pub struct At<'a> {
+    /// The instruction's id in its kernel.
+    pub inst: Inst,
+    /// Its node, with the kernel's facts.
+    pub node: &'a AtomicNode,
+}
+
+/// Why a printer could not print what its table accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unprintable(pub String);
+
+/// A table and the printer of its backend: everything a [`Backend`] needs.
+pub trait Target: Table {
+    type Printer<'m>: Printer<'m, Plan = Self::Plan>;
+
+    /// A printer for one lowering with `options`.
+    fn printer<'m>(&self, options: &LowerOptions) -> Self::Printer<'m>;
+}
+
+/// The smallest of `table`'s candidates that accepts `node`.
+pub fn smallest_accepting<T: Table>(table: &T, node: &AtomicNode) -> Option<String> {
+    table
+        .candidates()
+        .into_iter()
+        .find(|candidate| candidate.plan(node).is_ok())
+        .map(|candidate| candidate.name())
+}
+
+/// The plan for `node`, or the refusal with the smallest target that accepts the node.
+pub fn legalize<T: Table>(table: &T, node: &AtomicNode) -> Result<T::Plan, Refusal> {
+    table.plan(node).map_err(|mut refusal| {
+        if refusal.smallest_target.is_none() {
+            refusal.smallest_target = smallest_accepting(table, node);
+        }
+        refusal
+    })
+}
+
+/// Lowers `module` for `target` with its own printer.
+pub fn lower_module<T: Target>(
+    target: &T,
+    module: &Module,
+    options: &LowerOptions,
+    out: &mut String,
+) -> Result<LowerReport, LowerError> {
+    lower_with(target, target.printer(options), module, out)
+}
+
+/// Lowers `module` with `table` and `printer`, appending the code to `out`.
+///
+/// Every instruction is legalized before anything is printed, so a refusal leaves `out` as it
+/// was; a printer that fails leaves it as it was too. Programs repeat a handful of kinds of
+/// atomic, so each distinct node is legalized once per lowering.
+pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
+    table: &T,
+    mut printer: P,
+    module: &'m Module,
+    out: &mut String,
+) -> Result<LowerReport, LowerError> {
+    let mut report = LowerReport::default();
+    let mut plans: Vec<T::Plan> = Vec::new();
+    let mut plan_of: HashMap<AtomicNode, u32> = HashMap::new();
+    let mut chosen: Vec<u32> = Vec::new();
+    for (index, kernel) in module.kernels.iter().enumerate() {
+        for inst in kernel.insts.keys() {
+            let node = AtomicNode::of(kernel, inst);
+            let plan = match plan_of.get(&node) {
+                Some(&plan) => plan,
+                None => {
+                    let plan =
+                        legalize(table, &node).map_err(|refusal| error(kernel, inst, refusal))?;
+                    plans.push(plan);
+                    let number = plans.len() as u32 - 1;
+                    plan_of.insert(node, number);
+                    number
+                }
+            };
+            report.record(index, inst, plans[plan as usize].legality());
+            chosen.push(plan);
+        }
+    }
+
+    let start = out.len();
+    let mut expander = Expander::new();
+    let mut chosen = chosen.into_iter();
+    printer.module_begin(module, out);
+    for (index, kernel) in module.kernels.iter().enumerate() {
+        printer.kernel_begin(kernel, index, out);
+        for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
+            let plan = &plans[plan as usize];
+            let node = AtomicNode::of(kernel, inst);
+            let at = At { inst, node: &node };
+            let printed = if plan.is_whole() {
+                printer.whole(at, plan, out)
+            } else {
+                let expansion = expander.expand(&node, plan.legality().lowering);
+                printer.expansion(at, plan, expansion, out)
+            };
+            if let Err(Unprintable(message)) = printed {
+                out.truncate(start);
+                return Err(error(
+                    kernel,
+                    inst,
+                    Refusal::new(KitRule::Unprintable, message),
+                ));
+            }
+        }
+        printer.kernel_end(out);
+    }
+    printer.module_end(out);
+    Ok(report)
+}
+
+/// The one place a [`LowerError`] is built: the refusal at the instruction's source location.
+pub fn error(kernel: &Kernel, inst: Inst, refusal: Refusal) -> LowerError {
+    LowerError {
+        kernel: kernel.name.clone(),
+        inst,
+        loc: kernel.loc_of(inst),
+        refusal,
+    }
+}
+
+impl<T: Target> Backend for T {
+    fn target_name(&self) -> String {
+        self.name()
+    }
+
+    fn legalize(&self, node: &AtomicNode) -> Verdict {
+        legalize(self, node).map(|plan| plan.legality().clone())
+    }
+
+    fn lower(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        out: &mut String,
+    ) -> Result<LowerReport, LowerError> {
+        lower_module(self, module, options, out)
+    }
+}
