@@ -145,8 +145,6 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
 
 /// Rules that refuse a node whatever its op.
 fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
-    let spirv22 = "llvm:spirv64@22";
-    let ptx22 = "llvm:nvptx64@22";
     if target.triple == Triple::Spirv64 && target.major < 22 {
         return Err(Refusal::new(
             LlvmRule::SpirvBackendNeeds22,
@@ -155,8 +153,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
                  built by default in the LLVM 22 used here)",
                 target.major
             ),
-        )
-        .accepted_by(spirv22));
+        ));
     }
     if target.address_space(node.space).is_none() {
         let rule = match target.triple {
@@ -170,8 +167,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
                  widening it to generic would change which memory the address names",
                 target.triple.name()
             ),
-        )
-        .accepted_by(ptx22));
+        ));
     }
     if target.triple == Triple::Nvptx64 && target.major < 22 {
         if node.space == AddressSpace::SharedCluster {
@@ -181,8 +177,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
                     "the NVPTX backend of LLVM {} cannot select atomics on addrspace(7)",
                     target.major
                 ),
-            )
-            .accepted_by(ptx22));
+            ));
         }
         if node.order != MemoryOrder::Relaxed {
             return Err(Refusal::new(
@@ -192,8 +187,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
                      cannot select a fence, so a {} order cannot survive llc",
                     target.major, node.order
                 ),
-            )
-            .accepted_by(ptx22));
+            ));
         }
         if node.scope == Scope::System {
             return Err(Refusal::new(
@@ -203,8 +197,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
                      than system",
                     target.major
                 ),
-            )
-            .accepted_by(ptx22));
+            ));
         }
     }
     let bf16_values =
@@ -213,8 +206,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
         return Err(Refusal::new(
             LlvmRule::Bf16Needs15,
             "the backends of LLVM 14 can neither pass nor compute `bfloat` values",
-        )
-        .accepted_by(format!("llvm:{}@15", target.triple.name())));
+        ));
     }
     let gpu = matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn);
     if gpu && target.major < 19 && bf16_values {
@@ -227,8 +219,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
                 target.triple.name(),
                 target.major
             ),
-        )
-        .accepted_by(format!("llvm:{}@19", target.triple.name())));
+        ));
     }
     if target.triple == Triple::Spirv64 && bf16_values {
         // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
@@ -237,8 +228,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
             LlvmRule::SpirvNoBfloat16,
             "SPIR-V has bfloat16 values and arithmetic only through extensions \
              (SPV_KHR_bfloat16, SPV_INTEL_bfloat16_arithmetic) that a consumer may not support",
-        )
-        .accepted_by(ptx22));
+        ));
     }
     if node.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
@@ -248,8 +238,7 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
                 target.triple.name(),
                 target.major
             ),
-        )
-        .accepted_by(ptx22));
+        ));
     }
     Ok(())
 }

@@ -50,8 +50,23 @@ impl Table for LlvmTarget {
         legality::plan(self, node)
     }
 
+    /// The same triple with the same options at every LLVM version, oldest first; then, so
+    /// that "no target of this backend" is only said when it is true, every other triple the
+    /// same way.
     fn candidates(&self) -> Vec<LlvmTarget> {
-        Vec::new()
+        let versions = |triple: Triple, coarse_grained: bool| {
+            (target::MIN_MAJOR..=target::MAX_MAJOR).map(move |major| LlvmTarget {
+                coarse_grained,
+                ..LlvmTarget::new(triple, major)
+            })
+        };
+        let others = Triple::ALL
+            .into_iter()
+            .filter(|triple| *triple != self.triple)
+            .flat_map(|triple| versions(triple, false));
+        versions(self.triple, self.coarse_grained)
+            .chain(others)
+            .collect()
     }
 }
 

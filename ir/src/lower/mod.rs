@@ -116,9 +116,7 @@ pub fn smallest_accepting<T: Table>(table: &T, node: &AtomicNode) -> Option<Stri
 /// The plan for `node`, or the refusal with the smallest target that accepts the node.
 pub fn legalize<T: Table>(table: &T, node: &AtomicNode) -> Result<T::Plan, Refusal> {
     table.plan(node).map_err(|mut refusal| {
-        if refusal.smallest_target.is_none() {
-            refusal.smallest_target = smallest_accepting(table, node);
-        }
+        refusal.smallest_target = smallest_accepting(table, node);
         refusal
     })
 }
