@@ -5,7 +5,7 @@
 use std::fmt::{self, Write};
 
 use atomir_ir::expand::{Expansion, PrimType};
-use atomir_ir::lower::{At, Printer, Unprintable};
+use atomir_ir::lower::{At, FenceBracket, Printer, Unprintable};
 use atomir_ir::{
     AtomicInst, Constant, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueDef,
     ValueType,
@@ -138,6 +138,14 @@ pub(crate) struct Emitter<'a> {
     next_tmp: u32,
     /// The label of the block being printed.
     pub label: Label,
+}
+
+/// What an instruction is printed from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Body<'e> {
+    /// The whole node, its one access between the bracket's fences.
+    Whole(FenceBracket),
+    Expansion(&'e Expansion),
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -343,14 +351,13 @@ impl<'a> Emitter<'a> {
         self.kernel.constants[constant]
     }
 
-    /// Prints one instruction at index `index` following `plan`: the whole node, or
-    /// `expansion`.
+    /// Prints one instruction at index `index` following `plan`.
     pub(crate) fn instruction(
         &mut self,
         out: &mut String,
         index: u32,
         plan: &LlvmPlan,
-        expansion: Option<&Expansion>,
+        body: Body<'_>,
     ) {
         let inst = &self.kernel.insts[Inst::from_u32(index)];
         self.inst = index;
@@ -378,9 +385,9 @@ impl<'a> Emitter<'a> {
         }
         let _ = writeln!(out, "{first}:");
         self.label = first;
-        let result = match expansion {
-            None => native::vector_rmw(self, out, inst, plan),
-            Some(expansion) => expansion::print(self, out, inst, plan, expansion),
+        let result = match body {
+            Body::Whole(bracket) => native::vector_rmw(self, out, inst, plan, bracket),
+            Body::Expansion(expansion) => expansion::print(self, out, inst, plan, expansion),
         };
         let _ = writeln!(out, "  br label %{end}\n{end}:");
         let from = self.label;
@@ -471,12 +478,18 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         self.emitter = Some(em);
     }
 
-    fn whole(&mut self, at: At<'_>, plan: &LlvmPlan, out: &mut String) -> Result<(), Unprintable> {
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &LlvmPlan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
         let em = self
             .emitter
             .as_mut()
             .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
-        em.instruction(out, at.inst.as_u32(), plan, None);
+        em.instruction(out, at.inst.as_u32(), plan, Body::Whole(bracket));
         Ok(())
     }
 
@@ -491,7 +504,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             .emitter
             .as_mut()
             .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
-        em.instruction(out, at.inst.as_u32(), plan, Some(expansion));
+        em.instruction(out, at.inst.as_u32(), plan, Body::Expansion(expansion));
         Ok(())
     }
 

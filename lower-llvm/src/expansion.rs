@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
+use atomir_ir::lower::{Access, FenceBracket, Plan};
 use atomir_ir::AtomicInst;
 use cranelift_entity::EntityRef;
 
@@ -161,7 +162,8 @@ fn primitive(
     match *prim {
         Prim::Const { .. } => {}
         Prim::Load { dst, addr, mem } => {
-            let mem = Mem::of(em, plan, mem.order, mem.space);
+            let bracket = FenceBracket::around(mem.order, plan.fences(Access::Load));
+            let mem = Mem::of(em, bracket, plan, mem.space);
             native::load(em, out, r(dst), expansion.vars[dst].bits(), r(addr), &mem);
         }
         Prim::Cas {
@@ -171,7 +173,8 @@ fn primitive(
             new,
             mem,
         } => {
-            let mem = Mem::of(em, plan, mem.order, mem.space);
+            let bracket = FenceBracket::around(mem.order, plan.fences(Access::Cas));
+            let mem = Mem::of(em, bracket, plan, mem.space);
             native::cmpxchg(
                 em,
                 out,
@@ -191,7 +194,8 @@ fn primitive(
             value,
             mem,
         } => {
-            let mem = Mem::of(em, plan, mem.order, mem.space);
+            let bracket = FenceBracket::around(mem.order, plan.fences(Access::Rmw));
+            let mem = Mem::of(em, bracket, plan, mem.space);
             let dst = match dst {
                 Some(dst) => r(dst),
                 None => em.fresh(),

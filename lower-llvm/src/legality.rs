@@ -13,7 +13,7 @@
 //! - `atomicrmw fmin/fmax` mean `llvm.minnum/maxnum`, whose order of -0.0 and +0.0 LangRef has
 //!   left unspecified; atomir's min/max order -0.0 < +0.0, so float min/max is our own CAS loop.
 
-use atomir_ir::lower::Plan;
+use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
     Rewrite, Scope, TypeClass,
@@ -97,6 +97,15 @@ impl Plan for LlvmPlan {
     fn is_whole(&self) -> bool {
         self.form == Form::VectorRmw
     }
+
+    /// NVPTX's `atomicrmw` is monotonic between fences (`fenced_rmw`); everything else carries
+    /// its order itself.
+    fn fences(&self, access: Access) -> FencePolicy {
+        match access {
+            Access::Rmw if self.fenced_rmw => FencePolicy::RelaxedBetweenFences,
+            _ => FencePolicy::OnAccess,
+        }
+    }
 }
 
 /// Decides the plan for one node.
@@ -125,8 +134,10 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
         },
     };
     let fenced_rmw = uses_rmw && target.triple == Triple::Nvptx64;
-    if fenced_rmw && node.order != MemoryOrder::Relaxed {
-        legality.rewrites.push(Rewrite::OrderAsFences);
+    if fenced_rmw {
+        legality
+            .rewrites
+            .extend(FencePolicy::RelaxedBetweenFences.rewrite(node.order));
     }
     if fenced_rmw && node.scope < Scope::Device {
         // NVPTX's atom for a plain atomicrmw runs at gpu scope: wider than asked, never narrower.

@@ -14,10 +14,10 @@ use atomir_ir::{
     ValueDef, ValueType,
 };
 
-use atomir_ir::lower::{At, Printer, Unprintable};
+use atomir_ir::lower::{At, Fence, FenceBracket, Printer, Unprintable};
 use atomir_ir::Module;
 
-use crate::legal::{membar_level, order_form, scope_name, Fence, Form, PtxOp, PtxPlan};
+use crate::legal::{membar_level, scope_name, Form, PtxOp, PtxPlan};
 use crate::target::{Feature, PtxTarget};
 
 /// A register class: PTX declares registers by bit size; 8-bit data lives in 16-bit registers.
@@ -471,14 +471,30 @@ impl<'k> KernelEmitter<'k> {
         temp
     }
 
-    fn fence(&self, out: &mut String, fence: Fence, plan: &PtxPlan) {
-        match fence {
-            Fence::Sc => {
-                let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
-            }
-            Fence::Membar => {
-                let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
-            }
+    /// Spells a fence of the bracket: `fence.sc`/`fence.acq_rel` where the target has `.sem`,
+    /// a `membar` (sequentially consistent) before.
+    fn fence(&self, out: &mut String, fence: Option<Fence>, plan: &PtxPlan) {
+        let Some(fence) = fence else { return };
+        if !self.target.has(Feature::Sem) {
+            let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
+        } else if fence.order == MemoryOrder::SeqCst {
+            let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
+        } else {
+            let _ = writeln!(out, "\tfence.acq_rel.{};", scope_name(plan.scope));
+        }
+    }
+
+    /// `.<sem>` of an access's own order, where the target spells orders on instructions.
+    fn sem(&self, out: &mut String, order: MemoryOrder) {
+        if self.target.has(Feature::Sem) {
+            out.push('.');
+            out.push_str(match order {
+                MemoryOrder::Relaxed => "relaxed",
+                MemoryOrder::Acquire => "acquire",
+                MemoryOrder::Release => "release",
+                MemoryOrder::AcqRel => "acq_rel",
+                MemoryOrder::SeqCst => "seq_cst",
+            });
         }
     }
 
@@ -499,13 +515,20 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// The one place a native `atom`/`red` node is printed.
-    fn native(&mut self, out: &mut String, id: Inst, plan: &PtxPlan, s: PtxOp) {
+    fn native(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        plan: &PtxPlan,
+        s: PtxOp,
+        bracket: FenceBracket,
+    ) {
         let inst = &self.kernel.insts[id];
         let lanes = inst.shape.len();
         let single = inst.predicate.is_some()
             && !s.negate
             && !s.hint
-            && plan_is_single(self.target, inst.order)
+            && bracket.is_bare()
             && operand_is_registers(self.kernel, inst);
         if !single {
             self.guard_begin(out, inst, id);
@@ -533,10 +556,7 @@ impl<'k> KernelEmitter<'k> {
             }
             _ => None,
         };
-        let order = order_form(self.target, inst.order);
-        if let Some(fence) = order.before {
-            self.fence(out, fence, plan);
-        }
+        self.fence(out, bracket.leading, plan);
         out.push('\t');
         if single {
             if let Some(predicate) = inst.predicate {
@@ -546,10 +566,7 @@ impl<'k> KernelEmitter<'k> {
             }
         }
         out.push_str(if s.reduction { "red" } else { "atom" });
-        if let Some(sem) = order.sem {
-            out.push('.');
-            out.push_str(sem);
-        }
+        self.sem(out, bracket.order);
         out.push('.');
         out.push_str(scope_name(plan.scope));
         out.push_str(space_suffix(self.target, inst.space));
@@ -606,9 +623,7 @@ impl<'k> KernelEmitter<'k> {
             Self::put_temp(out, policy);
         }
         out.push_str(";\n");
-        if let Some(fence) = order.after {
-            self.fence(out, fence, plan);
-        }
+        self.fence(out, bracket.trailing, plan);
         if !single {
             self.guard_end(out, inst, id);
         }
@@ -866,11 +881,9 @@ impl<'k> KernelEmitter<'k> {
                 mem,
             } => {
                 let bits = Class::of_prim(ty(dst)).bits();
-                let order = order_form(self.target, mem.order);
-                if let Some(fence) = order.before {
-                    self.fence(out, fence, plan);
-                }
-                self.atom_head(out, plan, mem, false);
+                let bracket = FenceBracket::around(mem.order, plan.fences);
+                self.fence(out, bracket.leading, plan);
+                self.atom_head(out, plan, mem, bracket.order, false);
                 let _ = write!(out, ".cas.b{bits} ");
                 Self::put_temp(out, t(dst));
                 out.push_str(", [");
@@ -880,9 +893,7 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str(", ");
                 Self::put_temp(out, t(new));
                 out.push_str(";\n");
-                if let Some(fence) = order.after {
-                    self.fence(out, fence, plan);
-                }
+                self.fence(out, bracket.trailing, plan);
             }
             Prim::Rmw {
                 dst,
@@ -900,11 +911,9 @@ impl<'k> KernelEmitter<'k> {
                     t(value)
                 };
                 let reduction = spelling.reduction;
-                let order = order_form(self.target, mem.order);
-                if let Some(fence) = order.before {
-                    self.fence(out, fence, plan);
-                }
-                self.atom_head(out, plan, mem, reduction);
+                let bracket = FenceBracket::around(mem.order, plan.fences);
+                self.fence(out, bracket.leading, plan);
+                self.atom_head(out, plan, mem, bracket.order, reduction);
                 out.push('.');
                 out.push_str(spelling.op.as_str());
                 if spelling.noftz {
@@ -926,9 +935,7 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str("], ");
                 Self::put_temp(out, value);
                 out.push_str(";\n");
-                if let Some(fence) = order.after {
-                    self.fence(out, fence, plan);
-                }
+                self.fence(out, bracket.trailing, plan);
             }
             Prim::Unary { dst, op, src } => {
                 let (dt, st) = (ty(dst), ty(src));
@@ -1114,12 +1121,16 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// `atom{.sem}.<scope>{.space}` or `red…` of a primitive (order fences printed by the caller).
-    fn atom_head(&self, out: &mut String, plan: &PtxPlan, mem: MemAttrs, reduction: bool) {
+    fn atom_head(
+        &self,
+        out: &mut String,
+        plan: &PtxPlan,
+        mem: MemAttrs,
+        order: MemoryOrder,
+        reduction: bool,
+    ) {
         out.push_str(if reduction { "\tred" } else { "\tatom" });
-        if let Some(sem) = order_form(self.target, mem.order).sem {
-            out.push('.');
-            out.push_str(sem);
-        }
+        self.sem(out, order);
         out.push('.');
         out.push_str(scope_name(plan.scope));
         out.push_str(space_suffix(self.target, mem.space));
@@ -1136,21 +1147,11 @@ impl<'k> KernelEmitter<'k> {
         addr: Temp,
         bits: u32,
     ) {
-        let order = if mem.order.has_acquire() {
-            MemoryOrder::Acquire
-        } else {
-            MemoryOrder::Relaxed
-        };
-        if mem.order == MemoryOrder::SeqCst {
-            let fence = if self.target.has(Feature::Sem) {
-                Fence::Sc
-            } else {
-                Fence::Membar
-            };
-            self.fence(out, fence, plan);
-        }
+        let bracket = FenceBracket::around(mem.order, plan.fences);
+        self.fence(out, bracket.leading, plan);
         if self.target.has(Feature::Sem) {
-            let sem = if order == MemoryOrder::Acquire {
+            // A load has no release part: its own order is acquire or relaxed.
+            let sem = if bracket.order.has_acquire() {
                 "acquire"
             } else {
                 "relaxed"
@@ -1165,9 +1166,7 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(", [");
         Self::put_temp(out, addr);
         out.push_str("];\n");
-        if order == MemoryOrder::Acquire && !self.target.has(Feature::Sem) {
-            self.fence(out, Fence::Membar, plan);
-        }
+        self.fence(out, bracket.trailing, plan);
     }
 
     fn binary(&mut self, out: &mut String, op: BinaryOp, ty: PrimType, d: Temp, a: Temp, b: Temp) {
@@ -1369,12 +1368,6 @@ enum Operand {
     Imm(u128),
 }
 
-/// Whether the order is spelled on the instruction alone (no fence or membar around it).
-fn plan_is_single(target: PtxTarget, order: MemoryOrder) -> bool {
-    let form = order_form(target, order);
-    form.before.is_none() && form.after.is_none()
-}
-
 fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
     let is_value = |operand: atomir_ir::Operand| match operand {
         atomir_ir::Operand::Scalar(scalar) => matches!(scalar, Scalar::Value(_)),
@@ -1502,12 +1495,18 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         });
     }
 
-    fn whole(&mut self, at: At<'_>, plan: &PtxPlan, out: &mut String) -> Result<(), Unprintable> {
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &PtxPlan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
         let Form::Native(op) = plan.form else {
             return Err(Unprintable("a whole node without a native form".into()));
         };
-        emitter.native(sink, at.inst, plan, op);
+        emitter.native(sink, at.inst, plan, op, bracket);
         Ok(())
     }
 

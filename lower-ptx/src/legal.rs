@@ -12,7 +12,7 @@
 //! - `red` only `.relaxed` / `.release`, and no `cas`/`exch`;
 //! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90.
 
-use atomir_ir::lower::Plan;
+use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
     Rewrite, Scope, TypeClass, VectorShape,
@@ -28,6 +28,8 @@ pub struct PtxPlan {
     /// The scope printed (the node's, or a wider one where the node's cannot be expressed).
     pub scope: Scope,
     pub form: Form,
+    /// How fences carry the order (the same for every access of the target).
+    pub fences: FencePolicy,
 }
 
 /// How a PTX node is printed.
@@ -47,6 +49,10 @@ impl Plan for PtxPlan {
 
     fn is_whole(&self) -> bool {
         matches!(self.form, Form::Native(_))
+    }
+
+    fn fences(&self, _access: Access) -> FencePolicy {
+        self.fences
     }
 }
 
@@ -100,55 +106,13 @@ pub struct PtxOp {
     pub hint: bool,
 }
 
-/// How the memory order is spelled on the target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct OrderForm {
-    /// The `.sem` qualifier (none before sm_70).
-    pub sem: Option<&'static str>,
-    pub before: Option<Fence>,
-    pub after: Option<Fence>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Fence {
-    /// `fence.sc.<scope>` (sm_70+).
-    Sc,
-    /// `membar.<level>` (before sm_70; a membar is sequentially consistent).
-    Membar,
-}
-
-/// The order spelling on `target`. seq_cst: `fence.sc` then `.acquire`; before sm_70: membars
-/// around a relaxed op (release part before, acquire part after).
-pub(crate) fn order_form(target: PtxTarget, order: MemoryOrder) -> OrderForm {
+/// How PTX carries a memory order: `.sem` qualifiers and `fence.sc` from sm_70, `membar`s
+/// around a relaxed-form op before (a membar is sequentially consistent).
+pub(crate) fn fence_policy(target: PtxTarget) -> FencePolicy {
     if target.has(Feature::Sem) {
-        let (sem, before) = match order {
-            MemoryOrder::Relaxed => ("relaxed", None),
-            MemoryOrder::Acquire => ("acquire", None),
-            MemoryOrder::Release => ("release", None),
-            MemoryOrder::AcqRel => ("acq_rel", None),
-            MemoryOrder::SeqCst => ("acquire", Some(Fence::Sc)),
-        };
-        OrderForm {
-            sem: Some(sem),
-            before,
-            after: None,
-        }
+        FencePolicy::SeqCstFenceThenAcquire
     } else {
-        OrderForm {
-            sem: None,
-            before: order.has_release().then_some(Fence::Membar),
-            after: order.has_acquire().then_some(Fence::Membar),
-        }
-    }
-}
-
-fn order_rewrites(target: PtxTarget, order: MemoryOrder, legality: &mut Legality) {
-    if !target.has(Feature::Sem) {
-        if order != MemoryOrder::Relaxed {
-            legality.rewrites.push(Rewrite::OrderAsFences);
-        }
-    } else if order == MemoryOrder::SeqCst {
-        legality.rewrites.push(Rewrite::SeqCstAsFenceThenAcquire);
+        FencePolicy::RelaxedBetweenFences
     }
 }
 
@@ -383,7 +347,8 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             to: Scope::Device,
         });
     }
-    order_rewrites(target, node.order, &mut legality);
+    let fences = fence_policy(target);
+    legality.rewrites.extend(fences.rewrite(node.order));
 
     let hint = node.hint.is_some()
         && target.has(Feature::CacheHint)
@@ -433,6 +398,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
         legality,
         scope,
         form,
+        fences,
     })
 }
 

@@ -25,7 +25,7 @@ use std::fmt::Write;
 use atomir_ir::expand::{
     BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
-use atomir_ir::lower::{At, Printer, Unprintable};
+use atomir_ir::lower::{Access, At, Fence, FenceBracket, FenceSide, Plan, Printer, Unprintable};
 use atomir_ir::{
     AddressSpace, AtomicInst, AtomicOp, ElemType, Inst, Kernel, MemoryOrder, Module, Operand,
     Scalar, Scope, Value, ValueType,
@@ -168,6 +168,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         &mut self,
         _at: At<'_>,
         _plan: &VisaPlan,
+        _bracket: FenceBracket,
         _out: &mut String,
     ) -> Result<(), Unprintable> {
         Err(Unprintable(
@@ -611,17 +612,10 @@ impl<'m> VisaPrinter<'m> {
         }
     }
 
-    /// The fences that give a relaxed message the node's order: before it for a release part,
-    /// after it for an acquire part.
-    fn fences(&mut self, mem: MemAttrs, after: bool) {
-        let wanted = if after {
-            mem.order.has_acquire()
-        } else {
-            mem.order.has_release()
-        };
-        if !wanted {
-            return;
-        }
+    /// Spells a fence of the bracket around a message (messages carry no order themselves).
+    fn fence(&mut self, fence: Option<Fence>, mem: MemAttrs) {
+        let Some(fence) = fence else { return };
+        let after = fence.side == FenceSide::Trailing;
         match self.target.messages {
             Messages::Lsc => {
                 let op = match (mem.order, after) {
@@ -720,7 +714,13 @@ impl<'m> VisaPrinter<'m> {
         let dst_slot = dst.map(|d| self.var_slots[d.index()]);
         let addr_slot = self.var_slots[addr.index()];
         let n = self.n;
-        self.fences(mem, false);
+        let access = match prim {
+            Prim::Load { .. } => Access::Load,
+            Prim::Cas { .. } => Access::Cas,
+            _ => Access::Rmw,
+        };
+        let bracket = FenceBracket::around(mem.order, plan.fences(access));
+        self.fence(bracket.leading, mem);
         let (src0, src1) = match (op, self.target.messages, surface, bits) {
             // SVM has no atomic load: `or` with zero.
             (MsgOp::Load, Messages::Svm, _, _) => {
@@ -815,7 +815,7 @@ impl<'m> VisaPrinter<'m> {
             self.src(kernel, slot, View::Base, 0, 1);
             self.body.push_str(" 0xffff:ud\n");
         }
-        self.fences(mem, true);
+        self.fence(bracket.trailing, mem);
         Ok(())
     }
 

@@ -6,11 +6,11 @@
 //! none of which the hardware has. This table never asks for them.
 
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
-    Rewrite, Scope, TypeClass, Verdict,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, Refusal, Rewrite, Scope,
+    TypeClass, Verdict,
 };
 
-use atomir_ir::lower::Plan;
+use atomir_ir::lower::{Access, FencePolicy, Plan};
 
 use crate::target::{Messages, Platform, VisaTarget};
 
@@ -248,6 +248,9 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
     }
 }
 
+/// Messages carry no order: fences before and after them do.
+const FENCES: FencePolicy = FencePolicy::RelaxedBetweenFences;
+
 /// What the vISA table decided for one node: the verdict, and the message that carries each
 /// native element (a split element, or the widened op of a masked op).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -264,6 +267,10 @@ impl Plan for VisaPlan {
     /// vISA prints every node through its expansion (a native one as its one message).
     fn is_whole(&self) -> bool {
         false
+    }
+
+    fn fences(&self, _access: Access) -> FencePolicy {
+        FENCES
     }
 }
 
@@ -303,9 +310,7 @@ fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
             to: Scope::Device,
         });
     }
-    if node.order != MemoryOrder::Relaxed {
-        rewrites.push(Rewrite::OrderAsFences);
-    }
+    rewrites.extend(FENCES.rewrite(node.order));
 
     let element = element_lowering(target, node, surface, &mut rewrites)?;
     Ok(Legality {

@@ -14,13 +14,18 @@
 //! Every [`Target`] (a table with its printer) is a [`Backend`], the dyn-safe entry the CLI, the
 //! matrix and the tests use.
 
+mod fence;
+
 use std::collections::HashMap;
+
+pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 
 use crate::expand::{Expander, Expansion};
 use crate::kernel::{Inst, Kernel, Module};
 use crate::legal::{Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Verdict};
 use crate::node::AtomicNode;
 use crate::rule::KitRule;
+use crate::types::AtomicOp;
 
 /// What a table decided for one node: everything the printer needs to honour the verdict.
 pub trait Plan {
@@ -30,6 +35,9 @@ pub trait Plan {
     /// Whether the printer prints the node whole, in the backend's native form; otherwise the
     /// driver expands it by [`Legality::lowering`] and the printer prints the expansion.
     fn is_whole(&self) -> bool;
+
+    /// How the target carries the node's memory order on an access of `access` kind.
+    fn fences(&self, access: Access) -> FencePolicy;
 }
 
 /// A backend's legality table for one target: the one place that decides.
@@ -63,9 +71,15 @@ pub trait Printer<'m> {
     /// Before the instructions of kernel number `index`.
     fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String);
 
-    /// One node printed whole, in the plan's native form.
-    fn whole(&mut self, at: At<'_>, plan: &Self::Plan, out: &mut String)
-        -> Result<(), Unprintable>;
+    /// One node printed whole, in the plan's native form, with the fences of `bracket` spelled
+    /// around its one access.
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &Self::Plan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
 
     /// One node printed through its expansion.
     fn expansion(
@@ -176,7 +190,13 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
             let node = AtomicNode::of(kernel, inst);
             let at = At { inst, node: &node };
             let printed = if plan.is_whole() {
-                printer.whole(at, plan, out)
+                let access = if node.op == AtomicOp::Cas {
+                    Access::Cas
+                } else {
+                    Access::Rmw
+                };
+                let bracket = FenceBracket::around(node.order, plan.fences(access));
+                printer.whole(at, plan, bracket, out)
             } else {
                 let expansion = expander.expand(&node, plan.legality().lowering);
                 printer.expansion(at, plan, expansion, out)
