@@ -4,8 +4,8 @@
 
 use std::fmt::{self, Write};
 
-use atomir_ir::expand::{Expansion, PrimType};
-use atomir_ir::lower::{At, FenceBracket, Printer, Unprintable};
+use atomir_ir::expand::{Block, Prim, PrimType, Var};
+use atomir_ir::lower::{self, At, Expanding, FenceBracket, Params, Printer, Unprintable};
 use atomir_ir::{
     AtomicInst, Constant, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueDef,
     ValueType,
@@ -95,11 +95,16 @@ pub(crate) enum Ref {
     Param(Value),
     /// The `n`-th temporary of instruction `inst`: `%.<inst>.<n>`.
     Tmp(u32, u32),
+    /// Variable `var` of instruction `inst`'s expansion.
+    Var(u32, Var),
     /// A literal of a scalar type, from raw bits.
     Lit(u128, Scal),
     /// `zeroinitializer`.
     Zero,
 }
+
+/// Where the numbers of expansion variables start: an instruction prints far fewer temporaries.
+const VAR_NUMBERS: u32 = 1_000_000;
 
 /// Writes `name` as an LLVM identifier after `sigil`, quoting it where it has other characters.
 /// Generic over the sink so that a [`Shown`] reference prints without a scratch string.
@@ -138,14 +143,14 @@ pub(crate) struct Emitter<'a> {
     next_tmp: u32,
     /// The label of the block being printed.
     pub label: Label,
-}
-
-/// What an instruction is printed from.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Body<'e> {
-    /// The whole node, its one access between the bracket's fences.
-    Whole(FenceBracket),
-    Expansion(&'e Expansion),
+    /// The label of the block before the current instruction.
+    before: Label,
+    /// The current expansion's registers, by variable.
+    pub(crate) refs: Vec<Ref>,
+    /// The current expansion's old value, once its return block is printed.
+    pub(crate) result: Option<Ref>,
+    /// The number of the node's address space.
+    pub(crate) space: u32,
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -174,6 +179,8 @@ impl fmt::Display for Shown<'_, '_> {
         match self.1 {
             Ref::Param(value) => write_ident(f, '%', self.0.kernel.value_name(value)),
             Ref::Tmp(inst, n) => write!(f, "%.{inst}.{n}"),
+            // Numbered far above the instruction's temporaries, which count from 1.
+            Ref::Var(inst, var) => write!(f, "%.{inst}.{}", VAR_NUMBERS + var.as_u32()),
             Ref::Lit(bits, scal) => write_literal(f, bits, scal),
             Ref::Zero => f.write_str("zeroinitializer"),
         }
@@ -219,6 +226,10 @@ impl<'a> Emitter<'a> {
             inst: 0,
             next_tmp: 0,
             label: Label::Entry,
+            before: Label::Entry,
+            refs: Vec::new(),
+            result: None,
+            space: 0,
         }
     }
 
@@ -351,18 +362,12 @@ impl<'a> Emitter<'a> {
         self.kernel.constants[constant]
     }
 
-    /// Prints one instruction at index `index` following `plan`.
-    pub(crate) fn instruction(
-        &mut self,
-        out: &mut String,
-        index: u32,
-        plan: &LlvmPlan,
-        body: Body<'_>,
-    ) {
+    /// Starts instruction `index`: a branch over it where it is predicated, and its first block.
+    pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32) {
         let inst = &self.kernel.insts[Inst::from_u32(index)];
         self.inst = index;
         self.next_tmp = 0;
-        let before = self.label;
+        self.before = self.label;
         let first = Label::Block(index, 0);
         let end = Label::End(index);
         match inst.predicate {
@@ -385,10 +390,13 @@ impl<'a> Emitter<'a> {
         }
         let _ = writeln!(out, "{first}:");
         self.label = first;
-        let result = match body {
-            Body::Whole(bracket) => native::vector_rmw(self, out, inst, plan, bracket),
-            Body::Expansion(expansion) => expansion::print(self, out, inst, plan, expansion),
-        };
+    }
+
+    /// Ends the current instruction: its end block, where a predicated result meets zero.
+    pub(crate) fn instruction_end(&mut self, out: &mut String, result: Option<Ref>) {
+        let index = self.inst;
+        let inst = &self.kernel.insts[Inst::from_u32(index)];
+        let end = Label::End(index);
         let _ = writeln!(out, "  br label %{end}\n{end}:");
         let from = self.label;
         self.label = end;
@@ -398,6 +406,7 @@ impl<'a> Emitter<'a> {
         if inst.predicate.is_some() {
             let ty = self.value_ty(inst.result_type());
             let dst = self.fresh();
+            let before = self.before;
             let _ = writeln!(
                 out,
                 "  {} = phi {ty} [ {}, %{from} ], [ zeroinitializer, %{before} ]",
@@ -420,13 +429,19 @@ pub struct LlvmPrinter<'m> {
     emitter: Option<Emitter<'m>>,
 }
 
-impl LlvmPrinter<'_> {
+impl<'m> LlvmPrinter<'m> {
     pub(crate) fn new(target: LlvmTarget, complete: bool) -> Self {
         LlvmPrinter {
             target,
             complete,
             emitter: None,
         }
+    }
+
+    fn emitter(&mut self) -> Result<&mut Emitter<'m>, Unprintable> {
+        self.emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))
     }
 }
 
@@ -485,26 +500,81 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         bracket: FenceBracket,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        let em = self
-            .emitter
-            .as_mut()
-            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
-        em.instruction(out, at.inst.as_u32(), plan, Body::Whole(bracket));
+        let em = self.emitter()?;
+        em.instruction_begin(out, at.inst.as_u32());
+        let inst = &em.kernel.insts[at.inst];
+        let result = native::vector_rmw(em, out, inst, plan, bracket);
+        em.instruction_end(out, result);
         Ok(())
     }
 
-    fn expansion(
+    const PARAMS: Params = Params::Phis;
+
+    fn expansion_begin(
         &mut self,
-        at: At<'_>,
-        plan: &LlvmPlan,
-        expansion: &Expansion,
+        x: &Expanding<'_, LlvmPlan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        let em = self
-            .emitter
-            .as_mut()
-            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
-        em.instruction(out, at.inst.as_u32(), plan, Body::Expansion(expansion));
+        let em = self.emitter()?;
+        em.instruction_begin(out, x.inst.as_u32());
+        expansion::bind(em, out, x.expansion);
+        Ok(())
+    }
+
+    fn block(&mut self, x: &Expanding<'_, LlvmPlan>, block: Block, entry: bool, out: &mut String) {
+        if let Ok(em) = self.emitter() {
+            expansion::block(em, out, x.expansion, block, entry);
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        expansion::primitive(em, out, x.plan, x.expansion, prim, bracket);
+        Ok(())
+    }
+
+    fn copy(&mut self, _x: &Expanding<'_, LlvmPlan>, _dst: Var, _src: Var, _out: &mut String) {}
+
+    fn branch(
+        &mut self,
+        _x: &Expanding<'_, LlvmPlan>,
+        _cond: Var,
+        _negated: bool,
+        _to: lower::Label,
+        _out: &mut String,
+    ) {
+    }
+
+    fn jump(&mut self, _x: &Expanding<'_, LlvmPlan>, _to: lower::Label, _out: &mut String) {}
+
+    fn label(&mut self, _x: &Expanding<'_, LlvmPlan>, _label: lower::Label, _out: &mut String) {}
+
+    fn terminator(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        block: Block,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        let inst = &em.kernel.insts[x.inst];
+        expansion::terminator(em, out, inst, x.expansion, block);
+        Ok(())
+    }
+
+    fn expansion_end(
+        &mut self,
+        _x: &Expanding<'_, LlvmPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        let result = em.result.take();
+        em.instruction_end(out, result);
         Ok(())
     }
 

@@ -7,14 +7,16 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    self, BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
 use atomir_ir::{
     AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
     ValueDef, ValueType,
 };
 
-use atomir_ir::lower::{At, Fence, FenceBracket, Printer, Unprintable};
+use atomir_ir::lower::{
+    binds_independently, At, Expanding, Fence, FenceBracket, Label, Params, Printer, Unprintable,
+};
 use atomir_ir::Module;
 
 use crate::legal::{membar_level, scope_name, Form, PtxOp, PtxPlan};
@@ -214,6 +216,12 @@ pub(crate) struct KernelEmitter<'k> {
     /// Per expansion variable: its masked copy, valid in the block that made it.
     masked: Vec<Option<Temp>>,
     reuse: Reuse,
+    /// The registers of the current expansion's variables.
+    vars: Vec<Temp>,
+    /// The block being printed.
+    block: Block,
+    /// The native form of the current expansion's `Rmw` primitives.
+    element: Option<PtxOp>,
 }
 
 /// A pure primitive by what it computes, its operands named by their [`Reuse::same`] variable.
@@ -355,6 +363,9 @@ impl<'k> KernelEmitter<'k> {
             zero_extended: Vec::new(),
             masked: Vec::new(),
             reuse: Reuse::default(),
+            vars: Vec::new(),
+            block: Block::from_u32(0),
+            element: None,
         }
     }
 
@@ -646,7 +657,8 @@ impl<'k> KernelEmitter<'k> {
 
     /// Prints an expansion: inputs bound by `mov`, blocks as labels, block parameters as
     /// `mov`s before each jump, results moved to the node's result registers.
-    fn expansion(
+    /// Binds an expansion's inputs: a register per variable, the address and operands moved in.
+    fn expansion_begin(
         &mut self,
         out: &mut String,
         id: Inst,
@@ -654,11 +666,11 @@ impl<'k> KernelEmitter<'k> {
         expansion: &Expansion,
     ) -> Result<(), Unprintable> {
         let inst = &self.kernel.insts[id];
-        let element = match plan.form {
+        self.element = match plan.form {
             Form::Expand { element } => element,
             Form::Native(_) => None,
         };
-        if element.is_none()
+        if self.element.is_none()
             && expansion
                 .memory_prims()
                 .any(|p| matches!(p, Prim::Rmw { .. }))
@@ -668,127 +680,106 @@ impl<'k> KernelEmitter<'k> {
             ));
         }
         self.guard_begin(out, inst, id);
-        let vars: Vec<Temp> = expansion
-            .vars
-            .values()
-            .map(|ty| self.temp(Class::of_prim(*ty)))
-            .collect();
+        let mut vars = std::mem::take(&mut self.vars);
+        vars.clear();
+        vars.extend(
+            expansion
+                .vars
+                .values()
+                .map(|ty| self.temp(Class::of_prim(*ty))),
+        );
+        self.vars = vars;
         self.zero_extended.clear();
-        self.zero_extended.resize(vars.len(), false);
+        self.zero_extended.resize(self.vars.len(), false);
         self.masked.clear();
-        self.masked.resize(vars.len(), None);
-        self.reuse.reset(vars.len());
-        let var = |v: Var| Src::Temp(vars[v.as_u32() as usize]);
-        self.mov(out, var(expansion.addr), Src::Value(inst.addr, None), 64);
+        self.masked.resize(self.vars.len(), None);
+        self.reuse.reset(self.vars.len());
+        self.mov(
+            out,
+            self.var(expansion.addr),
+            Src::Value(inst.addr, None),
+            64,
+        );
         let natural = PrimType::natural(inst.ty).bits();
         for (lane, operand) in expansion.operands.iter().enumerate() {
             let src = self.operand(out, inst.operand, lane, inst.ty, false);
-            self.mov(out, var(*operand), src, natural);
+            self.mov(out, self.var(*operand), src, natural);
         }
         if let Some(new_value) = inst.new_value {
             for (lane, target) in expansion.new_values.iter().enumerate() {
                 let src = self.operand(out, new_value, lane, inst.ty, false);
-                self.mov(out, var(*target), src, natural);
+                self.mov(out, self.var(*target), src, natural);
             }
         }
-        let label = |out: &mut String, block: u32| {
-            let _ = write!(out, "$L{}_b{}", id.as_u32(), block);
-        };
-        let last = expansion.blocks.len() as u32 - 1;
-        let mut edge = 0u32;
-        for (block, data) in &expansion.blocks {
-            if block != expansion.entry() {
-                label(out, block.as_u32());
-                out.push_str(":\n");
+        Ok(())
+    }
+
+    /// The register of an expansion variable.
+    fn var(&self, v: Var) -> Src {
+        Src::Temp(self.vars[v.as_u32() as usize])
+    }
+
+    fn label(out: &mut String, id: Inst, label: Label) {
+        match label {
+            Label::Block(block) => {
+                let _ = write!(out, "$L{}_b{}", id.as_u32(), block.as_u32());
             }
-            self.masked.fill(None);
-            self.reuse.enter(expansion, block);
-            for prim in &data.prims {
-                self.pure_or_prim(out, plan, element, prim, &vars, expansion, block);
+            Label::Edge(edge) => {
+                let _ = write!(out, "$L{}_e{edge}", id.as_u32());
             }
-            let next = block.as_u32() + 1;
-            let bind = |this: &mut Self, out: &mut String, target: &expand::Edge| {
-                let params = &expansion.blocks[target.block].params;
-                for (param, arg) in params.iter().zip(&target.args) {
-                    let bits = Class::of_prim(expansion.vars[*param]).bits();
-                    this.mov(out, var(*param), var(*arg), bits);
-                }
-            };
-            let branch_to = |this: &Self,
-                             out: &mut String,
-                             guard: Option<(Var, bool)>,
-                             target: expand::Block| {
-                out.push('\t');
-                match guard {
-                    Some((cond, negated)) => {
-                        out.push_str(if negated { "@!" } else { "@" });
-                        this.put(out, var(cond));
-                        out.push_str(" bra ");
-                    }
-                    None => out.push_str("bra.uni "),
-                }
-                label(out, target.as_u32());
-                out.push_str(";\n");
-            };
-            match &data.terminator {
-                Terminator::Jump(target) => {
-                    bind(self, out, target);
-                    if target.block.as_u32() != next {
-                        branch_to(self, out, None, target.block);
-                    }
-                }
-                Terminator::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } if binds_independently(expansion, *cond, then, otherwise) => {
-                    // Both edges' block parameters can be set before the branch: then one
-                    // conditional branch, falling through to the next block where it is a target
-                    // (a CAS loop becomes one backward branch, as ptxas expects of a loop).
-                    bind(self, out, then);
-                    bind(self, out, otherwise);
-                    if otherwise.block.as_u32() == next {
-                        branch_to(self, out, Some((*cond, false)), then.block);
-                    } else if then.block.as_u32() == next {
-                        branch_to(self, out, Some((*cond, true)), otherwise.block);
-                    } else {
-                        branch_to(self, out, Some((*cond, false)), then.block);
-                        branch_to(self, out, None, otherwise.block);
-                    }
-                }
-                Terminator::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    out.push_str("\t@");
-                    self.put(out, var(*cond));
-                    let _ = writeln!(out, " bra $L{}_e{edge};", id.as_u32());
-                    bind(self, out, otherwise);
-                    branch_to(self, out, None, otherwise.block);
-                    let _ = writeln!(out, "$L{}_e{edge}:", id.as_u32());
-                    bind(self, out, then);
-                    branch_to(self, out, None, then.block);
-                    edge += 1;
-                }
-                Terminator::Return => {
-                    if block.as_u32() != last {
-                        let _ = writeln!(out, "\tbra.uni $L{}_done;", id.as_u32());
-                    }
-                }
+            Label::Done => {
+                let _ = write!(out, "$L{}_done", id.as_u32());
             }
         }
+    }
+
+    fn block(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        expansion: &Expansion,
+        block: Block,
+        entry: bool,
+    ) {
+        if !entry {
+            Self::label(out, id, Label::Block(block));
+            out.push_str(":\n");
+        }
+        self.block = block;
+        self.masked.fill(None);
+        self.reuse.enter(expansion, block);
+    }
+
+    /// `bra.uni`, or with a guard `@p bra` / `@!p bra`.
+    fn branch(&self, out: &mut String, id: Inst, guard: Option<(Var, bool)>, to: Label) {
+        out.push('\t');
+        match guard {
+            Some((cond, negated)) => {
+                out.push_str(if negated { "@!" } else { "@" });
+                self.put(out, self.var(cond));
+                out.push_str(" bra ");
+            }
+            None => out.push_str("bra.uni "),
+        }
+        Self::label(out, id, to);
+        out.push_str(";\n");
+    }
+
+    /// Moves the old values to the instruction's result.
+    fn expansion_end(&mut self, out: &mut String, id: Inst, expansion: &Expansion) {
+        let inst = &self.kernel.insts[id];
         if expansion.blocks.len() > 1 {
-            let _ = writeln!(out, "$L{}_done:", id.as_u32());
+            Self::label(out, id, Label::Done);
+            out.push_str(":\n");
         }
         if let Some(result) = inst.result {
+            let natural = PrimType::natural(inst.ty).bits();
             for (lane, old) in expansion.results.iter().enumerate() {
                 let lane = inst.shape.is_vector().then_some(lane);
-                self.mov(out, Src::Value(result, lane), var(*old), natural);
+                self.mov(out, Src::Value(result, lane), self.var(*old), natural);
             }
         }
         self.guard_end(out, inst, id);
-        Ok(())
     }
 
     fn mov(&self, out: &mut String, dst: Src, src: Src, bits: u32) {
@@ -850,17 +841,36 @@ impl<'k> KernelEmitter<'k> {
         masked
     }
 
+    /// One primitive of an expansion, or a copy of an equal pure one computed before it.
+    fn step(
+        &mut self,
+        out: &mut String,
+        plan: &PtxPlan,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        expansion: &Expansion,
+    ) {
+        let vars = std::mem::take(&mut self.vars);
+        let element = self.element;
+        let block = self.block;
+        self.pure_or_prim(out, plan, element, prim, bracket, &vars, expansion, block);
+        self.vars = vars;
+    }
+
     /// The one place the primitives of an expansion are printed.
+    #[allow(clippy::too_many_arguments)]
     fn prim(
         &mut self,
         out: &mut String,
         plan: &PtxPlan,
         element: Option<PtxOp>,
         prim: &Prim,
+        bracket: Option<FenceBracket>,
         vars: &[Temp],
         expansion: &Expansion,
     ) {
         use Operand::{Imm, T};
+        let bracket = |mem: MemAttrs| bracket.unwrap_or(FenceBracket::bare(mem.order));
         let t = |v: Var| vars[v.as_u32() as usize];
         let ty = |v: Var| expansion.vars[v];
         match *prim {
@@ -870,8 +880,7 @@ impl<'k> KernelEmitter<'k> {
                 self.zero_extended[dst.as_u32() as usize] = true;
             }
             Prim::Load { dst, addr, mem } => {
-                let bits = Class::of_prim(ty(dst)).bits();
-                self.load(out, plan, mem, t(dst), t(addr), bits);
+                self.load(out, plan, mem, bracket(mem), t(dst), t(addr));
             }
             Prim::Cas {
                 dst,
@@ -881,7 +890,7 @@ impl<'k> KernelEmitter<'k> {
                 mem,
             } => {
                 let bits = Class::of_prim(ty(dst)).bits();
-                let bracket = FenceBracket::around(mem.order, plan.fences);
+                let bracket = bracket(mem);
                 self.fence(out, bracket.leading, plan);
                 self.atom_head(out, plan, mem, bracket.order, false);
                 let _ = write!(out, ".cas.b{bits} ");
@@ -911,7 +920,7 @@ impl<'k> KernelEmitter<'k> {
                     t(value)
                 };
                 let reduction = spelling.reduction;
-                let bracket = FenceBracket::around(mem.order, plan.fences);
+                let bracket = bracket(mem);
                 self.fence(out, bracket.leading, plan);
                 self.atom_head(out, plan, mem, bracket.order, reduction);
                 out.push('.');
@@ -1084,12 +1093,13 @@ impl<'k> KernelEmitter<'k> {
         plan: &PtxPlan,
         element: Option<PtxOp>,
         prim: &Prim,
+        bracket: Option<FenceBracket>,
         vars: &[Temp],
         expansion: &Expansion,
         block: Block,
     ) {
         let Some((key, dst)) = self.reuse.key(prim, expansion) else {
-            self.prim(out, plan, element, prim, vars, expansion);
+            self.prim(out, plan, element, prim, bracket, vars, expansion);
             return;
         };
         let index = dst.as_u32() as usize;
@@ -1107,7 +1117,7 @@ impl<'k> KernelEmitter<'k> {
             self.reuse.equal_operands[index] = self.reuse.equal_operands[earlier_index];
             return;
         }
-        self.prim(out, plan, element, prim, vars, expansion);
+        self.prim(out, plan, element, prim, bracket, vars, expansion);
         if let Prim::Cmp {
             cond: CmpCond::Eq,
             a,
@@ -1143,11 +1153,11 @@ impl<'k> KernelEmitter<'k> {
         out: &mut String,
         plan: &PtxPlan,
         mem: MemAttrs,
+        bracket: FenceBracket,
         dst: Temp,
         addr: Temp,
-        bits: u32,
     ) {
-        let bracket = FenceBracket::around(mem.order, plan.fences);
+        let bits = dst.class.bits();
         self.fence(out, bracket.leading, plan);
         if self.target.has(Feature::Sem) {
             // A load has no release part: its own order is acquire or relaxed.
@@ -1398,25 +1408,6 @@ fn memory_type(elem_bits: u32) -> &'static str {
     }
 }
 
-/// Whether a branch's two edges can bind their block parameters one after the other, before the
-/// branch: the two targets' parameters are distinct, no argument or the condition is one of them.
-fn binds_independently(
-    expansion: &Expansion,
-    cond: Var,
-    then: &expand::Edge,
-    otherwise: &expand::Edge,
-) -> bool {
-    let params_of = |target: &expand::Edge| &expansion.blocks[target.block].params;
-    let written = || params_of(then).iter().chain(params_of(otherwise).iter());
-    then.block != otherwise.block
-        && !written().any(|param| *param == cond)
-        && !then
-            .args
-            .iter()
-            .chain(otherwise.args.iter())
-            .any(|arg| written().any(|param| param == arg))
-}
-
 /// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
 pub struct PtxPrinter<'m> {
     target: PtxTarget,
@@ -1510,15 +1501,85 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         Ok(())
     }
 
-    fn expansion(
+    const PARAMS: Params = Params::Copies;
+
+    fn expansion_begin(
         &mut self,
-        at: At<'_>,
-        plan: &PtxPlan,
-        expansion: &Expansion,
+        x: &Expanding<'_, PtxPlan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
-        emitter.expansion(sink, at.inst, plan, expansion)
+        emitter.expansion_begin(sink, x.inst, x.plan, x.expansion)
+    }
+
+    fn block(&mut self, x: &Expanding<'_, PtxPlan>, block: Block, entry: bool, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.block(sink, x.inst, x.expansion, block, entry);
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.step(sink, x.plan, prim, bracket, x.expansion);
+        Ok(())
+    }
+
+    fn copy(&mut self, x: &Expanding<'_, PtxPlan>, dst: Var, src: Var, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            let bits = Class::of_prim(x.expansion.vars[dst]).bits();
+            emitter.mov(sink, emitter.var(dst), emitter.var(src), bits);
+        }
+    }
+
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        out: &mut String,
+    ) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.branch(sink, x.inst, Some((cond, negated)), to);
+        }
+    }
+
+    fn jump(&mut self, x: &Expanding<'_, PtxPlan>, to: Label, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.branch(sink, x.inst, None, to);
+        }
+    }
+
+    fn label(&mut self, x: &Expanding<'_, PtxPlan>, label: Label, out: &mut String) {
+        if let Ok((_, sink)) = self.current(out) {
+            KernelEmitter::label(sink, x.inst, label);
+            sink.push_str(":\n");
+        }
+    }
+
+    fn terminator(
+        &mut self,
+        _x: &Expanding<'_, PtxPlan>,
+        _block: Block,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("PTX binds block parameters by copies".into()))
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.expansion_end(sink, x.inst, x.expansion);
+        Ok(())
     }
 
     fn kernel_end(&mut self, out: &mut String) {

@@ -458,7 +458,7 @@ impl Expander {
     }
 
     /// The expansion of `node` by `lowering` (as [`expand`]), valid until the next call.
-    pub fn expand(&mut self, node: &AtomicNode, lowering: Lowering) -> &Expansion {
+    pub fn expand(&mut self, node: &AtomicNode, lowering: Lowering) -> &mut Expansion {
         let builder = Builder::new(self.last.take(), std::mem::take(&mut self.spare_prims));
         let (expansion, spare_prims) = build(node, lowering, builder);
         self.spare_prims = spare_prims;

@@ -15,12 +15,14 @@
 //! matrix and the tests use.
 
 mod fence;
+mod linear;
 
 use std::collections::HashMap;
 
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
+pub use linear::{binds_independently, incoming, Label, Linear, Params, Step};
 
-use crate::expand::{Expander, Expansion};
+use crate::expand::{Block, Expander, Expansion, Prim, Var};
 use crate::kernel::{Inst, Kernel, Module};
 use crate::legal::{Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Verdict};
 use crate::node::AtomicNode;
@@ -81,12 +83,59 @@ pub trait Printer<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable>;
 
-    /// One node printed through its expansion.
-    fn expansion(
+    /// How the printer binds block parameters: the shape of the steps it is given.
+    const PARAMS: Params;
+
+    /// Before the steps of an expansion: bind its inputs to the instruction's operands.
+    fn expansion_begin(
         &mut self,
-        at: At<'_>,
-        plan: &Self::Plan,
-        expansion: &Expansion,
+        x: &Expanding<'_, Self::Plan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// A block begins (the entry is no jump target).
+    fn block(&mut self, x: &Expanding<'_, Self::Plan>, block: Block, entry: bool, out: &mut String);
+
+    /// One primitive; a memory primitive with the fences of its bracket spelled around it.
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// `dst = src` on an edge ([`Params::Copies`]).
+    fn copy(&mut self, x: &Expanding<'_, Self::Plan>, dst: Var, src: Var, out: &mut String);
+
+    /// Jump to `to` where `cond` holds (`negated`: where it does not) ([`Params::Copies`]).
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        out: &mut String,
+    );
+
+    /// Jump to `to` ([`Params::Copies`]).
+    fn jump(&mut self, x: &Expanding<'_, Self::Plan>, to: Label, out: &mut String);
+
+    /// An edge block begins ([`Params::Copies`]).
+    fn label(&mut self, x: &Expanding<'_, Self::Plan>, label: Label, out: &mut String);
+
+    /// A block's terminator ([`Params::Phis`]: the printer reads the edges itself).
+    fn terminator(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        block: Block,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// After the last step: the old values to the instruction's result.
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
         out: &mut String,
     ) -> Result<(), Unprintable>;
 
@@ -104,6 +153,15 @@ pub struct At<'a> {
     pub inst: Inst,
     /// Its node, with the kernel's facts.
     pub node: &'a AtomicNode,
+}
+
+/// The expansion being printed, with its instruction and plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Expanding<'a, P> {
+    pub inst: Inst,
+    pub node: &'a AtomicNode,
+    pub plan: &'a P,
+    pub expansion: &'a Expansion,
 }
 
 /// Why a printer could not print what its table accepted.
@@ -181,6 +239,7 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
 
     let start = out.len();
     let mut expander = Expander::new();
+    let mut linear = Linear::new();
     let mut chosen = chosen.into_iter();
     printer.module_begin(module, out);
     for (index, kernel) in module.kernels.iter().enumerate() {
@@ -188,7 +247,6 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
         for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
             let plan = &plans[plan as usize];
             let node = AtomicNode::of(kernel, inst);
-            let at = At { inst, node: &node };
             let printed = if plan.is_whole() {
                 let access = if node.op == AtomicOp::Cas {
                     Access::Cas
@@ -196,10 +254,18 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                     Access::Rmw
                 };
                 let bracket = FenceBracket::around(node.order, plan.fences(access));
+                let at = At { inst, node: &node };
                 printer.whole(at, plan, bracket, out)
             } else {
                 let expansion = expander.expand(&node, plan.legality().lowering);
-                printer.expansion(at, plan, expansion, out)
+                let steps = linear.walk(expansion, P::PARAMS);
+                let x = Expanding {
+                    inst,
+                    node: &node,
+                    plan,
+                    expansion,
+                };
+                print_steps(&mut printer, &x, steps, out)
             };
             if let Err(Unprintable(message)) = printed {
                 out.truncate(start);
@@ -214,6 +280,38 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     }
     printer.module_end(out);
     Ok(report)
+}
+
+/// Hands an expansion's steps to the printer, each memory primitive with its fence bracket.
+fn print_steps<'m, P: Printer<'m>>(
+    printer: &mut P,
+    x: &Expanding<'_, P::Plan>,
+    steps: &[Step],
+    out: &mut String,
+) -> Result<(), Unprintable> {
+    printer.expansion_begin(x, out)?;
+    for step in steps {
+        match *step {
+            Step::Block { block, entry } => printer.block(x, block, entry, out),
+            Step::Prim { block, index } => {
+                let prim = &x.expansion.blocks[block].prims[index as usize];
+                let bracket = match prim {
+                    Prim::Load { mem, .. } => Some((Access::Load, mem)),
+                    Prim::Cas { mem, .. } => Some((Access::Cas, mem)),
+                    Prim::Rmw { mem, .. } => Some((Access::Rmw, mem)),
+                    _ => None,
+                }
+                .map(|(access, mem)| FenceBracket::around(mem.order, x.plan.fences(access)));
+                printer.prim(x, prim, bracket, out)?;
+            }
+            Step::Copy { dst, src } => printer.copy(x, dst, src, out),
+            Step::Branch { cond, negated, to } => printer.branch(x, cond, negated, to, out),
+            Step::Jump(to) => printer.jump(x, to, out),
+            Step::Label(label) => printer.label(x, label, out),
+            Step::Terminator(block) => printer.terminator(x, block, out)?,
+        }
+    }
+    printer.expansion_end(x, out)
 }
 
 /// The one place a [`LowerError`] is built: the refusal at the instruction's source location.
