@@ -219,6 +219,7 @@ fn primitive_with(
             let (d, s) = (em.show(r(dst)), em.show(r(src)));
             let _ = match op {
                 UnaryOp::Not => writeln!(out, "  {d} = xor {to} {s}, -1"),
+                UnaryOp::Copy => writeln!(out, "  {d} = bitcast {from} {s} to {to}"),
                 UnaryOp::Bitcast => writeln!(out, "  {d} = bitcast {from} {s} to {to}"),
                 UnaryOp::Zext => writeln!(out, "  {d} = zext {from} {s} to {to}"),
                 UnaryOp::Trunc => writeln!(out, "  {d} = trunc {from} {s} to {to}"),

@@ -7,16 +7,14 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, UnaryOp, Var,
 };
 use atomir_ir::{
     AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
     ValueDef, ValueType,
 };
 
-use atomir_ir::lower::{
-    binds_independently, At, Expanding, Fence, FenceBracket, Label, Params, Printer, Unprintable,
-};
+use atomir_ir::lower::{At, Expanding, Fence, FenceBracket, Label, Params, Printer, Unprintable};
 use atomir_ir::Module;
 
 use crate::legal::{membar_level, scope_name, Form, PtxOp, PtxPlan};
@@ -215,143 +213,10 @@ pub(crate) struct KernelEmitter<'k> {
     zero_extended: Vec<bool>,
     /// Per expansion variable: its masked copy, valid in the block that made it.
     masked: Vec<Option<Temp>>,
-    reuse: Reuse,
     /// The registers of the current expansion's variables.
     vars: Vec<Temp>,
-    /// The block being printed.
-    block: Block,
     /// The native form of the current expansion's `Rmw` primitives.
     element: Option<PtxOp>,
-}
-
-/// A pure primitive by what it computes, its operands named by their [`Reuse::same`] variable.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PureKey {
-    Unary(UnaryOp, Var, PrimType),
-    Binary(BinaryOp, Var, Var),
-    Cmp(CmpCond, Var, Var),
-}
-
-/// Pure primitives already printed, so that a block entered by one edge reuses what the block
-/// before it computed instead of computing it again (a CAS loop's exit block extracts the old
-/// element from the word the loop body already extracted it from: on the exit edge the word
-/// the CAS returned equals the one it expected).
-#[derive(Default)]
-struct Reuse {
-    /// Per variable: a variable known to hold the same value where the current block runs.
-    same: Vec<Var>,
-    /// Per `Cmp eq` result: its operands.
-    equal_operands: Vec<Option<(Var, Var)>>,
-    computed: Vec<(PureKey, Var, Block)>,
-    /// The one predecessor of the current block, whose results it may reuse.
-    from: Option<Block>,
-    /// Variables of the predecessor rewritten on the way to the current block.
-    clobbered: Vec<Var>,
-}
-
-impl Reuse {
-    fn reset(&mut self, vars: usize) {
-        self.same.clear();
-        self.same.extend((0..vars as u32).map(Var::from_u32));
-        self.equal_operands.clear();
-        self.equal_operands.resize(vars, None);
-        self.computed.clear();
-        self.from = None;
-        self.clobbered.clear();
-    }
-
-    /// Enters `block`: with a single incoming edge, its parameters are copies of the edge's
-    /// arguments (or, on the taken side of an equality test, of the other operand).
-    fn enter(&mut self, expansion: &Expansion, block: Block) {
-        self.from = None;
-        self.clobbered.clear();
-        let mut incoming = None;
-        let mut count = 0;
-        for (source, data) in &expansion.blocks {
-            for target in data.terminator.successors() {
-                if target.block == block {
-                    count += 1;
-                    incoming = Some((source, &data.terminator, target));
-                }
-            }
-        }
-        let Some((source, terminator, edge)) = incoming else {
-            return;
-        };
-        if count != 1 || source == block {
-            return;
-        }
-        let equal = match terminator {
-            Terminator::Branch { cond, then, .. } if std::ptr::eq(then, edge) => {
-                self.equal_operands[cond.as_u32() as usize]
-            }
-            _ => None,
-        };
-        let params = &expansion.blocks[block].params;
-        for (param, arg) in params.iter().zip(&edge.args) {
-            let mut same = self.same[arg.as_u32() as usize];
-            if let Some((x, y)) = equal {
-                if *arg == x {
-                    same = self.same[y.as_u32() as usize];
-                } else if *arg == y {
-                    same = self.same[x.as_u32() as usize];
-                }
-            }
-            self.same[param.as_u32() as usize] = same;
-        }
-        if let Terminator::Branch {
-            cond,
-            then,
-            otherwise,
-        } = terminator
-        {
-            if binds_independently(expansion, *cond, then, otherwise) {
-                // The other edge's parameters were set before the branch.
-                let other = if std::ptr::eq(then, edge) {
-                    otherwise
-                } else {
-                    then
-                };
-                let other_params = &expansion.blocks[other.block].params;
-                for (param, arg) in other_params.iter().zip(&other.args) {
-                    let unchanged = equal.is_some_and(|(x, y)| {
-                        (*arg == x && *param == y) || (*arg == y && *param == x)
-                    });
-                    if !unchanged {
-                        self.clobbered.push(*param);
-                    }
-                }
-            }
-        }
-        self.from = Some(source);
-    }
-
-    /// What a pure primitive computes, and the variable it defines.
-    fn key(&self, prim: &Prim, expansion: &Expansion) -> Option<(PureKey, Var)> {
-        let same = |v: Var| self.same[v.as_u32() as usize];
-        match *prim {
-            Prim::Unary { dst, op, src } => {
-                Some((PureKey::Unary(op, same(src), expansion.vars[dst]), dst))
-            }
-            Prim::Binary { dst, op, a, b } => Some((PureKey::Binary(op, same(a), same(b)), dst)),
-            Prim::Cmp { dst, cond, a, b } => Some((PureKey::Cmp(cond, same(a), same(b)), dst)),
-            _ => None,
-        }
-    }
-
-    fn find(&self, key: PureKey, block: Block) -> Option<Var> {
-        let mentions = |v: Var| self.clobbered.contains(&v);
-        let clobbered = match key {
-            PureKey::Unary(_, a, _) => mentions(a),
-            PureKey::Binary(_, a, b) | PureKey::Cmp(_, a, b) => mentions(a) || mentions(b),
-        };
-        self.computed
-            .iter()
-            .find(|(k, _, at)| {
-                *k == key && (*at == block || (Some(*at) == self.from && !clobbered))
-            })
-            .map(|(_, dst, _)| *dst)
-    }
 }
 
 impl<'k> KernelEmitter<'k> {
@@ -362,9 +227,7 @@ impl<'k> KernelEmitter<'k> {
             counts: [0; 5],
             zero_extended: Vec::new(),
             masked: Vec::new(),
-            reuse: Reuse::default(),
             vars: Vec::new(),
-            block: Block::from_u32(0),
             element: None,
         }
     }
@@ -693,7 +556,6 @@ impl<'k> KernelEmitter<'k> {
         self.zero_extended.resize(self.vars.len(), false);
         self.masked.clear();
         self.masked.resize(self.vars.len(), None);
-        self.reuse.reset(self.vars.len());
         self.mov(
             out,
             self.var(expansion.addr),
@@ -733,21 +595,13 @@ impl<'k> KernelEmitter<'k> {
         }
     }
 
-    fn block(
-        &mut self,
-        out: &mut String,
-        id: Inst,
-        expansion: &Expansion,
-        block: Block,
-        entry: bool,
-    ) {
+    fn block(&mut self, out: &mut String, id: Inst, block: Block, entry: bool) {
         if !entry {
             Self::label(out, id, Label::Block(block));
             out.push_str(":\n");
         }
-        self.block = block;
+        // A masked copy is only known valid in the block that made it.
         self.masked.fill(None);
-        self.reuse.enter(expansion, block);
     }
 
     /// `bra.uni`, or with a guard `@p bra` / `@!p bra`.
@@ -852,8 +706,7 @@ impl<'k> KernelEmitter<'k> {
     ) {
         let vars = std::mem::take(&mut self.vars);
         let element = self.element;
-        let block = self.block;
-        self.pure_or_prim(out, plan, element, prim, bracket, &vars, expansion, block);
+        self.prim(out, plan, element, prim, bracket, &vars, expansion);
         self.vars = vars;
     }
 
@@ -961,6 +814,11 @@ impl<'k> KernelEmitter<'k> {
                             _ => "not.b128",
                         };
                         self.line(out, opcode, &[T(t(dst)), T(t(src))]);
+                    }
+                    UnaryOp::Copy => {
+                        self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits());
+                        let known = self.zero_extended[src.as_u32() as usize];
+                        self.zero_extended[dst.as_u32() as usize] = known;
                     }
                     UnaryOp::Bitcast => {
                         self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits())
@@ -1083,51 +941,6 @@ impl<'k> KernelEmitter<'k> {
                 );
             }
         }
-    }
-
-    /// Prints a primitive, or a copy of an equal pure one already computed where it may be read.
-    #[allow(clippy::too_many_arguments)]
-    fn pure_or_prim(
-        &mut self,
-        out: &mut String,
-        plan: &PtxPlan,
-        element: Option<PtxOp>,
-        prim: &Prim,
-        bracket: Option<FenceBracket>,
-        vars: &[Temp],
-        expansion: &Expansion,
-        block: Block,
-    ) {
-        let Some((key, dst)) = self.reuse.key(prim, expansion) else {
-            self.prim(out, plan, element, prim, bracket, vars, expansion);
-            return;
-        };
-        let index = dst.as_u32() as usize;
-        if let Some(earlier) = self.reuse.find(key, block) {
-            let bits = Class::of_prim(expansion.vars[dst]).bits();
-            let earlier_index = earlier.as_u32() as usize;
-            self.mov(
-                out,
-                Src::Temp(vars[index]),
-                Src::Temp(vars[earlier_index]),
-                bits,
-            );
-            self.zero_extended[index] = self.zero_extended[earlier_index];
-            self.reuse.same[index] = self.reuse.same[earlier_index];
-            self.reuse.equal_operands[index] = self.reuse.equal_operands[earlier_index];
-            return;
-        }
-        self.prim(out, plan, element, prim, bracket, vars, expansion);
-        if let Prim::Cmp {
-            cond: CmpCond::Eq,
-            a,
-            b,
-            ..
-        } = *prim
-        {
-            self.reuse.equal_operands[index] = Some((a, b));
-        }
-        self.reuse.computed.push((key, dst, block));
     }
 
     /// `atom{.sem}.<scope>{.space}` or `red…` of a primitive (order fences printed by the caller).
@@ -1514,7 +1327,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
 
     fn block(&mut self, x: &Expanding<'_, PtxPlan>, block: Block, entry: bool, out: &mut String) {
         if let Ok((emitter, sink)) = self.current(out) {
-            emitter.block(sink, x.inst, x.expansion, block, entry);
+            emitter.block(sink, x.inst, block, entry);
         }
     }
 

@@ -21,7 +21,7 @@ mod emit;
 mod legal;
 pub mod target;
 
-use atomir_ir::lower::{lower_with, Table, Target};
+use atomir_ir::lower::{lower_with, Passes, Table, Target};
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Refusal};
 
@@ -60,6 +60,10 @@ impl Table for PtxTarget {
 
     fn candidates(&self) -> Vec<PtxTarget> {
         legal::candidates()
+    }
+
+    fn passes(&self) -> Passes {
+        Passes { reuse: true }
     }
 }
 

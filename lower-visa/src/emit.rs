@@ -1002,7 +1002,7 @@ impl<'m> VisaPrinter<'m> {
                         );
                         self.mask(kernel, d, to.bits());
                     }
-                    UnaryOp::Bitcast => {
+                    UnaryOp::Bitcast | UnaryOp::Copy => {
                         if d != a {
                             self.copy(kernel, None, d, a);
                         }

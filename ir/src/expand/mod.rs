@@ -15,6 +15,7 @@
 
 mod build;
 mod prim;
+mod reuse;
 mod validate;
 
 use cranelift_entity::{entity_impl, PrimaryMap};
@@ -24,6 +25,7 @@ use std::fmt;
 
 pub use build::{expand, mem_attrs, Expander};
 pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, TypeError, UnaryOp};
+pub use reuse::Reuse;
 
 /// A basic block of an expansion.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,6 +114,21 @@ impl Expansion {
     /// Whether the expansion contains a loop (a CAS retry).
     pub fn has_loop(&self) -> bool {
         petgraph::algo::is_cyclic_directed(&self.cfg())
+    }
+
+    /// Whether a branch's two edges can bind their parameters one after the other, before the
+    /// branch: the targets differ, and neither the condition nor any argument is a parameter
+    /// either edge writes.
+    pub fn binds_independently(&self, cond: Var, then: &Edge, otherwise: &Edge) -> bool {
+        let params_of = |edge: &Edge| &self.blocks[edge.block].params;
+        let written = || params_of(then).iter().chain(params_of(otherwise).iter());
+        then.block != otherwise.block
+            && !written().any(|param| *param == cond)
+            && !then
+                .args
+                .iter()
+                .chain(otherwise.args.iter())
+                .any(|arg| written().any(|param| param == arg))
     }
 
     /// Every memory primitive, in layout order.

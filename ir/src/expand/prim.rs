@@ -97,6 +97,8 @@ impl fmt::Display for PrimType {
 /// One-operand primitives. Conversions take their result type from the destination register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
+    /// The same value in another register of the same type.
+    Copy,
     /// Bitwise not (integers and predicates).
     Not,
     /// Same bits, other type of the same width.
@@ -393,6 +395,7 @@ impl Prim {
                 let from = ty(src, "a unary operand")?;
                 let to = ty(dst, "a unary result")?;
                 let fits = match op {
+                    UnaryOp::Copy => from == to,
                     UnaryOp::Not => from == to && (from.is_int() || from == PrimType::Pred),
                     UnaryOp::Bitcast => {
                         from.bits() == to.bits() && from != PrimType::Pred && to != PrimType::Pred
@@ -407,6 +410,7 @@ impl Prim {
                         var: src,
                         found: Some(from),
                         detail: match op {
+                            UnaryOp::Copy => "a copy keeps its type",
                             UnaryOp::Not => "not keeps an integer or predicate type",
                             UnaryOp::Bitcast => "a bitcast keeps the width of a non-predicate",
                             UnaryOp::Zext => "zext widens an integer",

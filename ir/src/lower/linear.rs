@@ -101,7 +101,7 @@ impl Linear {
                     cond,
                     then,
                     otherwise,
-                } if binds_independently(expansion, cond, &then, &otherwise) => {
+                } if expansion.binds_independently(cond, &then, &otherwise) => {
                     // Both edges' copies go before the branch: then one conditional branch,
                     // falling through to the next block where it is a target (a CAS loop
                     // becomes one backward branch).
@@ -184,26 +184,6 @@ impl Linear {
             }
         }
     }
-}
-
-/// Whether a branch's two edges can bind their parameters one after the other, before the
-/// branch: the targets differ, and neither the condition nor any argument is a parameter either
-/// edge writes.
-pub fn binds_independently(
-    expansion: &Expansion,
-    cond: Var,
-    then: &Edge,
-    otherwise: &Edge,
-) -> bool {
-    let params_of = |edge: &Edge| &expansion.blocks[edge.block].params;
-    let written = || params_of(then).iter().chain(params_of(otherwise).iter());
-    then.block != otherwise.block
-        && !written().any(|param| *param == cond)
-        && !then
-            .args
-            .iter()
-            .chain(otherwise.args.iter())
-            .any(|arg| written().any(|param| param == arg))
 }
 
 /// The edges into `block`, in layout order of their source blocks: what a printer of phis reads.

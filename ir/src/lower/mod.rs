@@ -20,9 +20,9 @@ mod linear;
 use std::collections::HashMap;
 
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
-pub use linear::{binds_independently, incoming, Label, Linear, Params, Step};
+pub use linear::{incoming, Label, Linear, Params, Step};
 
-use crate::expand::{Block, Expander, Expansion, Prim, Var};
+use crate::expand::{Block, Expander, Expansion, Prim, Reuse, Var};
 use crate::kernel::{Inst, Kernel, Module};
 use crate::legal::{Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Verdict};
 use crate::node::AtomicNode;
@@ -57,6 +57,18 @@ pub trait Table: Sized {
     /// The targets of this backend a refusal's smallest target is searched among, in the order
     /// that defines "smallest".
     fn candidates(&self) -> Vec<Self>;
+
+    /// The passes the driver runs on every expansion before the printer sees it.
+    fn passes(&self) -> Passes {
+        Passes::default()
+    }
+}
+
+/// The expansion passes a backend asks for, by what its printer can spell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Passes {
+    /// Reuse pure results along single edges ([`Reuse`]).
+    pub reuse: bool,
 }
 
 /// A backend's printer, for one lowering of a module whose kernels live for `'m`.
@@ -240,6 +252,8 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     let start = out.len();
     let mut expander = Expander::new();
     let mut linear = Linear::new();
+    let mut reuse = Reuse::new();
+    let passes = table.passes();
     let mut chosen = chosen.into_iter();
     printer.module_begin(module, out);
     for (index, kernel) in module.kernels.iter().enumerate() {
@@ -258,6 +272,9 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                 printer.whole(at, plan, bracket, out)
             } else {
                 let expansion = expander.expand(&node, plan.legality().lowering);
+                if passes.reuse {
+                    reuse.run(expansion);
+                }
                 let steps = linear.walk(expansion, P::PARAMS);
                 let x = Expanding {
                     inst,
