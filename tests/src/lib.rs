@@ -6,6 +6,7 @@
 
 pub mod llvm;
 pub mod ptx;
+pub mod random;
 pub mod tools;
 pub mod visa;
 
