@@ -341,7 +341,7 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
             "vector list from another kernel"
         }
         4 => {
-            let constant = donor.kernels[0].constants.keys().last();
+            let constant = donor.kernels[0].constants.keys().next_back();
             node.operand = Operand::Scalar(Scalar::Const(
                 constant.unwrap_or_else(|| Constant::from_u32(3)),
             ));
@@ -399,7 +399,7 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
             "exch with a new value"
         }
         13 => {
-            let later = kernel.values.keys().last().unwrap_or(far_value);
+            let later = kernel.values.keys().next_back().unwrap_or(far_value);
             kernel.insts[Inst::from_u32(0)].operand = later.into();
             "value used before it is defined"
         }
@@ -436,7 +436,7 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
         }
         19 => {
             let name = kernel.values.values().next().map(|d| d.name.clone());
-            if let (Some(name), Some(last)) = (name, kernel.values.keys().last()) {
+            if let (Some(name), Some(last)) = (name, kernel.values.keys().next_back()) {
                 kernel.values[last].name = name;
             }
             "duplicate value name"
@@ -616,7 +616,7 @@ impl Fuzzer {
             self.out.clear();
             let out = &mut self.out;
             let options = LowerOptions {
-                complete_module: number % 2 == 0,
+                complete_module: number.is_multiple_of(2),
             };
             let lowered = guarded(|| backend.lower(&module, &options, out).is_ok());
             if verified {

@@ -73,6 +73,8 @@ pub struct Config {
     pub unused_params: bool,
     /// Only the given address spaces for instructions (all when empty).
     pub spaces: Vec<AddressSpace>,
+    /// Percent of instructions guarded by a predicate.
+    pub predicated_percent: u32,
 }
 
 impl Default for Config {
@@ -83,6 +85,7 @@ impl Default for Config {
             wild_names: true,
             unused_params: true,
             spaces: Vec::new(),
+            predicated_percent: 30,
         }
     }
 }
@@ -564,7 +567,7 @@ impl Draft<'_> {
             return;
         }
         let node = self.node();
-        let predicate = self.rng.percent(30).then(|| {
+        let predicate = self.rng.percent(self.config.predicated_percent).then(|| {
             let p = self.param_of(ValueType::Pred, "q");
             (p, self.rng.percent(50))
         });
