@@ -726,6 +726,32 @@ fn without_inst(kernel: &atomir_ir::Kernel, inst: atomir_ir::Inst) -> Option<ato
     (!kernel.insts.is_empty()).then_some(kernel)
 }
 
+/// `kernel` without the instructions `backend` refuses (a kernel whose refused instruction's
+/// result is read later is dropped); `None` when nothing is left or lowering panics.
+pub fn accepted_kernel(
+    backend: &dyn Backend,
+    kernel: atomir_ir::Kernel,
+) -> Option<atomir_ir::Kernel> {
+    let mut module = Module {
+        kernels: vec![kernel],
+    };
+    let options = LowerOptions {
+        complete_module: true,
+    };
+    let mut code = String::new();
+    loop {
+        code.clear();
+        let lowered = catch_unwind(AssertUnwindSafe(|| {
+            backend.lower(&module, &options, &mut code)
+        }));
+        match lowered {
+            Ok(Ok(_)) => return module.kernels.pop(),
+            Ok(Err(error)) => module.kernels[0] = without_inst(&module.kernels[0], error.inst)?,
+            Err(_) => return None,
+        }
+    }
+}
+
 /// Lowers every module alone. An instruction the target refuses is counted by rule and dropped
 /// (its kernel dropped when a later instruction reads its result), and the rest is tried again,
 /// so that each target judges as much code as it accepts. Returns the accepted part of each
