@@ -848,9 +848,32 @@ fn ptx_params(code: &str, name: &str) -> Option<Vec<PtxParam>> {
     )
 }
 
-/// Our PTX module with every case `.entry` turned into a `.func` the wrappers call.
+/// Our PTX module with every case `.entry` turned into a `.func` the wrappers call. A device
+/// function cannot take 8/16-bit (or predicate) parameters in the ABI, so those become 4-byte
+/// arrays, which the kernel's `ld.param.u8`/`.b16` read the same way.
 pub fn ptx_functions(code: &str) -> String {
-    code.replace(".visible .entry ", ".func ")
+    let mut out = String::with_capacity(code.len());
+    let mut in_params = false;
+    for line in code.lines() {
+        let mut line = line.replace(".visible .entry ", ".func ");
+        if line.starts_with(".func ") {
+            in_params = true;
+        } else if line.starts_with(')') {
+            in_params = false;
+        }
+        if in_params {
+            for narrow in [".param .u8 ", ".param .b16 "] {
+                if let Some(at) = line.find(narrow) {
+                    let name = line[at + narrow.len()..].trim_end_matches(',').to_string();
+                    let comma = if line.ends_with(',') { "," } else { "" };
+                    line = format!("{}.param .align 4 .b8 {name}[4]{comma}", &line[..at]);
+                }
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 /// A PTX wrapper `.entry atomir_case_w<index>(global, shared, args, out)` around case kernel
@@ -868,24 +891,32 @@ pub fn ptx_wrapper(case: &Case, code: &str, index: usize, out: &mut String) -> R
         out,
         ".visible .entry {w}(\n\t.param .u64 {w}_global,\n\t.param .u64 {w}_shared,\n\t.param .u64 {w}_args,\n\t.param .u64 {w}_out\n)\n{{"
     );
-    out.push_str("\t.reg .b64 %wd<8>;\n\t.reg .b32 %wr<2>;\n\t.reg .b16 %wh<2>;\n");
+    out.push_str(
+        "\t.reg .b64 %wd<8>;\n\t.reg .b32 %wr<2>;\n\t.reg .b16 %wh<2>;\n\t.reg .pred %wp<1>;\n",
+    );
     let _ = writeln!(out, "\t.shared .align 128 .b8 {w}_smem[{REGION_BYTES}];");
     for (i, p) in ["global", "shared", "args", "out"].iter().enumerate() {
         let _ = writeln!(out, "\tld.param.u64 %wd{i}, [{w}_{p}];");
     }
-    for word in (0..REGION_BYTES).step_by(4) {
-        let _ = writeln!(
-            out,
-            "\tld.u32 %wr0, [%wd1+{word}];\n\tst.shared.u32 [{w}_smem+{word}], %wr0;"
-        );
-    }
     let _ = writeln!(out, "\tmov.u64 %wd4, {w}_smem;");
+    copy_loop(
+        out,
+        &format!("{w}_in"),
+        "ld.u64",
+        "%wd1",
+        "st.shared.u64",
+        "%wd4",
+    );
     out.push_str("\t{\n");
     let mut names = Vec::new();
     let mut results = 0;
     for (i, param) in params.iter().enumerate() {
         let slot = format!("{w}_p{i}");
-        let decl = param.decl.replacen(&param.name, &slot, 1);
+        let decl = if param.decl.contains(".u8 ") || param.decl.contains(".b16 ") {
+            format!(".param .align 4 .b8 {slot}[4]")
+        } else {
+            param.decl.replacen(&param.name, &slot, 1)
+        };
         let _ = writeln!(out, "\t{decl};");
         names.push(slot.clone());
         if param.name.contains("_out_") {
@@ -916,7 +947,17 @@ pub fn ptx_wrapper(case: &Case, code: &str, index: usize, out: &mut String) -> R
             }
             (_, Some(at)) => {
                 let decl = &param.decl;
-                if decl.contains(".b8 ") && decl.contains('[') {
+                if decl.contains(".u8 ") || decl.contains(".b16 ") {
+                    let load = if decl.contains(".u8 ") {
+                        "ld.u8"
+                    } else {
+                        "ld.b16"
+                    };
+                    let _ = writeln!(
+                        out,
+                        "\t{load} %wh0, [%wd2+{at}];\n\tcvt.u32.u16 %wr0, %wh0;\n\tst.param.b32 [{slot}], %wr0;"
+                    );
+                } else if decl.contains(".b8 ") && decl.contains('[') {
                     let (bytes, lanes) = data_layout(kernel_param.ty);
                     for word in (0..bytes * lanes).step_by(4) {
                         let _ = writeln!(
@@ -925,11 +966,6 @@ pub fn ptx_wrapper(case: &Case, code: &str, index: usize, out: &mut String) -> R
                             at + word
                         );
                     }
-                } else if decl.contains(".u8") || decl.contains(".b8") {
-                    let _ = writeln!(
-                        out,
-                        "\tld.u8 %wh0, [%wd2+{at}];\n\tst.param.u8 [{slot}], %wh0;"
-                    );
                 } else if decl.contains("16") {
                     let _ = writeln!(
                         out,
@@ -954,14 +990,27 @@ pub fn ptx_wrapper(case: &Case, code: &str, index: usize, out: &mut String) -> R
     }
     let _ = writeln!(out, "\tcall.uni {name}, ({});", names.join(", "));
     out.push_str("\t}\n");
-    for word in (0..REGION_BYTES).step_by(4) {
-        let _ = writeln!(
-            out,
-            "\tld.shared.u32 %wr0, [{w}_smem+{word}];\n\tst.u32 [%wd1+{word}], %wr0;"
-        );
-    }
+    copy_loop(
+        out,
+        &format!("{w}_back"),
+        "ld.shared.u64",
+        "%wd4",
+        "st.u64",
+        "%wd1",
+    );
     out.push_str("\tret;\n}\n\n");
     Ok(())
+}
+
+/// A loop copying the region 8 bytes at a time from `[from]` to `[to]` (registers `%wd5`–`%wd7`
+/// and `%wp0` as scratch).
+fn copy_loop(out: &mut String, label: &str, load: &str, from: &str, store: &str, to: &str) {
+    let _ = writeln!(
+        out,
+        "\tmov.u64 %wd6, 0;\n{label}:\n\tadd.u64 %wd5, {from}, %wd6;\n\t{load} %wd7, [%wd5];\n\
+         \tadd.u64 %wd5, {to}, %wd6;\n\t{store} [%wd5], %wd7;\n\tadd.u64 %wd6, %wd6, 8;\n\
+         \tsetp.lt.u64 %wp0, %wd6, {REGION_BYTES};\n\t@%wp0 bra {label};"
+    );
 }
 
 /// Lowers the kernels of `cases` as one complete module for `backend`.

@@ -5,6 +5,7 @@
 //! with a printed reason, unless `ATOMIR_REQUIRE_TOOLS=1` (set by CI) makes that an error.
 
 pub mod cases;
+pub mod gpu_kernels;
 pub mod judge;
 pub mod llvm;
 pub mod ptx;
