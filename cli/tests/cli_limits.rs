@@ -10,7 +10,9 @@ use std::process::Command;
 use common::text_of;
 
 fn regress(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/regress/cli").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/regress/cli")
+        .join(name)
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -89,6 +91,10 @@ fn a_large_valid_input_lowers_in_bounded_memory() {
         output.status.success(),
         "a 10 MB input needs more than 100 MiB of address space to lower (exit {:?}): {}",
         output.status.code(),
-        text_of(&output.stderr).lines().take(3).collect::<Vec<_>>().join("\n")
+        text_of(&output.stderr)
+            .lines()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
