@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atomir_ir::{text, verify, Backend, LowerError, LowerOptions, Module, ValueType};
 use atomir_llvm::LlvmTarget;
@@ -513,15 +514,17 @@ fn judge_union(target: &JudgeTarget, modules: &[&Module], scratch: &Path) -> Res
     }
 }
 
-/// Judges the modules of one batch together; bisects a rejected batch down to single modules
-/// (when `bisect`), and a rejected module down to a kernel that fails alone (when one does).
-/// Returns the failures as (module index, smallest failing module, message).
+/// Judges the modules of one batch together; bisects a rejected batch down to single modules,
+/// and a rejected module down to a kernel that fails alone (when one does), as long as
+/// `bisect_budget` (failures this target may still bisect, shared by its batches) lasts; past
+/// it, a rejected part is reported whole. Returns the failures as (module index, smallest
+/// failing module, message).
 pub fn judge_batch(
     target: &JudgeTarget,
     modules: &[Module],
     members: &[usize],
     scratch: &Path,
-    bisect: bool,
+    bisect_budget: &AtomicUsize,
 ) -> Vec<(usize, Module, String)> {
     let members: Vec<usize> = members
         .iter()
@@ -535,7 +538,12 @@ pub fn judge_batch(
     let Err(message) = judge_union(target, &chosen, scratch) else {
         return Vec::new();
     };
-    if !bisect {
+    let spent = bisect_budget
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            left.checked_sub(1)
+        })
+        .is_err();
+    if spent {
         let module = Module {
             kernels: chosen.iter().flat_map(|m| m.kernels.clone()).collect(),
         };
@@ -545,11 +553,13 @@ pub fn judge_batch(
         );
         return vec![(members[0], module, note)];
     }
+    // The budget counts failures found, not bisection steps: give the unit back while halving.
     let members = members.as_slice();
     if members.len() > 1 {
+        bisect_budget.fetch_add(1, Ordering::Relaxed);
         let (left, right) = members.split_at(members.len() / 2);
-        let mut failures = judge_batch(target, modules, left, scratch, true);
-        failures.extend(judge_batch(target, modules, right, scratch, true));
+        let mut failures = judge_batch(target, modules, left, scratch, bisect_budget);
+        failures.extend(judge_batch(target, modules, right, scratch, bisect_budget));
         if failures.is_empty() {
             // Only together: the packing let two modules meet. Report the batch as it is.
             let module = Module {

@@ -35,16 +35,16 @@ use atomir_tests::tools::workspace_root;
 
 /// Kernels per target in CI: about a minute and a half of tool time on two cores for all
 /// targets.
-const CI_KERNELS: usize = 150;
+const CI_KERNELS: usize = 120;
 const DEFAULT_SEED: u64 = 0x5EED_0010;
 /// Kernels per tool call.
 const BATCH_KERNELS: usize = 400;
-/// Rejections per target past which a failing batch is reported whole, not bisected (keeps a
+/// Failures per target past which a failing batch is reported whole, not bisected (keeps a
 /// failing run from spending minutes bisecting one defect's hundred instances).
-const BISECTED_PER_TARGET: usize = 12;
-/// Distinct failures per target that are shrunk (each costs up to [`SHRINK_CALLS`] tool runs).
-const SHRUNK_PER_TARGET: usize = 2;
-const SHRINK_CALLS: usize = 30;
+const BISECTED_PER_TARGET: usize = 6;
+/// Distinct failures shrunk in all (each costs up to [`SHRINK_CALLS`] tool runs).
+const SHRUNK_IN_ALL: usize = 16;
+const SHRINK_CALLS: usize = 24;
 
 fn env_number(name: &str) -> Option<u64> {
     let text = std::env::var(name).ok()?;
@@ -76,6 +76,7 @@ struct Run {
     origins: Vec<String>,
     batches: Vec<Vec<usize>>,
     rejections: Mutex<Vec<Rejection>>,
+    bisect_budget: AtomicUsize,
 }
 
 /// Judges `inputs` (origin, module) on every target, in parallel over targets and batches;
@@ -105,6 +106,7 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
                 origins: inputs.iter().map(|(o, _)| o.clone()).collect(),
                 batches: Vec::new(),
                 rejections: Mutex::new(Vec::new()),
+                bisect_budget: AtomicUsize::new(bisected_per_target),
             })
         })
         .collect();
@@ -138,13 +140,12 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
                 let scratch = scratch_dir(&format!("{label}-{worker}"));
                 while let Some(&(r, b)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let run = &runs[r];
-                    let bisect = run.rejections.lock().unwrap().len() < bisected_per_target;
                     for (index, module, message) in judge_batch(
                         &run.target,
                         &run.accepted,
                         &run.batches[b],
                         &scratch,
-                        bisect,
+                        &run.bisect_budget,
                     ) {
                         run.rejections.lock().unwrap().push(Rejection {
                             target: run.target.name.clone(),
@@ -158,25 +159,21 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
             });
         }
     });
-    // Shrink the first failure of each distinct message, per target.
+    // Shrink the first failure of each distinct message, once over all targets (many targets
+    // share a defect). Regression inputs are minimal already.
     let mut all = Vec::new();
-    let shrink_jobs: Vec<(usize, usize)> = runs
-        .iter()
-        .enumerate()
-        .flat_map(|(r, run)| {
-            let rejections = run.rejections.lock().unwrap();
-            let mut seen = Vec::new();
-            let mut chosen = Vec::new();
-            for (i, rejection) in rejections.iter().enumerate() {
-                let signature = key(rejection, per_input);
-                if !seen.contains(&signature) && (per_input || seen.len() < SHRUNK_PER_TARGET) {
-                    seen.push(signature);
-                    chosen.push((r, i));
-                }
+    let mut seen = Vec::new();
+    let mut shrink_jobs: Vec<(usize, usize)> = Vec::new();
+    for (r, run) in runs.iter().enumerate() {
+        let rejections = run.rejections.lock().unwrap();
+        for (i, rejection) in rejections.iter().enumerate() {
+            let signature = key(rejection, per_input);
+            if !per_input && !seen.contains(&signature) && shrink_jobs.len() < SHRUNK_IN_ALL {
+                seen.push(signature);
+                shrink_jobs.push((r, i));
             }
-            chosen
-        })
-        .collect();
+        }
+    }
     let next = AtomicUsize::new(0);
     thread::scope(|scope| {
         for worker in 0..workers {
