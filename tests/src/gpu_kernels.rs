@@ -40,7 +40,7 @@ pub const PTX_SMS: [&str; 10] = [
 /// The LLVM target whose output llc compiles to PTX for the device (an H100 or H200: sm_90).
 pub const LLC_TARGET: &str = "nvptx64@22";
 const LLC_ARGS: [&str; 3] = ["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87"];
-pub const FAULTING_PER_TARGET: usize = 3;
+pub const FAULTING_PER_TARGET: usize = 1;
 
 /// The cases of a run: `per_pool` from each pool, seeds from `first_seed`.
 pub fn all_cases(per_pool: usize, first_seed: u64) -> Vec<Case> {
