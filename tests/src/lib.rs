@@ -5,8 +5,10 @@
 //! with a printed reason, unless `ATOMIR_REQUIRE_TOOLS=1` (set by CI) makes that an error.
 
 pub mod cases;
+pub mod contention;
 pub mod gpu_kernels;
 pub mod judge;
+pub mod linearize;
 pub mod llvm;
 pub mod ptx;
 pub mod random;

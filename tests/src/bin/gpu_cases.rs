@@ -25,8 +25,13 @@ use atomir_ir::semantics::{apply, width_mask};
 use atomir_ir::{
     AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Module, Scope, VectorShape,
 };
+<<<<<<< HEAD
 use atomir_ptx::PtxTarget;
 use atomir_tests::gpu_kernels;
+=======
+use atomir_ptx::{PtxBackend, PtxTarget};
+use atomir_tests::linearize::Linearizer;
+>>>>>>> main
 use atomir_tests::ptx::{legalize_cells, module_text};
 use serde_json::{json, Value as Json};
 use std::path::Path;
@@ -319,6 +324,7 @@ fn generate(dir: &str, target: PtxTarget) {
     println!("ptx:{target}: {} GPU cases", chosen.len());
 }
 
+<<<<<<< HEAD
 /// Whether the edges `old -> new` form an Euler trail from `init` to `last`.
 fn linearizable(init: u128, last: u128, edges: &[(u128, u128)]) -> bool {
     if edges.is_empty() {
@@ -362,6 +368,9 @@ fn linearizable(init: u128, last: u128, edges: &[(u128, u128)]) -> bool {
 }
 
 fn cell_by_name(backend: &PtxTarget) -> HashMap<String, Cell> {
+=======
+fn cell_by_name(backend: &PtxBackend) -> HashMap<String, Cell> {
+>>>>>>> main
     gpu_cells(backend)
         .into_iter()
         .map(|cell| (cell.name(), cell))
@@ -447,6 +456,7 @@ fn check_case(backend: &PtxTarget, cell: &Cell, case: &Json, output: &Json) -> R
     };
     let sub_bits = sub_ty.bits();
     let sub = |bits: u128, index: u32| (bits >> (index * sub_bits)) & width_mask(sub_bits);
+    let mut linearizer = Linearizer::new();
     for slot in 0..SLOTS {
         for lane in 0..lanes {
             let offset = (slot * lanes + lane) * width;
@@ -473,7 +483,7 @@ fn check_case(backend: &PtxTarget, cell: &Cell, case: &Json, output: &Json) -> R
                                 (old, new)
                             })
                             .collect();
-                        if !linearizable(init, end, &edges) {
+                        if !linearizer.is_trail(init, end, &edges) {
                             return Err(format!(
                                 "slot {slot} lane {lane}.{index}: initial {init:#x}, final {end:#x}: the old values are no linearization"
                             ));
