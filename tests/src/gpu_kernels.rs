@@ -22,7 +22,7 @@ use std::process::Command;
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{AtomicInst, AtomicOp, Backend, ElemType, Module};
 use atomir_llvm::LlvmTarget;
-use atomir_ptx::{PtxBackend, PtxTarget};
+use atomir_ptx::PtxTarget;
 use serde_json::{json, Value as Json};
 
 use crate::cases::{
@@ -227,9 +227,9 @@ pub fn generate(dir: &Path, per_pool: usize, first_seed: u64) -> Result<Vec<Stri
 }
 
 /// The float mode a target's code has for a node reaching `region`.
-fn ptx_mode(backend: PtxBackend) -> impl Fn(&AtomicInst, Region) -> FloatMode {
+fn ptx_mode(backend: PtxTarget) -> impl Fn(&AtomicInst, Region) -> FloatMode {
     move |inst, region| match region {
-        Region::Global => backend.float_mode(inst),
+        Region::Global => backend.float_mode(&atomir_ir::AtomicNode::of_inst(inst)),
         Region::Shared => FloatMode::Ieee,
     }
 }
@@ -315,7 +315,7 @@ type BoxedMode = Box<dyn Fn(&AtomicInst, Region) -> FloatMode>;
 
 fn mode_of(target: &str) -> Result<BoxedMode, String> {
     Ok(match target.strip_prefix("ptx:") {
-        Some(sm) => Box::new(ptx_mode(PtxBackend::new(PtxTarget::parse(sm)?))),
+        Some(sm) => Box::new(ptx_mode(PtxTarget::parse(sm)?)),
         None => Box::new(llc_mode),
     })
 }

@@ -792,7 +792,7 @@ pub fn accepted_parts(
                         return kept;
                     }
                     Lowered::Refused(error) => {
-                        *tally.refused.entry(error.refusal.rule).or_default() += 1;
+                        *tally.refused.entry(error.refusal.rule.id()).or_default() += 1;
                         let Some(at) = kept.kernels.iter().position(|k| k.name == error.kernel)
                         else {
                             return Module::default();

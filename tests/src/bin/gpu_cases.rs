@@ -25,13 +25,9 @@ use atomir_ir::semantics::{apply, width_mask};
 use atomir_ir::{
     AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Module, Scope, VectorShape,
 };
-<<<<<<< HEAD
 use atomir_ptx::PtxTarget;
 use atomir_tests::gpu_kernels;
-=======
-use atomir_ptx::{PtxBackend, PtxTarget};
 use atomir_tests::linearize::Linearizer;
->>>>>>> main
 use atomir_tests::ptx::{legalize_cells, module_text};
 use serde_json::{json, Value as Json};
 use std::path::Path;
@@ -324,53 +320,7 @@ fn generate(dir: &str, target: PtxTarget) {
     println!("ptx:{target}: {} GPU cases", chosen.len());
 }
 
-<<<<<<< HEAD
-/// Whether the edges `old -> new` form an Euler trail from `init` to `last`.
-fn linearizable(init: u128, last: u128, edges: &[(u128, u128)]) -> bool {
-    if edges.is_empty() {
-        return init == last;
-    }
-    let mut balance: HashMap<u128, i64> = HashMap::new();
-    let mut parent: HashMap<u128, u128> = HashMap::new();
-    fn root(parent: &mut HashMap<u128, u128>, x: u128) -> u128 {
-        let mut x = x;
-        while let Some(&p) = parent.get(&x) {
-            if p == x {
-                break;
-            }
-            x = p;
-        }
-        x
-    }
-    for &(from, to) in edges {
-        *balance.entry(from).or_default() += 1;
-        *balance.entry(to).or_default() -= 1;
-        parent.entry(from).or_insert(from);
-        parent.entry(to).or_insert(to);
-        let (a, b) = (root(&mut parent, from), root(&mut parent, to));
-        if a != b {
-            parent.insert(a, b);
-        }
-    }
-    let degrees_ok = balance.iter().all(|(&v, &d)| {
-        let expected = i64::from(v == init && init != last) - i64::from(v == last && init != last);
-        d == expected
-    });
-    if !degrees_ok || !parent.contains_key(&init) {
-        return false;
-    }
-    let component = root(&mut parent, init);
-    let vertices: Vec<u128> = parent.keys().copied().collect();
-    vertices
-        .into_iter()
-        .all(|v| root(&mut parent, v) == component)
-        && (init == last || parent.contains_key(&last))
-}
-
 fn cell_by_name(backend: &PtxTarget) -> HashMap<String, Cell> {
-=======
-fn cell_by_name(backend: &PtxBackend) -> HashMap<String, Cell> {
->>>>>>> main
     gpu_cells(backend)
         .into_iter()
         .map(|cell| (cell.name(), cell))
