@@ -6,7 +6,8 @@ use std::fmt::Write;
 
 use atomir_ir::expand::{BinaryOp, Block, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
 use atomir_ir::lower::{incoming, FenceBracket};
-use atomir_ir::{AtomicInst, Inst};
+use atomir_ir::semantics::canonical_nan;
+use atomir_ir::{AtomicInst, ElemType, Inst};
 use cranelift_entity::EntityRef;
 
 use crate::emit::{Emitter, Label, Ref, Scal, Ty};
@@ -366,9 +367,10 @@ fn binary(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, op: BinaryOp
     );
 }
 
-/// IEEE minNum/maxNum with -0.0 < +0.0: a NaN operand yields the other operand; equal operands
-/// (±0 included) yield the OR (min) or AND (max) of their bits, which picks -0.0 for min and
-/// +0.0 for max and is the value itself otherwise.
+/// IEEE minNum/maxNum with -0.0 < +0.0: a NaN operand yields the other operand, two NaNs the
+/// canonical quiet NaN of `semantics`; equal operands (±0 included) yield the OR (min) or AND
+/// (max) of their bits, which picks -0.0 for min and +0.0 for max and is the value itself
+/// otherwise.
 fn float_min_max(
     em: &mut Emitter<'_>,
     out: &mut String,
@@ -381,11 +383,13 @@ fn float_min_max(
     let Ty::S(scal) = ty else {
         unreachable!("float min/max on a scalar")
     };
-    let int = match scal {
-        Scal::Half | Scal::BFloat => Scal::I(16),
-        Scal::F32 => Scal::I(32),
-        _ => Scal::I(64),
+    let (int, float) = match scal {
+        Scal::Half => (Scal::I(16), ElemType::F16),
+        Scal::BFloat => (Scal::I(16), ElemType::Bf16),
+        Scal::F32 => (Scal::I(32), ElemType::F32),
+        _ => (Scal::I(64), ElemType::F64),
     };
+    let canonical = canonical_nan(float).unwrap_or_default();
     macro_rules! line {
         ($($fmt:tt)*) => {{
             let r = em.fresh();
@@ -423,12 +427,19 @@ fn float_min_max(
         em.show(a),
         em.show(s2)
     );
+    // Two NaNs give the canonical quiet NaN, never an operand's (which may be signalling).
+    let other_or_canonical = line!(
+        "select i1 {}, {ty} {}, {ty} {}",
+        em.show(b_nan),
+        em.show(Ref::Lit(canonical, scal)),
+        em.show(b)
+    );
     let _ = writeln!(
         out,
         "  {} = select i1 {}, {ty} {}, {ty} {}",
         em.show(dst),
         em.show(a_nan),
-        em.show(b),
+        em.show(other_or_canonical),
         em.show(s3)
     );
 }
