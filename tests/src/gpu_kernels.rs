@@ -42,8 +42,17 @@ pub const LLC_TARGET: &str = "nvptx64@22";
 const LLC_ARGS: [&str; 3] = ["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87"];
 pub const FAULTING_PER_TARGET: usize = 1;
 
-/// The cases of a run: `per_pool` from each pool, seeds from `first_seed`.
+/// The cases of a run: `per_pool` from each pool, seeds from `first_seed`, then the float
+/// special values ([`crate::specials`]) every SM takes.
 pub fn all_cases(per_pool: usize, first_seed: u64) -> Vec<Case> {
+    let mut cases = random_cases(per_pool, first_seed);
+    let oldest = atomir_ptx::parse_target("sm_60").expect("a PTX target");
+    let first = cases.len();
+    cases.extend(crate::specials::cases(oldest.as_ref(), first));
+    cases
+}
+
+fn random_cases(per_pool: usize, first_seed: u64) -> Vec<Case> {
     let mut cases = Vec::new();
     for (pool, sm) in ["sm_60", "sm_90"].iter().enumerate() {
         let base = atomir_ptx::parse_target(sm).expect("a PTX target");

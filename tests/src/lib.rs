@@ -12,6 +12,7 @@ pub mod linearize;
 pub mod llvm;
 pub mod ptx;
 pub mod random;
+pub mod specials;
 pub mod tools;
 pub mod visa;
 

@@ -14,6 +14,7 @@ use atomir_tests::cases::{
     Verdict, REGION_BYTES,
 };
 use atomir_tests::judge::accepted_kernel;
+use atomir_tests::specials;
 use atomir_tests::tools::{require, run, workspace_root, Tool};
 
 const CI_CASES: usize = 600;
@@ -100,10 +101,56 @@ fn random_kernels_run_as_the_semantics_say() {
     let random = cases.len();
     let regress = regress_cases(&target, cases.len());
     cases.extend(regress);
+    let summary = format!(
+        "{} cases ({random} random, {} from tests/regress)",
+        cases.len(),
+        cases.len() - random
+    );
+    run_and_check(&target, &cases, "llvm_kernels_cpu", &summary, &llc, &cc);
+}
 
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_kernels_cpu");
+/// Float min/max/add/sub on every pair of special values (`atomir_tests::specials`): NaNs of
+/// different payloads, quiet and signalling, both zeros, subnormals, infinities, ties.
+#[test]
+fn float_special_values_run_as_the_semantics_say() {
+    let (Some(llc), Some(cc)) = (require(Tool::Llc(22)), require(Tool::Cc)) else {
+        return;
+    };
+    let target = LlvmTarget::parse("x86_64@22").unwrap();
+    let cases = specials::cases(&target, 0);
+    assert_eq!(
+        cases.len(),
+        specials::TYPES
+            .iter()
+            .map(|ty| specials::OPS.len()
+                * specials::pairs(*ty).len().div_ceil(specials::PER_KERNEL))
+            .sum::<usize>(),
+        "x86-64 takes every special-value kernel"
+    );
+    let summary = format!("{} special-value cases", cases.len());
+    run_and_check(
+        &target,
+        &cases,
+        "llvm_kernels_cpu_specials",
+        &summary,
+        &llc,
+        &cc,
+    );
+}
+
+/// Compiles `cases` for x86-64, runs each once, and fails with every case that differs from
+/// the semantics.
+fn run_and_check(
+    target: &LlvmTarget,
+    cases: &[Case],
+    scratch: &str,
+    summary: &str,
+    llc: &std::path::Path,
+    cc: &std::path::Path,
+) {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(scratch);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut ll = lower_cases(&target, &cases).unwrap();
+    let mut ll = lower_cases(target, cases).unwrap();
     ll.push('\n');
     for (index, case) in cases.iter().enumerate() {
         llvm_wrapper(case, &ll.clone(), index, false, &mut ll).unwrap();
@@ -111,7 +158,7 @@ fn random_kernels_run_as_the_semantics_say() {
     let ll_path = dir.join("cases.ll");
     std::fs::write(&ll_path, &ll).unwrap();
     let obj = dir.join("cases.o");
-    let (ok, message) = run(Command::new(&llc)
+    let (ok, message) = run(Command::new(llc)
         .args([
             "-mtriple=x86_64-unknown-linux-gnu",
             "-mattr=+cx16",
@@ -136,7 +183,7 @@ fn random_kernels_run_as_the_semantics_say() {
     header.push_str("};\n");
     std::fs::write(dir.join("kernel_cases.h"), header).unwrap();
     let mut input = Vec::new();
-    for case in &cases {
+    for case in cases {
         let args = case.arg_bytes();
         input.extend_from_slice(&(args.len() as u64).to_le_bytes());
         input.extend_from_slice(&(case.out_bytes() as u64).to_le_bytes());
@@ -146,7 +193,7 @@ fn random_kernels_run_as_the_semantics_say() {
     }
     std::fs::write(dir.join("input.bin"), input).unwrap();
     let exe = dir.join("kernels_driver");
-    let (ok, message) = run(Command::new(&cc)
+    let (ok, message) = run(Command::new(cc)
         .args(["-O1", "-I"])
         .arg(&dir)
         .arg(workspace_root().join("tests/cpu/kernels_driver.c"))
@@ -164,7 +211,7 @@ fn random_kernels_run_as_the_semantics_say() {
     let mut at = 0;
     let mut failures = Vec::new();
     let (mut passed, mut skipped, mut two_nans) = (0, 0, 0);
-    for case in &cases {
+    for case in cases {
         let take = |at: &mut usize, n: usize| {
             let bytes = output[*at..*at + n].to_vec();
             *at += n;
@@ -221,11 +268,8 @@ fn random_kernels_run_as_the_semantics_say() {
     }
     assert_eq!(at, output.len());
     println!(
-        "llvm:x86_64@22: {} cases ({random} random, {} from tests/regress): {passed} as the \
-         semantics say ({skipped} undefined result lanes not compared), {} differ ({two_nans} \
-         of them only in min/max of two NaNs)",
-        cases.len(),
-        cases.len() - random,
+        "llvm:x86_64@22: {summary}: {passed} as the semantics say ({skipped} undefined result \
+         lanes not compared), {} differ ({two_nans} of them only in min/max of two NaNs)",
         failures.len()
     );
     assert!(
