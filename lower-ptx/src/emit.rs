@@ -15,6 +15,7 @@ use atomir_ir::{
 };
 
 use atomir_ir::lower::{At, Expanding, Fence, FenceBracket, Label, Params, Printer, Unprintable};
+use atomir_ir::semantics::canonical_nan;
 use atomir_ir::Module;
 
 use crate::legal::{membar_level, scope_name, Form, PtxOp, PtxPlan};
@@ -1114,12 +1115,13 @@ impl<'k> KernelEmitter<'k> {
         use Operand::{Imm, T};
         let class = Class::of_prim(ty);
         let bits = class.bits();
-        let (infinity, canonical) = match ty {
-            PrimType::F16 => (0x7c00u128, 0x7e00u128),
-            PrimType::Bf16 => (0x7f80, 0x7fc0),
-            PrimType::F32 => (0x7f80_0000, 0x7fc0_0000),
-            _ => (0x7ff0_0000_0000_0000, 0x7ff8_0000_0000_0000),
+        let (infinity, float) = match ty {
+            PrimType::F16 => (0x7c00u128, ElemType::F16),
+            PrimType::Bf16 => (0x7f80, ElemType::Bf16),
+            PrimType::F32 => (0x7f80_0000, ElemType::F32),
+            _ => (0x7ff0_0000_0000_0000, ElemType::F64),
         };
+        let canonical = canonical_nan(float).unwrap_or_default();
         let sign = 1u128 << (bits - 1);
         let op_b = |name: &str| format!("{name}.b{bits}");
         let mut nan = [Temp {
@@ -1374,15 +1376,6 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             KernelEmitter::label(sink, x.inst, label);
             sink.push_str(":\n");
         }
-    }
-
-    fn terminator(
-        &mut self,
-        _x: &Expanding<'_, PtxPlan>,
-        _block: Block,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        Err(Unprintable("PTX binds block parameters by copies".into()))
     }
 
     fn expansion_end(

@@ -248,15 +248,6 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.body.push_str(":\n");
     }
 
-    fn terminator(
-        &mut self,
-        _x: &Expanding<'_, VisaPlan>,
-        _block: Block,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        Err(Unprintable("vISA binds block parameters by copies".into()))
-    }
-
     fn expansion_end(
         &mut self,
         x: &Expanding<'_, VisaPlan>,

@@ -136,13 +136,18 @@ pub trait Printer<'m> {
     /// An edge block begins ([`Params::Copies`]).
     fn label(&mut self, x: &Expanding<'_, Self::Plan>, label: Label, out: &mut String);
 
-    /// A block's terminator ([`Params::Phis`]: the printer reads the edges itself).
+    /// A block's terminator ([`Params::Phis`]: the printer reads the edges itself). The walk
+    /// gives it only to a printer of phis; one that binds by copies keeps this refusal.
     fn terminator(
         &mut self,
-        x: &Expanding<'_, Self::Plan>,
-        block: Block,
-        out: &mut String,
-    ) -> Result<(), Unprintable>;
+        _x: &Expanding<'_, Self::Plan>,
+        _block: Block,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "a printer that binds block parameters by copies got a terminator".into(),
+        ))
+    }
 
     /// After the last step: the old values to the instruction's result.
     fn expansion_end(
