@@ -16,11 +16,13 @@
 
 mod fence;
 mod linear;
+pub mod namer;
 
 use std::collections::HashMap;
 
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{binds_independently, incoming, Label, Linear, Params, Step};
+pub use namer::{NameRules, Namer, Suffix};
 
 use crate::expand::{Block, Expander, Expansion, Prim, Var};
 use crate::kernel::{Inst, Kernel, Module};
