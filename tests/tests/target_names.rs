@@ -74,12 +74,7 @@ fn lower(target: &str) -> String {
     let module = Module {
         kernels: KERNEL_NAMES.iter().map(|name| kernel(name)).collect(),
     };
-    let backend = match target.split_once(':').unwrap() {
-        ("ptx", spec) => atomir_ptx::parse_target(spec),
-        ("visa", spec) => atomir_visa::parse_target(spec),
-        (_, spec) => atomir_llvm::parse_target(spec),
-    }
-    .unwrap();
+    let backend: atomir::Target = target.parse().unwrap();
     let mut out = String::new();
     let options = LowerOptions {
         complete_module: true,
