@@ -7,6 +7,7 @@ use std::fmt::{self, Write};
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
     self, At, Expanding, FenceBracket, NameRules, Namer, Params, Printer, Unprintable,
+    PTX_ENTRY_NAMES,
 };
 use atomir_ir::{
     AtomicInst, Constant, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueDef,
@@ -15,7 +16,7 @@ use atomir_ir::{
 use cranelift_entity::SecondaryMap;
 
 use crate::legality::LlvmPlan;
-use crate::target::LlvmTarget;
+use crate::target::{LlvmTarget, Triple};
 use crate::{expansion, native};
 
 /// A scalar LLVM type.
@@ -120,7 +121,8 @@ static VALUE_NAMES: NameRules = NameRules {
 };
 
 /// Function names: any string, quoted where needed, but not LLVM's own `llvm.` namespace, which
-/// llvm-as keeps for intrinsics.
+/// llvm-as keeps for intrinsics. NVPTX function names become PTX symbols:
+/// [`PTX_ENTRY_NAMES`] there.
 static FUNCTION_NAMES: NameRules = NameRules {
     char_ok: |_| true,
     well_formed: |name| !name.is_empty(),
@@ -488,7 +490,11 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
 
     fn module_begin(&mut self, module: &'m Module, out: &mut String) {
         let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
-        Namer::new(&FUNCTION_NAMES).assign(kernels, &mut self.function_names);
+        let rules = match self.target.triple {
+            Triple::Nvptx64 => &PTX_ENTRY_NAMES,
+            _ => &FUNCTION_NAMES,
+        };
+        Namer::new(rules).assign(kernels, &mut self.function_names);
         if self.complete {
             out.push_str("target triple = \"");
             out.push_str(self.target.triple.triple_string());

@@ -128,6 +128,9 @@ pub struct VisaPrinter<'m> {
     temps: u32,
     /// The name of each value of the current kernel (after `v_`), by index.
     names: Vec<String>,
+    /// The name of each kernel of the module, by index, and the current kernel's index.
+    kernel_names: Vec<String>,
+    kernel_index: usize,
     namer: Namer,
     /// Per variable of the current expansion: whether anything reads it.
     used: Vec<bool>,
@@ -145,14 +148,17 @@ pub type EmitError = String;
 impl<'m> Printer<'m> for VisaPrinter<'m> {
     type Plan = VisaPlan;
 
-    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        Namer::new(&KERNEL_NAMES).assign(kernels, &mut self.kernel_names);
         if self.complete {
             out.push_str(".version 4.1\n");
         }
     }
 
-    fn kernel_begin(&mut self, kernel: &'m Kernel, _index: usize, _out: &mut String) {
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, _out: &mut String) {
         self.kernel = Some(kernel);
+        self.kernel_index = index;
         self.body.clear();
         self.decls.clear();
         self.slots.clear();
@@ -277,9 +283,11 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         let Some(kernel) = self.kernel.take() else {
             return;
         };
+        let name = self.kernel_names.get(self.kernel_index);
+        let name = name.cloned().unwrap_or_default();
         let (n, complete) = (self.n, self.complete);
         if complete {
-            let _ = writeln!(out, ".kernel \"{}\"", kernel.name);
+            let _ = writeln!(out, ".kernel \"{name}\"");
         } else {
             let _ = writeln!(out, "// kernel {}", kernel.name);
         }
@@ -308,11 +316,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
                 offset += size.div_ceil(64) * 64;
             }
             let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
-            let _ = writeln!(
-                out,
-                ".function \"{}_BB_0\"\n\n{}_BB_0:",
-                kernel.name, kernel.name
-            );
+            let _ = writeln!(out, ".function \"{}_BB_0\"\n\n{}_BB_0:", name, name);
         }
         out.push_str(&self.body);
         if complete {
@@ -342,6 +346,8 @@ impl<'m> VisaPrinter<'m> {
             var_slots: Vec::new(),
             temps: 0,
             names: Vec::new(),
+            kernel_names: Vec::new(),
+            kernel_index: 0,
             namer: Namer::new(&VALUE_NAMES),
             used: Vec::new(),
             pred: None,
@@ -1533,6 +1539,17 @@ static VALUE_NAMES: NameRules = NameRules {
         Suffix::exact(View::Df.suffix()),
         Suffix::exact(PREDICATE_INPUT),
     ],
+};
+
+/// Kernel names (in `.kernel`, `.function` and the label `<name>_BB_0`): GenX_IR rejects a
+/// label that starts with a digit or holds a `.` or a space; `$` it accepts.
+static KERNEL_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_' || c == '$',
+    well_formed: |name| name.starts_with(|c: char| !c.is_ascii_digit()),
+    lead: "k",
+    keywords: &[],
+    prefixes: &[],
+    suffixes: &[],
 };
 
 /// The suffix of a vector value's lane slot, before the lane's number.

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{binds_independently, incoming, Label, Linear, Params, Step};
-pub use namer::{NameRules, Namer, Suffix};
+pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 
 use crate::expand::{Block, Expander, Expansion, Prim, Var};
 use crate::kernel::{Inst, Kernel, Module};

@@ -83,6 +83,30 @@ impl NameRules {
     }
 }
 
+/// PTX function names, for every printer whose output becomes PTX (ours, and llc's from our
+/// NVPTX LLVM IR): PTX identifiers (`[a-zA-Z][a-zA-Z0-9_$]*`, or `_`/`$` and at least one more
+/// character), not the predefined `WARP_SZ` (ptxas 12.9 and 13.5 reject it; opcodes, directive
+/// names and special-register names without `%` they accept), and never the symbol of another
+/// function's parameter (`<name>_param_<i>`, our result pointers `<name>_out_<i>`: ptxas 12.9
+/// and 13.5 crash on a module where one is). llc 22 refuses a function name with other
+/// characters ("Symbol name with unsupported characters") and passes `1k`, `_` or `WARP_SZ`
+/// through to PTX that ptxas rejects.
+pub static PTX_ENTRY_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_' || c == '$',
+    well_formed: |name| {
+        let mut chars = name.chars();
+        match chars.next() {
+            Some(c) if c.is_ascii_alphabetic() => true,
+            Some('_' | '$') => chars.next().is_some(),
+            _ => false,
+        }
+    },
+    lead: "k",
+    keywords: &["WARP_SZ"],
+    prefixes: &[],
+    suffixes: &[Suffix::numbered("_param_"), Suffix::numbered("_out_")],
+};
+
 /// Names the members of one namespace; keeps its storage between namespaces.
 #[derive(Debug)]
 pub struct Namer {
@@ -237,6 +261,50 @@ mod tests {
         for (name, target) in names.iter().zip(&out) {
             if RULES.allows(name) {
                 assert_eq!(name, target, "an allowed name was renamed");
+            }
+        }
+    }
+
+    #[test]
+    fn ptx_entries_never_take_a_parameters_symbol() {
+        let names = [
+            "k",
+            "k_param_0",
+            "k_out_0",
+            "k_param",
+            "a$b",
+            "a_b",
+            "_",
+            "$",
+            "",
+            "WARP_SZ",
+            "1k",
+            "é",
+        ];
+        let mut out = Vec::new();
+        Namer::new(&PTX_ENTRY_NAMES).assign(names, &mut out);
+        // `""` and `é` escape to `k` and `k_`, which `k` and `_` took first.
+        let expected = [
+            "k",
+            "k_param_0_1",
+            "k_out_0_1",
+            "k_param",
+            "a$b",
+            "a_b",
+            "k_",
+            "k$",
+            "k_1",
+            "WARP_SZ_1",
+            "k1k",
+            "k__1",
+        ];
+        assert_eq!(out, expected);
+        let mut symbols = HashSet::new();
+        for name in &out {
+            assert!(symbols.insert(name.clone()), "{name} twice");
+            for i in 0..3 {
+                assert!(symbols.insert(format!("{name}_param_{i}")));
+                assert!(symbols.insert(format!("{name}_out_{i}")));
             }
         }
     }
