@@ -316,7 +316,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
                 offset += size.div_ceil(64) * 64;
             }
             let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
-            let _ = writeln!(out, ".function \"{}_BB_0\"\n\n{}_BB_0:", name, name);
+            let _ = writeln!(out, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
         }
         out.push_str(&self.body);
         if complete {
