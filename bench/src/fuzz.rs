@@ -26,13 +26,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use atomir_ir::{
-    text, verify, AddressSpace, AtomicOp, Backend, CacheHint, Constant, ElemType, Inst, Kernel,
+    text, verify, AddressSpace, AtomicOp, CacheHint, Constant, ElemType, Inst, Kernel,
     LowerOptions, Module, Operand, Predicate, Scalar, Value, ValueDef, ValueType, VectorShape,
 };
 use atomir_tests::random::{self, same_module, Config, Rng};
 
 /// A backend for one target.
-pub type TargetBackend = Box<dyn Backend + Send + Sync>;
+pub type TargetBackend = atomir::Target;
 
 /// Thresholds of a run.
 #[derive(Clone, Copy, Debug)]

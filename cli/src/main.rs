@@ -214,7 +214,7 @@ fn matrix(args: &Args, out: &mut String) -> Outcome {
     }
     let matrices: Vec<TargetMatrix> = backends
         .iter()
-        .map(|backend| TargetMatrix::run(backend.as_ref(), &chosen))
+        .map(|backend| TargetMatrix::run(backend, &chosen))
         .collect();
     report::render(format, &matrices, out);
     Ok(())
@@ -231,7 +231,7 @@ fn diff(args: &Args, out: &mut String) -> Outcome {
     }
     let (name, source) = read_input(&file)?;
     let module = load(&name, &source, true)?;
-    atomir_cli::diff::diff_targets(&module, a.as_ref(), b.as_ref(), out);
+    atomir_cli::diff::diff_targets(&module, &a, &b, out);
     Ok(())
 }
 

@@ -117,7 +117,7 @@ fn sample_cells() -> Vec<(String, Option<Cell>, Option<Cell>)> {
             }
         };
         let outcomes = matrix::run(
-            backend.as_ref(),
+            &backend,
             cells()
                 .filter(|c| c.op == atomir_ir::AtomicOp::Exch || c.op == atomir_ir::AtomicOp::Add),
             &LowerOptions::default(),

@@ -5,7 +5,10 @@
 use std::fmt::{self, Write};
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
-use atomir_ir::lower::{self, At, Expanding, FenceBracket, Params, Printer, Unprintable};
+use atomir_ir::lower::{
+    self, At, Expanding, FenceBracket, NameRules, Namer, Params, Printer, Unprintable,
+    PTX_ENTRY_NAMES,
+};
 use atomir_ir::{
     AtomicInst, Constant, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueDef,
     ValueType,
@@ -13,7 +16,7 @@ use atomir_ir::{
 use cranelift_entity::SecondaryMap;
 
 use crate::legality::LlvmPlan;
-use crate::target::LlvmTarget;
+use crate::target::{LlvmTarget, Triple};
 use crate::{expansion, native};
 
 /// A scalar LLVM type.
@@ -106,6 +109,29 @@ pub(crate) enum Ref {
 /// Where the numbers of expansion variables start: an instruction prints far fewer temporaries.
 const VAR_NUMBERS: u32 = 1_000_000;
 
+/// Parameter names: any string, quoted where needed, but none starting with `.`, which every
+/// name the printer makes up does (`%.<inst>.<n>`, `%.out<i>`, `.entry`, `.<inst>.b<k>`).
+static VALUE_NAMES: NameRules = NameRules {
+    char_ok: |_| true,
+    well_formed: |name| !name.is_empty(),
+    lead: "v",
+    keywords: &[],
+    prefixes: &["."],
+    suffixes: &[],
+};
+
+/// Function names: any string, quoted where needed, but not LLVM's own `llvm.` namespace, which
+/// llvm-as keeps for intrinsics. NVPTX function names become PTX symbols:
+/// [`PTX_ENTRY_NAMES`] there.
+static FUNCTION_NAMES: NameRules = NameRules {
+    char_ok: |_| true,
+    well_formed: |name| !name.is_empty(),
+    lead: "k",
+    keywords: &[],
+    prefixes: &["llvm."],
+    suffixes: &[],
+};
+
 /// Writes `name` as an LLVM identifier after `sigil`, quoting it where it has other characters.
 /// Generic over the sink so that a [`Shown`] reference prints without a scratch string.
 pub(crate) fn write_ident<W: Write + ?Sized>(out: &mut W, sigil: char, name: &str) -> fmt::Result {
@@ -151,6 +177,8 @@ pub(crate) struct Emitter<'a> {
     pub(crate) result: Option<Ref>,
     /// The number of the node's address space.
     pub(crate) space: u32,
+    /// The name of each value, by index.
+    names: Vec<String>,
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -177,7 +205,7 @@ pub(crate) struct Shown<'e, 'a>(&'e Emitter<'a>, Ref);
 impl fmt::Display for Shown<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.1 {
-            Ref::Param(value) => write_ident(f, '%', self.0.kernel.value_name(value)),
+            Ref::Param(value) => write_ident(f, '%', self.0.name(value)),
             Ref::Tmp(inst, n) => write!(f, "%.{inst}.{n}"),
             // Numbered far above the instruction's temporaries, which count from 1.
             Ref::Var(inst, var) => write!(f, "%.{inst}.{}", VAR_NUMBERS + var.as_u32()),
@@ -219,6 +247,9 @@ fn f32_bits_as_f64_bits(bits: u32) -> u64 {
 
 impl<'a> Emitter<'a> {
     pub(crate) fn new(target: LlvmTarget, kernel: &'a Kernel) -> Self {
+        let mut names = Vec::new();
+        let values = kernel.values.values().map(|data| &data.name[..]);
+        Namer::new(&VALUE_NAMES).assign(values, &mut names);
         Emitter {
             target,
             kernel,
@@ -230,7 +261,13 @@ impl<'a> Emitter<'a> {
             refs: Vec::new(),
             result: None,
             space: 0,
+            names,
         }
+    }
+
+    /// A value's name in the function.
+    fn name(&self, value: Value) -> &str {
+        &self.names[value.as_u32() as usize]
     }
 
     pub(crate) fn show(&self, r: Ref) -> Shown<'_, 'a> {
@@ -427,6 +464,8 @@ pub struct LlvmPrinter<'m> {
     target: LlvmTarget,
     complete: bool,
     emitter: Option<Emitter<'m>>,
+    /// The function name of each kernel of the module, by index.
+    function_names: Vec<String>,
 }
 
 impl<'m> LlvmPrinter<'m> {
@@ -435,6 +474,7 @@ impl<'m> LlvmPrinter<'m> {
             target,
             complete,
             emitter: None,
+            function_names: Vec::new(),
         }
     }
 
@@ -448,7 +488,13 @@ impl<'m> LlvmPrinter<'m> {
 impl<'m> Printer<'m> for LlvmPrinter<'m> {
     type Plan = LlvmPlan;
 
-    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        let rules = match self.target.triple {
+            Triple::Nvptx64 => &PTX_ENTRY_NAMES,
+            _ => &FUNCTION_NAMES,
+        };
+        Namer::new(rules).assign(kernels, &mut self.function_names);
         if self.complete {
             out.push_str("target triple = \"");
             out.push_str(self.target.triple.triple_string());
@@ -456,7 +502,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         }
     }
 
-    fn kernel_begin(&mut self, kernel: &'m Kernel, _index: usize, out: &mut String) {
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
         let target = &self.target;
         let em = Emitter::new(*target, kernel);
         out.push_str("define ");
@@ -467,7 +513,8 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             }
         }
         out.push_str("void ");
-        let _ = write_ident(out, '@', &kernel.name);
+        let name = self.function_names.get(index).map_or("", String::as_str);
+        let _ = write_ident(out, '@', name);
         out.push('(');
         let mut first = true;
         for param in &kernel.params {
@@ -476,7 +523,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             }
             first = false;
             let _ = write!(out, "{} ", em.value_ty(param.ty));
-            let _ = write_ident(out, '%', kernel.value_name(param.value));
+            let _ = write_ident(out, '%', em.name(param.value));
         }
         let result_space = target.triple.result_space();
         for (index, inst) in kernel.insts.values().enumerate() {

@@ -14,7 +14,10 @@ use atomir_ir::{
     ValueDef, ValueType,
 };
 
-use atomir_ir::lower::{At, Expanding, Fence, FenceBracket, Label, Params, Printer, Unprintable};
+use atomir_ir::lower::{
+    At, Expanding, Fence, FenceBracket, Label, NameRules, Namer, Params, Printer, Unprintable,
+    PTX_ENTRY_NAMES,
+};
 use atomir_ir::semantics::canonical_nan;
 use atomir_ir::Module;
 
@@ -109,57 +112,51 @@ pub(crate) enum ParamMode {
     PerThread,
 }
 
-/// PTX special registers and register prefixes a value name must not take.
-const RESERVED: [&str; 28] = [
-    "tid",
-    "ntid",
-    "laneid",
-    "warpid",
-    "nwarpid",
-    "ctaid",
-    "nctaid",
-    "smid",
-    "nsmid",
-    "gridid",
-    "clock",
-    "clock64",
-    "clock_hi",
-    "globaltimer",
-    "globaltimer_lo",
-    "globaltimer_hi",
-    "total_smem_size",
-    "aggr_smem_size",
-    "dynamic_smem_size",
-    "current_graph_exec",
-    "is_explicit_cluster",
-    "clusterid",
-    "nclusterid",
-    "cluster_ctaid",
-    "cluster_nctaid",
-    "cluster_ctarank",
-    "cluster_nctarank",
-    "warpsz",
-];
-const RESERVED_PREFIXES: [&str; 4] = ["lanemask_", "pm", "envreg", "reserved_smem"];
+/// Register names: a letter first (the printer's temporaries start with `_`), no `$` (it
+/// separates a vector's lanes, `%name$<i>`), not a special register or its prefix.
+static REGISTER_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_',
+    well_formed: |name| name.starts_with(|c: char| c.is_ascii_alphabetic()),
+    lead: "v",
+    keywords: &[
+        "tid",
+        "ntid",
+        "laneid",
+        "warpid",
+        "nwarpid",
+        "ctaid",
+        "nctaid",
+        "smid",
+        "nsmid",
+        "gridid",
+        "clock",
+        "clock64",
+        "clock_hi",
+        "globaltimer",
+        "globaltimer_lo",
+        "globaltimer_hi",
+        "total_smem_size",
+        "aggr_smem_size",
+        "dynamic_smem_size",
+        "current_graph_exec",
+        "is_explicit_cluster",
+        "clusterid",
+        "nclusterid",
+        "cluster_ctaid",
+        "cluster_nctaid",
+        "cluster_ctarank",
+        "cluster_nctarank",
+        "warpsz",
+    ],
+    prefixes: &["lanemask_", "pm", "envreg", "reserved_smem"],
+    suffixes: &[],
+};
 
-/// Writes the register of a value: `%name` when the name is a plain identifier that clashes with
-/// nothing, `%$v<index>_<sanitized>` otherwise; lane `i` of a vector value is `%name$i`.
-fn write_value(out: &mut String, kernel: &Kernel, value: Value, lane: Option<usize>) {
-    let name = kernel.value_name(value);
-    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !RESERVED.contains(&name)
-        && !RESERVED_PREFIXES.iter().any(|p| name.starts_with(p));
+/// Writes the register of a value (its name from [`REGISTER_NAMES`]); lane `i` of a vector
+/// value is `%name$i`.
+fn write_value(out: &mut String, names: &[String], value: Value, lane: Option<usize>) {
     out.push('%');
-    if plain {
-        out.push_str(name);
-    } else {
-        let _ = write!(out, "$v{}_", value.as_u32());
-        out.extend(
-            name.chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }),
-        );
-    }
+    out.push_str(&names[value.as_u32() as usize]);
     if let Some(lane) = lane {
         let _ = write!(out, "${lane}");
     }
@@ -218,10 +215,15 @@ pub(crate) struct KernelEmitter<'k> {
     vars: Vec<Temp>,
     /// The native form of the current expansion's `Rmw` primitives.
     element: Option<PtxOp>,
+    /// The register name of each value, by index.
+    names: Vec<String>,
 }
 
 impl<'k> KernelEmitter<'k> {
     pub fn new(target: PtxTarget, kernel: &'k Kernel) -> Self {
+        let mut names = Vec::new();
+        let values = kernel.values.values().map(|data| &data.name[..]);
+        Namer::new(&REGISTER_NAMES).assign(values, &mut names);
         KernelEmitter {
             target,
             kernel,
@@ -230,6 +232,7 @@ impl<'k> KernelEmitter<'k> {
             masked: Vec::new(),
             vars: Vec::new(),
             element: None,
+            names,
         }
     }
 
@@ -247,7 +250,7 @@ impl<'k> KernelEmitter<'k> {
     fn put(&self, out: &mut String, src: Src) {
         match src {
             Src::Temp(temp) => Self::put_temp(out, temp),
-            Src::Value(value, lane) => write_value(out, self.kernel, value, lane),
+            Src::Value(value, lane) => write_value(out, &self.names, value, lane),
         }
     }
 
@@ -378,7 +381,7 @@ impl<'k> KernelEmitter<'k> {
         if let Some(predicate) = inst.predicate {
             out.push('\t');
             out.push_str(if predicate.negated { "@" } else { "@!" });
-            write_value(out, self.kernel, predicate.value, None);
+            write_value(out, &self.names, predicate.value, None);
             let _ = writeln!(out, " bra $L{}_end;", id.as_u32());
         }
     }
@@ -436,7 +439,7 @@ impl<'k> KernelEmitter<'k> {
         if single {
             if let Some(predicate) = inst.predicate {
                 out.push_str(if predicate.negated { "@!" } else { "@" });
-                write_value(out, self.kernel, predicate.value, None);
+                write_value(out, &self.names, predicate.value, None);
                 out.push(' ');
             }
         }
@@ -472,7 +475,7 @@ impl<'k> KernelEmitter<'k> {
                 match inst.result {
                     Some(result) => {
                         let lane = inst.shape.is_vector().then_some(lane);
-                        write_value(out, self.kernel, result, lane);
+                        write_value(out, &self.names, result, lane);
                     }
                     None => {
                         let temp = self.temp(class);
@@ -486,7 +489,7 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(", ");
         }
         out.push('[');
-        write_value(out, self.kernel, inst.addr, None);
+        write_value(out, &self.names, inst.addr, None);
         out.push_str("], ");
         self.list(out, &operands[..lanes], inst.shape.is_vector());
         if inst.new_value.is_some() {
@@ -1230,6 +1233,8 @@ pub struct PtxPrinter<'m> {
     /// The current kernel's body, printed after its declarations.
     body: String,
     kernel: Option<KernelState<'m>>,
+    /// The `.entry` name of each kernel of the module, by index.
+    entry_names: Vec<String>,
 }
 
 /// What the printer keeps while it prints one kernel.
@@ -1250,6 +1255,7 @@ impl<'m> PtxPrinter<'m> {
             mode,
             body: String::new(),
             kernel: None,
+            entry_names: Vec::new(),
         }
     }
 
@@ -1271,7 +1277,9 @@ impl<'m> PtxPrinter<'m> {
 impl<'m> Printer<'m> for PtxPrinter<'m> {
     type Plan = PtxPlan;
 
-    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        Namer::new(&PTX_ENTRY_NAMES).assign(kernels, &mut self.entry_names);
         if self.mode != ParamMode::Listing {
             let _ = writeln!(out, "// Generated by atomir for ptx:{}", self.target);
             let _ = writeln!(out, ".version {}", self.target.isa);
@@ -1286,7 +1294,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         }
         let mut emitter = KernelEmitter::new(self.target, kernel);
         self.body.clear();
-        let name = sanitize_name(&kernel.name);
+        let name = self.entry_names.get(index).cloned().unwrap_or_default();
         let (results, thread) = if self.mode == ParamMode::Listing {
             let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
             (Vec::new(), None)
@@ -1509,7 +1517,7 @@ fn entry_begin(
                     let raw = emitter.temp(Class::B32);
                     let _ = writeln!(body, "\tld.{space}.u32 %_r{}, [{base}];", raw.number);
                     body.push_str("\tsetp.ne.u32 ");
-                    write_value(body, kernel, p.value, None);
+                    write_value(body, &emitter.names, p.value, None);
                     let _ = writeln!(body, ", %_r{}, 0;", raw.number);
                 }
                 Class::B128 => {
@@ -1520,21 +1528,21 @@ fn entry_begin(
                         low.number, high.number
                     );
                     body.push_str("\tmov.b128 ");
-                    write_value(body, kernel, p.value, lane_index);
+                    write_value(body, &emitter.names, p.value, lane_index);
                     let _ = writeln!(body, ", {{%_d{}, %_d{}}};", low.number, high.number);
                 }
                 _ => {
                     let _ = write!(body, "\tld.{space}.{} ", memory_type(elem_bits));
-                    write_value(body, kernel, p.value, lane_index);
+                    write_value(body, &emitter.names, p.value, lane_index);
                     let _ = writeln!(body, ", [{base}+{offset}];");
                 }
             }
         }
         if p.ty == ValueType::Ptr(AddressSpace::Global) {
             body.push_str("\tcvta.to.global.u64 ");
-            write_value(body, kernel, p.value, None);
+            write_value(body, &emitter.names, p.value, None);
             body.push_str(", ");
-            write_value(body, kernel, p.value, None);
+            write_value(body, &emitter.names, p.value, None);
             body.push_str(";\n");
         }
     }
@@ -1579,7 +1587,7 @@ fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
                     "\tmov.b128 {{%_d{}, %_d{}}}, ",
                     low.number, high.number
                 );
-                write_value(body, kernel, *result, lane_index);
+                write_value(body, &emitter.names, *result, lane_index);
                 body.push_str(";\n");
                 let _ = writeln!(
                     body,
@@ -1597,7 +1605,7 @@ fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
                     slot.number,
                     lane * bytes
                 );
-                write_value(body, kernel, *result, lane_index);
+                write_value(body, &emitter.names, *result, lane_index);
                 body.push_str(";\n");
             }
         }
@@ -1607,29 +1615,11 @@ fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
         let (class, lanes) = value_class(data.ty);
         for lane in 0..lanes {
             let _ = write!(out, "\t.reg {} ", class.decl());
-            write_value(out, kernel, value, (lanes > 1).then_some(lane));
+            write_value(out, &emitter.names, value, (lanes > 1).then_some(lane));
             out.push_str(";\n");
         }
     }
     emitter.declare_temps(out);
     out.push_str(body);
     out.push_str("\tret;\n}\n");
-}
-
-/// A kernel name as a PTX identifier.
-pub(crate) fn sanitize_name(name: &str) -> String {
-    let mut text: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if !text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        text.insert(0, '_');
-    }
-    text
 }

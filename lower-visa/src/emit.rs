@@ -26,7 +26,8 @@ use atomir_ir::expand::{
     BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
 use atomir_ir::lower::{
-    At, Expanding, Fence, FenceBracket, FenceSide, Label, Params, Printer, Unprintable,
+    At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params, Printer,
+    Suffix, Unprintable,
 };
 use atomir_ir::{
     AddressSpace, AtomicOp, ElemType, Inst, Kernel, MemoryOrder, Module, Operand, Scalar, Scope,
@@ -125,6 +126,12 @@ pub struct VisaPrinter<'m> {
     value_slots: HashMap<(Value, u8), usize>,
     var_slots: Vec<usize>,
     temps: u32,
+    /// The name of each value of the current kernel (after `v_`), by index.
+    names: Vec<String>,
+    /// The name of each kernel of the module, by index, and the current kernel's index.
+    kernel_names: Vec<String>,
+    kernel_index: usize,
+    namer: Namer,
     /// Per variable of the current expansion: whether anything reads it.
     used: Vec<bool>,
     /// The current node's predicate, and whether its expansion is one block.
@@ -141,19 +148,24 @@ pub type EmitError = String;
 impl<'m> Printer<'m> for VisaPrinter<'m> {
     type Plan = VisaPlan;
 
-    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        Namer::new(&KERNEL_NAMES).assign(kernels, &mut self.kernel_names);
         if self.complete {
             out.push_str(".version 4.1\n");
         }
     }
 
-    fn kernel_begin(&mut self, kernel: &'m Kernel, _index: usize, _out: &mut String) {
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, _out: &mut String) {
         self.kernel = Some(kernel);
+        self.kernel_index = index;
         self.body.clear();
         self.decls.clear();
         self.slots.clear();
         self.value_slots.clear();
         self.temps = 0;
+        let values = kernel.values.values().map(|data| &data.name[..]);
+        self.namer.assign(values, &mut self.names);
         let n = self.n;
         // Parameters first, so that their inputs lie in order.
         for param in &kernel.params {
@@ -165,10 +177,10 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
                 if param.ty == ValueType::Pred {
                     let slot = self.value_slot(kernel, param.value, None);
                     let _ = write!(self.body, "    cmp.ne (M1, {n}) ");
-                    self.name(kernel, slot, View::Base);
+                    self.name(slot, View::Base);
                     self.body.push(' ');
-                    write_value_name(&mut self.body, kernel, param.value);
-                    let _ = writeln!(self.body, "__in(0,0)<1;1,0> 0x0:ud");
+                    write_value_name(&mut self.body, &self.names, param.value);
+                    let _ = writeln!(self.body, "{PREDICATE_INPUT}(0,0)<1;1,0> 0x0:ud");
                 }
             }
         }
@@ -212,15 +224,15 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         bracket: Option<FenceBracket>,
         _out: &mut String,
     ) -> Result<(), Unprintable> {
-        let kernel = self.current()?;
-        self.step(kernel, x.plan, x.expansion, prim, bracket)
+        self.current()?;
+        self.step(x.plan, x.expansion, prim, bracket)
             .map_err(Unprintable)
     }
 
     fn copy(&mut self, _x: &Expanding<'_, VisaPlan>, dst: Var, src: Var, _out: &mut String) {
         let (to, from) = (self.var_slots[dst.index()], self.var_slots[src.index()]);
-        if let (Ok(kernel), true) = (self.current(), to != from) {
-            self.copy(kernel, None, to, from);
+        if self.kernel.is_some() && to != from {
+            self.copy(None, to, from);
         }
     }
 
@@ -232,14 +244,14 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         to: Label,
         _out: &mut String,
     ) {
-        if let Ok(kernel) = self.current() {
-            self.goto(kernel, x.inst, Some((cond, negated)), to);
+        if self.kernel.is_some() {
+            self.goto(x.inst, Some((cond, negated)), to);
         }
     }
 
     fn jump(&mut self, x: &Expanding<'_, VisaPlan>, to: Label, _out: &mut String) {
-        if let Ok(kernel) = self.current() {
-            self.goto(kernel, x.inst, None, to);
+        if self.kernel.is_some() {
+            self.goto(x.inst, None, to);
         }
     }
 
@@ -262,13 +274,15 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         let Some(kernel) = self.kernel.take() else {
             return;
         };
+        let name = self.kernel_names.get(self.kernel_index);
+        let name = name.cloned().unwrap_or_default();
         let (n, complete) = (self.n, self.complete);
         if complete {
-            let _ = writeln!(out, ".kernel \"{}\"", kernel.name);
+            let _ = writeln!(out, ".kernel \"{name}\"");
         } else {
             let _ = writeln!(out, "// kernel {}", kernel.name);
         }
-        self.write_decls(kernel);
+        self.write_decls();
         out.push_str(&self.decls);
         if complete {
             let mut offset = 64u32;
@@ -285,19 +299,15 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
                     size
                 };
                 out.push_str(".input ");
-                write_value_name(out, kernel, param.value);
+                write_value_name(out, &self.names, param.value);
                 if param.ty == ValueType::Pred {
-                    out.push_str("__in");
+                    out.push_str(PREDICATE_INPUT);
                 }
                 let _ = writeln!(out, " offset={offset} size={size}");
                 offset += size.div_ceil(64) * 64;
             }
             let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
-            let _ = writeln!(
-                out,
-                ".function \"{}_BB_0\"\n\n{}_BB_0:",
-                kernel.name, kernel.name
-            );
+            let _ = writeln!(out, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
         }
         out.push_str(&self.body);
         if complete {
@@ -326,6 +336,10 @@ impl<'m> VisaPrinter<'m> {
             value_slots: HashMap::new(),
             var_slots: Vec::new(),
             temps: 0,
+            names: Vec::new(),
+            kernel_names: Vec::new(),
+            kernel_index: 0,
+            namer: Namer::new(&VALUE_NAMES),
             used: Vec::new(),
             pred: None,
             single: true,
@@ -334,7 +348,7 @@ impl<'m> VisaPrinter<'m> {
         }
     }
 
-    fn write_decls(&mut self, kernel: &Kernel) {
+    fn write_decls(&mut self) {
         let n = self.n;
         let decls = &mut self.decls;
         // Roots, then aliases of them.
@@ -343,7 +357,7 @@ impl<'m> VisaPrinter<'m> {
                 continue;
             }
             decls.push_str(".decl ");
-            write_slot_name(decls, kernel, slot.name);
+            write_slot_name(decls, &self.names, slot.name);
             match slot.storage {
                 Storage::Pred => {
                     let _ = writeln!(decls, " v_type=P num_elts={n}");
@@ -388,14 +402,14 @@ impl<'m> VisaPrinter<'m> {
                 }
                 let (ty, per) = view.decl(slot.storage);
                 decls.push_str(".decl ");
-                write_slot_name(decls, kernel, slot.name);
+                write_slot_name(decls, &self.names, slot.name);
                 decls.push_str(view.suffix());
                 let _ = write!(
                     decls,
                     " v_type=G type={ty} num_elts={} alias=<",
                     elems * per
                 );
-                write_slot_name(decls, kernel, root_name);
+                write_slot_name(decls, &self.names, root_name);
                 let _ = writeln!(decls, ", {offset}>");
             }
         }
@@ -451,27 +465,27 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// Writes a slot's (view's) name into the body.
-    fn name(&mut self, kernel: &Kernel, slot: usize, view: View) {
+    fn name(&mut self, slot: usize, view: View) {
         self.slots[slot].views |= 1 << view as u8;
-        write_slot_name(&mut self.body, kernel, self.slots[slot].name);
+        write_slot_name(&mut self.body, &self.names, self.slots[slot].name);
         self.body.push_str(view.suffix());
     }
 
-    fn src(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
-        self.name(kernel, slot, view);
+    fn src(&mut self, slot: usize, view: View, col: u32, stride: u32) {
+        self.name(slot, view);
         if self.slots[slot].storage == Storage::Pred {
             return;
         }
         let _ = write!(self.body, "(0,{col})<{stride};1,0>");
     }
 
-    fn neg_src(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
+    fn neg_src(&mut self, slot: usize, view: View, col: u32, stride: u32) {
         self.body.push_str("(-)");
-        self.src(kernel, slot, view, col, stride);
+        self.src(slot, view, col, stride);
     }
 
-    fn dst(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
-        self.name(kernel, slot, view);
+    fn dst(&mut self, slot: usize, view: View, col: u32, stride: u32) {
+        self.name(slot, view);
         if self.slots[slot].storage == Storage::Pred {
             return;
         }
@@ -479,14 +493,14 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// `    [(P)] op (M1, N) `
-    fn op_start(&mut self, pred: Option<(usize, bool)>, kernel: &Kernel, op: &str, exec: u32) {
+    fn op_start(&mut self, pred: Option<(usize, bool)>, op: &str, exec: u32) {
         self.body.push_str("    ");
         if let Some((slot, negated)) = pred {
             self.body.push('(');
             if negated {
                 self.body.push('!');
             }
-            self.name(kernel, slot, View::Base);
+            self.name(slot, View::Base);
             self.body.push_str(") ");
         }
         let _ = write!(self.body, "{op} (M1, {exec}) ");
@@ -563,11 +577,11 @@ impl<'m> VisaPrinter<'m> {
         self.single = expansion.blocks.len() == 1;
         self.surface = surface;
         if let (Some((slot, negated)), false) = (self.pred, self.single) {
-            self.op_start(Some((slot, !negated)), kernel, "goto", self.n);
+            self.op_start(Some((slot, !negated)), "goto", self.n);
             let _ = writeln!(self.body, "L{}_skip", inst_id.index());
         }
         for (slot, bits) in pending_consts {
-            self.constant(kernel, slot, bits);
+            self.constant(slot, bits);
         }
         Ok(())
     }
@@ -583,7 +597,6 @@ impl<'m> VisaPrinter<'m> {
 
     fn step(
         &mut self,
-        kernel: &Kernel,
         plan: &VisaPlan,
         expansion: &Expansion,
         prim: &Prim,
@@ -592,10 +605,10 @@ impl<'m> VisaPrinter<'m> {
         match prim.mem() {
             Some(mem) => {
                 let bracket = bracket.unwrap_or(FenceBracket::bare(mem.order));
-                self.memory(kernel, expansion, plan, prim, mem, bracket)
+                self.memory(expansion, plan, prim, mem, bracket)
             }
             None if prim.def().is_some_and(|d| !self.used[d.index()]) => Ok(()),
-            None => self.alu(kernel, expansion, prim),
+            None => self.alu(expansion, prim),
         }
     }
 
@@ -608,9 +621,9 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// `[(P)] goto (M1, N) label`.
-    fn goto(&mut self, kernel: &Kernel, inst: Inst, guard: Option<(Var, bool)>, to: Label) {
+    fn goto(&mut self, inst: Inst, guard: Option<(Var, bool)>, to: Label) {
         let pred = guard.map(|(cond, negated)| (self.var_slots[cond.index()], negated));
-        self.op_start(pred, kernel, "goto", self.n);
+        self.op_start(pred, "goto", self.n);
         self.label(inst, to);
         self.body.push('\n');
         self.reached_done |= to == Label::Done;
@@ -634,45 +647,45 @@ impl<'m> VisaPrinter<'m> {
                 let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
                 let from = self.var_slots[var.index()];
                 if from != slot {
-                    self.copy(kernel, line_pred, slot, from);
+                    self.copy(line_pred, slot, from);
                 }
             }
         }
     }
 
     /// `to = from`, bit for bit.
-    fn copy(&mut self, kernel: &Kernel, pred: Option<(usize, bool)>, to: usize, from: usize) {
+    fn copy(&mut self, pred: Option<(usize, bool)>, to: usize, from: usize) {
         let n = self.n;
         match self.slots[to].storage {
             Storage::Qword => {
-                self.op_start(pred, kernel, "mov", 2 * n);
-                self.dst(kernel, to, View::Halves, 0, 1);
+                self.op_start(pred, "mov", 2 * n);
+                self.dst(to, View::Halves, 0, 1);
                 self.body.push(' ');
-                self.src(kernel, from, View::Halves, 0, 1);
+                self.src(from, View::Halves, 0, 1);
             }
             _ => {
-                self.op_start(pred, kernel, "mov", n);
-                self.dst(kernel, to, View::Base, 0, 1);
+                self.op_start(pred, "mov", n);
+                self.dst(to, View::Base, 0, 1);
                 self.body.push(' ');
-                self.src(kernel, from, View::Base, 0, 1);
+                self.src(from, View::Base, 0, 1);
             }
         }
         self.body.push('\n');
     }
 
-    fn constant(&mut self, kernel: &Kernel, slot: usize, bits: u128) {
+    fn constant(&mut self, slot: usize, bits: u128) {
         let n = self.n;
         match self.slots[slot].storage {
             Storage::Qword => {
                 for (col, half) in [(0, bits as u32), (1, (bits >> 32) as u32)] {
-                    self.op_start(None, kernel, "mov", n);
-                    self.dst(kernel, slot, View::Halves, col, 2);
+                    self.op_start(None, "mov", n);
+                    self.dst(slot, View::Halves, col, 2);
                     let _ = writeln!(self.body, " 0x{half:x}:ud");
                 }
             }
             _ => {
-                self.op_start(None, kernel, "mov", n);
-                self.dst(kernel, slot, View::Base, 0, 1);
+                self.op_start(None, "mov", n);
+                self.dst(slot, View::Base, 0, 1);
                 let _ = writeln!(self.body, " 0x{:x}:ud", bits as u32);
             }
         }
@@ -720,7 +733,6 @@ impl<'m> VisaPrinter<'m> {
     #[allow(clippy::too_many_arguments)]
     fn memory(
         &mut self,
-        kernel: &Kernel,
         expansion: &Expansion,
         plan: &VisaPlan,
         prim: &Prim,
@@ -788,13 +800,13 @@ impl<'m> VisaPrinter<'m> {
                 } else {
                     Storage::Dword
                 });
-                self.constant(kernel, zero, 0);
+                self.constant(zero, 0);
                 (Some(zero), None)
             }
             // SLM has no 64-bit load: `icas` of zero with zero.
             (MsgOp::Load, Messages::Lsc, Surface::Slm, 64) => {
                 let zero = self.temp(Storage::Qword);
-                self.constant(kernel, zero, 0);
+                self.constant(zero, 0);
                 (Some(zero), Some(zero))
             }
             _ => (
@@ -813,7 +825,7 @@ impl<'m> VisaPrinter<'m> {
         self.body.push_str("    ");
         if let Some((slot, negated)) = pred {
             self.body.push_str(if negated { "(!" } else { "(" });
-            self.name(kernel, slot, View::Base);
+            self.name(slot, View::Base);
             self.body.push_str(") ");
         }
         match self.target.messages {
@@ -824,9 +836,9 @@ impl<'m> VisaPrinter<'m> {
                     _ => "",
                 };
                 let _ = write!(self.body, "svm_atomic.{}{width} (M1, {n}) ", op.svm_name());
-                self.name(kernel, addr_slot, View::Base);
+                self.name(addr_slot, View::Base);
                 self.body.push_str(".0 ");
-                self.raw_or_null(kernel, dst_slot, view, ".0");
+                self.raw_or_null(dst_slot, view, ".0");
                 // Text order: NEW then EXPECTED for cmpxchg (the expansion's src0 is expected).
                 let (first, second) = if op == MsgOp::Cas {
                     (src1, src0)
@@ -834,9 +846,9 @@ impl<'m> VisaPrinter<'m> {
                     (src0, src1)
                 };
                 self.body.push(' ');
-                self.raw_or_null(kernel, first, view, ".0");
+                self.raw_or_null(first, view, ".0");
                 self.body.push(' ');
-                self.raw_or_null(kernel, second, view, ".0");
+                self.raw_or_null(second, view, ".0");
             }
             Messages::Lsc => {
                 let sfid = if surface == Surface::Slm {
@@ -845,7 +857,7 @@ impl<'m> VisaPrinter<'m> {
                     "ugm"
                 };
                 let _ = write!(self.body, "lsc_atomic_{}.{sfid} (M1, {n}) ", op.lsc_name());
-                self.raw_or_null(kernel, dst_slot, view, "");
+                self.raw_or_null(dst_slot, view, "");
                 let size = match bits {
                     16 => ":d16c32",
                     64 => ":d64",
@@ -853,35 +865,35 @@ impl<'m> VisaPrinter<'m> {
                 };
                 self.body.push_str(size);
                 self.body.push_str(" flat[");
-                self.name(kernel, addr_slot, View::Base);
+                self.name(addr_slot, View::Base);
                 self.body.push_str(if surface == Surface::Slm {
                     "]:a32 "
                 } else {
                     "]:a64 "
                 });
                 // Text order: EXPECTED then NEW for icas.
-                self.raw_or_null(kernel, src0, view, "");
+                self.raw_or_null(src0, view, "");
                 self.body.push(' ');
-                self.raw_or_null(kernel, src1, view, "");
+                self.raw_or_null(src1, view, "");
             }
         }
         self.body.push('\n');
         // 16-bit write-backs are unpacked; keep the upper half zero.
         if let (Some(slot), 16) = (dst_slot, bits) {
-            self.op_start(pred, kernel, "and", n);
-            self.dst(kernel, slot, View::Base, 0, 1);
+            self.op_start(pred, "and", n);
+            self.dst(slot, View::Base, 0, 1);
             self.body.push(' ');
-            self.src(kernel, slot, View::Base, 0, 1);
+            self.src(slot, View::Base, 0, 1);
             self.body.push_str(" 0xffff:ud\n");
         }
         self.fence(bracket.trailing, mem);
         Ok(())
     }
 
-    fn raw_or_null(&mut self, kernel: &Kernel, slot: Option<usize>, view: View, suffix: &str) {
+    fn raw_or_null(&mut self, slot: Option<usize>, view: View, suffix: &str) {
         match slot {
             Some(slot) => {
-                self.name(kernel, slot, view);
+                self.name(slot, view);
                 self.body.push_str(suffix);
             }
             None => {
@@ -895,7 +907,6 @@ impl<'m> VisaPrinter<'m> {
     #[allow(clippy::too_many_arguments)]
     fn line(
         &mut self,
-        kernel: &Kernel,
         op: &str,
         exec: u32,
         dst: (usize, View, u32, u32),
@@ -903,16 +914,16 @@ impl<'m> VisaPrinter<'m> {
         b: Option<(usize, View, u32, u32, bool)>,
         imm: Option<u32>,
     ) {
-        self.op_start(None, kernel, op, exec);
-        self.dst(kernel, dst.0, dst.1, dst.2, dst.3);
+        self.op_start(None, op, exec);
+        self.dst(dst.0, dst.1, dst.2, dst.3);
         self.body.push(' ');
-        self.src(kernel, a.0, a.1, a.2, a.3);
+        self.src(a.0, a.1, a.2, a.3);
         if let Some((slot, view, col, stride, negate)) = b {
             self.body.push(' ');
             if negate {
-                self.neg_src(kernel, slot, view, col, stride);
+                self.neg_src(slot, view, col, stride);
             } else {
-                self.src(kernel, slot, view, col, stride);
+                self.src(slot, view, col, stride);
             }
         }
         if let Some(imm) = imm {
@@ -921,11 +932,10 @@ impl<'m> VisaPrinter<'m> {
         self.body.push('\n');
     }
 
-    fn mask(&mut self, kernel: &Kernel, slot: usize, bits: u32) {
+    fn mask(&mut self, slot: usize, bits: u32) {
         if bits < 32 {
             let n = self.n;
             self.line(
-                kernel,
                 "and",
                 n,
                 (slot, View::Base, 0, 1),
@@ -937,12 +947,7 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// The one place that prints the expansion's ALU primitives.
-    fn alu(
-        &mut self,
-        kernel: &Kernel,
-        expansion: &Expansion,
-        prim: &Prim,
-    ) -> Result<(), EmitError> {
+    fn alu(&mut self, expansion: &Expansion, prim: &Prim) -> Result<(), EmitError> {
         let n = self.n;
         let s = |v: Var| self.var_slots[v.index()];
         let ty = |v: Var| expansion.vars[v];
@@ -954,14 +959,13 @@ impl<'m> VisaPrinter<'m> {
                 } else {
                     bits & ((1u128 << ty(dst).bits()) - 1)
                 };
-                self.constant(kernel, s(dst), bits);
+                self.constant(s(dst), bits);
             }
             Prim::Unary { dst, op, src } => {
                 let (d, a, from, to) = (s(dst), s(src), ty(src), ty(dst));
                 match op {
                     UnaryOp::Not if to == PrimType::Pred => {
                         self.line(
-                            kernel,
                             "not",
                             n,
                             (d, View::Base, 0, 1),
@@ -972,7 +976,6 @@ impl<'m> VisaPrinter<'m> {
                     }
                     UnaryOp::Not if to.bits() == 64 => {
                         self.line(
-                            kernel,
                             "not",
                             2 * n,
                             (d, View::Halves, 0, 1),
@@ -983,7 +986,6 @@ impl<'m> VisaPrinter<'m> {
                     }
                     UnaryOp::Not => {
                         self.line(
-                            kernel,
                             "not",
                             n,
                             (d, View::Base, 0, 1),
@@ -991,19 +993,18 @@ impl<'m> VisaPrinter<'m> {
                             None,
                             None,
                         );
-                        self.mask(kernel, d, to.bits());
+                        self.mask(d, to.bits());
                     }
                     UnaryOp::Bitcast | UnaryOp::Copy => {
                         if d != a {
-                            self.copy(kernel, None, d, a);
+                            self.copy(None, d, a);
                         }
                     }
                     UnaryOp::Zext if to.bits() == 64 => {
                         if from.bits() == 64 {
-                            self.copy(kernel, None, d, a);
+                            self.copy(None, d, a);
                         } else {
                             self.line(
-                                kernel,
                                 "mov",
                                 n,
                                 (d, View::Halves, 0, 2),
@@ -1011,14 +1012,13 @@ impl<'m> VisaPrinter<'m> {
                                 None,
                                 None,
                             );
-                            self.op_start(None, kernel, "mov", n);
-                            self.dst(kernel, d, View::Halves, 1, 2);
+                            self.op_start(None, "mov", n);
+                            self.dst(d, View::Halves, 1, 2);
                             self.body.push_str(" 0x0:ud\n");
                         }
                     }
                     UnaryOp::Zext => {
                         self.line(
-                            kernel,
                             "mov",
                             n,
                             (d, View::Base, 0, 1),
@@ -1030,7 +1030,6 @@ impl<'m> VisaPrinter<'m> {
                     UnaryOp::Trunc => {
                         if from.bits() == 64 {
                             self.line(
-                                kernel,
                                 "mov",
                                 n,
                                 (d, View::Base, 0, 1),
@@ -1038,10 +1037,9 @@ impl<'m> VisaPrinter<'m> {
                                 None,
                                 None,
                             );
-                            self.mask(kernel, d, to.bits());
+                            self.mask(d, to.bits());
                         } else {
                             self.line(
-                                kernel,
                                 "and",
                                 n,
                                 (d, View::Base, 0, 1),
@@ -1074,7 +1072,6 @@ impl<'m> VisaPrinter<'m> {
                             return Err(format!("{op:?} on predicates"));
                         }
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, View::Base, 0, 1),
@@ -1084,7 +1081,6 @@ impl<'m> VisaPrinter<'m> {
                         );
                     }
                     PrimType::F32 => self.line(
-                        kernel,
                         opname,
                         n,
                         (d, View::F, 0, 1),
@@ -1094,7 +1090,6 @@ impl<'m> VisaPrinter<'m> {
                     ),
                     PrimType::F16 => {
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, View::Hf, 0, 2),
@@ -1102,12 +1097,11 @@ impl<'m> VisaPrinter<'m> {
                             Some((y, View::Hf, 0, 2, negate)),
                             None,
                         );
-                        self.mask(kernel, d, 16);
+                        self.mask(d, 16);
                     }
-                    PrimType::Bf16 => self.bf16(kernel, opname, negate, d, x, y),
+                    PrimType::Bf16 => self.bf16(opname, negate, d, x, y),
                     PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
                         self.line(
-                            kernel,
                             opname,
                             2 * n,
                             (d, View::Halves, 0, 1),
@@ -1120,7 +1114,6 @@ impl<'m> VisaPrinter<'m> {
                         return Err(format!("64-bit {op:?} on a platform without a 64-bit ALU"));
                     }
                     PrimType::F64 => self.line(
-                        kernel,
                         opname,
                         n,
                         (d, View::Df, 0, 1),
@@ -1135,7 +1128,6 @@ impl<'m> VisaPrinter<'m> {
                             View::Base
                         };
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, view, 0, 1),
@@ -1150,7 +1142,6 @@ impl<'m> VisaPrinter<'m> {
                         let stride = 32 / bits;
                         let (ex, ey) = (self.temp(Storage::Dword), self.temp(Storage::Dword));
                         self.line(
-                            kernel,
                             "mov",
                             n,
                             (ex, View::D, 0, 1),
@@ -1159,7 +1150,6 @@ impl<'m> VisaPrinter<'m> {
                             None,
                         );
                         self.line(
-                            kernel,
                             "mov",
                             n,
                             (ey, View::D, 0, 1),
@@ -1168,7 +1158,6 @@ impl<'m> VisaPrinter<'m> {
                             None,
                         );
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, View::D, 0, 1),
@@ -1176,7 +1165,7 @@ impl<'m> VisaPrinter<'m> {
                             Some((ey, View::D, 0, 1, false)),
                             None,
                         );
-                        self.mask(kernel, d, bits);
+                        self.mask(d, bits);
                     }
                     _ => {
                         let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
@@ -1185,7 +1174,6 @@ impl<'m> VisaPrinter<'m> {
                             View::Base
                         };
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, view, 0, 1),
@@ -1194,7 +1182,7 @@ impl<'m> VisaPrinter<'m> {
                             None,
                         );
                         if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Shl) {
-                            self.mask(kernel, d, bits);
+                            self.mask(d, bits);
                         }
                     }
                 }
@@ -1214,7 +1202,6 @@ impl<'m> VisaPrinter<'m> {
                         let diff = self.temp(Storage::Qword);
                         let any = self.temp(Storage::Dword);
                         self.line(
-                            kernel,
                             "xor",
                             2 * n,
                             (diff, View::Halves, 0, 1),
@@ -1223,7 +1210,6 @@ impl<'m> VisaPrinter<'m> {
                             None,
                         );
                         self.line(
-                            kernel,
                             "or",
                             n,
                             (any, View::Base, 0, 1),
@@ -1231,10 +1217,10 @@ impl<'m> VisaPrinter<'m> {
                             Some((diff, View::Halves, 1, 2, false)),
                             None,
                         );
-                        self.op_start(None, kernel, c, n);
-                        self.name(kernel, d, View::Base);
+                        self.op_start(None, c, n);
+                        self.name(d, View::Base);
                         self.body.push(' ');
-                        self.src(kernel, any, View::Base, 0, 1);
+                        self.src(any, View::Base, 0, 1);
                         self.body.push_str(" 0x0:ud\n");
                         return Ok(());
                     }
@@ -1244,12 +1230,12 @@ impl<'m> VisaPrinter<'m> {
                         );
                     }
                 }
-                self.op_start(None, kernel, c, n);
-                self.name(kernel, d, View::Base);
+                self.op_start(None, c, n);
+                self.name(d, View::Base);
                 self.body.push(' ');
-                self.src(kernel, x, View::Base, 0, 1);
+                self.src(x, View::Base, 0, 1);
                 self.body.push(' ');
-                self.src(kernel, y, View::Base, 0, 1);
+                self.src(y, View::Base, 0, 1);
                 self.body.push('\n');
             }
             Prim::Select {
@@ -1266,12 +1252,12 @@ impl<'m> VisaPrinter<'m> {
                     } else {
                         (View::Base, 1)
                     };
-                    self.op_start(Some((p, false)), kernel, "sel", n);
-                    self.dst(kernel, d, view, col, stride);
+                    self.op_start(Some((p, false)), "sel", n);
+                    self.dst(d, view, col, stride);
                     self.body.push(' ');
-                    self.src(kernel, x, view, col, stride);
+                    self.src(x, view, col, stride);
                     self.body.push(' ');
-                    self.src(kernel, y, view, col, stride);
+                    self.src(y, view, col, stride);
                     self.body.push('\n');
                 }
             }
@@ -1279,7 +1265,6 @@ impl<'m> VisaPrinter<'m> {
                 let (d, p) = (s(dst), s(ptr));
                 if self.slots[p].storage == Storage::Qword {
                     self.line(
-                        kernel,
                         "and",
                         n,
                         (d, View::Halves, 0, 2),
@@ -1288,7 +1273,6 @@ impl<'m> VisaPrinter<'m> {
                         Some(!(align - 1)),
                     );
                     self.line(
-                        kernel,
                         "mov",
                         n,
                         (d, View::Halves, 1, 2),
@@ -1298,7 +1282,6 @@ impl<'m> VisaPrinter<'m> {
                     );
                 } else {
                     self.line(
-                        kernel,
                         "and",
                         n,
                         (d, View::Base, 0, 1),
@@ -1316,7 +1299,6 @@ impl<'m> VisaPrinter<'m> {
                     (View::Base, 1)
                 };
                 self.line(
-                    kernel,
                     "and",
                     n,
                     (d, View::Base, 0, 1),
@@ -1331,7 +1313,6 @@ impl<'m> VisaPrinter<'m> {
                     // 64-bit add on dword halves: low + bytes, carry into the high half.
                     let carry = self.temp(Storage::Pred);
                     self.line(
-                        kernel,
                         "add",
                         n,
                         (d, View::Halves, 0, 2),
@@ -1339,13 +1320,12 @@ impl<'m> VisaPrinter<'m> {
                         None,
                         Some(bytes),
                     );
-                    self.op_start(None, kernel, "cmp.lt", n);
-                    self.name(kernel, carry, View::Base);
+                    self.op_start(None, "cmp.lt", n);
+                    self.name(carry, View::Base);
                     self.body.push(' ');
-                    self.src(kernel, d, View::Halves, 0, 2);
+                    self.src(d, View::Halves, 0, 2);
                     let _ = writeln!(self.body, " 0x{bytes:x}:ud");
                     self.line(
-                        kernel,
                         "mov",
                         n,
                         (d, View::Halves, 1, 2),
@@ -1353,14 +1333,13 @@ impl<'m> VisaPrinter<'m> {
                         None,
                         None,
                     );
-                    self.op_start(Some((carry, false)), kernel, "add", n);
-                    self.dst(kernel, d, View::Halves, 1, 2);
+                    self.op_start(Some((carry, false)), "add", n);
+                    self.dst(d, View::Halves, 1, 2);
                     self.body.push(' ');
-                    self.src(kernel, d, View::Halves, 1, 2);
+                    self.src(d, View::Halves, 1, 2);
                     self.body.push_str(" 0x1:ud\n");
                 } else {
                     self.line(
-                        kernel,
                         "add",
                         n,
                         (d, View::Base, 0, 1),
@@ -1380,7 +1359,7 @@ impl<'m> VisaPrinter<'m> {
     /// A bf16 operation, computed in f32 (exact for min/max; for add/sub, f32 has more than
     /// 2p+2 bits of a bf16's p, so rounding twice equals rounding once) and rounded to
     /// nearest even back to bf16, NaNs quieted.
-    fn bf16(&mut self, kernel: &Kernel, opname: &str, negate: bool, d: usize, x: usize, y: usize) {
+    fn bf16(&mut self, opname: &str, negate: bool, d: usize, x: usize, y: usize) {
         let n = self.n;
         let (fx, fy, r, t) = (
             self.temp(Storage::Dword),
@@ -1390,7 +1369,6 @@ impl<'m> VisaPrinter<'m> {
         );
         let nan = self.temp(Storage::Pred);
         self.line(
-            kernel,
             "shl",
             n,
             (fx, View::Base, 0, 1),
@@ -1399,7 +1377,6 @@ impl<'m> VisaPrinter<'m> {
             Some(16),
         );
         self.line(
-            kernel,
             "shl",
             n,
             (fy, View::Base, 0, 1),
@@ -1408,7 +1385,6 @@ impl<'m> VisaPrinter<'m> {
             Some(16),
         );
         self.line(
-            kernel,
             opname,
             n,
             (r, View::F, 0, 1),
@@ -1418,7 +1394,6 @@ impl<'m> VisaPrinter<'m> {
         );
         // t = r + 0x7fff + ((r >> 16) & 1); d = t >> 16
         self.line(
-            kernel,
             "shr",
             n,
             (t, View::Base, 0, 1),
@@ -1427,7 +1402,6 @@ impl<'m> VisaPrinter<'m> {
             Some(16),
         );
         self.line(
-            kernel,
             "and",
             n,
             (t, View::Base, 0, 1),
@@ -1436,7 +1410,6 @@ impl<'m> VisaPrinter<'m> {
             Some(1),
         );
         self.line(
-            kernel,
             "add",
             n,
             (t, View::Base, 0, 1),
@@ -1445,7 +1418,6 @@ impl<'m> VisaPrinter<'m> {
             Some(0x7fff),
         );
         self.line(
-            kernel,
             "add",
             n,
             (t, View::Base, 0, 1),
@@ -1454,7 +1426,6 @@ impl<'m> VisaPrinter<'m> {
             None,
         );
         self.line(
-            kernel,
             "shr",
             n,
             (d, View::Base, 0, 1),
@@ -1464,7 +1435,6 @@ impl<'m> VisaPrinter<'m> {
         );
         // NaN: keep the sign and payload's top bits, set the quiet bit.
         self.line(
-            kernel,
             "and",
             n,
             (t, View::Base, 0, 1),
@@ -1472,13 +1442,12 @@ impl<'m> VisaPrinter<'m> {
             None,
             Some(0x7fff_ffff),
         );
-        self.op_start(None, kernel, "cmp.gt", n);
-        self.name(kernel, nan, View::Base);
+        self.op_start(None, "cmp.gt", n);
+        self.name(nan, View::Base);
         self.body.push(' ');
-        self.src(kernel, t, View::Base, 0, 1);
+        self.src(t, View::Base, 0, 1);
         self.body.push_str(" 0x7f800000:ud\n");
         self.line(
-            kernel,
             "shr",
             n,
             (t, View::Base, 0, 1),
@@ -1487,7 +1456,6 @@ impl<'m> VisaPrinter<'m> {
             Some(16),
         );
         self.line(
-            kernel,
             "or",
             n,
             (t, View::Base, 0, 1),
@@ -1495,12 +1463,12 @@ impl<'m> VisaPrinter<'m> {
             None,
             Some(0x40),
         );
-        self.op_start(Some((nan, false)), kernel, "mov", n);
-        self.dst(kernel, d, View::Base, 0, 1);
+        self.op_start(Some((nan, false)), "mov", n);
+        self.dst(d, View::Base, 0, 1);
         self.body.push(' ');
-        self.src(kernel, t, View::Base, 0, 1);
+        self.src(t, View::Base, 0, 1);
         self.body.push('\n');
-        self.mask(kernel, d, 16);
+        self.mask(d, 16);
     }
 }
 
@@ -1541,19 +1509,56 @@ fn operand_scalar(kernel: &Kernel, operand: Operand, index: usize) -> Option<Sca
     kernel.operand_element(operand, index)
 }
 
-fn write_value_name(out: &mut String, kernel: &Kernel, value: Value) {
+/// Value names after `v_`: the printer's own suffixes (vector lanes `__e<i>`, typed views, a
+/// predicate's dword input) never end one, so a name and its suffixed forms are all distinct.
+/// Temporaries (`t<k>`) and labels (`L…`, `<kernel>_BB_0`) do not start with `v_`.
+static VALUE_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_',
+    well_formed: |name| !name.is_empty(),
+    lead: "n",
+    keywords: &[],
+    prefixes: &[],
+    suffixes: &[
+        Suffix::numbered(LANE),
+        Suffix::exact(View::F.suffix()),
+        Suffix::exact(View::D.suffix()),
+        Suffix::exact(View::Hf.suffix()),
+        Suffix::exact(View::W.suffix()),
+        Suffix::exact(View::B.suffix()),
+        Suffix::exact(View::Halves.suffix()),
+        Suffix::exact(View::Q.suffix()),
+        Suffix::exact(View::Df.suffix()),
+        Suffix::exact(PREDICATE_INPUT),
+    ],
+};
+
+/// Kernel names (in `.kernel`, `.function` and the label `<name>_BB_0`): GenX_IR rejects a
+/// label that starts with a digit or holds a `.` or a space; `$` it accepts.
+static KERNEL_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_' || c == '$',
+    well_formed: |name| name.starts_with(|c: char| !c.is_ascii_digit()),
+    lead: "k",
+    keywords: &[],
+    prefixes: &[],
+    suffixes: &[],
+};
+
+/// The suffix of a vector value's lane slot, before the lane's number.
+const LANE: &str = "__e";
+/// The suffix of a predicate parameter's dword input.
+const PREDICATE_INPUT: &str = "__in";
+
+fn write_value_name(out: &mut String, names: &[String], value: Value) {
     out.push_str("v_");
-    for c in kernel.value_name(value).chars() {
-        out.push(if c.is_ascii_alphanumeric() { c } else { '_' });
-    }
+    out.push_str(&names[value.index()]);
 }
 
-fn write_slot_name(out: &mut String, kernel: &Kernel, name: SlotName) {
+fn write_slot_name(out: &mut String, names: &[String], name: SlotName) {
     match name {
-        SlotName::Value(v) => write_value_name(out, kernel, v),
+        SlotName::Value(v) => write_value_name(out, names, v),
         SlotName::Elem(v, i) => {
-            write_value_name(out, kernel, v);
-            let _ = write!(out, "__e{i}");
+            write_value_name(out, names, v);
+            let _ = write!(out, "{LANE}{i}");
         }
         SlotName::Temp(k) => {
             let _ = write!(out, "t{k}");

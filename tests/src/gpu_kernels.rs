@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::Command;
 
 use atomir_ir::semantics::FloatMode;
-use atomir_ir::{AtomicInst, AtomicOp, Backend, ElemType, Module};
+use atomir_ir::{AtomicInst, AtomicOp, ElemType, Module};
 use atomir_llvm::LlvmTarget;
 use atomir_ptx::PtxTarget;
 use serde_json::{json, Value as Json};
@@ -152,15 +152,17 @@ pub fn generate(dir: &Path, per_pool: usize, first_seed: u64) -> Result<Vec<Stri
     let mut lines = Vec::new();
     let mut documents = Vec::new();
     for target in targets() {
-        let backend: Box<dyn Backend> = match target.strip_prefix("ptx:") {
-            Some(sm) => atomir_ptx::parse_target(sm)?,
-            None => Box::new(LlvmTarget::parse(LLC_TARGET)?),
+        let name = if target.starts_with("ptx:") {
+            target.to_string()
+        } else {
+            format!("llvm:{LLC_TARGET}")
         };
+        let backend: atomir::Target = name.parse().map_err(|e| format!("{e}"))?;
         let mut chosen: Vec<Case> = Vec::new();
         let mut faulting: Vec<Case> = Vec::new();
         let (mut refused, mut faulting_left_out, mut rejected) = (0, 0, 0);
         for case in &cases {
-            let Ok(code) = lower_cases(backend.as_ref(), std::slice::from_ref(case)) else {
+            let Ok(code) = lower_cases(&backend, std::slice::from_ref(case)) else {
                 refused += 1;
                 continue;
             };

@@ -25,7 +25,7 @@ use crate::llvm::{check_file, Codegen, LlvmTools};
 use crate::tools::{require, Tool};
 
 /// A backend for one target, as the backend crates hand them out.
-pub type TargetBackend = Box<dyn Backend + Send + Sync>;
+pub type TargetBackend = atomir::Target;
 
 /// The tool that judges a target's complete modules.
 pub enum Judge {
@@ -99,7 +99,7 @@ pub fn judge_target(name: &str) -> Option<JudgeTarget> {
     let (prefix, spec) = name.split_once(':').expect("`<backend>:<target>`");
     let (backend, judge) = match prefix {
         "ptx" => {
-            let backend = atomir_ptx::parse_target(spec).expect("a PTX target");
+            let backend = name.parse().expect("a PTX target");
             let arch = spec.split('@').next().unwrap_or(spec).to_string();
             let number: u32 = arch
                 .trim_start_matches("sm_")
@@ -120,7 +120,7 @@ pub fn judge_target(name: &str) -> Option<JudgeTarget> {
             )
         }
         "visa" => {
-            let backend = atomir_visa::parse_target(spec).expect("a vISA target");
+            let backend = name.parse().expect("a vISA target");
             let platform = spec.split('+').next().unwrap_or(spec).to_string();
             (
                 backend,
@@ -131,7 +131,7 @@ pub fn judge_target(name: &str) -> Option<JudgeTarget> {
             )
         }
         "llvm" => {
-            let backend = atomir_llvm::parse_target(spec).expect("an LLVM target");
+            let backend = name.parse().expect("an LLVM target");
             let target = LlvmTarget::parse(spec).expect("an LLVM target");
             let tools = LlvmTools::require(target.major)?;
             (backend, Judge::Llvm { tools, target })

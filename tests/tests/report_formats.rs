@@ -153,7 +153,7 @@ fn formats_agree_on_the_built_targets() {
     let chosen: Vec<Cell> = cells().filter(|c| filter.matches(c)).collect();
     let matrices: Vec<TargetMatrix> = built_targets()
         .iter()
-        .map(|(_, backend)| TargetMatrix::run(backend.as_ref(), &chosen))
+        .map(|(_, backend)| TargetMatrix::run(backend.backend(), &chosen))
         .collect();
     if matrices.is_empty() {
         eprintln!("SKIPPED: no backend is built yet");

@@ -166,7 +166,7 @@ fn html_report_of_the_built_targets() {
     let all: Vec<Cell> = cells().collect();
     let matrices: Vec<TargetMatrix> = targets
         .iter()
-        .map(|(_, backend)| TargetMatrix::run(backend.as_ref(), &all))
+        .map(|(_, backend)| TargetMatrix::run(backend.backend(), &all))
         .collect();
     render_and_load("targets", &matrices);
 }

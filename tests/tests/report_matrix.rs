@@ -48,7 +48,7 @@ fn summary(matrix: &TargetMatrix) -> String {
 /// Checks what each verdict claims; returns the violations.
 fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    let mut smallest: BTreeMap<String, Option<Box<dyn Backend + Send + Sync>>> = BTreeMap::new();
+    let mut smallest: BTreeMap<String, Option<targets::Target>> = BTreeMap::new();
     for outcome in &matrix.outcomes {
         match outcome.refusal() {
             None if outcome.code.trim().is_empty() => {
@@ -108,7 +108,7 @@ fn lowering_matrix_over_all_targets() {
     }
     table.push('\n');
     for (name, backend) in &targets {
-        let matrix = TargetMatrix::run(backend.as_ref(), &all);
+        let matrix = TargetMatrix::run(backend.backend(), &all);
         assert_eq!(matrix.outcomes.len(), all.len());
         assert_eq!(matrix.totals().iter().sum::<usize>(), all.len());
         let _ = write!(table, "{:<16} {:>7}", name, all.len());

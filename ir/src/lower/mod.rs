@@ -16,11 +16,13 @@
 
 mod fence;
 mod linear;
+pub mod namer;
 
 use std::collections::HashMap;
 
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{incoming, Label, Linear, Params, Step};
+pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 
 use crate::expand::{Block, Expander, Expansion, Prim, Reuse, Var};
 use crate::kernel::{Inst, Kernel, Module};
