@@ -13,7 +13,7 @@ use std::fmt;
 use crate::kernel::{Inst, Kernel, Module, SourceLoc};
 use crate::node::AtomicNode;
 use crate::rule::RuleId;
-use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
+use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -289,11 +289,20 @@ pub struct LowerOptions {
     pub complete_module: bool,
 }
 
+/// What a refusal is about: one instruction, or one parameter whose type the target cannot
+/// carry (used or not: a kernel's signature is its interface).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Site {
+    Inst(Inst),
+    /// The parameter's position in the signature.
+    Param(usize),
+}
+
 /// A refusal at a place in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LowerError {
     pub kernel: String,
-    pub inst: Inst,
+    pub site: Site,
     pub loc: SourceLoc,
     pub refusal: Refusal,
 }
@@ -386,6 +395,10 @@ pub trait Backend {
     /// The legality table's answer for one node.
     fn legalize(&self, node: &AtomicNode) -> Verdict;
 
+    /// The table's answer for a kernel parameter of type `ty`: whether the target can carry a
+    /// value of that type at all (a parameter is part of the kernel's interface, used or not).
+    fn legalize_param(&self, ty: ValueType) -> Result<(), Refusal>;
+
     /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts).
     fn legalize_inst(&self, kernel: &Kernel, inst: Inst) -> Verdict {
         self.legalize(&AtomicNode::of(kernel, inst))
@@ -400,10 +413,15 @@ pub trait Backend {
     ) -> Result<LowerReport, LowerError>;
 }
 
-/// Legalizes every instruction of a module, stopping at the first refusal.
+/// Legalizes every parameter and instruction of a module, stopping at the first refusal.
 pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerReport, LowerError> {
     let mut report = LowerReport::default();
     for (index, kernel) in module.kernels.iter().enumerate() {
+        for (param, p) in kernel.params.iter().enumerate() {
+            backend
+                .legalize_param(p.ty)
+                .map_err(|refusal| crate::lower::param_error(kernel, param, refusal))?;
+        }
         for inst in kernel.insts.keys() {
             match backend.legalize(&AtomicNode::of(kernel, inst)) {
                 Ok(legality) => report.record(index, inst, &legality),

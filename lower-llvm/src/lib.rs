@@ -15,7 +15,7 @@ mod native;
 pub mod target;
 
 use atomir_ir::lower::{Table, Target};
-use atomir_ir::{AtomicNode, Backend, LowerOptions, Refusal};
+use atomir_ir::{AtomicNode, Backend, LowerOptions, Refusal, ValueType};
 
 use emit::LlvmPrinter;
 pub use legality::{Form, LlvmPlan};
@@ -48,6 +48,10 @@ impl Table for LlvmTarget {
 
     fn plan(&self, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
         legality::plan(self, node)
+    }
+
+    fn param(&self, ty: ValueType) -> Result<(), Refusal> {
+        legality::param(self, ty)
     }
 
     /// The same triple with the same options at every LLVM version, oldest first; then, so

@@ -1706,6 +1706,9 @@ fn entry_begin(
                     write_value(body, kernel, p.value, None);
                     let _ = writeln!(body, ", %_r{}, 0;", raw.number);
                 }
+                // Never read where the target has no `.b128` registers: nothing there can read
+                // a 128-bit value (see `legal::param`).
+                Class::B128 if !emitter.target.has(Feature::B128Register) => {}
                 Class::B128 => {
                     let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
                     let _ = writeln!(
@@ -1799,6 +1802,9 @@ fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
     // Declarations, then the body.
     for (value, data) in kernel.values.iter() {
         let (class, lanes) = value_class(data.ty);
+        if class == Class::B128 && !emitter.target.has(Feature::B128Register) {
+            continue;
+        }
         for lane in 0..lanes {
             let _ = write!(out, "\t.reg {} ", class.decl());
             write_value(out, kernel, value, (lanes > 1).then_some(lane));

@@ -23,7 +23,9 @@ pub mod target;
 
 use atomir_ir::lower::{lower_with, Table, Target};
 use atomir_ir::semantics::FloatMode;
-use atomir_ir::{AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Refusal};
+use atomir_ir::{
+    AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Refusal, ValueType,
+};
 
 use emit::PtxPrinter;
 pub use legal::{Form, PtxOp, PtxPlan, PtxRmw, PtxType};
@@ -56,6 +58,10 @@ impl Table for PtxTarget {
 
     fn plan(&self, node: &AtomicNode) -> Result<PtxPlan, Refusal> {
         legal::table(node, *self)
+    }
+
+    fn param(&self, ty: ValueType) -> Result<(), Refusal> {
+        legal::param(ty, *self)
     }
 
     fn candidates(&self) -> Vec<PtxTarget> {

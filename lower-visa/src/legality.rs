@@ -7,7 +7,7 @@
 
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, Refusal, Rewrite, Scope,
-    TypeClass, Verdict,
+    TypeClass, ValueType, Verdict,
 };
 
 use atomir_ir::lower::{Access, FencePolicy, Plan};
@@ -27,6 +27,12 @@ atomir_ir::rules! {
         NoInt64Alu = "visa.no-int64-alu":
             "a CAS loop on 64-bit integers needs a 64-bit integer ALU the platform lacks",
     }
+}
+
+/// The table's answer for a kernel parameter: every parameter type is carried (as dwords of the
+/// kernel's input payload).
+pub(crate) fn param(_target: VisaTarget, _ty: ValueType) -> Result<(), Refusal> {
+    Ok(())
 }
 
 /// The memory a node's messages address.

@@ -13,7 +13,7 @@ pub mod legality;
 pub mod target;
 
 use atomir_ir::lower::{Table, Target};
-use atomir_ir::{AtomicNode, Backend, LowerOptions, Refusal};
+use atomir_ir::{AtomicNode, Backend, LowerOptions, Refusal, ValueType};
 
 use emit::VisaPrinter;
 pub use legality::VisaPlan;
@@ -39,6 +39,10 @@ impl Table for VisaTarget {
 
     fn plan(&self, node: &AtomicNode) -> Result<VisaPlan, Refusal> {
         legality::plan(*self, node)
+    }
+
+    fn param(&self, ty: ValueType) -> Result<(), Refusal> {
+        legality::param(*self, ty)
     }
 
     fn candidates(&self) -> Vec<VisaTarget> {

@@ -24,10 +24,12 @@ pub use linear::{binds_independently, incoming, Label, Linear, Params, Step};
 
 use crate::expand::{Block, Expander, Expansion, Prim, Var};
 use crate::kernel::{Inst, Kernel, Module};
-use crate::legal::{Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Verdict};
+use crate::legal::{
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict,
+};
 use crate::node::AtomicNode;
 use crate::rule::KitRule;
-use crate::types::AtomicOp;
+use crate::types::{AtomicOp, ValueType};
 
 /// What a table decided for one node: everything the printer needs to honour the verdict.
 pub trait Plan {
@@ -53,6 +55,11 @@ pub trait Table: Sized {
     /// The table's answer for one node. A refusal names its rule; the driver searches its
     /// smallest target among [`Table::candidates`].
     fn plan(&self, node: &AtomicNode) -> Result<Self::Plan, Refusal>;
+
+    /// The table's answer for a kernel parameter of type `ty`, used or not: a refusal where
+    /// the target cannot carry a value of that type. The driver searches a refusal's smallest
+    /// target as for a node.
+    fn param(&self, ty: ValueType) -> Result<(), Refusal>;
 
     /// The targets of this backend a refusal's smallest target is searched among, in the order
     /// that defines "smallest".
@@ -178,11 +185,25 @@ pub trait Target: Table {
 
 /// The smallest of `table`'s candidates that accepts `node`.
 pub fn smallest_accepting<T: Table>(table: &T, node: &AtomicNode) -> Option<String> {
+    smallest_where(table, |candidate| candidate.plan(node).is_ok())
+}
+
+/// The smallest of `table`'s candidates for which `accepts` holds.
+fn smallest_where<T: Table>(table: &T, accepts: impl Fn(&T) -> bool) -> Option<String> {
     table
         .candidates()
         .into_iter()
-        .find(|candidate| candidate.plan(node).is_ok())
+        .find(|candidate| accepts(candidate))
         .map(|candidate| candidate.name())
+}
+
+/// Whether the target carries a parameter of type `ty`, or the refusal with the smallest
+/// target that does.
+pub fn legalize_param<T: Table>(table: &T, ty: ValueType) -> Result<(), Refusal> {
+    table.param(ty).map_err(|mut refusal| {
+        refusal.smallest_target = smallest_where(table, |candidate| candidate.param(ty).is_ok());
+        refusal
+    })
 }
 
 /// The plan for `node`, or the refusal with the smallest target that accepts the node.
@@ -218,7 +239,15 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     let mut plans: Vec<T::Plan> = Vec::new();
     let mut plan_of: HashMap<AtomicNode, u32> = HashMap::new();
     let mut chosen: Vec<u32> = Vec::new();
+    let mut carried: Vec<ValueType> = Vec::new();
     for (index, kernel) in module.kernels.iter().enumerate() {
+        for (param, p) in kernel.params.iter().enumerate() {
+            if !carried.contains(&p.ty) {
+                legalize_param(table, p.ty)
+                    .map_err(|refusal| param_error(kernel, param, refusal))?;
+                carried.push(p.ty);
+            }
+        }
         for inst in kernel.insts.keys() {
             let node = AtomicNode::of(kernel, inst);
             let plan = match plan_of.get(&node) {
@@ -314,12 +343,37 @@ fn print_steps<'m, P: Printer<'m>>(
     printer.expansion_end(x, out)
 }
 
-/// The one place a [`LowerError`] is built: the refusal at the instruction's source location.
+/// The one place a [`LowerError`] of an instruction is built: the refusal at the
+/// instruction's source location.
 pub fn error(kernel: &Kernel, inst: Inst, refusal: Refusal) -> LowerError {
     LowerError {
         kernel: kernel.name.clone(),
-        inst,
+        site: Site::Inst(inst),
         loc: kernel.loc_of(inst),
+        refusal,
+    }
+}
+
+/// The one place a [`LowerError`] of a parameter is built: the refusal at the parameter's
+/// source location, its reason naming the parameter.
+pub fn param_error(kernel: &Kernel, param: usize, mut refusal: Refusal) -> LowerError {
+    let (loc, name, ty) = match kernel.params.get(param) {
+        Some(p) => {
+            let data = kernel.values.get(p.value);
+            (
+                data.map_or(kernel.loc, |d| d.loc),
+                data.map_or("", |d| &*d.name),
+                p.ty.to_string(),
+            )
+        }
+        None => (kernel.loc, "", String::new()),
+    };
+    let loc = if loc.is_known() { loc } else { kernel.loc };
+    refusal.reason = format!("parameter `%{name}: {ty}`: {}", refusal.reason);
+    LowerError {
+        kernel: kernel.name.clone(),
+        site: Site::Param(param),
+        loc,
         refusal,
     }
 }
@@ -331,6 +385,10 @@ impl<T: Target> Backend for T {
 
     fn legalize(&self, node: &AtomicNode) -> Verdict {
         legalize(self, node).map(|plan| plan.legality().clone())
+    }
+
+    fn legalize_param(&self, ty: ValueType) -> Result<(), Refusal> {
+        legalize_param(self, ty)
     }
 
     fn lower(

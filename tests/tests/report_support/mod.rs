@@ -156,6 +156,10 @@ impl Backend for FakeBackend {
         self.verdict(node)
     }
 
+    fn legalize_param(&self, _ty: atomir_ir::ValueType) -> Result<(), atomir_ir::Refusal> {
+        Ok(())
+    }
+
     fn lower(
         &self,
         module: &Module,
