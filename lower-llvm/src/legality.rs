@@ -185,7 +185,12 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
         ));
     }
     if target.triple == Triple::Nvptx64 && target.major < 22 {
-        if node.space == AddressSpace::SharedCluster {
+        // A generic node through a `ptr.shared_cluster` pointer casts addrspace(7) to generic,
+        // which llc before 22 cannot select either (14-16: `Cannot select`, 19: `Bad address
+        // space in addrspacecast`).
+        if node.space == AddressSpace::SharedCluster
+            || node.pointer_space == AddressSpace::SharedCluster
+        {
             return Err(Refusal::new(
                 LlvmRule::NvptxSharedClusterNeeds22,
                 format!(

@@ -555,6 +555,7 @@ impl<'k> KernelEmitter<'k> {
                 new_values[lane] = self.operand(out, new_value, lane, inst.ty, false);
             }
         }
+        let addr = self.address(out, inst);
         let policy = match (s.hint, inst.hint) {
             (true, Some(hint)) => {
                 let temp = self.temp(Class::B64);
@@ -622,7 +623,7 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(", ");
         }
         out.push('[');
-        write_value(out, self.kernel, inst.addr, None);
+        self.put(out, addr);
         out.push_str("], ");
         self.list(out, &operands[..lanes], inst.shape.is_vector());
         if inst.new_value.is_some() {
@@ -694,12 +695,8 @@ impl<'k> KernelEmitter<'k> {
         self.masked.clear();
         self.masked.resize(self.vars.len(), None);
         self.reuse.reset(self.vars.len());
-        self.mov(
-            out,
-            self.var(expansion.addr),
-            Src::Value(inst.addr, None),
-            64,
-        );
+        let addr = self.address(out, inst);
+        self.mov(out, self.var(expansion.addr), addr, 64);
         let natural = PrimType::natural(inst.ty).bits();
         for (lane, operand) in expansion.operands.iter().enumerate() {
             let src = self.operand(out, inst.operand, lane, inst.ty, false);
@@ -712,6 +709,28 @@ impl<'k> KernelEmitter<'k> {
             }
         }
         Ok(())
+    }
+
+    /// The address of a node: its pointer, converted to a generic address where a generic node
+    /// goes through a pointer into a shared window (a shared-window address used as a generic
+    /// one names other memory).
+    fn address(&mut self, out: &mut String, inst: &AtomicInst) -> Src {
+        let pointer = Src::Value(inst.addr, None);
+        if inst.space != AddressSpace::Generic {
+            return pointer;
+        }
+        let window = match self.kernel.values.get(inst.addr).map(|v| v.ty) {
+            Some(ValueType::Ptr(AddressSpace::Shared)) => ".shared",
+            Some(ValueType::Ptr(AddressSpace::SharedCluster)) => ".shared::cluster",
+            _ => return pointer,
+        };
+        let generic = self.temp(Class::B64);
+        let _ = write!(out, "\tcvta{window}.u64 ");
+        Self::put_temp(out, generic);
+        out.push_str(", ");
+        self.put(out, pointer);
+        out.push_str(";\n");
+        Src::Temp(generic)
     }
 
     /// The register of an expansion variable.

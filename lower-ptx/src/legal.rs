@@ -315,7 +315,11 @@ pub(crate) type RuleFailure = (PtxRule, String);
 
 /// The decision for one node on one target.
 fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
-    if node.space == AddressSpace::SharedCluster && !target.has(Feature::Cluster) {
+    // A generic node through a `ptr.shared_cluster` pointer converts the address with
+    // `cvta.shared::cluster`, which needs the same target.
+    let cluster_address = node.space == AddressSpace::SharedCluster
+        || node.pointer_space == AddressSpace::SharedCluster;
+    if cluster_address && !target.has(Feature::Cluster) {
         return Err((
             PtxRule::SharedClusterNeedsSm90,
             "`.shared::cluster` needs sm_90 and PTX ISA 7.8".into(),
