@@ -346,6 +346,16 @@ impl<'m> VisaPrinter<'m> {
     fn write_decls(&mut self, kernel: &Kernel) {
         let n = self.n;
         let decls = &mut self.decls;
+        // The dwords a predicate parameter arrives as (predicates cannot be kernel inputs).
+        if self.complete {
+            for param in &kernel.params {
+                if param.ty == ValueType::Pred {
+                    decls.push_str(".decl ");
+                    write_value_name(decls, kernel, param.value);
+                    let _ = writeln!(decls, "__in v_type=G type=ud num_elts={n} align=GRF");
+                }
+            }
+        }
         // Roots, then aliases of them.
         for slot in &self.slots {
             if slot.root.is_some() {
