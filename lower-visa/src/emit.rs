@@ -431,22 +431,28 @@ impl<'m> VisaPrinter<'m> {
         let slot = match elem {
             Some(i) if count > 1 => {
                 let root = self.value_slot(kernel, value, None);
-                let bytes = if storage == Storage::Qword { 8 } else { 4 };
+                let stride = self.lane_bytes(storage);
                 self.slots.push(Slot {
                     name: SlotName::Elem(value, i),
                     storage,
                     elems: self.n,
-                    root: Some((root, u32::from(i) * self.n * bytes)),
+                    root: Some((root, u32::from(i) * stride)),
                     views: 1,
                 });
                 self.slots.len() - 1
             }
             Some(_) => self.value_slot(kernel, value, None),
             None => {
+                let bytes = if storage == Storage::Qword { 8 } else { 4 };
+                let elems = if count > 1 {
+                    count * self.lane_bytes(storage) / bytes
+                } else {
+                    self.n
+                };
                 self.slots.push(Slot {
                     name: SlotName::Value(value),
                     storage,
-                    elems: self.n * count,
+                    elems,
                     root: None,
                     views: 0,
                 });
@@ -455,6 +461,14 @@ impl<'m> VisaPrinter<'m> {
         };
         self.value_slots.insert(key, slot);
         slot
+    }
+
+    /// The bytes between two lanes of a vector value: one lane's channels, rounded up to whole
+    /// registers, because a message's operands and results must start on a register (SIMD8
+    /// dwords fill half of PVC's 64-byte register: `Raw operand should be GRF-aligned`).
+    fn lane_bytes(&self, storage: Storage) -> u32 {
+        let bytes = if storage == Storage::Qword { 8 } else { 4 };
+        (self.n * bytes).next_multiple_of(self.target.platform.grf_bytes())
     }
 
     fn temp(&mut self, storage: Storage) -> usize {

@@ -38,6 +38,14 @@ impl Platform {
         !matches!(self, Platform::Tgllp)
     }
 
+    /// The size of one general register.
+    pub const fn grf_bytes(self) -> u32 {
+        match self {
+            Platform::Pvc => 64,
+            _ => 32,
+        }
+    }
+
     /// Native 64-bit integer add/sub/min/max/shift/compare and f64 arithmetic.
     pub const fn has_64bit_alu(self) -> bool {
         matches!(self, Platform::Pvc)
