@@ -10,10 +10,10 @@ use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::kernel::{Inst, Kernel, Module, SourceLoc};
+use crate::kernel::{Inst, Kernel, Module, Param, SourceLoc};
 use crate::node::AtomicNode;
 use crate::rule::RuleId;
-use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
+use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -395,9 +395,9 @@ pub trait Backend {
     /// The legality table's answer for one node.
     fn legalize(&self, node: &AtomicNode) -> Verdict;
 
-    /// The table's answer for a kernel parameter of type `ty`: whether the target can carry a
-    /// value of that type at all (a parameter is part of the kernel's interface, used or not).
-    fn legalize_param(&self, ty: ValueType) -> Result<(), Refusal>;
+    /// The table's answer for a kernel's parameters, used or not (a parameter is part of the
+    /// kernel's interface): the first one the target cannot carry, and why.
+    fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
 
     /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts).
     fn legalize_inst(&self, kernel: &Kernel, inst: Inst) -> Verdict {
@@ -417,11 +417,9 @@ pub trait Backend {
 pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerReport, LowerError> {
     let mut report = LowerReport::default();
     for (index, kernel) in module.kernels.iter().enumerate() {
-        for (param, p) in kernel.params.iter().enumerate() {
-            backend
-                .legalize_param(p.ty)
-                .map_err(|refusal| crate::lower::param_error(kernel, param, refusal))?;
-        }
+        backend
+            .legalize_signature(&kernel.params)
+            .map_err(|(param, refusal)| crate::lower::param_error(kernel, param, refusal))?;
         for inst in kernel.insts.keys() {
             match backend.legalize(&AtomicNode::of(kernel, inst)) {
                 Ok(legality) => report.record(index, inst, &legality),

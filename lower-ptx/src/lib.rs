@@ -24,7 +24,7 @@ pub mod target;
 use atomir_ir::lower::{lower_with, Table, Target};
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
-    AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Refusal, ValueType,
+    AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Param, Refusal,
 };
 
 use emit::PtxPrinter;
@@ -60,8 +60,11 @@ impl Table for PtxTarget {
         legal::table(node, *self)
     }
 
-    fn param(&self, ty: ValueType) -> Result<(), Refusal> {
-        legal::param(ty, *self)
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        for (index, param) in params.iter().enumerate() {
+            legal::param(param.ty, *self).map_err(|refusal| (index, refusal))?;
+        }
+        Ok(())
     }
 
     fn candidates(&self) -> Vec<PtxTarget> {

@@ -33,7 +33,7 @@ use atomir_ir::{
     Value, ValueType,
 };
 
-use crate::legality::{MsgOp, Surface, VisaPlan};
+use crate::legality::{input_layout, MsgOp, Surface, VisaPlan};
 use crate::target::{Messages, VisaTarget};
 
 /// Where a variable's bits live.
@@ -271,7 +271,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         let Some(kernel) = self.kernel.take() else {
             return;
         };
-        let (n, complete) = (self.n, self.complete);
+        let complete = self.complete;
         if complete {
             let _ = writeln!(out, ".kernel \"{}\"", kernel.name);
         } else {
@@ -280,26 +280,14 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.write_decls(kernel);
         out.push_str(&self.decls);
         if complete {
-            let mut offset = 64u32;
-            for param in &kernel.params {
-                let slot = self.value_slots[&(param.value, u8::MAX)];
-                let size = self.slots[slot].elems
-                    * match self.slots[slot].storage {
-                        Storage::Qword => 8,
-                        _ => 4,
-                    };
-                let size = if param.ty == ValueType::Pred {
-                    4 * n
-                } else {
-                    size
-                };
+            let layout = input_layout(self.target, &kernel.params);
+            for (param, (offset, size)) in kernel.params.iter().zip(layout) {
                 out.push_str(".input ");
                 write_value_name(out, kernel, param.value);
                 if param.ty == ValueType::Pred {
                     out.push_str("__in");
                 }
                 let _ = writeln!(out, " offset={offset} size={size}");
-                offset += size.div_ceil(64) * 64;
             }
             let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
             let _ = writeln!(
@@ -463,12 +451,11 @@ impl<'m> VisaPrinter<'m> {
         slot
     }
 
-    /// The bytes between two lanes of a vector value: one lane's channels, rounded up to whole
-    /// registers, because a message's operands and results must start on a register (SIMD8
-    /// dwords fill half of PVC's 64-byte register: `Raw operand should be GRF-aligned`).
+    /// The bytes between two lanes of a vector value (`Raw operand should be GRF-aligned`
+    /// otherwise on PVC+svm).
     fn lane_bytes(&self, storage: Storage) -> u32 {
-        let bytes = if storage == Storage::Qword { 8 } else { 4 };
-        (self.n * bytes).next_multiple_of(self.target.platform.grf_bytes())
+        self.target
+            .lane_bytes(if storage == Storage::Qword { 8 } else { 4 })
     }
 
     fn temp(&mut self, storage: Storage) -> usize {

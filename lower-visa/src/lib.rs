@@ -13,7 +13,7 @@ pub mod legality;
 pub mod target;
 
 use atomir_ir::lower::{Table, Target};
-use atomir_ir::{AtomicNode, Backend, LowerOptions, Refusal, ValueType};
+use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
 
 use emit::VisaPrinter;
 pub use legality::VisaPlan;
@@ -41,8 +41,8 @@ impl Table for VisaTarget {
         legality::plan(*self, node)
     }
 
-    fn param(&self, ty: ValueType) -> Result<(), Refusal> {
-        legality::param(*self, ty)
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        legality::signature(*self, params)
     }
 
     fn candidates(&self) -> Vec<VisaTarget> {

@@ -104,6 +104,13 @@ impl VisaTarget {
         Ok(target)
     }
 
+    /// The bytes between two lanes of a vector value whose channels take `per_channel` bytes:
+    /// one lane's channels, rounded up to whole registers, because a message's operands and
+    /// results must start on a register (SIMD8 dwords fill half of PVC's 64-byte register).
+    pub const fn lane_bytes(self, per_channel: u32) -> u32 {
+        (self.simd() * per_channel).next_multiple_of(self.platform.grf_bytes())
+    }
+
     /// Channels per instruction: each channel is one thread of the IR.
     pub const fn simd(self) -> u32 {
         match self.messages {

@@ -23,13 +23,13 @@ pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{binds_independently, incoming, Label, Linear, Params, Step};
 
 use crate::expand::{Block, Expander, Expansion, Prim, Var};
-use crate::kernel::{Inst, Kernel, Module};
+use crate::kernel::{Inst, Kernel, Module, Param};
 use crate::legal::{
     Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict,
 };
 use crate::node::AtomicNode;
 use crate::rule::KitRule;
-use crate::types::{AtomicOp, ValueType};
+use crate::types::AtomicOp;
 
 /// What a table decided for one node: everything the printer needs to honour the verdict.
 pub trait Plan {
@@ -56,10 +56,10 @@ pub trait Table: Sized {
     /// smallest target among [`Table::candidates`].
     fn plan(&self, node: &AtomicNode) -> Result<Self::Plan, Refusal>;
 
-    /// The table's answer for a kernel parameter of type `ty`, used or not: a refusal where
-    /// the target cannot carry a value of that type. The driver searches a refusal's smallest
-    /// target as for a node.
-    fn param(&self, ty: ValueType) -> Result<(), Refusal>;
+    /// The table's answer for a kernel's parameters, used or not (a signature is the kernel's
+    /// interface): the first parameter the target cannot carry (its type, or where it would
+    /// lie) and why. The driver searches a refusal's smallest target as for a node.
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
 
     /// The targets of this backend a refusal's smallest target is searched among, in the order
     /// that defines "smallest".
@@ -197,12 +197,13 @@ fn smallest_where<T: Table>(table: &T, accepts: impl Fn(&T) -> bool) -> Option<S
         .map(|candidate| candidate.name())
 }
 
-/// Whether the target carries a parameter of type `ty`, or the refusal with the smallest
-/// target that does.
-pub fn legalize_param<T: Table>(table: &T, ty: ValueType) -> Result<(), Refusal> {
-    table.param(ty).map_err(|mut refusal| {
-        refusal.smallest_target = smallest_where(table, |candidate| candidate.param(ty).is_ok());
-        refusal
+/// Whether the target carries a kernel's parameters, or the first it cannot carry with the
+/// refusal and the smallest target that carries them all.
+pub fn legalize_signature<T: Table>(table: &T, params: &[Param]) -> Result<(), (usize, Refusal)> {
+    table.signature(params).map_err(|(param, mut refusal)| {
+        refusal.smallest_target =
+            smallest_where(table, |candidate| candidate.signature(params).is_ok());
+        (param, refusal)
     })
 }
 
@@ -239,15 +240,9 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     let mut plans: Vec<T::Plan> = Vec::new();
     let mut plan_of: HashMap<AtomicNode, u32> = HashMap::new();
     let mut chosen: Vec<u32> = Vec::new();
-    let mut carried: Vec<ValueType> = Vec::new();
     for (index, kernel) in module.kernels.iter().enumerate() {
-        for (param, p) in kernel.params.iter().enumerate() {
-            if !carried.contains(&p.ty) {
-                legalize_param(table, p.ty)
-                    .map_err(|refusal| param_error(kernel, param, refusal))?;
-                carried.push(p.ty);
-            }
-        }
+        legalize_signature(table, &kernel.params)
+            .map_err(|(param, refusal)| param_error(kernel, param, refusal))?;
         for inst in kernel.insts.keys() {
             let node = AtomicNode::of(kernel, inst);
             let plan = match plan_of.get(&node) {
@@ -387,8 +382,8 @@ impl<T: Target> Backend for T {
         legalize(self, node).map(|plan| plan.legality().clone())
     }
 
-    fn legalize_param(&self, ty: ValueType) -> Result<(), Refusal> {
-        legalize_param(self, ty)
+    fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        legalize_signature(self, params)
     }
 
     fn lower(

@@ -156,7 +156,10 @@ impl Backend for FakeBackend {
         self.verdict(node)
     }
 
-    fn legalize_param(&self, _ty: atomir_ir::ValueType) -> Result<(), atomir_ir::Refusal> {
+    fn legalize_signature(
+        &self,
+        _params: &[atomir_ir::Param],
+    ) -> Result<(), (usize, atomir_ir::Refusal)> {
         Ok(())
     }
 
