@@ -125,6 +125,12 @@ pub struct VisaPrinter<'m> {
     value_slots: HashMap<(Value, u8), usize>,
     var_slots: Vec<usize>,
     temps: u32,
+    /// Temps of earlier expansions, free to reuse: an expansion's temps die with it (its
+    /// results are copied to the IR's values), and GenX_IR's PVC register allocator crashes on
+    /// kernels with about a hundred distinct SIMD16 qword variables, however short-lived.
+    free_temps: Vec<usize>,
+    /// Temps of the current expansion, freed at its end.
+    busy_temps: Vec<usize>,
     /// Per variable of the current expansion: whether anything reads it.
     used: Vec<bool>,
     /// The current node's predicate, and whether its expansion is one block.
@@ -154,6 +160,8 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.slots.clear();
         self.value_slots.clear();
         self.temps = 0;
+        self.free_temps.clear();
+        self.busy_temps.clear();
         let n = self.n;
         // Parameters first, so that their inputs lie in order.
         for param in &kernel.params {
@@ -323,6 +331,8 @@ impl<'m> VisaPrinter<'m> {
             value_slots: HashMap::new(),
             var_slots: Vec::new(),
             temps: 0,
+            free_temps: Vec::new(),
+            busy_temps: Vec::new(),
             used: Vec::new(),
             pred: None,
             single: true,
@@ -459,15 +469,26 @@ impl<'m> VisaPrinter<'m> {
     }
 
     fn temp(&mut self, storage: Storage) -> usize {
-        self.temps += 1;
-        self.slots.push(Slot {
-            name: SlotName::Temp(self.temps),
-            storage,
-            elems: self.n,
-            root: None,
-            views: 0,
-        });
-        self.slots.len() - 1
+        let slot = match self
+            .free_temps
+            .iter()
+            .position(|&slot| self.slots[slot].storage == storage)
+        {
+            Some(index) => self.free_temps.swap_remove(index),
+            None => {
+                self.temps += 1;
+                self.slots.push(Slot {
+                    name: SlotName::Temp(self.temps),
+                    storage,
+                    elems: self.n,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
+        };
+        self.busy_temps.push(slot);
+        slot
     }
 
     /// Writes a slot's (view's) name into the body.
@@ -658,6 +679,7 @@ impl<'m> VisaPrinter<'m> {
                 }
             }
         }
+        self.free_temps.append(&mut self.busy_temps);
     }
 
     /// `to = from`, bit for bit.
