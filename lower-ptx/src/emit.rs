@@ -510,6 +510,37 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// Starts a guarded region: a branch over it when the predicate does not hold.
+    /// The result of a predicated node is 0 where the predicate fails (the IR defines it so):
+    /// set before the node, which leaves its destination alone where it does not execute.
+    fn zero_skipped_result(&mut self, out: &mut String, inst: &AtomicInst) {
+        let (Some(_), Some(result)) = (inst.predicate, inst.result) else {
+            return;
+        };
+        let class = Class::of_bits(inst.ty.bits());
+        let zero128 = (class == Class::B128).then(|| {
+            let zero = self.temp(Class::B64);
+            out.push_str("\tmov.b64 ");
+            Self::put_temp(out, zero);
+            out.push_str(", 0;\n");
+            zero
+        });
+        for lane in 0..inst.shape.len() {
+            let lane = inst.shape.is_vector().then_some(lane);
+            let _ = write!(out, "\tmov.b{} ", class.bits());
+            write_value(out, self.kernel, result, lane);
+            match zero128 {
+                Some(zero) => {
+                    out.push_str(", {");
+                    Self::put_temp(out, zero);
+                    out.push_str(", ");
+                    Self::put_temp(out, zero);
+                    out.push_str("};\n");
+                }
+                None => out.push_str(", 0;\n"),
+            }
+        }
+    }
+
     fn guard_begin(&self, out: &mut String, inst: &AtomicInst, id: Inst) {
         if let Some(predicate) = inst.predicate {
             out.push('\t');
@@ -535,6 +566,7 @@ impl<'k> KernelEmitter<'k> {
         bracket: FenceBracket,
     ) {
         let inst = &self.kernel.insts[id];
+        self.zero_skipped_result(out, inst);
         let lanes = inst.shape.len();
         let single = inst.predicate.is_some()
             && !s.negate
@@ -680,6 +712,7 @@ impl<'k> KernelEmitter<'k> {
                 "an expansion with a native element the plan does not name".into(),
             ));
         }
+        self.zero_skipped_result(out, inst);
         self.guard_begin(out, inst, id);
         let mut vars = std::mem::take(&mut self.vars);
         vars.clear();

@@ -603,6 +603,21 @@ impl<'m> VisaPrinter<'m> {
             .map(|p| (self.value_slot(kernel, p.value, None), p.negated));
         self.single = expansion.blocks.len() == 1;
         self.surface = surface;
+        // The result of a predicated node is 0 where the predicate fails (the IR defines it
+        // so). It is zeroed before the node: a one-block expansion writes it under the
+        // predicate; a longer one is skipped in those channels and then copies its result
+        // variables, which are zeroed too.
+        if let (Some(_), Some(result)) = (self.pred, inst.result) {
+            let vector = inst.shape.is_vector();
+            for (i, var) in expansion.results.iter().enumerate() {
+                let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
+                self.constant(kernel, slot, 0);
+                let from = self.var_slots[var.index()];
+                if !self.single && from != slot {
+                    self.constant(kernel, from, 0);
+                }
+            }
+        }
         if let (Some((slot, negated)), false) = (self.pred, self.single) {
             self.op_start(Some((slot, !negated)), kernel, "goto", self.n);
             let _ = writeln!(self.body, "L{}_skip", inst_id.index());
