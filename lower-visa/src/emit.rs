@@ -566,9 +566,19 @@ impl<'m> VisaPrinter<'m> {
                         self.value_slot(kernel, v, elem)
                     }
                     Some(Scalar::Const(c)) => {
-                        let slot = self.temp(storage_of(expansion.vars[*var]));
-                        pending_consts.push((slot, kernel.constants[c]));
-                        slot
+                        // One register per distinct literal: inputs are never written.
+                        let (bits, storage) =
+                            (kernel.constants[c], storage_of(expansion.vars[*var]));
+                        match pending_consts.iter().find(|&&(slot, value)| {
+                            value == bits && self.slots[slot].storage == storage
+                        }) {
+                            Some(&(slot, _)) => slot,
+                            None => {
+                                let slot = self.temp(storage);
+                                pending_consts.push((slot, bits));
+                                slot
+                            }
+                        }
                     }
                     None => return Err(format!("operand {i} of {inst_id} has no element")),
                 };
