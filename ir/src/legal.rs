@@ -413,19 +413,19 @@ pub trait Backend {
     ) -> Result<LowerReport, LowerError>;
 }
 
-/// Legalizes every parameter and instruction of a module, stopping at the first refusal.
+/// Legalizes every instruction and parameter of a module, stopping at the first refusal.
 pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerReport, LowerError> {
     let mut report = LowerReport::default();
     for (index, kernel) in module.kernels.iter().enumerate() {
-        backend
-            .legalize_signature(&kernel.params)
-            .map_err(|(param, refusal)| crate::lower::param_error(kernel, param, refusal))?;
         for inst in kernel.insts.keys() {
             match backend.legalize(&AtomicNode::of(kernel, inst)) {
                 Ok(legality) => report.record(index, inst, &legality),
                 Err(refusal) => return Err(crate::lower::error(kernel, inst, refusal)),
             }
         }
+        backend
+            .legalize_signature(&kernel.params)
+            .map_err(|(param, refusal)| crate::lower::param_error(kernel, param, refusal))?;
     }
     Ok(report)
 }

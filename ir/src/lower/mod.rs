@@ -241,8 +241,6 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     let mut plan_of: HashMap<AtomicNode, u32> = HashMap::new();
     let mut chosen: Vec<u32> = Vec::new();
     for (index, kernel) in module.kernels.iter().enumerate() {
-        legalize_signature(table, &kernel.params)
-            .map_err(|(param, refusal)| param_error(kernel, param, refusal))?;
         for inst in kernel.insts.keys() {
             let node = AtomicNode::of(kernel, inst);
             let plan = match plan_of.get(&node) {
@@ -259,6 +257,10 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
             report.record(index, inst, plans[plan as usize].legality());
             chosen.push(plan);
         }
+        // After the instructions: a refused instruction is the more precise answer, and the
+        // parameters it reads usually share its reason.
+        legalize_signature(table, &kernel.params)
+            .map_err(|(param, refusal)| param_error(kernel, param, refusal))?;
     }
 
     let start = out.len();
