@@ -170,6 +170,10 @@ impl Backend for Target {
         Target::legalize(self, node)
     }
 
+    fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        self.backend().legalize_signature(params)
+    }
+
     fn lower(
         &self,
         module: &Module,

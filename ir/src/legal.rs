@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::kernel::{Inst, Kernel, Module, SourceLoc};
+use crate::kernel::{Inst, Kernel, Module, Param, SourceLoc};
 use crate::node::AtomicNode;
 use crate::rule::RuleId;
 use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
@@ -289,11 +289,20 @@ pub struct LowerOptions {
     pub complete_module: bool,
 }
 
+/// What a refusal is about: one instruction, or one parameter whose type the target cannot
+/// carry (used or not: a kernel's signature is its interface).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Site {
+    Inst(Inst),
+    /// The parameter's position in the signature.
+    Param(usize),
+}
+
 /// A refusal at a place in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LowerError {
     pub kernel: String,
-    pub inst: Inst,
+    pub site: Site,
     pub loc: SourceLoc,
     pub refusal: Refusal,
 }
@@ -386,6 +395,10 @@ pub trait Backend {
     /// The legality table's answer for one node.
     fn legalize(&self, node: &AtomicNode) -> Verdict;
 
+    /// The table's answer for a kernel's parameters, used or not (a parameter is part of the
+    /// kernel's interface): the first one the target cannot carry, and why.
+    fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
+
     /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts).
     fn legalize_inst(&self, kernel: &Kernel, inst: Inst) -> Verdict {
         self.legalize(&AtomicNode::of(kernel, inst))
@@ -400,7 +413,7 @@ pub trait Backend {
     ) -> Result<LowerReport, LowerError>;
 }
 
-/// Legalizes every instruction of a module, stopping at the first refusal.
+/// Legalizes every instruction and parameter of a module, stopping at the first refusal.
 pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerReport, LowerError> {
     let mut report = LowerReport::default();
     for (index, kernel) in module.kernels.iter().enumerate() {
@@ -410,6 +423,9 @@ pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerRe
                 Err(refusal) => return Err(crate::lower::error(kernel, inst, refusal)),
             }
         }
+        backend
+            .legalize_signature(&kernel.params)
+            .map_err(|(param, refusal)| crate::lower::param_error(kernel, param, refusal))?;
     }
     Ok(report)
 }

@@ -30,8 +30,8 @@ pub use kernel::{
     Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
-    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Strategy,
-    Verdict,
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Site,
+    Strategy, Verdict,
 };
 pub use node::AtomicNode;
 pub use rule::RuleId;

@@ -23,6 +23,9 @@
 //!   operand; with two NaN operands it is the type's canonical quiet NaN ([`canonical_nan`]:
 //!   f16 `0x7e00`, bf16 `0x7fc0`, f32 `0x7fc00000`, f64 `0x7ff8000000000000`).
 //!
+//! An atomic whose predicate fails touches no memory and returns 0 (all bits zero, every
+//! element): every backend sets its result to 0 before the guarded access.
+//!
 //! [`FloatMode::FlushSubnormals`] models hardware that flushes denormals (PTX `atom.add.f32` on
 //! global memory): every subnormal input and result of a float add/sub/min/max is replaced by a
 //! zero of the same sign. `exch` and `cas` never interpret the bits and are unaffected.

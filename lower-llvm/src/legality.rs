@@ -16,7 +16,7 @@
 use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
-    Rewrite, Scope, TypeClass,
+    Rewrite, Scope, TypeClass, ValueType,
 };
 
 use crate::target::{LlvmTarget, Triple};
@@ -42,6 +42,10 @@ atomir_ir::rules! {
         SpirvNoBfloat16 = "llvm.spirv-no-bfloat16":
             "SPIR-V has bfloat16 only through extensions a consumer may lack",
         No128BitCas = "llvm.no-128-bit-cas": "the triple has no 128-bit compare-and-swap",
+        X86BfloatVectorArgNeeds16 = "llvm.x86-bfloat-vector-arg-needs-16":
+            "x86-64 before LLVM 16 cannot pass a `bfloat` vector argument",
+        SpirvNoI128 = "llvm.spirv-no-i128":
+            "SPIR-V has no 128-bit integer type without an extension",
         FminmaxSignedZero = "llvm.fminmax-signed-zero":
             "atomicrmw fmin/fmax leave -0.0 and +0.0 unordered: float min/max is a CAS loop",
         NoUincWrapBefore16 = "llvm.no-uinc-wrap-before-16":
@@ -181,7 +185,12 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
         ));
     }
     if target.triple == Triple::Nvptx64 && target.major < 22 {
-        if node.space == AddressSpace::SharedCluster {
+        // A generic node through a `ptr.shared_cluster` pointer casts addrspace(7) to generic,
+        // which llc before 22 cannot select either (14-16: `Cannot select`, 19: `Bad address
+        // space in addrspacecast`).
+        if node.space == AddressSpace::SharedCluster
+            || node.pointer_space == AddressSpace::SharedCluster
+        {
             return Err(Refusal::new(
                 LlvmRule::NvptxSharedClusterNeeds22,
                 format!(
@@ -213,33 +222,8 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
     }
     let bf16_values =
         node.ty == ElemType::Bf16 || (node.ty == ElemType::Bf16x2 && !node.op.is_move());
-    if target.major < 15 && bf16_values {
-        return Err(Refusal::new(
-            LlvmRule::Bf16Needs15,
-            "the backends of LLVM 14 can neither pass nor compute `bfloat` values",
-        ));
-    }
-    let gpu = matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn);
-    if gpu && target.major < 19 && bf16_values {
-        // Measured: llc 15 and 16 cannot select `bfloat` parameters, conversions or arithmetic
-        // on nvptx64 (sm_86/sm_90) and amdgcn (gfx90a/gfx940); 19 can. 17 and 18 are unmeasured.
-        return Err(Refusal::new(
-            LlvmRule::GpuBf16Needs19,
-            format!(
-                "the {} backend of LLVM {} cannot select `bfloat` values and arithmetic",
-                target.triple.name(),
-                target.major
-            ),
-        ));
-    }
-    if target.triple == Triple::Spirv64 && bf16_values {
-        // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
-        // SPV_INTEL_bfloat16_arithmetic, a vendor extension a portable consumer may lack.
-        return Err(Refusal::new(
-            LlvmRule::SpirvNoBfloat16,
-            "SPIR-V has bfloat16 values and arithmetic only through extensions \
-             (SPV_KHR_bfloat16, SPV_INTEL_bfloat16_arithmetic) that a consumer may not support",
-        ));
+    if bf16_values {
+        check_bfloat_values(target)?;
     }
     if node.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
@@ -252,6 +236,72 @@ fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refus
         ));
     }
     Ok(())
+}
+
+/// Rules on `bfloat` values, whether an atomic computes on them or a parameter passes them.
+fn check_bfloat_values(target: &LlvmTarget) -> Result<(), Refusal> {
+    if target.major < 15 {
+        return Err(Refusal::new(
+            LlvmRule::Bf16Needs15,
+            "the backends of LLVM 14 can neither pass nor compute `bfloat` values",
+        ));
+    }
+    let gpu = matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn);
+    if gpu && target.major < 19 {
+        // Measured: llc 15 and 16 cannot select `bfloat` parameters, conversions or arithmetic
+        // on nvptx64 (sm_86/sm_90) and amdgcn (gfx90a/gfx940); 19 can. 17 and 18 are unmeasured.
+        return Err(Refusal::new(
+            LlvmRule::GpuBf16Needs19,
+            format!(
+                "the {} backend of LLVM {} cannot select `bfloat` values and arithmetic",
+                target.triple.name(),
+                target.major
+            ),
+        ));
+    }
+    if target.triple == Triple::Spirv64 {
+        // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
+        // SPV_INTEL_bfloat16_arithmetic, a vendor extension a portable consumer may lack.
+        return Err(Refusal::new(
+            LlvmRule::SpirvNoBfloat16,
+            "SPIR-V has bfloat16 values and arithmetic only through extensions \
+             (SPV_KHR_bfloat16, SPV_INTEL_bfloat16_arithmetic) that a consumer may not support",
+        ));
+    }
+    Ok(())
+}
+
+/// The table's answer for a kernel parameter: its LLVM type must be one the triple can pass,
+/// used or not (a parameter is part of the function's type).
+pub(crate) fn param(target: &LlvmTarget, ty: ValueType) -> Result<(), Refusal> {
+    match ty {
+        // A `bf16` parameter is a `bfloat` (vector) argument.
+        ValueType::Data(ElemType::Bf16, shape) => {
+            check_bfloat_values(target)?;
+            if shape.is_vector() && target.triple == Triple::X86_64 && target.major < 16 {
+                // Measured: llc 15 crashes on a `<4 x bfloat>` argument; 16 passes it.
+                return Err(Refusal::new(
+                    LlvmRule::X86BfloatVectorArgNeeds16,
+                    format!(
+                        "the x86-64 backend of LLVM {} cannot pass a `bfloat` vector argument",
+                        target.major
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        // A `b128` parameter is an `i128` argument.
+        ValueType::Data(ElemType::B128, _) if target.triple == Triple::Spirv64 => {
+            // Measured with llc 22: OpTypeInt of 128 bits needs
+            // SPV_ALTERA_arbitrary_precision_integers.
+            Err(Refusal::new(
+                LlvmRule::SpirvNoI128,
+                "SPIR-V has integers of 8, 16, 32 and 64 bits only; an `i128` argument needs \
+                 an arbitrary-precision extension a consumer may not support",
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The scope that is printed: the node's, or the narrowest wider one the triple names.

@@ -15,7 +15,7 @@ mod native;
 pub mod target;
 
 use atomir_ir::lower::{Table, Target};
-use atomir_ir::{AtomicNode, Backend, LowerOptions, Refusal};
+use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
 
 use emit::LlvmPrinter;
 pub use legality::{Form, LlvmPlan};
@@ -48,6 +48,13 @@ impl Table for LlvmTarget {
 
     fn plan(&self, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
         legality::plan(self, node)
+    }
+
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        for (index, param) in params.iter().enumerate() {
+            legality::param(self, param.ty).map_err(|refusal| (index, refusal))?;
+        }
+        Ok(())
     }
 
     /// The same triple with the same options at every LLVM version, oldest first; then, so

@@ -377,6 +377,37 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// Starts a guarded region: a branch over it when the predicate does not hold.
+    /// The result of a predicated node is 0 where the predicate fails (the IR defines it so):
+    /// set before the node, which leaves its destination alone where it does not execute.
+    fn zero_skipped_result(&mut self, out: &mut String, inst: &AtomicInst) {
+        let (Some(_), Some(result)) = (inst.predicate, inst.result) else {
+            return;
+        };
+        let class = Class::of_bits(inst.ty.bits());
+        let zero128 = (class == Class::B128).then(|| {
+            let zero = self.temp(Class::B64);
+            out.push_str("\tmov.b64 ");
+            Self::put_temp(out, zero);
+            out.push_str(", 0;\n");
+            zero
+        });
+        for lane in 0..inst.shape.len() {
+            let lane = inst.shape.is_vector().then_some(lane);
+            let _ = write!(out, "\tmov.b{} ", class.bits());
+            write_value(out, &self.names, result, lane);
+            match zero128 {
+                Some(zero) => {
+                    out.push_str(", {");
+                    Self::put_temp(out, zero);
+                    out.push_str(", ");
+                    Self::put_temp(out, zero);
+                    out.push_str("};\n");
+                }
+                None => out.push_str(", 0;\n"),
+            }
+        }
+    }
+
     fn guard_begin(&self, out: &mut String, inst: &AtomicInst, id: Inst) {
         if let Some(predicate) = inst.predicate {
             out.push('\t');
@@ -402,6 +433,7 @@ impl<'k> KernelEmitter<'k> {
         bracket: FenceBracket,
     ) {
         let inst = &self.kernel.insts[id];
+        self.zero_skipped_result(out, inst);
         let lanes = inst.shape.len();
         let single = inst.predicate.is_some()
             && !s.negate
@@ -422,6 +454,7 @@ impl<'k> KernelEmitter<'k> {
                 new_values[lane] = self.operand(out, new_value, lane, inst.ty, false);
             }
         }
+        let addr = self.address(out, inst);
         let policy = match (s.hint, inst.hint) {
             (true, Some(hint)) => {
                 let temp = self.temp(Class::B64);
@@ -489,7 +522,7 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(", ");
         }
         out.push('[');
-        write_value(out, &self.names, inst.addr, None);
+        self.put(out, addr);
         out.push_str("], ");
         self.list(out, &operands[..lanes], inst.shape.is_vector());
         if inst.new_value.is_some() {
@@ -546,6 +579,7 @@ impl<'k> KernelEmitter<'k> {
                 "an expansion with a native element the plan does not name".into(),
             ));
         }
+        self.zero_skipped_result(out, inst);
         self.guard_begin(out, inst, id);
         let mut vars = std::mem::take(&mut self.vars);
         vars.clear();
@@ -560,12 +594,8 @@ impl<'k> KernelEmitter<'k> {
         self.zero_extended.resize(self.vars.len(), false);
         self.masked.clear();
         self.masked.resize(self.vars.len(), None);
-        self.mov(
-            out,
-            self.var(expansion.addr),
-            Src::Value(inst.addr, None),
-            64,
-        );
+        let addr = self.address(out, inst);
+        self.mov(out, self.var(expansion.addr), addr, 64);
         let natural = PrimType::natural(inst.ty).bits();
         for (lane, operand) in expansion.operands.iter().enumerate() {
             let src = self.operand(out, inst.operand, lane, inst.ty, false);
@@ -578,6 +608,28 @@ impl<'k> KernelEmitter<'k> {
             }
         }
         Ok(())
+    }
+
+    /// The address of a node: its pointer, converted to a generic address where a generic node
+    /// goes through a pointer into a shared window (a shared-window address used as a generic
+    /// one names other memory).
+    fn address(&mut self, out: &mut String, inst: &AtomicInst) -> Src {
+        let pointer = Src::Value(inst.addr, None);
+        if inst.space != AddressSpace::Generic {
+            return pointer;
+        }
+        let window = match self.kernel.values.get(inst.addr).map(|v| v.ty) {
+            Some(ValueType::Ptr(AddressSpace::Shared)) => ".shared",
+            Some(ValueType::Ptr(AddressSpace::SharedCluster)) => ".shared::cluster",
+            _ => return pointer,
+        };
+        let generic = self.temp(Class::B64);
+        let _ = write!(out, "\tcvta{window}.u64 ");
+        Self::put_temp(out, generic);
+        out.push_str(", ");
+        self.put(out, pointer);
+        out.push_str(";\n");
+        Src::Temp(generic)
     }
 
     /// The register of an expansion variable.
@@ -1520,6 +1572,9 @@ fn entry_begin(
                     write_value(body, &emitter.names, p.value, None);
                     let _ = writeln!(body, ", %_r{}, 0;", raw.number);
                 }
+                // Never read where the target has no `.b128` registers: nothing there can read
+                // a 128-bit value (see `legal::param`).
+                Class::B128 if !emitter.target.has(Feature::B128Register) => {}
                 Class::B128 => {
                     let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
                     let _ = writeln!(
@@ -1613,6 +1668,9 @@ fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
     // Declarations, then the body.
     for (value, data) in kernel.values.iter() {
         let (class, lanes) = value_class(data.ty);
+        if class == Class::B128 && !emitter.target.has(Feature::B128Register) {
+            continue;
+        }
         for lane in 0..lanes {
             let _ = write!(out, "\t.reg {} ", class.decl());
             write_value(out, &emitter.names, value, (lanes > 1).then_some(lane));

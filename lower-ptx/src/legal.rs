@@ -15,7 +15,7 @@
 use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
-    Rewrite, Scope, TypeClass, VectorShape,
+    Rewrite, Scope, TypeClass, ValueType, VectorShape,
 };
 
 use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
@@ -315,7 +315,11 @@ pub(crate) type RuleFailure = (PtxRule, String);
 
 /// The decision for one node on one target.
 fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
-    if node.space == AddressSpace::SharedCluster && !target.has(Feature::Cluster) {
+    // A generic node through a `ptr.shared_cluster` pointer converts the address with
+    // `cvta.shared::cluster`, which needs the same target.
+    let cluster_address = node.space == AddressSpace::SharedCluster
+        || node.pointer_space == AddressSpace::SharedCluster;
+    if cluster_address && !target.has(Feature::Cluster) {
         return Err((
             PtxRule::SharedClusterNeedsSm90,
             "`.shared::cluster` needs sm_90 and PTX ISA 7.8".into(),
@@ -438,6 +442,14 @@ pub(crate) fn candidates() -> Vec<PtxTarget> {
                 .map(move |isa| PtxTarget::new(sm, isa))
         })
         .collect()
+}
+
+/// The table's answer for a parameter: every type is carried. A `b128` parameter on a target
+/// without the `.b128` register type (before sm_70 or PTX ISA 8.3) keeps its 16 bytes in the
+/// signature and is never read into a register: nothing on such a target can read it, as every
+/// 128-bit atomic needs [`Feature::B128`] (rule [`PtxRule::B128NeedsSm90`]).
+pub(crate) fn param(_ty: ValueType, _target: PtxTarget) -> Result<(), Refusal> {
+    Ok(())
 }
 
 /// The table's answer, its refusal naming the target it was asked for.

@@ -23,7 +23,9 @@ pub mod target;
 
 use atomir_ir::lower::{lower_with, Passes, Table, Target};
 use atomir_ir::semantics::FloatMode;
-use atomir_ir::{AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Refusal};
+use atomir_ir::{
+    AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Param, Refusal,
+};
 
 use emit::PtxPrinter;
 pub use legal::{Form, PtxOp, PtxPlan, PtxRmw, PtxType};
@@ -56,6 +58,13 @@ impl Table for PtxTarget {
 
     fn plan(&self, node: &AtomicNode) -> Result<PtxPlan, Refusal> {
         legal::table(node, *self)
+    }
+
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        for (index, param) in params.iter().enumerate() {
+            legal::param(param.ty, *self).map_err(|refusal| (index, refusal))?;
+        }
+        Ok(())
     }
 
     fn candidates(&self) -> Vec<PtxTarget> {

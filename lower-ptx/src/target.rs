@@ -218,13 +218,15 @@ pub enum Feature {
     B128,
     /// `.b128` with `.sys` scope.
     B128System,
+    /// The `.b128` register type and `mov.b128`.
+    B128Register,
     /// `cvt.rn.bf16.f32`.
     CvtBf16,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 11] = [
+    pub const ALL: [Feature; 12] = [
         Feature::Sem,
         Feature::Cluster,
         Feature::CacheHint,
@@ -235,6 +237,7 @@ impl Feature {
         Feature::Vector,
         Feature::B128,
         Feature::B128System,
+        Feature::B128Register,
         Feature::CvtBf16,
     ];
 
@@ -251,6 +254,7 @@ impl Feature {
             Feature::Vector => (90, PtxIsa::new(8, 1)),
             Feature::B128 => (90, PtxIsa::new(8, 3)),
             Feature::B128System => (90, PtxIsa::new(8, 4)),
+            Feature::B128Register => (70, PtxIsa::new(8, 3)),
             Feature::CvtBf16 => (80, PtxIsa::new(7, 0)),
         }
     }

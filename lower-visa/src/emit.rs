@@ -34,7 +34,7 @@ use atomir_ir::{
     Value, ValueType,
 };
 
-use crate::legality::{MsgOp, Surface, VisaPlan};
+use crate::legality::{input_layout, MsgOp, Surface, VisaPlan};
 use crate::target::{Messages, VisaTarget};
 
 /// Where a variable's bits live.
@@ -132,6 +132,12 @@ pub struct VisaPrinter<'m> {
     kernel_names: Vec<String>,
     kernel_index: usize,
     namer: Namer,
+    /// Temps of earlier expansions, free to reuse: an expansion's temps die with it (its
+    /// results are copied to the IR's values), and GenX_IR's PVC register allocator crashes on
+    /// kernels with about a hundred distinct SIMD16 qword variables, however short-lived.
+    free_temps: Vec<usize>,
+    /// Temps of the current expansion, freed at its end.
+    busy_temps: Vec<usize>,
     /// Per variable of the current expansion: whether anything reads it.
     used: Vec<bool>,
     /// The current node's predicate, and whether its expansion is one block.
@@ -166,6 +172,8 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.temps = 0;
         let values = kernel.values.values().map(|data| &data.name[..]);
         self.namer.assign(values, &mut self.names);
+        self.free_temps.clear();
+        self.busy_temps.clear();
         let n = self.n;
         // Parameters first, so that their inputs lie in order.
         for param in &kernel.params {
@@ -276,35 +284,23 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         };
         let name = self.kernel_names.get(self.kernel_index);
         let name = name.cloned().unwrap_or_default();
-        let (n, complete) = (self.n, self.complete);
+        let complete = self.complete;
         if complete {
             let _ = writeln!(out, ".kernel \"{name}\"");
         } else {
             let _ = writeln!(out, "// kernel {}", kernel.name);
         }
-        self.write_decls();
+        self.write_decls(kernel);
         out.push_str(&self.decls);
         if complete {
-            let mut offset = 64u32;
-            for param in &kernel.params {
-                let slot = self.value_slots[&(param.value, u8::MAX)];
-                let size = self.slots[slot].elems
-                    * match self.slots[slot].storage {
-                        Storage::Qword => 8,
-                        _ => 4,
-                    };
-                let size = if param.ty == ValueType::Pred {
-                    4 * n
-                } else {
-                    size
-                };
+            let layout = input_layout(self.target, &kernel.params);
+            for (param, (offset, size)) in kernel.params.iter().zip(layout) {
                 out.push_str(".input ");
                 write_value_name(out, &self.names, param.value);
                 if param.ty == ValueType::Pred {
                     out.push_str(PREDICATE_INPUT);
                 }
                 let _ = writeln!(out, " offset={offset} size={size}");
-                offset += size.div_ceil(64) * 64;
             }
             let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
             let _ = writeln!(out, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
@@ -340,6 +336,8 @@ impl<'m> VisaPrinter<'m> {
             kernel_names: Vec::new(),
             kernel_index: 0,
             namer: Namer::new(&VALUE_NAMES),
+            free_temps: Vec::new(),
+            busy_temps: Vec::new(),
             used: Vec::new(),
             pred: None,
             single: true,
@@ -348,9 +346,20 @@ impl<'m> VisaPrinter<'m> {
         }
     }
 
-    fn write_decls(&mut self) {
+    fn write_decls(&mut self, kernel: &Kernel) {
         let n = self.n;
         let decls = &mut self.decls;
+        // The dwords a predicate parameter arrives as (predicates cannot be kernel inputs).
+        if self.complete {
+            for param in &kernel.params {
+                if param.ty == ValueType::Pred {
+                    decls.push_str(".decl ");
+                    write_value_name(decls, &self.names, param.value);
+                    decls.push_str(PREDICATE_INPUT);
+                    let _ = writeln!(decls, " v_type=G type=ud num_elts={n} align=GRF");
+                }
+            }
+        }
         // Roots, then aliases of them.
         for slot in &self.slots {
             if slot.root.is_some() {
@@ -426,22 +435,28 @@ impl<'m> VisaPrinter<'m> {
         let slot = match elem {
             Some(i) if count > 1 => {
                 let root = self.value_slot(kernel, value, None);
-                let bytes = if storage == Storage::Qword { 8 } else { 4 };
+                let stride = self.lane_bytes(storage);
                 self.slots.push(Slot {
                     name: SlotName::Elem(value, i),
                     storage,
                     elems: self.n,
-                    root: Some((root, u32::from(i) * self.n * bytes)),
+                    root: Some((root, u32::from(i) * stride)),
                     views: 1,
                 });
                 self.slots.len() - 1
             }
             Some(_) => self.value_slot(kernel, value, None),
             None => {
+                let bytes = if storage == Storage::Qword { 8 } else { 4 };
+                let elems = if count > 1 {
+                    count * self.lane_bytes(storage) / bytes
+                } else {
+                    self.n
+                };
                 self.slots.push(Slot {
                     name: SlotName::Value(value),
                     storage,
-                    elems: self.n * count,
+                    elems,
                     root: None,
                     views: 0,
                 });
@@ -452,16 +467,34 @@ impl<'m> VisaPrinter<'m> {
         slot
     }
 
+    /// The bytes between two lanes of a vector value (`Raw operand should be GRF-aligned`
+    /// otherwise on PVC+svm).
+    fn lane_bytes(&self, storage: Storage) -> u32 {
+        self.target
+            .lane_bytes(if storage == Storage::Qword { 8 } else { 4 })
+    }
+
     fn temp(&mut self, storage: Storage) -> usize {
-        self.temps += 1;
-        self.slots.push(Slot {
-            name: SlotName::Temp(self.temps),
-            storage,
-            elems: self.n,
-            root: None,
-            views: 0,
-        });
-        self.slots.len() - 1
+        let slot = match self
+            .free_temps
+            .iter()
+            .position(|&slot| self.slots[slot].storage == storage)
+        {
+            Some(index) => self.free_temps.swap_remove(index),
+            None => {
+                self.temps += 1;
+                self.slots.push(Slot {
+                    name: SlotName::Temp(self.temps),
+                    storage,
+                    elems: self.n,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
+        };
+        self.busy_temps.push(slot);
+        slot
     }
 
     /// Writes a slot's (view's) name into the body.
@@ -539,9 +572,19 @@ impl<'m> VisaPrinter<'m> {
                         self.value_slot(kernel, v, elem)
                     }
                     Some(Scalar::Const(c)) => {
-                        let slot = self.temp(storage_of(expansion.vars[*var]));
-                        pending_consts.push((slot, kernel.constants[c]));
-                        slot
+                        // One register per distinct literal: inputs are never written.
+                        let (bits, storage) =
+                            (kernel.constants[c], storage_of(expansion.vars[*var]));
+                        match pending_consts.iter().find(|&&(slot, value)| {
+                            value == bits && self.slots[slot].storage == storage
+                        }) {
+                            Some(&(slot, _)) => slot,
+                            None => {
+                                let slot = self.temp(storage);
+                                pending_consts.push((slot, bits));
+                                slot
+                            }
+                        }
                     }
                     None => return Err(format!("operand {i} of {inst_id} has no element")),
                 };
@@ -576,6 +619,21 @@ impl<'m> VisaPrinter<'m> {
             .map(|p| (self.value_slot(kernel, p.value, None), p.negated));
         self.single = expansion.blocks.len() == 1;
         self.surface = surface;
+        // The result of a predicated node is 0 where the predicate fails (the IR defines it
+        // so). It is zeroed before the node: a one-block expansion writes it under the
+        // predicate; a longer one is skipped in those channels and then copies its result
+        // variables, which are zeroed too.
+        if let (Some(_), Some(result)) = (self.pred, inst.result) {
+            let vector = inst.shape.is_vector();
+            for (i, var) in expansion.results.iter().enumerate() {
+                let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
+                self.constant(slot, 0);
+                let from = self.var_slots[var.index()];
+                if !self.single && from != slot {
+                    self.constant(from, 0);
+                }
+            }
+        }
         if let (Some((slot, negated)), false) = (self.pred, self.single) {
             self.op_start(Some((slot, !negated)), "goto", self.n);
             let _ = writeln!(self.body, "L{}_skip", inst_id.index());
@@ -651,6 +709,7 @@ impl<'m> VisaPrinter<'m> {
                 }
             }
         }
+        self.free_temps.append(&mut self.busy_temps);
     }
 
     /// `to = from`, bit for bit.

@@ -6,8 +6,8 @@
 //! none of which the hardware has. This table never asks for them.
 
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, Refusal, Rewrite, Scope,
-    TypeClass, Verdict,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, Param, Refusal, Rewrite,
+    Scope, TypeClass, ValueType, Verdict,
 };
 
 use atomir_ir::lower::{Access, FencePolicy, Plan};
@@ -24,8 +24,70 @@ atomir_ir::rules! {
             "vISA atomics name their surface; a generic pointer must be resolved first",
         SvmNoSlm = "visa.svm-no-slm": "SVM messages address global memory only",
         NoF64Alu = "visa.no-f64-alu": "a CAS loop on f64 needs an f64 ALU the platform lacks",
+        InputsBeyondRegisters = "visa.inputs-beyond-registers":
+            "a kernel's inputs (one lane per SIMD channel) must fit the registers they are bound to",
         NoInt64Alu = "visa.no-int64-alu":
             "a CAS loop on 64-bit integers needs a 64-bit integer ALU the platform lacks",
+    }
+}
+
+/// The registers GenX_IR binds inputs to: the kernel's initial register file (128 registers;
+/// it asserts `INPUT payload execeeds the register number` past it).
+const INPUT_REGISTERS: u32 = 128;
+
+/// Where the inputs begin: the first 64 bytes are the thread payload.
+const FIRST_INPUT: u32 = 64;
+
+/// The bytes of a parameter's input: one lane of every SIMD channel per element, each lane of a
+/// vector starting on a register (see [`VisaTarget::lane_bytes`]); a predicate arrives as a dword
+/// per channel, a shared pointer as a 32-bit offset.
+pub(crate) fn input_bytes(target: VisaTarget, ty: ValueType) -> u32 {
+    let (per_channel, lanes) = match ty {
+        ValueType::Pred | ValueType::Ptr(AddressSpace::Shared) => (4, 1),
+        ValueType::Ptr(_) => (8, 1),
+        ValueType::Data(elem, shape) => (if elem.bits() == 64 { 8 } else { 4 }, shape.len() as u32),
+    };
+    if lanes > 1 {
+        lanes * target.lane_bytes(per_channel)
+    } else {
+        target.simd() * per_channel
+    }
+}
+
+/// The offset and size of each parameter's input, in order (each on a 64-byte boundary).
+pub(crate) fn input_layout(
+    target: VisaTarget,
+    params: &[Param],
+) -> impl Iterator<Item = (u32, u32)> + '_ {
+    params.iter().scan(FIRST_INPUT, move |offset, param| {
+        let size = input_bytes(target, param.ty);
+        let at = *offset;
+        *offset += size.div_ceil(64) * 64;
+        Some((at, size))
+    })
+}
+
+/// The table's answer for a kernel's parameters: every type is carried, as long as the inputs
+/// fit the registers they are bound to.
+pub(crate) fn signature(target: VisaTarget, params: &[Param]) -> Result<(), (usize, Refusal)> {
+    let registers = INPUT_REGISTERS * target.platform.grf_bytes();
+    match input_layout(target, params).position(|(offset, size)| offset + size > registers) {
+        None => Ok(()),
+        Some(index) => Err((
+            index,
+            Refusal::new(
+                VisaRule::InputsBeyondRegisters,
+                format!(
+                    "the kernel's inputs need more than the {INPUT_REGISTERS} registers of \
+                     {} bytes they are bound to ({} bytes at SIMD{})",
+                    target.platform.grf_bytes(),
+                    input_layout(target, params)
+                        .last()
+                        .map_or(0, |(offset, size)| offset + size),
+                    target.simd()
+                ),
+            ),
+        )),
     }
 }
 

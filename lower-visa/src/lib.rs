@@ -13,7 +13,7 @@ pub mod legality;
 pub mod target;
 
 use atomir_ir::lower::{Table, Target};
-use atomir_ir::{AtomicNode, Backend, LowerOptions, Refusal};
+use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
 
 use emit::VisaPrinter;
 pub use legality::VisaPlan;
@@ -39,6 +39,10 @@ impl Table for VisaTarget {
 
     fn plan(&self, node: &AtomicNode) -> Result<VisaPlan, Refusal> {
         legality::plan(*self, node)
+    }
+
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        legality::signature(*self, params)
     }
 
     fn candidates(&self) -> Vec<VisaTarget> {

@@ -15,10 +15,10 @@
 //! and every used result is stored by the kernel itself (`--module`'s trailing result pointers)
 //! into an output block, one [`RESULT_SLOT`] per result in program order.
 //!
-//! The reference runs the instructions in order with `semantics::apply` per element. What the IR
-//! leaves undefined is tracked and never compared: the result of an atomic whose predicate is
-//! false (and whatever is computed from it). Float add/sub results that are NaN are compared by
-//! class (their payload is not specified); everything else bit for bit.
+//! The reference runs the instructions in order with `semantics::apply` per element; the result
+//! of an atomic whose predicate is false is 0, as the IR defines it. What the IR leaves undefined
+//! is tracked and never compared. Float add/sub results that are NaN are compared by class
+//! (their payload is not specified); everything else bit for bit.
 
 use std::fmt::Write as _;
 
@@ -479,7 +479,15 @@ pub fn reference(case: &Case, semantics: Semantics<'_>) -> Expected {
                 }
             }
         };
-        let mut old_lanes = vec![Lane::UNDEFINED; lanes];
+        // The result where the predicate fails is 0 (the IR defines it so).
+        let mut old_lanes = vec![
+            if executes {
+                Lane::UNDEFINED
+            } else {
+                Lane::exact(0)
+            };
+            lanes
+        ];
         if executes {
             let (region, base) = pointer(inst.addr);
             let r = region as usize;

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use atomir_ir::{text, verify, Backend, LowerError, LowerOptions, Module, ValueType};
+use atomir_ir::{text, verify, Backend, LowerError, LowerOptions, Module, Site, ValueType};
 use atomir_llvm::LlvmTarget;
 
 use crate::llvm::{check_file, Codegen, LlvmTools};
@@ -730,6 +730,39 @@ pub struct Tally {
     pub panics: Vec<Rejection>,
 }
 
+/// `kernel` without what a refusal is about: an instruction nothing reads the result of, or a
+/// parameter nothing reads.
+fn without(kernel: &atomir_ir::Kernel, site: Site) -> Option<atomir_ir::Kernel> {
+    match site {
+        Site::Inst(inst) => without_inst(kernel, inst),
+        Site::Param(param) => without_param(kernel, param),
+    }
+}
+
+/// `kernel` without parameter number `param`, if nothing reads it.
+fn without_param(kernel: &atomir_ir::Kernel, param: usize) -> Option<atomir_ir::Kernel> {
+    let mut printed = String::new();
+    text::print_kernel(&mut printed, kernel);
+    let (header, body) = printed.split_once('\n')?;
+    let open = header.find('(')?;
+    let close = header.rfind(')')?;
+    let mut params: Vec<&str> = header[open + 1..close].split(", ").collect();
+    if param >= params.len() {
+        return None;
+    }
+    params.remove(param);
+    let text = format!(
+        "{}{}{}\n{body}",
+        &header[..=open],
+        params.join(", "),
+        &header[close..]
+    );
+    let module = text::parse(&text).ok()?;
+    verify::verify(&module).ok()?;
+    let kernel = module.kernels.into_iter().next()?;
+    (!kernel.insts.is_empty()).then_some(kernel)
+}
+
 /// `kernel` without instruction `inst`, if nothing reads its result.
 fn without_inst(kernel: &atomir_ir::Kernel, inst: atomir_ir::Inst) -> Option<atomir_ir::Kernel> {
     let mut printed = String::new();
@@ -762,7 +795,7 @@ pub fn accepted_kernel(
         }));
         match lowered {
             Ok(Ok(_)) => return module.kernels.pop(),
-            Ok(Err(error)) => module.kernels[0] = without_inst(&module.kernels[0], error.inst)?,
+            Ok(Err(error)) => module.kernels[0] = without(&module.kernels[0], error.site)?,
             Err(_) => return None,
         }
     }
@@ -797,7 +830,7 @@ pub fn accepted_parts(
                         else {
                             return Module::default();
                         };
-                        match without_inst(&kept.kernels[at], error.inst) {
+                        match without(&kept.kernels[at], error.site) {
                             Some(smaller) => kept.kernels[at] = smaller,
                             None => {
                                 kept.kernels.remove(at);

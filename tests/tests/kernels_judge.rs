@@ -68,6 +68,24 @@ fn targets() -> Vec<JudgeTarget> {
         .collect()
 }
 
+/// Runs `work` on every job, `workers` at a time (the tools are single-threaded processes), each
+/// worker with a scratch folder of its own.
+fn on_workers<J: Sync>(jobs: &[J], workers: usize, label: &str, work: impl Fn(&J, &Path) + Sync) {
+    let next = AtomicUsize::new(0);
+    thread::scope(|scope| {
+        for worker in 0..workers {
+            let (next, work) = (&next, &work);
+            scope.spawn(move || {
+                let scratch = scratch_dir(&format!("{label}-{worker}"));
+                while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    work(job, &scratch);
+                }
+                let _ = std::fs::remove_dir_all(&scratch);
+            });
+        }
+    });
+}
+
 /// One target's work and findings.
 struct Run {
     target: JudgeTarget,
@@ -95,7 +113,6 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
     let bisected_per_target =
         env_number("ATOMIR_KERNELS_BISECT").map_or(BISECTED_PER_TARGET, |n| n as usize);
     // Lowering (and refusals) per target.
-    let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Run>> = targets
         .into_iter()
         .map(|target| {
@@ -110,19 +127,13 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
             })
         })
         .collect();
-    thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                while let Some(slot) = slots.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let mut run = slot.lock().unwrap();
-                    let run = &mut *run;
-                    run.accepted = accepted_parts(&run.target, inputs, &mut run.tally);
-                    run.batches = pack(&run.accepted, BATCH_KERNELS);
-                    run.batches
-                        .retain(|b| b.iter().any(|&m| !run.accepted[m].kernels.is_empty()));
-                }
-            });
-        }
+    on_workers(&slots, workers, label, |slot, _| {
+        let mut run = slot.lock().unwrap();
+        let run = &mut *run;
+        run.accepted = accepted_parts(&run.target, inputs, &mut run.tally);
+        run.batches = pack(&run.accepted, BATCH_KERNELS);
+        run.batches
+            .retain(|b| b.iter().any(|&m| !run.accepted[m].kernels.is_empty()));
     });
     let runs: Vec<Run> = slots.into_iter().map(|s| s.into_inner().unwrap()).collect();
     let lowered = started.elapsed();
@@ -132,30 +143,21 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
         .enumerate()
         .flat_map(|(r, run)| (0..run.batches.len()).map(move |b| (r, b)))
         .collect();
-    let next = AtomicUsize::new(0);
-    thread::scope(|scope| {
-        for worker in 0..workers {
-            let (runs, jobs, next) = (&runs, &jobs, &next);
-            scope.spawn(move || {
-                let scratch = scratch_dir(&format!("{label}-{worker}"));
-                while let Some(&(r, b)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let run = &runs[r];
-                    for (index, module, message) in judge_batch(
-                        &run.target,
-                        &run.accepted,
-                        &run.batches[b],
-                        &scratch,
-                        &run.bisect_budget,
-                    ) {
-                        run.rejections.lock().unwrap().push(Rejection {
-                            target: run.target.name.clone(),
-                            origin: run.origins[index].clone(),
-                            input: text::print(&module),
-                            message,
-                        });
-                    }
-                }
-                let _ = std::fs::remove_dir_all(&scratch);
+    on_workers(&jobs, workers, label, |&(r, b), scratch| {
+        let run = &runs[r];
+        let found = judge_batch(
+            &run.target,
+            &run.accepted,
+            &run.batches[b],
+            scratch,
+            &run.bisect_budget,
+        );
+        for (index, module, message) in found {
+            run.rejections.lock().unwrap().push(Rejection {
+                target: run.target.name.clone(),
+                origin: run.origins[index].clone(),
+                input: text::print(&module),
+                message,
             });
         }
     });
@@ -174,32 +176,22 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
             }
         }
     }
-    let next = AtomicUsize::new(0);
-    thread::scope(|scope| {
-        for worker in 0..workers {
-            let (runs, shrink_jobs, next) = (&runs, &shrink_jobs, &next);
-            scope.spawn(move || {
-                let scratch = scratch_dir(&format!("{label}-shrink-{worker}"));
-                while let Some(&(r, i)) = shrink_jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let run = &runs[r];
-                    let rejection = run.rejections.lock().unwrap()[i].clone();
-                    let Ok(module) = text::parse(&rejection.input) else {
-                        continue;
-                    };
-                    let (small, message) = shrink(
-                        &run.target,
-                        &module,
-                        &rejection.message,
-                        &scratch,
-                        SHRINK_CALLS,
-                    );
-                    let mut rejections = run.rejections.lock().unwrap();
-                    rejections[i].input = text::print(&small);
-                    rejections[i].message = message;
-                }
-                let _ = std::fs::remove_dir_all(&scratch);
-            });
-        }
+    on_workers(&shrink_jobs, workers, label, |&(r, i), scratch| {
+        let run = &runs[r];
+        let rejection = run.rejections.lock().unwrap()[i].clone();
+        let Ok(module) = text::parse(&rejection.input) else {
+            return;
+        };
+        let (small, message) = shrink(
+            &run.target,
+            &module,
+            &rejection.message,
+            scratch,
+            SHRINK_CALLS,
+        );
+        let mut rejections = run.rejections.lock().unwrap();
+        rejections[i].input = text::print(&small);
+        rejections[i].message = message;
     });
     println!(
         "{label}: {} inputs on {} targets; lowered in {lowered:.1?}, judged in {:.1?}",

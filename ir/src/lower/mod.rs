@@ -25,8 +25,10 @@ pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 
 use crate::expand::{Block, Expander, Expansion, Prim, Reuse, Var};
-use crate::kernel::{Inst, Kernel, Module};
-use crate::legal::{Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Verdict};
+use crate::kernel::{Inst, Kernel, Module, Param};
+use crate::legal::{
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict,
+};
 use crate::node::AtomicNode;
 use crate::rule::KitRule;
 use crate::types::AtomicOp;
@@ -55,6 +57,11 @@ pub trait Table: Sized {
     /// The table's answer for one node. A refusal names its rule; the driver searches its
     /// smallest target among [`Table::candidates`].
     fn plan(&self, node: &AtomicNode) -> Result<Self::Plan, Refusal>;
+
+    /// The table's answer for a kernel's parameters, used or not (a signature is the kernel's
+    /// interface): the first parameter the target cannot carry (its type, or where it would
+    /// lie) and why. The driver searches a refusal's smallest target as for a node.
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
 
     /// The targets of this backend a refusal's smallest target is searched among, in the order
     /// that defines "smallest".
@@ -197,11 +204,26 @@ pub trait Target: Table {
 
 /// The smallest of `table`'s candidates that accepts `node`.
 pub fn smallest_accepting<T: Table>(table: &T, node: &AtomicNode) -> Option<String> {
+    smallest_where(table, |candidate| candidate.plan(node).is_ok())
+}
+
+/// The smallest of `table`'s candidates for which `accepts` holds.
+fn smallest_where<T: Table>(table: &T, accepts: impl Fn(&T) -> bool) -> Option<String> {
     table
         .candidates()
         .into_iter()
-        .find(|candidate| candidate.plan(node).is_ok())
+        .find(|candidate| accepts(candidate))
         .map(|candidate| candidate.name())
+}
+
+/// Whether the target carries a kernel's parameters, or the first it cannot carry with the
+/// refusal and the smallest target that carries them all.
+pub fn legalize_signature<T: Table>(table: &T, params: &[Param]) -> Result<(), (usize, Refusal)> {
+    table.signature(params).map_err(|(param, mut refusal)| {
+        refusal.smallest_target =
+            smallest_where(table, |candidate| candidate.signature(params).is_ok());
+        (param, refusal)
+    })
 }
 
 /// The plan for `node`, or the refusal with the smallest target that accepts the node.
@@ -254,6 +276,10 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
             report.record(index, inst, plans[plan as usize].legality());
             chosen.push(plan);
         }
+        // After the instructions: a refused instruction is the more precise answer, and the
+        // parameters it reads usually share its reason.
+        legalize_signature(table, &kernel.params)
+            .map_err(|(param, refusal)| param_error(kernel, param, refusal))?;
     }
 
     let start = out.len();
@@ -338,12 +364,37 @@ fn print_steps<'m, P: Printer<'m>>(
     printer.expansion_end(x, out)
 }
 
-/// The one place a [`LowerError`] is built: the refusal at the instruction's source location.
+/// The one place a [`LowerError`] of an instruction is built: the refusal at the
+/// instruction's source location.
 pub fn error(kernel: &Kernel, inst: Inst, refusal: Refusal) -> LowerError {
     LowerError {
         kernel: kernel.name.clone(),
-        inst,
+        site: Site::Inst(inst),
         loc: kernel.loc_of(inst),
+        refusal,
+    }
+}
+
+/// The one place a [`LowerError`] of a parameter is built: the refusal at the parameter's
+/// source location, its reason naming the parameter.
+pub fn param_error(kernel: &Kernel, param: usize, mut refusal: Refusal) -> LowerError {
+    let (loc, name, ty) = match kernel.params.get(param) {
+        Some(p) => {
+            let data = kernel.values.get(p.value);
+            (
+                data.map_or(kernel.loc, |d| d.loc),
+                data.map_or("", |d| &*d.name),
+                p.ty.to_string(),
+            )
+        }
+        None => (kernel.loc, "", String::new()),
+    };
+    let loc = if loc.is_known() { loc } else { kernel.loc };
+    refusal.reason = format!("parameter `%{name}: {ty}`: {}", refusal.reason);
+    LowerError {
+        kernel: kernel.name.clone(),
+        site: Site::Param(param),
+        loc,
         refusal,
     }
 }
@@ -355,6 +406,10 @@ impl<T: Target> Backend for T {
 
     fn legalize(&self, node: &AtomicNode) -> Verdict {
         legalize(self, node).map(|plan| plan.legality().clone())
+    }
+
+    fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        legalize_signature(self, params)
     }
 
     fn lower(

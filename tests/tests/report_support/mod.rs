@@ -156,6 +156,13 @@ impl Backend for FakeBackend {
         self.verdict(node)
     }
 
+    fn legalize_signature(
+        &self,
+        _params: &[atomir_ir::Param],
+    ) -> Result<(), (usize, atomir_ir::Refusal)> {
+        Ok(())
+    }
+
     fn lower(
         &self,
         module: &Module,
