@@ -295,7 +295,7 @@ pub struct LowerOptions {
 pub enum Site {
     Inst(Inst),
     /// The parameter's position in the signature.
-    Param(usize),
+    Param(u32),
 }
 
 /// A refusal at a place in the input.

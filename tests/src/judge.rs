@@ -735,7 +735,7 @@ pub struct Tally {
 fn without(kernel: &atomir_ir::Kernel, site: Site) -> Option<atomir_ir::Kernel> {
     match site {
         Site::Inst(inst) => without_inst(kernel, inst),
-        Site::Param(param) => without_param(kernel, param),
+        Site::Param(param) => without_param(kernel, param as usize),
     }
 }
 

@@ -393,7 +393,7 @@ pub fn param_error(kernel: &Kernel, param: usize, mut refusal: Refusal) -> Lower
     refusal.reason = format!("parameter `%{name}: {ty}`: {}", refusal.reason);
     LowerError {
         kernel: kernel.name.clone(),
-        site: Site::Param(param),
+        site: Site::Param(param as u32),
         loc,
         refusal,
     }
