@@ -9,24 +9,24 @@ pub type TargetBackend = Box<dyn Backend + Send + Sync>;
 struct BackendCrate {
     prefix: &'static str,
     parse: fn(&str) -> Result<TargetBackend, String>,
-    help: &'static str,
+    help: fn() -> String,
 }
 
 const BACKENDS: [BackendCrate; 3] = [
     BackendCrate {
         prefix: "ptx",
         parse: atomir_ptx::parse_target,
-        help: atomir_ptx::TARGETS_HELP,
+        help: atomir_ptx::targets_help,
     },
     BackendCrate {
         prefix: "visa",
         parse: atomir_visa::parse_target,
-        help: atomir_visa::TARGETS_HELP,
+        help: || atomir_visa::TARGETS_HELP.to_string(),
     },
     BackendCrate {
         prefix: "llvm",
         parse: atomir_llvm::parse_target,
-        help: atomir_llvm::TARGETS_HELP,
+        help: || atomir_llvm::TARGETS_HELP.to_string(),
     },
 ];
 
@@ -50,7 +50,7 @@ pub fn parse_target(name: &str) -> Result<TargetBackend, String> {
 pub fn targets_help() -> String {
     let mut text = String::from("Targets (`<backend>:<target>`):\n");
     for backend in &BACKENDS {
-        for line in backend.help.lines() {
+        for line in (backend.help)().lines() {
             text.push_str("  ");
             text.push_str(line);
             text.push('\n');
