@@ -67,6 +67,10 @@ impl Tool {
                 "site-packages/nvidia/cu13/bin/nvdisasm",
             ),
             Tool::GenxIr => vec![PathBuf::from("/usr/bin/GenX_IR")],
+            // LLVM 23 has no Debian package: scripts/install-oracles installs it under oracles.
+            Tool::LlvmAs(23) => vec![oracles.join("llvm23/bin/llvm-as")],
+            Tool::Opt(23) => vec![oracles.join("llvm23/bin/opt")],
+            Tool::Llc(23) => vec![oracles.join("llc23/llc")],
             Tool::LlvmAs(v) => vec![llvm(v, "llvm-as")],
             Tool::Opt(v) => vec![llvm(v, "opt")],
             Tool::Llc(v) => vec![llvm(v, "llc")],
