@@ -18,7 +18,9 @@ use atomir_ir::{Backend, Kernel, LowerOptions, Module, Strategy};
 use atomir_llvm::LlvmTarget;
 use atomir_tests::llvm::{check_batch, Codegen, LlvmTools};
 
-const CONFIGS: [&str; 6] = [
+const CONFIGS: [&str; 8] = [
+    "nvptx64@23",
+    "spirv64@23",
     "nvptx64@22",
     "amdgcn@22",
     "spirv64@22",
