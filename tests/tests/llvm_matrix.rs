@@ -1,5 +1,5 @@
-//! The LLVM lowering matrix: every cell for the four triples at LLVM 22 and for x86_64 and
-//! nvptx64 at LLVM 14 is either refused with a rule, or accepted by that version's own
+//! The LLVM lowering matrix: every cell for the four triples at LLVM 22, for nvptx64 and spirv64
+//! at LLVM 23, and for x86_64 and nvptx64 at LLVM 14 is either refused with a rule, or accepted by that version's own
 //! llvm-as, opt (verifier) and llc (`-O0` from LLVM 15 on: see [`Codegen::Fast`]), and for
 //! SPIR-V, llc's binary by `spirv-val`. Functions identical up to their
 //! name are checked once; one module of many kernels per tool call; bisect on failure.
