@@ -82,10 +82,10 @@ pub enum Target {
 }
 
 /// The backends, by the prefix of their target names.
-const BACKENDS: [(&str, &str); 3] = [
-    ("ptx", atomir_ptx::TARGETS_HELP),
-    ("visa", atomir_visa::TARGETS_HELP),
-    ("llvm", atomir_llvm::TARGETS_HELP),
+const BACKENDS: [(&str, fn() -> String); 3] = [
+    ("ptx", atomir_ptx::targets_help),
+    ("visa", || atomir_visa::TARGETS_HELP.to_string()),
+    ("llvm", || atomir_llvm::TARGETS_HELP.to_string()),
 ];
 
 impl Target {
@@ -98,8 +98,10 @@ impl Target {
         let isas = (5..=PtxIsa::NEWEST.major)
             .flat_map(|major| (0..=9).map(move |minor| PtxIsa::new(major, minor)))
             .filter(|isa| isa.is_known());
-        for sm in Sm::ALL {
-            let isas = isas.clone().filter(|isa| *isa >= sm.min_isa());
+        for &sm in Sm::ALL {
+            let isas = isas
+                .clone()
+                .filter(|isa| *isa >= sm.min_isa() && *isa <= sm.newest_isa());
             targets.extend(isas.map(|isa| Target::Ptx(PtxTarget::new(sm, isa))));
         }
         for platform in Platform::ALL {
@@ -237,7 +239,7 @@ pub fn supported_targets(node: &AtomicNode) -> Vec<Target> {
 pub fn targets_help() -> String {
     let mut text = String::from("Targets (`<backend>:<target>`):\n");
     for (_, help) in BACKENDS {
-        for line in help.lines() {
+        for line in help().lines() {
             text.push_str("  ");
             text.push_str(line);
             text.push('\n');

@@ -15,7 +15,7 @@ fn assert_usage_error(args: &[&str], says: &str) {
     );
     assert!(stderr.contains("Usage:"), "{args:?}: no usage:\n{stderr}");
     assert!(
-        stderr.contains(atomir::ptx::TARGETS_HELP.lines().next().unwrap_or("ptx")),
+        stderr.contains(atomir::ptx::targets_help().lines().next().unwrap_or("ptx")),
         "{stderr}"
     );
     assert!(
@@ -68,7 +68,7 @@ fn help_per_subcommand_lists_every_backend() {
                 "{args:?}:\n{stdout}"
             );
             for help in [
-                atomir::ptx::TARGETS_HELP,
+                &atomir::ptx::targets_help(),
                 atomir::visa::TARGETS_HELP,
                 atomir::llvm::TARGETS_HELP,
             ] {

@@ -8,6 +8,15 @@
 //! - NVPTX's llc (22 and older) drops the order and scope of a plain `atomicrmw` (it always emits
 //!   `atom.relaxed.gpu`), while `cmpxchg` and `fence syncscope(…)` keep theirs (22). Before 22 the
 //!   NVPTX backend cannot select a fence at all and drops the order of `cmpxchg` as well.
+//!   LLVM 23 keeps order and scope on `atomicrmw` (`atom.acquire.cta…`, seq_cst as
+//!   `fence.sc; atom.acquire`), so from 23 the order is printed on the instruction itself.
+//! - f32 `atomicrmw fadd` on NVPTX: LLVM 23 selects the native `atom.add.f32` on global and
+//!   generic memory only when the function's f32 denormal mode flushes (the instruction flushes
+//!   subnormals there); otherwise it expands its own CAS loop, which is exact. atomir prints a
+//!   plain `atomicrmw fadd` with no denormal attribute, so at 23 the exact CAS loop is what runs
+//!   on global/generic memory, and the native instruction only on shared memory (where it does
+//!   not flush). Getting the native global form would need `denormal_fpenv(float: preservesign)`,
+//!   a flushing float mode that is never a default.
 //! - The SPIR-V backend has no CAS expansion of its own; only ops with a SPIR-V instruction are
 //!   left to it.
 //! - `atomicrmw fmin/fmax` mean `llvm.minnum/maxnum`, whose order of -0.0 and +0.0 LangRef has
@@ -137,7 +146,7 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
             _ => false,
         },
     };
-    let fenced_rmw = uses_rmw && target.triple == Triple::Nvptx64;
+    let fenced_rmw = uses_rmw && target.triple == Triple::Nvptx64 && !nvptx_rmw_keeps_order(target);
     if fenced_rmw {
         legality
             .rewrites
@@ -322,6 +331,11 @@ fn printed_scope(target: &LlvmTarget, scope: Scope, legality: &mut Legality) -> 
     printed
 }
 
+/// Whether NVPTX's llc keeps the order and scope of a plain `atomicrmw` (from LLVM 23).
+fn nvptx_rmw_keeps_order(target: &LlvmTarget) -> bool {
+    target.triple == Triple::Nvptx64 && target.major >= 23
+}
+
 fn cas128_native(target: &LlvmTarget) -> bool {
     match target.triple {
         // sm_90 with PTX 8.3+ has atom.cas.b128.
@@ -350,8 +364,8 @@ fn element_lowering(target: &LlvmTarget, node: &AtomicNode) -> Result<Lowering, 
     };
     let small_native = triple == Triple::X86_64;
 
-    // NVPTX system scope: only cmpxchg keeps `.sys`.
-    if triple == Triple::Nvptx64 && node.scope == Scope::System {
+    // NVPTX system scope: before 23 only cmpxchg keeps `.sys`.
+    if triple == Triple::Nvptx64 && node.scope == Scope::System && !nvptx_rmw_keeps_order(target) {
         return Ok(if op == AtomicOp::Cas && !small {
             Lowering::Native
         } else {

@@ -27,7 +27,9 @@ pub use target::{LlvmTarget, Triple};
 pub const TARGETS_HELP: &str = "\
 llvm:<triple>[@<major>][+<option>]   LLVM IR for one triple, accepted by that LLVM version's tools
   triples:  nvptx64, amdgcn, spirv64, x86_64
-  major:    14 to 22 (default 22); 14 prints typed pointers, 15 and later opaque `ptr`
+  major:    14 to 23 (default 22); 14 prints typed pointers, 15 and later opaque `ptr`;
+            nvptx64@23 keeps orders on atomicrmw, and llc 23 turns f32 fadd on global memory
+            into its exact CAS loop (the native atom.add.f32 there flushes subnormals)
   options:  +coarse-grained (amdgcn only): every address is coarse-grained memory, so float
             atomics carry !amdgpu.no.fine.grained.memory and run natively; wrong for
             fine-grained (host-coherent) memory, hence off by default
@@ -90,6 +92,39 @@ mod tests {
     use super::*;
     use atomir_ir::matrix::cells;
     use atomir_ir::Module;
+
+    /// NVPTX from LLVM 23 carries the order and scope on `atomicrmw` itself; 22 needs fences
+    /// around a monotonic one and widens the scope.
+    #[test]
+    fn nvptx_23_keeps_the_order_on_atomicrmw() {
+        use atomir_ir::matrix::Cell;
+        use atomir_ir::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
+        let cell = Cell {
+            op: AtomicOp::Add,
+            ty: ElemType::U32,
+            shape: VectorShape::Scalar,
+            order: MemoryOrder::Acquire,
+            scope: Scope::Block,
+            space: AddressSpace::Global,
+            result_used: true,
+        };
+        let module = Module {
+            kernels: vec![cell.kernel()],
+        };
+        let lowered = |spec| {
+            let mut out = String::new();
+            LlvmTarget::parse(spec)
+                .unwrap()
+                .lower(&module, &LowerOptions::default(), &mut out)
+                .unwrap();
+            out
+        };
+        let at23 = lowered("nvptx64@23");
+        assert!(at23.contains("syncscope(\"block\") acquire"), "{at23}");
+        assert!(!at23.contains("fence"), "{at23}");
+        let at22 = lowered("nvptx64@22");
+        assert!(at22.contains("fence"), "{at22}");
+    }
 
     /// `legalize` and `lower` agree on every cell: a refused cell fails to lower with the same
     /// rule, an accepted one lowers to one function.

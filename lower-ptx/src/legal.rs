@@ -96,7 +96,7 @@ impl PtxType {
 pub struct PtxOp {
     pub op: PtxRmw,
     pub ty: PtxType,
-    /// `.noftz` (the f16/bf16 forms).
+    /// `.noftz` (the f16/bf16 forms, and f32 add where [`Feature::NoftzF32`] has it).
     pub noftz: bool,
     /// The operand is negated first (`sub` as `add` of the negation).
     pub negate: bool,
@@ -170,7 +170,7 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
                 S32 => add(PtxType::S32, false, false),
                 U64 => add(PtxType::U64, false, false),
                 S64 => add(PtxType::U64, false, true),
-                F32 => add(PtxType::F32, false, false),
+                F32 => add(PtxType::F32, target.has(Feature::NoftzF32), false),
                 F64 => add(PtxType::F64, false, false),
                 F16 if target.has(Feature::F16Add) => add(PtxType::F16, true, false),
                 F16x2 if target.has(Feature::F16x2Add) => add(PtxType::F16x2, true, false),
@@ -276,7 +276,7 @@ fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
         op: PtxOp {
             op,
             ty,
-            noftz: node.ty != F32,
+            noftz: node.ty != F32 || target.has(Feature::NoftzF32),
             negate: node.op == AtomicOp::Sub,
             reduction: false,
             hint: false,
@@ -426,18 +426,19 @@ pub(crate) fn candidates() -> Vec<PtxTarget> {
     let mut isas: Vec<PtxIsa> = Feature::ALL
         .iter()
         .map(|feature| feature.requires().1)
-        .chain([PtxIsa::DEFAULT])
+        .chain(Sm::ALL.iter().map(|sm| sm.default_isa()))
         .collect();
     isas.sort();
     isas.dedup();
     Sm::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .flat_map(|sm| {
             std::iter::once(sm.min_isa())
                 .chain(
                     isas.clone()
                         .into_iter()
-                        .filter(move |isa| *isa > sm.min_isa()),
+                        .filter(move |isa| *isa > sm.min_isa() && *isa <= sm.newest_isa()),
                 )
                 .map(move |isa| PtxTarget::new(sm, isa))
         })

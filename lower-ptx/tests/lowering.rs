@@ -296,6 +296,65 @@ fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
 }
 
 #[test]
+fn from_ptx_94_on_sm90_f32_add_is_one_exact_noftz_instruction() {
+    let global = |used| {
+        one(
+            AtomicOp::Add,
+            ElemType::F32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            used,
+        )
+    };
+    let code = lower("sm_90@9.4", global(false));
+    let lines: Vec<&str> = code.lines().filter(|l| !l.starts_with("//")).collect();
+    assert_eq!(
+        lines,
+        ["\tred.relaxed.gpu.global.add.noftz.f32 [%a], %b;"],
+        "{code}"
+    );
+    let code = lower("sm_90@9.4", global(true));
+    assert!(
+        code.contains("atom.relaxed.gpu.global.add.noftz.f32 %r, [%a], %b;"),
+        "{code}"
+    );
+    // One ISA version earlier, or one architecture below, the plain (flushing) form stays.
+    for target in ["sm_90@9.3", "sm_89@9.5", "sm_88"] {
+        let code = lower(target, global(false));
+        assert!(
+            code.contains("add.f32") && !code.contains("noftz"),
+            "{target}: {code}"
+        );
+    }
+    let mode = |target: &str, space| {
+        let kernel = one(
+            AtomicOp::Add,
+            ElemType::F32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            space,
+            true,
+        );
+        PtxTarget::parse(target)
+            .unwrap()
+            .float_mode(&atomir_ir::AtomicNode::of(&kernel, first(&kernel)))
+    };
+    for space in [
+        AddressSpace::Global,
+        AddressSpace::Generic,
+        AddressSpace::Shared,
+    ] {
+        assert_eq!(mode("sm_90@9.4", space), FloatMode::Ieee, "{space:?}");
+        assert_eq!(mode("sm_120@9.5", space), FloatMode::Ieee, "{space:?}");
+    }
+    assert_eq!(
+        mode("sm_90@9.3", AddressSpace::Global),
+        FloatMode::FlushSubnormals
+    );
+}
+
+#[test]
 fn a_million_atomics_lower_quickly() {
     let mut kernel = Kernel::new("big");
     let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));

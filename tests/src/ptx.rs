@@ -6,16 +6,17 @@ use std::process::Command;
 
 use atomir_ir::matrix::Cell;
 use atomir_ir::{Backend, LowerOptions, Module, Strategy};
-use atomir_ptx::{PtxTarget, Sm};
+use atomir_ptx::target::Ptxas;
+use atomir_ptx::{PtxIsa, PtxTarget, Sm};
 
 use crate::tools::{self, Tool};
 
-/// The ptxas that judges a target: 12.9 for sm_60/sm_70 (ptxas 13 dropped them), 13.5 else.
+/// The ptxas that judges a target: the strictest release that knows its architecture (12.9 for
+/// sm_60/sm_70, which ptxas 13 dropped; 13.5 for everything newer).
 pub fn ptxas_for(target: PtxTarget) -> Tool {
-    if target.sm.number() < 75 {
-        Tool::Ptxas12
-    } else {
-        Tool::Ptxas13
+    match target.sm.judge() {
+        Ptxas::V12_9 => Tool::Ptxas12,
+        Ptxas::V13_5 => Tool::Ptxas13,
     }
 }
 
@@ -187,8 +188,85 @@ fn bisect(
     bisect(ptxas, target, header, entries, right, scratch, failures);
 }
 
-/// The targets of the PTX matrix test.
-pub fn matrix_targets() -> [PtxTarget; 5] {
-    [Sm::Sm60, Sm::Sm70, Sm::Sm80, Sm::Sm90, Sm::Sm100]
-        .map(|sm| PtxTarget::new(sm, atomir_ptx::PtxIsa::DEFAULT))
+/// How much of the matrix a target is judged on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// Every cell.
+    Full,
+    /// Every `stride`-th cell from `offset`, and every f32 add at device scope (the form that
+    /// changes with the ISA version), in every shape, order, space and result use.
+    Sample { stride: usize, offset: usize },
+}
+
+impl Coverage {
+    /// Whether the cell at `index` of [`atomir_ir::matrix::cells`] is judged.
+    pub fn includes(self, index: usize, cell: &Cell) -> bool {
+        match self {
+            Coverage::Full => true,
+            Coverage::Sample { stride, offset } => {
+                index % stride == offset % stride
+                    || (cell.op == atomir_ir::AtomicOp::Add
+                        && cell.ty == atomir_ir::ElemType::F32
+                        && cell.scope == atomir_ir::Scope::Device)
+            }
+        }
+    }
+}
+
+/// The stride of a sampled target: each sees a different 1/64 of the matrix (plus the f32 adds),
+/// so the ~50 sampled targets together cost about what one full one does.
+const SAMPLE_STRIDE: usize = 64;
+
+/// The environment variable that narrows the matrix to some targets, judged in full:
+/// `ATOMIR_PTX_MATRIX=sm_90@9.4,sm_110` (the part of each target name after `ptx:`).
+pub const MATRIX_ENV: &str = "ATOMIR_PTX_MATRIX";
+
+/// The targets of the PTX matrix test and how much of the matrix each is judged on.
+///
+/// In full: sm_60, sm_70, sm_80, sm_90, sm_100 at their default ISA and sm_90 at PTX 9.4 (the
+/// first with the exact f32 add). Sampled, each on its own 1/64 of the cells plus every f32
+/// add (see [`Coverage::Sample`]): every other architecture at its default and at its oldest
+/// ISA, and sm_90 at every other ISA from 9.0 to 9.5. [`MATRIX_ENV`] replaces the list by the
+/// targets it names, each in full.
+pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
+    if let Ok(list) = std::env::var(MATRIX_ENV) {
+        return list
+            .split(',')
+            .filter(|name| !name.trim().is_empty())
+            .map(|name| PtxTarget::parse(name.trim()).map(|target| (target, Coverage::Full)))
+            .collect();
+    }
+    let at_default = |sm: Sm| PtxTarget::new(sm, sm.default_isa());
+    let mut full: Vec<PtxTarget> = [Sm::Sm60, Sm::Sm70, Sm::Sm80, Sm::Sm90, Sm::Sm100]
+        .map(at_default)
+        .to_vec();
+    full.push(PtxTarget::new(Sm::Sm90, PtxIsa::new(9, 4)));
+    let mut sampled: Vec<PtxTarget> = Vec::new();
+    for &sm in Sm::ALL {
+        for target in [at_default(sm), PtxTarget::new(sm, sm.min_isa())] {
+            if !full.contains(&target) && !sampled.contains(&target) {
+                sampled.push(target);
+            }
+        }
+    }
+    for minor in 0..=5 {
+        let target = PtxTarget::new(Sm::Sm90, PtxIsa::new(9, minor));
+        if !full.contains(&target) && !sampled.contains(&target) {
+            sampled.push(target);
+        }
+    }
+    let sampled = sampled.into_iter().enumerate().map(|(offset, target)| {
+        (
+            target,
+            Coverage::Sample {
+                stride: SAMPLE_STRIDE,
+                offset,
+            },
+        )
+    });
+    Ok(full
+        .into_iter()
+        .map(|target| (target, Coverage::Full))
+        .chain(sampled)
+        .collect())
 }

@@ -3,6 +3,9 @@
 //! - `gpu_cases gen DIR TARGET...`: for each target, one module `DIR/<target>.ptx` of per-thread
 //!   test entries (see `PtxTarget::lower_per_thread`) and `DIR/<target>.json` with every
 //!   case's inputs: the initial memory, each thread's address offset and operands.
+//! - `gpu_cases gen-cubin DIR TARGET...`: the same, and the module assembled here by ptxas
+//!   into `DIR/<sm>.cubin`, which the cases then name (for ISA versions the device's driver
+//!   cannot JIT-compile).
 //! - `gpu_cases check DIR RESULTS...`: reads what the harness returned (final memory and every
 //!   thread's old values) and checks it against `atomir_ir::semantics`: for each element (each
 //!   lane of a packed type), the old values and the final value must form a valid
@@ -49,7 +52,12 @@ fn main() {
         }
         Some("gen") if args.len() >= 4 => {
             for target in &args[3..] {
-                generate(&args[2], parse_target(target));
+                generate(&args[2], parse_target(target), false);
+            }
+        }
+        Some("gen-cubin") if args.len() >= 4 => {
+            for target in &args[3..] {
+                generate(&args[2], parse_target(target), true);
             }
         }
         Some("check") if args.len() >= 4 => {
@@ -90,7 +98,7 @@ fn main() {
             }
         }
         _ => fail(
-            "usage: gpu_cases gen DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | \
+            "usage: gpu_cases gen DIR TARGET... | gen-cubin DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | \
              dump TARGET FILE | kernels-gen DIR [PER_POOL [FIRST_SEED]] | kernels-check DIR \
              RESULTS | kernels-simulate DIR OUT",
         ),
@@ -142,8 +150,19 @@ fn float_bits(ty: ElemType, value: f32) -> u128 {
 
 /// One element value for `cell`: small exact floats (with signed zeros for min/max), small
 /// integers where collisions make the check interesting (cas, inc/dec bounds), random bits else.
-fn element_value(cell: &Cell, rng: &mut Rng, role: Role) -> u128 {
+/// With `subnormal_f32_add`, f32 add/sub values are subnormals instead (the same small integers
+/// times 2^-149), whose sums stay exact: a flushing add leaves zeros, an exact one does not.
+fn element_value(cell: &Cell, rng: &mut Rng, role: Role, subnormal_f32_add: bool) -> u128 {
     let ty = cell.ty;
+    if subnormal_f32_add && ty == ElemType::F32 && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
+    {
+        let magnitude: i64 = match role {
+            Role::Operand if !cell.result_used => 1,
+            _ => rng.below(17) as i64 - 8,
+        };
+        let sign = if magnitude < 0 { 1u128 << 31 } else { 0 };
+        return sign | u128::from(magnitude.unsigned_abs());
+    }
     if ty.is_float() {
         let lane = ty.lane_type();
         let pick = |rng: &mut Rng| -> f32 {
@@ -255,8 +274,18 @@ fn read_bits(bytes: &[u8], offset: usize, width: usize) -> u128 {
     u128::from_le_bytes(buffer)
 }
 
-fn generate(dir: &str, target: PtxTarget) {
+/// Whether a target's f32 add cases use subnormal values: where its f32 add is exact
+/// (`.noftz`), so the GPU checks that it keeps them.
+fn subnormal_f32_add(target: PtxTarget) -> bool {
+    target.has(atomir_ptx::Feature::NoftzF32)
+}
+
+/// Writes the module and the cases of `target`; with `cubin`, also assembles the module here
+/// with the ptxas that judges the target and points the cases at the cubin (a driver JIT-compiles
+/// PTX only up to its own CUDA version's ISA: CUDA 13.0 stops at PTX 9.0).
+fn generate(dir: &str, target: PtxTarget, cubin: bool) {
     let backend = target;
+    let subnormal = subnormal_f32_add(target);
     let chosen = gpu_cells(&backend);
     let module = Module {
         kernels: chosen.iter().map(Cell::kernel).collect(),
@@ -277,7 +306,7 @@ fn generate(dir: &str, target: PtxTarget) {
         for _ in 0..SLOTS * lanes {
             push_bits(
                 &mut memory,
-                element_value(cell, &mut rng, Role::Memory),
+                element_value(cell, &mut rng, Role::Memory, subnormal),
                 width,
             );
         }
@@ -291,7 +320,11 @@ fn generate(dir: &str, target: PtxTarget) {
             let mut per_lane = vec![Vec::new(); lanes];
             for _ in 0..THREADS {
                 for lane in per_lane.iter_mut() {
-                    push_bits(lane, element_value(cell, &mut rng, Role::Operand), width);
+                    push_bits(
+                        lane,
+                        element_value(cell, &mut rng, Role::Operand, subnormal),
+                        width,
+                    );
                 }
             }
             for lane in per_lane {
@@ -311,7 +344,28 @@ fn generate(dir: &str, target: PtxTarget) {
             "results": results,
         }));
     }
-    let module_name = format!("{}.ptx", target.sm.name());
+    let mut module_name = format!("{}.ptx", target.sm.name());
+    if cubin {
+        let tool = atomir_tests::ptx::ptxas_for(target);
+        let ptxas = tool.find().unwrap_or_else(|| {
+            fail(&format!(
+                "{} not found; run scripts/install-oracles",
+                tool.name()
+            ))
+        });
+        let cubin_name = format!("{}.cubin", target.sm.name());
+        let (ok, output) = atomir_tests::tools::run(
+            std::process::Command::new(ptxas)
+                .arg(format!("-arch={}", target.sm.name()))
+                .arg(format!("{dir}/{module_name}"))
+                .arg("-o")
+                .arg(format!("{dir}/{cubin_name}")),
+        );
+        if !ok {
+            fail(&format!("ptxas rejected {dir}/{module_name}: {output}"));
+        }
+        module_name = cubin_name;
+    }
     let document = json!({"target": target.to_string(), "module": module_name, "cases": cases});
     write(
         &format!("{dir}/{}.json", target.sm.name()),
