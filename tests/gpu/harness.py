@@ -97,7 +97,7 @@ def kernels_worker(directory, target_index, first, lines_path):
             out.flush()
 
 
-def run_target(directory, outdir, budget, index, cases):
+def run_kernel_target(directory, outdir, budget, index, cases):
     """Runs one target's cases, a fresh worker after each fault; returns its records."""
     lines_path = f"{outdir}/kernels-{index}.jsonl"
     if os.path.exists(lines_path):
@@ -151,7 +151,7 @@ def run_kernels(directory, outdir, budget):
     workers = max(1, min(len(targets), os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [None if needs_newer_device(target["target"], device_sm) else
-                   pool.submit(run_target, directory, outdir, budget, index, target["cases"])
+                   pool.submit(run_kernel_target, directory, outdir, budget, index, target["cases"])
                    for index, target in enumerate(targets)]
         for target, future in zip(targets, futures):
             if future is None:
