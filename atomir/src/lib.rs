@@ -82,7 +82,10 @@ pub enum Target {
 }
 
 /// The backends, by the prefix of their target names.
-const BACKENDS: [(&str, fn() -> String); 3] = [
+/// A backend's target-name prefix and the help text of its targets.
+type BackendHelp = (&'static str, fn() -> String);
+
+const BACKENDS: [BackendHelp; 3] = [
     ("ptx", atomir_ptx::targets_help),
     ("visa", || atomir_visa::TARGETS_HELP.to_string()),
     ("llvm", || atomir_llvm::TARGETS_HELP.to_string()),
