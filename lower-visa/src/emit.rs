@@ -433,6 +433,19 @@ impl<'m> VisaPrinter<'m> {
         let ty = kernel.value_type(value);
         let (storage, count) = value_storage(ty);
         let slot = match elem {
+            // A lane of a vector that is not a parameter is a variable of its own: only inputs
+            // must be contiguous (the payload), and a 1 KiB v8.u64 result declared whole must
+            // find 1 KiB free at once (DG2 spilled where its lanes fit one by one).
+            Some(i) if count > 1 && !kernel.params.iter().any(|p| p.value == value) => {
+                self.slots.push(Slot {
+                    name: SlotName::Elem(value, i),
+                    storage,
+                    elems: self.n,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
             Some(i) if count > 1 => {
                 let root = self.value_slot(kernel, value, None);
                 let stride = self.lane_bytes(storage);
