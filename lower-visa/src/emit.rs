@@ -433,10 +433,16 @@ impl<'m> VisaPrinter<'m> {
         let ty = kernel.value_type(value);
         let (storage, count) = value_storage(ty);
         let slot = match elem {
-            // A lane of a vector that is not a parameter is a variable of its own: only inputs
-            // must be contiguous (the payload), and a 1 KiB v8.u64 result declared whole must
-            // find 1 KiB free at once (DG2 spilled where its lanes fit one by one).
-            Some(i) if count > 1 && !kernel.params.iter().any(|p| p.value == value) => {
+            // With 32-byte registers (a 4 KiB file), a lane of a vector that is not a parameter
+            // is a variable of its own: only inputs must be contiguous (the payload), and a
+            // 1 KiB v8.u64 result declared whole must find 1 KiB free at once (DG2 spilled where
+            // its lanes fit one by one). PVC keeps vectors whole: its register file has room,
+            // and its allocator crashes on many distinct qword variables.
+            Some(i)
+                if count > 1
+                    && self.target.platform.grf_bytes() < 64
+                    && !kernel.params.iter().any(|p| p.value == value) =>
+            {
                 self.slots.push(Slot {
                     name: SlotName::Elem(value, i),
                     storage,
