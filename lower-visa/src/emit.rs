@@ -433,6 +433,25 @@ impl<'m> VisaPrinter<'m> {
         let ty = kernel.value_type(value);
         let (storage, count) = value_storage(ty);
         let slot = match elem {
+            // With 32-byte registers (a 4 KiB file), a lane of a vector that is not a parameter
+            // is a variable of its own: only inputs must be contiguous (the payload), and a
+            // 1 KiB v8.u64 result declared whole must find 1 KiB free at once (DG2 spilled where
+            // its lanes fit one by one). PVC keeps vectors whole: its register file has room,
+            // and its allocator crashes on many distinct qword variables.
+            Some(i)
+                if count > 1
+                    && self.target.platform.grf_bytes() < 64
+                    && !kernel.params.iter().any(|p| p.value == value) =>
+            {
+                self.slots.push(Slot {
+                    name: SlotName::Elem(value, i),
+                    storage,
+                    elems: self.n,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
             Some(i) if count > 1 => {
                 let root = self.value_slot(kernel, value, None);
                 let stride = self.lane_bytes(storage);
@@ -600,16 +619,7 @@ impl<'m> VisaPrinter<'m> {
                 }
             }
         }
-        for (var, ty) in expansion.vars.iter() {
-            if self.var_slots[var.index()] == usize::MAX {
-                // Shared addresses are 32-bit SLM offsets.
-                let storage = match (ty, surface) {
-                    (PrimType::Ptr, Surface::Slm) => Storage::Dword,
-                    _ => storage_of(*ty),
-                };
-                self.var_slots[var.index()] = self.temp(storage);
-            }
-        }
+        self.allocate_temps(expansion, surface, inst.predicate.is_some());
         self.used = used_vars(expansion);
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
@@ -644,6 +654,63 @@ impl<'m> VisaPrinter<'m> {
         Ok(())
     }
 
+    /// Gives every variable not bound to an IR value a temp, two variables sharing one where
+    /// their live ranges do not meet (linear scan over the layout order): a split's elements
+    /// are independent loops, and GenX_IR spills (DG2), fails to re-encode (MTL) or crashes
+    /// (PVC) when each keeps its own SIMD16 temporaries.
+    fn allocate_temps(&mut self, expansion: &Expansion, surface: Surface, predicated: bool) {
+        let mut ranges = live_ranges(expansion);
+        let end = ranges.end;
+        let mut order: Vec<Var> = expansion
+            .vars
+            .keys()
+            .filter(|var| self.var_slots[var.index()] == usize::MAX)
+            .collect();
+        for &var in &expansion.results {
+            let range = &mut ranges.of[var.index()];
+            // A predicated loop's result temps are zeroed before it and copied after it.
+            if predicated {
+                range.0 = 0;
+            }
+            range.1 = end;
+        }
+        // A variable the layout never names (a copy cycle's saved register) lives throughout.
+        for &var in &order {
+            let range = &mut ranges.of[var.index()];
+            if range.0 > range.1 {
+                *range = (0, end);
+            }
+        }
+        order.sort_by_key(|var| ranges.of[var.index()]);
+        // (last position, slot) of the temps in use; slots whose range ended.
+        let mut active: Vec<(u32, usize)> = Vec::new();
+        let mut released: Vec<usize> = Vec::new();
+        for var in order {
+            let (start, last) = ranges.of[var.index()];
+            active.retain(|&(until, slot)| {
+                let live = until >= start;
+                if !live {
+                    released.push(slot);
+                }
+                live
+            });
+            // Shared addresses are 32-bit SLM offsets.
+            let storage = match (expansion.vars[var], surface) {
+                (PrimType::Ptr, Surface::Slm) => Storage::Dword,
+                (ty, _) => storage_of(ty),
+            };
+            let slot = match released
+                .iter()
+                .position(|&slot| self.slots[slot].storage == storage)
+            {
+                Some(index) => released.swap_remove(index),
+                None => self.temp(storage),
+            };
+            active.push((last, slot));
+            self.var_slots[var.index()] = slot;
+        }
+    }
+
     /// The predicate of a memory message: the node's, in a one-block expansion.
     fn line_pred(&self) -> Option<(usize, bool)> {
         if self.single {
@@ -660,14 +727,19 @@ impl<'m> VisaPrinter<'m> {
         prim: &Prim,
         bracket: Option<FenceBracket>,
     ) -> Result<(), EmitError> {
-        match prim.mem() {
+        // Scratch temps a primitive takes die with it.
+        let scratch_from = self.busy_temps.len();
+        let printed = match prim.mem() {
             Some(mem) => {
                 let bracket = bracket.unwrap_or(FenceBracket::bare(mem.order));
                 self.memory(expansion, plan, prim, mem, bracket)
             }
             None if prim.def().is_some_and(|d| !self.used[d.index()]) => Ok(()),
             None => self.alu(expansion, prim),
-        }
+        };
+        self.free_temps
+            .extend(self.busy_temps.drain(scratch_from..));
+        printed
     }
 
     fn label(&mut self, inst: Inst, label: Label) {
@@ -1621,6 +1693,82 @@ fn write_slot_name(out: &mut String, names: &[String], name: SlotName) {
         }
         SlotName::Temp(k) => {
             let _ = write!(out, "t{k}");
+        }
+    }
+}
+
+/// The positions at which each variable of an expansion is live, in layout order.
+struct LiveRanges {
+    /// Per variable: (first, last) position; first > last where the layout never names it.
+    of: Vec<(u32, u32)>,
+    /// The position after the last block (the results are copied out there).
+    end: u32,
+}
+
+/// Live ranges over the layout order: position 0 is before the entry (inputs bound, literals
+/// set), then each block's start, primitives and terminator (which reads its condition and
+/// arguments and writes its targets' parameters, as the edge copies do). A range that meets a
+/// loop (a backward edge) without lying inside it covers the whole loop: the value crosses the
+/// backward edge. A range inside a loop is defined before it is read in each iteration (one
+/// definition each, dominating its uses).
+fn live_ranges(expansion: &Expansion) -> LiveRanges {
+    let mut of = vec![(u32::MAX, 0u32); expansion.vars.len()];
+    let mut touch = |var: Var, at: u32| {
+        let range = &mut of[var.index()];
+        range.0 = range.0.min(at);
+        range.1 = range.1.max(at);
+    };
+    let mut starts = Vec::with_capacity(expansion.blocks.len());
+    let mut at = 0u32;
+    for data in expansion.blocks.values() {
+        at += 1;
+        starts.push(at);
+        for prim in &data.prims {
+            at += 1;
+            for var in prim.uses().into_iter().chain(prim.def()) {
+                touch(var, at);
+            }
+        }
+        at += 1;
+        if let Terminator::Branch { cond, .. } = &data.terminator {
+            touch(*cond, at);
+        }
+        for edge in data.terminator.successors() {
+            let params = &expansion.blocks[edge.block].params;
+            for &var in edge.args.iter().chain(params) {
+                touch(var, at);
+            }
+        }
+    }
+    let mut loops: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
+    let mut at_end = 0u32;
+    for (index, data) in expansion.blocks.values().enumerate() {
+        at_end = starts[index] + data.prims.len() as u32 + 1;
+        for edge in data.terminator.successors() {
+            let head = starts[edge.block.index()];
+            if head <= at_end {
+                loops.push((head, at_end));
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        for range in of.iter_mut().filter(|range| range.0 <= range.1) {
+            for &(head, latch) in &loops {
+                let meets = range.0 <= latch && range.1 >= head;
+                let inside = range.0 >= head && range.1 <= latch;
+                let covered = (range.0.min(head), range.1.max(latch));
+                if meets && !inside && covered != *range {
+                    *range = covered;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return LiveRanges {
+                of,
+                end: at_end + 1,
+            };
         }
     }
 }
