@@ -6,9 +6,12 @@
 //! Facts (measured with ptxas 12.9 and 13.5, see `shared/reference/ptx-ptxas-legality-table.md`):
 //! - bitwise ops, `exch` and `cas` only spell `.b32/.b64` (`.b16` for cas, `.b128` for cas/exch);
 //! - `add.s64` does not exist (`add.u64` is the same bits); `inc`/`dec` only `.u32`;
-//! - no float `min`/`max` in scalar form; f16/bf16 min/max only as `.global` vectors;
+//! - no float `min`/`max` in scalar form; f16/bf16 min/max only as `.global` vectors, which
+//!   are not used: on an H100 two NaNs give a NaN other than the canonical one;
 //! - no 8-bit atomics; 16-bit only `cas.b16` and `add.noftz.f16/.bf16`;
-//! - vector forms only on `.global` or generic addresses;
+//! - vector forms only on `.global` or generic addresses; used on `.global` only, because the
+//!   PTX ISA allows a generic one only where the address points to `.global` (through a shared
+//!   one an H100 neither faults nor gives the right values);
 //! - `red` only `.relaxed` / `.release`, and no `cas`/`exch`;
 //! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90.
 
@@ -244,19 +247,20 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
     }
 }
 
-/// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global` or generic).
+/// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global`).
+///
+/// Not on generic addresses: a generic vector `atom` is defined only where the address points
+/// to `.global`, and a generic address may point to shared memory. Not for float min/max: the
+/// native f16/bf16 vector min/max give a NaN other than `semantics::canonical_nan` for two
+/// NaNs, so it is not exact; the elements take the software min/max instead.
 fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
     use VectorShape::*;
-    if !target.has(Feature::Vector)
-        || !matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
-    {
+    if !target.has(Feature::Vector) || node.space != AddressSpace::Global {
         return None;
     }
     let op = match node.op {
         AtomicOp::Add | AtomicOp::Sub => PtxRmw::Add,
-        AtomicOp::Min => PtxRmw::Min,
-        AtomicOp::Max => PtxRmw::Max,
         _ => return None,
     };
     let allowed = match (node.ty, node.shape) {

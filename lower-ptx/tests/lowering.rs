@@ -256,11 +256,11 @@ fn emulations_follow_the_target() {
 
 #[test]
 fn vectors_are_native_only_on_global_from_sm90() {
-    let vector = |space, target: &str| {
+    let vector = |op, ty, space, target: &str| {
         let mut kernel = Kernel::new("k");
         let addr = kernel.add_param("a", ValueType::Ptr(space));
-        let b = kernel.add_param("b", ValueType::Data(ElemType::F32, VectorShape::V4));
-        let mut inst = AtomicInst::new(AtomicOp::Add, ElemType::F32, addr, b.into());
+        let b = kernel.add_param("b", ValueType::Data(ty, VectorShape::V4));
+        let mut inst = AtomicInst::new(op, ty, addr, b.into());
         inst.shape = VectorShape::V4;
         inst.space = space;
         kernel.push(inst, Some("r"));
@@ -270,10 +270,31 @@ fn vectors_are_native_only_on_global_from_sm90() {
             .unwrap()
             .strategy()
     };
-    assert_eq!(vector(AddressSpace::Global, "sm_90"), Strategy::Native);
-    assert_eq!(vector(AddressSpace::Shared, "sm_90"), Strategy::Split);
-    assert_eq!(vector(AddressSpace::Global, "sm_90@8.0"), Strategy::Split);
-    assert_eq!(vector(AddressSpace::Global, "sm_80"), Strategy::Split);
+    let add = |space, target| vector(AtomicOp::Add, ElemType::F32, space, target);
+    assert_eq!(add(AddressSpace::Global, "sm_90"), Strategy::Native);
+    assert_eq!(add(AddressSpace::Shared, "sm_90"), Strategy::Split);
+    assert_eq!(add(AddressSpace::Global, "sm_90@8.0"), Strategy::Split);
+    assert_eq!(add(AddressSpace::Global, "sm_80"), Strategy::Split);
+    // A generic address may point to shared memory, where a vector atom is undefined.
+    assert_eq!(add(AddressSpace::Generic, "sm_90"), Strategy::Split);
+    // The native f16/bf16 vector min/max do not give the canonical NaN for two NaNs.
+    for ty in [
+        ElemType::F16,
+        ElemType::Bf16,
+        ElemType::F16x2,
+        ElemType::Bf16x2,
+    ] {
+        assert_eq!(
+            vector(AtomicOp::Add, ty, AddressSpace::Global, "sm_90"),
+            Strategy::Native
+        );
+        for op in [AtomicOp::Min, AtomicOp::Max] {
+            assert_eq!(
+                vector(op, ty, AddressSpace::Global, "sm_90"),
+                Strategy::Split
+            );
+        }
+    }
 }
 
 #[test]

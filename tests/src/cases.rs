@@ -828,10 +828,15 @@ declare void @llvm.memcpy.p3.p0.i64(ptr addrspace(3), ptr, i64, i1)
 declare void @llvm.memcpy.p0.p3.i64(ptr, ptr addrspace(3), i64, i1)
 ";
 
-/// One `.param` of a PTX `.entry`: its declaration text and name.
+/// One `.param` of a PTX `.entry`: its declaration text, name and type. The type is its own
+/// field because the name carries digits (`case316_param_16`) that a look at the whole
+/// declaration would take for a width.
 struct PtxParam {
     decl: String,
     name: String,
+    /// The type token without its dot (`b64`, `u8`; `b8` for a byte array).
+    ty: String,
+    array: bool,
 }
 
 /// The parameters of `.entry <name>(…)` in our PTX output.
@@ -845,11 +850,19 @@ fn ptx_params(code: &str, name: &str) -> Option<Vec<PtxParam>> {
             .map(str::trim)
             .filter(|p| !p.is_empty())
             .map(|p| {
-                let last = p.rsplit(' ').next().unwrap_or(p);
+                let mut tokens = p.split_whitespace().rev();
+                let last = tokens.next().unwrap_or(p);
                 let name = last.split('[').next().unwrap_or(last).to_string();
+                let ty = tokens
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches('.')
+                    .to_string();
                 PtxParam {
                     decl: p.to_string(),
                     name,
+                    ty,
+                    array: last.contains('['),
                 }
             })
             .collect(),
@@ -920,7 +933,8 @@ pub fn ptx_wrapper(case: &Case, code: &str, index: usize, out: &mut String) -> R
     let mut results = 0;
     for (i, param) in params.iter().enumerate() {
         let slot = format!("{w}_p{i}");
-        let decl = if param.decl.contains(".u8 ") || param.decl.contains(".b16 ") {
+        let narrow = !param.array && matches!(param.ty.as_str(), "u8" | "b16");
+        let decl = if narrow {
             format!(".param .align 4 .b8 {slot}[4]")
         } else {
             param.decl.replacen(&param.name, &slot, 1)
@@ -954,18 +968,14 @@ pub fn ptx_wrapper(case: &Case, code: &str, index: usize, out: &mut String) -> R
                 let _ = writeln!(out, "\tst.param.u64 [{slot}], %wd5;");
             }
             (_, Some(at)) => {
-                let decl = &param.decl;
-                if decl.contains(".u8 ") || decl.contains(".b16 ") {
-                    let load = if decl.contains(".u8 ") {
-                        "ld.u8"
-                    } else {
-                        "ld.b16"
-                    };
+                let ty = param.ty.as_str();
+                if narrow {
+                    let load = if ty == "u8" { "ld.u8" } else { "ld.b16" };
                     let _ = writeln!(
                         out,
                         "\t{load} %wh0, [%wd2+{at}];\n\tcvt.u32.u16 %wr0, %wh0;\n\tst.param.b32 [{slot}], %wr0;"
                     );
-                } else if decl.contains(".b8 ") && decl.contains('[') {
+                } else if param.array {
                     let (bytes, lanes) = data_layout(kernel_param.ty);
                     for word in (0..bytes * lanes).step_by(4) {
                         let _ = writeln!(
@@ -974,19 +984,19 @@ pub fn ptx_wrapper(case: &Case, code: &str, index: usize, out: &mut String) -> R
                             at + word
                         );
                     }
-                } else if decl.contains("16") {
+                } else if ty.ends_with("16") {
                     let _ = writeln!(
                         out,
                         "\tld.b16 %wh0, [%wd2+{at}];\n\tst.param.b16 [{slot}], %wh0;"
                     );
-                } else if decl.contains("32") {
-                    let kind = if decl.contains(".u32") { "u32" } else { "b32" };
+                } else if ty.ends_with("32") {
+                    let kind = if ty == "u32" { "u32" } else { "b32" };
                     let _ = writeln!(
                         out,
                         "\tld.u32 %wr0, [%wd2+{at}];\n\tst.param.{kind} [{slot}], %wr0;"
                     );
                 } else {
-                    let kind = if decl.contains(".u64") { "u64" } else { "b64" };
+                    let kind = if ty == "u64" { "u64" } else { "b64" };
                     let _ = writeln!(
                         out,
                         "\tld.u64 %wd5, [%wd2+{at}];\n\tst.param.{kind} [{slot}], %wd5;"

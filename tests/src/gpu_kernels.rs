@@ -441,7 +441,14 @@ pub fn check_results(dir: &Path, results: &Json) -> Result<Report, String> {
                         differences.join("\n     ")
                     ));
                 }
-                Verdict::TwoNanMinMax => report.failures += 1,
+                Verdict::TwoNanMinMax => {
+                    report.failures += 1;
+                    details.push(format!(
+                        "{name} {case_name} ({}): min/max of two NaNs gave a NaN other than the \
+                         canonical one",
+                        case.origin
+                    ));
+                }
                 _ => {}
             }
             // Bit for bit against llc's run of the same case, where the IR defines the bytes.

@@ -94,3 +94,70 @@ fn harness_and_check_agree_on_simulated_runs() {
     assert_eq!(report.failures, 1, "{}", report.text);
     assert!(report.text.contains("no result"));
 }
+
+/// The bits of a PTX scalar type (`b64`, `u32`, `f16x2`).
+fn ptx_width(ty: &str) -> usize {
+    let digits: String = ty
+        .chars()
+        .skip(1)
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse::<usize>().expect("a PTX type") * if ty.ends_with("x2") { 2 } else { 1 }
+}
+
+/// The wrapper stores every argument at the width of the slot it declares for it, whatever the
+/// digits in the kernel's and parameters' names (`case316`, `_param_16`, `_param_32` once made
+/// 64-bit and 32-bit arguments travel as 16 bits).
+#[test]
+fn ptx_wrapper_stores_every_argument_at_its_width() {
+    use atomir_tests::cases::{bind, lower_cases, ptx_functions, ptx_wrapper};
+    let path = workspace_root().join("tests/regress/ptx_wrapper_parameter_names_with_digits.atom");
+    let module = atomir_ir::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let kernel = module.kernels.into_iter().next().unwrap();
+    assert_eq!(kernel.name, "case316");
+    let case = bind(kernel, 316, "regress".to_string());
+    for sm in ["sm_60", "sm_90"] {
+        let backend = atomir_ptx::parse_target(sm).unwrap();
+        let code = lower_cases(backend.as_ref(), std::slice::from_ref(&case)).unwrap();
+        let mut wrapper = ptx_functions(&code);
+        ptx_wrapper(&case, &code, 316, &mut wrapper).unwrap();
+        let mut checked = 0;
+        for line in wrapper.lines().map(str::trim) {
+            let Some(decl) = line.strip_prefix(".param .") else {
+                continue;
+            };
+            let decl = decl.trim_end_matches(';');
+            let Some(slot) = decl
+                .rsplit(' ')
+                .next()
+                .filter(|s| s.starts_with("atomir_case_w") && s.contains("_p"))
+            else {
+                continue;
+            };
+            let (slot, bytes) = match slot.split_once('[') {
+                Some((name, size)) => (name, size.trim_end_matches(']').parse::<usize>().unwrap()),
+                None => (slot, ptx_width(decl.split(' ').next().unwrap()) / 8),
+            };
+            let stored: usize = wrapper
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("st.param.") && l.contains(&format!("[{slot}")))
+                .filter(|l| {
+                    let rest = &l[l.find(&format!("[{slot}")).unwrap() + slot.len() + 1..];
+                    rest.starts_with(']') || rest.starts_with('+')
+                })
+                .map(|l| ptx_width(&l["st.param.".len()..l.find(' ').unwrap()]) / 8)
+                .sum();
+            assert_eq!(
+                stored, bytes,
+                "{sm}: slot {slot} ({decl}) gets {stored} bytes"
+            );
+            checked += 1;
+        }
+        assert_eq!(
+            checked,
+            case.kernel.params.len() + 4,
+            "{sm}: every slot checked"
+        );
+    }
+}
