@@ -263,16 +263,58 @@ fn run(argv: &[String], out: &mut String) -> Outcome {
     run_command(&args, out)
 }
 
+/// Writes `bytes` to standard output, reporting every way the output can be lost.
+///
+/// Rust's `Stdout` swallows `EBADF`, so the bytes go through a duplicate of the descriptor as a
+/// plain file: a write into a pipe whose reader has gone fails with `EPIPE` (the runtime ignores
+/// `SIGPIPE`), and a descriptor that was closed when atomir started is caught by
+/// [`closed_at_start`].
+#[cfg(unix)]
+fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    use std::os::fd::AsFd;
+    let mut stdout = std::fs::File::from(io::stdout().as_fd().try_clone_to_owned()?);
+    if closed_at_start(&mut stdout) {
+        return Err(io::Error::other("standard output is closed"));
+    }
+    stdout.write_all(bytes)?;
+    stdout.flush()
+}
+
+/// Whether standard output was closed when the process started (`atomir … >&-`).
+///
+/// Rust's startup code puts `/dev/null`, opened read-write, on a standard descriptor it finds
+/// closed, so every write would succeed and the output vanish. A shell's `>/dev/null` opens it
+/// write-only, so only the runtime's substitute is both `/dev/null` and readable. (An explicit
+/// `1<>/dev/null` reads the same and is reported too: the output is lost either way.)
+#[cfg(unix)]
+fn closed_at_start(stdout: &mut std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (stdout.metadata(), std::fs::metadata("/dev/null")) {
+        (Ok(ours), Ok(null)) if (ours.dev(), ours.ino()) == (null.dev(), null.ino()) => {
+            stdout.read(&mut [0u8; 1]).is_ok()
+        }
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.flush()
+}
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut out = String::new();
     let outcome = run(&argv, &mut out);
     // A failed command prints nothing on stdout: half a lowering is worse than none.
-    let printed = if outcome.is_ok() { out.as_bytes() } else { &[] };
-    let mut stdout = io::stdout().lock();
-    if let Err(error) = stdout.write_all(printed).and_then(|()| stdout.flush()) {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("atomir: error: cannot write the output: {error}");
+    if outcome.is_ok() && !out.is_empty() {
+        if let Err(error) = write_stdout(out.as_bytes()) {
+            let _ = writeln!(
+                io::stderr().lock(),
+                "atomir: error: cannot write the output to standard output: {error}"
+            );
             return ExitCode::from(1);
         }
     }
