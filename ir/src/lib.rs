@@ -20,7 +20,7 @@ pub mod text;
 pub mod types;
 pub mod verify;
 
-pub use diag::Diagnostic;
+pub use diag::{Diagnostic, Diagnostics};
 
 pub use kernel::{
     AtomicInst, Constant, Inst, Kernel, Module, Operand, Param, Predicate, Scalar, SourceLoc,

@@ -16,11 +16,12 @@
 //! - a cache hint only on global or generic accesses;
 //! - a result has the instruction's type (shape, element type).
 
-use std::collections::HashMap;
+use std::fmt;
 
 use cranelift_entity::SecondaryMap;
+use fnv::FnvHashMap;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::{
     AtomicInst, Inst, Kernel, Module, Operand, Scalar, SourceLoc, Value, ValueData, ValueDef,
 };
@@ -29,8 +30,13 @@ use crate::types::{AddressSpace, AtomicOp, ElemType, TypeClass, ValueType, Vecto
 
 /// Checks every target-independent rule, returning all violations found.
 pub fn verify(module: &Module) -> Result<(), Vec<Diagnostic>> {
-    let mut errors = Vec::new();
-    let mut kernel_names: HashMap<&str, SourceLoc> = HashMap::new();
+    verify_with_limit(module, usize::MAX).map_err(Diagnostics::into_vec)
+}
+
+/// [`verify`], keeping the first `limit` violations and only counting the rest.
+pub fn verify_with_limit(module: &Module, limit: usize) -> Result<(), Diagnostics> {
+    let mut errors = Diagnostics::with_limit(limit);
+    let mut kernel_names: FnvHashMap<&str, SourceLoc> = FnvHashMap::default();
     for kernel in &module.kernels {
         if let Some(first) = kernel_names.insert(&kernel.name, kernel.loc) {
             let message = format!(
@@ -51,12 +57,12 @@ pub fn verify(module: &Module) -> Result<(), Vec<Diagnostic>> {
 
 /// Checks one kernel's rules (all but the module-wide uniqueness of kernel names).
 pub fn verify_kernel(kernel: &Kernel) -> Result<(), Vec<Diagnostic>> {
-    let mut errors = Vec::new();
+    let mut errors = Diagnostics::with_limit(usize::MAX);
     Checker::new(kernel, &mut errors).check();
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(errors)
+        Err(errors.into_vec())
     }
 }
 
@@ -68,12 +74,31 @@ fn at_position(loc: SourceLoc) -> String {
     }
 }
 
-/// `atomic.add.v4.f32`: enough of the opcode to say which rule applies.
-fn short_name(inst: &AtomicInst) -> String {
-    if inst.shape.is_vector() {
-        format!("atomic.{}.{}.{}", inst.op, inst.shape, inst.ty)
-    } else {
-        format!("atomic.{}.{}", inst.op, inst.ty)
+/// `atomic.add.v4.f32`: enough of the opcode to say which rule applies. Written only into a
+/// message that is reported, never for an instruction that is fine.
+#[derive(Clone, Copy)]
+struct ShortName<'a>(&'a AtomicInst);
+
+impl fmt::Display for ShortName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inst = self.0;
+        if inst.shape.is_vector() {
+            write!(f, "atomic.{}.{}.{}", inst.op, inst.shape, inst.ty)
+        } else {
+            write!(f, "atomic.{}.{}", inst.op, inst.ty)
+        }
+    }
+}
+
+/// "operand element 2": one element of a brace list, for messages.
+struct ElementNoun {
+    noun: &'static str,
+    index: usize,
+}
+
+impl fmt::Display for ElementNoun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} element {}", self.noun, self.index)
     }
 }
 
@@ -112,14 +137,14 @@ fn op_type_message(inst: &AtomicInst) -> String {
             n = ty.bits()
         ),
     };
-    format!("{}: {why}", short_name(inst))
+    format!("{}: {why}", ShortName(inst))
 }
 
 struct Checker<'k, 'e> {
     kernel: &'k Kernel,
-    errors: &'e mut Vec<Diagnostic>,
+    errors: &'e mut Diagnostics,
     defined: SecondaryMap<Value, bool>,
-    names: HashMap<&'k str, SourceLoc>,
+    names: FnvHashMap<&'k str, SourceLoc>,
 }
 
 /// The part of an instruction an operand plays, for messages.
@@ -141,17 +166,21 @@ impl Role {
 }
 
 impl<'k, 'e> Checker<'k, 'e> {
-    fn new(kernel: &'k Kernel, errors: &'e mut Vec<Diagnostic>) -> Self {
+    fn new(kernel: &'k Kernel, errors: &'e mut Diagnostics) -> Self {
         Checker {
             kernel,
             errors,
             defined: SecondaryMap::new(),
-            names: HashMap::new(),
+            names: FnvHashMap::default(),
         }
     }
 
     /// Reports at `loc`; a position-less (built) kernel names the kernel and instruction.
     fn report(&mut self, loc: SourceLoc, inst: Option<Inst>, message: String) {
+        if !self.errors.keeps_next() {
+            self.errors.count_omitted();
+            return;
+        }
         let message = if loc.is_known() {
             message
         } else {
@@ -222,7 +251,7 @@ impl<'k, 'e> Checker<'k, 'e> {
         inst: Inst,
         loc: SourceLoc,
         value: Value,
-        role: &str,
+        role: &dyn fmt::Display,
     ) -> Option<&'k ValueData> {
         let kernel = self.kernel;
         let Some(data) = kernel.values.get(value) else {
@@ -244,10 +273,10 @@ impl<'k, 'e> Checker<'k, 'e> {
     fn check_inst(&mut self, id: Inst, inst: &'k AtomicInst) {
         let kernel = self.kernel;
         let loc = kernel.loc_of(id);
-        let name = short_name(inst);
+        let name = ShortName(inst);
 
         if let Some(predicate) = inst.predicate {
-            if let Some(data) = self.use_value(id, loc, predicate.value, "predicate") {
+            if let Some(data) = self.use_value(id, loc, predicate.value, &"predicate") {
                 if data.ty != ValueType::Pred {
                     let message = format!(
                         "predicate `%{}` has type {}; a guard must be `pred`",
@@ -258,7 +287,7 @@ impl<'k, 'e> Checker<'k, 'e> {
             }
         }
 
-        if let Some(data) = self.use_value(id, loc, inst.addr, "address") {
+        if let Some(data) = self.use_value(id, loc, inst.addr, &"address") {
             match data.ty {
                 ValueType::Ptr(pointer) => self.check_space(id, loc, inst, &data.name, pointer),
                 other => {
@@ -380,11 +409,11 @@ impl<'k, 'e> Checker<'k, 'e> {
         role: Role,
     ) {
         let (ty, shape) = (inst.ty, inst.shape);
-        let name = short_name(inst);
+        let name = ShortName(inst);
         let noun = role.noun();
         match operand {
             Operand::Scalar(Scalar::Value(value)) => {
-                let Some(data) = self.use_value(id, loc, value, noun) else {
+                let Some(data) = self.use_value(id, loc, value, &noun) else {
                     return;
                 };
                 let fits = match data.ty {
@@ -419,7 +448,7 @@ impl<'k, 'e> Checker<'k, 'e> {
                     );
                     self.report(loc, Some(id), message);
                 } else {
-                    self.check_constant(id, loc, &name, constant, ty, noun);
+                    self.check_constant(id, loc, name, constant, ty, &noun);
                 }
             }
             Operand::Vector(list) => {
@@ -448,7 +477,7 @@ impl<'k, 'e> Checker<'k, 'e> {
                     return;
                 };
                 for (index, &element) in elements.iter().enumerate() {
-                    let element_noun = format!("{noun} element {index}");
+                    let element_noun = ElementNoun { noun, index };
                     match element {
                         Scalar::Value(value) => {
                             let Some(data) = self.use_value(id, loc, value, &element_noun) else {
@@ -467,7 +496,7 @@ impl<'k, 'e> Checker<'k, 'e> {
                             }
                         }
                         Scalar::Const(constant) => {
-                            self.check_constant(id, loc, &name, constant, ty, &element_noun)
+                            self.check_constant(id, loc, name, constant, ty, &element_noun)
                         }
                     }
                 }
@@ -479,10 +508,10 @@ impl<'k, 'e> Checker<'k, 'e> {
         &mut self,
         id: Inst,
         loc: SourceLoc,
-        name: &str,
+        name: ShortName<'_>,
         constant: crate::kernel::Constant,
         ty: ElemType,
-        noun: &str,
+        noun: &dyn fmt::Display,
     ) {
         match self.kernel.constants.get(constant) {
             None => {
