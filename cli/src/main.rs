@@ -9,7 +9,7 @@ use atomir_cli::filter::CellFilter;
 use atomir_cli::report::{self, Format, TargetMatrix};
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::matrix::{cells, Cell};
-use atomir_ir::{text, verify, LowerOptions, Module};
+use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module};
 
 const USAGE: &str = "\
 Usage:
@@ -126,15 +126,40 @@ fn one_file(command: &str, args: &Args) -> Result<String, Failure> {
     }
 }
 
-/// Parses and (unless only formatting) verifies, rendering every diagnostic against `name`.
+/// At most this many diagnostics are printed for one input; the rest are counted in one closing
+/// line, so a file of a million broken lines does not print a million errors.
+const MAX_DIAGNOSTICS: usize = 100;
+
+/// The kept diagnostics rendered against `name`, and "… and N more errors" for the rest.
+fn rendered(name: &str, diagnostics: Diagnostics) -> Failure {
+    let mut lines: Vec<String> = diagnostics.kept().iter().map(|d| d.render(name)).collect();
+    match diagnostics.omitted() {
+        0 => {}
+        more => lines.push(format!(
+            "{name}: … and {more} more error{} (only the first {MAX_DIAGNOSTICS} are shown)",
+            if more == 1 { "" } else { "s" }
+        )),
+    }
+    Failure::Input(lines)
+}
+
+/// Parses and (unless only formatting) verifies, rendering diagnostics against `name`.
 fn load(name: &str, source: &str, verified: bool) -> Result<Module, Failure> {
-    let module = text::parse(source)
-        .map_err(|diags| Failure::Input(diags.iter().map(|d| d.render(name)).collect()))?;
+    let module = text::parse_with_limit(source, MAX_DIAGNOSTICS)
+        .map_err(|diagnostics| rendered(name, diagnostics))?;
     if verified {
-        verify::verify(&module)
-            .map_err(|diags| Failure::Input(diags.iter().map(|d| d.render(name)).collect()))?;
+        verify::verify_with_limit(&module, MAX_DIAGNOSTICS)
+            .map_err(|diagnostics| rendered(name, diagnostics))?;
     }
     Ok(module)
+}
+
+/// Reads, parses and verifies `file`; the source text is dropped before the caller lowers, so
+/// a large input is not held twice (as text and as a module) while the output grows.
+fn load_file(file: &str) -> Result<(String, Module), Failure> {
+    let (name, source) = read_input(file)?;
+    let module = load(&name, &source, true)?;
+    Ok((name, module))
 }
 
 fn target(name: &str) -> Result<TargetBackend, Failure> {
@@ -175,8 +200,7 @@ fn lower(args: &Args, out: &mut String) -> Outcome {
     if args.format.is_some() || !args.filters.is_empty() {
         return Err(usage("`atomir lower` takes no --format or --filter"));
     }
-    let (name, source) = read_input(&file)?;
-    let module = load(&name, &source, true)?;
+    let (name, module) = load_file(&file)?;
     let options = LowerOptions {
         complete_module: args.module,
     };
@@ -229,8 +253,7 @@ fn diff(args: &Args, out: &mut String) -> Outcome {
     if args.format.is_some() || !args.filters.is_empty() {
         return Err(usage("`atomir diff` takes no --format or --filter"));
     }
-    let (name, source) = read_input(&file)?;
-    let module = load(&name, &source, true)?;
+    let (_, module) = load_file(&file)?;
     atomir_cli::diff::diff_targets(&module, a.as_ref(), b.as_ref(), out);
     Ok(())
 }

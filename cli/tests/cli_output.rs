@@ -94,3 +94,92 @@ fn broken_pipe_is_an_error() {
     assert!(stderr.contains("Broken pipe"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `lines` copies of a line that fails to parse, inside one kernel.
+fn broken_module(lines: usize) -> String {
+    let mut text = String::from("kernel k(%a: ptr.global, %x: u32) {\n");
+    for _ in 0..lines {
+        text.push_str("  atomic.add.relaxed.device.global [%a], %x\n");
+    }
+    text.push_str("}\n");
+    text
+}
+
+/// Checks that stderr holds `shown` diagnostics, then the line counting the `more` left out.
+fn assert_capped(stderr: &str, shown: usize, more: usize) {
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        shown + 1,
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(lines[..shown].iter().all(|line| line.contains(": error: ")));
+    let last = lines[shown];
+    assert!(
+        last.contains(&format!("… and {more} more errors"))
+            && last.contains(&format!("only the first {shown} are shown")),
+        "{last}"
+    );
+}
+
+#[test]
+fn diagnostics_are_capped_with_a_count_of_the_rest() {
+    // Parse errors: one per line.
+    let out = atomir(&["check", "-"], &broken_module(5000));
+    assert_eq!(out.status.code(), Some(1));
+    assert_capped(&text_of(&out.stderr), 100, 4900);
+    // Verifier errors: a bitwise op on a float, once per line.
+    let mut source = String::from("kernel k(%a: ptr.global, %f: f32) {\n");
+    for _ in 0..300 {
+        source.push_str("  atomic.and.relaxed.device.global.f32 [%a], %f\n");
+    }
+    source.push_str("}\n");
+    let out = atomir(&["lower", "-", "--target", "ptx:sm_90"], &source);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_capped(&text_of(&out.stderr), 100, 200);
+    // At the cap exactly, nothing is left out and no summary is printed.
+    let out = atomir(&["check", "-"], &broken_module(100));
+    assert_eq!(text_of(&out.stderr).lines().count(), 100);
+}
+
+/// Peak resident memory in bytes of `atomir ARGS`, from the kernel's accounting of that child.
+#[cfg(target_os = "linux")]
+// The child is reaped by `wait4` below, which std's `wait` cannot do with resource usage.
+#[allow(clippy::zombie_processes)]
+fn peak_memory(args: &[&std::ffi::OsStr]) -> (Option<i32>, u64) {
+    let child = Command::new(env!("CARGO_BIN_EXE_atomir"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run atomir");
+    let mut status = 0;
+    // SAFETY: plain-old-data out-parameters; `wait4` reaps exactly this child, which std's
+    // `Child` (dropped without waiting) will not touch again.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 reaps atomir");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    // Linux reports ru_maxrss in kilobytes.
+    (code, usage.ru_maxrss as u64 * 1024)
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_large_input_is_not_held_as_tokens() {
+    // About 10 MB of valid text. A token per lexeme for the whole file took about 8 times the
+    // input; streaming tokens leaves the text, the module and little else.
+    let source = large_module(200);
+    let file = scratch_file("large-valid.atom", &source);
+    let (code, peak) = peak_memory(&["check".as_ref(), file.as_os_str()]);
+    assert_eq!(code, Some(0));
+    let bound = 16 * 1024 * 1024 + source.len() as u64 * 5 / 2;
+    assert!(
+        peak < bound,
+        "`atomir check` on {} bytes peaked at {peak} bytes (bound {bound})",
+        source.len()
+    );
+}
