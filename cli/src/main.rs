@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use atomir_cli::filter::CellFilter;
 use atomir_cli::report::{self, Format, TargetMatrix};
 use atomir_cli::targets::{self, TargetBackend};
-use atomir_ir::matrix::{cells, Cell};
+use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module};
 
 const USAGE: &str = "\
@@ -232,7 +232,7 @@ fn matrix(args: &Args, out: &mut String) -> Outcome {
         .iter()
         .map(|name| target(name))
         .collect::<Result<Vec<_>, _>>()?;
-    let chosen: Vec<Cell> = cells().filter(|cell| filter.matches(cell)).collect();
+    let chosen: Vec<AnyCell> = all_cells().filter(|cell| filter.matches(cell)).collect();
     if chosen.is_empty() {
         return Err(usage("--filter matches no cell of the lowering matrix"));
     }

@@ -23,8 +23,8 @@ pub mod verify;
 pub use diag::{Diagnostic, Diagnostics};
 
 pub use kernel::{
-    AtomicInst, Constant, Inst, Kernel, Module, Operand, Param, Predicate, Scalar, SourceLoc,
-    Value, ValueData, ValueDef, VectorList,
+    AtomicInst, Constant, Fence, Inst, InstData, Kernel, Module, Operand, Param, Predicate, Scalar,
+    SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
     Backend, ElementLowering, Emulation, Legality, LowerError, LowerOptions, LowerReport, Refusal,

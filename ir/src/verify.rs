@@ -23,7 +23,8 @@ use fnv::FnvHashMap;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::{
-    AtomicInst, Inst, Kernel, Module, Operand, Scalar, SourceLoc, Value, ValueData, ValueDef,
+    AtomicInst, Fence, Inst, InstData, Kernel, Module, Operand, Scalar, SourceLoc, Value,
+    ValueData, ValueDef,
 };
 use crate::text::literal::mask;
 use crate::types::{AddressSpace, AtomicOp, ElemType, TypeClass, ValueType, VectorShape};
@@ -63,6 +64,14 @@ pub fn verify_kernel(kernel: &Kernel) -> Result<(), Vec<Diagnostic>> {
         Ok(())
     } else {
         Err(errors.into_vec())
+    }
+}
+
+fn count_word(count: usize) -> &'static str {
+    match count {
+        0 => "none",
+        1 => "one",
+        _ => "two",
     }
 }
 
@@ -132,12 +141,38 @@ fn op_type_message(inst: &AtomicInst) -> String {
         AtomicOp::Inc | AtomicOp::Dec => {
             format!("`{op}` is a bounded counter defined on unsigned types only, not {ty}")
         }
+        AtomicOp::UsubCond | AtomicOp::UsubSat => format!(
+            "`{op}` is an unsigned subtraction defined on unsigned types only (u8, u16, u32, \
+             u64), not {ty}"
+        ),
+        AtomicOp::FMinimum | AtomicOp::FMaximum | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum => {
+            format!(
+                "`{op}` is defined on float types only (f16, bf16, f32, f64, f16x2, bf16x2), not \
+                 {ty}"
+            )
+        }
         _ => format!(
-            "`{op}` needs a numeric type, and {ty} is untyped bits; use u{n}, s{n} or a float type",
-            n = ty.bits()
+            "`{op}` needs a numeric type, and {ty} is untyped bits; {}",
+            numeric_alternatives(op, ty.bits())
         ),
     };
     format!("{}: {why}", ShortName(inst))
+}
+
+/// "use u32, s32 or f32": the types of one width that `op` takes, or why there are none.
+fn numeric_alternatives(op: AtomicOp, bits: u32) -> String {
+    let names: Vec<&str> = ElemType::ALL
+        .iter()
+        .filter(|ty| ty.bits() == bits && ty.supports(op))
+        .map(|ty| ty.as_str())
+        .collect();
+    match names.as_slice() {
+        [] => format!(
+            "no numeric type is {bits} bits wide (a b{bits} access takes exch, cas, load and store)"
+        ),
+        [one] => format!("use {one}"),
+        [init @ .., last] => format!("use {} or {last}", init.join(", ")),
+    }
 }
 
 struct Checker<'k, 'e> {
@@ -153,6 +188,7 @@ enum Role {
     Operand,
     Expected,
     New,
+    Stored,
 }
 
 impl Role {
@@ -161,6 +197,7 @@ impl Role {
             Role::Operand => "operand",
             Role::Expected => "expected value",
             Role::New => "new value",
+            Role::Stored => "value stored",
         }
     }
 }
@@ -199,7 +236,21 @@ impl<'k, 'e> Checker<'k, 'e> {
     fn check(mut self) {
         self.check_params();
         for (id, inst) in self.kernel.insts.iter() {
-            self.check_inst(id, inst);
+            match inst {
+                InstData::Atomic(inst) => self.check_inst(id, inst),
+                InstData::Fence(fence) => self.check_fence(id, fence),
+            }
+        }
+    }
+
+    fn check_fence(&mut self, id: Inst, fence: &Fence) {
+        if !fence.order.is_fence_order() {
+            let message = format!(
+                "fence.{}.{}: a relaxed fence orders nothing; expected acquire, release, acq_rel \
+                 or seq_cst",
+                fence.order, fence.scope
+            );
+            self.report(self.kernel.loc_of(id), Some(id), message);
         }
     }
 
@@ -314,29 +365,57 @@ impl<'k, 'e> Checker<'k, 'e> {
             self.report(loc, Some(id), op_type_message(inst));
         }
 
-        match (inst.op == AtomicOp::Cas, inst.new_value) {
-            (true, None) => self.report(
-                loc,
-                Some(id),
-                format!(
-                    "{name} takes two operands, the expected value then the new value; found one"
-                ),
-            ),
-            (false, Some(_)) => self.report(
-                loc,
-                Some(id),
-                format!("{name} takes one operand; found two (only cas takes expected and new)"),
-            ),
-            _ => {}
+        if !inst.op.admits_order(inst.order) {
+            let (part, orders) = if inst.op == AtomicOp::Load {
+                ("release", "relaxed, acquire or seq_cst")
+            } else {
+                ("acquire", "relaxed, release or seq_cst")
+            };
+            let message = format!(
+                "{name} cannot be {}: a {} has no {part} part; expected {orders}",
+                inst.order, inst.op
+            );
+            self.report(loc, Some(id), message);
         }
-        let first_role = if inst.op == AtomicOp::Cas {
-            Role::Expected
-        } else {
-            Role::Operand
+
+        let found = usize::from(inst.operand.is_some()) + usize::from(inst.new_value.is_some());
+        if found != inst.op.operand_count() || (inst.operand.is_none() && found > 0) {
+            let (expected, note) = match inst.op {
+                AtomicOp::Load => ("no operand (a load only reads)", ""),
+                AtomicOp::Cas => ("two operands, the expected value then the new value", ""),
+                AtomicOp::Store => ("one operand, the value stored", ""),
+                _ => ("one operand", " (only cas takes expected and new)"),
+            };
+            let message = format!("{name} takes {expected}; found {}{note}", count_word(found));
+            self.report(loc, Some(id), message);
+        }
+        let first_role = match inst.op {
+            AtomicOp::Cas => Role::Expected,
+            AtomicOp::Store => Role::Stored,
+            _ => Role::Operand,
         };
-        self.check_operand(id, loc, inst, inst.operand, first_role);
+        if let Some(operand) = inst.operand {
+            self.check_operand(id, loc, inst, operand, first_role);
+        }
         if let Some(new_value) = inst.new_value {
             self.check_operand(id, loc, inst, new_value, Role::New);
+        }
+
+        match inst.result {
+            None if inst.op.requires_result() => {
+                let message = format!(
+                    "{name} returns the value it reads and needs a result: `%v = atomic.load…`"
+                );
+                self.report(loc, Some(id), message);
+            }
+            Some(result) if inst.op.has_no_result() => {
+                let message = format!(
+                    "{name} returns nothing; remove the result `%{} =`",
+                    kernel.values.get(result).map_or("?", |data| &*data.name)
+                );
+                self.report(loc, Some(id), message);
+            }
+            _ => {}
         }
 
         if let Some(result) = inst.result {

@@ -311,10 +311,10 @@ mod literal_bits {
     use atomir_ir::AddressSpace;
 
     fn constant_of(kernel: &Kernel) -> u128 {
-        let inst = kernel.insts.values().next().unwrap();
+        let inst = kernel.atomics().next().unwrap().1;
         match inst.operand {
-            Operand::Scalar(Scalar::Const(c)) => kernel.constants[c],
-            Operand::Vector(list) => match kernel.vector_elements(list)[1] {
+            Some(Operand::Scalar(Scalar::Const(c))) => kernel.constants[c],
+            Some(Operand::Vector(list)) => match kernel.vector_elements(list)[1] {
                 Scalar::Const(c) => kernel.constants[c],
                 other => panic!("{other:?}"),
             },
@@ -346,7 +346,7 @@ mod literal_bits {
             if vector {
                 let x = kernel.add_param("x", ValueType::scalar(ty));
                 inst.shape = VectorShape::V2;
-                inst.operand = kernel.vector(&[Scalar::Value(x), Scalar::Const(constant)]);
+                inst.operand = Some(kernel.vector(&[Scalar::Value(x), Scalar::Const(constant)]));
             }
             kernel.push(inst, Some("r"));
             let module = Module { kernels: vec![kernel] };

@@ -441,7 +441,12 @@ pub(crate) fn function(
         let _ = write_ident(out, '%', kernel.value_name(param.value));
     }
     let result_space = target.triple.result_space();
-    for (index, inst) in kernel.insts.values().enumerate() {
+    for (index, inst) in kernel
+        .insts
+        .values()
+        .filter_map(atomir_ir::InstData::as_atomic)
+        .enumerate()
+    {
         if inst.result.is_none() {
             continue;
         }
@@ -452,10 +457,21 @@ pub(crate) fn function(
         let _ = write!(out, "{} %.out{index}", result_ptr(&em, inst, result_space));
     }
     out.push_str(") {\n.entry:\n");
-    for ((index, inst), plan) in kernel.insts.values().enumerate().zip(plans) {
+    for ((index, inst), plan) in kernel
+        .insts
+        .values()
+        .filter_map(atomir_ir::InstData::as_atomic)
+        .enumerate()
+        .zip(plans)
+    {
         em.instruction(out, index as u32, inst, plan);
     }
-    for (index, inst) in kernel.insts.values().enumerate() {
+    for (index, inst) in kernel
+        .insts
+        .values()
+        .filter_map(atomir_ir::InstData::as_atomic)
+        .enumerate()
+    {
         let Some(value) = inst.result else { continue };
         let ty = em.value_ty(inst.result_type());
         let r = em.value_ref(value);

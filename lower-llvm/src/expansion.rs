@@ -32,8 +32,10 @@ pub(crate) fn print(
         .collect();
     refs[expansion.addr.index()] = em.node_addr(out, inst, space);
     let natural = Scal::natural(inst.ty);
-    for (element, var) in expansion.operands.iter().enumerate() {
-        refs[var.index()] = em.operand_element(out, inst.operand, element, natural);
+    if let Some(operand) = inst.operand {
+        for (element, var) in expansion.operands.iter().enumerate() {
+            refs[var.index()] = em.operand_element(out, operand, element, natural);
+        }
     }
     if let Some(new_value) = inst.new_value {
         for (element, var) in expansion.new_values.iter().enumerate() {

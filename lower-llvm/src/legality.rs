@@ -51,6 +51,27 @@ enum Element {
 }
 
 /// Decides the plan for one node.
+/// The atomic node of `data`, or a refusal for the nodes this table does not cover yet: fences,
+/// loads, stores and the RMW ops that came with them.
+pub(crate) fn supported_node(data: &atomir_ir::InstData) -> Result<&AtomicInst, Refusal> {
+    use AtomicOp::*;
+    match data {
+        atomir_ir::InstData::Atomic(inst)
+            if !matches!(
+                inst.op,
+                Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
+            ) =>
+        {
+            Ok(inst)
+        }
+        _ => Err(Refusal::new(
+            "llvm.unsupported-node",
+            "the LLVM backend does not lower this node yet (fences, loads, stores, usub_cond, \
+             usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
+        )),
+    }
+}
+
 pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refusal> {
     check_target_wide(target, inst)?;
     let mut legality = Legality::native();

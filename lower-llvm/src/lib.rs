@@ -38,7 +38,7 @@ impl LlvmTarget {
     fn plans(&self, kernel: &Kernel, plans: &mut Vec<legality::Plan>) -> Result<(), LowerError> {
         plans.clear();
         for (inst, node) in kernel.insts.iter() {
-            match legality::plan(self, node) {
+            match legality::supported_node(node).and_then(|node| legality::plan(self, node)) {
                 Ok(plan) => plans.push(plan),
                 Err(refusal) => {
                     return Err(LowerError {
@@ -60,7 +60,9 @@ impl Backend for LlvmTarget {
     }
 
     fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legality::plan(self, &kernel.insts[inst]).map(|plan| plan.legality)
+        legality::supported_node(&kernel.insts[inst])
+            .and_then(|node| legality::plan(self, node))
+            .map(|plan| plan.legality)
     }
 
     fn lower(

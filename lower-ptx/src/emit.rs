@@ -499,7 +499,10 @@ impl<'k> KernelEmitter<'k> {
 
     /// Emits one node by its plan.
     pub fn inst(&mut self, out: &mut String, id: Inst, plan: &Plan) {
-        let inst = &self.kernel.insts[id];
+        // Only atomic nodes get a plan (`legal::supported_node` refuses the rest).
+        let Some(inst) = self.kernel.atomic(id) else {
+            return;
+        };
         match plan.form {
             Form::Native(spelling) => self.native(out, id, inst, plan, spelling),
             Form::Expand(emulation) => {
@@ -525,8 +528,12 @@ impl<'k> KernelEmitter<'k> {
             number: 0,
         }); 8];
         let mut new_values = operands;
+        // Every op the table accepts has an operand (loads are refused).
+        let Some(operand) = inst.operand else {
+            return;
+        };
         for lane in 0..lanes {
-            operands[lane] = self.operand(out, inst.operand, lane, inst.ty, s.negate);
+            operands[lane] = self.operand(out, operand, lane, inst.ty, s.negate);
             if let Some(new_value) = inst.new_value {
                 new_values[lane] = self.operand(out, new_value, lane, inst.ty, false);
             }
@@ -663,9 +670,11 @@ impl<'k> KernelEmitter<'k> {
         let var = |v: Var| Src::Temp(vars[v.as_u32() as usize]);
         self.mov(out, var(expansion.addr), Src::Value(inst.addr, None), 64);
         let natural = PrimType::natural(inst.ty).bits();
-        for (lane, operand) in expansion.operands.iter().enumerate() {
-            let src = self.operand(out, inst.operand, lane, inst.ty, false);
-            self.mov(out, var(*operand), src, natural);
+        if let Some(node_operand) = inst.operand {
+            for (lane, operand) in expansion.operands.iter().enumerate() {
+                let src = self.operand(out, node_operand, lane, inst.ty, false);
+                self.mov(out, var(*operand), src, natural);
+            }
         }
         if let Some(new_value) = inst.new_value {
             for (lane, target) in expansion.new_values.iter().enumerate() {
@@ -1372,7 +1381,7 @@ fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
             .iter()
             .all(|s| matches!(s, Scalar::Value(_))),
     };
-    is_value(inst.operand) && inst.new_value.is_none_or(is_value)
+    inst.operand.is_none_or(is_value) && inst.new_value.is_none_or(is_value)
 }
 
 /// The register class of a value's type (one register per lane for vectors).

@@ -20,6 +20,27 @@ use atomir_ir::{
 
 use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
 
+/// The atomic node of `data`, or a refusal for the nodes this table does not cover yet: fences,
+/// loads, stores and the RMW ops that came with them.
+pub(crate) fn supported_node(data: &atomir_ir::InstData) -> Result<&AtomicInst, Refusal> {
+    use AtomicOp::*;
+    match data {
+        atomir_ir::InstData::Atomic(inst)
+            if !matches!(
+                inst.op,
+                Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
+            ) =>
+        {
+            Ok(inst)
+        }
+        _ => Err(Refusal::new(
+            "ptx.unsupported-node",
+            "the PTX backend does not lower this node yet (fences, loads, stores, usub_cond, \
+             usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
+        )),
+    }
+}
+
 /// Everything of a node that [`plan`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PlanKey {

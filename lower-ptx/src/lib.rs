@@ -76,6 +76,12 @@ impl PtxBackend {
             plan_index.clear();
             chosen.clear();
             for (id, inst) in kernel.insts.iter() {
+                let inst = legal::supported_node(inst).map_err(|refusal| LowerError {
+                    kernel: kernel.name.clone(),
+                    inst: id,
+                    loc: kernel.loc_of(id),
+                    refusal,
+                })?;
                 let key = legal::PlanKey::of(inst);
                 let plan = match plan_index.get(&key) {
                     Some(&plan) => plan,
@@ -151,7 +157,9 @@ impl Backend for PtxBackend {
     }
 
     fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legal::verdict(&kernel.insts[inst], self.target).map(|plan| plan.legality)
+        legal::supported_node(&kernel.insts[inst])
+            .and_then(|inst| legal::verdict(inst, self.target))
+            .map(|plan| plan.legality)
     }
 
     fn lower(

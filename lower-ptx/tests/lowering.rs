@@ -318,7 +318,7 @@ fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
             space,
             true,
         );
-        backend.float_mode(&kernel.insts[first(&kernel)])
+        backend.float_mode(kernel.atomic(first(&kernel)).expect("an atomic"))
     };
     assert_eq!(mode(AddressSpace::Global), FloatMode::FlushSubnormals);
     assert_eq!(mode(AddressSpace::Generic), FloatMode::FlushSubnormals);

@@ -172,7 +172,8 @@ impl Printer {
                 }
             }
         }
-        for ((inst_id, inst), legality) in kernel.insts.iter().zip(legalities) {
+        // Only atomic nodes are legal here (`legality::supported_node` refuses the rest).
+        for ((inst_id, inst), legality) in kernel.atomics().zip(legalities) {
             self.inst(kernel, inst_id, inst, legality)?;
         }
 
@@ -412,7 +413,7 @@ impl Printer {
         self.var_slots[expansion.addr.index()] = self.value_slot(kernel, inst.addr, None);
         let mut pending_consts: smallvec::SmallVec<[(usize, u128); 4]> = smallvec::SmallVec::new();
         for (inputs, operand) in [
-            (&expansion.operands, Some(inst.operand)),
+            (&expansion.operands, inst.operand),
             (&expansion.new_values, inst.new_value),
         ] {
             let Some(operand) = operand else { continue };

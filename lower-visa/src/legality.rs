@@ -131,7 +131,15 @@ pub const fn msg_op(op: AtomicOp, ty: ElemType) -> Option<MsgOp> {
         AtomicOp::Xor => MsgOp::Xor,
         AtomicOp::Exch => MsgOp::Xchg,
         AtomicOp::Cas => MsgOp::Cas,
-        AtomicOp::Nand => return None,
+        AtomicOp::Nand
+        | AtomicOp::UsubCond
+        | AtomicOp::UsubSat
+        | AtomicOp::FMinimum
+        | AtomicOp::FMaximum
+        | AtomicOp::FMinimumNum
+        | AtomicOp::FMaximumNum
+        | AtomicOp::Load
+        | AtomicOp::Store => return None,
     })
 }
 
@@ -225,8 +233,9 @@ pub fn bound_is_all_ones(kernel: &Kernel, inst: &AtomicInst) -> bool {
         Scalar::Value(_) => false,
     };
     match inst.operand {
-        Operand::Scalar(scalar) => is_ones(scalar),
-        Operand::Vector(list) => kernel.vector_elements(list).iter().all(|s| is_ones(*s)),
+        Some(Operand::Scalar(scalar)) => is_ones(scalar),
+        Some(Operand::Vector(list)) => kernel.vector_elements(list).iter().all(|s| is_ones(*s)),
+        None => false,
     }
 }
 
@@ -253,6 +262,27 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
 
 /// The one legality table. A refusal names the first platform, in the order of
 /// [`Platform::ALL`] (oldest first), whose table accepts the node.
+/// The atomic node of `data`, or a refusal for the nodes this table does not cover yet: fences,
+/// loads, stores and the RMW ops that came with them.
+pub fn supported_node(data: &atomir_ir::InstData) -> Result<&AtomicInst, Refusal> {
+    use AtomicOp::*;
+    match data {
+        atomir_ir::InstData::Atomic(inst)
+            if !matches!(
+                inst.op,
+                Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
+            ) =>
+        {
+            Ok(inst)
+        }
+        _ => Err(Refusal::new(
+            "visa.unsupported-node",
+            "the vISA backend does not lower this node yet (fences, loads, stores, usub_cond, \
+             usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
+        )),
+    }
+}
+
 pub fn legalize(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
     table(target, kernel, inst).map_err(|mut refusal| {
         refusal.smallest_target = Platform::ALL

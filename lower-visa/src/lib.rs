@@ -31,7 +31,8 @@ impl Backend for VisaTarget {
     }
 
     fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legality::legalize(*self, kernel, &kernel.insts[inst])
+        let inst = legality::supported_node(&kernel.insts[inst])?;
+        legality::legalize(*self, kernel, inst)
     }
 
     fn lower(

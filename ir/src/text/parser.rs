@@ -8,7 +8,9 @@
 use fnv::FnvHashMap as HashMap;
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::kernel::{AtomicInst, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value};
+use crate::kernel::{
+    AtomicInst, Fence, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value,
+};
 use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
 };
@@ -450,34 +452,51 @@ impl<'a> Parser<'a> {
             result = Some(token);
         }
         if !self.at(TokenKind::Word) {
-            return Err(self.expected("an atomic instruction `atomic.<op>…`"));
+            return Err(self.expected("an instruction: `atomic.<op>…` or `fence.<order>.<scope>`"));
         }
         let opcode_token = self.advance();
+        if opcode_token.text == "fence" || opcode_token.text.starts_with("fence.") {
+            if predicate.is_some() {
+                return Err(self.error(
+                    start,
+                    "a fence takes no predicate; it has a memory order and a scope only",
+                ));
+            }
+            if let Some(token) = result {
+                return Err(self.error(
+                    token.loc,
+                    format!(
+                        "a fence has no result; remove `%{} =` (a fence reads and writes nothing)",
+                        token.text
+                    ),
+                ));
+            }
+            let fence = self.parse_fence(opcode_token)?;
+            self.end_of_instruction()?;
+            let id = kernel.push_fence(fence);
+            kernel.inst_locs[id] = start;
+            return Ok(());
+        }
         let opcode = self.parse_opcode(opcode_token)?;
         self.expect(TokenKind::LBracket, "`[` before the address")?;
         let addr_token = self.expect(TokenKind::Local, "an address `%name` inside `[…]`")?;
         let addr = self.resolve(addr_token, names)?;
         self.expect(TokenKind::RBracket, "`]` after address")?;
-        self.expect(TokenKind::Comma, "`,` after the address")?;
-        let operand = self.parse_operand(kernel, names, opcode.ty)?;
+        // A load takes no operand; the verifier judges one that is written anyway. Every other
+        // access needs its `,` here.
+        let operand = if opcode.op == AtomicOp::Load && !self.at(TokenKind::Comma) {
+            None
+        } else {
+            self.expect(TokenKind::Comma, "`,` after the address")?;
+            Some(self.parse_operand(kernel, names, opcode.ty)?)
+        };
         let new_value = if self.at(TokenKind::Comma) {
             self.advance();
             Some(self.parse_operand(kernel, names, opcode.ty)?)
         } else {
             None
         };
-        match self.peek().kind {
-            TokenKind::Newline => {
-                self.advance();
-            }
-            TokenKind::RBrace | TokenKind::Eof => {}
-            TokenKind::Comma => {
-                return Err(self.expected(
-                    "end of line: an atomic takes at most two operands (cas: expected, then new)",
-                ))
-            }
-            _ => return Err(self.expected("end of line after the instruction")),
-        }
+        self.end_of_instruction()?;
         let inst = AtomicInst {
             op: opcode.op,
             ty: opcode.ty,
@@ -494,11 +513,92 @@ impl<'a> Parser<'a> {
         };
         let id = kernel.push(inst, result.map(|token| token.text));
         kernel.inst_locs[id] = start;
-        if let (Some(token), Some(value)) = (result, kernel.insts[id].result) {
+        if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
             kernel.values[value].loc = token.loc;
             names.insert(token.text, value);
         }
         Ok(())
+    }
+
+    /// The end of an instruction's line (or the kernel's `}` / the end of input after it).
+    fn end_of_instruction(&mut self) -> Parsed<()> {
+        match self.peek().kind {
+            TokenKind::Newline => {
+                self.advance();
+                Ok(())
+            }
+            TokenKind::RBrace | TokenKind::Eof => Ok(()),
+            TokenKind::Comma => Err(self.expected(
+                "end of line: an atomic takes at most two operands (cas: expected, then new)",
+            )),
+            _ => Err(self.expected("end of line after the instruction")),
+        }
+    }
+
+    /// `fence.<order>[.<scope>]`: the order is required (a fence without one would be relaxed,
+    /// which orders nothing); an omitted scope is `device`, as for atomics.
+    fn parse_fence(&mut self, token: Token<'a>) -> Parsed<Fence> {
+        let mut segments = dot_segments(token.text)
+            .map(|(offset, segment)| (segment, column_after(token.loc, offset)))
+            .skip(1);
+        let order_names = || {
+            MemoryOrder::ALL
+                .iter()
+                .filter(|order| order.is_fence_order())
+                .map(|order| order.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let order = match segments.next() {
+            None | Some(("", _)) => {
+                let loc = column_after(token.loc, "fence".len());
+                return Err(self.error(
+                    loc,
+                    format!(
+                        "expected a memory order after `fence.`: one of {}",
+                        order_names()
+                    ),
+                ));
+            }
+            Some((name, loc)) => MemoryOrder::from_name(name).ok_or_else(|| {
+                self.error(
+                    loc,
+                    format!(
+                        "expected a memory order after `fence.`, found `{name}`; one of {}",
+                        order_names()
+                    ),
+                )
+            })?,
+        };
+        let mut fence = Fence {
+            order,
+            scope: Scope::Device,
+        };
+        if let Some((name, loc)) = segments.next() {
+            if name.is_empty() {
+                return Err(self.error(loc, "empty qualifier: `..` or a trailing `.`"));
+            }
+            fence.scope = Scope::from_name(name).ok_or_else(|| {
+                self.error(
+                    loc,
+                    format!(
+                        "a fence takes a memory order and a scope only; expected a scope ({}), \
+                         found `{name}`",
+                        Stage::Scope.spellings().join(", ")
+                    ),
+                )
+            })?;
+        }
+        if let Some((name, loc)) = segments.next() {
+            return Err(self.error(
+                loc,
+                format!(
+                    "a fence takes a memory order and a scope only; `{name}` after the scope \
+                     has no meaning for a fence"
+                ),
+            ));
+        }
+        Ok(fence)
     }
 
     fn parse_opcode(&mut self, token: Token<'a>) -> Parsed<Opcode> {
@@ -508,7 +608,7 @@ impl<'a> Parser<'a> {
             return Err(self.error(
                 token.loc,
                 format!(
-                    "expected an atomic instruction `atomic.<op>…`, found `{}`",
+                    "expected an instruction (`atomic.<op>…` or `fence.<order>.<scope>`), found `{}`",
                     token.text
                 ),
             ));

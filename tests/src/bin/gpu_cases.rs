@@ -378,7 +378,7 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
         return Err(error.to_string());
     }
     let kernel = cell.kernel();
-    let inst = kernel.insts.values().next().expect("one instruction");
+    let inst = kernel.atomics().next().expect("one instruction").1;
     let mode = backend.float_mode(inst);
     let width = cell.ty.bytes() as usize;
     let lanes = cell.shape.len();
@@ -483,7 +483,7 @@ fn simulate(dir: &str, sm: &str, out: &str) {
         let name = case["kernel"].as_str().unwrap_or_default();
         let cell = cells[name];
         let kernel = cell.kernel();
-        let mode = backend.float_mode(kernel.insts.values().next().expect("one instruction"));
+        let mode = backend.float_mode(kernel.atomics().next().expect("one instruction").1);
         let width = cell.ty.bytes() as usize;
         let lanes = cell.shape.len();
         let mut memory = unhex(case["memory"].as_str().unwrap_or_default());

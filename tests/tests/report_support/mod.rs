@@ -112,7 +112,10 @@ pub const FAKE: FakeBackend = FakeBackend { generation: 1 };
 
 impl FakeBackend {
     fn verdict(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        let node = &kernel.insts[inst];
+        let Some(node) = kernel.atomic(inst) else {
+            // A fence is native on either generation.
+            return Ok(Legality::native());
+        };
         let newer = self.generation >= 2;
         if node.ty == ElemType::B128 && newer {
             return Ok(Legality::native());
@@ -165,16 +168,24 @@ impl Backend for FakeBackend {
         let mut report = atomir_ir::legal::legalize_module(self, module)?;
         for (index, inst, legality) in report.decisions() {
             let kernel = &module.kernels[index];
-            let node = &kernel.insts[inst];
-            out.push_str(&format!(
-                "// {} <{}>\nfake.{}.{}.{}.{}\n",
-                kernel.name,
-                legality.strategy(),
-                node.op,
-                node.order,
-                node.shape,
-                node.ty
-            ));
+            match &kernel.insts[inst] {
+                atomir_ir::InstData::Atomic(node) => out.push_str(&format!(
+                    "// {} <{}>\nfake.{}.{}.{}.{}\n",
+                    kernel.name,
+                    legality.strategy(),
+                    node.op,
+                    node.order,
+                    node.shape,
+                    node.ty
+                )),
+                atomir_ir::InstData::Fence(fence) => out.push_str(&format!(
+                    "// {} <{}>\nfake.fence.{}.{}\n",
+                    kernel.name,
+                    legality.strategy(),
+                    fence.order,
+                    fence.scope
+                )),
+            }
         }
         report.shrink_to_fit();
         Ok(report)
