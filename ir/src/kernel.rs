@@ -171,13 +171,18 @@ impl AtomicInst {
     /// A relaxed, device-scope, generic, scalar load (no operand; push it with a result name).
     pub fn load(ty: ElemType, addr: Value) -> Self {
         AtomicInst {
+            op: AtomicOp::Load,
+            ty,
+            shape: VectorShape::Scalar,
+            order: MemoryOrder::Relaxed,
+            scope: Scope::Device,
+            space: AddressSpace::Generic,
+            hint: None,
+            predicate: None,
+            addr,
             operand: None,
-            ..AtomicInst::new(
-                AtomicOp::Load,
-                ty,
-                addr,
-                Operand::Scalar(Scalar::Value(addr)),
-            )
+            new_value: None,
+            result: None,
         }
     }
 
