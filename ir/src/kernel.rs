@@ -220,6 +220,13 @@ impl InstData {
         }
     }
 
+    pub fn as_atomic_mut(&mut self) -> Option<&mut AtomicInst> {
+        match self {
+            InstData::Atomic(inst) => Some(inst),
+            InstData::Fence(_) => None,
+        }
+    }
+
     pub const fn as_fence(&self) -> Option<&Fence> {
         match self {
             InstData::Fence(fence) => Some(fence),
@@ -350,6 +357,11 @@ impl Kernel {
     /// The atomic access `inst`, or `None` for a fence (or an id of another kernel).
     pub fn atomic(&self, inst: Inst) -> Option<&AtomicInst> {
         self.insts.get(inst).and_then(InstData::as_atomic)
+    }
+
+    /// The atomic access `inst`, to change it, or `None` for a fence.
+    pub fn atomic_mut(&mut self, inst: Inst) -> Option<&mut AtomicInst> {
+        self.insts.get_mut(inst).and_then(InstData::as_atomic_mut)
     }
 
     /// Every atomic access with its id, in program order (fences skipped).

@@ -14,7 +14,10 @@ pub mod expand;
 pub mod interp;
 pub mod kernel;
 pub mod legal;
+pub mod lower;
 pub mod matrix;
+pub mod node;
+pub mod rule;
 pub mod semantics;
 pub mod text;
 pub mod types;
@@ -27,9 +30,11 @@ pub use kernel::{
     SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
-    Backend, ElementLowering, Emulation, Legality, LowerError, LowerOptions, LowerReport, Refusal,
-    Rewrite, Strategy, Verdict,
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Strategy,
+    Verdict,
 };
+pub use node::{AtomicNode, Node};
+pub use rule::RuleId;
 pub use types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass, ValueType,
     VectorShape,

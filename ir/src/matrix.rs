@@ -9,6 +9,7 @@ use std::fmt;
 
 use crate::kernel::{AtomicInst, Fence, Kernel, Module, Operand, Scalar};
 use crate::legal::{Backend, LowerOptions, Refusal, Strategy, Verdict};
+use crate::node::{AtomicNode, Node};
 use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
 
 /// One cell of the lowering matrix.
@@ -30,6 +31,22 @@ impl Cell {
             && self.op.admits_order(self.order)
             && (self.result_used || !self.op.requires_result())
             && !(self.result_used && self.op.has_no_result())
+    }
+
+    /// The cell's node: the pointer is in the cell's own space and the operand a parameter.
+    pub const fn node(&self) -> AtomicNode {
+        AtomicNode {
+            op: self.op,
+            ty: self.ty,
+            shape: self.shape,
+            order: self.order,
+            scope: self.scope,
+            space: self.space,
+            hint: None,
+            result_used: self.result_used,
+            pointer_space: self.space,
+            literal: None,
+        }
     }
 
     /// A stable identifier, also used as the kernel name.
@@ -98,13 +115,18 @@ impl FenceCell {
         format!("fence_{}_{}", self.order, self.scope)
     }
 
+    /// The cell's fence.
+    pub const fn fence(&self) -> Fence {
+        Fence {
+            order: self.order,
+            scope: self.scope,
+        }
+    }
+
     /// A kernel of this one fence and no parameters.
     pub fn kernel(&self) -> Kernel {
         let mut kernel = Kernel::new(self.name());
-        kernel.push_fence(Fence {
-            order: self.order,
-            scope: self.scope,
-        });
+        kernel.push_fence(self.fence());
         kernel
     }
 }
@@ -146,6 +168,14 @@ impl AnyCell {
         match self {
             AnyCell::Access(cell) => cell.kernel(),
             AnyCell::Fence(cell) => cell.kernel(),
+        }
+    }
+
+    /// The node a table judges.
+    pub const fn node(&self) -> Node {
+        match self {
+            AnyCell::Access(cell) => Node::Atomic(cell.node()),
+            AnyCell::Fence(cell) => Node::Fence(cell.fence()),
         }
     }
 
@@ -256,7 +286,10 @@ impl CellOutcome {
     /// How the cell is lowered, in words, or why it is refused.
     pub fn description(&self) -> String {
         match &self.verdict {
-            Ok(legality) => legality.describe(),
+            Ok(legality) => match &self.cell {
+                AnyCell::Access(cell) => legality.describe(cell.ty, cell.shape),
+                AnyCell::Fence(_) => legality.describe_fence(),
+            },
             Err(refusal) => refusal.to_string(),
         }
     }
@@ -283,14 +316,7 @@ pub fn run<C: Into<AnyCell>>(
             let cell: AnyCell = cell.into();
             module.kernels.clear();
             module.kernels.push(cell.kernel());
-            let kernel = &module.kernels[0];
-            let verdict = match kernel.insts.keys().next() {
-                Some(inst) => backend.legalize(kernel, inst),
-                None => Err(Refusal::new(
-                    "matrix.empty-cell",
-                    "the cell has no instruction",
-                )),
-            };
+            let verdict = backend.legalize_node(&cell.node());
             let mut code = String::new();
             let verdict = match verdict {
                 Ok(legality) => match backend.lower(&module, options, &mut code) {

@@ -6,17 +6,21 @@
 
 use std::fmt;
 
-macro_rules! spelled_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+/// Declares an enum with one canonical spelling per variant: `ALL`, `as_str`, `from_name` and
+/// `Display` from the one list, so parser and printer cannot drift. Backends use it for their
+/// own spelled vocabularies.
+#[macro_export]
+macro_rules! spelled {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $name { $($(#[$vmeta])* $variant),+ }
+        $vis enum $name { $($(#[$vmeta])* $variant),+ }
 
         impl $name {
-            /// Every value, in declaration order (the order the lowering matrix enumerates).
+            /// Every value, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
-            /// The canonical spelling in the text form.
+            /// The canonical spelling.
             pub const fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
             }
@@ -27,18 +31,18 @@ macro_rules! spelled_enum {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
     };
 }
 
-spelled_enum! {
+spelled! {
     /// The operation of an atomic access. Semantics (per element): `old = *a; *a = op(old, b[, c])`;
     /// see [`crate::semantics`] for every definition.
-    AtomicOp {
+    pub enum AtomicOp {
         /// Wrapping integer add; round-to-nearest-even float add.
         Add => "add",
         /// Wrapping integer subtract; float subtract.
@@ -149,9 +153,9 @@ pub enum TypeClass {
     PackedFloat,
 }
 
-spelled_enum! {
+spelled! {
     /// Element type of an atomic access.
-    ElemType {
+    pub enum ElemType {
         U8 => "u8", U16 => "u16", U32 => "u32", U64 => "u64",
         S8 => "s8", S16 => "s16", S32 => "s32", S64 => "s64",
         B8 => "b8", B16 => "b16", B32 => "b32", B64 => "b64", B128 => "b128",
@@ -251,9 +255,9 @@ impl ElemType {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// How many elements one atomic instruction touches. Atomicity is per element.
-    VectorShape {
+    pub enum VectorShape {
         Scalar => "scalar",
         V2 => "v2",
         V4 => "v4",
@@ -288,9 +292,9 @@ impl VectorShape {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// C++/PTX memory order of the whole read-modify-write.
-    MemoryOrder {
+    pub enum MemoryOrder {
         Relaxed => "relaxed",
         Acquire => "acquire",
         Release => "release",
@@ -328,9 +332,9 @@ impl MemoryOrder {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// The set of threads the atomicity and ordering are guaranteed towards, narrowest first.
-    Scope {
+    pub enum Scope {
         Block => "block",
         Cluster => "cluster",
         Device => "device",
@@ -345,9 +349,9 @@ impl Scope {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// The state space the address points into.
-    AddressSpace {
+    pub enum AddressSpace {
         Generic => "generic",
         Global => "global",
         Shared => "shared",
@@ -355,9 +359,9 @@ spelled_enum! {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// An L2 cache eviction hint; a performance hint only, never a change of meaning.
-    CacheHint {
+    pub enum CacheHint {
         EvictFirst => "evict_first",
         EvictLast => "evict_last",
         EvictNormal => "evict_normal",

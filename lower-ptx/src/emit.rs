@@ -7,16 +7,19 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    self, BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
 use atomir_ir::{
     AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
     ValueDef, ValueType,
 };
 
-use crate::legal::{
-    membar_level, order_form, reduction_allowed, scope_name, Fence, Form, Plan, Spelling,
+use atomir_ir::lower::{
+    binds_independently, At, Expanding, Fence, FenceBracket, Label, Params, Printer, Unprintable,
 };
+use atomir_ir::Module;
+
+use crate::legal::{membar_level, scope_name, Form, PtxOp, PtxPlan};
 use crate::target::{Feature, PtxTarget};
 
 /// A register class: PTX declares registers by bit size; 8-bit data lives in 16-bit registers.
@@ -213,6 +216,12 @@ pub(crate) struct KernelEmitter<'k> {
     /// Per expansion variable: its masked copy, valid in the block that made it.
     masked: Vec<Option<Temp>>,
     reuse: Reuse,
+    /// The registers of the current expansion's variables.
+    vars: Vec<Temp>,
+    /// The block being printed.
+    block: Block,
+    /// The native form of the current expansion's `Rmw` primitives.
+    element: Option<PtxOp>,
 }
 
 /// A pure primitive by what it computes, its operands named by their [`Reuse::same`] variable.
@@ -354,6 +363,9 @@ impl<'k> KernelEmitter<'k> {
             zero_extended: Vec::new(),
             masked: Vec::new(),
             reuse: Reuse::default(),
+            vars: Vec::new(),
+            block: Block::from_u32(0),
+            element: None,
         }
     }
 
@@ -470,14 +482,30 @@ impl<'k> KernelEmitter<'k> {
         temp
     }
 
-    fn fence(&self, out: &mut String, fence: Fence, plan: &Plan) {
-        match fence {
-            Fence::Sc => {
-                let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
-            }
-            Fence::Membar => {
-                let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
-            }
+    /// Spells a fence of the bracket: `fence.sc`/`fence.acq_rel` where the target has `.sem`,
+    /// a `membar` (sequentially consistent) before.
+    fn fence(&self, out: &mut String, fence: Option<Fence>, plan: &PtxPlan) {
+        let Some(fence) = fence else { return };
+        if !self.target.has(Feature::Sem) {
+            let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
+        } else if fence.order == MemoryOrder::SeqCst {
+            let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
+        } else {
+            let _ = writeln!(out, "\tfence.acq_rel.{};", scope_name(plan.scope));
+        }
+    }
+
+    /// `.<sem>` of an access's own order, where the target spells orders on instructions.
+    fn sem(&self, out: &mut String, order: MemoryOrder) {
+        if self.target.has(Feature::Sem) {
+            out.push('.');
+            out.push_str(match order {
+                MemoryOrder::Relaxed => "relaxed",
+                MemoryOrder::Acquire => "acquire",
+                MemoryOrder::Release => "release",
+                MemoryOrder::AcqRel => "acq_rel",
+                MemoryOrder::SeqCst => "seq_cst",
+            });
         }
     }
 
@@ -497,28 +525,21 @@ impl<'k> KernelEmitter<'k> {
         }
     }
 
-    /// Emits one node by its plan.
-    pub fn inst(&mut self, out: &mut String, id: Inst, plan: &Plan) {
-        // Only atomic nodes get a plan (`legal::supported_node` refuses the rest).
-        let Some(inst) = self.kernel.atomic(id) else {
-            return;
-        };
-        match plan.form {
-            Form::Native(spelling) => self.native(out, id, inst, plan, spelling),
-            Form::Expand(emulation) => {
-                let expansion = expand::expand(inst, emulation);
-                self.expansion(out, id, inst, plan, &expansion);
-            }
-        }
-    }
-
     /// The one place a native `atom`/`red` node is printed.
-    fn native(&mut self, out: &mut String, id: Inst, inst: &AtomicInst, plan: &Plan, s: Spelling) {
+    fn native(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        s: PtxOp,
+        bracket: FenceBracket,
+    ) {
         let lanes = inst.shape.len();
         let single = inst.predicate.is_some()
             && !s.negate
             && !s.hint
-            && plan_is_single(self.target, inst.order)
+            && bracket.is_bare()
             && operand_is_registers(self.kernel, inst);
         if !single {
             self.guard_begin(out, inst, id);
@@ -528,11 +549,11 @@ impl<'k> KernelEmitter<'k> {
             number: 0,
         }); 8];
         let mut new_values = operands;
-        // Every op the table accepts has an operand (loads are refused).
-        let Some(operand) = inst.operand else {
-            return;
-        };
         for lane in 0..lanes {
+            // Every node the table prints whole has an operand (loads are refused).
+            let Some(operand) = inst.operand else {
+                break;
+            };
             operands[lane] = self.operand(out, operand, lane, inst.ty, s.negate);
             if let Some(new_value) = inst.new_value {
                 new_values[lane] = self.operand(out, new_value, lane, inst.ty, false);
@@ -550,10 +571,7 @@ impl<'k> KernelEmitter<'k> {
             }
             _ => None,
         };
-        let order = order_form(self.target, inst.order);
-        if let Some(fence) = order.before {
-            self.fence(out, fence, plan);
-        }
+        self.fence(out, bracket.leading, plan);
         out.push('\t');
         if single {
             if let Some(predicate) = inst.predicate {
@@ -563,15 +581,12 @@ impl<'k> KernelEmitter<'k> {
             }
         }
         out.push_str(if s.reduction { "red" } else { "atom" });
-        if let Some(sem) = order.sem {
-            out.push('.');
-            out.push_str(sem);
-        }
+        self.sem(out, bracket.order);
         out.push('.');
         out.push_str(scope_name(plan.scope));
         out.push_str(space_suffix(self.target, inst.space));
         out.push('.');
-        out.push_str(s.op);
+        out.push_str(s.op.as_str());
         if s.noftz {
             out.push_str(".noftz");
         }
@@ -583,7 +598,7 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(inst.shape.as_str());
         }
         out.push('.');
-        out.push_str(s.ty);
+        out.push_str(s.ty.as_str());
         out.push(' ');
         if !s.reduction {
             let class = Class::of_bits(inst.ty.bits());
@@ -623,9 +638,7 @@ impl<'k> KernelEmitter<'k> {
             Self::put_temp(out, policy);
         }
         out.push_str(";\n");
-        if let Some(fence) = order.after {
-            self.fence(out, fence, plan);
-        }
+        self.fence(out, bracket.trailing, plan);
         if !single {
             self.guard_end(out, inst, id);
         }
@@ -648,134 +661,133 @@ impl<'k> KernelEmitter<'k> {
 
     /// Prints an expansion: inputs bound by `mov`, blocks as labels, block parameters as
     /// `mov`s before each jump, results moved to the node's result registers.
-    fn expansion(
+    /// Binds an expansion's inputs: a register per variable, the address and operands moved in.
+    fn expansion_begin(
         &mut self,
         out: &mut String,
         id: Inst,
         inst: &AtomicInst,
-        plan: &Plan,
+        plan: &PtxPlan,
         expansion: &Expansion,
-    ) {
+    ) -> Result<(), Unprintable> {
+        self.element = match plan.form {
+            Form::Expand { element } => element,
+            Form::Native(_) => None,
+        };
+        if self.element.is_none()
+            && expansion
+                .memory_prims()
+                .any(|p| matches!(p, Prim::Rmw { .. }))
+        {
+            return Err(Unprintable(
+                "an expansion with a native element the plan does not name".into(),
+            ));
+        }
         self.guard_begin(out, inst, id);
-        let vars: Vec<Temp> = expansion
-            .vars
-            .values()
-            .map(|ty| self.temp(Class::of_prim(*ty)))
-            .collect();
+        let mut vars = std::mem::take(&mut self.vars);
+        vars.clear();
+        vars.extend(
+            expansion
+                .vars
+                .values()
+                .map(|ty| self.temp(Class::of_prim(*ty))),
+        );
+        self.vars = vars;
         self.zero_extended.clear();
-        self.zero_extended.resize(vars.len(), false);
+        self.zero_extended.resize(self.vars.len(), false);
         self.masked.clear();
-        self.masked.resize(vars.len(), None);
-        self.reuse.reset(vars.len());
-        let var = |v: Var| Src::Temp(vars[v.as_u32() as usize]);
-        self.mov(out, var(expansion.addr), Src::Value(inst.addr, None), 64);
+        self.masked.resize(self.vars.len(), None);
+        self.reuse.reset(self.vars.len());
+        self.mov(
+            out,
+            self.var(expansion.addr),
+            Src::Value(inst.addr, None),
+            64,
+        );
         let natural = PrimType::natural(inst.ty).bits();
         if let Some(node_operand) = inst.operand {
             for (lane, operand) in expansion.operands.iter().enumerate() {
                 let src = self.operand(out, node_operand, lane, inst.ty, false);
-                self.mov(out, var(*operand), src, natural);
+                self.mov(out, self.var(*operand), src, natural);
             }
         }
         if let Some(new_value) = inst.new_value {
             for (lane, target) in expansion.new_values.iter().enumerate() {
                 let src = self.operand(out, new_value, lane, inst.ty, false);
-                self.mov(out, var(*target), src, natural);
+                self.mov(out, self.var(*target), src, natural);
             }
         }
-        let label = |out: &mut String, block: u32| {
-            let _ = write!(out, "$L{}_b{}", id.as_u32(), block);
-        };
-        let last = expansion.blocks.len() as u32 - 1;
-        let mut edge = 0u32;
-        for (block, data) in &expansion.blocks {
-            if block != expansion.entry() {
-                label(out, block.as_u32());
-                out.push_str(":\n");
+        Ok(())
+    }
+
+    /// The register of an expansion variable.
+    fn var(&self, v: Var) -> Src {
+        Src::Temp(self.vars[v.as_u32() as usize])
+    }
+
+    fn label(out: &mut String, id: Inst, label: Label) {
+        match label {
+            Label::Block(block) => {
+                let _ = write!(out, "$L{}_b{}", id.as_u32(), block.as_u32());
             }
-            self.masked.fill(None);
-            self.reuse.enter(expansion, block);
-            for prim in &data.prims {
-                self.pure_or_prim(out, inst, plan, prim, &vars, expansion, block);
+            Label::Edge(edge) => {
+                let _ = write!(out, "$L{}_e{edge}", id.as_u32());
             }
-            let next = block.as_u32() + 1;
-            let bind = |this: &mut Self, out: &mut String, target: &expand::Target| {
-                let params = &expansion.blocks[target.block].params;
-                for (param, arg) in params.iter().zip(&target.args) {
-                    let bits = Class::of_prim(expansion.vars[*param]).bits();
-                    this.mov(out, var(*param), var(*arg), bits);
-                }
-            };
-            let branch_to = |this: &Self,
-                             out: &mut String,
-                             guard: Option<(Var, bool)>,
-                             target: expand::Block| {
-                out.push('\t');
-                match guard {
-                    Some((cond, negated)) => {
-                        out.push_str(if negated { "@!" } else { "@" });
-                        this.put(out, var(cond));
-                        out.push_str(" bra ");
-                    }
-                    None => out.push_str("bra.uni "),
-                }
-                label(out, target.as_u32());
-                out.push_str(";\n");
-            };
-            match &data.terminator {
-                Terminator::Jump(target) => {
-                    bind(self, out, target);
-                    if target.block.as_u32() != next {
-                        branch_to(self, out, None, target.block);
-                    }
-                }
-                Terminator::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } if binds_independently(expansion, *cond, then, otherwise) => {
-                    // Both edges' block parameters can be set before the branch: then one
-                    // conditional branch, falling through to the next block where it is a target
-                    // (a CAS loop becomes one backward branch, as ptxas expects of a loop).
-                    bind(self, out, then);
-                    bind(self, out, otherwise);
-                    if otherwise.block.as_u32() == next {
-                        branch_to(self, out, Some((*cond, false)), then.block);
-                    } else if then.block.as_u32() == next {
-                        branch_to(self, out, Some((*cond, true)), otherwise.block);
-                    } else {
-                        branch_to(self, out, Some((*cond, false)), then.block);
-                        branch_to(self, out, None, otherwise.block);
-                    }
-                }
-                Terminator::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    out.push_str("\t@");
-                    self.put(out, var(*cond));
-                    let _ = writeln!(out, " bra $L{}_e{edge};", id.as_u32());
-                    bind(self, out, otherwise);
-                    branch_to(self, out, None, otherwise.block);
-                    let _ = writeln!(out, "$L{}_e{edge}:", id.as_u32());
-                    bind(self, out, then);
-                    branch_to(self, out, None, then.block);
-                    edge += 1;
-                }
-                Terminator::Return => {
-                    if block.as_u32() != last {
-                        let _ = writeln!(out, "\tbra.uni $L{}_done;", id.as_u32());
-                    }
-                }
+            Label::Done => {
+                let _ = write!(out, "$L{}_done", id.as_u32());
             }
         }
+    }
+
+    fn block(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        expansion: &Expansion,
+        block: Block,
+        entry: bool,
+    ) {
+        if !entry {
+            Self::label(out, id, Label::Block(block));
+            out.push_str(":\n");
+        }
+        self.block = block;
+        self.masked.fill(None);
+        self.reuse.enter(expansion, block);
+    }
+
+    /// `bra.uni`, or with a guard `@p bra` / `@!p bra`.
+    fn branch(&self, out: &mut String, id: Inst, guard: Option<(Var, bool)>, to: Label) {
+        out.push('\t');
+        match guard {
+            Some((cond, negated)) => {
+                out.push_str(if negated { "@!" } else { "@" });
+                self.put(out, self.var(cond));
+                out.push_str(" bra ");
+            }
+            None => out.push_str("bra.uni "),
+        }
+        Self::label(out, id, to);
+        out.push_str(";\n");
+    }
+
+    /// Moves the old values to the instruction's result.
+    fn expansion_end(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        expansion: &Expansion,
+    ) {
         if expansion.blocks.len() > 1 {
-            let _ = writeln!(out, "$L{}_done:", id.as_u32());
+            Self::label(out, id, Label::Done);
+            out.push_str(":\n");
         }
         if let Some(result) = inst.result {
+            let natural = PrimType::natural(inst.ty).bits();
             for (lane, old) in expansion.results.iter().enumerate() {
                 let lane = inst.shape.is_vector().then_some(lane);
-                self.mov(out, Src::Value(result, lane), var(*old), natural);
+                self.mov(out, Src::Value(result, lane), self.var(*old), natural);
             }
         }
         self.guard_end(out, inst, id);
@@ -840,17 +852,36 @@ impl<'k> KernelEmitter<'k> {
         masked
     }
 
+    /// One primitive of an expansion, or a copy of an equal pure one computed before it.
+    fn step(
+        &mut self,
+        out: &mut String,
+        plan: &PtxPlan,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        expansion: &Expansion,
+    ) {
+        let vars = std::mem::take(&mut self.vars);
+        let element = self.element;
+        let block = self.block;
+        self.pure_or_prim(out, plan, element, prim, bracket, &vars, expansion, block);
+        self.vars = vars;
+    }
+
     /// The one place the primitives of an expansion are printed.
+    #[allow(clippy::too_many_arguments)]
     fn prim(
         &mut self,
         out: &mut String,
-        inst: &AtomicInst,
-        plan: &Plan,
+        plan: &PtxPlan,
+        element: Option<PtxOp>,
         prim: &Prim,
+        bracket: Option<FenceBracket>,
         vars: &[Temp],
         expansion: &Expansion,
     ) {
         use Operand::{Imm, T};
+        let bracket = |mem: MemAttrs| bracket.unwrap_or(FenceBracket::bare(mem.order));
         let t = |v: Var| vars[v.as_u32() as usize];
         let ty = |v: Var| expansion.vars[v];
         match *prim {
@@ -860,8 +891,7 @@ impl<'k> KernelEmitter<'k> {
                 self.zero_extended[dst.as_u32() as usize] = true;
             }
             Prim::Load { dst, addr, mem } => {
-                let bits = Class::of_prim(ty(dst)).bits();
-                self.load(out, plan, mem, t(dst), t(addr), bits);
+                self.load(out, plan, mem, bracket(mem), t(dst), t(addr));
             }
             Prim::Cas {
                 dst,
@@ -871,11 +901,9 @@ impl<'k> KernelEmitter<'k> {
                 mem,
             } => {
                 let bits = Class::of_prim(ty(dst)).bits();
-                let order = order_form(self.target, mem.order);
-                if let Some(fence) = order.before {
-                    self.fence(out, fence, plan);
-                }
-                self.atom_head(out, plan, mem, false);
+                let bracket = bracket(mem);
+                self.fence(out, bracket.leading, plan);
+                self.atom_head(out, plan, mem, bracket.order, false);
                 let _ = write!(out, ".cas.b{bits} ");
                 Self::put_temp(out, t(dst));
                 out.push_str(", [");
@@ -885,39 +913,34 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str(", ");
                 Self::put_temp(out, t(new));
                 out.push_str(";\n");
-                if let Some(fence) = order.after {
-                    self.fence(out, fence, plan);
-                }
+                self.fence(out, bracket.trailing, plan);
             }
             Prim::Rmw {
                 dst,
-                op,
                 ty: elem,
                 addr,
                 value,
                 mem,
+                ..
             } => {
-                let spelling = crate::legal::rmw_spelling(op, elem, self.target)
-                    .expect("legality chose a native element");
+                // The expansion was checked to have an element form before printing began.
+                let Some(spelling) = element else { return };
                 let value = if spelling.negate {
                     self.negate(out, Src::Temp(t(value)), elem)
                 } else {
                     t(value)
                 };
-                let reduction =
-                    reduction_allowed(inst) && spelling.op != "exch" && spelling.op != "cas";
-                let order = order_form(self.target, mem.order);
-                if let Some(fence) = order.before {
-                    self.fence(out, fence, plan);
-                }
-                self.atom_head(out, plan, mem, reduction);
+                let reduction = spelling.reduction;
+                let bracket = bracket(mem);
+                self.fence(out, bracket.leading, plan);
+                self.atom_head(out, plan, mem, bracket.order, reduction);
                 out.push('.');
-                out.push_str(spelling.op);
+                out.push_str(spelling.op.as_str());
                 if spelling.noftz {
                     out.push_str(".noftz");
                 }
                 out.push('.');
-                out.push_str(spelling.ty);
+                out.push_str(spelling.ty.as_str());
                 out.push(' ');
                 if !reduction {
                     let dst = match dst {
@@ -932,9 +955,7 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str("], ");
                 Self::put_temp(out, value);
                 out.push_str(";\n");
-                if let Some(fence) = order.after {
-                    self.fence(out, fence, plan);
-                }
+                self.fence(out, bracket.trailing, plan);
             }
             Prim::Unary { dst, op, src } => {
                 let (dt, st) = (ty(dst), ty(src));
@@ -1080,15 +1101,16 @@ impl<'k> KernelEmitter<'k> {
     fn pure_or_prim(
         &mut self,
         out: &mut String,
-        inst: &AtomicInst,
-        plan: &Plan,
+        plan: &PtxPlan,
+        element: Option<PtxOp>,
         prim: &Prim,
+        bracket: Option<FenceBracket>,
         vars: &[Temp],
         expansion: &Expansion,
         block: Block,
     ) {
         let Some((key, dst)) = self.reuse.key(prim, expansion) else {
-            self.prim(out, inst, plan, prim, vars, expansion);
+            self.prim(out, plan, element, prim, bracket, vars, expansion);
             return;
         };
         let index = dst.as_u32() as usize;
@@ -1106,7 +1128,7 @@ impl<'k> KernelEmitter<'k> {
             self.reuse.equal_operands[index] = self.reuse.equal_operands[earlier_index];
             return;
         }
-        self.prim(out, inst, plan, prim, vars, expansion);
+        self.prim(out, plan, element, prim, bracket, vars, expansion);
         if let Prim::Cmp {
             cond: CmpCond::Eq,
             a,
@@ -1120,12 +1142,16 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// `atom{.sem}.<scope>{.space}` or `red…` of a primitive (order fences printed by the caller).
-    fn atom_head(&self, out: &mut String, plan: &Plan, mem: MemAttrs, reduction: bool) {
+    fn atom_head(
+        &self,
+        out: &mut String,
+        plan: &PtxPlan,
+        mem: MemAttrs,
+        order: MemoryOrder,
+        reduction: bool,
+    ) {
         out.push_str(if reduction { "\tred" } else { "\tatom" });
-        if let Some(sem) = order_form(self.target, mem.order).sem {
-            out.push('.');
-            out.push_str(sem);
-        }
+        self.sem(out, order);
         out.push('.');
         out.push_str(scope_name(plan.scope));
         out.push_str(space_suffix(self.target, mem.space));
@@ -1133,22 +1159,20 @@ impl<'k> KernelEmitter<'k> {
 
     /// An atomic load: `ld.relaxed`/`ld.acquire` with the scope (sm_70+), `ld.volatile` plus
     /// membars before.
-    fn load(&self, out: &mut String, plan: &Plan, mem: MemAttrs, dst: Temp, addr: Temp, bits: u32) {
-        let order = if mem.order.has_acquire() {
-            MemoryOrder::Acquire
-        } else {
-            MemoryOrder::Relaxed
-        };
-        if mem.order == MemoryOrder::SeqCst {
-            let fence = if self.target.has(Feature::Sem) {
-                Fence::Sc
-            } else {
-                Fence::Membar
-            };
-            self.fence(out, fence, plan);
-        }
+    fn load(
+        &self,
+        out: &mut String,
+        plan: &PtxPlan,
+        mem: MemAttrs,
+        bracket: FenceBracket,
+        dst: Temp,
+        addr: Temp,
+    ) {
+        let bits = dst.class.bits();
+        self.fence(out, bracket.leading, plan);
         if self.target.has(Feature::Sem) {
-            let sem = if order == MemoryOrder::Acquire {
+            // A load has no release part: its own order is acquire or relaxed.
+            let sem = if bracket.order.has_acquire() {
                 "acquire"
             } else {
                 "relaxed"
@@ -1163,9 +1187,7 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(", [");
         Self::put_temp(out, addr);
         out.push_str("];\n");
-        if order == MemoryOrder::Acquire && !self.target.has(Feature::Sem) {
-            self.fence(out, Fence::Membar, plan);
-        }
+        self.fence(out, bracket.trailing, plan);
     }
 
     fn binary(&mut self, out: &mut String, op: BinaryOp, ty: PrimType, d: Temp, a: Temp, b: Temp) {
@@ -1367,12 +1389,6 @@ enum Operand {
     Imm(u128),
 }
 
-/// Whether the order is spelled on the instruction alone (no fence or membar around it).
-fn plan_is_single(target: PtxTarget, order: MemoryOrder) -> bool {
-    let form = order_form(target, order);
-    form.before.is_none() && form.after.is_none()
-}
-
 fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
     let is_value = |operand: atomir_ir::Operand| match operand {
         atomir_ir::Operand::Scalar(scalar) => matches!(scalar, Scalar::Value(_)),
@@ -1403,46 +1419,212 @@ fn memory_type(elem_bits: u32) -> &'static str {
     }
 }
 
-/// Whether a branch's two edges can bind their block parameters one after the other, before the
-/// branch: the two targets' parameters are distinct, no argument or the condition is one of them.
-fn binds_independently(
-    expansion: &Expansion,
-    cond: Var,
-    then: &expand::Target,
-    otherwise: &expand::Target,
-) -> bool {
-    let params_of = |target: &expand::Target| &expansion.blocks[target.block].params;
-    let written = || params_of(then).iter().chain(params_of(otherwise).iter());
-    then.block != otherwise.block
-        && !written().any(|param| *param == cond)
-        && !then
-            .args
-            .iter()
-            .chain(otherwise.args.iter())
-            .any(|arg| written().any(|param| param == arg))
+/// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
+pub struct PtxPrinter<'m> {
+    target: PtxTarget,
+    mode: ParamMode,
+    /// The current kernel's body, printed after its declarations.
+    body: String,
+    kernel: Option<KernelState<'m>>,
 }
 
-/// Writes one whole kernel: a listing, an `.entry`, or a per-thread test entry.
-pub(crate) fn write_kernel(
-    target: PtxTarget,
-    kernel: &Kernel,
-    plans: &[Plan],
-    chosen: &[u32],
+/// What the printer keeps while it prints one kernel.
+struct KernelState<'m> {
+    emitter: KernelEmitter<'m>,
+    /// The `.entry`'s name.
+    name: String,
+    /// The kernel's used results, stored through trailing pointers.
+    results: Vec<Value>,
+    /// This thread's index, in a per-thread test entry.
+    thread: Option<Temp>,
+}
+
+impl<'m> PtxPrinter<'m> {
+    pub(crate) fn new(target: PtxTarget, mode: ParamMode) -> Self {
+        PtxPrinter {
+            target,
+            mode,
+            body: String::new(),
+            kernel: None,
+        }
+    }
+
+    /// The current kernel and where its instructions go: `out` for a listing, the body else.
+    fn current<'a>(
+        &'a mut self,
+        out: &'a mut String,
+    ) -> Result<(&'a mut KernelEmitter<'m>, &'a mut String), Unprintable> {
+        let listing = self.mode == ParamMode::Listing;
+        let state = self
+            .kernel
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        let sink = if listing { out } else { &mut self.body };
+        Ok((&mut state.emitter, sink))
+    }
+}
+
+impl<'m> Printer<'m> for PtxPrinter<'m> {
+    type Plan = PtxPlan;
+
+    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+        if self.mode != ParamMode::Listing {
+            let _ = writeln!(out, "// Generated by atomir for ptx:{}", self.target);
+            let _ = writeln!(out, ".version {}", self.target.isa);
+            let _ = writeln!(out, ".target {}", self.target.sm.name());
+            out.push_str(".address_size 64\n\n");
+        }
+    }
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
+        if index > 0 {
+            out.push('\n');
+        }
+        let mut emitter = KernelEmitter::new(self.target, kernel);
+        self.body.clear();
+        let name = sanitize_name(&kernel.name);
+        let (results, thread) = if self.mode == ParamMode::Listing {
+            let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
+            (Vec::new(), None)
+        } else {
+            entry_begin(&mut emitter, &name, self.mode, &mut self.body, out)
+        };
+        self.kernel = Some(KernelState {
+            emitter,
+            name,
+            results,
+            thread,
+        });
+    }
+
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &PtxPlan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        let Form::Native(op) = plan.form else {
+            return Err(Unprintable("a whole node without a native form".into()));
+        };
+        emitter.native(sink, at.inst, at.atomic, plan, op, bracket);
+        Ok(())
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        _fence: &atomir_ir::Fence,
+        _plan: &PtxPlan,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the PTX table accepts no fence yet".into()))
+    }
+
+    const PARAMS: Params = Params::Copies;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.expansion_begin(sink, x.inst, x.atomic, x.plan, x.expansion)
+    }
+
+    fn block(&mut self, x: &Expanding<'_, PtxPlan>, block: Block, entry: bool, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.block(sink, x.inst, x.expansion, block, entry);
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.step(sink, x.plan, prim, bracket, x.expansion);
+        Ok(())
+    }
+
+    fn copy(&mut self, x: &Expanding<'_, PtxPlan>, dst: Var, src: Var, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            let bits = Class::of_prim(x.expansion.vars[dst]).bits();
+            emitter.mov(sink, emitter.var(dst), emitter.var(src), bits);
+        }
+    }
+
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        out: &mut String,
+    ) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.branch(sink, x.inst, Some((cond, negated)), to);
+        }
+    }
+
+    fn jump(&mut self, x: &Expanding<'_, PtxPlan>, to: Label, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.branch(sink, x.inst, None, to);
+        }
+    }
+
+    fn label(&mut self, x: &Expanding<'_, PtxPlan>, label: Label, out: &mut String) {
+        if let Ok((_, sink)) = self.current(out) {
+            KernelEmitter::label(sink, x.inst, label);
+            sink.push_str(":\n");
+        }
+    }
+
+    fn terminator(
+        &mut self,
+        _x: &Expanding<'_, PtxPlan>,
+        _block: Block,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("PTX binds block parameters by copies".into()))
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.expansion_end(sink, x.inst, x.atomic, x.expansion);
+        Ok(())
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(mut state) = self.kernel.take() else {
+            return;
+        };
+        if self.mode != ParamMode::Listing {
+            entry_end(&mut state, &mut self.body, out);
+        }
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+}
+
+/// The `.entry` signature (into `out`) and the loads of its parameters (into `body`); returns
+/// the used results and, for a per-thread test entry, the thread's index.
+fn entry_begin(
+    emitter: &mut KernelEmitter<'_>,
+    name: &str,
     mode: ParamMode,
     body: &mut String,
     out: &mut String,
-) {
-    let mut emitter = KernelEmitter::new(target, kernel);
-    body.clear();
-    if mode == ParamMode::Listing {
-        let _ = writeln!(out, "// kernel {} (ptx:{target})", kernel.name);
-        for (id, &plan) in kernel.insts.keys().zip(chosen) {
-            emitter.inst(out, id, &plans[plan as usize]);
-        }
-        return;
-    }
-    // Parameters are loaded into the value registers first.
-    let name = sanitize_name(&kernel.name);
+) -> (Vec<Value>, Option<Temp>) {
+    let kernel = emitter.kernel;
     let _ = write!(out, ".visible .entry {name}(");
     let mut first = true;
     let mut param = |out: &mut String, decl: &str, index: usize, suffix: &str| {
@@ -1571,9 +1753,16 @@ pub(crate) fn write_kernel(
             body.push_str(";\n");
         }
     }
-    for (id, &plan) in kernel.insts.keys().zip(chosen) {
-        emitter.inst(body, id, &plans[plan as usize]);
-    }
+    (results, thread)
+}
+
+/// The stores of the used results (into `body`), the declarations (into `out`), then the body.
+fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
+    let emitter = &mut state.emitter;
+    let kernel = emitter.kernel;
+    let name = &state.name;
+    let thread = state.thread;
+    let results = &state.results;
     for (index, result) in results.iter().enumerate() {
         let ty = kernel.value_type(*result);
         let (class, lanes) = value_class(ty);

@@ -223,6 +223,21 @@ pub enum Feature {
 }
 
 impl Feature {
+    /// Every feature.
+    pub const ALL: [Feature; 11] = [
+        Feature::Sem,
+        Feature::Cluster,
+        Feature::CacheHint,
+        Feature::F16Add,
+        Feature::F16x2Add,
+        Feature::Bf16Add,
+        Feature::CasB16,
+        Feature::Vector,
+        Feature::B128,
+        Feature::B128System,
+        Feature::CvtBf16,
+    ];
+
     /// (minimum SM number, minimum PTX ISA).
     pub const fn requires(self) -> (u32, PtxIsa) {
         match self {

@@ -23,15 +23,17 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    BinaryOp, Block, CmpCond, Expander, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp,
-    Var,
+    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+};
+use atomir_ir::lower::{
+    At, Expanding, Fence, FenceBracket, FenceSide, Label, Params, Printer, Unprintable,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Inst, Kernel,
-    Legality, MemoryOrder, Operand, Scalar, Scope, Value, ValueType,
+    AddressSpace, AtomicOp, ElemType, Inst, Kernel, MemoryOrder, Module, Operand, Scalar, Scope,
+    Value, ValueType,
 };
 
-use crate::legality::{msg_op, MsgOp, Surface};
+use crate::legality::{MsgOp, Surface, VisaPlan};
 use crate::target::{Messages, VisaTarget};
 
 /// Where a variable's bits live.
@@ -109,9 +111,13 @@ struct Slot {
     views: u16,
 }
 
-/// A reusable printer for one target; keeps its buffers between kernels.
-pub struct Printer {
+/// The vISA printer of one lowering; keeps its buffers between kernels.
+pub struct VisaPrinter<'m> {
     target: VisaTarget,
+    /// Whether the output is a complete module (`.kernel`, inputs, `ret`) or a listing.
+    complete: bool,
+    /// The kernel being printed.
+    kernel: Option<&'m Kernel>,
     n: u32,
     body: String,
     decls: String,
@@ -119,36 +125,30 @@ pub struct Printer {
     value_slots: HashMap<(Value, u8), usize>,
     var_slots: Vec<usize>,
     temps: u32,
-    /// Storage reused by every expansion.
-    expander: Expander,
+    /// Per variable of the current expansion: whether anything reads it.
+    used: Vec<bool>,
+    /// The current node's predicate, and whether its expansion is one block.
+    pred: Option<(usize, bool)>,
+    single: bool,
+    surface: Surface,
+    /// Whether the expansion jumps to its end (which then needs a label).
+    reached_done: bool,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).
 pub type EmitError = String;
 
-impl Printer {
-    pub fn new(target: VisaTarget) -> Self {
-        Printer {
-            target,
-            n: target.simd(),
-            body: String::new(),
-            decls: String::new(),
-            slots: Vec::new(),
-            value_slots: HashMap::new(),
-            var_slots: Vec::new(),
-            temps: 0,
-            expander: Expander::new(),
+impl<'m> Printer<'m> for VisaPrinter<'m> {
+    type Plan = VisaPlan;
+
+    fn module_begin(&mut self, _module: &'m Module, out: &mut String) {
+        if self.complete {
+            out.push_str(".version 4.1\n");
         }
     }
 
-    /// Prints one kernel whose every instruction has the matching verdict in `legalities`.
-    pub fn kernel(
-        &mut self,
-        kernel: &Kernel,
-        legalities: &[Legality],
-        complete: bool,
-        out: &mut String,
-    ) -> Result<(), EmitError> {
+    fn kernel_begin(&mut self, kernel: &'m Kernel, _index: usize, _out: &mut String) {
+        self.kernel = Some(kernel);
         self.body.clear();
         self.decls.clear();
         self.slots.clear();
@@ -159,7 +159,7 @@ impl Printer {
         for param in &kernel.params {
             self.value_slot(kernel, param.value, None);
         }
-        if complete {
+        if self.complete {
             // Predicates cannot be kernel inputs: they arrive as dwords.
             for param in &kernel.params {
                 if param.ty == ValueType::Pred {
@@ -172,11 +172,116 @@ impl Printer {
                 }
             }
         }
-        // Only atomic nodes are legal here (`legality::supported_node` refuses the rest).
-        for ((inst_id, inst), legality) in kernel.atomics().zip(legalities) {
-            self.inst(kernel, inst_id, inst, legality)?;
-        }
+    }
 
+    fn whole(
+        &mut self,
+        _at: At<'_>,
+        _plan: &VisaPlan,
+        _bracket: FenceBracket,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "vISA prints every node through its expansion".into(),
+        ))
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        _fence: &atomir_ir::Fence,
+        _plan: &VisaPlan,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the vISA table accepts no fence yet".into()))
+    }
+
+    const PARAMS: Params = Params::Copies;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.expansion_begin(kernel, x.inst, x.atomic, x.expansion)
+            .map_err(Unprintable)
+    }
+
+    fn block(&mut self, x: &Expanding<'_, VisaPlan>, block: Block, entry: bool, _out: &mut String) {
+        if !entry {
+            self.label(x.inst, Label::Block(block));
+            self.body.push_str(":\n");
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.step(kernel, x.plan, x.expansion, prim, bracket)
+            .map_err(Unprintable)
+    }
+
+    fn copy(&mut self, _x: &Expanding<'_, VisaPlan>, dst: Var, src: Var, _out: &mut String) {
+        let (to, from) = (self.var_slots[dst.index()], self.var_slots[src.index()]);
+        if let (Ok(kernel), true) = (self.current(), to != from) {
+            self.copy(kernel, None, to, from);
+        }
+    }
+
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        _out: &mut String,
+    ) {
+        if let Ok(kernel) = self.current() {
+            self.goto(kernel, x.inst, Some((cond, negated)), to);
+        }
+    }
+
+    fn jump(&mut self, x: &Expanding<'_, VisaPlan>, to: Label, _out: &mut String) {
+        if let Ok(kernel) = self.current() {
+            self.goto(kernel, x.inst, None, to);
+        }
+    }
+
+    fn label(&mut self, x: &Expanding<'_, VisaPlan>, label: Label, _out: &mut String) {
+        self.label(x.inst, label);
+        self.body.push_str(":\n");
+    }
+
+    fn terminator(
+        &mut self,
+        _x: &Expanding<'_, VisaPlan>,
+        _block: Block,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("vISA binds block parameters by copies".into()))
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.expansion_end(kernel, x.inst, x.atomic, x.expansion);
+        Ok(())
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(kernel) = self.kernel.take() else {
+            return;
+        };
+        let (n, complete) = (self.n, self.complete);
         if complete {
             let _ = writeln!(out, ".kernel \"{}\"", kernel.name);
         } else {
@@ -217,7 +322,35 @@ impl Printer {
         if complete {
             out.push_str("    ret (M1, 1)\n");
         }
-        Ok(())
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+}
+
+impl<'m> VisaPrinter<'m> {
+    fn current(&self) -> Result<&'m Kernel, Unprintable> {
+        self.kernel
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))
+    }
+
+    pub(crate) fn new(target: VisaTarget, complete: bool) -> Self {
+        VisaPrinter {
+            target,
+            complete,
+            kernel: None,
+            n: target.simd(),
+            body: String::new(),
+            decls: String::new(),
+            slots: Vec::new(),
+            value_slots: HashMap::new(),
+            var_slots: Vec::new(),
+            temps: 0,
+            used: Vec::new(),
+            pred: None,
+            single: true,
+            surface: Surface::Global,
+            reached_done: false,
+        }
     }
 
     fn write_decls(&mut self, kernel: &Kernel) {
@@ -378,31 +511,15 @@ impl Printer {
         let _ = write!(self.body, "{op} (M1, {exec}) ");
     }
 
-    fn inst(
+    /// Binds an expansion's inputs to the IR's variables; everything else is a temp.
+    fn expansion_begin(
         &mut self,
         kernel: &Kernel,
         inst_id: Inst,
-        inst: &AtomicInst,
-        legality: &Legality,
-    ) -> Result<(), EmitError> {
-        let emulation = legality.emulation.unwrap_or(Emulation::Split {
-            elements: 1,
-            element: ElementLowering::Native,
-        });
-        // The expander lends its storage for the print and is put back afterwards.
-        let mut expander = std::mem::take(&mut self.expander);
-        let printed = self.expansion(kernel, inst_id, inst, expander.expand(inst, emulation));
-        self.expander = expander;
-        printed
-    }
-
-    fn expansion(
-        &mut self,
-        kernel: &Kernel,
-        inst_id: Inst,
-        inst: &AtomicInst,
+        inst: &atomir_ir::AtomicInst,
         expansion: &Expansion,
     ) -> Result<(), EmitError> {
+        self.reached_done = false;
         let surface = match inst.space {
             AddressSpace::Shared => Surface::Slm,
             _ => Surface::Global,
@@ -455,101 +572,94 @@ impl Printer {
                 self.var_slots[var.index()] = self.temp(storage);
             }
         }
-        let used = used_vars(expansion);
+        self.used = used_vars(expansion);
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
         // by SIMD control flow in the channels where the predicate fails.
-        let pred = inst
+        self.pred = inst
             .predicate
             .map(|p| (self.value_slot(kernel, p.value, None), p.negated));
-        let single = expansion.blocks.len() == 1;
-        let line_pred = if single { pred } else { None };
-        if let (Some((slot, negated)), false) = (pred, single) {
+        self.single = expansion.blocks.len() == 1;
+        self.surface = surface;
+        if let (Some((slot, negated)), false) = (self.pred, self.single) {
             self.op_start(Some((slot, !negated)), kernel, "goto", self.n);
             let _ = writeln!(self.body, "L{}_skip", inst_id.index());
         }
         for (slot, bits) in pending_consts {
             self.constant(kernel, slot, bits);
         }
-        let n = self.n;
-        let blocks: Vec<Block> = expansion.blocks.keys().collect();
-        for (position, &block) in blocks.iter().enumerate() {
-            if position > 0 {
-                let _ = writeln!(self.body, "L{}_{}:", inst_id.index(), block.index());
-            }
-            let data = &expansion.blocks[block];
-            for prim in &data.prims {
-                match prim.mem() {
-                    Some(mem) => {
-                        self.memory(kernel, expansion, prim, mem, surface, line_pred, &used)?
-                    }
-                    None if prim.def().is_some_and(|d| !used[d.index()]) => {}
-                    None => self.alu(kernel, expansion, prim)?,
-                }
-            }
-            let next = blocks.get(position + 1).copied();
-            match &data.terminator {
-                Terminator::Return => {}
-                Terminator::Jump(target) => {
-                    self.bind_args(kernel, expansion, target);
-                    if Some(target.block) != next {
-                        self.op_start(None, kernel, "goto", n);
-                        let _ =
-                            writeln!(self.body, "L{}_{}", inst_id.index(), target.block.index());
-                    }
-                }
-                Terminator::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    self.bind_args(kernel, expansion, then);
-                    self.bind_args(kernel, expansion, otherwise);
-                    // The retry edge goes back; the exit falls through.
-                    let (back, negated, exit) = if otherwise.block <= block {
-                        (otherwise, true, then)
-                    } else if then.block <= block {
-                        (then, false, otherwise)
-                    } else {
-                        return Err("an expansion branch without a back edge".into());
-                    };
-                    if Some(exit.block) != next {
-                        return Err("an expansion branch whose exit does not fall through".into());
-                    }
-                    let cond_slot = self.var_slots[cond.index()];
-                    self.op_start(Some((cond_slot, negated)), kernel, "goto", n);
-                    let _ = writeln!(self.body, "L{}_{}", inst_id.index(), back.block.index());
-                }
-            }
+        Ok(())
+    }
+
+    /// The predicate of a memory message: the node's, in a one-block expansion.
+    fn line_pred(&self) -> Option<(usize, bool)> {
+        if self.single {
+            self.pred
+        } else {
+            None
         }
-        if pred.is_some() && !single {
+    }
+
+    fn step(
+        &mut self,
+        kernel: &Kernel,
+        plan: &VisaPlan,
+        expansion: &Expansion,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+    ) -> Result<(), EmitError> {
+        match prim.mem() {
+            Some(mem) => {
+                let bracket = bracket.unwrap_or(FenceBracket::bare(mem.order));
+                self.memory(kernel, expansion, plan, prim, mem, bracket)
+            }
+            None if prim.def().is_some_and(|d| !self.used[d.index()]) => Ok(()),
+            None => self.alu(kernel, expansion, prim),
+        }
+    }
+
+    fn label(&mut self, inst: Inst, label: Label) {
+        let _ = match label {
+            Label::Block(block) => write!(self.body, "L{}_{}", inst.index(), block.index()),
+            Label::Edge(edge) => write!(self.body, "L{}_e{edge}", inst.index()),
+            Label::Done => write!(self.body, "L{}_done", inst.index()),
+        };
+    }
+
+    /// `[(P)] goto (M1, N) label`.
+    fn goto(&mut self, kernel: &Kernel, inst: Inst, guard: Option<(Var, bool)>, to: Label) {
+        let pred = guard.map(|(cond, negated)| (self.var_slots[cond.index()], negated));
+        self.op_start(pred, kernel, "goto", self.n);
+        self.label(inst, to);
+        self.body.push('\n');
+        self.reached_done |= to == Label::Done;
+    }
+
+    /// Moves the old values to the instruction's result.
+    fn expansion_end(
+        &mut self,
+        kernel: &Kernel,
+        inst_id: Inst,
+        inst: &atomir_ir::AtomicInst,
+        expansion: &Expansion,
+    ) {
+        if self.reached_done {
+            self.label(inst_id, Label::Done);
+            self.body.push_str(":\n");
+        }
+        if self.pred.is_some() && !self.single {
             let _ = writeln!(self.body, "L{}_skip:", inst_id.index());
         }
         // Results computed in temps move to the IR's result.
         if let Some(result) = inst.result {
             let vector = inst.shape.is_vector();
+            let line_pred = self.line_pred();
             for (i, var) in expansion.results.iter().enumerate() {
                 let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
                 let from = self.var_slots[var.index()];
                 if from != slot {
                     self.copy(kernel, line_pred, slot, from);
                 }
-            }
-        }
-        Ok(())
-    }
-
-    fn bind_args(
-        &mut self,
-        kernel: &Kernel,
-        expansion: &Expansion,
-        target: &atomir_ir::expand::Target,
-    ) {
-        let params = &expansion.blocks[target.block].params;
-        for (param, arg) in params.iter().zip(&target.args) {
-            let (to, from) = (self.var_slots[param.index()], self.var_slots[arg.index()]);
-            if to != from {
-                self.copy(kernel, None, to, from);
             }
         }
     }
@@ -592,17 +702,10 @@ impl Printer {
         }
     }
 
-    /// The fences that give a relaxed message the node's order: before it for a release part,
-    /// after it for an acquire part.
-    fn fences(&mut self, mem: MemAttrs, after: bool) {
-        let wanted = if after {
-            mem.order.has_acquire()
-        } else {
-            mem.order.has_release()
-        };
-        if !wanted {
-            return;
-        }
+    /// Spells a fence of the bracket around a message (messages carry no order themselves).
+    fn fence(&mut self, fence: Option<Fence>, mem: MemAttrs) {
+        let Some(fence) = fence else { return };
+        let after = fence.side == FenceSide::Trailing;
         match self.target.messages {
             Messages::Lsc => {
                 let op = match (mem.order, after) {
@@ -643,12 +746,12 @@ impl Printer {
         &mut self,
         kernel: &Kernel,
         expansion: &Expansion,
+        plan: &VisaPlan,
         prim: &Prim,
         mem: MemAttrs,
-        surface: Surface,
-        pred: Option<(usize, bool)>,
-        used: &[bool],
+        bracket: FenceBracket,
     ) -> Result<(), EmitError> {
+        let (surface, pred) = (self.surface, self.line_pred());
         let (dst, op, ty_bits, addr, src0, src1, view) = match *prim {
             Prim::Load { dst, addr, .. } => {
                 let bits = expansion.vars[dst].bits();
@@ -680,7 +783,9 @@ impl Printer {
                 value,
                 ..
             } => {
-                let message = msg_op(op, ty).ok_or_else(|| format!("no message for {op}.{ty}"))?;
+                let message = plan
+                    .message
+                    .ok_or_else(|| format!("the plan names no message for {op}.{ty}"))?;
                 let view = match (message, ty.bits()) {
                     (MsgOp::SMin | MsgOp::SMax, 64) => View::Q,
                     (MsgOp::SMin | MsgOp::SMax, _) => View::D,
@@ -694,11 +799,11 @@ impl Printer {
             _ => return Err("not a memory primitive".into()),
         };
         let bits = if ty_bits == 8 { 32 } else { ty_bits };
-        let dst = dst.filter(|d| used[d.index()]);
+        let dst = dst.filter(|d| self.used[d.index()]);
         let dst_slot = dst.map(|d| self.var_slots[d.index()]);
         let addr_slot = self.var_slots[addr.index()];
         let n = self.n;
-        self.fences(mem, false);
+        self.fence(bracket.leading, mem);
         let (src0, src1) = match (op, self.target.messages, surface, bits) {
             // SVM has no atomic load: `or` with zero.
             (MsgOp::Load, Messages::Svm, _, _) => {
@@ -793,7 +898,7 @@ impl Printer {
             self.src(kernel, slot, View::Base, 0, 1);
             self.body.push_str(" 0xffff:ud\n");
         }
-        self.fences(mem, true);
+        self.fence(bracket.trailing, mem);
         Ok(())
     }
 

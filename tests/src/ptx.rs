@@ -6,7 +6,7 @@ use std::process::Command;
 
 use atomir_ir::matrix::Cell;
 use atomir_ir::{Backend, LowerOptions, Module, Strategy};
-use atomir_ptx::{PtxBackend, PtxTarget, Sm};
+use atomir_ptx::{PtxTarget, Sm};
 
 use crate::tools::{self, Tool};
 
@@ -30,13 +30,13 @@ pub struct Lowered {
 }
 
 /// Legalizes every cell; returns the verdicts and the module of the accepted cells.
-pub fn legalize_cells(backend: &PtxBackend, cells: &[Cell]) -> (Vec<Lowered>, Module) {
+pub fn legalize_cells(backend: &PtxTarget, cells: &[Cell]) -> (Vec<Lowered>, Module) {
     let mut module = Module::default();
     let mut lowered = Vec::with_capacity(cells.len());
     for cell in cells {
         let kernel = cell.kernel();
         let inst = kernel.insts.keys().next().expect("one instruction");
-        match backend.legalize(&kernel, inst) {
+        match backend.legalize_inst(&kernel, inst) {
             Ok(legality) => {
                 lowered.push(Lowered {
                     cell: *cell,
@@ -74,7 +74,7 @@ pub fn assemble(ptxas: &Path, target: PtxTarget, text: &str, scratch: &Path) -> 
 }
 
 /// Lowers `module` as a complete PTX module for `backend`.
-pub fn module_text(backend: &PtxBackend, module: &Module) -> String {
+pub fn module_text(backend: &PtxTarget, module: &Module) -> String {
     let mut text = String::new();
     backend
         .lower(
@@ -95,7 +95,7 @@ pub struct Entry {
 }
 
 /// The module header (`.version`, `.target`, `.address_size`) and every kernel's `.entry`.
-pub fn entries(backend: &PtxBackend, module: &Module) -> (String, Vec<Entry>) {
+pub fn entries(backend: &PtxTarget, module: &Module) -> (String, Vec<Entry>) {
     let text = module_text(backend, module);
     let marker = ".visible .entry ";
     let first = text.find(marker).unwrap_or(text.len());

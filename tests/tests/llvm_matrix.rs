@@ -72,7 +72,7 @@ fn prepare(spec: &'static str) -> Option<Config> {
         module.kernels.push(cell.kernel());
         let kernel = &module.kernels[0];
         let inst = kernel.insts.keys().next().unwrap();
-        match target.legalize(kernel, inst) {
+        match target.legalize_inst(kernel, inst) {
             Ok(legality) => {
                 *counts.entry(legality.strategy()).or_insert(0) += 1;
                 // Cells whose functions differ only in their name (e.g. every scope on a CPU)
@@ -87,10 +87,10 @@ fn prepare(spec: &'static str) -> Option<Config> {
                 }
             }
             Err(refusal) => {
-                assert!(refusal.rule.starts_with("llvm."), "{cell}: {refusal}");
+                assert!(refusal.rule.id().starts_with("llvm."), "{cell}: {refusal}");
                 assert!(!refusal.reason.is_empty());
                 *counts.entry(Strategy::Illegal).or_insert(0) += 1;
-                *rules.entry(refusal.rule).or_insert(0) += 1;
+                *rules.entry(refusal.rule.id()).or_insert(0) += 1;
             }
         }
     }

@@ -125,7 +125,7 @@ fn orders_and_scopes_survive_nvptx_llc() {
         let kernel = cell.kernel();
         let inst = kernel.insts.keys().next().unwrap();
         target
-            .legalize(&kernel, inst)
+            .legalize_inst(&kernel, inst)
             .expect("nvptx64@22 accepts every such cell");
         expected.insert(cell.name(), (cell.order, cell.scope));
         kernels.push(kernel);

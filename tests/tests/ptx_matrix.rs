@@ -7,7 +7,6 @@ use std::thread;
 
 use atomir_ir::matrix::{cells, Cell};
 use atomir_ir::Strategy;
-use atomir_ptx::PtxBackend;
 use atomir_tests::ptx::{entries, judge_entries, legalize_cells, matrix_targets, ptxas_for};
 use atomir_tests::require;
 
@@ -30,7 +29,7 @@ fn every_cell_assembles_or_is_refused_with_a_reason() {
             .map(|(target, ptxas)| {
                 let all = &all;
                 scope.spawn(move || {
-                    let backend = PtxBackend::new(*target);
+                    let backend = *target;
                     let (lowered, module) = legalize_cells(&backend, all);
                     let scratch = std::env::temp_dir().join(format!(
                         "atomir-ptx-matrix-{}-{}.ptx",

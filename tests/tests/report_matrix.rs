@@ -67,7 +67,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
             }
             None => {}
             Some(refusal) => {
-                if refusal.rule.is_empty() || refusal.reason.trim().is_empty() {
+                if refusal.rule.id().is_empty() || refusal.reason.trim().is_empty() {
                     problems.push(format!(
                         "{}: refusal without a rule or reason",
                         outcome.cell
@@ -95,7 +95,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
                 };
                 let kernel = outcome.cell.kernel();
                 let inst = kernel.insts.keys().next().expect("one instruction");
-                if let Err(again) = backend.legalize(&kernel, inst) {
+                if let Err(again) = backend.legalize_inst(&kernel, inst) {
                     problems.push(format!(
                         "{}: refused with smallest target {name}, which refuses it too: {again}",
                         outcome.cell

@@ -83,7 +83,7 @@ pub(super) fn render(matrices: &[TargetMatrix], out: &mut String) {
                             description: outcome.description(),
                             code: refusal.is_none().then_some(outcome.code.as_str()),
                             refusal: refusal.map(|r| Refusal {
-                                rule: r.rule,
+                                rule: r.rule.id(),
                                 reason: &r.reason,
                                 smallest_target: r.smallest_target.as_deref(),
                             }),

@@ -1,7 +1,7 @@
 //! Writes and checks the GPU harness's cases (`tests/gpu/harness.py` runs them).
 //!
 //! - `gpu_cases gen DIR TARGET...`: for each target, one module `DIR/<target>.ptx` of per-thread
-//!   test entries (see `PtxBackend::lower_per_thread`) and `DIR/<target>.json` with every
+//!   test entries (see `PtxTarget::lower_per_thread`) and `DIR/<target>.json` with every
 //!   case's inputs: the initial memory, each thread's address offset and operands.
 //! - `gpu_cases check DIR RESULTS...`: reads what the harness returned (final memory and every
 //!   thread's old values) and checks it against `atomir_ir::semantics`: for each element (each
@@ -13,6 +13,9 @@
 //! - `gpu_cases simulate DIR SM OUT`: results as a sequential run in thread order would give
 //!   them (a self-test of `check`, which must accept them).
 //! - `gpu_cases dump TARGET FILE`: the whole lowering matrix for `ptx:TARGET` as one module.
+//! - `gpu_cases kernels-gen DIR [PER_POOL [FIRST_SEED]]`, `kernels-check DIR RESULTS`,
+//!   `kernels-simulate DIR OUT`: the differential of random kernels, run as one thread as our PTX
+//!   for every SM and as llc's PTX from our LLVM IR (see `atomir_tests::gpu_kernels`).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -22,18 +25,24 @@ use atomir_ir::semantics::{apply, width_mask};
 use atomir_ir::{
     AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Module, Scope, VectorShape,
 };
-use atomir_ptx::{PtxBackend, PtxTarget};
+use atomir_ptx::PtxTarget;
+use atomir_tests::gpu_kernels;
+use atomir_tests::linearize::Linearizer;
 use atomir_tests::ptx::{legalize_cells, module_text};
 use serde_json::{json, Value as Json};
+use std::path::Path;
 
 const THREADS: usize = 512;
+/// Random kernels per pool of the kernel differential: about two minutes on the device.
+const KERNEL_CASES_PER_POOL: usize = 80;
+const KERNEL_FIRST_SEED: u64 = 0x6_0010;
 const SLOTS: usize = 4;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("dump") if args.len() == 4 => {
-            let backend = PtxBackend::new(parse_target(&args[2]));
+            let backend = parse_target(&args[2]);
             let all: Vec<_> = cells().collect();
             let (_, module) = legalize_cells(&backend, &all);
             write(&args[3], &module_text(&backend, &module));
@@ -53,8 +62,37 @@ fn main() {
             }
         }
         Some("simulate") if args.len() == 5 => simulate(&args[2], &args[3], &args[4]),
+        Some("kernels-gen") if (3..=5).contains(&args.len()) => {
+            let per_pool = args.get(3).map_or(KERNEL_CASES_PER_POOL, |n| {
+                n.parse().unwrap_or_else(|_| fail("PER_POOL is a number"))
+            });
+            let first_seed = args.get(4).map_or(KERNEL_FIRST_SEED, |n| {
+                n.parse().unwrap_or_else(|_| fail("FIRST_SEED is a number"))
+            });
+            match gpu_kernels::generate(Path::new(&args[2]), per_pool, first_seed) {
+                Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+                Err(e) => fail(&e),
+            }
+        }
+        Some("kernels-simulate") if args.len() == 4 => {
+            let results = gpu_kernels::simulate(Path::new(&args[2])).unwrap_or_else(|e| fail(&e));
+            write(&args[3], &results.to_string());
+        }
+        Some("kernels-check") if args.len() == 4 => {
+            let text = std::fs::read_to_string(&args[3]).unwrap_or_else(|e| fail(&e.to_string()));
+            let results: Json =
+                serde_json::from_str(&text).unwrap_or_else(|e| fail(&e.to_string()));
+            let report = gpu_kernels::check_results(Path::new(&args[2]), &results)
+                .unwrap_or_else(|e| fail(&e));
+            print!("{}", report.text);
+            if report.failures > 0 {
+                std::process::exit(1);
+            }
+        }
         _ => fail(
-            "usage: gpu_cases gen DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | dump TARGET FILE",
+            "usage: gpu_cases gen DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | \
+             dump TARGET FILE | kernels-gen DIR [PER_POOL [FIRST_SEED]] | kernels-check DIR \
+             RESULTS | kernels-simulate DIR OUT",
         ),
     }
 }
@@ -153,7 +191,7 @@ fn order_independent(cell: &Cell) -> bool {
 /// The cells the GPU runs for a target: every valid op × type × shape on global or generic
 /// memory at device or system scope, cycling through the orders, with the result used; plus
 /// the order-independent ones with the result unused (reductions).
-fn gpu_cells(backend: &PtxBackend) -> Vec<Cell> {
+fn gpu_cells(backend: &PtxTarget) -> Vec<Cell> {
     let mut chosen = Vec::new();
     let mut index = 0usize;
     for &op in AtomicOp::ALL {
@@ -182,7 +220,7 @@ fn gpu_cells(backend: &PtxBackend) -> Vec<Cell> {
                     }
                     let kernel = cell.kernel();
                     let inst = kernel.insts.keys().next().expect("one instruction");
-                    if backend.legalize(&kernel, inst).is_ok() {
+                    if backend.legalize_inst(&kernel, inst).is_ok() {
                         chosen.push(cell);
                         index += 1;
                     }
@@ -218,7 +256,7 @@ fn read_bits(bytes: &[u8], offset: usize, width: usize) -> u128 {
 }
 
 fn generate(dir: &str, target: PtxTarget) {
-    let backend = PtxBackend::new(target);
+    let backend = target;
     let chosen = gpu_cells(&backend);
     let module = Module {
         kernels: chosen.iter().map(Cell::kernel).collect(),
@@ -282,49 +320,7 @@ fn generate(dir: &str, target: PtxTarget) {
     println!("ptx:{target}: {} GPU cases", chosen.len());
 }
 
-/// Whether the edges `old -> new` form an Euler trail from `init` to `last`.
-fn linearizable(init: u128, last: u128, edges: &[(u128, u128)]) -> bool {
-    if edges.is_empty() {
-        return init == last;
-    }
-    let mut balance: HashMap<u128, i64> = HashMap::new();
-    let mut parent: HashMap<u128, u128> = HashMap::new();
-    fn root(parent: &mut HashMap<u128, u128>, x: u128) -> u128 {
-        let mut x = x;
-        while let Some(&p) = parent.get(&x) {
-            if p == x {
-                break;
-            }
-            x = p;
-        }
-        x
-    }
-    for &(from, to) in edges {
-        *balance.entry(from).or_default() += 1;
-        *balance.entry(to).or_default() -= 1;
-        parent.entry(from).or_insert(from);
-        parent.entry(to).or_insert(to);
-        let (a, b) = (root(&mut parent, from), root(&mut parent, to));
-        if a != b {
-            parent.insert(a, b);
-        }
-    }
-    let degrees_ok = balance.iter().all(|(&v, &d)| {
-        let expected = i64::from(v == init && init != last) - i64::from(v == last && init != last);
-        d == expected
-    });
-    if !degrees_ok || !parent.contains_key(&init) {
-        return false;
-    }
-    let component = root(&mut parent, init);
-    let vertices: Vec<u128> = parent.keys().copied().collect();
-    vertices
-        .into_iter()
-        .all(|v| root(&mut parent, v) == component)
-        && (init == last || parent.contains_key(&last))
-}
-
-fn cell_by_name(backend: &PtxBackend) -> HashMap<String, Cell> {
+fn cell_by_name(backend: &PtxTarget) -> HashMap<String, Cell> {
     gpu_cells(backend)
         .into_iter()
         .map(|cell| (cell.name(), cell))
@@ -339,7 +335,7 @@ fn check(dir: &str, results_path: &str) -> usize {
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let target = parse_target(results["target"].as_str().unwrap_or_default());
-    let backend = PtxBackend::new(target);
+    let backend = target;
     let inputs_path = format!("{dir}/{}.json", target.sm.name());
     let inputs: Json = serde_json::from_str(
         &std::fs::read_to_string(&inputs_path)
@@ -373,13 +369,11 @@ fn check(dir: &str, results_path: &str) -> usize {
     failed
 }
 
-fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> Result<(), String> {
+fn check_case(backend: &PtxTarget, cell: &Cell, case: &Json, output: &Json) -> Result<(), String> {
     if let Some(error) = output["error"].as_str() {
         return Err(error.to_string());
     }
-    let kernel = cell.kernel();
-    let inst = kernel.atomics().next().expect("one instruction").1;
-    let mode = backend.float_mode(inst);
+    let mode = backend.float_mode(&cell.node());
     let width = cell.ty.bytes() as usize;
     let lanes = cell.shape.len();
     let initial = unhex(case["memory"].as_str().unwrap_or_default());
@@ -412,6 +406,7 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
     };
     let sub_bits = sub_ty.bits();
     let sub = |bits: u128, index: u32| (bits >> (index * sub_bits)) & width_mask(sub_bits);
+    let mut linearizer = Linearizer::new();
     for slot in 0..SLOTS {
         for lane in 0..lanes {
             let offset = (slot * lanes + lane) * width;
@@ -438,7 +433,7 @@ fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> 
                                 (old, new)
                             })
                             .collect();
-                        if !linearizable(init, end, &edges) {
+                        if !linearizer.is_trail(init, end, &edges) {
                             return Err(format!(
                                 "slot {slot} lane {lane}.{index}: initial {init:#x}, final {end:#x}: the old values are no linearization"
                             ));
@@ -476,14 +471,13 @@ fn simulate(dir: &str, sm: &str, out: &str) {
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let target = parse_target(inputs["target"].as_str().unwrap_or_default());
-    let backend = PtxBackend::new(target);
+    let backend = target;
     let cells = cell_by_name(&backend);
     let mut results = Vec::new();
     for case in inputs["cases"].as_array().into_iter().flatten() {
         let name = case["kernel"].as_str().unwrap_or_default();
         let cell = cells[name];
-        let kernel = cell.kernel();
-        let mode = backend.float_mode(kernel.atomics().next().expect("one instruction").1);
+        let mode = backend.float_mode(&cell.node());
         let width = cell.ty.bytes() as usize;
         let lanes = cell.shape.len();
         let mut memory = unhex(case["memory"].as_str().unwrap_or_default());
