@@ -71,6 +71,8 @@ pub enum Rewrite {
     DeadResultAsReduction,
     /// `seq_cst` as a sequentially consistent fence followed by an acquire RMW.
     SeqCstAsFenceThenAcquire,
+    /// `seq_cst` as a sequentially consistent fence followed by a relaxed access (a store).
+    SeqCstAsFenceThenRelaxed,
     /// The order expressed by fences around a relaxed operation (targets without ordered atomics).
     OrderAsFences,
     /// `inc`/`dec` whose bound is all ones, as the target's unbounded wrapping increment/decrement.
@@ -90,6 +92,7 @@ impl fmt::Display for Rewrite {
             Rewrite::SubAsAddOfNegation => f.write_str("sub as add of the negation"),
             Rewrite::DeadResultAsReduction => f.write_str("unused result as a reduction"),
             Rewrite::SeqCstAsFenceThenAcquire => f.write_str("seq_cst as fence + acquire"),
+            Rewrite::SeqCstAsFenceThenRelaxed => f.write_str("seq_cst as fence + relaxed"),
             Rewrite::OrderAsFences => f.write_str("order as fences around a relaxed op"),
             Rewrite::UnboundedIncDec => f.write_str("all-ones bound as unbounded inc/dec"),
             Rewrite::RetypedSameBits => f.write_str("same bits, target's type spelling"),

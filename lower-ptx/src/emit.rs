@@ -10,12 +10,13 @@ use atomir_ir::expand::{
     BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
-    ValueDef, ValueType,
+    AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar,
+    Value, ValueDef, ValueType,
 };
 
 use atomir_ir::lower::{
-    binds_independently, At, Expanding, Fence, FenceBracket, Label, Params, Printer, Unprintable,
+    binds_independently, At, Expanding, Fence, FenceBracket, FenceSide, Label, Params, Printer,
+    Unprintable,
 };
 use atomir_ir::Module;
 
@@ -644,6 +645,88 @@ impl<'k> KernelEmitter<'k> {
         }
     }
 
+    /// The one place an atomic `ld`/`st` is printed: one vector instruction, or one per
+    /// element at its byte offset, each with the fences of the bracket.
+    fn ld_st(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        vector: bool,
+        bracket: FenceBracket,
+    ) {
+        self.guard_begin(out, inst, id);
+        let load = inst.op == AtomicOp::Load;
+        let lanes = inst.shape.len();
+        let mut values = [Src::Temp(Temp {
+            class: Class::B32,
+            number: 0,
+        }); 8];
+        if let Some(operand) = inst.operand {
+            for (lane, value) in values.iter_mut().enumerate().take(lanes) {
+                *value = self.operand(out, operand, lane, inst.ty, false);
+            }
+        }
+        let per_instruction = if vector { lanes } else { 1 };
+        let class = Class::of_bits(inst.ty.bits());
+        for first in (0..lanes).step_by(per_instruction) {
+            self.fence(out, bracket.leading, plan);
+            out.push_str(if load { "\tld" } else { "\tst" });
+            if self.target.has(Feature::Sem) {
+                self.sem(out, bracket.order);
+                out.push('.');
+                out.push_str(scope_name(plan.scope));
+            } else {
+                out.push_str(".volatile");
+            }
+            out.push_str(space_suffix(self.target, inst.space));
+            if vector {
+                out.push('.');
+                out.push_str(inst.shape.as_str());
+            }
+            let _ = write!(out, ".b{} ", inst.ty.bits());
+            let lanes_here = first..first + per_instruction;
+            if load {
+                if vector {
+                    out.push('{');
+                }
+                for lane in lanes_here.clone() {
+                    if lane > first {
+                        out.push_str(", ");
+                    }
+                    match inst.result {
+                        Some(result) => {
+                            let lane = inst.shape.is_vector().then_some(lane);
+                            write_value(out, self.kernel, result, lane);
+                        }
+                        None => {
+                            let temp = self.temp(class);
+                            Self::put_temp(out, temp);
+                        }
+                    }
+                }
+                if vector {
+                    out.push('}');
+                }
+                out.push_str(", ");
+            }
+            out.push('[');
+            write_value(out, self.kernel, inst.addr, None);
+            if first > 0 {
+                let _ = write!(out, "+{}", first * inst.ty.bytes() as usize);
+            }
+            out.push(']');
+            if !load {
+                out.push_str(", ");
+                self.list(out, &values[lanes_here], vector);
+            }
+            out.push_str(";\n");
+            self.fence(out, bracket.trailing, plan);
+        }
+        self.guard_end(out, inst, id);
+    }
+
     fn list(&self, out: &mut String, srcs: &[Src], braces: bool) {
         if braces {
             out.push('{');
@@ -672,7 +755,7 @@ impl<'k> KernelEmitter<'k> {
     ) -> Result<(), Unprintable> {
         self.element = match plan.form {
             Form::Expand { element } => element,
-            Form::Native(_) => None,
+            Form::Native(_) | Form::LdSt { .. } | Form::Fence => None,
         };
         if self.element.is_none()
             && expansion
@@ -1505,21 +1588,34 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
-        let Form::Native(op) = plan.form else {
-            return Err(Unprintable("a whole node without a native form".into()));
-        };
-        emitter.native(sink, at.inst, at.atomic, plan, op, bracket);
+        match plan.form {
+            Form::Native(op) => emitter.native(sink, at.inst, at.atomic, plan, op, bracket),
+            Form::LdSt { vector } => emitter.ld_st(sink, at.inst, at.atomic, plan, vector, bracket),
+            Form::Expand { .. } | Form::Fence => {
+                return Err(Unprintable("a whole node without a native form".into()))
+            }
+        }
         Ok(())
     }
 
     fn fence(
         &mut self,
         _inst: Inst,
-        _fence: &atomir_ir::Fence,
-        _plan: &PtxPlan,
-        _out: &mut String,
+        fence: &atomir_ir::Fence,
+        plan: &PtxPlan,
+        out: &mut String,
     ) -> Result<(), Unprintable> {
-        Err(Unprintable("the PTX table accepts no fence yet".into()))
+        if plan.form != Form::Fence {
+            return Err(Unprintable("a fence without a fence plan".into()));
+        }
+        let (emitter, sink) = self.current(out)?;
+        // Spelled as the leading fence of an access of the fence's order would be.
+        let spelled = Fence {
+            side: FenceSide::Leading,
+            order: fence.order,
+        };
+        emitter.fence(sink, Some(spelled), plan);
+        Ok(())
     }
 
     const PARAMS: Params = Params::Copies;

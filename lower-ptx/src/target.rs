@@ -218,13 +218,17 @@ pub enum Feature {
     B128,
     /// `.b128` with `.sys` scope.
     B128System,
+    /// `ld`/`st` of `.b128` (ordered or not).
+    LdStB128,
+    /// `ld`/`st` of `.b128` with `.sys` scope.
+    LdStB128System,
     /// `cvt.rn.bf16.f32`.
     CvtBf16,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 11] = [
+    pub const ALL: [Feature; 13] = [
         Feature::Sem,
         Feature::Cluster,
         Feature::CacheHint,
@@ -235,6 +239,8 @@ impl Feature {
         Feature::Vector,
         Feature::B128,
         Feature::B128System,
+        Feature::LdStB128,
+        Feature::LdStB128System,
         Feature::CvtBf16,
     ];
 
@@ -251,6 +257,8 @@ impl Feature {
             Feature::Vector => (90, PtxIsa::new(8, 1)),
             Feature::B128 => (90, PtxIsa::new(8, 3)),
             Feature::B128System => (90, PtxIsa::new(8, 4)),
+            Feature::LdStB128 => (70, PtxIsa::new(8, 3)),
+            Feature::LdStB128System => (70, PtxIsa::new(8, 4)),
             Feature::CvtBf16 => (80, PtxIsa::new(7, 0)),
         }
     }

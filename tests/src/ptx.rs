@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use atomir_ir::matrix::Cell;
+use atomir_ir::matrix::AnyCell;
 use atomir_ir::{Backend, LowerOptions, Module, Strategy};
 use atomir_ptx::{PtxTarget, Sm};
 
@@ -23,30 +23,32 @@ pub fn ptxas_for(target: PtxTarget) -> Tool {
 /// batches by [`lower_cells`].
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    pub cell: Cell,
+    pub cell: AnyCell,
     pub strategy: Strategy,
     /// The refusal, for illegal cells.
     pub refusal: Option<String>,
 }
 
 /// Legalizes every cell; returns the verdicts and the module of the accepted cells.
-pub fn legalize_cells(backend: &PtxTarget, cells: &[Cell]) -> (Vec<Lowered>, Module) {
+pub fn legalize_cells<C: Into<AnyCell> + Copy>(
+    backend: &PtxTarget,
+    cells: &[C],
+) -> (Vec<Lowered>, Module) {
     let mut module = Module::default();
     let mut lowered = Vec::with_capacity(cells.len());
-    for cell in cells {
-        let kernel = cell.kernel();
-        let inst = kernel.insts.keys().next().expect("one instruction");
-        match backend.legalize_inst(&kernel, inst) {
+    for &cell in cells {
+        let cell: AnyCell = cell.into();
+        match backend.legalize_node(&cell.node()) {
             Ok(legality) => {
                 lowered.push(Lowered {
-                    cell: *cell,
+                    cell,
                     strategy: legality.strategy(),
                     refusal: None,
                 });
-                module.kernels.push(kernel);
+                module.kernels.push(cell.kernel());
             }
             Err(refusal) => lowered.push(Lowered {
-                cell: *cell,
+                cell,
                 strategy: Strategy::Illegal,
                 refusal: Some(refusal.to_string()),
             }),

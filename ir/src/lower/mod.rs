@@ -281,10 +281,11 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
             };
             let node = AtomicNode::of(kernel, atomic);
             let printed = if plan.is_whole() {
-                let access = if node.op == AtomicOp::Cas {
-                    Access::Cas
-                } else {
-                    Access::Rmw
+                let access = match node.op {
+                    AtomicOp::Cas => Access::Cas,
+                    AtomicOp::Load => Access::Load,
+                    AtomicOp::Store => Access::Store,
+                    _ => Access::Rmw,
                 };
                 let bracket = FenceBracket::around(node.order, plan.fences(access));
                 let at = At {
