@@ -475,9 +475,7 @@ fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailu
 fn fence_plan(fence: &Fence, target: PtxTarget) -> PtxPlan {
     let mut legality = Legality::native();
     let scope = printed_scope(fence.scope, target, &mut legality);
-    let printed = if !target.has(Feature::Sem) {
-        MemoryOrder::SeqCst
-    } else if fence.order == MemoryOrder::SeqCst {
+    let printed = if !target.has(Feature::Sem) || fence.order == MemoryOrder::SeqCst {
         MemoryOrder::SeqCst
     } else {
         MemoryOrder::AcqRel
