@@ -81,8 +81,11 @@ pub enum Target {
     Llvm(LlvmTarget),
 }
 
+/// A backend's target-name prefix and its targets help.
+type BackendHelp = (&'static str, fn() -> String);
+
 /// The backends, by the prefix of their target names.
-const BACKENDS: [(&str, fn() -> String); 3] = [
+const BACKENDS: [BackendHelp; 3] = [
     ("ptx", atomir_ptx::targets_help),
     ("visa", || atomir_visa::TARGETS_HELP.to_string()),
     ("llvm", || atomir_llvm::TARGETS_HELP.to_string()),
