@@ -50,10 +50,10 @@ use std::str::FromStr;
 pub use atomir_ir as ir;
 pub use atomir_ir::{
     text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
-    Diagnostic, ElemType, Inst, Kernel, Legality, LowerError, LowerOptions, LowerReport, Lowering,
-    MemoryOrder, Module, Operand, Param, Predicate, Refusal, Rewrite, RuleId, Scalar, Scope,
-    SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef, ValueType, VectorList, VectorShape,
-    Verdict,
+    Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
+    LowerReport, Lowering, MemoryOrder, Module, Operand, Param, Predicate, Refusal, Rewrite,
+    RuleId, Scalar, Scope, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef, ValueType,
+    VectorList, VectorShape, Verdict,
 };
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
@@ -81,10 +81,10 @@ pub enum Target {
     Llvm(LlvmTarget),
 }
 
-/// The backends, by the prefix of their target names.
-/// A backend's target-name prefix and the help text of its targets.
+/// A backend's target-name prefix and its targets help.
 type BackendHelp = (&'static str, fn() -> String);
 
+/// The backends, by the prefix of their target names.
 const BACKENDS: [BackendHelp; 3] = [
     ("ptx", atomir_ptx::targets_help),
     ("visa", || atomir_visa::TARGETS_HELP.to_string()),
@@ -177,6 +177,10 @@ impl Backend for Target {
 
     fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
         self.backend().legalize_signature(params)
+    }
+
+    fn legalize_fence(&self, fence: &Fence) -> Verdict {
+        self.backend().legalize_fence(fence)
     }
 
     fn lower(

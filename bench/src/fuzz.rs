@@ -26,8 +26,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use atomir_ir::{
-    text, verify, AddressSpace, AtomicOp, CacheHint, Constant, ElemType, Inst, Kernel,
-    LowerOptions, Module, Operand, Predicate, Scalar, Value, ValueDef, ValueType, VectorShape,
+    text, verify, AddressSpace, AtomicOp, CacheHint, Constant, ElemType, Inst, InstData, Kernel,
+    LowerOptions, MemoryOrder, Module, Operand, Predicate, Scalar, Value, ValueDef, ValueType,
+    VectorShape,
 };
 use atomir_tests::random::{self, same_module, Config, Rng};
 
@@ -315,19 +316,25 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
         return "none";
     };
     let far_value = Value::from_u32(10_000 + rng.below(1000) as u32);
-    let what = rng.below(22);
-    let node = &mut kernel.insts[inst];
+    let what = rng.below(27);
+    let node = match &mut kernel.insts[inst] {
+        InstData::Atomic(node) => node,
+        InstData::Fence(fence) => {
+            fence.order = MemoryOrder::Relaxed;
+            return "relaxed fence";
+        }
+    };
     match what {
         0 => {
             node.addr = far_value;
             "address id out of range"
         }
         1 => {
-            node.operand = Operand::Scalar(Scalar::Value(far_value));
+            node.operand = Some(Operand::Scalar(Scalar::Value(far_value)));
             "operand id out of range"
         }
         2 => {
-            node.operand = Operand::Scalar(Scalar::Const(Constant::from_u32(50_000)));
+            node.operand = Some(Operand::Scalar(Scalar::Const(Constant::from_u32(50_000))));
             "literal id out of range"
         }
         3 => {
@@ -337,21 +344,23 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
             for _ in 0..rng.below(50) {
                 other.vector(&elements);
             }
-            node.operand = other.vector(&elements);
+            node.operand = Some(other.vector(&elements));
             "vector list from another kernel"
         }
         4 => {
             let constant = donor.kernels[0].constants.keys().next_back();
-            node.operand = Operand::Scalar(Scalar::Const(
+            node.operand = Some(Operand::Scalar(Scalar::Const(
                 constant.unwrap_or_else(|| Constant::from_u32(3)),
-            ));
+            )));
             "literal from another kernel"
         }
         5 => {
             node.shape = VectorShape::V4;
             let c = kernel.constant(1);
             let list = kernel.vector(&[Scalar::Const(c), Scalar::Const(c)]);
-            kernel.insts[inst].operand = list;
+            if let Some(node) = kernel.atomic_mut(inst) {
+                node.operand = Some(list);
+            }
             "v4 node with a two-element list"
         }
         6 => {
@@ -368,24 +377,27 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
         }
         8 => {
             let address = kernel.add_param("not_a_pointer", ValueType::scalar(ElemType::U32));
-            kernel.insts[inst].addr = address;
+            if let Some(node) = kernel.atomic_mut(inst) {
+                node.addr = address;
+            }
             "u32 used as an address"
         }
         9 => {
             let ty = *rng.pick(ElemType::ALL);
             let value =
                 value_where(rng, kernel, |t| t != ValueType::scalar(ty)).unwrap_or(far_value);
-            let node = &mut kernel.insts[inst];
-            node.ty = ty;
-            node.operand = value.into();
+            if let Some(node) = kernel.atomic_mut(inst) {
+                node.ty = ty;
+                node.operand = Some(value.into());
+            }
             "operand of another type"
         }
         10 => {
             let value = value_where(rng, kernel, |t| t != ValueType::Pred).unwrap_or(far_value);
-            kernel.insts[inst].predicate = Some(Predicate {
-                value,
-                negated: rng.percent(50),
-            });
+            let negated = rng.percent(50);
+            if let Some(node) = kernel.atomic_mut(inst) {
+                node.predicate = Some(Predicate { value, negated });
+            }
             "predicate that is not pred"
         }
         11 => {
@@ -395,20 +407,24 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
         }
         12 => {
             node.op = AtomicOp::Exch;
-            node.new_value = Some(node.operand);
+            node.new_value = node.operand;
             "exch with a new value"
         }
         13 => {
             let later = kernel.values.keys().next_back().unwrap_or(far_value);
-            kernel.insts[Inst::from_u32(0)].operand = later.into();
+            if let Some(node) = kernel.insts.values_mut().find_map(InstData::as_atomic_mut) {
+                node.operand = Some(later.into());
+            }
             "value used before it is defined"
         }
         14 => {
             let c = kernel.constant(u128::MAX);
-            let node = &mut kernel.insts[inst];
-            node.shape = VectorShape::Scalar;
-            node.ty = *rng.pick(&[ElemType::U8, ElemType::F16, ElemType::S32, ElemType::F64]);
-            node.operand = Operand::Scalar(Scalar::Const(c));
+            let ty = *rng.pick(&[ElemType::U8, ElemType::F16, ElemType::S32, ElemType::F64]);
+            if let Some(node) = kernel.atomic_mut(inst) {
+                node.shape = VectorShape::Scalar;
+                node.ty = ty;
+                node.operand = Some(Operand::Scalar(Scalar::Const(c)));
+            }
             "literal too wide"
         }
         15 => {
@@ -444,6 +460,30 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
         20 => {
             node.result = Some(kernel.params.first().map_or(far_value, |p| p.value));
             "a parameter as a result"
+        }
+        21 => {
+            node.op = AtomicOp::Load;
+            "load with an operand"
+        }
+        22 => {
+            node.op = AtomicOp::Store;
+            "store (a result may be named)"
+        }
+        23 => {
+            node.op = AtomicOp::Load;
+            node.order = MemoryOrder::Release;
+            node.operand = None;
+            "release load"
+        }
+        24 => {
+            node.op = AtomicOp::UsubSat;
+            node.ty = ElemType::F32;
+            node.new_value = None;
+            "usub_sat on f32"
+        }
+        25 => {
+            node.operand = None;
+            "an operand missing"
         }
         _ => {
             let name = module.kernels[0].name.clone();

@@ -218,7 +218,7 @@ mod tests {
         let module = generated_module(1000);
         assert_eq!(module.kernels[0].insts.len(), 1000);
         let distinct_ops: std::collections::HashSet<_> =
-            module.kernels[0].insts.values().map(|i| i.op).collect();
+            module.kernels[0].atomics().map(|(_, i)| i.op).collect();
         assert_eq!(distinct_ops.len(), 5);
     }
 }

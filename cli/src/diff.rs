@@ -105,8 +105,10 @@ pub fn diff_targets(
             ] {
                 match verdict {
                     Ok(legality) if from != to || left.verdict != right.verdict => {
-                        let node = &kernel.insts[inst];
-                        let text = legality.describe(node.ty, node.shape);
+                        let text = match kernel.atomic(inst) {
+                            Some(node) => legality.describe(node.ty, node.shape),
+                            None => legality.describe_fence(),
+                        };
                         let _ = writeln!(out, "  {side} {target}: {text}");
                     }
                     Err(refusal) => {

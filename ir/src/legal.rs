@@ -10,8 +10,8 @@ use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::kernel::{Inst, Kernel, Module, Param, SourceLoc};
-use crate::node::AtomicNode;
+use crate::kernel::{Fence, Inst, Kernel, Module, Param, SourceLoc};
+use crate::node::{AtomicNode, Node};
 use crate::rule::RuleId;
 use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
 
@@ -71,6 +71,8 @@ pub enum Rewrite {
     DeadResultAsReduction,
     /// `seq_cst` as a sequentially consistent fence followed by an acquire RMW.
     SeqCstAsFenceThenAcquire,
+    /// `seq_cst` as a sequentially consistent fence followed by a relaxed access (a store).
+    SeqCstAsFenceThenRelaxed,
     /// The order expressed by fences around a relaxed operation (targets without ordered atomics).
     OrderAsFences,
     /// `inc`/`dec` whose bound is all ones, as the target's unbounded wrapping increment/decrement.
@@ -90,6 +92,7 @@ impl fmt::Display for Rewrite {
             Rewrite::SubAsAddOfNegation => f.write_str("sub as add of the negation"),
             Rewrite::DeadResultAsReduction => f.write_str("unused result as a reduction"),
             Rewrite::SeqCstAsFenceThenAcquire => f.write_str("seq_cst as fence + acquire"),
+            Rewrite::SeqCstAsFenceThenRelaxed => f.write_str("seq_cst as fence + relaxed"),
             Rewrite::OrderAsFences => f.write_str("order as fences around a relaxed op"),
             Rewrite::UnboundedIncDec => f.write_str("all-ones bound as unbounded inc/dec"),
             Rewrite::RetypedSameBits => f.write_str("same bits, target's type spelling"),
@@ -235,11 +238,22 @@ impl Legality {
                 text.push_str(&format!(" into {} elements, each {each}", shape.len()));
             }
         }
+        self.push_rewrites(&mut text);
+        text
+    }
+
+    /// How a fence is lowered, in words: it touches no memory, so nothing is split or widened.
+    pub fn describe_fence(&self) -> String {
+        let mut text = String::from(self.strategy().as_str());
+        self.push_rewrites(&mut text);
+        text
+    }
+
+    fn push_rewrites(&self, text: &mut String) {
         for rewrite in &self.rewrites {
             text.push_str("; ");
             text.push_str(&rewrite.to_string());
         }
-        text
     }
 }
 
@@ -398,10 +412,20 @@ pub trait Backend {
     /// The table's answer for a kernel's parameters, used or not (a parameter is part of the
     /// kernel's interface): the first one the target cannot carry, and why.
     fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
+    /// The legality table's answer for one fence.
+    fn legalize_fence(&self, fence: &Fence) -> Verdict;
+
+    /// The answer for an access or a fence.
+    fn legalize_node(&self, node: &Node) -> Verdict {
+        match node {
+            Node::Atomic(node) => self.legalize(node),
+            Node::Fence(fence) => self.legalize_fence(fence),
+        }
+    }
 
     /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts).
     fn legalize_inst(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        self.legalize(&AtomicNode::of(kernel, inst))
+        self.legalize_node(&Node::of(kernel, inst))
     }
 
     /// Lowers a verified module, appending the emitted code to `out`.
@@ -418,7 +442,7 @@ pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerRe
     let mut report = LowerReport::default();
     for (index, kernel) in module.kernels.iter().enumerate() {
         for inst in kernel.insts.keys() {
-            match backend.legalize(&AtomicNode::of(kernel, inst)) {
+            match backend.legalize_inst(kernel, inst) {
                 Ok(legality) => report.record(index, inst, &legality),
                 Err(refusal) => return Err(crate::lower::error(kernel, inst, refusal)),
             }

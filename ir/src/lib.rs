@@ -23,17 +23,17 @@ pub mod text;
 pub mod types;
 pub mod verify;
 
-pub use diag::Diagnostic;
+pub use diag::{Diagnostic, Diagnostics};
 
 pub use kernel::{
-    AtomicInst, Constant, Inst, Kernel, Module, Operand, Param, Predicate, Scalar, SourceLoc,
-    Value, ValueData, ValueDef, VectorList,
+    AtomicInst, Constant, Fence, Inst, InstData, Kernel, Module, Operand, Param, Predicate, Scalar,
+    SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
     Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Site,
     Strategy, Verdict,
 };
-pub use node::AtomicNode;
+pub use node::{AtomicNode, Node};
 pub use rule::RuleId;
 pub use types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass, ValueType,

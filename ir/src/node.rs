@@ -2,7 +2,7 @@
 //! built from. It names no value of a kernel, so a table can be asked about a node that no kernel
 //! holds (a matrix cell, or one instruction of an embedding compiler).
 
-use crate::kernel::{AtomicInst, Inst, Kernel, Operand, Scalar};
+use crate::kernel::{AtomicInst, Fence, Inst, InstData, Kernel, Operand, Scalar};
 use crate::semantics::width_mask;
 use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
@@ -47,19 +47,18 @@ impl AtomicNode {
         }
     }
 
-    /// The node of instruction `inst` of `kernel`, with the facts of the kernel a table may
-    /// need (the pointer's space, a uniform literal operand). Never panics, even on an
+    /// The node of the atomic access `inst` of `kernel`, with the facts of the kernel a table
+    /// may need (the pointer's space, a uniform literal operand). Never panics, even on an
     /// unverified kernel: a fact it cannot read is left out.
-    pub fn of(kernel: &Kernel, inst: Inst) -> Self {
-        let node = &kernel.insts[inst];
-        let pointer_space = match kernel.values.get(node.addr).map(|v| v.ty) {
+    pub fn of(kernel: &Kernel, inst: &AtomicInst) -> Self {
+        let pointer_space = match kernel.values.get(inst.addr).map(|v| v.ty) {
             Some(ValueType::Ptr(space)) => space,
-            _ => node.space,
+            _ => inst.space,
         };
         AtomicNode {
             pointer_space,
-            literal: uniform_literal(kernel, node),
-            ..AtomicNode::of_inst(node)
+            literal: uniform_literal(kernel, inst),
+            ..AtomicNode::of_inst(inst)
         }
     }
 
@@ -90,6 +89,44 @@ impl AtomicNode {
     }
 }
 
+/// What a legality table judges: an atomic access or a fence (a fence has no value either, so
+/// it is its own node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Atomic(AtomicNode),
+    Fence(Fence),
+}
+
+impl Node {
+    /// The node of instruction `inst` of `kernel`, with the kernel's facts.
+    pub fn of(kernel: &Kernel, inst: Inst) -> Self {
+        match &kernel.insts[inst] {
+            InstData::Atomic(atomic) => Node::Atomic(AtomicNode::of(kernel, atomic)),
+            InstData::Fence(fence) => Node::Fence(*fence),
+        }
+    }
+
+    /// The atomic access, or `None` for a fence.
+    pub const fn as_atomic(&self) -> Option<&AtomicNode> {
+        match self {
+            Node::Atomic(node) => Some(node),
+            Node::Fence(_) => None,
+        }
+    }
+}
+
+impl From<AtomicNode> for Node {
+    fn from(node: AtomicNode) -> Self {
+        Node::Atomic(node)
+    }
+}
+
+impl From<Fence> for Node {
+    fn from(fence: Fence) -> Self {
+        Node::Fence(fence)
+    }
+}
+
 /// The operand's bits when every element is the same literal.
 fn uniform_literal(kernel: &Kernel, inst: &AtomicInst) -> Option<u128> {
     let mask = width_mask(inst.ty.bits());
@@ -97,7 +134,7 @@ fn uniform_literal(kernel: &Kernel, inst: &AtomicInst) -> Option<u128> {
         Scalar::Const(constant) => kernel.constants.get(constant).map(|bits| bits & mask),
         Scalar::Value(_) => None,
     };
-    match inst.operand {
+    match inst.operand? {
         Operand::Scalar(scalar) => literal(scalar),
         Operand::Vector(list) => {
             let elements = kernel.checked_vector_elements(list)?;

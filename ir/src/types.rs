@@ -40,7 +40,8 @@ macro_rules! spelled {
 }
 
 spelled! {
-    /// The read-modify-write operation. Semantics (per element): `old = *a; *a = op(old, b[, c])`.
+    /// The operation of an atomic access. Semantics (per element): `old = *a; *a = op(old, b[, c])`;
+    /// see [`crate::semantics`] for every definition.
     pub enum AtomicOp {
         /// Wrapping integer add; round-to-nearest-even float add.
         Add => "add",
@@ -50,9 +51,11 @@ spelled! {
         Inc => "inc",
         /// Bounded decrement: `(old == 0 || old > b) ? b : old - 1` (unsigned only).
         Dec => "dec",
-        /// Signed, unsigned or IEEE minNum, by element type.
+        /// Signed or unsigned min by element type; on floats IEEE 754-2019 minimumNumber
+        /// (identical to [`AtomicOp::FMinimumNum`]).
         Min => "min",
-        /// Signed, unsigned or IEEE maxNum, by element type.
+        /// Signed or unsigned max by element type; on floats IEEE 754-2019 maximumNumber
+        /// (identical to [`AtomicOp::FMaximumNum`]).
         Max => "max",
         And => "and",
         Or => "or",
@@ -63,6 +66,25 @@ spelled! {
         Exch => "exch",
         /// Compare and swap: `old == b ? c : old`. Takes two operands: expected, then new.
         Cas => "cas",
+        /// Subtract unless it would wrap: `old >= b ? old - b : old` (unsigned only; LLVM's
+        /// `usub_cond`).
+        UsubCond => "usub_cond",
+        /// Saturating subtract: `old >= b ? old - b : 0` (unsigned only; LLVM's `usub_sat`).
+        UsubSat => "usub_sat",
+        /// IEEE 754-2019 minimum: NaN-propagating, `-0 < +0` (floats only).
+        FMinimum => "fminimum",
+        /// IEEE 754-2019 maximum: NaN-propagating, `-0 < +0` (floats only).
+        FMaximum => "fmaximum",
+        /// IEEE 754-2019 minimumNumber: a NaN operand is ignored, `-0 < +0` (floats only).
+        FMinimumNum => "fminimumnum",
+        /// IEEE 754-2019 maximumNumber: a NaN operand is ignored, `-0 < +0` (floats only).
+        FMaximumNum => "fmaximumnum",
+        /// Atomic load: the result is the memory's value, memory is unchanged. No operand; the
+        /// result is required. Orders: relaxed, acquire, seq_cst.
+        Load => "load",
+        /// Atomic store: memory becomes `b`. One operand, no result. Orders: relaxed, release,
+        /// seq_cst.
+        Store => "store",
     }
 }
 
@@ -70,6 +92,7 @@ impl AtomicOp {
     /// Number of value operands after the address.
     pub const fn operand_count(self) -> usize {
         match self {
+            AtomicOp::Load => 0,
             AtomicOp::Cas => 2,
             _ => 1,
         }
@@ -85,7 +108,36 @@ impl AtomicOp {
 
     /// Operations that only move bits (no interpretation of the value).
     pub const fn is_move(self) -> bool {
-        matches!(self, AtomicOp::Exch | AtomicOp::Cas)
+        matches!(
+            self,
+            AtomicOp::Exch | AtomicOp::Cas | AtomicOp::Load | AtomicOp::Store
+        )
+    }
+
+    /// Whether the access both reads and writes memory (everything but load and store).
+    pub const fn is_read_modify_write(self) -> bool {
+        !matches!(self, AtomicOp::Load | AtomicOp::Store)
+    }
+
+    /// Whether the instruction must name its result (a load exists to read).
+    pub const fn requires_result(self) -> bool {
+        matches!(self, AtomicOp::Load)
+    }
+
+    /// Whether the instruction has no result to name (a store returns nothing).
+    pub const fn has_no_result(self) -> bool {
+        matches!(self, AtomicOp::Store)
+    }
+
+    /// Whether `order` is meaningful for this access: a load has no release part and a store no
+    /// acquire part, so a release or acq_rel load and an acquire or acq_rel store are refused
+    /// (seq_cst is both loads' and stores' strongest order, as in C++ and LLVM).
+    pub const fn admits_order(self, order: MemoryOrder) -> bool {
+        !matches!(
+            (self, order),
+            (AtomicOp::Load, MemoryOrder::Release | MemoryOrder::AcqRel)
+                | (AtomicOp::Store, MemoryOrder::Acquire | MemoryOrder::AcqRel)
+        )
     }
 }
 
@@ -179,21 +231,26 @@ impl ElemType {
 
     /// Whether `op` is meaningful on this type, independent of any target.
     ///
-    /// Bitwise ops: integers and bits. inc/dec: unsigned only. add/sub/min/max: numbers, not `bN`.
-    /// exch/cas: anything. Float bitwise ops and signed inc/dec are meaningless.
+    /// Bitwise ops: integers and bits. inc/dec/usub_cond/usub_sat: unsigned only (as in LLVM,
+    /// they read the bits as unsigned, so a signed spelling would mislead). add/sub/min/max:
+    /// numbers, not `bN`. fminimum/fmaximum/fminimumnum/fmaximumnum: floats and packed floats.
+    /// exch/cas/load/store: anything. Float bitwise ops and signed inc/dec are meaningless.
     pub const fn supports(self, op: AtomicOp) -> bool {
         use AtomicOp::*;
         let class = self.class();
         match op {
-            Exch | Cas => true,
+            Exch | Cas | Load | Store => true,
             And | Or | Xor | Nand => {
                 matches!(
                     class,
                     TypeClass::Unsigned | TypeClass::Signed | TypeClass::Bits
                 ) && self.bits() <= 64
             }
-            Inc | Dec => matches!(class, TypeClass::Unsigned),
+            Inc | Dec | UsubCond | UsubSat => matches!(class, TypeClass::Unsigned),
             Add | Sub | Min | Max => !matches!(class, TypeClass::Bits),
+            FMinimum | FMaximum | FMinimumNum | FMaximumNum => {
+                matches!(class, TypeClass::Float | TypeClass::PackedFloat)
+            }
         }
     }
 }
@@ -247,6 +304,11 @@ spelled! {
 }
 
 impl MemoryOrder {
+    /// Whether a fence of this order orders anything: a relaxed fence is meaningless.
+    pub const fn is_fence_order(self) -> bool {
+        !matches!(self, MemoryOrder::Relaxed)
+    }
+
     pub const fn has_acquire(self) -> bool {
         matches!(
             self,
@@ -373,5 +435,35 @@ mod tests {
         assert!(ElemType::U64.supports(AtomicOp::Dec));
         assert!(!ElemType::B128.supports(AtomicOp::Xor));
         assert!(ElemType::F16x2.supports(AtomicOp::Max));
+        assert!(
+            ElemType::B128.supports(AtomicOp::Load) && ElemType::B128.supports(AtomicOp::Store)
+        );
+        assert!(
+            ElemType::U8.supports(AtomicOp::UsubSat) && !ElemType::S32.supports(AtomicOp::UsubCond)
+        );
+        assert!(!ElemType::B32.supports(AtomicOp::UsubSat));
+        assert!(
+            ElemType::Bf16x2.supports(AtomicOp::FMinimum)
+                && !ElemType::U32.supports(AtomicOp::FMaximumNum)
+        );
+    }
+
+    #[test]
+    fn loads_and_stores_admit_only_their_orders() {
+        use MemoryOrder::*;
+        let load: Vec<_> = MemoryOrder::ALL
+            .iter()
+            .filter(|o| AtomicOp::Load.admits_order(**o))
+            .collect();
+        assert_eq!(load, [&Relaxed, &Acquire, &SeqCst]);
+        let store: Vec<_> = MemoryOrder::ALL
+            .iter()
+            .filter(|o| AtomicOp::Store.admits_order(**o))
+            .collect();
+        assert_eq!(store, [&Relaxed, &Release, &SeqCst]);
+        assert!(MemoryOrder::ALL
+            .iter()
+            .all(|o| AtomicOp::Cas.admits_order(*o)));
+        assert!(!Relaxed.is_fence_order() && AcqRel.is_fence_order());
     }
 }

@@ -400,8 +400,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// Starts instruction `index`: a branch over it where it is predicated, and its first block.
-    pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32) {
-        let inst = &self.kernel.insts[Inst::from_u32(index)];
+    pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
         self.inst = index;
         self.next_tmp = 0;
         self.before = self.label;
@@ -430,9 +429,13 @@ impl<'a> Emitter<'a> {
     }
 
     /// Ends the current instruction: its end block, where a predicated result meets zero.
-    pub(crate) fn instruction_end(&mut self, out: &mut String, result: Option<Ref>) {
+    pub(crate) fn instruction_end(
+        &mut self,
+        out: &mut String,
+        inst: &AtomicInst,
+        result: Option<Ref>,
+    ) {
         let index = self.inst;
-        let inst = &self.kernel.insts[Inst::from_u32(index)];
         let end = Label::End(index);
         let _ = writeln!(out, "  br label %{end}\n{end}:");
         let from = self.label;
@@ -527,9 +530,9 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         }
         let result_space = target.triple.result_space();
         for (index, inst) in kernel.insts.values().enumerate() {
-            if inst.result.is_none() {
+            let Some(inst) = inst.as_atomic().filter(|inst| inst.result.is_some()) else {
                 continue;
-            }
+            };
             if !first {
                 out.push_str(", ");
             }
@@ -548,11 +551,20 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let em = self.emitter()?;
-        em.instruction_begin(out, at.inst.as_u32());
-        let inst = &em.kernel.insts[at.inst];
-        let result = native::vector_rmw(em, out, inst, plan, bracket);
-        em.instruction_end(out, result);
+        em.instruction_begin(out, at.inst.as_u32(), at.atomic);
+        let result = native::vector_rmw(em, out, at.atomic, plan, bracket);
+        em.instruction_end(out, at.atomic, result);
         Ok(())
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        _fence: &atomir_ir::Fence,
+        _plan: &LlvmPlan,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the LLVM table accepts no fence yet".into()))
     }
 
     const PARAMS: Params = Params::Phis;
@@ -563,8 +575,8 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let em = self.emitter()?;
-        em.instruction_begin(out, x.inst.as_u32());
-        expansion::bind(em, out, x.expansion);
+        em.instruction_begin(out, x.inst.as_u32(), x.atomic);
+        expansion::bind(em, out, x.atomic, x.expansion);
         Ok(())
     }
 
@@ -609,19 +621,18 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let em = self.emitter()?;
-        let inst = &em.kernel.insts[x.inst];
-        expansion::terminator(em, out, inst, x.expansion, block);
+        expansion::terminator(em, out, x.atomic, x.expansion, block);
         Ok(())
     }
 
     fn expansion_end(
         &mut self,
-        _x: &Expanding<'_, LlvmPlan>,
+        x: &Expanding<'_, LlvmPlan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let em = self.emitter()?;
         let result = em.result.take();
-        em.instruction_end(out, result);
+        em.instruction_end(out, x.atomic, result);
         Ok(())
     }
 
@@ -631,7 +642,12 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         };
         let result_space = self.target.triple.result_space();
         for (index, inst) in em.kernel.insts.values().enumerate() {
-            let Some(value) = inst.result else { continue };
+            let Some((inst, value)) = inst
+                .as_atomic()
+                .and_then(|inst| inst.result.map(|value| (inst, value)))
+            else {
+                continue;
+            };
             let ty = em.value_ty(inst.result_type());
             let r = em.value_ref(value);
             let _ = writeln!(

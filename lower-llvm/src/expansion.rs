@@ -7,7 +7,7 @@ use std::fmt::Write;
 use atomir_ir::expand::{BinaryOp, Block, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
 use atomir_ir::lower::{incoming, FenceBracket};
 use atomir_ir::semantics::canonical_nan;
-use atomir_ir::{AtomicInst, ElemType, Inst};
+use atomir_ir::{AtomicInst, ElemType};
 use cranelift_entity::EntityRef;
 
 use crate::emit::{Emitter, Label, Ref, Scal, Ty};
@@ -16,9 +16,13 @@ use crate::native::{self, Mem};
 
 /// Binds the expansion's inputs: the node's address and operands; every other variable prints
 /// as its own register, a constant as its literal.
-pub(crate) fn bind(em: &mut Emitter<'_>, out: &mut String, expansion: &Expansion) {
+pub(crate) fn bind(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    inst: &AtomicInst,
+    expansion: &Expansion,
+) {
     let index = em.inst;
-    let inst = &em.kernel.insts[Inst::from_u32(index)];
     let space = em.target.address_space(inst.space).unwrap_or(0);
     em.space = space;
     em.result = None;
@@ -27,8 +31,10 @@ pub(crate) fn bind(em: &mut Emitter<'_>, out: &mut String, expansion: &Expansion
     refs.extend(expansion.vars.keys().map(|v| Ref::Var(index, v)));
     refs[expansion.addr.index()] = em.node_addr(out, inst, space);
     let natural = Scal::natural(inst.ty);
-    for (element, var) in expansion.operands.iter().enumerate() {
-        refs[var.index()] = em.operand_element(out, inst.operand, element, natural);
+    if let Some(operand) = inst.operand {
+        for (element, var) in expansion.operands.iter().enumerate() {
+            refs[var.index()] = em.operand_element(out, operand, element, natural);
+        }
     }
     if let Some(new_value) = inst.new_value {
         for (element, var) in expansion.new_values.iter().enumerate() {

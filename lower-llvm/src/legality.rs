@@ -77,6 +77,9 @@ atomir_ir::rules! {
             "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
         PartWordCas = "llvm.part-word-cas":
             "the triple's smallest CAS is 32 bits: an 8/16-bit element lives in its 32-bit word",
+        UnsupportedNode = "llvm.unsupported-node":
+            "the LLVM backend does not lower this node yet (fences, loads, stores, usub_cond, \
+             usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
     }
 }
 
@@ -122,7 +125,30 @@ impl Plan for LlvmPlan {
 }
 
 /// Decides the plan for one node.
+/// The refusal of the nodes this table does not cover yet.
+fn unsupported_node() -> Refusal {
+    Refusal::new(
+        LlvmRule::UnsupportedNode,
+        LlvmRule::UnsupportedNode.summary(),
+    )
+}
+
+/// The table's answer for a fence.
+pub(crate) fn fence_plan(
+    _target: &LlvmTarget,
+    _fence: &atomir_ir::Fence,
+) -> Result<LlvmPlan, Refusal> {
+    Err(unsupported_node())
+}
+
 pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
+    use AtomicOp::*;
+    if matches!(
+        node.op,
+        Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
+    ) {
+        return Err(unsupported_node());
+    }
     check_target_wide(target, node)?;
     let mut legality = Legality::native();
     let scope = printed_scope(target, node.scope, &mut legality);

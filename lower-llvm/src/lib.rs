@@ -59,6 +59,10 @@ impl Table for LlvmTarget {
         Ok(())
     }
 
+    fn plan_fence(&self, fence: &atomir_ir::Fence) -> Result<LlvmPlan, Refusal> {
+        legality::fence_plan(self, fence)
+    }
+
     /// The same triple with the same options at every LLVM version, oldest first; then, so
     /// that "no target of this backend" is only said when it is true, every other triple the
     /// same way.

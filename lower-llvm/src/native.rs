@@ -168,6 +168,14 @@ const fn keyword(op: AtomicOp, ty: ElemType) -> &'static str {
         AtomicOp::Xor => "xor",
         AtomicOp::Nand => "nand",
         AtomicOp::Exch | AtomicOp::Cas => "xchg",
+        // Refused by `legality::supported_node` until the table covers them.
+        AtomicOp::UsubCond => "usub_cond",
+        AtomicOp::UsubSat => "usub_sat",
+        AtomicOp::FMinimum => "fminimum",
+        AtomicOp::FMaximum => "fmaximum",
+        AtomicOp::FMinimumNum => "fminimumnum",
+        AtomicOp::FMaximumNum => "fmaximumnum",
+        AtomicOp::Load | AtomicOp::Store => "xchg",
     }
 }
 
@@ -312,8 +320,10 @@ pub(crate) fn vector_rmw(
     let len = inst.shape.len() as u32;
     let vector = Ty::V(len, scal);
     let mut value = Ref::Lit(0, scal);
+    // Every op the table accepts has an operand (loads are refused).
+    let operand = inst.operand?;
     for index in 0..inst.shape.len() {
-        let element = em.operand_element(out, inst.operand, index, scal);
+        let element = em.operand_element(out, operand, index, scal);
         let previous = if index == 0 { None } else { Some(value) };
         let dst = em.fresh();
         let _ = write!(out, "  {} = insertelement {vector} ", em.show(dst));

@@ -10,13 +10,13 @@ use atomir_ir::expand::{
     BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, UnaryOp, Var,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
-    ValueDef, ValueType,
+    AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar,
+    Value, ValueDef, ValueType,
 };
 
 use atomir_ir::lower::{
-    At, Expanding, Fence, FenceBracket, Label, NameRules, Namer, Params, Printer, Unprintable,
-    PTX_ENTRY_NAMES,
+    At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params, Printer,
+    Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::semantics::canonical_nan;
 use atomir_ir::Module;
@@ -428,11 +428,11 @@ impl<'k> KernelEmitter<'k> {
         &mut self,
         out: &mut String,
         id: Inst,
+        inst: &AtomicInst,
         plan: &PtxPlan,
         s: PtxOp,
         bracket: FenceBracket,
     ) {
-        let inst = &self.kernel.insts[id];
         self.zero_skipped_result(out, inst);
         let lanes = inst.shape.len();
         let single = inst.predicate.is_some()
@@ -449,7 +449,11 @@ impl<'k> KernelEmitter<'k> {
         }); 8];
         let mut new_values = operands;
         for lane in 0..lanes {
-            operands[lane] = self.operand(out, inst.operand, lane, inst.ty, s.negate);
+            // Every node the table prints whole has an operand (loads are refused).
+            let Some(operand) = inst.operand else {
+                break;
+            };
+            operands[lane] = self.operand(out, operand, lane, inst.ty, s.negate);
             if let Some(new_value) = inst.new_value {
                 new_values[lane] = self.operand(out, new_value, lane, inst.ty, false);
             }
@@ -540,6 +544,90 @@ impl<'k> KernelEmitter<'k> {
         }
     }
 
+    /// The one place an atomic `ld`/`st` is printed: one vector instruction, or one per
+    /// element at its byte offset, each with the fences of the bracket.
+    fn ld_st(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        vector: bool,
+        bracket: FenceBracket,
+    ) {
+        self.zero_skipped_result(out, inst);
+        let addr = self.address(out, inst);
+        self.guard_begin(out, inst, id);
+        let load = inst.op == AtomicOp::Load;
+        let lanes = inst.shape.len();
+        let mut values = [Src::Temp(Temp {
+            class: Class::B32,
+            number: 0,
+        }); 8];
+        if let Some(operand) = inst.operand {
+            for (lane, value) in values.iter_mut().enumerate().take(lanes) {
+                *value = self.operand(out, operand, lane, inst.ty, false);
+            }
+        }
+        let per_instruction = if vector { lanes } else { 1 };
+        let class = Class::of_bits(inst.ty.bits());
+        for first in (0..lanes).step_by(per_instruction) {
+            self.fence(out, bracket.leading, plan);
+            out.push_str(if load { "\tld" } else { "\tst" });
+            if self.target.has(Feature::Sem) {
+                self.sem(out, bracket.order);
+                out.push('.');
+                out.push_str(scope_name(plan.scope));
+            } else {
+                out.push_str(".volatile");
+            }
+            out.push_str(space_suffix(self.target, inst.space));
+            if vector {
+                out.push('.');
+                out.push_str(inst.shape.as_str());
+            }
+            let _ = write!(out, ".b{} ", inst.ty.bits());
+            let lanes_here = first..first + per_instruction;
+            if load {
+                if vector {
+                    out.push('{');
+                }
+                for lane in lanes_here.clone() {
+                    if lane > first {
+                        out.push_str(", ");
+                    }
+                    match inst.result {
+                        Some(result) => {
+                            let lane = inst.shape.is_vector().then_some(lane);
+                            write_value(out, &self.names, result, lane);
+                        }
+                        None => {
+                            let temp = self.temp(class);
+                            Self::put_temp(out, temp);
+                        }
+                    }
+                }
+                if vector {
+                    out.push('}');
+                }
+                out.push_str(", ");
+            }
+            out.push('[');
+            self.put(out, addr);
+            if first > 0 {
+                let _ = write!(out, "+{}", first * inst.ty.bytes() as usize);
+            }
+            out.push(']');
+            if !load {
+                out.push_str(", ");
+                self.list(out, &values[lanes_here], vector);
+            }
+            out.push_str(";\n");
+            self.fence(out, bracket.trailing, plan);
+        }
+        self.guard_end(out, inst, id);
+    }
+
     fn list(&self, out: &mut String, srcs: &[Src], braces: bool) {
         if braces {
             out.push('{');
@@ -562,13 +650,13 @@ impl<'k> KernelEmitter<'k> {
         &mut self,
         out: &mut String,
         id: Inst,
+        inst: &AtomicInst,
         plan: &PtxPlan,
         expansion: &Expansion,
     ) -> Result<(), Unprintable> {
-        let inst = &self.kernel.insts[id];
         self.element = match plan.form {
             Form::Expand { element } => element,
-            Form::Native(_) => None,
+            Form::Native(_) | Form::LdSt { .. } | Form::Fence => None,
         };
         if self.element.is_none()
             && expansion
@@ -597,9 +685,11 @@ impl<'k> KernelEmitter<'k> {
         let addr = self.address(out, inst);
         self.mov(out, self.var(expansion.addr), addr, 64);
         let natural = PrimType::natural(inst.ty).bits();
-        for (lane, operand) in expansion.operands.iter().enumerate() {
-            let src = self.operand(out, inst.operand, lane, inst.ty, false);
-            self.mov(out, self.var(*operand), src, natural);
+        if let Some(node_operand) = inst.operand {
+            for (lane, operand) in expansion.operands.iter().enumerate() {
+                let src = self.operand(out, node_operand, lane, inst.ty, false);
+                self.mov(out, self.var(*operand), src, natural);
+            }
         }
         if let Some(new_value) = inst.new_value {
             for (lane, target) in expansion.new_values.iter().enumerate() {
@@ -676,8 +766,13 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// Moves the old values to the instruction's result.
-    fn expansion_end(&mut self, out: &mut String, id: Inst, expansion: &Expansion) {
-        let inst = &self.kernel.insts[id];
+    fn expansion_end(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        expansion: &Expansion,
+    ) {
         if expansion.blocks.len() > 1 {
             Self::label(out, id, Label::Done);
             out.push_str(":\n");
@@ -1256,7 +1351,7 @@ fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
             .iter()
             .all(|s| matches!(s, Scalar::Value(_))),
     };
-    is_value(inst.operand) && inst.new_value.is_none_or(is_value)
+    inst.operand.is_none_or(is_value) && inst.new_value.is_none_or(is_value)
 }
 
 /// The register class of a value's type (one register per lane for vectors).
@@ -1369,10 +1464,33 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
-        let Form::Native(op) = plan.form else {
-            return Err(Unprintable("a whole node without a native form".into()));
+        match plan.form {
+            Form::Native(op) => emitter.native(sink, at.inst, at.atomic, plan, op, bracket),
+            Form::LdSt { vector } => emitter.ld_st(sink, at.inst, at.atomic, plan, vector, bracket),
+            Form::Expand { .. } | Form::Fence => {
+                return Err(Unprintable("a whole node without a native form".into()))
+            }
+        }
+        Ok(())
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        fence: &atomir_ir::Fence,
+        plan: &PtxPlan,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        if plan.form != Form::Fence {
+            return Err(Unprintable("a fence without a fence plan".into()));
+        }
+        let (emitter, sink) = self.current(out)?;
+        // Spelled as the leading fence of an access of the fence's order would be.
+        let spelled = Fence {
+            side: FenceSide::Leading,
+            order: fence.order,
         };
-        emitter.native(sink, at.inst, plan, op, bracket);
+        emitter.fence(sink, Some(spelled), plan);
         Ok(())
     }
 
@@ -1384,7 +1502,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
-        emitter.expansion_begin(sink, x.inst, x.plan, x.expansion)
+        emitter.expansion_begin(sink, x.inst, x.atomic, x.plan, x.expansion)
     }
 
     fn block(&mut self, x: &Expanding<'_, PtxPlan>, block: Block, entry: bool, out: &mut String) {
@@ -1444,7 +1562,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
-        emitter.expansion_end(sink, x.inst, x.expansion);
+        emitter.expansion_end(sink, x.inst, x.atomic, x.expansion);
         Ok(())
     }
 

@@ -17,7 +17,7 @@
 
 use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, Legality, Lowering, MemoryOrder, Refusal,
     Rewrite, Scope, TypeClass, ValueType, VectorShape,
 };
 
@@ -43,6 +43,12 @@ pub enum Form {
     /// The shared expansion by [`Legality::lowering`]; `element` is the native form of its
     /// `Rmw` primitives (a split element, or the widened op of a masked op), if it has any.
     Expand { element: Option<PtxOp> },
+    /// An atomic load or store: `ld`/`st` with `.relaxed/.acquire/.release` and a scope from
+    /// sm_70, `.volatile` before; one `.v2/.v4` instruction where `vector`, else one per element
+    /// at its offset.
+    LdSt { vector: bool },
+    /// A stand-alone fence: `fence.sc`/`fence.acq_rel` from sm_70, `membar` before.
+    Fence,
 }
 
 impl Plan for PtxPlan {
@@ -51,7 +57,7 @@ impl Plan for PtxPlan {
     }
 
     fn is_whole(&self) -> bool {
-        matches!(self.form, Form::Native(_))
+        matches!(self.form, Form::Native(_) | Form::LdSt { .. } | Form::Fence)
     }
 
     fn fences(&self, _access: Access) -> FencePolicy {
@@ -311,6 +317,10 @@ atomir_ir::rules! {
             "a 128-bit atomic needs sm_90 and PTX ISA 8.3; nothing narrower makes 128 bits atomic",
         B128SysNeedsPtx84 = "ptx.b128-sys-needs-ptx84":
             "a 128-bit atomic with system scope needs PTX ISA 8.4",
+        LdStB128NeedsPtx83 = "ptx.ld-st-b128-needs-ptx83":
+            "a 128-bit load or store needs sm_70 and PTX ISA 8.3",
+        LdStB128SysNeedsPtx84 = "ptx.ld-st-b128-sys-needs-ptx84":
+            "a 128-bit load or store with system scope needs sm_70 and PTX ISA 8.4",
     }
 }
 
@@ -328,6 +338,9 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             PtxRule::SharedClusterNeedsSm90,
             "`.shared::cluster` needs sm_90 and PTX ISA 7.8".into(),
         ));
+    }
+    if matches!(node.op, AtomicOp::Load | AtomicOp::Store) {
+        return ld_st_plan(node, target);
     }
     if node.ty == ElemType::B128 {
         if !target.has(Feature::B128) {
@@ -347,14 +360,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     }
 
     let mut legality = Legality::native();
-    let mut scope = node.scope;
-    if scope == Scope::Cluster && !target.has(Feature::Cluster) {
-        scope = Scope::Device;
-        legality.rewrites.push(Rewrite::ScopeWidened {
-            from: Scope::Cluster,
-            to: Scope::Device,
-        });
-    }
+    let scope = printed_scope(node.scope, target, &mut legality);
     let fences = fence_policy(target);
     legality.rewrites.extend(fences.rewrite(node.order));
 
@@ -410,6 +416,92 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     })
 }
 
+/// The scope printed: the node's, or `.gpu` where `.cluster` does not exist.
+fn printed_scope(scope: Scope, target: PtxTarget, legality: &mut Legality) -> Scope {
+    if scope == Scope::Cluster && !target.has(Feature::Cluster) {
+        legality.rewrites.push(Rewrite::ScopeWidened {
+            from: Scope::Cluster,
+            to: Scope::Device,
+        });
+        return Scope::Device;
+    }
+    scope
+}
+
+/// An atomic load or store. From sm_70 the PTX memory model's mapping (Lustig et al.,
+/// ASPLOS'19, as nvcc and libcu++ emit it): `ld.relaxed`/`ld.acquire`, `st.relaxed`/
+/// `st.release`, and seq_cst as the same leading `fence.sc` a seq_cst RMW has, then
+/// `ld.acquire` or `st.relaxed`. Before sm_70, `ld.volatile`/`st.volatile` between the `membar`s
+/// the RMWs of those targets have.
+fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
+    if node.ty == ElemType::B128 {
+        if !target.has(Feature::LdStB128) {
+            return Err((
+                PtxRule::LdStB128NeedsPtx83,
+                "a 128-bit load or store needs sm_70 and PTX ISA 8.3".into(),
+            ));
+        }
+        if node.scope == Scope::System && !target.has(Feature::LdStB128System) {
+            return Err((
+                PtxRule::LdStB128SysNeedsPtx84,
+                "a 128-bit load or store with system scope needs PTX ISA 8.4".into(),
+            ));
+        }
+    }
+    let mut legality = Legality::native();
+    let scope = printed_scope(node.scope, target, &mut legality);
+    let fences = if !target.has(Feature::Sem) {
+        FencePolicy::RelaxedBetweenFences
+    } else if node.op == AtomicOp::Store {
+        FencePolicy::SeqCstFenceThenRelaxed
+    } else {
+        FencePolicy::SeqCstFenceThenAcquire
+    };
+    legality.rewrites.extend(fences.rewrite(node.order));
+    // `.v2/.v4` of 8 to 32-bit elements and `.v2` of 64-bit ones exist everywhere; wider
+    // vectors only on sm_100 global memory (and `.v8` of 8/16 bits crashes ptxas): split.
+    let vector = match (node.ty.bits(), node.shape) {
+        (_, VectorShape::Scalar) => false,
+        (8..=32, VectorShape::V2 | VectorShape::V4) | (64, VectorShape::V2) => true,
+        _ => false,
+    };
+    if node.shape.is_vector() && !vector {
+        legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
+    }
+    Ok(PtxPlan {
+        legality,
+        scope,
+        form: Form::LdSt { vector },
+        fences,
+    })
+}
+
+/// A stand-alone fence: `fence.sc` for seq_cst and `fence.acq_rel` for the other orders (an
+/// acquire or release fence strengthened: `fence.acquire/.release` need sm_90 and PTX ISA 8.6,
+/// and `fence.acq_rel` is correct everywhere), a `membar` of the scope's level before sm_70
+/// (sequentially consistent).
+fn fence_plan(fence: &Fence, target: PtxTarget) -> PtxPlan {
+    let mut legality = Legality::native();
+    let scope = printed_scope(fence.scope, target, &mut legality);
+    let printed = if !target.has(Feature::Sem) || fence.order == MemoryOrder::SeqCst {
+        MemoryOrder::SeqCst
+    } else {
+        MemoryOrder::AcqRel
+    };
+    if printed != fence.order {
+        legality.rewrites.push(Rewrite::OrderStrengthened {
+            from: fence.order,
+            to: printed,
+        });
+    }
+    PtxPlan {
+        legality,
+        scope,
+        form: Form::Fence,
+        fences: FencePolicy::OnAccess,
+    }
+}
+
 /// The rewrites a native form stands for.
 fn note_native(legality: &mut Legality, node: &AtomicNode, op: PtxOp, retyped: bool) {
     if op.negate {
@@ -459,6 +551,14 @@ pub(crate) fn param(_ty: ValueType, _target: PtxTarget) -> Result<(), Refusal> {
 
 /// The table's answer, its refusal naming the target it was asked for.
 pub(crate) fn table(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Refusal> {
-    plan(node, target)
-        .map_err(|(rule, reason)| Refusal::new(rule, format!("{reason} (target ptx:{target})")))
+    plan(node, target).map_err(|failure| refusal(failure, target))
+}
+
+/// The table's answer for a fence.
+pub(crate) fn fence_table(fence: &Fence, target: PtxTarget) -> Result<PtxPlan, Refusal> {
+    Ok(fence_plan(fence, target))
+}
+
+fn refusal((rule, reason): RuleFailure, target: PtxTarget) -> Refusal {
+    Refusal::new(rule, format!("{reason} (target ptx:{target})"))
 }

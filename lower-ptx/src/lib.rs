@@ -25,7 +25,7 @@ pub mod target;
 use atomir_ir::lower::{lower_with, Passes, Table, Target};
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
-    AtomicNode, Backend, LowerError, LowerOptions, LowerReport, Module, Param, Refusal,
+    AtomicNode, Backend, Fence, LowerError, LowerOptions, LowerReport, Module, Param, Refusal,
 };
 
 use emit::PtxPrinter;
@@ -131,6 +131,10 @@ impl Table for PtxTarget {
             legal::param(param.ty, *self).map_err(|refusal| (index, refusal))?;
         }
         Ok(())
+    }
+
+    fn plan_fence(&self, fence: &Fence) -> Result<PtxPlan, Refusal> {
+        legal::fence_table(fence, *self)
     }
 
     fn candidates(&self) -> Vec<PtxTarget> {

@@ -319,6 +319,10 @@ pub enum Feature {
     B128System,
     /// The `.b128` register type and `mov.b128`.
     B128Register,
+    /// `ld`/`st` of `.b128` (ordered or not).
+    LdStB128,
+    /// `ld`/`st` of `.b128` with `.sys` scope.
+    LdStB128System,
     /// `cvt.rn.bf16.f32`.
     CvtBf16,
     /// `atom`/`red` `.add.noftz.f32`: the f32 add that keeps subnormals (plain `.add.f32`
@@ -328,7 +332,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 13] = [
+    pub const ALL: [Feature; 15] = [
         Feature::Sem,
         Feature::Cluster,
         Feature::CacheHint,
@@ -340,6 +344,8 @@ impl Feature {
         Feature::B128,
         Feature::B128System,
         Feature::B128Register,
+        Feature::LdStB128,
+        Feature::LdStB128System,
         Feature::CvtBf16,
         Feature::NoftzF32,
     ];
@@ -358,6 +364,8 @@ impl Feature {
             Feature::B128 => ".b128",
             Feature::B128System => ".b128 .sys",
             Feature::B128Register => ".b128 registers",
+            Feature::LdStB128 => "ld/st .b128",
+            Feature::LdStB128System => "ld/st .b128 .sys",
             Feature::CvtBf16 => "cvt bf16",
             Feature::NoftzF32 => "exact f32 add (.noftz)",
         }
@@ -377,6 +385,8 @@ impl Feature {
             Feature::B128 => (90, PtxIsa::new(8, 3)),
             Feature::B128System => (90, PtxIsa::new(8, 4)),
             Feature::B128Register => (70, PtxIsa::new(8, 3)),
+            Feature::LdStB128 => (70, PtxIsa::new(8, 3)),
+            Feature::LdStB128System => (70, PtxIsa::new(8, 4)),
             Feature::CvtBf16 => (80, PtxIsa::new(7, 0)),
             // ptxas 13.5 at 9.3: "Feature 'atom with .noftz and .f32' requires PTX ISA .version
             // 9.4 or later"; on sm_89: "... requires .target sm_90 or higher".

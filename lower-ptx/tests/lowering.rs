@@ -309,7 +309,10 @@ fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
             space,
             true,
         );
-        backend.float_mode(&atomir_ir::AtomicNode::of(&kernel, first(&kernel)))
+        backend.float_mode(&atomir_ir::AtomicNode::of(
+            &kernel,
+            kernel.atomic(first(&kernel)).expect("an atomic"),
+        ))
     };
     assert_eq!(mode(AddressSpace::Global), FloatMode::FlushSubnormals);
     assert_eq!(mode(AddressSpace::Generic), FloatMode::FlushSubnormals);
@@ -359,7 +362,10 @@ fn from_ptx_94_on_sm90_f32_add_is_one_exact_noftz_instruction() {
         );
         PtxTarget::parse(target)
             .unwrap()
-            .float_mode(&atomir_ir::AtomicNode::of(&kernel, first(&kernel)))
+            .float_mode(&atomir_ir::AtomicNode::of(
+                &kernel,
+                kernel.atomic(first(&kernel)).expect("an atomic"),
+            ))
     };
     for space in [
         AddressSpace::Global,

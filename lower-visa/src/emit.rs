@@ -206,6 +206,16 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         ))
     }
 
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        _fence: &atomir_ir::Fence,
+        _plan: &VisaPlan,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the vISA table accepts no fence yet".into()))
+    }
+
     const PARAMS: Params = Params::Copies;
 
     fn expansion_begin(
@@ -214,7 +224,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         _out: &mut String,
     ) -> Result<(), Unprintable> {
         let kernel = self.current()?;
-        self.expansion_begin(kernel, x.inst, x.expansion)
+        self.expansion_begin(kernel, x.inst, x.atomic, x.expansion)
             .map_err(Unprintable)
     }
 
@@ -274,7 +284,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         _out: &mut String,
     ) -> Result<(), Unprintable> {
         let kernel = self.current()?;
-        self.expansion_end(kernel, x.inst, x.expansion);
+        self.expansion_end(kernel, x.inst, x.atomic, x.expansion);
         Ok(())
     }
 
@@ -563,9 +573,9 @@ impl<'m> VisaPrinter<'m> {
         &mut self,
         kernel: &Kernel,
         inst_id: Inst,
+        inst: &atomir_ir::AtomicInst,
         expansion: &Expansion,
     ) -> Result<(), EmitError> {
-        let inst = &kernel.insts[inst_id];
         self.reached_done = false;
         let surface = match inst.space {
             AddressSpace::Shared => Surface::Slm,
@@ -577,7 +587,7 @@ impl<'m> VisaPrinter<'m> {
         self.var_slots[expansion.addr.index()] = self.value_slot(kernel, inst.addr, None);
         let mut pending_consts: smallvec::SmallVec<[(usize, u128); 4]> = smallvec::SmallVec::new();
         for (inputs, operand) in [
-            (&expansion.operands, Some(inst.operand)),
+            (&expansion.operands, inst.operand),
             (&expansion.new_values, inst.new_value),
         ] {
             let Some(operand) = operand else { continue };
@@ -760,8 +770,13 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// Moves the old values to the instruction's result.
-    fn expansion_end(&mut self, kernel: &Kernel, inst_id: Inst, expansion: &Expansion) {
-        let inst = &kernel.insts[inst_id];
+    fn expansion_end(
+        &mut self,
+        kernel: &Kernel,
+        inst_id: Inst,
+        inst: &atomir_ir::AtomicInst,
+        expansion: &Expansion,
+    ) {
         if self.reached_done {
             self.label(inst_id, Label::Done);
             self.body.push_str(":\n");

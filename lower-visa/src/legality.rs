@@ -28,6 +28,9 @@ atomir_ir::rules! {
             "a kernel's inputs (one lane per SIMD channel) must fit the registers they are bound to",
         NoInt64Alu = "visa.no-int64-alu":
             "a CAS loop on 64-bit integers needs a 64-bit integer ALU the platform lacks",
+        UnsupportedNode = "visa.unsupported-node":
+            "the vISA backend does not lower this node yet (fences, loads, stores, usub_cond, \
+             usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
     }
 }
 
@@ -202,7 +205,15 @@ pub const fn msg_op(op: AtomicOp, ty: ElemType) -> Option<MsgOp> {
         AtomicOp::Xor => MsgOp::Xor,
         AtomicOp::Exch => MsgOp::Xchg,
         AtomicOp::Cas => MsgOp::Cas,
-        AtomicOp::Nand => return None,
+        AtomicOp::Nand
+        | AtomicOp::UsubCond
+        | AtomicOp::UsubSat
+        | AtomicOp::FMinimum
+        | AtomicOp::FMaximum
+        | AtomicOp::FMinimumNum
+        | AtomicOp::FMaximumNum
+        | AtomicOp::Load
+        | AtomicOp::Store => return None,
     })
 }
 
@@ -347,6 +358,19 @@ pub fn plan(target: VisaTarget, node: &AtomicNode) -> Result<VisaPlan, Refusal> 
     Ok(VisaPlan { legality, message })
 }
 
+/// The refusal of the nodes this table does not cover yet.
+fn unsupported_node() -> Refusal {
+    Refusal::new(
+        VisaRule::UnsupportedNode,
+        VisaRule::UnsupportedNode.summary(),
+    )
+}
+
+/// The table's answer for a fence.
+pub fn fence_plan(_target: VisaTarget, _fence: &atomir_ir::Fence) -> Result<VisaPlan, Refusal> {
+    Err(unsupported_node())
+}
+
 /// The platforms a refusal's smallest target is searched among, oldest first
 /// ([`Platform::ALL`]), each with its default messages.
 pub fn candidates() -> Vec<VisaTarget> {
@@ -354,6 +378,13 @@ pub fn candidates() -> Vec<VisaTarget> {
 }
 
 fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
+    use AtomicOp::*;
+    if matches!(
+        node.op,
+        Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
+    ) {
+        return Err(unsupported_node());
+    }
     let ty = node.ty;
     if ty.bits() > 64 {
         return Err(Refusal::new(

@@ -13,7 +13,7 @@ pub mod legality;
 pub mod target;
 
 use atomir_ir::lower::{Table, Target};
-use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
+use atomir_ir::{AtomicNode, Backend, Fence, LowerOptions, Param, Refusal};
 
 use emit::VisaPrinter;
 pub use legality::VisaPlan;
@@ -43,6 +43,10 @@ impl Table for VisaTarget {
 
     fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
         legality::signature(*self, params)
+    }
+
+    fn plan_fence(&self, fence: &Fence) -> Result<VisaPlan, Refusal> {
+        legality::fence_plan(*self, fence)
     }
 
     fn candidates(&self) -> Vec<VisaTarget> {

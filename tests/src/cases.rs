@@ -135,7 +135,7 @@ impl Case {
         self.kernel
             .insts
             .values()
-            .filter_map(|i| i.result)
+            .filter_map(|i| i.result())
             .collect()
     }
 
@@ -383,7 +383,9 @@ fn rmw(
     );
     let float = inst.ty.is_float();
     match inst.op {
-        AtomicOp::Exch => operand,
+        AtomicOp::Exch | AtomicOp::Store => operand,
+        // A load leaves memory as it is, defined or not.
+        AtomicOp::Load => old,
         // A free NaN's bits decide the comparison.
         AtomicOp::Cas if old.loose.is_some() || operand.loose.is_some() => Lane::UNDEFINED,
         AtomicOp::Cas if !(old.defined && operand.defined) => Lane::UNDEFINED,
@@ -402,7 +404,7 @@ fn rmw(
                 loose: any_nan.then_some(inst.ty),
             }
         }
-        AtomicOp::Min | AtomicOp::Max if float => {
+        AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum if float => {
             let lane = inst.ty.lane_type();
             let lane_bits = lane.bits();
             let mask = width_mask(lane_bits);
@@ -450,7 +452,8 @@ pub fn reference(case: &Case, semantics: Semantics<'_>) -> Expected {
         }
     };
     let mut results = Vec::new();
-    for inst in kernel.insts.values() {
+    // A fence orders nothing a single thread could observe.
+    for (_, inst) in kernel.atomics() {
         let lanes = inst.shape.len();
         let width = inst.ty.bytes() as usize;
         let executes = match inst.predicate {
@@ -494,7 +497,9 @@ pub fn reference(case: &Case, semantics: Semantics<'_>) -> Expected {
             for (lane, slot) in old_lanes.iter_mut().enumerate() {
                 let at = base + lane * width;
                 let old = read_lane(&memory[r], &state[r], at, inst.ty);
-                let operand = element(&values, inst.operand, lane);
+                let operand = inst
+                    .operand
+                    .map_or(Lane::exact(0), |o| element(&values, o, lane));
                 let new_value = inst
                     .new_value
                     .map_or(Lane::exact(0), |o| element(&values, o, lane));

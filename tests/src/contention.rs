@@ -48,7 +48,7 @@ impl Case {
     pub fn float_mode(&self) -> FloatMode {
         let target = PtxTarget::parse("sm_90").expect("a known target");
         let kernel = self.cell().kernel();
-        let inst = kernel.insts.values().next().expect("one instruction");
+        let inst = kernel.atomics().next().expect("one instruction").1;
         target.float_mode(&atomir_ir::AtomicNode::of_inst(inst))
     }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use atomir_ir::matrix::Cell;
+use atomir_ir::matrix::AnyCell;
 use atomir_ir::{Backend, LowerOptions, Module, Strategy};
 use atomir_ptx::target::Ptxas;
 use atomir_ptx::{PtxIsa, PtxTarget, Sm};
@@ -24,30 +24,32 @@ pub fn ptxas_for(target: PtxTarget) -> Tool {
 /// batches by [`lower_cells`].
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    pub cell: Cell,
+    pub cell: AnyCell,
     pub strategy: Strategy,
     /// The refusal, for illegal cells.
     pub refusal: Option<String>,
 }
 
 /// Legalizes every cell; returns the verdicts and the module of the accepted cells.
-pub fn legalize_cells(backend: &PtxTarget, cells: &[Cell]) -> (Vec<Lowered>, Module) {
+pub fn legalize_cells<C: Into<AnyCell> + Copy>(
+    backend: &PtxTarget,
+    cells: &[C],
+) -> (Vec<Lowered>, Module) {
     let mut module = Module::default();
     let mut lowered = Vec::with_capacity(cells.len());
-    for cell in cells {
-        let kernel = cell.kernel();
-        let inst = kernel.insts.keys().next().expect("one instruction");
-        match backend.legalize_inst(&kernel, inst) {
+    for &cell in cells {
+        let cell: AnyCell = cell.into();
+        match backend.legalize_node(&cell.node()) {
             Ok(legality) => {
                 lowered.push(Lowered {
-                    cell: *cell,
+                    cell,
                     strategy: legality.strategy(),
                     refusal: None,
                 });
-                module.kernels.push(kernel);
+                module.kernels.push(cell.kernel());
             }
             Err(refusal) => lowered.push(Lowered {
-                cell: *cell,
+                cell,
                 strategy: Strategy::Illegal,
                 refusal: Some(refusal.to_string()),
             }),
@@ -194,21 +196,26 @@ pub enum Coverage {
     /// Every cell.
     Full,
     /// Every `stride`-th cell from `offset`, and every f32 add at device scope (the form that
-    /// changes with the ISA version), in every shape, order, space and result use.
+    /// changes with the ISA version), in every shape, order, space and result use; and every
+    /// fence.
     Sample { stride: usize, offset: usize },
 }
 
 impl Coverage {
-    /// Whether the cell at `index` of [`atomir_ir::matrix::cells`] is judged.
-    pub fn includes(self, index: usize, cell: &Cell) -> bool {
+    /// Whether the cell at `index` of the judged cells (of [`atomir_ir::matrix::all_cells`]) is
+    /// judged. A sample keeps every fence: they are few, and each is its own spelling.
+    pub fn includes(self, index: usize, cell: &AnyCell) -> bool {
         match self {
             Coverage::Full => true,
-            Coverage::Sample { stride, offset } => {
-                index % stride == offset % stride
-                    || (cell.op == atomir_ir::AtomicOp::Add
-                        && cell.ty == atomir_ir::ElemType::F32
-                        && cell.scope == atomir_ir::Scope::Device)
-            }
+            Coverage::Sample { stride, offset } => match cell {
+                AnyCell::Fence(_) => true,
+                AnyCell::Access(cell) => {
+                    index % stride == offset % stride
+                        || (cell.op == atomir_ir::AtomicOp::Add
+                            && cell.ty == atomir_ir::ElemType::F32
+                            && cell.scope == atomir_ir::Scope::Device)
+                }
+            },
         }
     }
 }

@@ -8,7 +8,8 @@
 //! the result with the built module, field by field.
 //!
 //! What a module holds: 1–[`Config::max_kernels`] kernels, each of 1–[`Config::max_insts`]
-//! atomics of any op × type × shape × order × scope × space the verifier accepts, cache hints,
+//! instructions: atomics (read-modify-writes, loads and stores) of any op × type × shape ×
+//! order × scope × space the verifier accepts, and fences of every order and scope; cache hints,
 //! predicates and negated predicates, results read by later atomics (as scalars, vector values
 //! and brace-list elements), repeated atomics, unused parameters of every type, and names chosen
 //! to stress every backend's naming: `$`, `_`, numbers, keywords and special registers of PTX,
@@ -22,8 +23,9 @@ use half::{bf16, f16};
 
 use atomir_ir::semantics::width_mask;
 use atomir_ir::{
-    text, verify, AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, Kernel, MemoryOrder,
-    Module, Operand, Predicate, Scalar, Scope, TypeClass, Value, ValueDef, ValueType, VectorShape,
+    text, verify, AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, Fence, InstData, Kernel,
+    MemoryOrder, Module, Operand, Predicate, Scalar, Scope, TypeClass, Value, ValueDef, ValueType,
+    VectorShape,
 };
 
 /// SplitMix64: small, fast, and the same sequence everywhere.
@@ -396,13 +398,31 @@ enum DraftOperand {
 }
 
 #[derive(Clone, Debug)]
-struct DraftInst {
+struct DraftAccess {
     node: AtomicInst,
     addr: usize,
     predicate: Option<(usize, bool)>,
-    operand: DraftOperand,
+    /// `None` for a load.
+    operand: Option<DraftOperand>,
     new_value: Option<DraftOperand>,
     result: Option<String>,
+}
+
+/// One drafted instruction (a test generator's few drafts: the size difference is no concern).
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
+enum DraftInst {
+    Access(DraftAccess),
+    Fence(Fence),
+}
+
+impl DraftInst {
+    fn access(&self) -> Option<&DraftAccess> {
+        match self {
+            DraftInst::Access(access) => Some(access),
+            DraftInst::Fence(_) => None,
+        }
+    }
 }
 
 struct DraftParam {
@@ -476,8 +496,9 @@ impl Draft<'_> {
     fn results_feeding(&self, wanted: ElemType, shape: VectorShape) -> Vec<usize> {
         (0..self.insts.len())
             .filter(|&i| {
-                let inst = &self.insts[i];
-                inst.result.is_some() && inst.node.shape == shape && feeds(wanted, inst.node.ty)
+                self.insts[i].access().is_some_and(|inst| {
+                    inst.result.is_some() && inst.node.shape == shape && feeds(wanted, inst.node.ty)
+                })
             })
             .collect()
     }
@@ -544,9 +565,18 @@ impl Draft<'_> {
         let space = *self.rng.pick(spaces);
         // A placeholder address; the real one is set when the kernel is built.
         let placeholder = Value::from_u32(0);
-        let mut node = AtomicInst::new(op, ty, placeholder, placeholder.into());
+        let mut node = if op == AtomicOp::Load {
+            AtomicInst::load(ty, placeholder)
+        } else {
+            AtomicInst::new(op, ty, placeholder, placeholder.into())
+        };
         node.shape = shape;
-        node.order = *self.rng.pick(MemoryOrder::ALL);
+        let orders: Vec<MemoryOrder> = MemoryOrder::ALL
+            .iter()
+            .copied()
+            .filter(|order| op.admits_order(*order))
+            .collect();
+        node.order = *self.rng.pick(&orders);
         node.scope = *self.rng.pick(Scope::ALL);
         node.space = space;
         if matches!(space, AddressSpace::Global | AddressSpace::Generic) && self.rng.percent(25) {
@@ -559,11 +589,26 @@ impl Draft<'_> {
         // A repeated atomic: the same node on the same address with the same operands.
         if !self.insts.is_empty() && self.rng.percent(12) {
             let mut copy = self.insts[self.rng.below(self.insts.len())].clone();
-            copy.result = copy
-                .result
-                .is_some()
-                .then(|| self.namer.name(self.rng, "r"));
+            if let DraftInst::Access(copy) = &mut copy {
+                copy.result = copy
+                    .result
+                    .is_some()
+                    .then(|| self.namer.name(self.rng, "r"));
+            }
             self.insts.push(copy);
+            return;
+        }
+        if self.rng.percent(8) {
+            let orders: Vec<MemoryOrder> = MemoryOrder::ALL
+                .iter()
+                .copied()
+                .filter(|order| order.is_fence_order())
+                .collect();
+            let fence = Fence {
+                order: *self.rng.pick(&orders),
+                scope: *self.rng.pick(Scope::ALL),
+            };
+            self.insts.push(DraftInst::Fence(fence));
             return;
         }
         let node = self.node();
@@ -572,17 +617,22 @@ impl Draft<'_> {
             (p, self.rng.percent(50))
         });
         let addr = self.pointer_for(node.space);
-        let operand = self.operand(node.ty, node.shape);
+        let operand = (node.op.operand_count() > 0).then(|| self.operand(node.ty, node.shape));
         let new_value = (node.op == AtomicOp::Cas).then(|| self.operand(node.ty, node.shape));
-        let result = self.rng.percent(60).then(|| self.namer.name(self.rng, "r"));
-        self.insts.push(DraftInst {
+        let used = if node.op.requires_result() {
+            true
+        } else {
+            !node.op.has_no_result() && self.rng.percent(60)
+        };
+        let result = used.then(|| self.namer.name(self.rng, "r"));
+        self.insts.push(DraftInst::Access(DraftAccess {
             node,
             addr,
             predicate,
             operand,
             new_value,
             result,
-        });
+        }));
     }
 
     fn unused_params(&mut self) {
@@ -594,14 +644,16 @@ impl Draft<'_> {
             let moved = self.params.remove(param);
             self.params.insert(at, moved);
             for inst in &mut self.insts {
-                remap_params(inst, param, at);
+                if let DraftInst::Access(access) = inst {
+                    remap_params(access, param, at);
+                }
             }
         }
     }
 }
 
 /// Moves parameter `from` to position `to` in every reference of `inst`.
-fn remap_params(inst: &mut DraftInst, from: usize, to: usize) {
+fn remap_params(inst: &mut DraftAccess, from: usize, to: usize) {
     let remap = |index: &mut usize| {
         if *index == from {
             *index = to;
@@ -624,7 +676,9 @@ fn remap_params(inst: &mut DraftInst, from: usize, to: usize) {
     if let Some((pred, _)) = &mut inst.predicate {
         remap(pred);
     }
-    remap_operand(&mut inst.operand);
+    if let Some(operand) = &mut inst.operand {
+        remap_operand(operand);
+    }
     if let Some(new_value) = &mut inst.new_value {
         remap_operand(new_value);
     }
@@ -669,6 +723,14 @@ fn build(name: &str, params: &[DraftParam], insts: &[DraftInst]) -> (Kernel, Vec
     let mut results: Vec<Option<Value>> = Vec::with_capacity(insts.len());
     let mut spellings = Vec::new();
     for inst in insts {
+        let inst = match inst {
+            DraftInst::Access(access) => access,
+            DraftInst::Fence(fence) => {
+                kernel.push_fence(*fence);
+                results.push(None);
+                continue;
+            }
+        };
         let mut scalar = |kernel: &mut Kernel, src: &Src| -> Scalar {
             match src {
                 Src::Param(index) => Scalar::Value(values[*index]),
@@ -694,10 +756,10 @@ fn build(name: &str, params: &[DraftParam], insts: &[DraftInst]) -> (Kernel, Vec
             value: values[p],
             negated,
         });
-        node.operand = operand(&mut kernel, &inst.operand);
+        node.operand = inst.operand.as_ref().map(|o| operand(&mut kernel, o));
         node.new_value = inst.new_value.as_ref().map(|o| operand(&mut kernel, o));
         let id = kernel.push(node, inst.result.as_deref());
-        results.push(kernel.insts[id].result);
+        results.push(kernel.insts[id].result());
     }
     (kernel, spellings)
 }
@@ -946,6 +1008,17 @@ fn write_varied(rng: &mut Rng, kernel: &Kernel, spellings: &[String], out: &mut 
     let mut next_literal = 0;
     for inst in kernel.insts.values() {
         out.push_str(if rng.percent(10) { "\t" } else { "  " });
+        let inst = match inst {
+            InstData::Atomic(inst) => inst,
+            InstData::Fence(fence) => {
+                let _ = write!(out, "fence.{}", fence.order);
+                if !(rng.percent(40) && fence.scope == Scope::Device) {
+                    let _ = write!(out, ".{}", fence.scope);
+                }
+                out.push('\n');
+                continue;
+            }
+        };
         if let Some(predicate) = inst.predicate {
             let bang = if predicate.negated { "!" } else { "" };
             let _ = write!(out, "@{bang}%{} ", name_of(kernel, predicate.value));
@@ -971,8 +1044,11 @@ fn write_varied(rng: &mut Rng, kernel: &Kernel, spellings: &[String], out: &mut 
         if let Some(hint) = inst.hint {
             let _ = write!(out, ".{hint}");
         }
-        let _ = write!(out, " [%{}], ", name_of(kernel, inst.addr));
-        write_operand(out, kernel, inst.operand, spellings, &mut next_literal);
+        let _ = write!(out, " [%{}]", name_of(kernel, inst.addr));
+        if let Some(operand) = inst.operand {
+            out.push_str(", ");
+            write_operand(out, kernel, operand, spellings, &mut next_literal);
+        }
         if let Some(new_value) = inst.new_value {
             out.push_str(if rng.percent(20) { " , " } else { ", " });
             write_operand(out, kernel, new_value, spellings, &mut next_literal);
@@ -1057,9 +1133,16 @@ fn describe_kernel(kernel: &Kernel) -> String {
         }
     };
     for inst in kernel.insts.values() {
+        let inst = match inst {
+            InstData::Atomic(inst) => inst,
+            InstData::Fence(fence) => {
+                let _ = writeln!(out, "fence {} {}", fence.order, fence.scope);
+                continue;
+            }
+        };
         let _ = writeln!(
             out,
-            "{:?} {} {} {} {} {} {} pred={:?} addr=%{} operand={} new={:?} result={:?}",
+            "{:?} {} {} {} {} {} {} pred={:?} addr=%{} operand={:?} new={:?} result={:?}",
             inst.op,
             inst.ty,
             inst.shape,
@@ -1073,7 +1156,7 @@ fn describe_kernel(kernel: &Kernel) -> String {
                 name(p.value)
             )),
             name(inst.addr),
-            operand(inst.operand),
+            inst.operand.map(operand),
             inst.new_value.map(operand),
             inst.result.map(name),
         );

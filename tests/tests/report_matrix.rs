@@ -11,25 +11,36 @@ use std::fmt::Write;
 
 use atomir_cli::report::TargetMatrix;
 use atomir_cli::targets;
-use atomir_ir::matrix::{cells, Cell};
+use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::{Backend, Strategy};
 use report_support::{built_targets, check_golden, workspace_root};
 
 /// `op type: strategy count, …` per line, then the totals: small enough to review.
 fn summary(matrix: &TargetMatrix) -> String {
-    let mut by_op_type: BTreeMap<(usize, usize), [usize; Strategy::ALL.len()]> = BTreeMap::new();
+    // Fences, which have no type, come last, one line per order.
+    let mut by_op_type: BTreeMap<(usize, usize), ([usize; Strategy::ALL.len()], &str, &str)> =
+        BTreeMap::new();
     for outcome in &matrix.outcomes {
-        let key = (outcome.cell.op as usize, outcome.cell.ty as usize);
-        by_op_type.entry(key).or_default()[outcome.strategy() as usize] += 1;
+        let (key, op, column) = match outcome.cell {
+            AnyCell::Access(cell) => (
+                (cell.op as usize, cell.ty as usize),
+                cell.op.as_str(),
+                cell.ty.as_str(),
+            ),
+            AnyCell::Fence(cell) => (
+                (atomir_ir::AtomicOp::ALL.len(), cell.order as usize),
+                "fence",
+                cell.order.as_str(),
+            ),
+        };
+        by_op_type
+            .entry(key)
+            .or_insert(([0; Strategy::ALL.len()], op, column))
+            .0[outcome.strategy() as usize] += 1;
     }
     let mut text = format!("# {}: strategies per op and type\n", matrix.target);
-    for ((op, ty), counts) in by_op_type {
-        let _ = write!(
-            text,
-            "{:<5} {:<7}",
-            atomir_ir::AtomicOp::ALL[op].as_str(),
-            atomir_ir::ElemType::ALL[ty].as_str()
-        );
+    for (counts, op, column) in by_op_type.into_values() {
+        let _ = write!(text, "{op:<5} {column:<7}");
         for (strategy, count) in Strategy::ALL.iter().zip(counts) {
             if count > 0 {
                 let _ = write!(text, " {strategy} {count}");
@@ -98,7 +109,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
 
 #[test]
 fn lowering_matrix_over_all_targets() {
-    let all: Vec<Cell> = cells().collect();
+    let all: Vec<AnyCell> = all_cells().collect();
     let targets = built_targets();
     let golden = workspace_root().join("tests/golden/matrix");
     let mut failures = Vec::new();

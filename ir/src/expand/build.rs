@@ -189,12 +189,29 @@ fn apply_op(
             let float_op = match op {
                 AtomicOp::Add => BinaryOp::FAdd,
                 AtomicOp::Sub => BinaryOp::FSub,
-                AtomicOp::Min => BinaryOp::FMin,
-                AtomicOp::Max => BinaryOp::FMax,
+                // minimumNumber/maximumNumber are exactly atomir's float min/max, and
+                // minimum/maximum are those unless a NaN is involved (below).
+                AtomicOp::Min | AtomicOp::FMinimumNum | AtomicOp::FMinimum => BinaryOp::FMin,
+                AtomicOp::Max | AtomicOp::FMaximumNum | AtomicOp::FMaximum => BinaryOp::FMax,
                 other => unreachable!("verifier admits no float {other}"),
             };
             let new_float = b.binary(float_op, old_float, operand);
-            b.bits_of(new_float)
+            let new_bits = b.bits_of(new_float);
+            if !matches!(op, AtomicOp::FMinimum | AtomicOp::FMaximum) {
+                return new_bits;
+            }
+            // minimum/maximum propagate NaNs: either operand a NaN (magnitude above infinity's
+            // bits) gives the canonical quiet NaN.
+            let operand_bits = b.bits_of(operand);
+            let magnitude = b.constant(bits_ty, (1u128 << (ty.bits() - 1)) - 1);
+            let infinity = b.constant(bits_ty, float_infinity_bits(ty));
+            let old_magnitude = b.binary(BinaryOp::And, old, magnitude);
+            let operand_magnitude = b.binary(BinaryOp::And, operand_bits, magnitude);
+            let old_is_nan = b.cmp(CmpCond::Ugt, old_magnitude, infinity);
+            let operand_is_nan = b.cmp(CmpCond::Ugt, operand_magnitude, infinity);
+            let either_is_nan = b.binary(BinaryOp::Or, old_is_nan, operand_is_nan);
+            let nan = b.constant(bits_ty, crate::semantics::canonical_nan(ty).unwrap_or(0));
+            b.select(either_is_nan, nan, new_bits)
         }
         _ => {
             let value = b.bits_of(operand);
@@ -213,7 +230,23 @@ fn apply_op(
                 AtomicOp::Max if signed => b.binary(BinaryOp::SMax, old, value),
                 AtomicOp::Min => b.binary(BinaryOp::UMin, old, value),
                 AtomicOp::Max => b.binary(BinaryOp::UMax, old, value),
-                AtomicOp::Exch => value,
+                AtomicOp::Exch | AtomicOp::Store => value,
+                AtomicOp::Load => old,
+                AtomicOp::UsubCond | AtomicOp::UsubSat => {
+                    // old >= b ? old - b : (usub_cond: old, usub_sat: 0)
+                    let fits = b.cmp(CmpCond::Uge, old, value);
+                    let difference = b.binary(BinaryOp::Sub, old, value);
+                    let otherwise = if op == AtomicOp::UsubCond {
+                        old
+                    } else {
+                        b.constant(bits_ty, 0)
+                    };
+                    b.select(fits, difference, otherwise)
+                }
+                AtomicOp::FMinimum
+                | AtomicOp::FMaximum
+                | AtomicOp::FMinimumNum
+                | AtomicOp::FMaximumNum => unreachable!("verifier admits {op} on floats only"),
                 AtomicOp::Inc => {
                     // old >= bound ? 0 : old + 1
                     let one = b.constant(bits_ty, 1);
@@ -240,6 +273,16 @@ fn apply_op(
                 }
             }
         }
+    }
+}
+
+/// The bits of +infinity of a scalar float type.
+const fn float_infinity_bits(ty: ElemType) -> u128 {
+    match ty {
+        ElemType::F16 => 0x7c00,
+        ElemType::Bf16 => 0x7f80,
+        ElemType::F32 => 0x7f80_0000,
+        _ => 0x7ff0_0000_0000_0000,
     }
 }
 

@@ -15,6 +15,8 @@ pub enum Access {
     Cas,
     /// An atomic load.
     Load,
+    /// An atomic store.
+    Store,
 }
 
 /// How a target carries a memory order on an atomic access.
@@ -25,6 +27,10 @@ pub enum FencePolicy {
     /// `seq_cst` is a leading sequentially consistent fence and an acquire access; every other
     /// order is spelled on the access (PTX from sm_70).
     SeqCstFenceThenAcquire,
+    /// `seq_cst` is a leading sequentially consistent fence and a relaxed access; every other
+    /// order is spelled on the access (PTX stores from sm_70: a store has no acquire part, and
+    /// the leading `fence.sc` is the same one a seq_cst load or RMW has).
+    SeqCstFenceThenRelaxed,
     /// The access is relaxed, between a leading fence for the order's release part and a
     /// trailing fence for its acquire part (PTX before sm_70, vISA messages, LLVM's NVPTX
     /// `atomicrmw`, whose order llc drops).
@@ -38,6 +44,9 @@ impl FencePolicy {
         match (self, order) {
             (FencePolicy::SeqCstFenceThenAcquire, MemoryOrder::SeqCst) => {
                 Some(Rewrite::SeqCstAsFenceThenAcquire)
+            }
+            (FencePolicy::SeqCstFenceThenRelaxed, MemoryOrder::SeqCst) => {
+                Some(Rewrite::SeqCstAsFenceThenRelaxed)
             }
             (FencePolicy::RelaxedBetweenFences, order)
                 if !matches!(order, MemoryOrder::Relaxed) =>
@@ -96,6 +105,14 @@ impl FenceBracket {
                 },
                 order => FenceBracket::bare(order),
             },
+            FencePolicy::SeqCstFenceThenRelaxed => match order {
+                MemoryOrder::SeqCst => FenceBracket {
+                    leading: Fence::leading(MemoryOrder::SeqCst),
+                    order: MemoryOrder::Relaxed,
+                    trailing: None,
+                },
+                order => FenceBracket::bare(order),
+            },
             FencePolicy::RelaxedBetweenFences => FenceBracket {
                 leading: if !order.has_release() {
                     None
@@ -143,6 +160,7 @@ mod tests {
         for &policy in &[
             FencePolicy::OnAccess,
             FencePolicy::SeqCstFenceThenAcquire,
+            FencePolicy::SeqCstFenceThenRelaxed,
             FencePolicy::RelaxedBetweenFences,
         ] {
             for &order in MemoryOrder::ALL {

@@ -1,11 +1,11 @@
 //! The lowering kit: what every backend shares between its legality table and its printer.
 //!
 //! A backend is two things:
-//! - a [`Table`] for each target: for one [`AtomicNode`], a [`Plan`] (the verdict and the
-//!   backend's typed native form) or a [`Refusal`], and the [`Table::candidates`] a refusal's
-//!   smallest target is searched among;
+//! - a [`Table`] for each target: for one [`AtomicNode`] or fence (a [`Node`]), a [`Plan`] (the
+//!   verdict and the backend's typed native form) or a [`Refusal`], and the
+//!   [`Table::candidates`] a refusal's smallest target is searched among;
 //! - a [`Printer`]: it prints a module's prologue, each node (whole, or the shared expansion the
-//!   driver hands it) and the epilogue, and decides nothing the plan did not.
+//!   driver hands it), each fence, and the epilogue, and decides nothing the plan did not.
 //!
 //! One driver, [`lower_with`], lowers a module: it legalizes every instruction first (so a
 //! refusal leaves the output untouched), builds every [`LowerError`] in one place, expands the
@@ -25,11 +25,11 @@ pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 
 use crate::expand::{Block, Expander, Expansion, Prim, Reuse, Var};
-use crate::kernel::{Inst, Kernel, Module, Param};
+use crate::kernel::{self, AtomicInst, Inst, InstData, Kernel, Module, Param};
 use crate::legal::{
     Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict,
 };
-use crate::node::AtomicNode;
+use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
 use crate::types::AtomicOp;
 
@@ -62,6 +62,17 @@ pub trait Table: Sized {
     /// interface): the first parameter the target cannot carry (its type, or where it would
     /// lie) and why. The driver searches a refusal's smallest target as for a node.
     fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
+
+    /// The table's answer for one fence.
+    fn plan_fence(&self, fence: &kernel::Fence) -> Result<Self::Plan, Refusal>;
+
+    /// The table's answer for an access or a fence.
+    fn plan_node(&self, node: &Node) -> Result<Self::Plan, Refusal> {
+        match node {
+            Node::Atomic(node) => self.plan(node),
+            Node::Fence(fence) => self.plan_fence(fence),
+        }
+    }
 
     /// The targets of this backend a refusal's smallest target is searched among, in the order
     /// that defines "smallest".
@@ -101,6 +112,15 @@ pub trait Printer<'m> {
         at: At<'_>,
         plan: &Self::Plan,
         bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// One stand-alone fence, in the plan's form.
+    fn fence(
+        &mut self,
+        inst: Inst,
+        fence: &kernel::Fence,
+        plan: &Self::Plan,
         out: &mut String,
     ) -> Result<(), Unprintable>;
 
@@ -177,6 +197,8 @@ pub trait Printer<'m> {
 pub struct At<'a> {
     /// The instruction's id in its kernel.
     pub inst: Inst,
+    /// The instruction itself.
+    pub atomic: &'a AtomicInst,
     /// Its node, with the kernel's facts.
     pub node: &'a AtomicNode,
 }
@@ -185,6 +207,7 @@ pub struct At<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct Expanding<'a, P> {
     pub inst: Inst,
+    pub atomic: &'a AtomicInst,
     pub node: &'a AtomicNode,
     pub plan: &'a P,
     pub expansion: &'a Expansion,
@@ -203,8 +226,8 @@ pub trait Target: Table {
 }
 
 /// The smallest of `table`'s candidates that accepts `node`.
-pub fn smallest_accepting<T: Table>(table: &T, node: &AtomicNode) -> Option<String> {
-    smallest_where(table, |candidate| candidate.plan(node).is_ok())
+pub fn smallest_accepting<T: Table>(table: &T, node: &Node) -> Option<String> {
+    smallest_where(table, |candidate| candidate.plan_node(node).is_ok())
 }
 
 /// The smallest of `table`'s candidates for which `accepts` holds.
@@ -227,8 +250,8 @@ pub fn legalize_signature<T: Table>(table: &T, params: &[Param]) -> Result<(), (
 }
 
 /// The plan for `node`, or the refusal with the smallest target that accepts the node.
-pub fn legalize<T: Table>(table: &T, node: &AtomicNode) -> Result<T::Plan, Refusal> {
-    table.plan(node).map_err(|mut refusal| {
+pub fn legalize<T: Table>(table: &T, node: &Node) -> Result<T::Plan, Refusal> {
+    table.plan_node(node).map_err(|mut refusal| {
         refusal.smallest_target = smallest_accepting(table, node);
         refusal
     })
@@ -257,11 +280,11 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
 ) -> Result<LowerReport, LowerError> {
     let mut report = LowerReport::default();
     let mut plans: Vec<T::Plan> = Vec::new();
-    let mut plan_of: HashMap<AtomicNode, u32> = HashMap::new();
+    let mut plan_of: HashMap<Node, u32> = HashMap::new();
     let mut chosen: Vec<u32> = Vec::new();
     for (index, kernel) in module.kernels.iter().enumerate() {
         for inst in kernel.insts.keys() {
-            let node = AtomicNode::of(kernel, inst);
+            let node = Node::of(kernel, inst);
             let plan = match plan_of.get(&node) {
                 Some(&plan) => plan,
                 None => {
@@ -293,15 +316,30 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
         printer.kernel_begin(kernel, index, out);
         for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
             let plan = &plans[plan as usize];
-            let node = AtomicNode::of(kernel, inst);
+            let atomic = match &kernel.insts[inst] {
+                InstData::Atomic(atomic) => atomic,
+                InstData::Fence(fence) => {
+                    if let Err(Unprintable(message)) = printer.fence(inst, fence, plan, out) {
+                        out.truncate(start);
+                        return Err(unprintable(kernel, inst, message));
+                    }
+                    continue;
+                }
+            };
+            let node = AtomicNode::of(kernel, atomic);
             let printed = if plan.is_whole() {
-                let access = if node.op == AtomicOp::Cas {
-                    Access::Cas
-                } else {
-                    Access::Rmw
+                let access = match node.op {
+                    AtomicOp::Cas => Access::Cas,
+                    AtomicOp::Load => Access::Load,
+                    AtomicOp::Store => Access::Store,
+                    _ => Access::Rmw,
                 };
                 let bracket = FenceBracket::around(node.order, plan.fences(access));
-                let at = At { inst, node: &node };
+                let at = At {
+                    inst,
+                    atomic,
+                    node: &node,
+                };
                 printer.whole(at, plan, bracket, out)
             } else {
                 let expansion = expander.expand(&node, plan.legality().lowering);
@@ -311,6 +349,7 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                 let steps = linear.walk(expansion, P::PARAMS);
                 let x = Expanding {
                     inst,
+                    atomic,
                     node: &node,
                     plan,
                     expansion,
@@ -319,11 +358,7 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
             };
             if let Err(Unprintable(message)) = printed {
                 out.truncate(start);
-                return Err(error(
-                    kernel,
-                    inst,
-                    Refusal::new(KitRule::Unprintable, message),
-                ));
+                return Err(unprintable(kernel, inst, message));
             }
         }
         printer.kernel_end(out);
@@ -364,8 +399,12 @@ fn print_steps<'m, P: Printer<'m>>(
     printer.expansion_end(x, out)
 }
 
-/// The one place a [`LowerError`] of an instruction is built: the refusal at the
-/// instruction's source location.
+/// The error of a printer that cannot print what its table accepted.
+fn unprintable(kernel: &Kernel, inst: Inst, message: String) -> LowerError {
+    error(kernel, inst, Refusal::new(KitRule::Unprintable, message))
+}
+
+/// The one place a [`LowerError`] is built: the refusal at the instruction's source location.
 pub fn error(kernel: &Kernel, inst: Inst, refusal: Refusal) -> LowerError {
     LowerError {
         kernel: kernel.name.clone(),
@@ -405,6 +444,14 @@ impl<T: Target> Backend for T {
     }
 
     fn legalize(&self, node: &AtomicNode) -> Verdict {
+        self.legalize_node(&Node::Atomic(*node))
+    }
+
+    fn legalize_fence(&self, fence: &kernel::Fence) -> Verdict {
+        self.legalize_node(&Node::Fence(*fence))
+    }
+
+    fn legalize_node(&self, node: &Node) -> Verdict {
         legalize(self, node).map(|plan| plan.legality().clone())
     }
 

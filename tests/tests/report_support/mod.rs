@@ -163,6 +163,11 @@ impl Backend for FakeBackend {
         Ok(())
     }
 
+    /// A fence is native on either generation.
+    fn legalize_fence(&self, _fence: &atomir_ir::Fence) -> Verdict {
+        Ok(Legality::native())
+    }
+
     fn lower(
         &self,
         module: &Module,
@@ -172,16 +177,24 @@ impl Backend for FakeBackend {
         let mut report = atomir_ir::legal::legalize_module(self, module)?;
         for (index, inst, legality) in report.decisions() {
             let kernel = &module.kernels[index];
-            let node = &kernel.insts[inst];
-            out.push_str(&format!(
-                "// {} <{}>\nfake.{}.{}.{}.{}\n",
-                kernel.name,
-                legality.strategy(),
-                node.op,
-                node.order,
-                node.shape,
-                node.ty
-            ));
+            match &kernel.insts[inst] {
+                atomir_ir::InstData::Atomic(node) => out.push_str(&format!(
+                    "// {} <{}>\nfake.{}.{}.{}.{}\n",
+                    kernel.name,
+                    legality.strategy(),
+                    node.op,
+                    node.order,
+                    node.shape,
+                    node.ty
+                )),
+                atomir_ir::InstData::Fence(fence) => out.push_str(&format!(
+                    "// {} <{}>\nfake.fence.{}.{}\n",
+                    kernel.name,
+                    legality.strategy(),
+                    fence.order,
+                    fence.scope
+                )),
+            }
         }
         report.shrink_to_fit();
         Ok(report)
