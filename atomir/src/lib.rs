@@ -81,8 +81,11 @@ pub enum Target {
     Llvm(LlvmTarget),
 }
 
+/// A backend's list of target names, for a `--help`.
+type TargetsHelp = fn() -> String;
+
 /// The backends, by the prefix of their target names.
-const BACKENDS: [(&str, fn() -> String); 3] = [
+const BACKENDS: [(&str, TargetsHelp); 3] = [
     ("ptx", atomir_ptx::targets_help),
     ("visa", || atomir_visa::TARGETS_HELP.to_string()),
     ("llvm", || atomir_llvm::TARGETS_HELP.to_string()),
