@@ -53,7 +53,7 @@ pub use atomir_ir::{
     Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
     LowerReport, Lowering, MemoryOrder, Module, Operand, Param, Predicate, Refusal, Rewrite,
     RuleId, Scalar, Scope, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef, ValueType,
-    VectorList, VectorShape, Verdict,
+    VectorList, VectorShape, Verdict, WriteError,
 };
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
@@ -164,6 +164,17 @@ impl Target {
     ) -> Result<LowerReport, LowerError> {
         self.backend().lower(module, options, out)
     }
+
+    /// Lowers a verified module, writing the code to `sink` as it is printed (kernel by kernel,
+    /// in chunks); a refusal writes nothing.
+    pub fn lower_into(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<LowerReport, WriteError> {
+        self.backend().lower_into(module, options, sink)
+    }
 }
 
 impl Backend for Target {
@@ -190,6 +201,15 @@ impl Backend for Target {
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
         Target::lower(self, module, options, out)
+    }
+
+    fn lower_into(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<LowerReport, WriteError> {
+        Target::lower_into(self, module, options, sink)
     }
 }
 
@@ -258,6 +278,75 @@ pub fn targets_help() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A module of two kernels whose code is several times the streaming chunk, with results
+    /// read (expansions) and not.
+    fn long_module() -> Module {
+        let mut source = String::from("kernel long(%p: ptr.global, %q: ptr.global) {\n");
+        for index in 0..1500 {
+            source.push_str("  atomic.add.relaxed.device.global.u32 [%p], 1\n");
+            source.push_str(&format!(
+                "  %old{index} = atomic.max.acq_rel.device.global.u32 [%q], 7\n"
+            ));
+        }
+        source.push_str("}\nkernel short(%p: ptr.global) {\n");
+        source.push_str("  atomic.add.relaxed.device.global.u32 [%p], 1\n}\n");
+        text::parse(&source).expect("the module parses")
+    }
+
+    #[test]
+    fn lowering_into_a_writer_writes_what_lowering_into_a_string_builds() {
+        let module = long_module();
+        let mut compared = 0;
+        for target in Target::all() {
+            for complete_module in [false, true] {
+                let options = LowerOptions { complete_module };
+                let mut whole = String::new();
+                let built = target.lower(&module, &options, &mut whole);
+                let mut written = Vec::new();
+                let streamed = target.lower_into(&module, &options, &mut written);
+                match (built, streamed) {
+                    (Ok(_), Ok(_)) => {
+                        assert!(
+                            whole.as_bytes() == written.as_slice(),
+                            "{target} (module {complete_module}): the streamed code differs"
+                        );
+                        assert!(whole.len() > ir::lower::CHUNK, "{target}: code too short");
+                        compared += 1;
+                    }
+                    (Err(built), Err(WriteError::Lower(streamed))) => {
+                        assert_eq!(built, streamed, "{target}");
+                        assert!(written.is_empty(), "{target}: a refusal wrote code");
+                    }
+                    (built, streamed) => {
+                        panic!("{target}: into a string {built:?}, into a writer {streamed:?}")
+                    }
+                }
+            }
+        }
+        assert!(compared > 0, "every target refused the module");
+    }
+
+    #[test]
+    fn a_writer_that_fails_is_reported() {
+        struct Broken;
+        impl std::io::Write for Broken {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("gone"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let target: Target = "ptx:sm_90".parse().unwrap();
+        let options = LowerOptions {
+            complete_module: false,
+        };
+        match target.lower_into(&long_module(), &options, &mut Broken) {
+            Err(WriteError::Io(error)) => assert_eq!(error.to_string(), "gone"),
+            other => panic!("a failing writer gave {other:?}"),
+        }
+    }
 
     #[test]
     fn every_target_prints_a_name_that_parses_back_to_it() {

@@ -9,7 +9,7 @@ use atomir_cli::filter::CellFilter;
 use atomir_cli::report::{self, Format, TargetMatrix};
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::matrix::{all_cells, AnyCell};
-use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module};
+use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module, WriteError};
 
 const USAGE: &str = "\
 Usage:
@@ -190,7 +190,7 @@ fn fmt(args: &Args, out: &mut String) -> Outcome {
     Ok(())
 }
 
-fn lower(args: &Args, out: &mut String) -> Outcome {
+fn lower(args: &Args, _out: &mut String) -> Outcome {
     let file = one_file("lower", args)?;
     let backend = match args.targets.as_slice() {
         [name] => target(name)?,
@@ -204,10 +204,23 @@ fn lower(args: &Args, out: &mut String) -> Outcome {
     let options = LowerOptions {
         complete_module: args.module,
     };
+    // Straight to standard output as it is printed: the code of a large module is several
+    // times the size of the module, and is never held whole.
+    let mut stdout = open_stdout().map_err(cannot_write)?;
     backend
-        .lower(&module, &options, out)
+        .lower_into(&module, &options, &mut stdout)
         .map(|_| ())
-        .map_err(|error| input(format!("{name}:{error}")))
+        .map_err(|error| match error {
+            WriteError::Lower(error) => input(format!("{name}:{error}")),
+            WriteError::Io(error) => cannot_write(error),
+        })?;
+    stdout.flush().map_err(cannot_write)
+}
+
+fn cannot_write(error: io::Error) -> Failure {
+    input(format!(
+        "atomir: error: cannot write the output to standard output: {error}"
+    ))
 }
 
 fn matrix(args: &Args, out: &mut String) -> Outcome {
@@ -292,15 +305,22 @@ fn run(argv: &[String], out: &mut String) -> Outcome {
 /// plain file: a write into a pipe whose reader has gone fails with `EPIPE` (the runtime ignores
 /// `SIGPIPE`), and a descriptor that was closed when atomir started is caught by
 /// [`closed_at_start`].
-#[cfg(unix)]
 fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let mut stdout = open_stdout()?;
+    stdout.write_all(bytes)?;
+    stdout.flush()
+}
+
+/// Standard output as a writer that reports every way the output can be lost (see
+/// [`write_stdout`]).
+#[cfg(unix)]
+fn open_stdout() -> io::Result<std::fs::File> {
     use std::os::fd::AsFd;
     let mut stdout = std::fs::File::from(io::stdout().as_fd().try_clone_to_owned()?);
     if closed_at_start(&mut stdout) {
         return Err(io::Error::other("standard output is closed"));
     }
-    stdout.write_all(bytes)?;
-    stdout.flush()
+    Ok(stdout)
 }
 
 /// Whether standard output was closed when the process started (`atomir … >&-`).
@@ -321,10 +341,8 @@ fn closed_at_start(stdout: &mut std::fs::File) -> bool {
 }
 
 #[cfg(not(unix))]
-fn write_stdout(bytes: &[u8]) -> io::Result<()> {
-    let mut stdout = io::stdout().lock();
-    stdout.write_all(bytes)?;
-    stdout.flush()
+fn open_stdout() -> io::Result<io::StdoutLock<'static>> {
+    Ok(io::stdout().lock())
 }
 
 fn main() -> ExitCode {

@@ -435,6 +435,34 @@ pub trait Backend {
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError>;
+
+    /// Lowers a verified module, writing the code to `sink` kernel by kernel, in chunks, so
+    /// memory follows the module rather than its code. A refusal writes nothing. (By default
+    /// the code is gathered whole, then written.)
+    fn lower_into(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<LowerReport, WriteError> {
+        let mut out = String::new();
+        let report = self.lower(module, options, &mut out)?;
+        sink.write_all(out.as_bytes()).map_err(WriteError::Io)?;
+        Ok(report)
+    }
+}
+
+/// Why a lowering into a writer failed: a refusal, or the writer's own error.
+#[derive(Debug)]
+pub enum WriteError {
+    Lower(LowerError),
+    Io(std::io::Error),
+}
+
+impl From<LowerError> for WriteError {
+    fn from(error: LowerError) -> Self {
+        WriteError::Lower(error)
+    }
 }
 
 /// Legalizes every instruction and parameter of a module, stopping at the first refusal.

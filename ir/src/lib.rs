@@ -31,7 +31,7 @@ pub use kernel::{
 };
 pub use legal::{
     Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Site,
-    Strategy, Verdict,
+    Strategy, Verdict, WriteError,
 };
 pub use node::{AtomicNode, Node};
 pub use rule::RuleId;

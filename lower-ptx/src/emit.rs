@@ -15,8 +15,8 @@ use atomir_ir::{
 };
 
 use atomir_ir::lower::{
-    At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params, Printer,
-    Unprintable, PTX_ENTRY_NAMES,
+    append_buffer, At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params,
+    Printer, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::semantics::canonical_nan;
 use atomir_ir::Module;
@@ -1796,6 +1796,6 @@ fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
         }
     }
     emitter.declare_temps(out);
-    out.push_str(body);
+    append_buffer(out, body);
     out.push_str("\tret;\n}\n");
 }

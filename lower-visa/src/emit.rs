@@ -26,8 +26,8 @@ use atomir_ir::expand::{
     BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
 use atomir_ir::lower::{
-    At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params, Printer,
-    Suffix, Unprintable,
+    append_buffer, At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params,
+    Printer, Suffix, Unprintable,
 };
 use atomir_ir::{
     AddressSpace, AtomicOp, ElemType, Inst, Kernel, MemoryOrder, Module, Operand, Scalar, Scope,
@@ -315,7 +315,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
             let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
             let _ = writeln!(out, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
         }
-        out.push_str(&self.body);
+        append_buffer(out, &mut self.body);
         if complete {
             out.push_str("    ret (M1, 1)\n");
         }

@@ -19,6 +19,7 @@ mod linear;
 pub mod namer;
 
 use std::collections::HashMap;
+use std::io;
 
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{incoming, Label, Linear, Params, Step};
@@ -27,7 +28,7 @@ pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 use crate::expand::{Block, Expander, Expansion, Prim, Reuse, Var};
 use crate::kernel::{self, AtomicInst, Inst, InstData, Kernel, Module, Param};
 use crate::legal::{
-    Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict,
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict, WriteError,
 };
 use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
@@ -274,10 +275,61 @@ pub fn lower_module<T: Target>(
 /// atomic, so each distinct node is legalized once per lowering.
 pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     table: &T,
-    mut printer: P,
+    printer: P,
     module: &'m Module,
     out: &mut String,
 ) -> Result<LowerReport, LowerError> {
+    drive(table, printer, module, out, None).map_err(|error| match error {
+        WriteError::Lower(error) => error,
+        WriteError::Io(_) => unreachable!("a lowering into a string writes nothing else"),
+    })
+}
+
+/// Lowers `module` for `target` into `sink` as the code is printed: after the prologue, after
+/// each kernel, and within a kernel whenever [`CHUNK`] bytes are ready, so a lowering holds
+/// about one kernel's code at a time, never the whole module's.
+///
+/// A refusal is found before anything is written. A printer that fails after some code was
+/// written (a disagreement between table and printer, never a property of the input) leaves
+/// that code in `sink`.
+pub fn lower_into<T: Target>(
+    target: &T,
+    module: &Module,
+    options: &LowerOptions,
+    sink: &mut dyn io::Write,
+) -> Result<LowerReport, WriteError> {
+    let mut out = String::new();
+    let report = drive(
+        target,
+        target.printer(options),
+        module,
+        &mut out,
+        Some(sink),
+    )?;
+    Ok(report)
+}
+
+/// How much finished code a streaming lowering gathers before it hands it to its sink.
+pub const CHUNK: usize = 1 << 16;
+
+/// Hands `out` to `sink` and empties it.
+fn drain(out: &mut String, sink: &mut Option<&mut dyn io::Write>) -> Result<(), WriteError> {
+    if let Some(sink) = sink {
+        sink.write_all(out.as_bytes()).map_err(WriteError::Io)?;
+        out.clear();
+    }
+    Ok(())
+}
+
+/// The one driver of [`lower_with`] and [`lower_into`]: with a sink, `out` is handed to it as
+/// it fills and ends empty.
+fn drive<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
+    table: &T,
+    mut printer: P,
+    module: &'m Module,
+    out: &mut String,
+    mut sink: Option<&mut dyn io::Write>,
+) -> Result<LowerReport, WriteError> {
     let mut report = LowerReport::default();
     let mut plans: Vec<T::Plan> = Vec::new();
     let mut plan_of: HashMap<Node, u32> = HashMap::new();
@@ -288,8 +340,8 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
             let plan = match plan_of.get(&node) {
                 Some(&plan) => plan,
                 None => {
-                    let plan =
-                        legalize(table, &node).map_err(|refusal| error(kernel, inst, refusal))?;
+                    let plan = legalize(table, &node)
+                        .map_err(|refusal| WriteError::from(error(kernel, inst, refusal)))?;
                     plans.push(plan);
                     let number = plans.len() as u32 - 1;
                     plan_of.insert(node, number);
@@ -302,7 +354,7 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
         // After the instructions: a refused instruction is the more precise answer, and the
         // parameters it reads usually share its reason.
         legalize_signature(table, &kernel.params)
-            .map_err(|(param, refusal)| param_error(kernel, param, refusal))?;
+            .map_err(|(param, refusal)| WriteError::from(param_error(kernel, param, refusal)))?;
     }
 
     let start = out.len();
@@ -312,6 +364,7 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     let passes = table.passes();
     let mut chosen = chosen.into_iter();
     printer.module_begin(module, out);
+    drain(out, &mut sink)?;
     for (index, kernel) in module.kernels.iter().enumerate() {
         printer.kernel_begin(kernel, index, out);
         for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
@@ -321,7 +374,7 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                 InstData::Fence(fence) => {
                     if let Err(Unprintable(message)) = printer.fence(inst, fence, plan, out) {
                         out.truncate(start);
-                        return Err(unprintable(kernel, inst, message));
+                        return Err(unprintable(kernel, inst, message).into());
                     }
                     continue;
                 }
@@ -358,12 +411,17 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
             };
             if let Err(Unprintable(message)) = printed {
                 out.truncate(start);
-                return Err(unprintable(kernel, inst, message));
+                return Err(unprintable(kernel, inst, message).into());
+            }
+            if out.len() >= CHUNK {
+                drain(out, &mut sink)?;
             }
         }
         printer.kernel_end(out);
+        drain(out, &mut sink)?;
     }
     printer.module_end(out);
+    drain(out, &mut sink)?;
     Ok(report)
 }
 
@@ -467,4 +525,25 @@ impl<T: Target> Backend for T {
     ) -> Result<LowerReport, LowerError> {
         lower_module(self, module, options, out)
     }
+
+    fn lower_into(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        sink: &mut dyn io::Write,
+    ) -> Result<LowerReport, WriteError> {
+        lower_into(self, module, options, sink)
+    }
+}
+
+/// Appends a printer's `buffer` (a kernel's body, say) to `out` and empties it, moving the
+/// buffer rather than copying it where `out` holds less, so a long body is not held twice.
+pub fn append_buffer(out: &mut String, buffer: &mut String) {
+    if out.len() < buffer.len() {
+        buffer.insert_str(0, out);
+        std::mem::swap(out, buffer);
+    } else {
+        out.push_str(buffer);
+    }
+    buffer.clear();
 }
