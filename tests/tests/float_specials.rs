@@ -107,8 +107,9 @@ fn every_backends_expansion_agrees_with_the_semantics_on_special_values() {
     for triple in ["x86_64", "nvptx64", "amdgcn", "spirv64"] {
         total += check_target(&LlvmTarget::parse(triple).unwrap());
     }
-    // 210 nodes when written: every float min/max a target takes is expanded (no native form
-    // keeps -0 < +0 and the canonical NaN), so a run that expands almost nothing cannot pass.
+    // 198 nodes now that x86-64 refuses `bfloat` values (210 before): every float min/max a
+    // target takes is expanded (no native form keeps -0 < +0 and the canonical NaN), so a run
+    // that expands almost nothing cannot pass.
     println!("{total} expanded nodes agree with the semantics on every special pair");
-    assert!(total >= 200, "only {total} nodes expanded");
+    assert!(total >= 190, "only {total} nodes expanded");
 }

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 
+use atomir_ir::ElemType;
 use atomir_llvm::LlvmTarget;
 use atomir_tests::cases::{
     bind, check, describe, ieee, llvm_wrapper, lower_cases, random_case, Arg, Case, Observed,
@@ -118,14 +119,17 @@ fn float_special_values_run_as_the_semantics_say() {
     };
     let target = LlvmTarget::parse("x86_64@22").unwrap();
     let cases = specials::cases(&target, 0);
+    // x86-64 refuses `bfloat` values (llc quiets a signalling NaN moving them through `float`).
+    let taken = |ty: &&ElemType| !matches!(ty, ElemType::Bf16 | ElemType::Bf16x2);
     assert_eq!(
         cases.len(),
         specials::TYPES
             .iter()
+            .filter(taken)
             .map(|ty| specials::OPS.len()
                 * specials::pairs(*ty).len().div_ceil(specials::PER_KERNEL))
             .sum::<usize>(),
-        "x86-64 takes every special-value kernel"
+        "x86-64 takes every special-value kernel but the bf16 ones"
     );
     let summary = format!("{} special-value cases", cases.len());
     run_and_check(
