@@ -1,5 +1,6 @@
 //! Benchmark helpers for atomir: generated kernels of any size, and an allocator that counts.
 
+pub mod fuzz;
 pub mod sass;
 pub mod targets;
 pub mod tools;
@@ -217,7 +218,7 @@ mod tests {
         let module = generated_module(1000);
         assert_eq!(module.kernels[0].insts.len(), 1000);
         let distinct_ops: std::collections::HashSet<_> =
-            module.kernels[0].insts.values().map(|i| i.op).collect();
+            module.kernels[0].atomics().map(|(_, i)| i.op).collect();
         assert_eq!(distinct_ops.len(), 5);
     }
 }

@@ -1,16 +1,13 @@
-//! The backends the benchmarks compare, by target name.
+//! The backends the benchmarks compare, by target name, through the registry.
 
-use atomir_ir::Backend;
+use atomir::Target;
 
 /// One representative target per backend.
 pub const BENCH_TARGETS: &[&str] = &["ptx:sm_90", "visa:PVC", "llvm:nvptx64@22"];
 
-/// The backend for a full target name such as `ptx:sm_90`.
-pub fn backend(target: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
-    match target.split_once(':') {
-        Some(("ptx", spec)) => atomir_ptx::parse_target(spec),
-        Some(("visa", spec)) => atomir_visa::parse_target(spec),
-        Some(("llvm", spec)) => atomir_llvm::parse_target(spec),
-        _ => Err(format!("unknown target `{target}`")),
-    }
+/// The target for a full target name such as `ptx:sm_90`.
+pub fn backend(target: &str) -> Result<Target, String> {
+    target
+        .parse()
+        .map_err(|error: atomir::ParseTargetError| error.to_string())
 }

@@ -35,7 +35,7 @@ fn lower_alone(backend: &dyn Backend, module: &Module) -> Side {
         };
     };
     let mut code = String::new();
-    let verdict = backend.legalize(kernel, inst).and_then(|legality| {
+    let verdict = backend.legalize_inst(kernel, inst).and_then(|legality| {
         backend
             .lower(module, &LowerOptions::default(), &mut code)
             .map(|_| legality)
@@ -105,7 +105,11 @@ pub fn diff_targets(
             ] {
                 match verdict {
                     Ok(legality) if from != to || left.verdict != right.verdict => {
-                        let _ = writeln!(out, "  {side} {target}: {}", legality.describe());
+                        let text = match kernel.atomic(inst) {
+                            Some(node) => legality.describe(node.ty, node.shape),
+                            None => legality.describe_fence(),
+                        };
+                        let _ = writeln!(out, "  {side} {target}: {text}");
                     }
                     Err(refusal) => {
                         let _ = writeln!(out, "  {side} {target}: refused: {refusal}");

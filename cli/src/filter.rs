@@ -1,12 +1,13 @@
 //! `--filter op=add,type=f32,…`: which lowering-matrix cells a report shows.
 //!
-//! Keys: `op`, `type`, `shape`, `order`, `scope`, `space`, `result` (`used` or `dead`). A key
-//! given more than once accepts any of its values (`op=add,op=sub`); different keys must all
-//! match.
+//! Keys: `op` (an op or `fence`), `type`, `shape`, `order`, `scope`, `space`, `result` (`used` or
+//! `dead`). A key given more than once accepts any of its values (`op=add,op=sub`); different
+//! keys must all match. A fence has no type, shape, space or result, so a filter on any of those
+//! leaves fences out.
 
 use std::str::FromStr;
 
-use atomir_ir::matrix::Cell;
+use atomir_ir::matrix::AnyCell;
 use atomir_ir::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
 
 /// The keys a filter understands, for messages.
@@ -15,7 +16,8 @@ pub const KEYS: &str = "op, type, shape, order, scope, space, result";
 /// A conjunction of per-key alternatives; an empty list accepts everything.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CellFilter {
-    ops: Vec<AtomicOp>,
+    /// `None` stands for `fence`.
+    ops: Vec<Option<AtomicOp>>,
     types: Vec<ElemType>,
     shapes: Vec<VectorShape>,
     orders: Vec<MemoryOrder>,
@@ -29,14 +31,28 @@ fn accepts<T: PartialEq>(allowed: &[T], value: T) -> bool {
 }
 
 impl CellFilter {
-    pub fn matches(&self, cell: &Cell) -> bool {
-        accepts(&self.ops, cell.op)
-            && accepts(&self.types, cell.ty)
-            && accepts(&self.shapes, cell.shape)
-            && accepts(&self.orders, cell.order)
-            && accepts(&self.scopes, cell.scope)
-            && accepts(&self.spaces, cell.space)
-            && accepts(&self.results, cell.result_used)
+    /// Whether `cell` passes. A fence has no type, shape, space or result: a filter on any of
+    /// those leaves fences out.
+    pub fn matches(&self, cell: &AnyCell) -> bool {
+        let common = accepts(&self.orders, cell.order()) && accepts(&self.scopes, cell.scope());
+        match cell.access() {
+            Some(cell) => {
+                common
+                    && accepts(&self.ops, Some(cell.op))
+                    && accepts(&self.types, cell.ty)
+                    && accepts(&self.shapes, cell.shape)
+                    && accepts(&self.spaces, cell.space)
+                    && accepts(&self.results, cell.result_used)
+            }
+            None => {
+                common
+                    && accepts(&self.ops, None)
+                    && self.types.is_empty()
+                    && self.shapes.is_empty()
+                    && self.spaces.is_empty()
+                    && self.results.is_empty()
+            }
+        }
     }
 
     /// Adds the conditions of one `key=value,…` string.
@@ -49,9 +65,13 @@ impl CellFilter {
             };
             let (key, value) = (key.trim(), value.trim());
             match key {
-                "op" => self
-                    .ops
-                    .push(spelled(key, value, AtomicOp::from_name, AtomicOp::ALL)?),
+                "op" if value == "fence" => self.ops.push(None),
+                "op" => self.ops.push(Some(spelled(
+                    key,
+                    value,
+                    AtomicOp::from_name,
+                    AtomicOp::ALL,
+                )?)),
                 "type" => self
                     .types
                     .push(spelled(key, value, ElemType::from_name, ElemType::ALL)?),
@@ -116,12 +136,15 @@ impl FromStr for CellFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use atomir_ir::matrix::cells;
+    use atomir_ir::matrix::{all_cells, Cell};
 
     #[test]
     fn keys_and_alternatives() {
         let filter: CellFilter = "op=add,op=sub,type=f32,result=dead".parse().unwrap();
-        let chosen: Vec<Cell> = cells().filter(|c| filter.matches(c)).collect();
+        let chosen: Vec<Cell> = all_cells()
+            .filter(|c| filter.matches(c))
+            .map(|c| *c.access().expect("no fence has a type"))
+            .collect();
         assert!(!chosen.is_empty());
         assert!(chosen
             .iter()
@@ -129,6 +152,18 @@ mod tests {
                 && c.ty == ElemType::F32
                 && !c.result_used));
         assert!(chosen.iter().any(|c| c.op == AtomicOp::Sub));
+    }
+
+    #[test]
+    fn fences_by_op_order_and_scope() {
+        let filter: CellFilter = "op=fence,order=seq_cst".parse().unwrap();
+        let chosen: Vec<AnyCell> = all_cells().filter(|c| filter.matches(c)).collect();
+        assert_eq!(chosen.len(), Scope::ALL.len());
+        assert!(chosen.iter().all(|c| c.access().is_none()));
+        let typed: CellFilter = "op=fence,type=u32".parse().unwrap();
+        assert_eq!(all_cells().filter(|c| typed.matches(c)).count(), 0);
+        let loads: CellFilter = "op=load,order=acquire,type=u32".parse().unwrap();
+        assert!(all_cells().filter(|c| loads.matches(c)).count() > 0);
     }
 
     #[test]

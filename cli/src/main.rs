@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use atomir_cli::filter::CellFilter;
 use atomir_cli::report::{self, Format, TargetMatrix};
 use atomir_cli::targets::{self, TargetBackend};
-use atomir_ir::matrix::{cells, Cell};
-use atomir_ir::{text, verify, LowerOptions, Module};
+use atomir_ir::matrix::{all_cells, AnyCell};
+use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module, WriteError};
 
 const USAGE: &str = "\
 Usage:
@@ -126,15 +126,40 @@ fn one_file(command: &str, args: &Args) -> Result<String, Failure> {
     }
 }
 
-/// Parses and (unless only formatting) verifies, rendering every diagnostic against `name`.
+/// At most this many diagnostics are printed for one input; the rest are counted in one closing
+/// line, so a file of a million broken lines does not print a million errors.
+const MAX_DIAGNOSTICS: usize = 100;
+
+/// The kept diagnostics rendered against `name`, and "… and N more errors" for the rest.
+fn rendered(name: &str, diagnostics: Diagnostics) -> Failure {
+    let mut lines: Vec<String> = diagnostics.kept().iter().map(|d| d.render(name)).collect();
+    match diagnostics.omitted() {
+        0 => {}
+        more => lines.push(format!(
+            "{name}: … and {more} more error{} (only the first {MAX_DIAGNOSTICS} are shown)",
+            if more == 1 { "" } else { "s" }
+        )),
+    }
+    Failure::Input(lines)
+}
+
+/// Parses and (unless only formatting) verifies, rendering diagnostics against `name`.
 fn load(name: &str, source: &str, verified: bool) -> Result<Module, Failure> {
-    let module = text::parse(source)
-        .map_err(|diags| Failure::Input(diags.iter().map(|d| d.render(name)).collect()))?;
+    let module = text::parse_with_limit(source, MAX_DIAGNOSTICS)
+        .map_err(|diagnostics| rendered(name, diagnostics))?;
     if verified {
-        verify::verify(&module)
-            .map_err(|diags| Failure::Input(diags.iter().map(|d| d.render(name)).collect()))?;
+        verify::verify_with_limit(&module, MAX_DIAGNOSTICS)
+            .map_err(|diagnostics| rendered(name, diagnostics))?;
     }
     Ok(module)
+}
+
+/// Reads, parses and verifies `file`; the source text is dropped before the caller lowers, so
+/// a large input is not held twice (as text and as a module) while the output grows.
+fn load_file(file: &str) -> Result<(String, Module), Failure> {
+    let (name, source) = read_input(file)?;
+    let module = load(&name, &source, true)?;
+    Ok((name, module))
 }
 
 fn target(name: &str) -> Result<TargetBackend, Failure> {
@@ -165,7 +190,7 @@ fn fmt(args: &Args, out: &mut String) -> Outcome {
     Ok(())
 }
 
-fn lower(args: &Args, out: &mut String) -> Outcome {
+fn lower(args: &Args, _out: &mut String) -> Outcome {
     let file = one_file("lower", args)?;
     let backend = match args.targets.as_slice() {
         [name] => target(name)?,
@@ -175,15 +200,27 @@ fn lower(args: &Args, out: &mut String) -> Outcome {
     if args.format.is_some() || !args.filters.is_empty() {
         return Err(usage("`atomir lower` takes no --format or --filter"));
     }
-    let (name, source) = read_input(&file)?;
-    let module = load(&name, &source, true)?;
+    let (name, module) = load_file(&file)?;
     let options = LowerOptions {
         complete_module: args.module,
     };
+    // Straight to standard output as it is printed: the code of a large module is several
+    // times the size of the module, and is never held whole.
+    let mut stdout = open_stdout().map_err(cannot_write)?;
     backend
-        .lower(&module, &options, out)
+        .lower_into(&module, &options, &mut stdout)
         .map(|_| ())
-        .map_err(|error| input(format!("{name}:{error}")))
+        .map_err(|error| match error {
+            WriteError::Lower(error) => input(format!("{name}:{error}")),
+            WriteError::Io(error) => cannot_write(error),
+        })?;
+    stdout.flush().map_err(cannot_write)
+}
+
+fn cannot_write(error: io::Error) -> Failure {
+    input(format!(
+        "atomir: error: cannot write the output to standard output: {error}"
+    ))
 }
 
 fn matrix(args: &Args, out: &mut String) -> Outcome {
@@ -208,13 +245,13 @@ fn matrix(args: &Args, out: &mut String) -> Outcome {
         .iter()
         .map(|name| target(name))
         .collect::<Result<Vec<_>, _>>()?;
-    let chosen: Vec<Cell> = cells().filter(|cell| filter.matches(cell)).collect();
+    let chosen: Vec<AnyCell> = all_cells().filter(|cell| filter.matches(cell)).collect();
     if chosen.is_empty() {
         return Err(usage("--filter matches no cell of the lowering matrix"));
     }
     let matrices: Vec<TargetMatrix> = backends
         .iter()
-        .map(|backend| TargetMatrix::run(backend.as_ref(), &chosen))
+        .map(|backend| TargetMatrix::run(backend, &chosen))
         .collect();
     report::render(format, &matrices, out);
     Ok(())
@@ -229,9 +266,8 @@ fn diff(args: &Args, out: &mut String) -> Outcome {
     if args.format.is_some() || !args.filters.is_empty() {
         return Err(usage("`atomir diff` takes no --format or --filter"));
     }
-    let (name, source) = read_input(&file)?;
-    let module = load(&name, &source, true)?;
-    atomir_cli::diff::diff_targets(&module, a.as_ref(), b.as_ref(), out);
+    let (_, module) = load_file(&file)?;
+    atomir_cli::diff::diff_targets(&module, &a, &b, out);
     Ok(())
 }
 
@@ -263,16 +299,63 @@ fn run(argv: &[String], out: &mut String) -> Outcome {
     run_command(&args, out)
 }
 
+/// Writes `bytes` to standard output, reporting every way the output can be lost.
+///
+/// Rust's `Stdout` swallows `EBADF`, so the bytes go through a duplicate of the descriptor as a
+/// plain file: a write into a pipe whose reader has gone fails with `EPIPE` (the runtime ignores
+/// `SIGPIPE`), and a descriptor that was closed when atomir started is caught by
+/// [`closed_at_start`].
+fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    let mut stdout = open_stdout()?;
+    stdout.write_all(bytes)?;
+    stdout.flush()
+}
+
+/// Standard output as a writer that reports every way the output can be lost (see
+/// [`write_stdout`]).
+#[cfg(unix)]
+fn open_stdout() -> io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    let mut stdout = std::fs::File::from(io::stdout().as_fd().try_clone_to_owned()?);
+    if closed_at_start(&mut stdout) {
+        return Err(io::Error::other("standard output is closed"));
+    }
+    Ok(stdout)
+}
+
+/// Whether standard output was closed when the process started (`atomir … >&-`).
+///
+/// Rust's startup code puts `/dev/null`, opened read-write, on a standard descriptor it finds
+/// closed, so every write would succeed and the output vanish. A shell's `>/dev/null` opens it
+/// write-only, so only the runtime's substitute is both `/dev/null` and readable. (An explicit
+/// `1<>/dev/null` reads the same and is reported too: the output is lost either way.)
+#[cfg(unix)]
+fn closed_at_start(stdout: &mut std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (stdout.metadata(), std::fs::metadata("/dev/null")) {
+        (Ok(ours), Ok(null)) if (ours.dev(), ours.ino()) == (null.dev(), null.ino()) => {
+            stdout.read(&mut [0u8; 1]).is_ok()
+        }
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn open_stdout() -> io::Result<io::StdoutLock<'static>> {
+    Ok(io::stdout().lock())
+}
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut out = String::new();
     let outcome = run(&argv, &mut out);
     // A failed command prints nothing on stdout: half a lowering is worse than none.
-    let printed = if outcome.is_ok() { out.as_bytes() } else { &[] };
-    let mut stdout = io::stdout().lock();
-    if let Err(error) = stdout.write_all(printed).and_then(|()| stdout.flush()) {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("atomir: error: cannot write the output: {error}");
+    if outcome.is_ok() && !out.is_empty() {
+        if let Err(error) = write_stdout(out.as_bytes()) {
+            let _ = writeln!(
+                io::stderr().lock(),
+                "atomir: error: cannot write the output to standard output: {error}"
+            );
             return ExitCode::from(1);
         }
     }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use atomir_ir::{Inst, Kernel, Operand, Scalar, Value, ValueDef};
+use atomir_ir::{Inst, InstData, Kernel, Operand, Scalar, Value, ValueDef};
 
 /// A well-formed kernel holding only `inst`: every parameter of `kernel`, plus one parameter for
 /// each result of another instruction that `inst` reads (it is an input once the instruction
@@ -17,7 +17,15 @@ pub fn single_instruction(kernel: &Kernel, inst: Inst) -> Kernel {
         sliced.values[new].loc = kernel.values[param.value].loc;
         values.insert(param.value, new);
     }
-    let original = kernel.insts[inst];
+    let original = match kernel.insts[inst] {
+        InstData::Atomic(original) => original,
+        InstData::Fence(fence) => {
+            // A fence reads no value: it stands alone as it is.
+            let new_inst = sliced.push_fence(fence);
+            sliced.inst_locs[new_inst] = kernel.inst_locs[inst];
+            return sliced;
+        }
+    };
     let mut import = |sliced: &mut Kernel, value: Value| -> Value {
         *values.entry(value).or_insert_with(|| {
             let new = sliced.add_param(kernel.value_name(value), kernel.value_type(value));
@@ -48,7 +56,9 @@ pub fn single_instruction(kernel: &Kernel, inst: Inst) -> Kernel {
             }
         }
     };
-    node.operand = remap_operand(&mut sliced, original.operand);
+    node.operand = original
+        .operand
+        .map(|operand| remap_operand(&mut sliced, operand));
     node.new_value = original
         .new_value
         .map(|operand| remap_operand(&mut sliced, operand));
@@ -58,7 +68,7 @@ pub fn single_instruction(kernel: &Kernel, inst: Inst) -> Kernel {
         .map(|value| kernel.value_name(value).to_string());
     let new_inst = sliced.push(node, result_name.as_deref());
     sliced.inst_locs[new_inst] = kernel.inst_locs[inst];
-    if let (Some(old), Some(new)) = (original.result, sliced.insts[new_inst].result) {
+    if let (Some(old), Some(new)) = (original.result, sliced.insts[new_inst].result()) {
         sliced.values[new].loc = kernel.values[old].loc;
         debug_assert_eq!(sliced.values[new].def, ValueDef::Result(new_inst));
     }
@@ -79,7 +89,7 @@ mod tests {
             AtomicInst::new(AtomicOp::Add, ElemType::U32, addr, x.into()),
             Some("old"),
         );
-        let old = kernel.insts[first].result.unwrap();
+        let old = kernel.insts[first].result().unwrap();
         let seven = kernel.constant(7);
         let mut cas = AtomicInst::new(AtomicOp::Cas, ElemType::U32, addr, old.into());
         cas.new_value = Some(seven.into());
@@ -93,7 +103,7 @@ mod tests {
             .map(|p| sliced.value_name(p.value))
             .collect();
         assert_eq!(names, ["a", "x", "old"]);
-        let node = sliced.insts.values().next().unwrap();
+        let node = sliced.insts.values().next().unwrap().as_atomic().unwrap();
         assert_eq!(node.op, AtomicOp::Cas);
         let Some(Operand::Scalar(Scalar::Const(c))) = node.new_value else {
             panic!("{node:?}")

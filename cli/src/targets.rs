@@ -1,62 +1,14 @@
-//! Target names: `<backend>:<spec>`, dispatched on the prefix to the backend crate that owns it.
+//! Target names, through the registry of the `atomir` crate; `file_name` for golden folders.
 
-use atomir_ir::Backend;
+pub use atomir::{targets_help, Target};
 
-/// A backend for one target, as every backend crate hands it out.
-pub type TargetBackend = Box<dyn Backend + Send + Sync>;
-
-/// One backend crate: its prefix, its target parser and its help text.
-struct BackendCrate {
-    prefix: &'static str,
-    parse: fn(&str) -> Result<TargetBackend, String>,
-    help: &'static str,
-}
-
-const BACKENDS: [BackendCrate; 3] = [
-    BackendCrate {
-        prefix: "ptx",
-        parse: atomir_ptx::parse_target,
-        help: atomir_ptx::TARGETS_HELP,
-    },
-    BackendCrate {
-        prefix: "visa",
-        parse: atomir_visa::parse_target,
-        help: atomir_visa::TARGETS_HELP,
-    },
-    BackendCrate {
-        prefix: "llvm",
-        parse: atomir_llvm::parse_target,
-        help: atomir_llvm::TARGETS_HELP,
-    },
-];
+/// A backend for one target, as the registry hands it out.
+pub type TargetBackend = Target;
 
 /// Parses a full target name such as `ptx:sm_90@8.7`, `visa:TGLLP` or `llvm:nvptx64@22`.
 pub fn parse_target(name: &str) -> Result<TargetBackend, String> {
-    let Some((prefix, spec)) = name.split_once(':') else {
-        return Err(format!(
-            "`{name}` is not a target name: expected `<backend>:<target>`"
-        ));
-    };
-    match BACKENDS.iter().find(|backend| backend.prefix == prefix) {
-        Some(backend) => (backend.parse)(spec),
-        None => Err(format!(
-            "unknown backend `{prefix}` in target `{name}`: expected one of {}",
-            BACKENDS.map(|b| b.prefix).join(", ")
-        )),
-    }
-}
-
-/// The help text of every backend, one block each.
-pub fn targets_help() -> String {
-    let mut text = String::from("Targets (`<backend>:<target>`):\n");
-    for backend in &BACKENDS {
-        for line in backend.help.lines() {
-            text.push_str("  ");
-            text.push_str(line);
-            text.push('\n');
-        }
-    }
-    text
+    name.parse()
+        .map_err(|error: atomir::ParseTargetError| error.to_string())
 }
 
 /// A target name as a file or folder name: `ptx:sm_90@8.7` → `ptx-sm_90-8.7`.

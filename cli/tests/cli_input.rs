@@ -117,7 +117,7 @@ fn sample_cells() -> Vec<(String, Option<Cell>, Option<Cell>)> {
             }
         };
         let outcomes = matrix::run(
-            backend.as_ref(),
+            &backend,
             cells()
                 .filter(|c| c.op == atomir_ir::AtomicOp::Exch || c.op == atomir_ir::AtomicOp::Add),
             &LowerOptions::default(),
@@ -125,11 +125,11 @@ fn sample_cells() -> Vec<(String, Option<Cell>, Option<Cell>)> {
         let refused = outcomes
             .iter()
             .find(|o| o.refusal().is_some())
-            .map(|o| o.cell);
+            .and_then(|o| o.cell.access().copied());
         let accepted = outcomes
             .iter()
             .find(|o| o.refusal().is_none())
-            .map(|o| o.cell);
+            .and_then(|o| o.cell.access().copied());
         samples.push((name.to_string(), refused, accepted));
     }
     samples

@@ -15,7 +15,7 @@ fn assert_usage_error(args: &[&str], says: &str) {
     );
     assert!(stderr.contains("Usage:"), "{args:?}: no usage:\n{stderr}");
     assert!(
-        stderr.contains(atomir_ptx::TARGETS_HELP.lines().next().unwrap_or("ptx")),
+        stderr.contains(atomir::ptx::targets_help().lines().next().unwrap_or("ptx")),
         "{stderr}"
     );
     assert!(
@@ -68,9 +68,9 @@ fn help_per_subcommand_lists_every_backend() {
                 "{args:?}:\n{stdout}"
             );
             for help in [
-                atomir_ptx::TARGETS_HELP,
-                atomir_visa::TARGETS_HELP,
-                atomir_llvm::TARGETS_HELP,
+                &atomir::ptx::targets_help(),
+                atomir::visa::TARGETS_HELP,
+                atomir::llvm::TARGETS_HELP,
             ] {
                 for line in help.lines().filter(|l| !l.trim().is_empty()) {
                     assert!(

@@ -1,8 +1,11 @@
-//! Kernels: typed parameters and a straight-line sequence of atomic instructions.
+//! Kernels: typed parameters and a straight-line sequence of instructions, each an atomic access
+//! ([`AtomicInst`]: a read-modify-write, a load or a store) or a [`Fence`].
 //!
 //! Values, instructions and constants are `cranelift-entity` ids into tables owned by the
-//! [`Kernel`]; an instruction is a fixed-size record (no per-instruction heap allocation), and
-//! vector operands live in one pool per kernel.
+//! [`Kernel`]; an instruction is a fixed-size record ([`InstData`], no per-instruction heap
+//! allocation), and vector operands live in one pool per kernel. As in cranelift's
+//! `InstructionData`, each kind of instruction carries only its own fields: a fence has an order
+//! and a scope, never a type, an address or a result.
 
 use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 use std::fmt;
@@ -16,7 +19,7 @@ use crate::types::{
 pub struct Value(u32);
 entity_impl!(Value, "v");
 
-/// An atomic instruction of a kernel. Ids follow program order.
+/// An instruction of a kernel. Ids follow program order.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Inst(u32);
 entity_impl!(Inst, "inst");
@@ -121,9 +124,11 @@ pub struct Predicate {
 
 /// The atomic node: everything a backend needs, as typed values.
 ///
-/// Invariants (checked by [`crate::verify`]): `op` is meaningful for `ty`; `operand` (and
-/// `new_value` for `cas`) match the element type and the vector shape; `addr` is a pointer whose
-/// space agrees with `space`; the result, if any, has type `shape.ty`.
+/// Invariants (checked by [`crate::verify`]): `op` is meaningful for `ty` and admits `order`;
+/// there are exactly [`AtomicOp::operand_count`] operands (`operand`, then `new_value` for
+/// `cas`; a load has none) matching the element type and the vector shape; `addr` is a pointer
+/// whose space agrees with `space`; the result, if any, has type `shape.ty`, a load has one and a
+/// store none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AtomicInst {
     pub op: AtomicOp,
@@ -135,8 +140,9 @@ pub struct AtomicInst {
     pub hint: Option<CacheHint>,
     pub predicate: Option<Predicate>,
     pub addr: Value,
-    /// `b`: the operand of the operation; for `cas`, the expected value.
-    pub operand: Operand,
+    /// `b`: the operand of the operation; for `cas`, the expected value; for a store, the value
+    /// stored. `None` for a load.
+    pub operand: Option<Operand>,
     /// `c`: for `cas` only, the value stored when the comparison succeeds.
     pub new_value: Option<Operand>,
     /// The old value, when the program uses it. `None` means a pure reduction.
@@ -156,7 +162,25 @@ impl AtomicInst {
             hint: None,
             predicate: None,
             addr,
-            operand,
+            operand: Some(operand),
+            new_value: None,
+            result: None,
+        }
+    }
+
+    /// A relaxed, device-scope, generic, scalar load (no operand; push it with a result name).
+    pub fn load(ty: ElemType, addr: Value) -> Self {
+        AtomicInst {
+            op: AtomicOp::Load,
+            ty,
+            shape: VectorShape::Scalar,
+            order: MemoryOrder::Relaxed,
+            scope: Scope::Device,
+            space: AddressSpace::Generic,
+            hint: None,
+            predicate: None,
+            addr,
+            operand: None,
             new_value: None,
             result: None,
         }
@@ -172,6 +196,79 @@ impl AtomicInst {
     }
 }
 
+/// A memory fence: orders the accesses around it, at a scope. It reads and writes nothing.
+///
+/// Invariant (checked by [`crate::verify`]): `order` is not relaxed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fence {
+    pub order: MemoryOrder,
+    pub scope: Scope,
+}
+
+/// One instruction: an atomic access or a fence, each with only the fields it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InstData {
+    Atomic(AtomicInst),
+    Fence(Fence),
+}
+
+impl InstData {
+    pub const fn as_atomic(&self) -> Option<&AtomicInst> {
+        match self {
+            InstData::Atomic(inst) => Some(inst),
+            InstData::Fence(_) => None,
+        }
+    }
+
+    pub fn as_atomic_mut(&mut self) -> Option<&mut AtomicInst> {
+        match self {
+            InstData::Atomic(inst) => Some(inst),
+            InstData::Fence(_) => None,
+        }
+    }
+
+    pub const fn as_fence(&self) -> Option<&Fence> {
+        match self {
+            InstData::Fence(fence) => Some(fence),
+            InstData::Atomic(_) => None,
+        }
+    }
+
+    pub const fn order(&self) -> MemoryOrder {
+        match self {
+            InstData::Atomic(inst) => inst.order,
+            InstData::Fence(fence) => fence.order,
+        }
+    }
+
+    pub const fn scope(&self) -> Scope {
+        match self {
+            InstData::Atomic(inst) => inst.scope,
+            InstData::Fence(fence) => fence.scope,
+        }
+    }
+
+    /// The value the instruction defines, if any (a fence defines none).
+    pub const fn result(&self) -> Option<Value> {
+        match self {
+            InstData::Atomic(inst) => inst.result,
+            InstData::Fence(_) => None,
+        }
+    }
+}
+
+impl From<AtomicInst> for InstData {
+    fn from(inst: AtomicInst) -> Self {
+        InstData::Atomic(inst)
+    }
+}
+
+impl From<Fence> for InstData {
+    fn from(fence: Fence) -> Self {
+        InstData::Fence(fence)
+    }
+}
+
 /// A kernel parameter as written in the signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
@@ -179,14 +276,14 @@ pub struct Param {
     pub ty: ValueType,
 }
 
-/// A kernel: a name, typed parameters, and atomic instructions in program order.
+/// A kernel: a name, typed parameters, and instructions in program order.
 #[derive(Clone, Debug, Default)]
 pub struct Kernel {
     pub name: String,
     pub loc: SourceLoc,
     pub params: Vec<Param>,
     pub values: PrimaryMap<Value, ValueData>,
-    pub insts: PrimaryMap<Inst, AtomicInst>,
+    pub insts: PrimaryMap<Inst, InstData>,
     pub inst_locs: SecondaryMap<Inst, SourceLoc>,
     pub constants: PrimaryMap<Constant, u128>,
     vector_pool: Vec<Scalar>,
@@ -238,7 +335,7 @@ impl Kernel {
         &self.vector_pool[list.start as usize..(list.start + list.len) as usize]
     }
 
-    /// Appends an instruction; when `result_name` is given, defines its result value.
+    /// Appends an atomic access; when `result_name` is given, defines its result value.
     pub fn push(&mut self, mut inst: AtomicInst, result_name: Option<&str>) -> Inst {
         let id = self.insts.next_key();
         inst.result = result_name.map(|name| {
@@ -249,7 +346,29 @@ impl Kernel {
                 loc: SourceLoc::default(),
             })
         });
-        self.insts.push(inst)
+        self.insts.push(InstData::Atomic(inst))
+    }
+
+    /// Appends a fence.
+    pub fn push_fence(&mut self, fence: Fence) -> Inst {
+        self.insts.push(InstData::Fence(fence))
+    }
+
+    /// The atomic access `inst`, or `None` for a fence (or an id of another kernel).
+    pub fn atomic(&self, inst: Inst) -> Option<&AtomicInst> {
+        self.insts.get(inst).and_then(InstData::as_atomic)
+    }
+
+    /// The atomic access `inst`, to change it, or `None` for a fence.
+    pub fn atomic_mut(&mut self, inst: Inst) -> Option<&mut AtomicInst> {
+        self.insts.get_mut(inst).and_then(InstData::as_atomic_mut)
+    }
+
+    /// Every atomic access with its id, in program order (fences skipped).
+    pub fn atomics(&self) -> impl Iterator<Item = (Inst, &AtomicInst)> + '_ {
+        self.insts
+            .iter()
+            .filter_map(|(id, data)| data.as_atomic().map(|inst| (id, inst)))
     }
 
     pub fn value_name(&self, value: Value) -> &str {

@@ -10,8 +10,10 @@ use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::kernel::{Inst, Kernel, Module, SourceLoc};
-use crate::types::{MemoryOrder, Scope};
+use crate::kernel::{Fence, Inst, Kernel, Module, Param, SourceLoc};
+use crate::node::{AtomicNode, Node};
+use crate::rule::RuleId;
+use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,6 +71,8 @@ pub enum Rewrite {
     DeadResultAsReduction,
     /// `seq_cst` as a sequentially consistent fence followed by an acquire RMW.
     SeqCstAsFenceThenAcquire,
+    /// `seq_cst` as a sequentially consistent fence followed by a relaxed access (a store).
+    SeqCstAsFenceThenRelaxed,
     /// The order expressed by fences around a relaxed operation (targets without ordered atomics).
     OrderAsFences,
     /// `inc`/`dec` whose bound is all ones, as the target's unbounded wrapping increment/decrement.
@@ -88,6 +92,7 @@ impl fmt::Display for Rewrite {
             Rewrite::SubAsAddOfNegation => f.write_str("sub as add of the negation"),
             Rewrite::DeadResultAsReduction => f.write_str("unused result as a reduction"),
             Rewrite::SeqCstAsFenceThenAcquire => f.write_str("seq_cst as fence + acquire"),
+            Rewrite::SeqCstAsFenceThenRelaxed => f.write_str("seq_cst as fence + relaxed"),
             Rewrite::OrderAsFences => f.write_str("order as fences around a relaxed op"),
             Rewrite::UnboundedIncDec => f.write_str("all-ones bound as unbounded inc/dec"),
             Rewrite::RetypedSameBits => f.write_str("same bits, target's type spelling"),
@@ -99,34 +104,81 @@ impl fmt::Display for Rewrite {
     }
 }
 
-/// How an emulated node is carried out; see [`crate::expand`] for the expansions themselves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Emulation {
-    /// A CAS loop on a compare-and-swap of `bits` width, one element at a time.
-    CasLoop { bits: u32 },
-    /// An 8/16-bit element inside an aligned 32-bit word: a masked CAS loop, or for and/or/xor
-    /// a single widened native op with a neutral mask.
-    PartWord { element_bits: u32, needs_loop: bool },
-    /// Per-element atomics; each element is `element` (native, or one of the emulations).
-    Split {
-        elements: u32,
-        element: ElementLowering,
-    },
+/// How a node is carried out: one flat answer per node, in the spirit of LLVM's
+/// `AtomicExpansionKind`. Widths and element counts are not repeated here: they follow from the
+/// node (its type and shape), which is what [`crate::expand`] builds from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Lowering {
+    /// The target's own instruction for the whole node (its vector form for a vector node).
+    #[default]
+    Native,
+    /// A CAS loop on the element's width.
+    CasLoop,
+    /// An 8/16-bit element inside its aligned 32-bit word, by a masked 32-bit CAS loop.
+    MaskedCasLoop,
+    /// An 8/16-bit and/or/xor inside its aligned 32-bit word: one widened native op whose
+    /// operand leaves the other bits unchanged.
+    MaskedOp,
+    /// A vector node as per-element atomics, each native.
+    SplitNative,
+    /// A vector node as per-element CAS loops.
+    SplitCasLoop,
+    /// A vector node as per-element masked CAS loops.
+    SplitMaskedCasLoop,
+    /// A vector node as per-element masked ops.
+    SplitMaskedOp,
 }
 
-/// How one element of a split node is carried out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ElementLowering {
-    Native,
-    CasLoop { bits: u32 },
-    PartWord { element_bits: u32, needs_loop: bool },
+impl Lowering {
+    /// How one element is carried out: the lowering without its split.
+    pub const fn element(self) -> Lowering {
+        match self {
+            Lowering::Native | Lowering::SplitNative => Lowering::Native,
+            Lowering::CasLoop | Lowering::SplitCasLoop => Lowering::CasLoop,
+            Lowering::MaskedCasLoop | Lowering::SplitMaskedCasLoop => Lowering::MaskedCasLoop,
+            Lowering::MaskedOp | Lowering::SplitMaskedOp => Lowering::MaskedOp,
+        }
+    }
+
+    /// Whether the node is split into per-element atomics.
+    pub const fn is_split(self) -> bool {
+        matches!(
+            self,
+            Lowering::SplitNative
+                | Lowering::SplitCasLoop
+                | Lowering::SplitMaskedCasLoop
+                | Lowering::SplitMaskedOp
+        )
+    }
+
+    /// `element` carried out on each element of a node of `shape`: split for a vector.
+    pub const fn per_element(element: Lowering, shape: VectorShape) -> Lowering {
+        if !shape.is_vector() {
+            return element.element();
+        }
+        match element.element() {
+            Lowering::Native => Lowering::SplitNative,
+            Lowering::CasLoop => Lowering::SplitCasLoop,
+            Lowering::MaskedCasLoop => Lowering::SplitMaskedCasLoop,
+            _ => Lowering::SplitMaskedOp,
+        }
+    }
+
+    /// The masked lowering of an 8/16-bit element of `op`: one widened op for the bitwise ops
+    /// whose other bits a neutral mask keeps (and/or/xor), a masked CAS loop for the rest.
+    pub const fn masked(op: AtomicOp) -> Lowering {
+        match op {
+            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => Lowering::MaskedOp,
+            _ => Lowering::MaskedCasLoop,
+        }
+    }
 }
 
 /// A legality table's positive answer for one node.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Legality {
     pub rewrites: SmallVec<[Rewrite; 3]>,
-    pub emulation: Option<Emulation>,
+    pub lowering: Lowering,
 }
 
 impl Legality {
@@ -134,10 +186,10 @@ impl Legality {
         Legality::default()
     }
 
-    pub fn emulated(emulation: Emulation) -> Self {
+    pub fn emulated(lowering: Lowering) -> Self {
         Legality {
             rewrites: SmallVec::new(),
-            emulation: Some(emulation),
+            lowering,
         }
     }
 
@@ -148,56 +200,68 @@ impl Legality {
 
     /// The headline strategy, derived from what the verdict contains.
     pub fn strategy(&self) -> Strategy {
-        match self.emulation {
-            Some(Emulation::Split { .. }) => Strategy::Split,
-            Some(Emulation::CasLoop { .. }) => Strategy::CasLoop,
-            Some(Emulation::PartWord { .. }) => Strategy::Widen,
-            None if self.rewrites.is_empty() => Strategy::Native,
-            None => Strategy::Rewrite,
+        match self.lowering {
+            lowering if lowering.is_split() => Strategy::Split,
+            Lowering::CasLoop => Strategy::CasLoop,
+            Lowering::MaskedCasLoop | Lowering::MaskedOp => Strategy::Widen,
+            _ if self.rewrites.is_empty() => Strategy::Native,
+            _ => Strategy::Rewrite,
         }
     }
 
-    /// A one-line human description: the strategy, the emulation and every rewrite.
-    pub fn describe(&self) -> String {
+    /// A one-line human description of the verdict for a node of `ty` and `shape`: the
+    /// strategy, the emulation and every rewrite.
+    pub fn describe(&self, ty: ElemType, shape: VectorShape) -> String {
         let mut text = String::from(self.strategy().as_str());
-        match self.emulation {
-            Some(Emulation::CasLoop { bits }) => text.push_str(&format!(" on a {bits}-bit CAS")),
-            Some(Emulation::PartWord {
-                element_bits,
-                needs_loop,
-            }) => text.push_str(&format!(
-                " ({element_bits}-bit in a 32-bit word, {})",
+        let bits = ty.bits();
+        let masked = |needs_loop: bool| {
+            format!(
+                " ({bits}-bit in a 32-bit word, {})",
                 if needs_loop {
                     "masked CAS loop"
                 } else {
                     "single masked op"
                 }
-            )),
-            Some(Emulation::Split { elements, element }) => {
-                let each = match element {
-                    ElementLowering::Native => "native".to_string(),
-                    ElementLowering::CasLoop { bits } => format!("{bits}-bit CAS loop"),
-                    ElementLowering::PartWord { element_bits, .. } => {
-                        format!("{element_bits}-bit in a 32-bit word")
-                    }
+            )
+        };
+        match self.lowering {
+            Lowering::Native => {}
+            Lowering::CasLoop => text.push_str(&format!(" on a {bits}-bit CAS")),
+            Lowering::MaskedCasLoop => text.push_str(&masked(true)),
+            Lowering::MaskedOp => text.push_str(&masked(false)),
+            split => {
+                let each = match split.element() {
+                    Lowering::Native => "native".to_string(),
+                    Lowering::CasLoop => format!("{bits}-bit CAS loop"),
+                    _ => format!("{bits}-bit in a 32-bit word"),
                 };
-                text.push_str(&format!(" into {elements} elements, each {each}"));
+                text.push_str(&format!(" into {} elements, each {each}", shape.len()));
             }
-            None => {}
         }
+        self.push_rewrites(&mut text);
+        text
+    }
+
+    /// How a fence is lowered, in words: it touches no memory, so nothing is split or widened.
+    pub fn describe_fence(&self) -> String {
+        let mut text = String::from(self.strategy().as_str());
+        self.push_rewrites(&mut text);
+        text
+    }
+
+    fn push_rewrites(&self, text: &mut String) {
         for rewrite in &self.rewrites {
             text.push_str("; ");
             text.push_str(&rewrite.to_string());
         }
-        text
     }
 }
 
 /// Why a node cannot be lowered for a target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
-    /// A stable identifier of the rule, e.g. `ptx.b128-needs-sm90`.
-    pub rule: &'static str,
+    /// The rule that refuses, e.g. `ptx.b128-needs-sm90`.
+    pub rule: RuleId,
     /// What the rule says, in words.
     pub reason: String,
     /// The smallest target of the same backend that accepts the node, if any does.
@@ -205,9 +269,9 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    pub fn new(rule: &'static str, reason: impl Into<String>) -> Self {
+    pub fn new(rule: impl Into<RuleId>, reason: impl Into<String>) -> Self {
         Refusal {
-            rule,
+            rule: rule.into(),
             reason: reason.into(),
             smallest_target: None,
         }
@@ -239,11 +303,20 @@ pub struct LowerOptions {
     pub complete_module: bool,
 }
 
+/// What a refusal is about: one instruction, or one parameter whose type the target cannot
+/// carry (used or not: a kernel's signature is its interface).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Site {
+    Inst(Inst),
+    /// The parameter's position in the signature.
+    Param(u32),
+}
+
 /// A refusal at a place in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LowerError {
     pub kernel: String,
-    pub inst: Inst,
+    pub site: Site,
     pub loc: SourceLoc,
     pub refusal: Refusal,
 }
@@ -333,8 +406,27 @@ pub trait Backend {
     /// The canonical target name, e.g. `ptx:sm_90@7.8`.
     fn target_name(&self) -> String;
 
-    /// The legality table's answer for one instruction of a verified kernel.
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict;
+    /// The legality table's answer for one node.
+    fn legalize(&self, node: &AtomicNode) -> Verdict;
+
+    /// The table's answer for a kernel's parameters, used or not (a parameter is part of the
+    /// kernel's interface): the first one the target cannot carry, and why.
+    fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
+    /// The legality table's answer for one fence.
+    fn legalize_fence(&self, fence: &Fence) -> Verdict;
+
+    /// The answer for an access or a fence.
+    fn legalize_node(&self, node: &Node) -> Verdict {
+        match node {
+            Node::Atomic(node) => self.legalize(node),
+            Node::Fence(fence) => self.legalize_fence(fence),
+        }
+    }
+
+    /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts).
+    fn legalize_inst(&self, kernel: &Kernel, inst: Inst) -> Verdict {
+        self.legalize_node(&Node::of(kernel, inst))
+    }
 
     /// Lowers a verified module, appending the emitted code to `out`.
     fn lower(
@@ -343,25 +435,49 @@ pub trait Backend {
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError>;
+
+    /// Lowers a verified module, writing the code to `sink` kernel by kernel, in chunks, so
+    /// memory follows the module rather than its code. A refusal writes nothing. (By default
+    /// the code is gathered whole, then written.)
+    fn lower_into(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<LowerReport, WriteError> {
+        let mut out = String::new();
+        let report = self.lower(module, options, &mut out)?;
+        sink.write_all(out.as_bytes()).map_err(WriteError::Io)?;
+        Ok(report)
+    }
 }
 
-/// Legalizes every instruction of a module, stopping at the first refusal.
+/// Why a lowering into a writer failed: a refusal, or the writer's own error.
+#[derive(Debug)]
+pub enum WriteError {
+    Lower(LowerError),
+    Io(std::io::Error),
+}
+
+impl From<LowerError> for WriteError {
+    fn from(error: LowerError) -> Self {
+        WriteError::Lower(error)
+    }
+}
+
+/// Legalizes every instruction and parameter of a module, stopping at the first refusal.
 pub fn legalize_module(backend: &dyn Backend, module: &Module) -> Result<LowerReport, LowerError> {
     let mut report = LowerReport::default();
     for (index, kernel) in module.kernels.iter().enumerate() {
         for inst in kernel.insts.keys() {
-            match backend.legalize(kernel, inst) {
+            match backend.legalize_inst(kernel, inst) {
                 Ok(legality) => report.record(index, inst, &legality),
-                Err(refusal) => {
-                    return Err(LowerError {
-                        kernel: kernel.name.clone(),
-                        inst,
-                        loc: kernel.loc_of(inst),
-                        refusal,
-                    })
-                }
+                Err(refusal) => return Err(crate::lower::error(kernel, inst, refusal)),
             }
         }
+        backend
+            .legalize_signature(&kernel.params)
+            .map_err(|(param, refusal)| crate::lower::param_error(kernel, param, refusal))?;
     }
     Ok(report)
 }

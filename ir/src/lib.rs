@@ -14,22 +14,27 @@ pub mod expand;
 pub mod interp;
 pub mod kernel;
 pub mod legal;
+pub mod lower;
 pub mod matrix;
+pub mod node;
+pub mod rule;
 pub mod semantics;
 pub mod text;
 pub mod types;
 pub mod verify;
 
-pub use diag::Diagnostic;
+pub use diag::{Diagnostic, Diagnostics};
 
 pub use kernel::{
-    AtomicInst, Constant, Inst, Kernel, Module, Operand, Param, Predicate, Scalar, SourceLoc,
-    Value, ValueData, ValueDef, VectorList,
+    AtomicInst, Constant, Fence, Inst, InstData, Kernel, Module, Operand, Param, Predicate, Scalar,
+    SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
-    Backend, ElementLowering, Emulation, Legality, LowerError, LowerOptions, LowerReport, Refusal,
-    Rewrite, Strategy, Verdict,
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Site,
+    Strategy, Verdict, WriteError,
 };
+pub use node::{AtomicNode, Node};
+pub use rule::RuleId;
 pub use types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass, ValueType,
     VectorShape,

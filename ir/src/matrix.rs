@@ -1,10 +1,15 @@
 //! The lowering matrix: every target-independently valid combination of op × type × shape ×
-//! order × scope × space × result-used, each as a one-instruction kernel.
+//! order × scope × space × result-used (loads and stores among the ops), each as a
+//! one-instruction kernel, and every fence (order × scope).
+//!
+//! [`cells`] enumerates the atomic accesses ([`Cell`]), [`fence_cells`] the fences, and
+//! [`all_cells`] both ([`AnyCell`]): that is the whole matrix, what reports show.
 
 use std::fmt;
 
-use crate::kernel::{AtomicInst, Kernel, Module, Operand, Scalar};
+use crate::kernel::{AtomicInst, Fence, Kernel, Module, Operand, Scalar};
 use crate::legal::{Backend, LowerOptions, Refusal, Strategy, Verdict};
+use crate::node::{AtomicNode, Node};
 use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
 
 /// One cell of the lowering matrix.
@@ -23,6 +28,25 @@ impl Cell {
     /// Whether the verifier accepts this combination (target-independent rules only).
     pub fn is_valid(&self) -> bool {
         self.ty.supports(self.op)
+            && self.op.admits_order(self.order)
+            && (self.result_used || !self.op.requires_result())
+            && !(self.result_used && self.op.has_no_result())
+    }
+
+    /// The cell's node: the pointer is in the cell's own space and the operand a parameter.
+    pub const fn node(&self) -> AtomicNode {
+        AtomicNode {
+            op: self.op,
+            ty: self.ty,
+            shape: self.shape,
+            order: self.order,
+            scope: self.scope,
+            space: self.space,
+            hint: None,
+            result_used: self.result_used,
+            pointer_space: self.space,
+            literal: None,
+        }
     }
 
     /// A stable identifier, also used as the kernel name.
@@ -44,10 +68,14 @@ impl Cell {
     pub fn kernel(&self) -> Kernel {
         let mut kernel = Kernel::new(self.name());
         let addr = kernel.add_param("a", ValueType::Ptr(self.space));
-        let operand = element_params(&mut kernel, "b", self.ty, self.shape);
+        let mut inst = if self.op == AtomicOp::Load {
+            AtomicInst::load(self.ty, addr)
+        } else {
+            let operand = element_params(&mut kernel, "b", self.ty, self.shape);
+            AtomicInst::new(self.op, self.ty, addr, operand)
+        };
         let new_value = (self.op == AtomicOp::Cas)
             .then(|| element_params(&mut kernel, "c", self.ty, self.shape));
-        let mut inst = AtomicInst::new(self.op, self.ty, addr, operand);
         inst.shape = self.shape;
         inst.order = self.order;
         inst.scope = self.scope;
@@ -74,7 +102,141 @@ impl fmt::Display for Cell {
     }
 }
 
-/// Every valid cell, in a stable order (op, type, shape, order, scope, space, result-used).
+/// A fence of the matrix: an order that orders something, at a scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FenceCell {
+    pub order: MemoryOrder,
+    pub scope: Scope,
+}
+
+impl FenceCell {
+    /// `fence_acq_rel_device`: a stable identifier, also the kernel name.
+    pub fn name(&self) -> String {
+        format!("fence_{}_{}", self.order, self.scope)
+    }
+
+    /// The cell's fence.
+    pub const fn fence(&self) -> Fence {
+        Fence {
+            order: self.order,
+            scope: self.scope,
+        }
+    }
+
+    /// A kernel of this one fence and no parameters.
+    pub fn kernel(&self) -> Kernel {
+        let mut kernel = Kernel::new(self.name());
+        kernel.push_fence(self.fence());
+        kernel
+    }
+}
+
+impl fmt::Display for FenceCell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// Every fence with an order that orders something, order then scope.
+pub fn fence_cells() -> impl Iterator<Item = FenceCell> {
+    MemoryOrder::ALL
+        .iter()
+        .filter(|order| order.is_fence_order())
+        .flat_map(|&order| {
+            Scope::ALL
+                .iter()
+                .map(move |&scope| FenceCell { order, scope })
+        })
+}
+
+/// A cell of the whole matrix: an atomic access or a fence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AnyCell {
+    Access(Cell),
+    Fence(FenceCell),
+}
+
+impl AnyCell {
+    pub fn name(&self) -> String {
+        match self {
+            AnyCell::Access(cell) => cell.name(),
+            AnyCell::Fence(cell) => cell.name(),
+        }
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        match self {
+            AnyCell::Access(cell) => cell.kernel(),
+            AnyCell::Fence(cell) => cell.kernel(),
+        }
+    }
+
+    /// The node a table judges.
+    pub const fn node(&self) -> Node {
+        match self {
+            AnyCell::Access(cell) => Node::Atomic(cell.node()),
+            AnyCell::Fence(cell) => Node::Fence(cell.fence()),
+        }
+    }
+
+    /// The access, or `None` for a fence.
+    pub fn access(&self) -> Option<&Cell> {
+        match self {
+            AnyCell::Access(cell) => Some(cell),
+            AnyCell::Fence(_) => None,
+        }
+    }
+
+    /// The op's spelling, or `fence`.
+    pub fn op_name(&self) -> &'static str {
+        match self {
+            AnyCell::Access(cell) => cell.op.as_str(),
+            AnyCell::Fence(_) => "fence",
+        }
+    }
+
+    pub fn order(&self) -> MemoryOrder {
+        match self {
+            AnyCell::Access(cell) => cell.order,
+            AnyCell::Fence(cell) => cell.order,
+        }
+    }
+
+    pub fn scope(&self) -> Scope {
+        match self {
+            AnyCell::Access(cell) => cell.scope,
+            AnyCell::Fence(cell) => cell.scope,
+        }
+    }
+}
+
+impl From<Cell> for AnyCell {
+    fn from(cell: Cell) -> Self {
+        AnyCell::Access(cell)
+    }
+}
+
+impl From<FenceCell> for AnyCell {
+    fn from(cell: FenceCell) -> Self {
+        AnyCell::Fence(cell)
+    }
+}
+
+impl fmt::Display for AnyCell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// The whole matrix, in a stable order: every access cell ([`cells`]), then every fence.
+pub fn all_cells() -> impl Iterator<Item = AnyCell> {
+    cells()
+        .map(AnyCell::Access)
+        .chain(fence_cells().map(AnyCell::Fence))
+}
+
+/// Every valid access cell, in a stable order (op, type, shape, order, scope, space,
+/// result-used).
 pub fn cells() -> impl Iterator<Item = Cell> {
     AtomicOp::ALL
         .iter()
@@ -106,7 +268,7 @@ pub fn cells() -> impl Iterator<Item = Cell> {
 /// cell, the code the backend emits for the one-instruction kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CellOutcome {
-    pub cell: Cell,
+    pub cell: AnyCell,
     pub verdict: Verdict,
     /// The emitted code; empty when the cell is refused.
     pub code: String,
@@ -124,7 +286,10 @@ impl CellOutcome {
     /// How the cell is lowered, in words, or why it is refused.
     pub fn description(&self) -> String {
         match &self.verdict {
-            Ok(legality) => legality.describe(),
+            Ok(legality) => match &self.cell {
+                AnyCell::Access(cell) => legality.describe(cell.ty, cell.shape),
+                AnyCell::Fence(_) => legality.describe_fence(),
+            },
             Err(refusal) => refusal.to_string(),
         }
     }
@@ -139,25 +304,19 @@ impl CellOutcome {
 /// The legality table is asked first; a cell it accepts is then lowered, and a refusal at that
 /// point (a backend whose table and printer disagree) is recorded as the cell's verdict rather
 /// than hidden.
-pub fn run(
+pub fn run<C: Into<AnyCell>>(
     backend: &dyn Backend,
-    cells: impl IntoIterator<Item = Cell>,
+    cells: impl IntoIterator<Item = C>,
     options: &LowerOptions,
 ) -> Vec<CellOutcome> {
     let mut module = Module::default();
     cells
         .into_iter()
         .map(|cell| {
+            let cell: AnyCell = cell.into();
             module.kernels.clear();
             module.kernels.push(cell.kernel());
-            let kernel = &module.kernels[0];
-            let verdict = match kernel.insts.keys().next() {
-                Some(inst) => backend.legalize(kernel, inst),
-                None => Err(Refusal::new(
-                    "matrix.empty-cell",
-                    "the cell has no instruction",
-                )),
-            };
+            let verdict = backend.legalize_node(&cell.node());
             let mut code = String::new();
             let verdict = match verdict {
                 Ok(legality) => match backend.lower(&module, options, &mut code) {
@@ -210,8 +369,48 @@ mod tests {
             .unwrap();
         let kernel = cell.kernel();
         assert_eq!(kernel.insts.len(), 1);
-        let inst = kernel.insts.values().next().unwrap();
+        let inst = kernel.insts.values().next().unwrap().as_atomic().unwrap();
         assert!(inst.new_value.is_some());
         assert_eq!(kernel.params.len(), 1 + 2 + 2);
+    }
+
+    #[test]
+    fn loads_stores_and_fences_are_cells_only_in_their_valid_forms() {
+        use MemoryOrder::*;
+        let all: Vec<Cell> = cells().collect();
+        let loads: Vec<&Cell> = all.iter().filter(|c| c.op == AtomicOp::Load).collect();
+        let stores: Vec<&Cell> = all.iter().filter(|c| c.op == AtomicOp::Store).collect();
+        // Every type, shape, space and scope; three orders each; a load always used, a store never.
+        let per_order = ElemType::ALL.len() * 4 * Scope::ALL.len() * AddressSpace::ALL.len();
+        assert_eq!(loads.len(), per_order * 3);
+        assert_eq!(stores.len(), per_order * 3);
+        assert!(loads
+            .iter()
+            .all(|c| c.result_used && matches!(c.order, Relaxed | Acquire | SeqCst)));
+        assert!(stores
+            .iter()
+            .all(|c| !c.result_used && matches!(c.order, Relaxed | Release | SeqCst)));
+        let load = loads[0].kernel();
+        assert_eq!(load.params.len(), 1, "a load has only its address");
+        assert!(load
+            .insts
+            .values()
+            .next()
+            .unwrap()
+            .as_atomic()
+            .unwrap()
+            .operand
+            .is_none());
+        let fences: Vec<FenceCell> = fence_cells().collect();
+        assert_eq!(fences.len(), 4 * Scope::ALL.len());
+        assert!(fences.iter().all(|f| f.order != Relaxed));
+        assert_eq!(all_cells().count(), all.len() + fences.len());
+        let usub: Vec<&Cell> = all.iter().filter(|c| c.op == AtomicOp::UsubSat).collect();
+        assert!(
+            !usub.is_empty()
+                && usub
+                    .iter()
+                    .all(|c| c.ty.class() == crate::types::TypeClass::Unsigned)
+        );
     }
 }

@@ -18,10 +18,34 @@
 //!   add/sub is whatever IEEE arithmetic on the host produces (payload propagation is not
 //!   specified by IEEE 754 and differs between targets); tests compare such results by class
 //!   ([`same_value`]), not by bits;
-//! - float `min`/`max` are IEEE 754-2008 minNum/maxNum with `-0 < +0` (`min(-0, +0) = -0`,
-//!   `max(-0, +0) = +0`); with one NaN operand (quiet or signalling) the result is the other
-//!   operand; with two NaN operands it is the type's canonical quiet NaN ([`canonical_nan`]:
-//!   f16 `0x7e00`, bf16 `0x7fc0`, f32 `0x7fc00000`, f64 `0x7ff8000000000000`).
+//! - float `min`/`max` are IEEE 754-2019 minimumNumber/maximumNumber (IEEE 754-2008's
+//!   minNum/maxNum with its two gaps closed): `-0 < +0` (`min(-0, +0) = -0`,
+//!   `max(-0, +0) = +0`); with one NaN operand, quiet or signalling, the result is the other
+//!   operand (2008's minNum would turn a signalling NaN into a quiet NaN instead); with two NaN
+//!   operands it is the type's canonical quiet NaN ([`canonical_nan`]: f16 `0x7e00`, bf16
+//!   `0x7fc0`, f32 `0x7fc00000`, f64 `0x7ff8000000000000`), whatever the operands' payloads;
+//! - `fminimumnum`/`fmaximumnum` (floats only) are those same functions: on every float type and
+//!   in every [`FloatMode`], `fminimumnum(r, s)` is bit for bit `min(r, s)` and `fmaximumnum`
+//!   is `max`. Both spellings exist because they say different things to a reader and a
+//!   translator: `min` is also the integer min, and is what CUDA's `atomicMin` and LLVM's
+//!   `atomicrmw fmin` map to (LLVM's `fmin` is minnum, which leaves the sign of a zero result
+//!   and signalling NaNs loose, so atomir's stricter `min` is a valid lowering of it), while
+//!   `fminimumnum` is LLVM's `atomicrmw fminimumnum` and C++26's `fetch_fminimum_num`, stated
+//!   as float-only. A backend may lower either spelling with the other's code;
+//! - `fminimum`/`fmaximum` (floats only) are IEEE 754-2019 minimum/maximum: NaN-propagating,
+//!   `-0 < +0`. If either operand is a NaN (quiet or signalling, either payload) the result is
+//!   the canonical quiet NaN, the same NaN min/max give for two NaNs; otherwise the smaller
+//!   (larger) operand, so `fminimum(-0, +0) = -0` and `fmaximum(-0, +0) = +0`;
+//! - `usub_cond(r, s) = r >= s ? r - s : r` (subtract unless it would wrap) and
+//!   `usub_sat(r, s) = r >= s ? r - s : 0` (saturate at zero), unsigned types only, as LLVM's
+//!   `atomicrmw usub_cond`/`usub_sat` (which read any integer as unsigned; atomir spells them on
+//!   `uN` only, like `inc`/`dec`);
+//! - `load`: the result is the memory's value and memory is unchanged (`load(r) = r`);
+//!   `store(r, s) = s`, like `exch` but with no result. Both move bits and never interpret
+//!   them, floats and packed types included.
+//!
+//! An atomic whose predicate fails touches no memory and returns 0 (all bits zero, every
+//! element): every backend sets its result to 0 before the guarded access.
 //!
 //! [`FloatMode::FlushSubnormals`] models hardware that flushes denormals (PTX `atom.add.f32` on
 //! global memory): every subnormal input and result of a float add/sub/min/max is replaced by a
@@ -206,6 +230,27 @@ pub fn float_max(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
     float_min_max(ty, a, b, true, mode)
 }
 
+fn float_minimum_maximum(ty: ElemType, a: u128, b: u128, want_max: bool, mode: FloatMode) -> u128 {
+    let a = by_mode(ty, a, mode);
+    let b = by_mode(ty, b, mode);
+    if is_nan(ty, a) || is_nan(ty, b) {
+        return canonical_nan(ty).unwrap_or(0);
+    }
+    float_min_max(ty, a, b, want_max, mode)
+}
+
+/// IEEE 754-2019 minimum on a scalar float type: any NaN operand gives the canonical quiet NaN;
+/// `-0 < +0`.
+pub fn float_minimum(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
+    float_minimum_maximum(ty, a, b, false, mode)
+}
+
+/// IEEE 754-2019 maximum on a scalar float type: any NaN operand gives the canonical quiet NaN;
+/// `-0 < +0`.
+pub fn float_maximum(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
+    float_minimum_maximum(ty, a, b, true, mode)
+}
+
 /// Sign-extends the low `bits` bits to a full `i128`.
 fn sign_extend(value: u128, bits: u32) -> i128 {
     let unused = 128 - bits;
@@ -227,7 +272,8 @@ fn apply_scalar(
     let is_float = ty.class() == TypeClass::Float;
     let signed = ty.class() == TypeClass::Signed;
     let result = match op {
-        AtomicOp::Exch => s,
+        AtomicOp::Load => r,
+        AtomicOp::Exch | AtomicOp::Store => s,
         AtomicOp::Cas => {
             if r == s {
                 t
@@ -239,6 +285,10 @@ fn apply_scalar(
         AtomicOp::Sub if is_float => float_sub(ty, r, s, mode),
         AtomicOp::Min if is_float => float_min(ty, r, s, mode),
         AtomicOp::Max if is_float => float_max(ty, r, s, mode),
+        AtomicOp::FMinimumNum if is_float => float_min(ty, r, s, mode),
+        AtomicOp::FMaximumNum if is_float => float_max(ty, r, s, mode),
+        AtomicOp::FMinimum if is_float => float_minimum(ty, r, s, mode),
+        AtomicOp::FMaximum if is_float => float_maximum(ty, r, s, mode),
         AtomicOp::Add => r.wrapping_add(s),
         AtomicOp::Sub => r.wrapping_sub(s),
         AtomicOp::And => r & s,
@@ -259,8 +309,17 @@ fn apply_scalar(
                 s
             }
         }
-        AtomicOp::Min => r.min(s),
-        AtomicOp::Max => r.max(s),
+        // Unsigned, and (so that `apply` stays total) the float-only ops on other types.
+        AtomicOp::Min | AtomicOp::FMinimum | AtomicOp::FMinimumNum => r.min(s),
+        AtomicOp::Max | AtomicOp::FMaximum | AtomicOp::FMaximumNum => r.max(s),
+        AtomicOp::UsubCond => {
+            if r >= s {
+                r - s
+            } else {
+                r
+            }
+        }
+        AtomicOp::UsubSat => r.saturating_sub(s),
         AtomicOp::Inc => {
             if r >= s {
                 0
@@ -600,6 +659,209 @@ mod tests {
         assert!(same_value(F16x2, 0x7e00_3c00, 0x7c01_3c00));
         assert!(!same_value(F16x2, 0x7e00_3c00, 0x7e00_3c01));
         assert!(!same_value(U32, 0x7fc0_0000, 0xffc0_0001));
+    }
+
+    #[test]
+    // The expected values spell the definitions out, not the implementation's saturating_sub.
+    #[allow(clippy::implicit_saturating_sub)]
+    fn usub_cond_and_usub_sat_at_the_wrap_boundary() {
+        // Subtracting down to zero, one past it, and the largest operand.
+        assert_eq!(ap(UsubCond, U32, 5, 5), 0);
+        assert_eq!(ap(UsubSat, U32, 5, 5), 0);
+        assert_eq!(ap(UsubCond, U32, 5, 6), 5);
+        assert_eq!(ap(UsubSat, U32, 5, 6), 0);
+        assert_eq!(ap(UsubCond, U32, 0, 0), 0);
+        assert_eq!(ap(UsubCond, U32, 0, 1), 0);
+        assert_eq!(ap(UsubSat, U32, 0, 0xffff_ffff), 0);
+        assert_eq!(ap(UsubCond, U32, 0xffff_ffff, 0xffff_ffff), 0);
+        assert_eq!(ap(UsubCond, U32, 0xffff_fffe, 0xffff_ffff), 0xffff_fffe);
+        assert_eq!(ap(UsubSat, U32, 0xffff_ffff, 1), 0xffff_fffe);
+        // Unsigned, whatever the top bit: 0x80 is 128, not -128.
+        assert_eq!(ap(UsubCond, U8, 0x80, 0x7f), 1);
+        assert_eq!(ap(UsubSat, U8, 0x7f, 0x80), 0);
+        assert_eq!(ap(UsubCond, U8, 0x7f, 0x80), 0x7f);
+        assert_eq!(ap(UsubSat, U16, 0x1234, 0x0234), 0x1000);
+        assert_eq!(ap(UsubCond, U64, u64::MAX as u128, 1), u64::MAX as u128 - 1);
+        assert_eq!(ap(UsubSat, U64, 1, u64::MAX as u128), 0);
+        // Bits above the width are ignored: 0x1_0005 is 5 as u16.
+        assert_eq!(ap(UsubCond, U16, 0x1_0005, 6), 5);
+        // Exhaustively on u8 against the definitions.
+        for r in 0u128..256 {
+            for v in 0u128..256 {
+                assert_eq!(ap(UsubCond, U8, r, v), if r >= v { r - v } else { r });
+                let saturated = if r >= v { r - v } else { 0 };
+                assert_eq!(ap(UsubSat, U8, r, v), saturated);
+            }
+        }
+    }
+
+    const F32_INF: u128 = 0x7f80_0000;
+    const F32_NEG_INF: u128 = 0xff80_0000;
+    const F32_NEG_SNAN: u128 = 0xff80_0001;
+    const F32_CANONICAL: u128 = 0x7fc0_0000;
+
+    #[test]
+    fn fminimum_fmaximum_propagate_nans_as_the_canonical_nan() {
+        for nan in [F32_QNAN, F32_SNAN, F32_NEG_SNAN, 0xffc0_0000, 0x7fff_ffff] {
+            for other in [
+                0,
+                F32_NEG_ZERO,
+                F32_ONE,
+                F32_INF,
+                F32_NEG_INF,
+                nan,
+                F32_QNAN,
+            ] {
+                for op in [FMinimum, FMaximum] {
+                    assert_eq!(
+                        ap(op, F32, nan, other),
+                        F32_CANONICAL,
+                        "{op} {nan:#x} {other:#x}"
+                    );
+                    assert_eq!(
+                        ap(op, F32, other, nan),
+                        F32_CANONICAL,
+                        "{op} {other:#x} {nan:#x}"
+                    );
+                }
+            }
+        }
+        // Each type's own canonical NaN.
+        assert_eq!(ap(FMinimum, F16, 0x7c01, 0x3c00), 0x7e00);
+        assert_eq!(ap(FMaximum, Bf16, 0x3f80, 0xff81), 0x7fc0);
+        assert_eq!(
+            ap(FMaximum, F64, 0x7ff0_0000_0000_0001, 0),
+            0x7ff8_0000_0000_0000
+        );
+        // Signed zeros: -0 < +0, either order of operands.
+        assert_eq!(ap(FMinimum, F32, 0, F32_NEG_ZERO), F32_NEG_ZERO);
+        assert_eq!(ap(FMinimum, F32, F32_NEG_ZERO, 0), F32_NEG_ZERO);
+        assert_eq!(ap(FMaximum, F32, F32_NEG_ZERO, 0), 0);
+        assert_eq!(ap(FMaximum, F32, 0, F32_NEG_ZERO), 0);
+        assert_eq!(ap(FMinimum, F16, 0x0000, 0x8000), 0x8000);
+        assert_eq!(ap(FMaximum, Bf16, 0x8000, 0x0000), 0x0000);
+        // Ordinary ordering, infinities included.
+        assert_eq!(ap(FMinimum, F32, F32_NEG_INF, F32_INF), F32_NEG_INF);
+        assert_eq!(ap(FMaximum, F32, 0xbf80_0000, F32_ONE), F32_ONE);
+        assert_eq!(
+            ap(FMinimum, F64, 0xc000_0000_0000_0000, 0xbff0_0000_0000_0000),
+            0xc000_0000_0000_0000
+        );
+    }
+
+    #[test]
+    fn fminimum_fmaximum_on_subnormals_by_mode() {
+        let smallest = 1u128;
+        let neg_smallest = 0x8000_0001u128;
+        assert_eq!(ap(FMinimum, F32, neg_smallest, smallest), neg_smallest);
+        assert_eq!(ap(FMaximum, F32, neg_smallest, smallest), smallest);
+        // Flushed inputs are signed zeros, then -0 < +0 decides.
+        assert_eq!(
+            apply(FMinimum, F32, neg_smallest, smallest, 0, FlushSubnormals),
+            F32_NEG_ZERO
+        );
+        assert_eq!(
+            apply(FMaximum, F32, neg_smallest, smallest, 0, FlushSubnormals),
+            0
+        );
+        // A NaN is still a NaN when subnormals are flushed.
+        assert_eq!(
+            apply(FMinimum, F32, smallest, F32_SNAN, 0, FlushSubnormals),
+            F32_CANONICAL
+        );
+        assert_eq!(ap(FMaximum, F16, 0x0001, 0x8001), 0x0001);
+    }
+
+    #[test]
+    fn fminimumnum_fmaximumnum_ignore_one_nan_and_equal_min_max() {
+        assert_eq!(ap(FMinimumNum, F32, F32_SNAN, F32_ONE), F32_ONE);
+        assert_eq!(ap(FMaximumNum, F32, F32_NEG_ZERO, F32_QNAN), F32_NEG_ZERO);
+        assert_eq!(ap(FMinimumNum, F32, F32_QNAN, F32_SNAN), F32_CANONICAL);
+        assert_eq!(ap(FMinimumNum, F32, 0, F32_NEG_ZERO), F32_NEG_ZERO);
+        assert_eq!(ap(FMaximumNum, F32, F32_NEG_ZERO, 0), 0);
+        assert_eq!(ap(FMaximumNum, Bf16, 0xff81, 0xffc1), 0x7fc0);
+        // minimumNumber is atomir's float min and maximumNumber its max, bit for bit, in both
+        // modes: every f16 special against a grid of f16 values, and the same for bf16.
+        let specials = [
+            0u128, 0x8000, 0x0001, 0x8001, 0x03ff, 0x3c00, 0xbc00, 0x7bff, 0x7c00, 0xfc00, 0x7c01,
+            0x7e00, 0xfe00, 0xffff,
+        ];
+        for ty in [F16, Bf16] {
+            for a in specials
+                .iter()
+                .copied()
+                .chain((0u128..=0xffff).step_by(251))
+            {
+                for b in specials
+                    .iter()
+                    .copied()
+                    .chain((0u128..=0xffff).step_by(241))
+                {
+                    for mode in [Ieee, FlushSubnormals] {
+                        assert_eq!(
+                            apply(FMinimumNum, ty, a, b, 0, mode),
+                            apply(Min, ty, a, b, 0, mode)
+                        );
+                        assert_eq!(
+                            apply(FMaximumNum, ty, a, b, 0, mode),
+                            apply(Max, ty, a, b, 0, mode)
+                        );
+                    }
+                }
+            }
+        }
+        // And where no NaN is involved, minimum/maximum agree with them too.
+        for a in (0u128..=0xffff).step_by(257) {
+            for b in (0u128..=0xffff).step_by(263) {
+                if !is_nan(F16, a) && !is_nan(F16, b) {
+                    assert_eq!(ap(FMinimum, F16, a, b), ap(Min, F16, a, b));
+                    assert_eq!(ap(FMaximum, F16, a, b), ap(Max, F16, a, b));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn new_float_ops_act_per_lane_on_packed_types() {
+        // Low lane: min(1.0, NaN); high lane: min(2.0, -0.0).
+        let old = 0x4000_3c00u128;
+        let operand = 0x8000_7e01u128;
+        assert_eq!(ap(FMinimum, F16x2, old, operand), 0x8000_7e00);
+        assert_eq!(ap(FMinimumNum, F16x2, old, operand), 0x8000_3c00);
+        assert_eq!(ap(FMaximum, Bf16x2, 0x3f80_ffc1, 0x4000_3f80), 0x4000_7fc0);
+        assert_eq!(
+            ap(FMaximumNum, Bf16x2, 0x3f80_ffc1, 0x4000_3f80),
+            0x4000_3f80
+        );
+    }
+
+    #[test]
+    fn loads_read_and_stores_write_every_bit() {
+        for ty in ElemType::ALL {
+            let mask = width_mask(ty.bits());
+            for (memory, value) in [
+                (0x7fc0_0001u128, 0xdead_beefu128),
+                (u128::MAX, 0),
+                (F32_SNAN, 0x8000),
+            ] {
+                // A load leaves memory as it was (the result is the old value itself).
+                assert_eq!(
+                    apply(Load, *ty, memory, value, 0, FlushSubnormals),
+                    memory & mask,
+                    "{ty}"
+                );
+                // A store writes the operand's bits, NaN payloads and subnormals untouched.
+                assert_eq!(
+                    apply(Store, *ty, memory, value, 0, FlushSubnormals),
+                    value & mask,
+                    "{ty}"
+                );
+            }
+        }
+        let got = apply_vector(Store, F32, &[1, 2], &[F32_SNAN, 1], &[], FlushSubnormals);
+        assert_eq!(got.as_slice(), &[F32_SNAN, 1]);
+        let got = apply_vector(Load, U8, &[0xff, 1], &[0, 0], &[], Ieee);
+        assert_eq!(got.as_slice(), &[0xff, 1]);
     }
 
     #[test]

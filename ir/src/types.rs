@@ -6,17 +6,21 @@
 
 use std::fmt;
 
-macro_rules! spelled_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+/// Declares an enum with one canonical spelling per variant: `ALL`, `as_str`, `from_name` and
+/// `Display` from the one list, so parser and printer cannot drift. Backends use it for their
+/// own spelled vocabularies.
+#[macro_export]
+macro_rules! spelled {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $name { $($(#[$vmeta])* $variant),+ }
+        $vis enum $name { $($(#[$vmeta])* $variant),+ }
 
         impl $name {
-            /// Every value, in declaration order (the order the lowering matrix enumerates).
+            /// Every value, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
-            /// The canonical spelling in the text form.
+            /// The canonical spelling.
             pub const fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
             }
@@ -27,17 +31,18 @@ macro_rules! spelled_enum {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
     };
 }
 
-spelled_enum! {
-    /// The read-modify-write operation. Semantics (per element): `old = *a; *a = op(old, b[, c])`.
-    AtomicOp {
+spelled! {
+    /// The operation of an atomic access. Semantics (per element): `old = *a; *a = op(old, b[, c])`;
+    /// see [`crate::semantics`] for every definition.
+    pub enum AtomicOp {
         /// Wrapping integer add; round-to-nearest-even float add.
         Add => "add",
         /// Wrapping integer subtract; float subtract.
@@ -46,9 +51,11 @@ spelled_enum! {
         Inc => "inc",
         /// Bounded decrement: `(old == 0 || old > b) ? b : old - 1` (unsigned only).
         Dec => "dec",
-        /// Signed, unsigned or IEEE minNum, by element type.
+        /// Signed or unsigned min by element type; on floats IEEE 754-2019 minimumNumber
+        /// (identical to [`AtomicOp::FMinimumNum`]).
         Min => "min",
-        /// Signed, unsigned or IEEE maxNum, by element type.
+        /// Signed or unsigned max by element type; on floats IEEE 754-2019 maximumNumber
+        /// (identical to [`AtomicOp::FMaximumNum`]).
         Max => "max",
         And => "and",
         Or => "or",
@@ -59,6 +66,25 @@ spelled_enum! {
         Exch => "exch",
         /// Compare and swap: `old == b ? c : old`. Takes two operands: expected, then new.
         Cas => "cas",
+        /// Subtract unless it would wrap: `old >= b ? old - b : old` (unsigned only; LLVM's
+        /// `usub_cond`).
+        UsubCond => "usub_cond",
+        /// Saturating subtract: `old >= b ? old - b : 0` (unsigned only; LLVM's `usub_sat`).
+        UsubSat => "usub_sat",
+        /// IEEE 754-2019 minimum: NaN-propagating, `-0 < +0` (floats only).
+        FMinimum => "fminimum",
+        /// IEEE 754-2019 maximum: NaN-propagating, `-0 < +0` (floats only).
+        FMaximum => "fmaximum",
+        /// IEEE 754-2019 minimumNumber: a NaN operand is ignored, `-0 < +0` (floats only).
+        FMinimumNum => "fminimumnum",
+        /// IEEE 754-2019 maximumNumber: a NaN operand is ignored, `-0 < +0` (floats only).
+        FMaximumNum => "fmaximumnum",
+        /// Atomic load: the result is the memory's value, memory is unchanged. No operand; the
+        /// result is required. Orders: relaxed, acquire, seq_cst.
+        Load => "load",
+        /// Atomic store: memory becomes `b`. One operand, no result. Orders: relaxed, release,
+        /// seq_cst.
+        Store => "store",
     }
 }
 
@@ -66,6 +92,7 @@ impl AtomicOp {
     /// Number of value operands after the address.
     pub const fn operand_count(self) -> usize {
         match self {
+            AtomicOp::Load => 0,
             AtomicOp::Cas => 2,
             _ => 1,
         }
@@ -81,7 +108,36 @@ impl AtomicOp {
 
     /// Operations that only move bits (no interpretation of the value).
     pub const fn is_move(self) -> bool {
-        matches!(self, AtomicOp::Exch | AtomicOp::Cas)
+        matches!(
+            self,
+            AtomicOp::Exch | AtomicOp::Cas | AtomicOp::Load | AtomicOp::Store
+        )
+    }
+
+    /// Whether the access both reads and writes memory (everything but load and store).
+    pub const fn is_read_modify_write(self) -> bool {
+        !matches!(self, AtomicOp::Load | AtomicOp::Store)
+    }
+
+    /// Whether the instruction must name its result (a load exists to read).
+    pub const fn requires_result(self) -> bool {
+        matches!(self, AtomicOp::Load)
+    }
+
+    /// Whether the instruction has no result to name (a store returns nothing).
+    pub const fn has_no_result(self) -> bool {
+        matches!(self, AtomicOp::Store)
+    }
+
+    /// Whether `order` is meaningful for this access: a load has no release part and a store no
+    /// acquire part, so a release or acq_rel load and an acquire or acq_rel store are refused
+    /// (seq_cst is both loads' and stores' strongest order, as in C++ and LLVM).
+    pub const fn admits_order(self, order: MemoryOrder) -> bool {
+        !matches!(
+            (self, order),
+            (AtomicOp::Load, MemoryOrder::Release | MemoryOrder::AcqRel)
+                | (AtomicOp::Store, MemoryOrder::Acquire | MemoryOrder::AcqRel)
+        )
     }
 }
 
@@ -97,9 +153,9 @@ pub enum TypeClass {
     PackedFloat,
 }
 
-spelled_enum! {
+spelled! {
     /// Element type of an atomic access.
-    ElemType {
+    pub enum ElemType {
         U8 => "u8", U16 => "u16", U32 => "u32", U64 => "u64",
         S8 => "s8", S16 => "s16", S32 => "s32", S64 => "s64",
         B8 => "b8", B16 => "b16", B32 => "b32", B64 => "b64", B128 => "b128",
@@ -175,28 +231,33 @@ impl ElemType {
 
     /// Whether `op` is meaningful on this type, independent of any target.
     ///
-    /// Bitwise ops: integers and bits. inc/dec: unsigned only. add/sub/min/max: numbers, not `bN`.
-    /// exch/cas: anything. Float bitwise ops and signed inc/dec are meaningless.
+    /// Bitwise ops: integers and bits. inc/dec/usub_cond/usub_sat: unsigned only (as in LLVM,
+    /// they read the bits as unsigned, so a signed spelling would mislead). add/sub/min/max:
+    /// numbers, not `bN`. fminimum/fmaximum/fminimumnum/fmaximumnum: floats and packed floats.
+    /// exch/cas/load/store: anything. Float bitwise ops and signed inc/dec are meaningless.
     pub const fn supports(self, op: AtomicOp) -> bool {
         use AtomicOp::*;
         let class = self.class();
         match op {
-            Exch | Cas => true,
+            Exch | Cas | Load | Store => true,
             And | Or | Xor | Nand => {
                 matches!(
                     class,
                     TypeClass::Unsigned | TypeClass::Signed | TypeClass::Bits
                 ) && self.bits() <= 64
             }
-            Inc | Dec => matches!(class, TypeClass::Unsigned),
+            Inc | Dec | UsubCond | UsubSat => matches!(class, TypeClass::Unsigned),
             Add | Sub | Min | Max => !matches!(class, TypeClass::Bits),
+            FMinimum | FMaximum | FMinimumNum | FMaximumNum => {
+                matches!(class, TypeClass::Float | TypeClass::PackedFloat)
+            }
         }
     }
 }
 
-spelled_enum! {
+spelled! {
     /// How many elements one atomic instruction touches. Atomicity is per element.
-    VectorShape {
+    pub enum VectorShape {
         Scalar => "scalar",
         V2 => "v2",
         V4 => "v4",
@@ -231,9 +292,9 @@ impl VectorShape {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// C++/PTX memory order of the whole read-modify-write.
-    MemoryOrder {
+    pub enum MemoryOrder {
         Relaxed => "relaxed",
         Acquire => "acquire",
         Release => "release",
@@ -243,6 +304,11 @@ spelled_enum! {
 }
 
 impl MemoryOrder {
+    /// Whether a fence of this order orders anything: a relaxed fence is meaningless.
+    pub const fn is_fence_order(self) -> bool {
+        !matches!(self, MemoryOrder::Relaxed)
+    }
+
     pub const fn has_acquire(self) -> bool {
         matches!(
             self,
@@ -266,9 +332,9 @@ impl MemoryOrder {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// The set of threads the atomicity and ordering are guaranteed towards, narrowest first.
-    Scope {
+    pub enum Scope {
         Block => "block",
         Cluster => "cluster",
         Device => "device",
@@ -283,9 +349,9 @@ impl Scope {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// The state space the address points into.
-    AddressSpace {
+    pub enum AddressSpace {
         Generic => "generic",
         Global => "global",
         Shared => "shared",
@@ -293,9 +359,9 @@ spelled_enum! {
     }
 }
 
-spelled_enum! {
+spelled! {
     /// An L2 cache eviction hint; a performance hint only, never a change of meaning.
-    CacheHint {
+    pub enum CacheHint {
         EvictFirst => "evict_first",
         EvictLast => "evict_last",
         EvictNormal => "evict_normal",
@@ -369,5 +435,35 @@ mod tests {
         assert!(ElemType::U64.supports(AtomicOp::Dec));
         assert!(!ElemType::B128.supports(AtomicOp::Xor));
         assert!(ElemType::F16x2.supports(AtomicOp::Max));
+        assert!(
+            ElemType::B128.supports(AtomicOp::Load) && ElemType::B128.supports(AtomicOp::Store)
+        );
+        assert!(
+            ElemType::U8.supports(AtomicOp::UsubSat) && !ElemType::S32.supports(AtomicOp::UsubCond)
+        );
+        assert!(!ElemType::B32.supports(AtomicOp::UsubSat));
+        assert!(
+            ElemType::Bf16x2.supports(AtomicOp::FMinimum)
+                && !ElemType::U32.supports(AtomicOp::FMaximumNum)
+        );
+    }
+
+    #[test]
+    fn loads_and_stores_admit_only_their_orders() {
+        use MemoryOrder::*;
+        let load: Vec<_> = MemoryOrder::ALL
+            .iter()
+            .filter(|o| AtomicOp::Load.admits_order(**o))
+            .collect();
+        assert_eq!(load, [&Relaxed, &Acquire, &SeqCst]);
+        let store: Vec<_> = MemoryOrder::ALL
+            .iter()
+            .filter(|o| AtomicOp::Store.admits_order(**o))
+            .collect();
+        assert_eq!(store, [&Relaxed, &Release, &SeqCst]);
+        assert!(MemoryOrder::ALL
+            .iter()
+            .all(|o| AtomicOp::Cas.admits_order(*o)));
+        assert!(!Relaxed.is_fence_order() && AcqRel.is_fence_order());
     }
 }

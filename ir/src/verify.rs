@@ -16,21 +16,28 @@
 //! - a cache hint only on global or generic accesses;
 //! - a result has the instruction's type (shape, element type).
 
-use std::collections::HashMap;
+use std::fmt;
 
 use cranelift_entity::SecondaryMap;
+use fnv::FnvHashMap;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::{
-    AtomicInst, Inst, Kernel, Module, Operand, Scalar, SourceLoc, Value, ValueData, ValueDef,
+    AtomicInst, Fence, Inst, InstData, Kernel, Module, Operand, Scalar, SourceLoc, Value,
+    ValueData, ValueDef,
 };
 use crate::text::literal::mask;
 use crate::types::{AddressSpace, AtomicOp, ElemType, TypeClass, ValueType, VectorShape};
 
 /// Checks every target-independent rule, returning all violations found.
 pub fn verify(module: &Module) -> Result<(), Vec<Diagnostic>> {
-    let mut errors = Vec::new();
-    let mut kernel_names: HashMap<&str, SourceLoc> = HashMap::new();
+    verify_with_limit(module, usize::MAX).map_err(Diagnostics::into_vec)
+}
+
+/// [`verify`], keeping the first `limit` violations and only counting the rest.
+pub fn verify_with_limit(module: &Module, limit: usize) -> Result<(), Diagnostics> {
+    let mut errors = Diagnostics::with_limit(limit);
+    let mut kernel_names: FnvHashMap<&str, SourceLoc> = FnvHashMap::default();
     for kernel in &module.kernels {
         if let Some(first) = kernel_names.insert(&kernel.name, kernel.loc) {
             let message = format!(
@@ -51,12 +58,20 @@ pub fn verify(module: &Module) -> Result<(), Vec<Diagnostic>> {
 
 /// Checks one kernel's rules (all but the module-wide uniqueness of kernel names).
 pub fn verify_kernel(kernel: &Kernel) -> Result<(), Vec<Diagnostic>> {
-    let mut errors = Vec::new();
+    let mut errors = Diagnostics::with_limit(usize::MAX);
     Checker::new(kernel, &mut errors).check();
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(errors)
+        Err(errors.into_vec())
+    }
+}
+
+fn count_word(count: usize) -> &'static str {
+    match count {
+        0 => "none",
+        1 => "one",
+        _ => "two",
     }
 }
 
@@ -68,12 +83,31 @@ fn at_position(loc: SourceLoc) -> String {
     }
 }
 
-/// `atomic.add.v4.f32`: enough of the opcode to say which rule applies.
-fn short_name(inst: &AtomicInst) -> String {
-    if inst.shape.is_vector() {
-        format!("atomic.{}.{}.{}", inst.op, inst.shape, inst.ty)
-    } else {
-        format!("atomic.{}.{}", inst.op, inst.ty)
+/// `atomic.add.v4.f32`: enough of the opcode to say which rule applies. Written only into a
+/// message that is reported, never for an instruction that is fine.
+#[derive(Clone, Copy)]
+struct ShortName<'a>(&'a AtomicInst);
+
+impl fmt::Display for ShortName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inst = self.0;
+        if inst.shape.is_vector() {
+            write!(f, "atomic.{}.{}.{}", inst.op, inst.shape, inst.ty)
+        } else {
+            write!(f, "atomic.{}.{}", inst.op, inst.ty)
+        }
+    }
+}
+
+/// "operand element 2": one element of a brace list, for messages.
+struct ElementNoun {
+    noun: &'static str,
+    index: usize,
+}
+
+impl fmt::Display for ElementNoun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} element {}", self.noun, self.index)
     }
 }
 
@@ -107,19 +141,45 @@ fn op_type_message(inst: &AtomicInst) -> String {
         AtomicOp::Inc | AtomicOp::Dec => {
             format!("`{op}` is a bounded counter defined on unsigned types only, not {ty}")
         }
+        AtomicOp::UsubCond | AtomicOp::UsubSat => format!(
+            "`{op}` is an unsigned subtraction defined on unsigned types only (u8, u16, u32, \
+             u64), not {ty}"
+        ),
+        AtomicOp::FMinimum | AtomicOp::FMaximum | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum => {
+            format!(
+                "`{op}` is defined on float types only (f16, bf16, f32, f64, f16x2, bf16x2), not \
+                 {ty}"
+            )
+        }
         _ => format!(
-            "`{op}` needs a numeric type, and {ty} is untyped bits; use u{n}, s{n} or a float type",
-            n = ty.bits()
+            "`{op}` needs a numeric type, and {ty} is untyped bits; {}",
+            numeric_alternatives(op, ty.bits())
         ),
     };
-    format!("{}: {why}", short_name(inst))
+    format!("{}: {why}", ShortName(inst))
+}
+
+/// "use u32, s32 or f32": the types of one width that `op` takes, or why there are none.
+fn numeric_alternatives(op: AtomicOp, bits: u32) -> String {
+    let names: Vec<&str> = ElemType::ALL
+        .iter()
+        .filter(|ty| ty.bits() == bits && ty.supports(op))
+        .map(|ty| ty.as_str())
+        .collect();
+    match names.as_slice() {
+        [] => format!(
+            "no numeric type is {bits} bits wide (a b{bits} access takes exch, cas, load and store)"
+        ),
+        [one] => format!("use {one}"),
+        [init @ .., last] => format!("use {} or {last}", init.join(", ")),
+    }
 }
 
 struct Checker<'k, 'e> {
     kernel: &'k Kernel,
-    errors: &'e mut Vec<Diagnostic>,
+    errors: &'e mut Diagnostics,
     defined: SecondaryMap<Value, bool>,
-    names: HashMap<&'k str, SourceLoc>,
+    names: FnvHashMap<&'k str, SourceLoc>,
 }
 
 /// The part of an instruction an operand plays, for messages.
@@ -128,6 +188,7 @@ enum Role {
     Operand,
     Expected,
     New,
+    Stored,
 }
 
 impl Role {
@@ -136,22 +197,27 @@ impl Role {
             Role::Operand => "operand",
             Role::Expected => "expected value",
             Role::New => "new value",
+            Role::Stored => "value stored",
         }
     }
 }
 
 impl<'k, 'e> Checker<'k, 'e> {
-    fn new(kernel: &'k Kernel, errors: &'e mut Vec<Diagnostic>) -> Self {
+    fn new(kernel: &'k Kernel, errors: &'e mut Diagnostics) -> Self {
         Checker {
             kernel,
             errors,
             defined: SecondaryMap::new(),
-            names: HashMap::new(),
+            names: FnvHashMap::default(),
         }
     }
 
     /// Reports at `loc`; a position-less (built) kernel names the kernel and instruction.
     fn report(&mut self, loc: SourceLoc, inst: Option<Inst>, message: String) {
+        if !self.errors.keeps_next() {
+            self.errors.count_omitted();
+            return;
+        }
         let message = if loc.is_known() {
             message
         } else {
@@ -170,7 +236,21 @@ impl<'k, 'e> Checker<'k, 'e> {
     fn check(mut self) {
         self.check_params();
         for (id, inst) in self.kernel.insts.iter() {
-            self.check_inst(id, inst);
+            match inst {
+                InstData::Atomic(inst) => self.check_inst(id, inst),
+                InstData::Fence(fence) => self.check_fence(id, fence),
+            }
+        }
+    }
+
+    fn check_fence(&mut self, id: Inst, fence: &Fence) {
+        if !fence.order.is_fence_order() {
+            let message = format!(
+                "fence.{}.{}: a relaxed fence orders nothing; expected acquire, release, acq_rel \
+                 or seq_cst",
+                fence.order, fence.scope
+            );
+            self.report(self.kernel.loc_of(id), Some(id), message);
         }
     }
 
@@ -222,7 +302,7 @@ impl<'k, 'e> Checker<'k, 'e> {
         inst: Inst,
         loc: SourceLoc,
         value: Value,
-        role: &str,
+        role: &dyn fmt::Display,
     ) -> Option<&'k ValueData> {
         let kernel = self.kernel;
         let Some(data) = kernel.values.get(value) else {
@@ -244,10 +324,10 @@ impl<'k, 'e> Checker<'k, 'e> {
     fn check_inst(&mut self, id: Inst, inst: &'k AtomicInst) {
         let kernel = self.kernel;
         let loc = kernel.loc_of(id);
-        let name = short_name(inst);
+        let name = ShortName(inst);
 
         if let Some(predicate) = inst.predicate {
-            if let Some(data) = self.use_value(id, loc, predicate.value, "predicate") {
+            if let Some(data) = self.use_value(id, loc, predicate.value, &"predicate") {
                 if data.ty != ValueType::Pred {
                     let message = format!(
                         "predicate `%{}` has type {}; a guard must be `pred`",
@@ -258,7 +338,7 @@ impl<'k, 'e> Checker<'k, 'e> {
             }
         }
 
-        if let Some(data) = self.use_value(id, loc, inst.addr, "address") {
+        if let Some(data) = self.use_value(id, loc, inst.addr, &"address") {
             match data.ty {
                 ValueType::Ptr(pointer) => self.check_space(id, loc, inst, &data.name, pointer),
                 other => {
@@ -285,29 +365,57 @@ impl<'k, 'e> Checker<'k, 'e> {
             self.report(loc, Some(id), op_type_message(inst));
         }
 
-        match (inst.op == AtomicOp::Cas, inst.new_value) {
-            (true, None) => self.report(
-                loc,
-                Some(id),
-                format!(
-                    "{name} takes two operands, the expected value then the new value; found one"
-                ),
-            ),
-            (false, Some(_)) => self.report(
-                loc,
-                Some(id),
-                format!("{name} takes one operand; found two (only cas takes expected and new)"),
-            ),
-            _ => {}
+        if !inst.op.admits_order(inst.order) {
+            let (part, orders) = if inst.op == AtomicOp::Load {
+                ("release", "relaxed, acquire or seq_cst")
+            } else {
+                ("acquire", "relaxed, release or seq_cst")
+            };
+            let message = format!(
+                "{name} cannot be {}: a {} has no {part} part; expected {orders}",
+                inst.order, inst.op
+            );
+            self.report(loc, Some(id), message);
         }
-        let first_role = if inst.op == AtomicOp::Cas {
-            Role::Expected
-        } else {
-            Role::Operand
+
+        let found = usize::from(inst.operand.is_some()) + usize::from(inst.new_value.is_some());
+        if found != inst.op.operand_count() || (inst.operand.is_none() && found > 0) {
+            let (expected, note) = match inst.op {
+                AtomicOp::Load => ("no operand (a load only reads)", ""),
+                AtomicOp::Cas => ("two operands, the expected value then the new value", ""),
+                AtomicOp::Store => ("one operand, the value stored", ""),
+                _ => ("one operand", " (only cas takes expected and new)"),
+            };
+            let message = format!("{name} takes {expected}; found {}{note}", count_word(found));
+            self.report(loc, Some(id), message);
+        }
+        let first_role = match inst.op {
+            AtomicOp::Cas => Role::Expected,
+            AtomicOp::Store => Role::Stored,
+            _ => Role::Operand,
         };
-        self.check_operand(id, loc, inst, inst.operand, first_role);
+        if let Some(operand) = inst.operand {
+            self.check_operand(id, loc, inst, operand, first_role);
+        }
         if let Some(new_value) = inst.new_value {
             self.check_operand(id, loc, inst, new_value, Role::New);
+        }
+
+        match inst.result {
+            None if inst.op.requires_result() => {
+                let message = format!(
+                    "{name} returns the value it reads and needs a result: `%v = atomic.load…`"
+                );
+                self.report(loc, Some(id), message);
+            }
+            Some(result) if inst.op.has_no_result() => {
+                let message = format!(
+                    "{name} returns nothing; remove the result `%{} =`",
+                    kernel.values.get(result).map_or("?", |data| &*data.name)
+                );
+                self.report(loc, Some(id), message);
+            }
+            _ => {}
         }
 
         if let Some(result) = inst.result {
@@ -380,11 +488,11 @@ impl<'k, 'e> Checker<'k, 'e> {
         role: Role,
     ) {
         let (ty, shape) = (inst.ty, inst.shape);
-        let name = short_name(inst);
+        let name = ShortName(inst);
         let noun = role.noun();
         match operand {
             Operand::Scalar(Scalar::Value(value)) => {
-                let Some(data) = self.use_value(id, loc, value, noun) else {
+                let Some(data) = self.use_value(id, loc, value, &noun) else {
                     return;
                 };
                 let fits = match data.ty {
@@ -419,7 +527,7 @@ impl<'k, 'e> Checker<'k, 'e> {
                     );
                     self.report(loc, Some(id), message);
                 } else {
-                    self.check_constant(id, loc, &name, constant, ty, noun);
+                    self.check_constant(id, loc, name, constant, ty, &noun);
                 }
             }
             Operand::Vector(list) => {
@@ -448,7 +556,7 @@ impl<'k, 'e> Checker<'k, 'e> {
                     return;
                 };
                 for (index, &element) in elements.iter().enumerate() {
-                    let element_noun = format!("{noun} element {index}");
+                    let element_noun = ElementNoun { noun, index };
                     match element {
                         Scalar::Value(value) => {
                             let Some(data) = self.use_value(id, loc, value, &element_noun) else {
@@ -467,7 +575,7 @@ impl<'k, 'e> Checker<'k, 'e> {
                             }
                         }
                         Scalar::Const(constant) => {
-                            self.check_constant(id, loc, &name, constant, ty, &element_noun)
+                            self.check_constant(id, loc, name, constant, ty, &element_noun)
                         }
                     }
                 }
@@ -479,10 +587,10 @@ impl<'k, 'e> Checker<'k, 'e> {
         &mut self,
         id: Inst,
         loc: SourceLoc,
-        name: &str,
+        name: ShortName<'_>,
         constant: crate::kernel::Constant,
         ty: ElemType,
-        noun: &str,
+        noun: &dyn fmt::Display,
     ) {
         match self.kernel.constants.get(constant) {
             None => {

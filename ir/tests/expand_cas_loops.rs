@@ -6,10 +6,9 @@
 
 mod expand_common;
 
-use atomir_ir::expand::part_word_needs_loop;
 use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::semantics::width_mask;
-use atomir_ir::{AtomicOp, ElemType, ElementLowering, Emulation, VectorShape};
+use atomir_ir::{AtomicOp, ElemType, Lowering, VectorShape};
 use expand_common::{check, expand_valid, node, specials, supported_ops, Case, BASE, MEMORY_BYTES};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -46,7 +45,7 @@ struct Run {
     op: AtomicOp,
     ty: ElemType,
     shape: VectorShape,
-    emulation: Emulation,
+    lowering: Lowering,
     offset: u64,
     result_used: bool,
     interference: u32,
@@ -61,7 +60,7 @@ fn prove(
     seed: u64,
 ) {
     let inst = node(run.op, run.ty, run.shape, run.result_used);
-    let expansion = expand_valid(&inst, run.emulation);
+    let expansion = expand_valid(&inst, run.lowering);
     let elements = run.shape.len();
     let values = |picks: &[(bool, usize, u128)]| -> Vec<u128> {
         picks
@@ -127,7 +126,7 @@ proptest! {
     ) {
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
-            emulation: Emulation::CasLoop { bits: ty.bits() },
+            lowering: Lowering::CasLoop,
             offset: 0, result_used, interference,
         };
         prove(&run, &old, &operands, &new, seed);
@@ -142,10 +141,10 @@ proptest! {
         old in picks(), operands in picks(), new in picks(),
         interference in 0u32..4, result_used in any::<bool>(), seed in any::<u64>(),
     ) {
-        let needs_loop = part_word_needs_loop(op) || !widened;
+        let lowering = if widened { Lowering::masked(op) } else { Lowering::MaskedCasLoop };
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
-            emulation: Emulation::PartWord { element_bits: 16, needs_loop },
+            lowering,
             offset: if high_half { 2 } else { 0 }, result_used, interference,
         };
         prove(&run, &old, &operands, &new, seed);
@@ -161,7 +160,7 @@ proptest! {
     ) {
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
-            emulation: Emulation::PartWord { element_bits: 8, needs_loop: true },
+            lowering: Lowering::MaskedCasLoop,
             offset, result_used: true, interference,
         };
         prove(&run, &old, &operands, &new, seed);
@@ -177,19 +176,17 @@ proptest! {
         interference in 0u32..6, result_used in any::<bool>(), seed in any::<u64>(),
     ) {
         let element = match element_kind {
-            0 => ElementLowering::Native,
-            1 => ElementLowering::CasLoop { bits: ty.bits() },
-            _ if ty.bits() <= 16 => ElementLowering::PartWord {
-                element_bits: ty.bits(),
-                needs_loop: part_word_needs_loop(op) || seed & 3 == 0,
-            },
-            _ => ElementLowering::CasLoop { bits: ty.bits() },
+            0 => Lowering::Native,
+            1 => Lowering::CasLoop,
+            _ if ty.bits() <= 16 && seed & 3 == 0 => Lowering::MaskedCasLoop,
+            _ if ty.bits() <= 16 => Lowering::masked(op),
+            _ => Lowering::CasLoop,
         };
         // Elements are aligned to their own size; the first may sit anywhere in a word.
         let offset = (element_offset * u64::from(ty.bytes())) % 16;
         let run = Run {
             op, ty, shape,
-            emulation: Emulation::Split { elements: shape.len() as u32, element },
+            lowering: Lowering::per_element(element, shape),
             offset, result_used, interference,
         };
         prove(&run, &old, &operands, &new, seed);
@@ -202,7 +199,7 @@ proptest! {
 fn interference_forces_retries_and_lands_on_the_interfered_value() {
     for (op, ty) in combos(&[16, 32, 64]) {
         let inst = node(op, ty, VectorShape::Scalar, true);
-        let expansion = expand_valid(&inst, Emulation::CasLoop { bits: ty.bits() });
+        let expansion = expand_valid(&inst, Lowering::CasLoop);
         let specials = specials(ty);
         let mut interp = Interpreter::new();
         let mut memory = Memory::new(BASE, MEMORY_BYTES);

@@ -5,10 +5,9 @@
 
 mod expand_common;
 
-use atomir_ir::expand::part_word_needs_loop;
 use atomir_ir::interp::{Inputs, Interpreter, Memory};
 use atomir_ir::semantics::{apply, FloatMode};
-use atomir_ir::{AtomicOp, ElemType, Emulation, VectorShape};
+use atomir_ir::{AtomicOp, ElemType, Lowering, VectorShape};
 use expand_common::{expand_valid, node, supported_ops, XorShift};
 
 const WORD: usize = 4;
@@ -20,16 +19,17 @@ fn prove_type(ty: ElemType) {
     let mut runs = 0u64;
     for op in supported_ops(ty) {
         let mut loops = vec![true];
-        if !part_word_needs_loop(op) {
+        if Lowering::masked(op) == Lowering::MaskedOp {
             loops.push(false);
         }
         for needs_loop in loops {
             let inst = node(op, ty, VectorShape::Scalar, true);
-            let emulation = Emulation::PartWord {
-                element_bits: 8,
-                needs_loop,
+            let lowering = if needs_loop {
+                Lowering::MaskedCasLoop
+            } else {
+                Lowering::MaskedOp
             };
-            let expansion = expand_valid(&inst, emulation);
+            let expansion = expand_valid(&inst, lowering);
             assert_eq!(expansion.has_loop(), needs_loop, "{op} {ty}: {expansion}");
             for offset in 0..4usize {
                 let addr = 0x2000 + (WORD + offset) as u64;

@@ -3,17 +3,15 @@
 
 mod expand_common;
 
-use atomir_ir::expand::{Block, MemAttrs, Prim, PrimType, Target, Terminator, Var};
+use atomir_ir::expand::{Block, Edge, MemAttrs, Prim, PrimType, Terminator, Var};
 use atomir_ir::interp::{Inputs, InterpError, Interpreter, Memory};
-use atomir_ir::{
-    AddressSpace, AtomicOp, ElemType, ElementLowering, Emulation, MemoryOrder, Scope, VectorShape,
-};
+use atomir_ir::{AddressSpace, AtomicOp, ElemType, Lowering, MemoryOrder, Scope, VectorShape};
 use expand_common::{expand_valid, node};
 use smallvec::smallvec;
 
-fn loop_expansion() -> (atomir_ir::AtomicInst, atomir_ir::expand::Expansion) {
+fn loop_expansion() -> (atomir_ir::AtomicNode, atomir_ir::expand::Expansion) {
     let inst = node(AtomicOp::Add, ElemType::F32, VectorShape::Scalar, true);
-    let expansion = expand_valid(&inst, Emulation::CasLoop { bits: 32 });
+    let expansion = expand_valid(&inst, Lowering::CasLoop);
     (inst, expansion)
 }
 
@@ -55,24 +53,15 @@ fn every_shipped_expansion_validates() {
             for &shape in VectorShape::ALL {
                 for result_used in [false, true] {
                     let inst = node(op, ty, shape, result_used);
-                    let mut emulations = vec![Emulation::CasLoop { bits: ty.bits() }];
+                    let mut lowerings = vec![Lowering::CasLoop];
                     if ty.bits() <= 16 {
-                        emulations.push(Emulation::PartWord {
-                            element_bits: ty.bits(),
-                            needs_loop: true,
-                        });
+                        lowerings.push(Lowering::MaskedCasLoop);
                     }
-                    for element in [
-                        ElementLowering::Native,
-                        ElementLowering::CasLoop { bits: ty.bits() },
-                    ] {
-                        emulations.push(Emulation::Split {
-                            elements: shape.len() as u32,
-                            element,
-                        });
+                    for element in [Lowering::Native, Lowering::CasLoop] {
+                        lowerings.push(Lowering::per_element(element, shape));
                     }
-                    for emulation in emulations {
-                        expand_valid(&inst, emulation);
+                    for lowering in lowerings {
+                        expand_valid(&inst, lowering);
                         count += 1;
                     }
                 }
@@ -145,7 +134,7 @@ fn malformed_graphs_are_rejected() {
         Prim::Cas { dst, .. } => Some(*dst),
         _ => None,
     });
-    broken.blocks[Block::from_u32(0)].terminator = Terminator::Jump(Target {
+    broken.blocks[Block::from_u32(0)].terminator = Terminator::Jump(Edge {
         block: retry,
         args: smallvec![loop_value.unwrap()],
     });

@@ -8,7 +8,7 @@ use text_common::DESIGN_EXAMPLE;
 use std::time::{Duration, Instant};
 
 use atomir_ir::kernel::Module;
-use atomir_ir::matrix::cells;
+use atomir_ir::matrix::all_cells;
 use atomir_ir::text::{parse, print};
 use atomir_ir::verify::verify;
 use proptest::prelude::*;
@@ -28,7 +28,12 @@ kernel lits(%a: ptr.generic, %h: f16x2, %q: v2.b64) {
 
 fn seeds() -> Vec<String> {
     let mut seeds = vec![DESIGN_EXAMPLE.to_string(), LITERALS.to_string()];
-    let sample: Vec<_> = cells().step_by(997).map(|cell| cell.kernel()).collect();
+    // Every 997th cell, and every fence (the fences come last and are few).
+    let sample: Vec<_> = all_cells()
+        .enumerate()
+        .filter(|(index, cell)| index % 997 == 0 || cell.access().is_none())
+        .map(|(_, cell)| cell.kernel())
+        .collect();
     seeds.push(print(&Module { kernels: sample }));
     seeds
 }
@@ -53,6 +58,12 @@ const TOKENS: &[&str] = &[
     "kernel",
     "atomic.",
     "atomic.add.u32",
+    "%v = atomic.load.acquire.u32 [%x]",
+    "atomic.store.release.u32",
+    "fence.acq_rel.device",
+    "fence.",
+    ".usub_sat",
+    ".fminimum",
     ".u32",
     ".v8",
     ".global",
@@ -311,10 +322,10 @@ mod literal_bits {
     use atomir_ir::AddressSpace;
 
     fn constant_of(kernel: &Kernel) -> u128 {
-        let inst = kernel.insts.values().next().unwrap();
+        let inst = kernel.atomics().next().unwrap().1;
         match inst.operand {
-            Operand::Scalar(Scalar::Const(c)) => kernel.constants[c],
-            Operand::Vector(list) => match kernel.vector_elements(list)[1] {
+            Some(Operand::Scalar(Scalar::Const(c))) => kernel.constants[c],
+            Some(Operand::Vector(list)) => match kernel.vector_elements(list)[1] {
                 Scalar::Const(c) => kernel.constants[c],
                 other => panic!("{other:?}"),
             },
@@ -346,7 +357,7 @@ mod literal_bits {
             if vector {
                 let x = kernel.add_param("x", ValueType::scalar(ty));
                 inst.shape = VectorShape::V2;
-                inst.operand = kernel.vector(&[Scalar::Value(x), Scalar::Const(constant)]);
+                inst.operand = Some(kernel.vector(&[Scalar::Value(x), Scalar::Const(constant)]));
             }
             kernel.push(inst, Some("r"));
             let module = Module { kernels: vec![kernel] };

@@ -49,7 +49,8 @@ fn unknown_qualifier_names_its_kind_and_the_choices() {
     assert_error(
         body_errors("  atomic.plus.u32 [%a], %x\n"),
         "2:10: error: unknown atomic operation `plus`; expected one of add, sub, inc, dec, min, \
-         max, and, or, xor, nand, exch, cas",
+         max, and, or, xor, nand, exch, cas, usub_cond, usub_sat, fminimum, fmaximum, fminimumnum, \
+         fmaximumnum, load, store",
     );
 }
 
@@ -133,7 +134,8 @@ fn punctuation_says_what_was_expected() {
     );
     assert_error(
         body_errors("  add.u32 [%a], %x\n"),
-        "2:3: error: expected an atomic instruction `atomic.<op>…`, found `add.u32`",
+        "2:3: error: expected an instruction (`atomic.<op>…` or `fence.<order>.<scope>`), found \
+         `add.u32`",
     );
     assert_error(
         body_errors("  atomic.add.u32 [%a], §\n"),
@@ -233,4 +235,57 @@ fn recovery_reports_every_broken_line() {
         .map(|e| e.split(": error").next().unwrap())
         .collect();
     assert_eq!(locs, ["2:24", "4:14", "5:21", "6:1", "7:23"], "{got:#?}");
+}
+
+#[test]
+fn fences_take_an_order_and_a_scope_only() {
+    assert_error(
+        body_errors("  fence\n"),
+        "2:8: error: expected a memory order after `fence.`: one of acquire, release, acq_rel, \
+         seq_cst",
+    );
+    assert_error(
+        body_errors("  fence.device\n"),
+        "2:9: error: expected a memory order after `fence.`, found `device`; one of acquire, \
+         release, acq_rel, seq_cst",
+    );
+    assert_error(
+        body_errors("  fence.acq_rel.global\n"),
+        "2:17: error: a fence takes a memory order and a scope only; expected a scope (block, \
+         cluster, device, system), found `global`",
+    );
+    assert_error(
+        body_errors("  fence.acq_rel.device.u32\n"),
+        "2:24: error: a fence takes a memory order and a scope only; `u32` after the scope has no \
+         meaning for a fence",
+    );
+    assert_error(
+        body_errors("  %r = fence.seq_cst.system\n"),
+        "2:3: error: a fence has no result; remove `%r =` (a fence reads and writes nothing)",
+    );
+    assert_error(
+        errors("kernel k(%p: pred) {\n  @%p fence.seq_cst.system\n}\n"),
+        "2:3: error: a fence takes no predicate; it has a memory order and a scope only",
+    );
+    assert_error(
+        body_errors("  fence.seq_cst.system [%a]\n"),
+        "2:24: error: expected end of line after the instruction, found `[`",
+    );
+    // The order is the parser's to read, the verifier's to judge: `relaxed` parses.
+    assert_eq!(
+        body_errors("  fence.relaxed.block\n  fence.release\n"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_load_without_operand_parses_and_other_ops_still_need_one() {
+    assert_eq!(
+        body_errors("  %v = atomic.load.acquire.u32 [%a]\n  atomic.store.u32 [%a], %x\n"),
+        Vec::<String>::new()
+    );
+    assert_error(
+        body_errors("  %v = atomic.add.u32 [%a]\n"),
+        "2:27: error: expected `,` after the address, found end of line",
+    );
 }

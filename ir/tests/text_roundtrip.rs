@@ -5,12 +5,16 @@ mod text_common;
 
 use text_common::DESIGN_EXAMPLE;
 
-use atomir_ir::kernel::{Module, Predicate};
-use atomir_ir::matrix::cells;
+use atomir_ir::kernel::{AtomicInst, InstData, Module, Predicate};
+use atomir_ir::matrix::all_cells;
 use atomir_ir::text::{parse, print};
 use atomir_ir::types::{AtomicOp, CacheHint, ElemType, ValueType, VectorShape};
 use atomir_ir::{AddressSpace, MemoryOrder, Operand, Scalar, Scope};
 use pretty_assertions::assert_eq;
+
+fn atomic(inst: &InstData) -> &AtomicInst {
+    inst.as_atomic().expect("an atomic instruction")
+}
 
 fn parse_ok(text: &str) -> Module {
     match parse(text) {
@@ -75,7 +79,7 @@ fn design_example_records_positions() {
         (kernel.values[bins].loc.line, kernel.values[bins].loc.col),
         (2, 18)
     );
-    let inc = kernel.insts.values().nth(4).unwrap();
+    let inc = atomic(kernel.insts.values().nth(4).unwrap());
     let i = inc.result.unwrap();
     assert_eq!(
         (kernel.values[i].loc.line, kernel.values[i].loc.col),
@@ -83,11 +87,7 @@ fn design_example_records_positions() {
     );
     assert_eq!(inc.predicate.map(|p| p.negated), Some(false));
     assert_eq!(
-        kernel
-            .insts
-            .values()
-            .nth(5)
-            .unwrap()
+        atomic(kernel.insts.values().nth(5).unwrap())
             .predicate
             .map(|p| p.negated),
         Some(true)
@@ -97,7 +97,7 @@ fn design_example_records_positions() {
 #[test]
 fn omitted_qualifiers_take_the_defaults() {
     let module = parse_ok("kernel k(%a: ptr.generic, %x: u32) {\n  atomic.add.u32 [%a], %x\n}\n");
-    let inst = *module.kernels[0].insts.values().next().unwrap();
+    let inst = *atomic(module.kernels[0].insts.values().next().unwrap());
     assert_eq!(inst.order, MemoryOrder::Relaxed);
     assert_eq!(inst.scope, Scope::Device);
     assert_eq!(inst.space, AddressSpace::Generic);
@@ -107,11 +107,35 @@ fn omitted_qualifiers_take_the_defaults() {
     assert!(print(&module).contains("atomic.add.relaxed.device.generic.u32 [%a], %x"));
 }
 
-/// Every matrix cell, printed, parses back to the same instruction and prints identically.
+/// What must survive printing and parsing: every qualifier, which operands there are and
+/// whether there is a result (the ids of values and constants may be renumbered).
+fn shape_of(inst: &InstData) -> String {
+    match inst {
+        InstData::Atomic(a) => format!(
+            "{:?}",
+            (
+                a.op,
+                a.ty,
+                a.shape,
+                a.order,
+                a.scope,
+                a.space,
+                a.hint,
+                a.operand.is_some(),
+                a.new_value.is_some(),
+                a.result.is_some()
+            )
+        ),
+        InstData::Fence(fence) => format!("{fence:?}"),
+    }
+}
+
+/// Every matrix cell (loads, stores and fences included), printed, parses back to the same
+/// instruction and prints identically.
 #[test]
 fn every_matrix_cell_round_trips() {
     let mut module = Module::default();
-    module.kernels.extend(cells().map(|cell| cell.kernel()));
+    module.kernels.extend(all_cells().map(|cell| cell.kernel()));
     let count = module.kernels.len();
     assert!(count > 10_000);
     let printed = print(&module);
@@ -121,30 +145,7 @@ fn every_matrix_cell_round_trips() {
         assert_eq!(original.name, reparsed.name);
         let a = original.insts.values().next().unwrap();
         let b = reparsed.insts.values().next().unwrap();
-        assert_eq!(
-            (
-                a.op,
-                a.ty,
-                a.shape,
-                a.order,
-                a.scope,
-                a.space,
-                a.hint,
-                a.result.is_some()
-            ),
-            (
-                b.op,
-                b.ty,
-                b.shape,
-                b.order,
-                b.scope,
-                b.space,
-                b.hint,
-                b.result.is_some()
-            ),
-            "{}",
-            original.name
-        );
+        assert_eq!(shape_of(a), shape_of(b), "{}", original.name);
         let params: Vec<ValueType> = original.params.iter().map(|p| p.ty).collect();
         let reparams: Vec<ValueType> = reparsed.params.iter().map(|p| p.ty).collect();
         assert_eq!(params, reparams);
@@ -188,10 +189,18 @@ fn predicates_hints_and_literals_round_trip() {
                     literal.to_string()
                 };
                 let second = if op == AtomicOp::Cas { ", %v" } else { "" };
+                // A load has no operand; a store has no result.
+                let (operand, plain) = if op == AtomicOp::Load {
+                    (String::new(), String::new())
+                } else {
+                    (format!(", {operand}{second}"), format!(", %v{second}"))
+                };
+                let result = if op == AtomicOp::Store { "" } else { "%r = " };
                 text.push_str(&format!(
                     "kernel k_{op}_{ty}_{shape}(%a: ptr.global, %x: {ty}, %v: {data}, %p: pred) {{\n\
-                     \x20 @%p %r = atomic.{op}.global{shape_q}.{ty}.{hint} [%a], {operand}{second}\n\
-                     \x20 @!%p atomic.{op}.acquire.system{shape_q}.{ty} [%a], %v{second}\n\
+                     \x20 @%p {result}atomic.{op}.global{shape_q}.{ty}.{hint} [%a]{operand}\n\
+                     \x20 @!%p {result}atomic.{op}.seq_cst.system{shape_q}.{ty} [%a]{plain}\n\
+                     \x20 fence.acq_rel.cluster\n\
                      }}\n"
                 ));
             }
@@ -201,17 +210,27 @@ fn predicates_hints_and_literals_round_trip() {
     let module = parse_ok(&printed);
     assert!(module.kernels.len() > 100);
     for kernel in &module.kernels {
-        let first = kernel.insts.values().next().unwrap();
+        let first = atomic(kernel.insts.values().next().unwrap());
         assert!(first.hint.is_some());
         assert!(matches!(
             first.predicate,
             Some(Predicate { negated: false, .. })
         ));
         match first.operand {
-            Operand::Scalar(Scalar::Const(_)) => assert!(!first.shape.is_vector()),
-            Operand::Vector(list) => assert_eq!(list.len(), first.shape.len()),
+            Some(Operand::Scalar(Scalar::Const(_))) => assert!(!first.shape.is_vector()),
+            Some(Operand::Vector(list)) => assert_eq!(list.len(), first.shape.len()),
+            None => assert_eq!(first.op, AtomicOp::Load),
             other => panic!("unexpected operand {other:?}"),
         }
+        assert_eq!(first.result.is_some(), first.op != AtomicOp::Store);
+        let fence = kernel.insts.values().nth(2).unwrap().as_fence().copied();
+        assert_eq!(
+            fence,
+            Some(atomir_ir::Fence {
+                order: MemoryOrder::AcqRel,
+                scope: Scope::Cluster
+            })
+        );
     }
 }
 
@@ -220,9 +239,9 @@ fn literal_in(ty: &str, literal: &str) -> Result<u128, String> {
     match parse(&text) {
         Ok(module) => {
             let kernel = &module.kernels[0];
-            let inst = kernel.insts.values().next().unwrap();
+            let inst = atomic(kernel.insts.values().next().unwrap());
             match inst.operand {
-                Operand::Scalar(Scalar::Const(c)) => Ok(kernel.constants[c]),
+                Some(Operand::Scalar(Scalar::Const(c))) => Ok(kernel.constants[c]),
                 other => panic!("unexpected operand {other:?}"),
             }
         }

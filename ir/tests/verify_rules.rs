@@ -5,7 +5,7 @@ mod text_common;
 use text_common::DESIGN_EXAMPLE;
 
 use atomir_ir::kernel::{AtomicInst, Kernel, Module, Operand, Scalar, Value};
-use atomir_ir::matrix::cells;
+use atomir_ir::matrix::all_cells;
 use atomir_ir::text::parse;
 use atomir_ir::types::{AtomicOp, ElemType, ValueType, VectorShape};
 use atomir_ir::verify::{verify, verify_kernel};
@@ -46,7 +46,7 @@ fn design_example_verifies() {
 #[test]
 fn every_matrix_cell_verifies() {
     let mut count = 0;
-    for cell in cells() {
+    for cell in all_cells() {
         let kernel = cell.kernel();
         assert_eq!(verify_kernel(&kernel), Ok(()), "{cell}");
         count += 1;
@@ -312,7 +312,7 @@ fn result_has_the_instruction_type() {
     let mut module: Module = parse(&text).unwrap();
     assert_eq!(verify(&module), Ok(()));
     let kernel = &mut module.kernels[0];
-    let result = kernel.insts.values().next().unwrap().result.unwrap();
+    let result = kernel.insts.values().next().unwrap().result().unwrap();
     kernel.values[result].ty = ValueType::scalar(ElemType::F32);
     let errors = verify(&module).unwrap_err();
     assert_eq!(errors.len(), 1);
@@ -338,7 +338,7 @@ fn literal_constants_fit_their_type_in_built_kernels() {
         Operand::Scalar(Scalar::Const(big)),
     );
     vector.shape = VectorShape::V2;
-    vector.operand = kernel.vector(&[Scalar::Const(big), Scalar::Const(big)]);
+    vector.operand = Some(kernel.vector(&[Scalar::Const(big), Scalar::Const(big)]));
     kernel.push(vector, None);
     let errors = verify_kernel(&kernel).unwrap_err();
     let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
@@ -361,4 +361,116 @@ fn every_violation_is_reported_with_its_position() {
         .map(|e| e.split(": error").next().unwrap())
         .collect();
     assert_eq!(locs, ["2:3", "3:3", "3:3", "5:5", "5:5"], "{errors:#?}");
+}
+
+#[test]
+fn loads_and_stores_take_their_orders_only() {
+    assert_clean(
+        "  %r = atomic.load.relaxed.global.u32 [%a]\n  %q = atomic.load.acquire.block.u32 [%a]\n\
+         \x20 %t = atomic.load.seq_cst.system.global.v2.f32 [%a]\n\
+         \x20 atomic.store.release.global.u32 [%a], %x\n  atomic.store.seq_cst.global.v2.f32 [%a], %v\n\
+         \x20 @%p atomic.store.relaxed.global.u64.evict_last [%a], %w\n",
+    );
+    assert_one(
+        "  %r = atomic.load.release.global.u32 [%a]\n",
+        "2:3",
+        "atomic.load.u32 cannot be release: a load has no release part; expected relaxed, \
+         acquire or seq_cst",
+    );
+    assert_one(
+        "  %r = atomic.load.acq_rel.global.u32 [%a]\n",
+        "2:3",
+        "cannot be acq_rel",
+    );
+    assert_one(
+        "  atomic.store.acquire.global.u32 [%a], %x\n",
+        "2:3",
+        "atomic.store.u32 cannot be acquire: a store has no acquire part; expected relaxed, \
+         release or seq_cst",
+    );
+    assert_one(
+        "  atomic.store.acq_rel.global.u32 [%a], %x\n",
+        "2:3",
+        "cannot be acq_rel",
+    );
+}
+
+#[test]
+fn a_load_has_a_result_and_no_operand_a_store_one_operand_and_no_result() {
+    assert_one(
+        "  %r = atomic.load.global.u32 [%a], %x\n",
+        "2:3",
+        "atomic.load.u32 takes no operand (a load only reads); found one",
+    );
+    assert_one(
+        "  atomic.load.acquire.global.u32 [%a]\n",
+        "2:3",
+        "atomic.load.u32 returns the value it reads and needs a result",
+    );
+    assert_one(
+        "  %r = atomic.store.global.u32 [%a], %x\n",
+        "2:3",
+        "atomic.store.u32 returns nothing; remove the result `%r =`",
+    );
+    assert_one(
+        "  atomic.store.global.u32 [%a], %x, %x\n",
+        "2:3",
+        "atomic.store.u32 takes one operand, the value stored; found two",
+    );
+    assert_one(
+        "  atomic.store.global.u32 [%a], %f\n",
+        "2:3",
+        "value stored `%f` has type f32; atomic.store.u32 needs u32",
+    );
+}
+
+#[test]
+fn a_fence_orders_something() {
+    assert_clean(
+        "  fence.acquire.block\n  fence.release.cluster\n  fence.acq_rel\n  fence.seq_cst.system\n",
+    );
+    assert_one(
+        "  atomic.add.global.u32 [%a], %x\n  fence.relaxed.device\n",
+        "3:3",
+        "fence.relaxed.device: a relaxed fence orders nothing; expected acquire, release, acq_rel \
+         or seq_cst",
+    );
+}
+
+#[test]
+fn new_rmw_ops_take_their_types() {
+    assert_clean(
+        "  %r = atomic.usub_cond.global.u32 [%a], %x\n  atomic.usub_sat.global.u64 [%a], %w\n\
+         \x20 %m = atomic.fminimum.global.f32 [%a], %f\n  atomic.fmaximumnum.global.v2.f32 [%a], %v\n",
+    );
+    assert_one(
+        "  atomic.usub_sat.global.f32 [%a], %f\n",
+        "2:3",
+        "atomic.usub_sat.f32: `usub_sat` is an unsigned subtraction defined on unsigned types only",
+    );
+    assert_one(
+        "  atomic.fmaximum.global.u32 [%a], %x\n",
+        "2:3",
+        "atomic.fmaximum.u32: `fmaximum` is defined on float types only",
+    );
+}
+
+#[test]
+fn a_numeric_op_on_bits_suggests_types_that_exist() {
+    let text = "kernel k(%a: ptr.global, %b: b128, %h: b16) {\n  atomic.min.b128 [%a], %b\n  \
+                atomic.add.b16 [%a], %h\n}\n";
+    let errors: Vec<String> = verify(&parse(text).unwrap())
+        .unwrap_err()
+        .iter()
+        .map(Diagnostic::to_string)
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "2:3: error: atomic.min.b128: `min` needs a numeric type, and b128 is untyped bits; no \
+             numeric type is 128 bits wide (a b128 access takes exch, cas, load and store)",
+            "3:3: error: atomic.add.b16: `add` needs a numeric type, and b16 is untyped bits; use \
+             u16, s16, f16 or bf16",
+        ]
+    );
 }

@@ -4,14 +4,19 @@
 
 use std::fmt::{self, Write};
 
-use atomir_ir::expand::{Expander, PrimType};
+use atomir_ir::expand::{Block, Prim, PrimType, Var};
+use atomir_ir::lower::{
+    self, At, Expanding, FenceBracket, NameRules, Namer, Params, Printer, Unprintable,
+    PTX_ENTRY_NAMES,
+};
 use atomir_ir::{
-    AtomicInst, Constant, ElemType, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
+    AtomicInst, Constant, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueDef,
+    ValueType,
 };
 use cranelift_entity::SecondaryMap;
 
-use crate::legality::{Form, Plan};
-use crate::target::LlvmTarget;
+use crate::legality::LlvmPlan;
+use crate::target::{LlvmTarget, Triple};
 use crate::{expansion, native};
 
 /// A scalar LLVM type.
@@ -93,11 +98,39 @@ pub(crate) enum Ref {
     Param(Value),
     /// The `n`-th temporary of instruction `inst`: `%.<inst>.<n>`.
     Tmp(u32, u32),
+    /// Variable `var` of instruction `inst`'s expansion.
+    Var(u32, Var),
     /// A literal of a scalar type, from raw bits.
     Lit(u128, Scal),
     /// `zeroinitializer`.
     Zero,
 }
+
+/// Where the numbers of expansion variables start: an instruction prints far fewer temporaries.
+const VAR_NUMBERS: u32 = 1_000_000;
+
+/// Parameter names: any string, quoted where needed, but none starting with `.`, which every
+/// name the printer makes up does (`%.<inst>.<n>`, `%.out<i>`, `.entry`, `.<inst>.b<k>`).
+static VALUE_NAMES: NameRules = NameRules {
+    char_ok: |_| true,
+    well_formed: |name| !name.is_empty(),
+    lead: "v",
+    keywords: &[],
+    prefixes: &["."],
+    suffixes: &[],
+};
+
+/// Function names: any string, quoted where needed, but not LLVM's own `llvm.` namespace, which
+/// llvm-as keeps for intrinsics. NVPTX function names become PTX symbols:
+/// [`PTX_ENTRY_NAMES`] there.
+static FUNCTION_NAMES: NameRules = NameRules {
+    char_ok: |_| true,
+    well_formed: |name| !name.is_empty(),
+    lead: "k",
+    keywords: &[],
+    prefixes: &["llvm."],
+    suffixes: &[],
+};
 
 /// Writes `name` as an LLVM identifier after `sigil`, quoting it where it has other characters.
 /// Generic over the sink so that a [`Shown`] reference prints without a scratch string.
@@ -127,7 +160,7 @@ pub(crate) fn write_ident<W: Write + ?Sized>(out: &mut W, sigil: char, name: &st
 
 /// Prints one kernel's instructions; holds the per-kernel naming state.
 pub(crate) struct Emitter<'a> {
-    pub target: &'a LlvmTarget,
+    pub target: LlvmTarget,
     pub kernel: &'a Kernel,
     /// Where each atomic result lives once printed.
     pub results: SecondaryMap<Value, Option<Ref>>,
@@ -136,8 +169,16 @@ pub(crate) struct Emitter<'a> {
     next_tmp: u32,
     /// The label of the block being printed.
     pub label: Label,
-    /// Storage reused by every expansion of the kernel.
-    expander: Expander,
+    /// The label of the block before the current instruction.
+    before: Label,
+    /// The current expansion's registers, by variable.
+    pub(crate) refs: Vec<Ref>,
+    /// The current expansion's old value, once its return block is printed.
+    pub(crate) result: Option<Ref>,
+    /// The number of the node's address space.
+    pub(crate) space: u32,
+    /// The name of each value, by index.
+    names: Vec<String>,
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -164,8 +205,10 @@ pub(crate) struct Shown<'e, 'a>(&'e Emitter<'a>, Ref);
 impl fmt::Display for Shown<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.1 {
-            Ref::Param(value) => write_ident(f, '%', self.0.kernel.value_name(value)),
+            Ref::Param(value) => write_ident(f, '%', self.0.name(value)),
             Ref::Tmp(inst, n) => write!(f, "%.{inst}.{n}"),
+            // Numbered far above the instruction's temporaries, which count from 1.
+            Ref::Var(inst, var) => write!(f, "%.{inst}.{}", VAR_NUMBERS + var.as_u32()),
             Ref::Lit(bits, scal) => write_literal(f, bits, scal),
             Ref::Zero => f.write_str("zeroinitializer"),
         }
@@ -203,7 +246,10 @@ fn f32_bits_as_f64_bits(bits: u32) -> u64 {
 }
 
 impl<'a> Emitter<'a> {
-    pub(crate) fn new(target: &'a LlvmTarget, kernel: &'a Kernel) -> Self {
+    pub(crate) fn new(target: LlvmTarget, kernel: &'a Kernel) -> Self {
+        let mut names = Vec::new();
+        let values = kernel.values.values().map(|data| &data.name[..]);
+        Namer::new(&VALUE_NAMES).assign(values, &mut names);
         Emitter {
             target,
             kernel,
@@ -211,8 +257,17 @@ impl<'a> Emitter<'a> {
             inst: 0,
             next_tmp: 0,
             label: Label::Entry,
-            expander: Expander::new(),
+            before: Label::Entry,
+            refs: Vec::new(),
+            result: None,
+            space: 0,
+            names,
         }
+    }
+
+    /// A value's name in the function.
+    fn name(&self, value: Value) -> &str {
+        &self.names[value.as_u32() as usize]
     }
 
     pub(crate) fn show(&self, r: Ref) -> Shown<'_, 'a> {
@@ -344,17 +399,11 @@ impl<'a> Emitter<'a> {
         self.kernel.constants[constant]
     }
 
-    /// Prints one instruction at index `index` following `plan`.
-    pub(crate) fn instruction(
-        &mut self,
-        out: &mut String,
-        index: u32,
-        inst: &AtomicInst,
-        plan: &Plan,
-    ) {
+    /// Starts instruction `index`: a branch over it where it is predicated, and its first block.
+    pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
         self.inst = index;
         self.next_tmp = 0;
-        let before = self.label;
+        self.before = self.label;
         let first = Label::Block(index, 0);
         let end = Label::End(index);
         match inst.predicate {
@@ -377,17 +426,17 @@ impl<'a> Emitter<'a> {
         }
         let _ = writeln!(out, "{first}:");
         self.label = first;
-        let result = match plan.form {
-            Form::VectorRmw => native::vector_rmw(self, out, inst, plan),
-            Form::Expand(emulation) => {
-                // The expander lends its storage for the print and is put back afterwards.
-                let mut expander = std::mem::take(&mut self.expander);
-                let printed =
-                    expansion::print(self, out, inst, plan, expander.expand(inst, emulation));
-                self.expander = expander;
-                printed
-            }
-        };
+    }
+
+    /// Ends the current instruction: its end block, where a predicated result meets zero.
+    pub(crate) fn instruction_end(
+        &mut self,
+        out: &mut String,
+        inst: &AtomicInst,
+        result: Option<Ref>,
+    ) {
+        let index = self.inst;
+        let end = Label::End(index);
         let _ = writeln!(out, "  br label %{end}\n{end}:");
         let from = self.label;
         self.label = end;
@@ -397,6 +446,7 @@ impl<'a> Emitter<'a> {
         if inst.predicate.is_some() {
             let ty = self.value_ty(inst.result_type());
             let dst = self.fresh();
+            let before = self.before;
             let _ = writeln!(
                 out,
                 "  {} = phi {ty} [ {}, %{from} ], [ zeroinitializer, %{before} ]",
@@ -409,64 +459,212 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// Prints a kernel as `define [cc] void @name(params…, results…)`.
+/// The LLVM printer of one lowering: each kernel a `define [cc] void @name(params…, results…)`.
 ///
 /// Every used result is stored through a trailing pointer parameter (one per result, in program
 /// order, in global memory), so the old values are observable by whoever launches the kernel.
-pub(crate) fn function(
-    target: &LlvmTarget,
-    kernel: &Kernel,
-    plans: &[Plan],
-    kernel_cc: bool,
-    out: &mut String,
-) {
-    let mut em = Emitter::new(target, kernel);
-    out.push_str("define ");
-    if kernel_cc {
-        if let Some(cc) = target.triple.kernel_cc() {
-            out.push_str(cc);
-            out.push(' ');
+pub struct LlvmPrinter<'m> {
+    target: LlvmTarget,
+    complete: bool,
+    emitter: Option<Emitter<'m>>,
+    /// The function name of each kernel of the module, by index.
+    function_names: Vec<String>,
+}
+
+impl<'m> LlvmPrinter<'m> {
+    pub(crate) fn new(target: LlvmTarget, complete: bool) -> Self {
+        LlvmPrinter {
+            target,
+            complete,
+            emitter: None,
+            function_names: Vec::new(),
         }
     }
-    out.push_str("void ");
-    let _ = write_ident(out, '@', &kernel.name);
-    out.push('(');
-    let mut first = true;
-    for param in &kernel.params {
-        if !first {
-            out.push_str(", ");
+
+    fn emitter(&mut self) -> Result<&mut Emitter<'m>, Unprintable> {
+        self.emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))
+    }
+}
+
+impl<'m> Printer<'m> for LlvmPrinter<'m> {
+    type Plan = LlvmPlan;
+
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        let rules = match self.target.triple {
+            Triple::Nvptx64 => &PTX_ENTRY_NAMES,
+            _ => &FUNCTION_NAMES,
+        };
+        Namer::new(rules).assign(kernels, &mut self.function_names);
+        if self.complete {
+            out.push_str("target triple = \"");
+            out.push_str(self.target.triple.triple_string());
+            out.push_str("\"\n\n");
         }
-        first = false;
-        let _ = write!(out, "{} ", em.value_ty(param.ty));
-        let _ = write_ident(out, '%', kernel.value_name(param.value));
     }
-    let result_space = target.triple.result_space();
-    for (index, inst) in kernel.insts.values().enumerate() {
-        if inst.result.is_none() {
-            continue;
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
+        let target = &self.target;
+        let em = Emitter::new(*target, kernel);
+        out.push_str("define ");
+        if self.complete {
+            if let Some(cc) = target.triple.kernel_cc() {
+                out.push_str(cc);
+                out.push(' ');
+            }
         }
-        if !first {
-            out.push_str(", ");
+        out.push_str("void ");
+        let name = self.function_names.get(index).map_or("", String::as_str);
+        let _ = write_ident(out, '@', name);
+        out.push('(');
+        let mut first = true;
+        for param in &kernel.params {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            let _ = write!(out, "{} ", em.value_ty(param.ty));
+            let _ = write_ident(out, '%', em.name(param.value));
         }
-        first = false;
-        let _ = write!(out, "{} %.out{index}", result_ptr(&em, inst, result_space));
+        let result_space = target.triple.result_space();
+        for (index, inst) in kernel.insts.values().enumerate() {
+            let Some(inst) = inst.as_atomic().filter(|inst| inst.result.is_some()) else {
+                continue;
+            };
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            let _ = write!(out, "{} %.out{index}", result_ptr(&em, inst, result_space));
+        }
+        out.push_str(") {\n.entry:\n");
+        self.emitter = Some(em);
     }
-    out.push_str(") {\n.entry:\n");
-    for ((index, inst), plan) in kernel.insts.values().enumerate().zip(plans) {
-        em.instruction(out, index as u32, inst, plan);
+
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &LlvmPlan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        em.instruction_begin(out, at.inst.as_u32(), at.atomic);
+        let result = native::vector_rmw(em, out, at.atomic, plan, bracket);
+        em.instruction_end(out, at.atomic, result);
+        Ok(())
     }
-    for (index, inst) in kernel.insts.values().enumerate() {
-        let Some(value) = inst.result else { continue };
-        let ty = em.value_ty(inst.result_type());
-        let r = em.value_ref(value);
-        let _ = writeln!(
-            out,
-            "  store {ty} {}, {} %.out{index}",
-            em.show(r),
-            result_ptr(&em, inst, result_space)
-        );
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        _fence: &atomir_ir::Fence,
+        _plan: &LlvmPlan,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the LLVM table accepts no fence yet".into()))
     }
-    out.push_str("  ret void\n}\n\n");
+
+    const PARAMS: Params = Params::Phis;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        em.instruction_begin(out, x.inst.as_u32(), x.atomic);
+        expansion::bind(em, out, x.atomic, x.expansion);
+        Ok(())
+    }
+
+    fn block(&mut self, x: &Expanding<'_, LlvmPlan>, block: Block, entry: bool, out: &mut String) {
+        if let Ok(em) = self.emitter() {
+            expansion::block(em, out, x.expansion, block, entry);
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        expansion::primitive(em, out, x.plan, x.expansion, prim, bracket);
+        Ok(())
+    }
+
+    fn copy(&mut self, _x: &Expanding<'_, LlvmPlan>, _dst: Var, _src: Var, _out: &mut String) {}
+
+    fn branch(
+        &mut self,
+        _x: &Expanding<'_, LlvmPlan>,
+        _cond: Var,
+        _negated: bool,
+        _to: lower::Label,
+        _out: &mut String,
+    ) {
+    }
+
+    fn jump(&mut self, _x: &Expanding<'_, LlvmPlan>, _to: lower::Label, _out: &mut String) {}
+
+    fn label(&mut self, _x: &Expanding<'_, LlvmPlan>, _label: lower::Label, _out: &mut String) {}
+
+    fn terminator(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        block: Block,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        expansion::terminator(em, out, x.atomic, x.expansion, block);
+        Ok(())
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        let result = em.result.take();
+        em.instruction_end(out, x.atomic, result);
+        Ok(())
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(em) = self.emitter.take() else {
+            return;
+        };
+        let result_space = self.target.triple.result_space();
+        for (index, inst) in em.kernel.insts.values().enumerate() {
+            let Some((inst, value)) = inst
+                .as_atomic()
+                .and_then(|inst| inst.result.map(|value| (inst, value)))
+            else {
+                continue;
+            };
+            let ty = em.value_ty(inst.result_type());
+            let r = em.value_ref(value);
+            let _ = writeln!(
+                out,
+                "  store {ty} {}, {} %.out{index}",
+                em.show(r),
+                result_ptr(&em, inst, result_space)
+            );
+        }
+        out.push_str("  ret void\n}\n\n");
+    }
+
+    fn module_end(&mut self, out: &mut String) {
+        if self.target.coarse_grained {
+            out.push_str("!0 = !{}\n");
+        }
+    }
 }
 
 fn result_ptr(em: &Emitter<'_>, inst: &AtomicInst, space: u32) -> Ty {

@@ -4,36 +4,37 @@
 
 use std::fmt::Write;
 
-use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
-use atomir_ir::AtomicInst;
+use atomir_ir::expand::{BinaryOp, Block, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
+use atomir_ir::lower::{incoming, FenceBracket};
+use atomir_ir::semantics::canonical_nan;
+use atomir_ir::{AtomicInst, ElemType};
 use cranelift_entity::EntityRef;
 
 use crate::emit::{Emitter, Label, Ref, Scal, Ty};
-use crate::legality::Plan;
+use crate::legality::LlvmPlan;
 use crate::native::{self, Mem};
 
-/// Prints `expansion` for `inst`, starting in the current block; returns the node's old value
-/// (a vector for vector nodes) when the result is used.
-pub(crate) fn print(
+/// Binds the expansion's inputs: the node's address and operands; every other variable prints
+/// as its own register, a constant as its literal.
+pub(crate) fn bind(
     em: &mut Emitter<'_>,
     out: &mut String,
     inst: &AtomicInst,
-    plan: &Plan,
     expansion: &Expansion,
-) -> Option<Ref> {
-    let space = em.target.address_space(inst.space).unwrap_or(0);
+) {
     let index = em.inst;
-    // Every register prints as `%.<inst>.t<n>` unless bound to an input or a literal.
-    let offset = 1_000_000;
-    let mut refs: Vec<Ref> = expansion
-        .vars
-        .keys()
-        .map(|v| Ref::Tmp(index, offset + v.as_u32()))
-        .collect();
+    let space = em.target.address_space(inst.space).unwrap_or(0);
+    em.space = space;
+    em.result = None;
+    let mut refs = std::mem::take(&mut em.refs);
+    refs.clear();
+    refs.extend(expansion.vars.keys().map(|v| Ref::Var(index, v)));
     refs[expansion.addr.index()] = em.node_addr(out, inst, space);
     let natural = Scal::natural(inst.ty);
-    for (element, var) in expansion.operands.iter().enumerate() {
-        refs[var.index()] = em.operand_element(out, inst.operand, element, natural);
+    if let Some(operand) = inst.operand {
+        for (element, var) in expansion.operands.iter().enumerate() {
+            refs[var.index()] = em.operand_element(out, operand, element, natural);
+        }
     }
     if let Some(new_value) = inst.new_value {
         for (element, var) in expansion.new_values.iter().enumerate() {
@@ -49,71 +50,77 @@ pub(crate) fn print(
             }
         }
     }
-    let ty = |em: &Emitter<'_>, var: Var| em.prim_ty(expansion.vars[var], space);
+    em.refs = refs;
+}
 
-    let mut result = None;
-    for (block, data) in &expansion.blocks {
-        let label = Label::Block(index, block.as_u32());
-        if block != expansion.entry() {
-            let _ = writeln!(out, "{label}:");
-        }
-        em.label = label;
-        for (position, param) in data.params.iter().enumerate() {
+/// A block's label (the entry is the instruction's first block) and its parameters as phis over
+/// the edges into it.
+pub(crate) fn block(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    expansion: &Expansion,
+    block: Block,
+    entry: bool,
+) {
+    let index = em.inst;
+    let label = Label::Block(index, block.as_u32());
+    if !entry {
+        let _ = writeln!(out, "{label}:");
+    }
+    em.label = label;
+    for (position, param) in expansion.blocks[block].params.iter().enumerate() {
+        let ty = em.prim_ty(expansion.vars[*param], em.space);
+        let _ = write!(out, "  {} = phi {ty}", em.show(em.refs[param.index()]));
+        for (number, (pred, edge)) in incoming(expansion, block).enumerate() {
+            let arg = em.refs[edge.args[position].index()];
             let _ = write!(
                 out,
-                "  {} = phi {}",
-                em.show(refs[param.index()]),
-                ty(em, *param)
+                "{} [ {}, %{} ]",
+                if number == 0 { "" } else { "," },
+                em.show(arg),
+                Label::Block(index, pred.as_u32())
             );
-            let mut first = true;
-            for (pred, pred_data) in &expansion.blocks {
-                for target in pred_data.terminator.successors() {
-                    if target.block != block {
-                        continue;
-                    }
-                    let arg = refs[target.args[position].index()];
-                    let _ = write!(
-                        out,
-                        "{} [ {}, %{} ]",
-                        if first { "" } else { "," },
-                        em.show(arg),
-                        Label::Block(index, pred.as_u32())
-                    );
-                    first = false;
-                }
-            }
-            out.push('\n');
         }
-        for prim in &data.prims {
-            primitive(em, out, plan, expansion, &refs, prim, space);
+        out.push('\n');
+    }
+}
+
+/// A block's terminator: `br`, or at the return the node's old value gathered.
+pub(crate) fn terminator(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    inst: &AtomicInst,
+    expansion: &Expansion,
+    block: Block,
+) {
+    let index = em.inst;
+    match &expansion.blocks[block].terminator {
+        Terminator::Jump(target) => {
+            let _ = writeln!(
+                out,
+                "  br label %{}",
+                Label::Block(index, target.block.as_u32())
+            );
         }
-        match &data.terminator {
-            Terminator::Jump(target) => {
-                let _ = writeln!(
-                    out,
-                    "  br label %{}",
-                    Label::Block(index, target.block.as_u32())
-                );
-            }
-            Terminator::Branch {
-                cond,
-                then,
-                otherwise,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "  br i1 {}, label %{}, label %{}",
-                    em.show(refs[cond.index()]),
-                    Label::Block(index, then.block.as_u32()),
-                    Label::Block(index, otherwise.block.as_u32())
-                );
-            }
-            Terminator::Return => {
-                result = gather_results(em, out, inst, expansion, &refs);
-            }
+        Terminator::Branch {
+            cond,
+            then,
+            otherwise,
+        } => {
+            let _ = writeln!(
+                out,
+                "  br i1 {}, label %{}, label %{}",
+                em.show(em.refs[cond.index()]),
+                Label::Block(index, then.block.as_u32()),
+                Label::Block(index, otherwise.block.as_u32())
+            );
+        }
+        Terminator::Return => {
+            let refs = std::mem::take(&mut em.refs);
+            em.result = gather_results(em, out, inst, expansion, &refs);
+            em.refs = refs;
         }
     }
-    result
 }
 
 /// The node's old value: the single element, or the elements inserted into a vector.
@@ -146,22 +153,38 @@ fn gather_results(
     current
 }
 
-#[allow(clippy::too_many_arguments)]
-fn primitive(
+/// One primitive; memory primitives go to [`crate::native`] with their fence bracket.
+pub(crate) fn primitive(
     em: &mut Emitter<'_>,
     out: &mut String,
-    plan: &Plan,
+    plan: &LlvmPlan,
+    expansion: &Expansion,
+    prim: &Prim,
+    bracket: Option<FenceBracket>,
+) {
+    let refs = std::mem::take(&mut em.refs);
+    primitive_with(em, out, plan, expansion, &refs, prim, bracket);
+    em.refs = refs;
+}
+
+#[allow(clippy::too_many_arguments)]
+fn primitive_with(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    plan: &LlvmPlan,
     expansion: &Expansion,
     refs: &[Ref],
     prim: &Prim,
-    space: u32,
+    bracket: Option<FenceBracket>,
 ) {
+    let space = em.space;
+    let bracket = |order| bracket.unwrap_or(FenceBracket::bare(order));
     let r = |var: Var| refs[var.index()];
     let ty = |em: &Emitter<'_>, var: Var| em.prim_ty(expansion.vars[var], space);
     match *prim {
         Prim::Const { .. } => {}
         Prim::Load { dst, addr, mem } => {
-            let mem = Mem::of(em, plan, mem.order, mem.space);
+            let mem = Mem::of(em, bracket(mem.order), plan, mem.space);
             native::load(em, out, r(dst), expansion.vars[dst].bits(), r(addr), &mem);
         }
         Prim::Cas {
@@ -171,7 +194,7 @@ fn primitive(
             new,
             mem,
         } => {
-            let mem = Mem::of(em, plan, mem.order, mem.space);
+            let mem = Mem::of(em, bracket(mem.order), plan, mem.space);
             native::cmpxchg(
                 em,
                 out,
@@ -191,7 +214,7 @@ fn primitive(
             value,
             mem,
         } => {
-            let mem = Mem::of(em, plan, mem.order, mem.space);
+            let mem = Mem::of(em, bracket(mem.order), plan, mem.space);
             let dst = match dst {
                 Some(dst) => r(dst),
                 None => em.fresh(),
@@ -203,6 +226,7 @@ fn primitive(
             let (d, s) = (em.show(r(dst)), em.show(r(src)));
             let _ = match op {
                 UnaryOp::Not => writeln!(out, "  {d} = xor {to} {s}, -1"),
+                UnaryOp::Copy => writeln!(out, "  {d} = bitcast {from} {s} to {to}"),
                 UnaryOp::Bitcast => writeln!(out, "  {d} = bitcast {from} {s} to {to}"),
                 UnaryOp::Zext => writeln!(out, "  {d} = zext {from} {s} to {to}"),
                 UnaryOp::Trunc => writeln!(out, "  {d} = trunc {from} {s} to {to}"),
@@ -349,9 +373,10 @@ fn binary(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, op: BinaryOp
     );
 }
 
-/// IEEE minNum/maxNum with -0.0 < +0.0: a NaN operand yields the other operand; equal operands
-/// (±0 included) yield the OR (min) or AND (max) of their bits, which picks -0.0 for min and
-/// +0.0 for max and is the value itself otherwise.
+/// IEEE minNum/maxNum with -0.0 < +0.0: a NaN operand yields the other operand, two NaNs the
+/// canonical quiet NaN of `semantics`; equal operands (±0 included) yield the OR (min) or AND
+/// (max) of their bits, which picks -0.0 for min and +0.0 for max and is the value itself
+/// otherwise.
 fn float_min_max(
     em: &mut Emitter<'_>,
     out: &mut String,
@@ -364,11 +389,13 @@ fn float_min_max(
     let Ty::S(scal) = ty else {
         unreachable!("float min/max on a scalar")
     };
-    let int = match scal {
-        Scal::Half | Scal::BFloat => Scal::I(16),
-        Scal::F32 => Scal::I(32),
-        _ => Scal::I(64),
+    let (int, float) = match scal {
+        Scal::Half => (Scal::I(16), ElemType::F16),
+        Scal::BFloat => (Scal::I(16), ElemType::Bf16),
+        Scal::F32 => (Scal::I(32), ElemType::F32),
+        _ => (Scal::I(64), ElemType::F64),
     };
+    let canonical = canonical_nan(float).unwrap_or_default();
     macro_rules! line {
         ($($fmt:tt)*) => {{
             let r = em.fresh();
@@ -406,12 +433,19 @@ fn float_min_max(
         em.show(a),
         em.show(s2)
     );
+    // Two NaNs give the canonical quiet NaN, never an operand's (which may be signalling).
+    let other_or_canonical = line!(
+        "select i1 {}, {ty} {}, {ty} {}",
+        em.show(b_nan),
+        em.show(Ref::Lit(canonical, scal)),
+        em.show(b)
+    );
     let _ = writeln!(
         out,
         "  {} = select i1 {}, {ty} {}, {ty} {}",
         em.show(dst),
         em.show(a_nan),
-        em.show(b),
+        em.show(other_or_canonical),
         em.show(s3)
     );
 }

@@ -8,31 +8,96 @@
 //! - NVPTX's llc (22 and older) drops the order and scope of a plain `atomicrmw` (it always emits
 //!   `atom.relaxed.gpu`), while `cmpxchg` and `fence syncscope(…)` keep theirs (22). Before 22 the
 //!   NVPTX backend cannot select a fence at all and drops the order of `cmpxchg` as well.
+//!   LLVM 23 keeps order and scope on `atomicrmw` (`atom.acquire.cta…`, seq_cst as
+//!   `fence.sc; atom.acquire`), so from 23 the order is printed on the instruction itself.
+//! - f32 `atomicrmw fadd` on NVPTX: LLVM 23 selects the native `atom.add.f32` on global and
+//!   generic memory only when the function's f32 denormal mode flushes (the instruction flushes
+//!   subnormals there); otherwise it expands its own CAS loop, which is exact. atomir prints a
+//!   plain `atomicrmw fadd` with no denormal attribute, so at 23 the exact CAS loop is what runs
+//!   on global/generic memory, and the native instruction only on shared memory (where it does
+//!   not flush). Getting the native global form would need `denormal_fpenv(float: preservesign)`,
+//!   a flushing float mode that is never a default.
 //! - The SPIR-V backend has no CAS expansion of its own; only ops with a SPIR-V instruction are
 //!   left to it.
 //! - `atomicrmw fmin/fmax` mean `llvm.minnum/maxnum`, whose order of -0.0 and +0.0 LangRef has
 //!   left unspecified; atomir's min/max order -0.0 < +0.0, so float min/max is our own CAS loop.
 
+use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Legality,
-    MemoryOrder, Refusal, Rewrite, Scope, TypeClass,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
+    Rewrite, Scope, TypeClass, ValueType,
 };
 
 use crate::target::{LlvmTarget, Triple};
 
+atomir_ir::rules! {
+    /// The rules of the LLVM table: refusals, and the reasons behind non-obvious emulations.
+    pub enum LlvmRule {
+        SpirvBackendNeeds22 = "llvm.spirv-backend-needs-22":
+            "the llc versions before 22 measured here have no spirv64 target",
+        AmdgcnNoSharedCluster = "llvm.amdgcn-no-shared-cluster":
+            "amdgcn has no address space for another block's shared memory",
+        SpirvNoSharedCluster = "llvm.spirv-no-shared-cluster":
+            "the triple has no address space for another block's shared memory",
+        NvptxSharedClusterNeeds22 = "llvm.nvptx-shared-cluster-needs-22":
+            "NVPTX before LLVM 22 cannot select atomics on addrspace(7)",
+        NvptxOrderedNeeds22 = "llvm.nvptx-ordered-needs-22":
+            "NVPTX before LLVM 22 drops the order of atomicrmw and cmpxchg and selects no fence",
+        NvptxSystemScopeNeeds22 = "llvm.nvptx-system-scope-needs-22":
+            "NVPTX before LLVM 22 emits every atomic at gpu scope",
+        Bf16Needs15 = "llvm.bf16-needs-15": "LLVM 14 can neither pass nor compute `bfloat` values",
+        GpuBf16Needs19 = "llvm.gpu-bf16-needs-19":
+            "the GPU backends before LLVM 19 cannot select `bfloat` values and arithmetic",
+        SpirvNoBfloat16 = "llvm.spirv-no-bfloat16":
+            "SPIR-V has bfloat16 only through extensions a consumer may lack",
+        No128BitCas = "llvm.no-128-bit-cas": "the triple has no 128-bit compare-and-swap",
+        X86Bf16QuietsSnan = "llvm.x86-bf16-quiets-snan":
+            "x86-64 moves `bfloat` values through `float`, which quiets a signalling NaN",
+        X86BfloatVectorArgNeeds16 = "llvm.x86-bfloat-vector-arg-needs-16":
+            "x86-64 before LLVM 16 cannot pass a `bfloat` vector argument",
+        SpirvNoI128 = "llvm.spirv-no-i128":
+            "SPIR-V has no 128-bit integer type without an extension",
+        FminmaxSignedZero = "llvm.fminmax-signed-zero":
+            "atomicrmw fmin/fmax leave -0.0 and +0.0 unordered: float min/max is a CAS loop",
+        NoUincWrapBefore16 = "llvm.no-uinc-wrap-before-16":
+            "atomicrmw uinc_wrap/udec_wrap exist from LLVM 16: inc/dec is a CAS loop before",
+        AmdgcnUincWrapNeeds19 = "llvm.amdgcn-uinc-wrap-needs-19":
+            "amdgcn selects uinc_wrap/udec_wrap from LLVM 19 (16 cannot): inc/dec is a CAS loop before",
+        SpirvNoIncDec = "llvm.spirv-no-inc-dec":
+            "SPIR-V has no bounded increment or decrement: inc/dec is a CAS loop",
+        SpirvNoNand = "llvm.spirv-no-nand":
+            "SPIR-V has no nand and its backend no expansion: nand is a CAS loop",
+        NvptxOldNoExpansion = "llvm.nvptx-old-no-expansion":
+            "NVPTX before LLVM 22 neither selects nor expands nand and fsub: a CAS loop",
+        SpirvFloatAddOnly = "llvm.spirv-float-add-only":
+            "SPIR-V has float atomic add (not sub, not bf16) only: the rest is a CAS loop",
+        SmallFloatNeeds22 = "llvm.x86-small-float-needs-22":
+            "x86-64 selects half/bfloat arithmetic in every version from LLVM 22 only",
+        FpVectorRmwNeeds19 = "llvm.fp-vector-rmw-needs-19":
+            "llvm-as accepts atomicrmw on FP vectors from LLVM 19: packed add before is a CAS loop",
+        NvptxSystemScopeByCas = "llvm.nvptx-system-scope-by-cas":
+            "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
+        PartWordCas = "llvm.part-word-cas":
+            "the triple's smallest CAS is 32 bits: an 8/16-bit element lives in its 32-bit word",
+        UnsupportedNode = "llvm.unsupported-node":
+            "the LLVM backend does not lower this node yet (fences, loads, stores, usub_cond, \
+             usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
+    }
+}
+
 /// How the printer emits a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Form {
-    /// Through [`atomir_ir::expand::expand`] with this emulation. A natively lowered scalar node
-    /// is a one-element split whose element is native: one `atomicrmw` or `cmpxchg`.
-    Expand(Emulation),
+pub enum Form {
+    /// Through [`atomir_ir::expand::expand`] with this lowering. A natively lowered scalar node
+    /// expands to its one native element: one `atomicrmw` or `cmpxchg`.
+    Expand(Lowering),
     /// One `atomicrmw` on an LLVM floating-point vector (`<2 x half>`, `<2 x float>`).
     VectorRmw,
 }
 
 /// The legality table's full answer: the verdict, and what the printer needs to honour it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub struct LlvmPlan {
     pub legality: Legality,
     pub form: Form,
     /// The scope printed (equal to the node's, or a wider one recorded as a rewrite).
@@ -42,70 +107,87 @@ pub(crate) struct Plan {
     pub fenced_rmw: bool,
 }
 
-/// The node's element lowering before any vector handling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Element {
-    Native,
-    CasLoop,
-    PartWord { needs_loop: bool },
+impl Plan for LlvmPlan {
+    fn legality(&self) -> &Legality {
+        &self.legality
+    }
+
+    fn is_whole(&self) -> bool {
+        self.form == Form::VectorRmw
+    }
+
+    /// NVPTX's `atomicrmw` is monotonic between fences (`fenced_rmw`); everything else carries
+    /// its order itself.
+    fn fences(&self, access: Access) -> FencePolicy {
+        match access {
+            Access::Rmw if self.fenced_rmw => FencePolicy::RelaxedBetweenFences,
+            _ => FencePolicy::OnAccess,
+        }
+    }
 }
 
 /// Decides the plan for one node.
-pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refusal> {
-    check_target_wide(target, inst)?;
-    let mut legality = Legality::native();
-    let scope = printed_scope(target, inst.scope, &mut legality);
+/// The refusal of the nodes this table does not cover yet.
+fn unsupported_node() -> Refusal {
+    Refusal::new(
+        LlvmRule::UnsupportedNode,
+        LlvmRule::UnsupportedNode.summary(),
+    )
+}
 
-    let element = element_lowering(target, inst)?;
-    let vector_native = inst.shape.is_vector() && vector_rmw_native(target, inst);
+/// The table's answer for a fence.
+pub(crate) fn fence_plan(
+    _target: &LlvmTarget,
+    _fence: &atomir_ir::Fence,
+) -> Result<LlvmPlan, Refusal> {
+    Err(unsupported_node())
+}
+
+pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
+    use AtomicOp::*;
+    if matches!(
+        node.op,
+        Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
+    ) {
+        return Err(unsupported_node());
+    }
+    check_target_wide(target, node)?;
+    let mut legality = Legality::native();
+    let scope = printed_scope(target, node.scope, &mut legality);
+
+    let element = element_lowering(target, node)?;
+    let vector_native = node.shape.is_vector() && vector_rmw_native(target, node);
     let form = if vector_native {
         Form::VectorRmw
-    } else if inst.shape.is_vector() {
-        Form::Expand(Emulation::Split {
-            elements: inst.shape.len() as u32,
-            element: element_as_split(element, inst.ty),
-        })
     } else {
-        match element {
-            Element::Native => Form::Expand(Emulation::Split {
-                elements: 1,
-                element: ElementLowering::Native,
-            }),
-            Element::CasLoop => Form::Expand(Emulation::CasLoop {
-                bits: inst.ty.bits(),
-            }),
-            Element::PartWord { needs_loop } => Form::Expand(Emulation::PartWord {
-                element_bits: inst.ty.bits(),
-                needs_loop,
-            }),
-        }
+        Form::Expand(Lowering::per_element(element, node.shape))
     };
-
-    match form {
-        Form::Expand(Emulation::Split { elements: 1, .. }) | Form::VectorRmw => {}
-        Form::Expand(emulation) => legality.emulation = Some(emulation),
+    if let Form::Expand(lowering) = form {
+        legality.lowering = lowering;
     }
 
     let uses_rmw = match form {
         Form::VectorRmw => true,
         Form::Expand(_) => match element {
-            Element::Native => inst.op != AtomicOp::Cas,
-            Element::PartWord { needs_loop } => !needs_loop,
-            Element::CasLoop => false,
+            Lowering::Native => node.op != AtomicOp::Cas,
+            Lowering::MaskedOp => true,
+            _ => false,
         },
     };
-    let fenced_rmw = uses_rmw && target.triple == Triple::Nvptx64;
-    if fenced_rmw && inst.order != MemoryOrder::Relaxed {
-        legality.rewrites.push(Rewrite::OrderAsFences);
+    let fenced_rmw = uses_rmw && target.triple == Triple::Nvptx64 && !nvptx_rmw_keeps_order(target);
+    if fenced_rmw {
+        legality
+            .rewrites
+            .extend(FencePolicy::RelaxedBetweenFences.rewrite(node.order));
     }
-    if fenced_rmw && inst.scope < Scope::Device {
+    if fenced_rmw && node.scope < Scope::Device {
         // NVPTX's atom for a plain atomicrmw runs at gpu scope: wider than asked, never narrower.
         legality.rewrites.push(Rewrite::ScopeWidened {
-            from: inst.scope,
+            from: node.scope,
             to: Scope::Device,
         });
     }
-    Ok(Plan {
+    Ok(LlvmPlan {
         legality,
         form,
         scope,
@@ -114,24 +196,21 @@ pub(crate) fn plan(target: &LlvmTarget, inst: &AtomicInst) -> Result<Plan, Refus
 }
 
 /// Rules that refuse a node whatever its op.
-fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refusal> {
-    let spirv22 = "llvm:spirv64@22";
-    let ptx22 = "llvm:nvptx64@22";
+fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
     if target.triple == Triple::Spirv64 && target.major < 22 {
         return Err(Refusal::new(
-            "llvm.spirv-backend-needs-22",
+            LlvmRule::SpirvBackendNeeds22,
             format!(
                 "the llc of LLVM {} measured here has no spirv64 target (the SPIR-V backend is \
                  built by default in the LLVM 22 used here)",
                 target.major
             ),
-        )
-        .accepted_by(spirv22));
+        ));
     }
-    if target.address_space(inst.space).is_none() {
+    if target.address_space(node.space).is_none() {
         let rule = match target.triple {
-            Triple::Amdgcn => "llvm.amdgcn-no-shared-cluster",
-            _ => "llvm.spirv-no-shared-cluster",
+            Triple::Amdgcn => LlvmRule::AmdgcnNoSharedCluster,
+            _ => LlvmRule::SpirvNoSharedCluster,
         };
         return Err(Refusal::new(
             rule,
@@ -140,88 +219,141 @@ fn check_target_wide(target: &LlvmTarget, inst: &AtomicInst) -> Result<(), Refus
                  widening it to generic would change which memory the address names",
                 target.triple.name()
             ),
-        )
-        .accepted_by(ptx22));
+        ));
     }
     if target.triple == Triple::Nvptx64 && target.major < 22 {
-        if inst.space == AddressSpace::SharedCluster {
+        // A generic node through a `ptr.shared_cluster` pointer casts addrspace(7) to generic,
+        // which llc before 22 cannot select either (14-16: `Cannot select`, 19: `Bad address
+        // space in addrspacecast`).
+        if node.space == AddressSpace::SharedCluster
+            || node.pointer_space == AddressSpace::SharedCluster
+        {
             return Err(Refusal::new(
-                "llvm.nvptx-shared-cluster-needs-22",
+                LlvmRule::NvptxSharedClusterNeeds22,
                 format!(
                     "the NVPTX backend of LLVM {} cannot select atomics on addrspace(7)",
                     target.major
                 ),
-            )
-            .accepted_by(ptx22));
+            ));
         }
-        if inst.order != MemoryOrder::Relaxed {
+        if node.order != MemoryOrder::Relaxed {
             return Err(Refusal::new(
-                "llvm.nvptx-ordered-needs-22",
+                LlvmRule::NvptxOrderedNeeds22,
                 format!(
                     "the NVPTX backend of LLVM {} drops the order of atomicrmw and cmpxchg and \
                      cannot select a fence, so a {} order cannot survive llc",
-                    target.major, inst.order
+                    target.major, node.order
                 ),
-            )
-            .accepted_by(ptx22));
+            ));
         }
-        if inst.scope == Scope::System {
+        if node.scope == Scope::System {
             return Err(Refusal::new(
-                "llvm.nvptx-system-scope-needs-22",
+                LlvmRule::NvptxSystemScopeNeeds22,
                 format!(
                     "the NVPTX backend of LLVM {} emits every atomic at gpu scope, narrower \
                      than system",
                     target.major
                 ),
-            )
-            .accepted_by(ptx22));
+            ));
         }
     }
     let bf16_values =
-        inst.ty == ElemType::Bf16 || (inst.ty == ElemType::Bf16x2 && !inst.op.is_move());
-    if target.major < 15 && bf16_values {
-        return Err(Refusal::new(
-            "llvm.bf16-needs-15",
-            "the backends of LLVM 14 can neither pass nor compute `bfloat` values",
-        )
-        .accepted_by(format!("llvm:{}@15", target.triple.name())));
+        node.ty == ElemType::Bf16 || (node.ty == ElemType::Bf16x2 && !node.op.is_move());
+    if bf16_values {
+        check_bfloat_values(target)?;
     }
-    let gpu = matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn);
-    if gpu && target.major < 19 && bf16_values {
-        // Measured: llc 15 and 16 cannot select `bfloat` parameters, conversions or arithmetic
-        // on nvptx64 (sm_86/sm_90) and amdgcn (gfx90a/gfx940); 19 can. 17 and 18 are unmeasured.
+    if node.ty == ElemType::B128 && !cas128_native(target) {
         return Err(Refusal::new(
-            "llvm.gpu-bf16-needs-19",
-            format!(
-                "the {} backend of LLVM {} cannot select `bfloat` values and arithmetic",
-                target.triple.name(),
-                target.major
-            ),
-        )
-        .accepted_by(format!("llvm:{}@19", target.triple.name())));
-    }
-    if target.triple == Triple::Spirv64 && bf16_values {
-        // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
-        // SPV_INTEL_bfloat16_arithmetic, a vendor extension a portable consumer may lack.
-        return Err(Refusal::new(
-            "llvm.spirv-no-bfloat16",
-            "SPIR-V has bfloat16 values and arithmetic only through extensions \
-             (SPV_KHR_bfloat16, SPV_INTEL_bfloat16_arithmetic) that a consumer may not support",
-        )
-        .accepted_by(ptx22));
-    }
-    if inst.ty == ElemType::B128 && !cas128_native(target) {
-        return Err(Refusal::new(
-            "llvm.no-128-bit-cas",
+            LlvmRule::No128BitCas,
             format!(
                 "{} at LLVM {} has no 128-bit atomic compare-and-swap",
                 target.triple.name(),
                 target.major
             ),
-        )
-        .accepted_by(ptx22));
+        ));
     }
     Ok(())
+}
+
+/// Rules on `bfloat` values, whether an atomic computes on them or a parameter passes them.
+fn check_bfloat_values(target: &LlvmTarget) -> Result<(), Refusal> {
+    if target.major < 15 {
+        return Err(Refusal::new(
+            LlvmRule::Bf16Needs15,
+            "the backends of LLVM 14 can neither pass nor compute `bfloat` values",
+        ));
+    }
+    let gpu = matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn);
+    if gpu && target.major < 19 {
+        // Measured: llc 15 and 16 cannot select `bfloat` parameters, conversions or arithmetic
+        // on nvptx64 (sm_86/sm_90) and amdgcn (gfx90a/gfx940); 19 can. 17 and 18 are unmeasured.
+        return Err(Refusal::new(
+            LlvmRule::GpuBf16Needs19,
+            format!(
+                "the {} backend of LLVM {} cannot select `bfloat` values and arithmetic",
+                target.triple.name(),
+                target.major
+            ),
+        ));
+    }
+    if target.triple == Triple::X86_64 {
+        // Measured with llc 22: x86-64 legalises `bfloat` through `float`, so a signalling NaN
+        // comes back quieted (0x7f81 becomes 0x7fc1) from a parameter, an old value or an
+        // exchange, and the CAS loop llc expands for `atomicrmw fadd bfloat` compares against
+        // the quieted value and never ends. Carrying the bits as `i16` would avoid it; until
+        // then every `bfloat` value is refused there.
+        return Err(Refusal::new(
+            LlvmRule::X86Bf16QuietsSnan,
+            format!(
+                "the x86-64 backend of LLVM {} moves `bfloat` values through `float`, which \
+                 quiets a signalling NaN (0x7f81 would become 0x7fc1)",
+                target.major
+            ),
+        ));
+    }
+    if target.triple == Triple::Spirv64 {
+        // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
+        // SPV_INTEL_bfloat16_arithmetic, a vendor extension a portable consumer may lack.
+        return Err(Refusal::new(
+            LlvmRule::SpirvNoBfloat16,
+            "SPIR-V has bfloat16 values and arithmetic only through extensions \
+             (SPV_KHR_bfloat16, SPV_INTEL_bfloat16_arithmetic) that a consumer may not support",
+        ));
+    }
+    Ok(())
+}
+
+/// The table's answer for a kernel parameter: its LLVM type must be one the triple can pass,
+/// used or not (a parameter is part of the function's type).
+pub(crate) fn param(target: &LlvmTarget, ty: ValueType) -> Result<(), Refusal> {
+    match ty {
+        // A `bf16` parameter is a `bfloat` (vector) argument.
+        ValueType::Data(ElemType::Bf16, shape) => {
+            check_bfloat_values(target)?;
+            if shape.is_vector() && target.triple == Triple::X86_64 && target.major < 16 {
+                // Measured: llc 15 crashes on a `<4 x bfloat>` argument; 16 passes it.
+                return Err(Refusal::new(
+                    LlvmRule::X86BfloatVectorArgNeeds16,
+                    format!(
+                        "the x86-64 backend of LLVM {} cannot pass a `bfloat` vector argument",
+                        target.major
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        // A `b128` parameter is an `i128` argument.
+        ValueType::Data(ElemType::B128, _) if target.triple == Triple::Spirv64 => {
+            // Measured with llc 22: OpTypeInt of 128 bits needs
+            // SPV_ALTERA_arbitrary_precision_integers.
+            Err(Refusal::new(
+                LlvmRule::SpirvNoI128,
+                "SPIR-V has integers of 8, 16, 32 and 64 bits only; an `i128` argument needs \
+                 an arbitrary-precision extension a consumer may not support",
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The scope that is printed: the node's, or the narrowest wider one the triple names.
@@ -242,6 +374,11 @@ fn printed_scope(target: &LlvmTarget, scope: Scope, legality: &mut Legality) -> 
     printed
 }
 
+/// Whether NVPTX's llc keeps the order and scope of a plain `atomicrmw` (from LLVM 23).
+fn nvptx_rmw_keeps_order(target: &LlvmTarget) -> bool {
+    target.triple == Triple::Nvptx64 && target.major >= 23
+}
+
 fn cas128_native(target: &LlvmTarget) -> bool {
     match target.triple {
         // sm_90 with PTX 8.3+ has atom.cas.b128.
@@ -253,27 +390,27 @@ fn cas128_native(target: &LlvmTarget) -> bool {
 }
 
 /// How one element of the node is carried out (scalar rules).
-fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, Refusal> {
-    let ty = inst.ty;
-    let op = inst.op;
+fn element_lowering(target: &LlvmTarget, node: &AtomicNode) -> Result<Lowering, Refusal> {
+    let ty = node.ty;
+    let op = node.op;
     let bits = ty.bits();
     let triple = target.triple;
     // Where the target's smallest CAS is 32 bits, 8/16-bit elements live inside a word.
     let small = bits < 32;
-    let part_word_cas = Element::PartWord { needs_loop: true };
+    let part_word_cas = Lowering::MaskedCasLoop;
     let loop_for = |small: bool| {
         if small {
             part_word_cas
         } else {
-            Element::CasLoop
+            Lowering::CasLoop
         }
     };
     let small_native = triple == Triple::X86_64;
 
-    // NVPTX system scope: only cmpxchg keeps `.sys`.
-    if triple == Triple::Nvptx64 && inst.scope == Scope::System {
+    // NVPTX system scope: before 23 only cmpxchg keeps `.sys`.
+    if triple == Triple::Nvptx64 && node.scope == Scope::System && !nvptx_rmw_keeps_order(target) {
         return Ok(if op == AtomicOp::Cas && !small {
-            Element::Native
+            Lowering::Native
         } else {
             loop_for(small)
         });
@@ -283,14 +420,14 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         return Ok(if small && !small_native {
             part_word_cas
         } else {
-            Element::Native
+            Lowering::Native
         });
     }
     if ty.is_packed() {
         return Ok(match op {
-            AtomicOp::Exch => Element::Native,
-            AtomicOp::Add | AtomicOp::Sub if packed_rmw_native(target) => Element::Native,
-            _ => Element::CasLoop,
+            AtomicOp::Exch => Lowering::Native,
+            AtomicOp::Add | AtomicOp::Sub if packed_rmw_native(target) => Lowering::Native,
+            _ => Lowering::CasLoop,
         });
     }
     let float = ty.class() == TypeClass::Float;
@@ -304,11 +441,9 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         let native_spirv_half =
             triple == Triple::Spirv64 && ty == ElemType::F16 && op == AtomicOp::Add;
         if native_small_float || native_spirv_half {
-            return Ok(Element::Native);
+            return Ok(Lowering::Native);
         }
-        return Ok(Element::PartWord {
-            needs_loop: atomir_ir::expand::part_word_needs_loop(op),
-        });
+        return Ok(Lowering::masked(op));
     }
     let old_nvptx = triple == Triple::Nvptx64 && target.major < 22;
     let native = match op {
@@ -335,7 +470,7 @@ fn element_lowering(target: &LlvmTarget, inst: &AtomicInst) -> Result<Element, R
         _ => true,
     };
     Ok(if native {
-        Element::Native
+        Lowering::Native
     } else {
         loop_for(small && !small_native)
     })
@@ -348,27 +483,16 @@ fn packed_rmw_native(target: &LlvmTarget) -> bool {
 }
 
 /// Whether a whole vector node is one `atomicrmw` on an LLVM FP vector.
-fn vector_rmw_native(target: &LlvmTarget, inst: &AtomicInst) -> bool {
-    let bits = inst.ty.bits() * inst.shape.len() as u32;
+fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
+    let bits = node.ty.bits() * node.shape.len() as u32;
     let fits = match target.triple {
         // <2 x half>/<2 x bfloat> (pk_add); AMDGPU rejects <4 x float>.
         Triple::Amdgcn => bits == 32,
         // llc expands it to one 32- or 64-bit CAS loop.
-        Triple::Nvptx64 => bits <= 64 && inst.scope != Scope::System,
+        Triple::Nvptx64 => bits <= 64 && node.scope != Scope::System,
         Triple::Spirv64 | Triple::X86_64 => false,
     };
     fits && target.major >= 19
-        && inst.ty.class() == TypeClass::Float
-        && matches!(inst.op, AtomicOp::Add | AtomicOp::Sub)
-}
-
-fn element_as_split(element: Element, ty: ElemType) -> ElementLowering {
-    match element {
-        Element::Native => ElementLowering::Native,
-        Element::CasLoop => ElementLowering::CasLoop { bits: ty.bits() },
-        Element::PartWord { needs_loop } => ElementLowering::PartWord {
-            element_bits: ty.bits(),
-            needs_loop,
-        },
-    }
+        && node.ty.class() == TypeClass::Float
+        && matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
 }

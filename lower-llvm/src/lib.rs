@@ -14,15 +14,22 @@ mod legality;
 mod native;
 pub mod target;
 
-use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
+use atomir_ir::lower::{Table, Target};
+use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
 
+use emit::LlvmPrinter;
+pub use legality::{Form, LlvmPlan};
+
+pub use legality::LlvmRule;
 pub use target::{LlvmTarget, Triple};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`.
 pub const TARGETS_HELP: &str = "\
 llvm:<triple>[@<major>][+<option>]   LLVM IR for one triple, accepted by that LLVM version's tools
   triples:  nvptx64, amdgcn, spirv64, x86_64
-  major:    14 to 22 (default 22); 14 prints typed pointers, 15 and later opaque `ptr`
+  major:    14 to 23 (default 22); 14 prints typed pointers, 15 and later opaque `ptr`;
+            nvptx64@23 keeps orders on atomicrmw, and llc 23 turns f32 fadd on global memory
+            into its exact CAS loop (the native atom.add.f32 there flushes subnormals)
   options:  +coarse-grained (amdgcn only): every address is coarse-grained memory, so float
             atomics carry !amdgpu.no.fine.grained.memory and run natively; wrong for
             fine-grained (host-coherent) memory, hence off by default
@@ -34,64 +41,53 @@ pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String
     Ok(Box::new(LlvmTarget::parse(spec)?))
 }
 
-impl LlvmTarget {
-    fn plans(&self, kernel: &Kernel, plans: &mut Vec<legality::Plan>) -> Result<(), LowerError> {
-        plans.clear();
-        for (inst, node) in kernel.insts.iter() {
-            match legality::plan(self, node) {
-                Ok(plan) => plans.push(plan),
-                Err(refusal) => {
-                    return Err(LowerError {
-                        kernel: kernel.name.clone(),
-                        inst,
-                        loc: kernel.loc_of(inst),
-                        refusal,
-                    })
-                }
-            }
-        }
-        Ok(())
-    }
-}
+impl Table for LlvmTarget {
+    type Plan = LlvmPlan;
 
-impl Backend for LlvmTarget {
-    fn target_name(&self) -> String {
+    fn name(&self) -> String {
         self.to_string()
     }
 
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legality::plan(self, &kernel.insts[inst]).map(|plan| plan.legality)
+    fn plan(&self, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
+        legality::plan(self, node)
     }
 
-    fn lower(
-        &self,
-        module: &Module,
-        options: &LowerOptions,
-        out: &mut String,
-    ) -> Result<LowerReport, LowerError> {
-        // Legalize everything first: a refusal leaves `out` untouched.
-        let mut all_plans = Vec::with_capacity(module.kernels.len());
-        let mut report = LowerReport::default();
-        for (index, kernel) in module.kernels.iter().enumerate() {
-            let mut plans = Vec::with_capacity(kernel.insts.len());
-            self.plans(kernel, &mut plans)?;
-            for (inst, plan) in kernel.insts.keys().zip(&plans) {
-                report.record(index, inst, &plan.legality);
-            }
-            all_plans.push(plans);
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        for (index, param) in params.iter().enumerate() {
+            legality::param(self, param.ty).map_err(|refusal| (index, refusal))?;
         }
-        if options.complete_module {
-            out.push_str("target triple = \"");
-            out.push_str(self.triple.triple_string());
-            out.push_str("\"\n\n");
-        }
-        for (kernel, plans) in module.kernels.iter().zip(&all_plans) {
-            emit::function(self, kernel, plans, options.complete_module, out);
-        }
-        if self.coarse_grained {
-            out.push_str("!0 = !{}\n");
-        }
-        Ok(report)
+        Ok(())
+    }
+
+    fn plan_fence(&self, fence: &atomir_ir::Fence) -> Result<LlvmPlan, Refusal> {
+        legality::fence_plan(self, fence)
+    }
+
+    /// The same triple with the same options at every LLVM version, oldest first; then, so
+    /// that "no target of this backend" is only said when it is true, every other triple the
+    /// same way.
+    fn candidates(&self) -> Vec<LlvmTarget> {
+        let versions = |triple: Triple, coarse_grained: bool| {
+            (target::MIN_MAJOR..=target::MAX_MAJOR).map(move |major| LlvmTarget {
+                coarse_grained,
+                ..LlvmTarget::new(triple, major)
+            })
+        };
+        let others = Triple::ALL
+            .into_iter()
+            .filter(|triple| *triple != self.triple)
+            .flat_map(|triple| versions(triple, false));
+        versions(self.triple, self.coarse_grained)
+            .chain(others)
+            .collect()
+    }
+}
+
+impl Target for LlvmTarget {
+    type Printer<'m> = LlvmPrinter<'m>;
+
+    fn printer<'m>(&self, options: &LowerOptions) -> LlvmPrinter<'m> {
+        LlvmPrinter::new(*self, options.complete_module)
     }
 }
 
@@ -99,6 +95,40 @@ impl Backend for LlvmTarget {
 mod tests {
     use super::*;
     use atomir_ir::matrix::cells;
+    use atomir_ir::Module;
+
+    /// NVPTX from LLVM 23 carries the order and scope on `atomicrmw` itself; 22 needs fences
+    /// around a monotonic one and widens the scope.
+    #[test]
+    fn nvptx_23_keeps_the_order_on_atomicrmw() {
+        use atomir_ir::matrix::Cell;
+        use atomir_ir::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
+        let cell = Cell {
+            op: AtomicOp::Add,
+            ty: ElemType::U32,
+            shape: VectorShape::Scalar,
+            order: MemoryOrder::Acquire,
+            scope: Scope::Block,
+            space: AddressSpace::Global,
+            result_used: true,
+        };
+        let module = Module {
+            kernels: vec![cell.kernel()],
+        };
+        let lowered = |spec| {
+            let mut out = String::new();
+            LlvmTarget::parse(spec)
+                .unwrap()
+                .lower(&module, &LowerOptions::default(), &mut out)
+                .unwrap();
+            out
+        };
+        let at23 = lowered("nvptx64@23");
+        assert!(at23.contains("syncscope(\"block\") acquire"), "{at23}");
+        assert!(!at23.contains("fence"), "{at23}");
+        let at22 = lowered("nvptx64@22");
+        assert!(at22.contains("fence"), "{at22}");
+    }
 
     /// `legalize` and `lower` agree on every cell: a refused cell fails to lower with the same
     /// rule, an accepted one lowers to one function.
@@ -111,8 +141,7 @@ mod tests {
                 let module = Module {
                     kernels: vec![cell.kernel()],
                 };
-                let inst = module.kernels[0].insts.keys().next().unwrap();
-                let verdict = target.legalize(&module.kernels[0], inst);
+                let verdict = target.legalize(&cell.node());
                 out.clear();
                 let lowered = target.lower(&module, &LowerOptions::default(), &mut out);
                 match (verdict, lowered) {

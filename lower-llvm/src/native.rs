@@ -5,33 +5,38 @@ use std::fmt::Write;
 
 use atomir_ir::{AtomicInst, AtomicOp, ElemType, MemoryOrder, TypeClass};
 
+use atomir_ir::lower::{Fence, FenceBracket};
+
 use crate::emit::{Emitter, Ref, Scal, Ty};
-use crate::legality::Plan;
+use crate::legality::LlvmPlan;
 use crate::target::Triple;
 
 /// Order and place of one memory instruction, as printed.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Mem {
-    pub order: MemoryOrder,
+    /// The fences around the instruction and the order left on it.
+    pub bracket: FenceBracket,
     pub syncscope: &'static str,
     pub space: u32,
-    /// Print `atomicrmw` monotonic between fences carrying `order` (see the legality table).
-    pub fenced: bool,
 }
 
 impl Mem {
     pub(crate) fn of(
         em: &Emitter<'_>,
-        plan: &Plan,
-        order: MemoryOrder,
+        bracket: FenceBracket,
+        plan: &LlvmPlan,
         space: atomir_ir::AddressSpace,
     ) -> Mem {
         Mem {
-            order,
+            bracket,
             syncscope: em.target.syncscope_name(plan.scope),
             space: em.target.address_space(space).unwrap_or(0),
-            fenced: plan.fenced_rmw,
         }
+    }
+
+    /// The order spelled on the instruction.
+    fn order(&self) -> MemoryOrder {
+        self.bracket.order
     }
 }
 
@@ -60,10 +65,12 @@ fn write_syncscope(out: &mut String, name: &str) {
     }
 }
 
-fn fence(out: &mut String, mem: &Mem, order: &str) {
+/// Spells a fence of the bracket: `fence [syncscope] <order>`.
+fn fence(out: &mut String, mem: &Mem, fence: Option<Fence>) {
+    let Some(fence) = fence else { return };
     out.push_str("  fence");
     write_syncscope(out, mem.syncscope);
-    let _ = writeln!(out, " {order}");
+    let _ = writeln!(out, " {}", ordering(fence.order));
 }
 
 /// A pointer of `(len, scal)` for a memory instruction: the raw pointer itself, or (typed
@@ -94,7 +101,7 @@ fn typed_addr(
     (dst, ty)
 }
 
-/// `atomicrmw` of `value: ty`; with `mem.fenced`, monotonic between fences carrying the order.
+/// `atomicrmw` of `value: ty` between the fences of its bracket.
 #[allow(clippy::too_many_arguments)]
 fn atomicrmw(
     em: &mut Emitter<'_>,
@@ -114,16 +121,8 @@ fn atomicrmw(
         Ty::Ptr { .. } => unreachable!("no pointer atomics"),
     };
     let (ptr, ptr_ty) = typed_addr(em, out, addr, mem.space, len, scal);
-    let order = if mem.fenced {
-        match mem.order {
-            MemoryOrder::SeqCst => fence(out, mem, "seq_cst"),
-            MemoryOrder::Release | MemoryOrder::AcqRel => fence(out, mem, "release"),
-            MemoryOrder::Relaxed | MemoryOrder::Acquire => {}
-        }
-        MemoryOrder::Relaxed
-    } else {
-        mem.order
-    };
+    fence(out, mem, mem.bracket.leading);
+    let order = mem.order();
     let _ = write!(
         out,
         "  {} = atomicrmw {keyword} {ptr_ty} {}, {ty} {}",
@@ -137,9 +136,7 @@ fn atomicrmw(
         out.push_str(", !amdgpu.no.fine.grained.memory !0");
     }
     out.push('\n');
-    if mem.fenced && mem.order.has_acquire() {
-        fence(out, mem, "acquire");
-    }
+    fence(out, mem, mem.bracket.trailing);
 }
 
 const fn float_bytes(s: Scal) -> u32 {
@@ -171,6 +168,14 @@ const fn keyword(op: AtomicOp, ty: ElemType) -> &'static str {
         AtomicOp::Xor => "xor",
         AtomicOp::Nand => "nand",
         AtomicOp::Exch | AtomicOp::Cas => "xchg",
+        // Refused by `legality::supported_node` until the table covers them.
+        AtomicOp::UsubCond => "usub_cond",
+        AtomicOp::UsubSat => "usub_sat",
+        AtomicOp::FMinimum => "fminimum",
+        AtomicOp::FMaximum => "fmaximum",
+        AtomicOp::FMinimumNum => "fminimumnum",
+        AtomicOp::FMaximumNum => "fmaximumnum",
+        AtomicOp::Load | AtomicOp::Store => "xchg",
     }
 }
 
@@ -257,8 +262,8 @@ pub(crate) fn cmpxchg(
     let _ = writeln!(
         out,
         " {} {}, align {}",
-        ordering(mem.order),
-        failure_ordering(mem.order),
+        ordering(mem.order()),
+        failure_ordering(mem.order()),
         bits / 8
     );
     let _ = writeln!(
@@ -281,8 +286,8 @@ pub(crate) fn load(
     let scal = Scal::I(bits);
     let (ptr, ptr_ty) = typed_addr(em, out, addr, mem.space, 1, scal);
     // A load has no release part; the expansions only ever load relaxed.
-    let order = if mem.order.has_acquire() {
-        mem.order
+    let order = if mem.order().has_acquire() {
+        mem.order()
     } else {
         MemoryOrder::Relaxed
     };
@@ -306,7 +311,8 @@ pub(crate) fn vector_rmw(
     em: &mut Emitter<'_>,
     out: &mut String,
     inst: &AtomicInst,
-    plan: &Plan,
+    plan: &LlvmPlan,
+    bracket: FenceBracket,
 ) -> Option<Ref> {
     let space = em.target.address_space(inst.space).unwrap_or(0);
     let addr = em.node_addr(out, inst, space);
@@ -314,8 +320,10 @@ pub(crate) fn vector_rmw(
     let len = inst.shape.len() as u32;
     let vector = Ty::V(len, scal);
     let mut value = Ref::Lit(0, scal);
+    // Every op the table accepts has an operand (loads are refused).
+    let operand = inst.operand?;
     for index in 0..inst.shape.len() {
-        let element = em.operand_element(out, inst.operand, index, scal);
+        let element = em.operand_element(out, operand, index, scal);
         let previous = if index == 0 { None } else { Some(value) };
         let dst = em.fresh();
         let _ = write!(out, "  {} = insertelement {vector} ", em.show(dst));
@@ -328,7 +336,7 @@ pub(crate) fn vector_rmw(
         let _ = writeln!(out, ", {scal} {}, i32 {index}", em.show(element));
         value = dst;
     }
-    let mem = Mem::of(em, plan, inst.order, inst.space);
+    let mem = Mem::of(em, bracket, plan, inst.space);
     let hint = em.target.coarse_grained && em.target.triple == Triple::Amdgcn;
     let dst = em.fresh();
     atomicrmw(

@@ -66,7 +66,7 @@ impl Triple {
 
 /// LLVM major versions accepted in a target spec.
 pub const MIN_MAJOR: u32 = 14;
-pub const MAX_MAJOR: u32 = 22;
+pub const MAX_MAJOR: u32 = 23;
 pub const DEFAULT_MAJOR: u32 = 22;
 
 /// One LLVM target: a triple, the LLVM major version whose tools must accept the output, and the

@@ -7,16 +7,21 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    self, BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, UnaryOp, Var,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar, Value,
-    ValueDef, ValueType,
+    AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, Inst, Kernel, MemoryOrder, Scalar,
+    Value, ValueDef, ValueType,
 };
 
-use crate::legal::{
-    membar_level, order_form, reduction_allowed, scope_name, Fence, Form, Plan, Spelling,
+use atomir_ir::lower::{
+    append_buffer, At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params,
+    Printer, Unprintable, PTX_ENTRY_NAMES,
 };
+use atomir_ir::semantics::canonical_nan;
+use atomir_ir::Module;
+
+use crate::legal::{membar_level, scope_name, Form, PtxOp, PtxPlan};
 use crate::target::{Feature, PtxTarget};
 
 /// A register class: PTX declares registers by bit size; 8-bit data lives in 16-bit registers.
@@ -107,57 +112,51 @@ pub(crate) enum ParamMode {
     PerThread,
 }
 
-/// PTX special registers and register prefixes a value name must not take.
-const RESERVED: [&str; 28] = [
-    "tid",
-    "ntid",
-    "laneid",
-    "warpid",
-    "nwarpid",
-    "ctaid",
-    "nctaid",
-    "smid",
-    "nsmid",
-    "gridid",
-    "clock",
-    "clock64",
-    "clock_hi",
-    "globaltimer",
-    "globaltimer_lo",
-    "globaltimer_hi",
-    "total_smem_size",
-    "aggr_smem_size",
-    "dynamic_smem_size",
-    "current_graph_exec",
-    "is_explicit_cluster",
-    "clusterid",
-    "nclusterid",
-    "cluster_ctaid",
-    "cluster_nctaid",
-    "cluster_ctarank",
-    "cluster_nctarank",
-    "warpsz",
-];
-const RESERVED_PREFIXES: [&str; 4] = ["lanemask_", "pm", "envreg", "reserved_smem"];
+/// Register names: a letter first (the printer's temporaries start with `_`), no `$` (it
+/// separates a vector's lanes, `%name$<i>`), not a special register or its prefix.
+static REGISTER_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_',
+    well_formed: |name| name.starts_with(|c: char| c.is_ascii_alphabetic()),
+    lead: "v",
+    keywords: &[
+        "tid",
+        "ntid",
+        "laneid",
+        "warpid",
+        "nwarpid",
+        "ctaid",
+        "nctaid",
+        "smid",
+        "nsmid",
+        "gridid",
+        "clock",
+        "clock64",
+        "clock_hi",
+        "globaltimer",
+        "globaltimer_lo",
+        "globaltimer_hi",
+        "total_smem_size",
+        "aggr_smem_size",
+        "dynamic_smem_size",
+        "current_graph_exec",
+        "is_explicit_cluster",
+        "clusterid",
+        "nclusterid",
+        "cluster_ctaid",
+        "cluster_nctaid",
+        "cluster_ctarank",
+        "cluster_nctarank",
+        "warpsz",
+    ],
+    prefixes: &["lanemask_", "pm", "envreg", "reserved_smem"],
+    suffixes: &[],
+};
 
-/// Writes the register of a value: `%name` when the name is a plain identifier that clashes with
-/// nothing, `%$v<index>_<sanitized>` otherwise; lane `i` of a vector value is `%name$i`.
-fn write_value(out: &mut String, kernel: &Kernel, value: Value, lane: Option<usize>) {
-    let name = kernel.value_name(value);
-    let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !RESERVED.contains(&name)
-        && !RESERVED_PREFIXES.iter().any(|p| name.starts_with(p));
+/// Writes the register of a value (its name from [`REGISTER_NAMES`]); lane `i` of a vector
+/// value is `%name$i`.
+fn write_value(out: &mut String, names: &[String], value: Value, lane: Option<usize>) {
     out.push('%');
-    if plain {
-        out.push_str(name);
-    } else {
-        let _ = write!(out, "$v{}_", value.as_u32());
-        out.extend(
-            name.chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }),
-        );
-    }
+    out.push_str(&names[value.as_u32() as usize]);
     if let Some(lane) = lane {
         let _ = write!(out, "${lane}");
     }
@@ -212,148 +211,28 @@ pub(crate) struct KernelEmitter<'k> {
     zero_extended: Vec<bool>,
     /// Per expansion variable: its masked copy, valid in the block that made it.
     masked: Vec<Option<Temp>>,
-    reuse: Reuse,
-}
-
-/// A pure primitive by what it computes, its operands named by their [`Reuse::same`] variable.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PureKey {
-    Unary(UnaryOp, Var, PrimType),
-    Binary(BinaryOp, Var, Var),
-    Cmp(CmpCond, Var, Var),
-}
-
-/// Pure primitives already printed, so that a block entered by one edge reuses what the block
-/// before it computed instead of computing it again (a CAS loop's exit block extracts the old
-/// element from the word the loop body already extracted it from: on the exit edge the word
-/// the CAS returned equals the one it expected).
-#[derive(Default)]
-struct Reuse {
-    /// Per variable: a variable known to hold the same value where the current block runs.
-    same: Vec<Var>,
-    /// Per `Cmp eq` result: its operands.
-    equal_operands: Vec<Option<(Var, Var)>>,
-    computed: Vec<(PureKey, Var, Block)>,
-    /// The one predecessor of the current block, whose results it may reuse.
-    from: Option<Block>,
-    /// Variables of the predecessor rewritten on the way to the current block.
-    clobbered: Vec<Var>,
-}
-
-impl Reuse {
-    fn reset(&mut self, vars: usize) {
-        self.same.clear();
-        self.same.extend((0..vars as u32).map(Var::from_u32));
-        self.equal_operands.clear();
-        self.equal_operands.resize(vars, None);
-        self.computed.clear();
-        self.from = None;
-        self.clobbered.clear();
-    }
-
-    /// Enters `block`: with a single incoming edge, its parameters are copies of the edge's
-    /// arguments (or, on the taken side of an equality test, of the other operand).
-    fn enter(&mut self, expansion: &Expansion, block: Block) {
-        self.from = None;
-        self.clobbered.clear();
-        let mut incoming = None;
-        let mut count = 0;
-        for (source, data) in &expansion.blocks {
-            for target in data.terminator.successors() {
-                if target.block == block {
-                    count += 1;
-                    incoming = Some((source, &data.terminator, target));
-                }
-            }
-        }
-        let Some((source, terminator, edge)) = incoming else {
-            return;
-        };
-        if count != 1 || source == block {
-            return;
-        }
-        let equal = match terminator {
-            Terminator::Branch { cond, then, .. } if std::ptr::eq(then, edge) => {
-                self.equal_operands[cond.as_u32() as usize]
-            }
-            _ => None,
-        };
-        let params = &expansion.blocks[block].params;
-        for (param, arg) in params.iter().zip(&edge.args) {
-            let mut same = self.same[arg.as_u32() as usize];
-            if let Some((x, y)) = equal {
-                if *arg == x {
-                    same = self.same[y.as_u32() as usize];
-                } else if *arg == y {
-                    same = self.same[x.as_u32() as usize];
-                }
-            }
-            self.same[param.as_u32() as usize] = same;
-        }
-        if let Terminator::Branch {
-            cond,
-            then,
-            otherwise,
-        } = terminator
-        {
-            if binds_independently(expansion, *cond, then, otherwise) {
-                // The other edge's parameters were set before the branch.
-                let other = if std::ptr::eq(then, edge) {
-                    otherwise
-                } else {
-                    then
-                };
-                let other_params = &expansion.blocks[other.block].params;
-                for (param, arg) in other_params.iter().zip(&other.args) {
-                    let unchanged = equal.is_some_and(|(x, y)| {
-                        (*arg == x && *param == y) || (*arg == y && *param == x)
-                    });
-                    if !unchanged {
-                        self.clobbered.push(*param);
-                    }
-                }
-            }
-        }
-        self.from = Some(source);
-    }
-
-    /// What a pure primitive computes, and the variable it defines.
-    fn key(&self, prim: &Prim, expansion: &Expansion) -> Option<(PureKey, Var)> {
-        let same = |v: Var| self.same[v.as_u32() as usize];
-        match *prim {
-            Prim::Unary { dst, op, src } => {
-                Some((PureKey::Unary(op, same(src), expansion.vars[dst]), dst))
-            }
-            Prim::Binary { dst, op, a, b } => Some((PureKey::Binary(op, same(a), same(b)), dst)),
-            Prim::Cmp { dst, cond, a, b } => Some((PureKey::Cmp(cond, same(a), same(b)), dst)),
-            _ => None,
-        }
-    }
-
-    fn find(&self, key: PureKey, block: Block) -> Option<Var> {
-        let mentions = |v: Var| self.clobbered.contains(&v);
-        let clobbered = match key {
-            PureKey::Unary(_, a, _) => mentions(a),
-            PureKey::Binary(_, a, b) | PureKey::Cmp(_, a, b) => mentions(a) || mentions(b),
-        };
-        self.computed
-            .iter()
-            .find(|(k, _, at)| {
-                *k == key && (*at == block || (Some(*at) == self.from && !clobbered))
-            })
-            .map(|(_, dst, _)| *dst)
-    }
+    /// The registers of the current expansion's variables.
+    vars: Vec<Temp>,
+    /// The native form of the current expansion's `Rmw` primitives.
+    element: Option<PtxOp>,
+    /// The register name of each value, by index.
+    names: Vec<String>,
 }
 
 impl<'k> KernelEmitter<'k> {
     pub fn new(target: PtxTarget, kernel: &'k Kernel) -> Self {
+        let mut names = Vec::new();
+        let values = kernel.values.values().map(|data| &data.name[..]);
+        Namer::new(&REGISTER_NAMES).assign(values, &mut names);
         KernelEmitter {
             target,
             kernel,
             counts: [0; 5],
             zero_extended: Vec::new(),
             masked: Vec::new(),
-            reuse: Reuse::default(),
+            vars: Vec::new(),
+            element: None,
+            names,
         }
     }
 
@@ -371,7 +250,7 @@ impl<'k> KernelEmitter<'k> {
     fn put(&self, out: &mut String, src: Src) {
         match src {
             Src::Temp(temp) => Self::put_temp(out, temp),
-            Src::Value(value, lane) => write_value(out, self.kernel, value, lane),
+            Src::Value(value, lane) => write_value(out, &self.names, value, lane),
         }
     }
 
@@ -470,23 +349,70 @@ impl<'k> KernelEmitter<'k> {
         temp
     }
 
-    fn fence(&self, out: &mut String, fence: Fence, plan: &Plan) {
-        match fence {
-            Fence::Sc => {
-                let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
-            }
-            Fence::Membar => {
-                let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
-            }
+    /// Spells a fence of the bracket: `fence.sc`/`fence.acq_rel` where the target has `.sem`,
+    /// a `membar` (sequentially consistent) before.
+    fn fence(&self, out: &mut String, fence: Option<Fence>, plan: &PtxPlan) {
+        let Some(fence) = fence else { return };
+        if !self.target.has(Feature::Sem) {
+            let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
+        } else if fence.order == MemoryOrder::SeqCst {
+            let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
+        } else {
+            let _ = writeln!(out, "\tfence.acq_rel.{};", scope_name(plan.scope));
+        }
+    }
+
+    /// `.<sem>` of an access's own order, where the target spells orders on instructions.
+    fn sem(&self, out: &mut String, order: MemoryOrder) {
+        if self.target.has(Feature::Sem) {
+            out.push('.');
+            out.push_str(match order {
+                MemoryOrder::Relaxed => "relaxed",
+                MemoryOrder::Acquire => "acquire",
+                MemoryOrder::Release => "release",
+                MemoryOrder::AcqRel => "acq_rel",
+                MemoryOrder::SeqCst => "seq_cst",
+            });
         }
     }
 
     /// Starts a guarded region: a branch over it when the predicate does not hold.
+    /// The result of a predicated node is 0 where the predicate fails (the IR defines it so):
+    /// set before the node, which leaves its destination alone where it does not execute.
+    fn zero_skipped_result(&mut self, out: &mut String, inst: &AtomicInst) {
+        let (Some(_), Some(result)) = (inst.predicate, inst.result) else {
+            return;
+        };
+        let class = Class::of_bits(inst.ty.bits());
+        let zero128 = (class == Class::B128).then(|| {
+            let zero = self.temp(Class::B64);
+            out.push_str("\tmov.b64 ");
+            Self::put_temp(out, zero);
+            out.push_str(", 0;\n");
+            zero
+        });
+        for lane in 0..inst.shape.len() {
+            let lane = inst.shape.is_vector().then_some(lane);
+            let _ = write!(out, "\tmov.b{} ", class.bits());
+            write_value(out, &self.names, result, lane);
+            match zero128 {
+                Some(zero) => {
+                    out.push_str(", {");
+                    Self::put_temp(out, zero);
+                    out.push_str(", ");
+                    Self::put_temp(out, zero);
+                    out.push_str("};\n");
+                }
+                None => out.push_str(", 0;\n"),
+            }
+        }
+    }
+
     fn guard_begin(&self, out: &mut String, inst: &AtomicInst, id: Inst) {
         if let Some(predicate) = inst.predicate {
             out.push('\t');
             out.push_str(if predicate.negated { "@" } else { "@!" });
-            write_value(out, self.kernel, predicate.value, None);
+            write_value(out, &self.names, predicate.value, None);
             let _ = writeln!(out, " bra $L{}_end;", id.as_u32());
         }
     }
@@ -497,25 +423,22 @@ impl<'k> KernelEmitter<'k> {
         }
     }
 
-    /// Emits one node by its plan.
-    pub fn inst(&mut self, out: &mut String, id: Inst, plan: &Plan) {
-        let inst = &self.kernel.insts[id];
-        match plan.form {
-            Form::Native(spelling) => self.native(out, id, inst, plan, spelling),
-            Form::Expand(emulation) => {
-                let expansion = expand::expand(inst, emulation);
-                self.expansion(out, id, inst, plan, &expansion);
-            }
-        }
-    }
-
     /// The one place a native `atom`/`red` node is printed.
-    fn native(&mut self, out: &mut String, id: Inst, inst: &AtomicInst, plan: &Plan, s: Spelling) {
+    fn native(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        s: PtxOp,
+        bracket: FenceBracket,
+    ) {
+        self.zero_skipped_result(out, inst);
         let lanes = inst.shape.len();
         let single = inst.predicate.is_some()
             && !s.negate
             && !s.hint
-            && plan_is_single(self.target, inst.order)
+            && bracket.is_bare()
             && operand_is_registers(self.kernel, inst);
         if !single {
             self.guard_begin(out, inst, id);
@@ -526,11 +449,16 @@ impl<'k> KernelEmitter<'k> {
         }); 8];
         let mut new_values = operands;
         for lane in 0..lanes {
-            operands[lane] = self.operand(out, inst.operand, lane, inst.ty, s.negate);
+            // Every node the table prints whole has an operand (loads are refused).
+            let Some(operand) = inst.operand else {
+                break;
+            };
+            operands[lane] = self.operand(out, operand, lane, inst.ty, s.negate);
             if let Some(new_value) = inst.new_value {
                 new_values[lane] = self.operand(out, new_value, lane, inst.ty, false);
             }
         }
+        let addr = self.address(out, inst);
         let policy = match (s.hint, inst.hint) {
             (true, Some(hint)) => {
                 let temp = self.temp(Class::B64);
@@ -543,28 +471,22 @@ impl<'k> KernelEmitter<'k> {
             }
             _ => None,
         };
-        let order = order_form(self.target, inst.order);
-        if let Some(fence) = order.before {
-            self.fence(out, fence, plan);
-        }
+        self.fence(out, bracket.leading, plan);
         out.push('\t');
         if single {
             if let Some(predicate) = inst.predicate {
                 out.push_str(if predicate.negated { "@!" } else { "@" });
-                write_value(out, self.kernel, predicate.value, None);
+                write_value(out, &self.names, predicate.value, None);
                 out.push(' ');
             }
         }
         out.push_str(if s.reduction { "red" } else { "atom" });
-        if let Some(sem) = order.sem {
-            out.push('.');
-            out.push_str(sem);
-        }
+        self.sem(out, bracket.order);
         out.push('.');
         out.push_str(scope_name(plan.scope));
         out.push_str(space_suffix(self.target, inst.space));
         out.push('.');
-        out.push_str(s.op);
+        out.push_str(s.op.as_str());
         if s.noftz {
             out.push_str(".noftz");
         }
@@ -576,7 +498,7 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(inst.shape.as_str());
         }
         out.push('.');
-        out.push_str(s.ty);
+        out.push_str(s.ty.as_str());
         out.push(' ');
         if !s.reduction {
             let class = Class::of_bits(inst.ty.bits());
@@ -590,7 +512,7 @@ impl<'k> KernelEmitter<'k> {
                 match inst.result {
                     Some(result) => {
                         let lane = inst.shape.is_vector().then_some(lane);
-                        write_value(out, self.kernel, result, lane);
+                        write_value(out, &self.names, result, lane);
                     }
                     None => {
                         let temp = self.temp(class);
@@ -604,7 +526,7 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(", ");
         }
         out.push('[');
-        write_value(out, self.kernel, inst.addr, None);
+        self.put(out, addr);
         out.push_str("], ");
         self.list(out, &operands[..lanes], inst.shape.is_vector());
         if inst.new_value.is_some() {
@@ -616,12 +538,94 @@ impl<'k> KernelEmitter<'k> {
             Self::put_temp(out, policy);
         }
         out.push_str(";\n");
-        if let Some(fence) = order.after {
-            self.fence(out, fence, plan);
-        }
+        self.fence(out, bracket.trailing, plan);
         if !single {
             self.guard_end(out, inst, id);
         }
+    }
+
+    /// The one place an atomic `ld`/`st` is printed: one vector instruction, or one per
+    /// element at its byte offset, each with the fences of the bracket.
+    fn ld_st(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        vector: bool,
+        bracket: FenceBracket,
+    ) {
+        self.zero_skipped_result(out, inst);
+        let addr = self.address(out, inst);
+        self.guard_begin(out, inst, id);
+        let load = inst.op == AtomicOp::Load;
+        let lanes = inst.shape.len();
+        let mut values = [Src::Temp(Temp {
+            class: Class::B32,
+            number: 0,
+        }); 8];
+        if let Some(operand) = inst.operand {
+            for (lane, value) in values.iter_mut().enumerate().take(lanes) {
+                *value = self.operand(out, operand, lane, inst.ty, false);
+            }
+        }
+        let per_instruction = if vector { lanes } else { 1 };
+        let class = Class::of_bits(inst.ty.bits());
+        for first in (0..lanes).step_by(per_instruction) {
+            self.fence(out, bracket.leading, plan);
+            out.push_str(if load { "\tld" } else { "\tst" });
+            if self.target.has(Feature::Sem) {
+                self.sem(out, bracket.order);
+                out.push('.');
+                out.push_str(scope_name(plan.scope));
+            } else {
+                out.push_str(".volatile");
+            }
+            out.push_str(space_suffix(self.target, inst.space));
+            if vector {
+                out.push('.');
+                out.push_str(inst.shape.as_str());
+            }
+            let _ = write!(out, ".b{} ", inst.ty.bits());
+            let lanes_here = first..first + per_instruction;
+            if load {
+                if vector {
+                    out.push('{');
+                }
+                for lane in lanes_here.clone() {
+                    if lane > first {
+                        out.push_str(", ");
+                    }
+                    match inst.result {
+                        Some(result) => {
+                            let lane = inst.shape.is_vector().then_some(lane);
+                            write_value(out, &self.names, result, lane);
+                        }
+                        None => {
+                            let temp = self.temp(class);
+                            Self::put_temp(out, temp);
+                        }
+                    }
+                }
+                if vector {
+                    out.push('}');
+                }
+                out.push_str(", ");
+            }
+            out.push('[');
+            self.put(out, addr);
+            if first > 0 {
+                let _ = write!(out, "+{}", first * inst.ty.bytes() as usize);
+            }
+            out.push(']');
+            if !load {
+                out.push_str(", ");
+                self.list(out, &values[lanes_here], vector);
+            }
+            out.push_str(";\n");
+            self.fence(out, bracket.trailing, plan);
+        }
+        self.guard_end(out, inst, id);
     }
 
     fn list(&self, out: &mut String, srcs: &[Src], braces: bool) {
@@ -641,132 +645,143 @@ impl<'k> KernelEmitter<'k> {
 
     /// Prints an expansion: inputs bound by `mov`, blocks as labels, block parameters as
     /// `mov`s before each jump, results moved to the node's result registers.
-    fn expansion(
+    /// Binds an expansion's inputs: a register per variable, the address and operands moved in.
+    fn expansion_begin(
         &mut self,
         out: &mut String,
         id: Inst,
         inst: &AtomicInst,
-        plan: &Plan,
+        plan: &PtxPlan,
         expansion: &Expansion,
-    ) {
+    ) -> Result<(), Unprintable> {
+        self.element = match plan.form {
+            Form::Expand { element } => element,
+            Form::Native(_) | Form::LdSt { .. } | Form::Fence => None,
+        };
+        if self.element.is_none()
+            && expansion
+                .memory_prims()
+                .any(|p| matches!(p, Prim::Rmw { .. }))
+        {
+            return Err(Unprintable(
+                "an expansion with a native element the plan does not name".into(),
+            ));
+        }
+        self.zero_skipped_result(out, inst);
         self.guard_begin(out, inst, id);
-        let vars: Vec<Temp> = expansion
-            .vars
-            .values()
-            .map(|ty| self.temp(Class::of_prim(*ty)))
-            .collect();
+        let mut vars = std::mem::take(&mut self.vars);
+        vars.clear();
+        vars.extend(
+            expansion
+                .vars
+                .values()
+                .map(|ty| self.temp(Class::of_prim(*ty))),
+        );
+        self.vars = vars;
         self.zero_extended.clear();
-        self.zero_extended.resize(vars.len(), false);
+        self.zero_extended.resize(self.vars.len(), false);
         self.masked.clear();
-        self.masked.resize(vars.len(), None);
-        self.reuse.reset(vars.len());
-        let var = |v: Var| Src::Temp(vars[v.as_u32() as usize]);
-        self.mov(out, var(expansion.addr), Src::Value(inst.addr, None), 64);
+        self.masked.resize(self.vars.len(), None);
+        let addr = self.address(out, inst);
+        self.mov(out, self.var(expansion.addr), addr, 64);
         let natural = PrimType::natural(inst.ty).bits();
-        for (lane, operand) in expansion.operands.iter().enumerate() {
-            let src = self.operand(out, inst.operand, lane, inst.ty, false);
-            self.mov(out, var(*operand), src, natural);
+        if let Some(node_operand) = inst.operand {
+            for (lane, operand) in expansion.operands.iter().enumerate() {
+                let src = self.operand(out, node_operand, lane, inst.ty, false);
+                self.mov(out, self.var(*operand), src, natural);
+            }
         }
         if let Some(new_value) = inst.new_value {
             for (lane, target) in expansion.new_values.iter().enumerate() {
                 let src = self.operand(out, new_value, lane, inst.ty, false);
-                self.mov(out, var(*target), src, natural);
+                self.mov(out, self.var(*target), src, natural);
             }
         }
-        let label = |out: &mut String, block: u32| {
-            let _ = write!(out, "$L{}_b{}", id.as_u32(), block);
+        Ok(())
+    }
+
+    /// The address of a node: its pointer, converted to a generic address where a generic node
+    /// goes through a pointer into a shared window (a shared-window address used as a generic
+    /// one names other memory).
+    fn address(&mut self, out: &mut String, inst: &AtomicInst) -> Src {
+        let pointer = Src::Value(inst.addr, None);
+        if inst.space != AddressSpace::Generic {
+            return pointer;
+        }
+        let window = match self.kernel.values.get(inst.addr).map(|v| v.ty) {
+            Some(ValueType::Ptr(AddressSpace::Shared)) => ".shared",
+            Some(ValueType::Ptr(AddressSpace::SharedCluster)) => ".shared::cluster",
+            _ => return pointer,
         };
-        let last = expansion.blocks.len() as u32 - 1;
-        let mut edge = 0u32;
-        for (block, data) in &expansion.blocks {
-            if block != expansion.entry() {
-                label(out, block.as_u32());
-                out.push_str(":\n");
+        let generic = self.temp(Class::B64);
+        let _ = write!(out, "\tcvta{window}.u64 ");
+        Self::put_temp(out, generic);
+        out.push_str(", ");
+        self.put(out, pointer);
+        out.push_str(";\n");
+        Src::Temp(generic)
+    }
+
+    /// The register of an expansion variable.
+    fn var(&self, v: Var) -> Src {
+        Src::Temp(self.vars[v.as_u32() as usize])
+    }
+
+    fn label(out: &mut String, id: Inst, label: Label) {
+        match label {
+            Label::Block(block) => {
+                let _ = write!(out, "$L{}_b{}", id.as_u32(), block.as_u32());
             }
-            self.masked.fill(None);
-            self.reuse.enter(expansion, block);
-            for prim in &data.prims {
-                self.pure_or_prim(out, inst, plan, prim, &vars, expansion, block);
+            Label::Edge(edge) => {
+                let _ = write!(out, "$L{}_e{edge}", id.as_u32());
             }
-            let next = block.as_u32() + 1;
-            let bind = |this: &mut Self, out: &mut String, target: &expand::Target| {
-                let params = &expansion.blocks[target.block].params;
-                for (param, arg) in params.iter().zip(&target.args) {
-                    let bits = Class::of_prim(expansion.vars[*param]).bits();
-                    this.mov(out, var(*param), var(*arg), bits);
-                }
-            };
-            let branch_to = |this: &Self,
-                             out: &mut String,
-                             guard: Option<(Var, bool)>,
-                             target: expand::Block| {
-                out.push('\t');
-                match guard {
-                    Some((cond, negated)) => {
-                        out.push_str(if negated { "@!" } else { "@" });
-                        this.put(out, var(cond));
-                        out.push_str(" bra ");
-                    }
-                    None => out.push_str("bra.uni "),
-                }
-                label(out, target.as_u32());
-                out.push_str(";\n");
-            };
-            match &data.terminator {
-                Terminator::Jump(target) => {
-                    bind(self, out, target);
-                    if target.block.as_u32() != next {
-                        branch_to(self, out, None, target.block);
-                    }
-                }
-                Terminator::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } if binds_independently(expansion, *cond, then, otherwise) => {
-                    // Both edges' block parameters can be set before the branch: then one
-                    // conditional branch, falling through to the next block where it is a target
-                    // (a CAS loop becomes one backward branch, as ptxas expects of a loop).
-                    bind(self, out, then);
-                    bind(self, out, otherwise);
-                    if otherwise.block.as_u32() == next {
-                        branch_to(self, out, Some((*cond, false)), then.block);
-                    } else if then.block.as_u32() == next {
-                        branch_to(self, out, Some((*cond, true)), otherwise.block);
-                    } else {
-                        branch_to(self, out, Some((*cond, false)), then.block);
-                        branch_to(self, out, None, otherwise.block);
-                    }
-                }
-                Terminator::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    out.push_str("\t@");
-                    self.put(out, var(*cond));
-                    let _ = writeln!(out, " bra $L{}_e{edge};", id.as_u32());
-                    bind(self, out, otherwise);
-                    branch_to(self, out, None, otherwise.block);
-                    let _ = writeln!(out, "$L{}_e{edge}:", id.as_u32());
-                    bind(self, out, then);
-                    branch_to(self, out, None, then.block);
-                    edge += 1;
-                }
-                Terminator::Return => {
-                    if block.as_u32() != last {
-                        let _ = writeln!(out, "\tbra.uni $L{}_done;", id.as_u32());
-                    }
-                }
+            Label::Done => {
+                let _ = write!(out, "$L{}_done", id.as_u32());
             }
         }
+    }
+
+    fn block(&mut self, out: &mut String, id: Inst, block: Block, entry: bool) {
+        if !entry {
+            Self::label(out, id, Label::Block(block));
+            out.push_str(":\n");
+        }
+        // A masked copy is only known valid in the block that made it.
+        self.masked.fill(None);
+    }
+
+    /// `bra.uni`, or with a guard `@p bra` / `@!p bra`.
+    fn branch(&self, out: &mut String, id: Inst, guard: Option<(Var, bool)>, to: Label) {
+        out.push('\t');
+        match guard {
+            Some((cond, negated)) => {
+                out.push_str(if negated { "@!" } else { "@" });
+                self.put(out, self.var(cond));
+                out.push_str(" bra ");
+            }
+            None => out.push_str("bra.uni "),
+        }
+        Self::label(out, id, to);
+        out.push_str(";\n");
+    }
+
+    /// Moves the old values to the instruction's result.
+    fn expansion_end(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        expansion: &Expansion,
+    ) {
         if expansion.blocks.len() > 1 {
-            let _ = writeln!(out, "$L{}_done:", id.as_u32());
+            Self::label(out, id, Label::Done);
+            out.push_str(":\n");
         }
         if let Some(result) = inst.result {
+            let natural = PrimType::natural(inst.ty).bits();
             for (lane, old) in expansion.results.iter().enumerate() {
                 let lane = inst.shape.is_vector().then_some(lane);
-                self.mov(out, Src::Value(result, lane), var(*old), natural);
+                self.mov(out, Src::Value(result, lane), self.var(*old), natural);
             }
         }
         self.guard_end(out, inst, id);
@@ -831,17 +846,35 @@ impl<'k> KernelEmitter<'k> {
         masked
     }
 
+    /// One primitive of an expansion, or a copy of an equal pure one computed before it.
+    fn step(
+        &mut self,
+        out: &mut String,
+        plan: &PtxPlan,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        expansion: &Expansion,
+    ) {
+        let vars = std::mem::take(&mut self.vars);
+        let element = self.element;
+        self.prim(out, plan, element, prim, bracket, &vars, expansion);
+        self.vars = vars;
+    }
+
     /// The one place the primitives of an expansion are printed.
+    #[allow(clippy::too_many_arguments)]
     fn prim(
         &mut self,
         out: &mut String,
-        inst: &AtomicInst,
-        plan: &Plan,
+        plan: &PtxPlan,
+        element: Option<PtxOp>,
         prim: &Prim,
+        bracket: Option<FenceBracket>,
         vars: &[Temp],
         expansion: &Expansion,
     ) {
         use Operand::{Imm, T};
+        let bracket = |mem: MemAttrs| bracket.unwrap_or(FenceBracket::bare(mem.order));
         let t = |v: Var| vars[v.as_u32() as usize];
         let ty = |v: Var| expansion.vars[v];
         match *prim {
@@ -851,8 +884,7 @@ impl<'k> KernelEmitter<'k> {
                 self.zero_extended[dst.as_u32() as usize] = true;
             }
             Prim::Load { dst, addr, mem } => {
-                let bits = Class::of_prim(ty(dst)).bits();
-                self.load(out, plan, mem, t(dst), t(addr), bits);
+                self.load(out, plan, mem, bracket(mem), t(dst), t(addr));
             }
             Prim::Cas {
                 dst,
@@ -862,11 +894,9 @@ impl<'k> KernelEmitter<'k> {
                 mem,
             } => {
                 let bits = Class::of_prim(ty(dst)).bits();
-                let order = order_form(self.target, mem.order);
-                if let Some(fence) = order.before {
-                    self.fence(out, fence, plan);
-                }
-                self.atom_head(out, plan, mem, false);
+                let bracket = bracket(mem);
+                self.fence(out, bracket.leading, plan);
+                self.atom_head(out, plan, mem, bracket.order, false);
                 let _ = write!(out, ".cas.b{bits} ");
                 Self::put_temp(out, t(dst));
                 out.push_str(", [");
@@ -876,39 +906,34 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str(", ");
                 Self::put_temp(out, t(new));
                 out.push_str(";\n");
-                if let Some(fence) = order.after {
-                    self.fence(out, fence, plan);
-                }
+                self.fence(out, bracket.trailing, plan);
             }
             Prim::Rmw {
                 dst,
-                op,
                 ty: elem,
                 addr,
                 value,
                 mem,
+                ..
             } => {
-                let spelling = crate::legal::rmw_spelling(op, elem, self.target)
-                    .expect("legality chose a native element");
+                // The expansion was checked to have an element form before printing began.
+                let Some(spelling) = element else { return };
                 let value = if spelling.negate {
                     self.negate(out, Src::Temp(t(value)), elem)
                 } else {
                     t(value)
                 };
-                let reduction =
-                    reduction_allowed(inst) && spelling.op != "exch" && spelling.op != "cas";
-                let order = order_form(self.target, mem.order);
-                if let Some(fence) = order.before {
-                    self.fence(out, fence, plan);
-                }
-                self.atom_head(out, plan, mem, reduction);
+                let reduction = spelling.reduction;
+                let bracket = bracket(mem);
+                self.fence(out, bracket.leading, plan);
+                self.atom_head(out, plan, mem, bracket.order, reduction);
                 out.push('.');
-                out.push_str(spelling.op);
+                out.push_str(spelling.op.as_str());
                 if spelling.noftz {
                     out.push_str(".noftz");
                 }
                 out.push('.');
-                out.push_str(spelling.ty);
+                out.push_str(spelling.ty.as_str());
                 out.push(' ');
                 if !reduction {
                     let dst = match dst {
@@ -923,9 +948,7 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str("], ");
                 Self::put_temp(out, value);
                 out.push_str(";\n");
-                if let Some(fence) = order.after {
-                    self.fence(out, fence, plan);
-                }
+                self.fence(out, bracket.trailing, plan);
             }
             Prim::Unary { dst, op, src } => {
                 let (dt, st) = (ty(dst), ty(src));
@@ -942,6 +965,11 @@ impl<'k> KernelEmitter<'k> {
                             _ => "not.b128",
                         };
                         self.line(out, opcode, &[T(t(dst)), T(t(src))]);
+                    }
+                    UnaryOp::Copy => {
+                        self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits());
+                        let known = self.zero_extended[src.as_u32() as usize];
+                        self.zero_extended[dst.as_u32() as usize] = known;
                     }
                     UnaryOp::Bitcast => {
                         self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits())
@@ -1066,57 +1094,17 @@ impl<'k> KernelEmitter<'k> {
         }
     }
 
-    /// Prints a primitive, or a copy of an equal pure one already computed where it may be read.
-    #[allow(clippy::too_many_arguments)]
-    fn pure_or_prim(
-        &mut self,
-        out: &mut String,
-        inst: &AtomicInst,
-        plan: &Plan,
-        prim: &Prim,
-        vars: &[Temp],
-        expansion: &Expansion,
-        block: Block,
-    ) {
-        let Some((key, dst)) = self.reuse.key(prim, expansion) else {
-            self.prim(out, inst, plan, prim, vars, expansion);
-            return;
-        };
-        let index = dst.as_u32() as usize;
-        if let Some(earlier) = self.reuse.find(key, block) {
-            let bits = Class::of_prim(expansion.vars[dst]).bits();
-            let earlier_index = earlier.as_u32() as usize;
-            self.mov(
-                out,
-                Src::Temp(vars[index]),
-                Src::Temp(vars[earlier_index]),
-                bits,
-            );
-            self.zero_extended[index] = self.zero_extended[earlier_index];
-            self.reuse.same[index] = self.reuse.same[earlier_index];
-            self.reuse.equal_operands[index] = self.reuse.equal_operands[earlier_index];
-            return;
-        }
-        self.prim(out, inst, plan, prim, vars, expansion);
-        if let Prim::Cmp {
-            cond: CmpCond::Eq,
-            a,
-            b,
-            ..
-        } = *prim
-        {
-            self.reuse.equal_operands[index] = Some((a, b));
-        }
-        self.reuse.computed.push((key, dst, block));
-    }
-
     /// `atom{.sem}.<scope>{.space}` or `red…` of a primitive (order fences printed by the caller).
-    fn atom_head(&self, out: &mut String, plan: &Plan, mem: MemAttrs, reduction: bool) {
+    fn atom_head(
+        &self,
+        out: &mut String,
+        plan: &PtxPlan,
+        mem: MemAttrs,
+        order: MemoryOrder,
+        reduction: bool,
+    ) {
         out.push_str(if reduction { "\tred" } else { "\tatom" });
-        if let Some(sem) = order_form(self.target, mem.order).sem {
-            out.push('.');
-            out.push_str(sem);
-        }
+        self.sem(out, order);
         out.push('.');
         out.push_str(scope_name(plan.scope));
         out.push_str(space_suffix(self.target, mem.space));
@@ -1124,22 +1112,20 @@ impl<'k> KernelEmitter<'k> {
 
     /// An atomic load: `ld.relaxed`/`ld.acquire` with the scope (sm_70+), `ld.volatile` plus
     /// membars before.
-    fn load(&self, out: &mut String, plan: &Plan, mem: MemAttrs, dst: Temp, addr: Temp, bits: u32) {
-        let order = if mem.order.has_acquire() {
-            MemoryOrder::Acquire
-        } else {
-            MemoryOrder::Relaxed
-        };
-        if mem.order == MemoryOrder::SeqCst {
-            let fence = if self.target.has(Feature::Sem) {
-                Fence::Sc
-            } else {
-                Fence::Membar
-            };
-            self.fence(out, fence, plan);
-        }
+    fn load(
+        &self,
+        out: &mut String,
+        plan: &PtxPlan,
+        mem: MemAttrs,
+        bracket: FenceBracket,
+        dst: Temp,
+        addr: Temp,
+    ) {
+        let bits = dst.class.bits();
+        self.fence(out, bracket.leading, plan);
         if self.target.has(Feature::Sem) {
-            let sem = if order == MemoryOrder::Acquire {
+            // A load has no release part: its own order is acquire or relaxed.
+            let sem = if bracket.order.has_acquire() {
                 "acquire"
             } else {
                 "relaxed"
@@ -1154,9 +1140,7 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(", [");
         Self::put_temp(out, addr);
         out.push_str("];\n");
-        if order == MemoryOrder::Acquire && !self.target.has(Feature::Sem) {
-            self.fence(out, Fence::Membar, plan);
-        }
+        self.fence(out, bracket.trailing, plan);
     }
 
     fn binary(&mut self, out: &mut String, op: BinaryOp, ty: PrimType, d: Temp, a: Temp, b: Temp) {
@@ -1281,12 +1265,13 @@ impl<'k> KernelEmitter<'k> {
         use Operand::{Imm, T};
         let class = Class::of_prim(ty);
         let bits = class.bits();
-        let (infinity, canonical) = match ty {
-            PrimType::F16 => (0x7c00u128, 0x7e00u128),
-            PrimType::Bf16 => (0x7f80, 0x7fc0),
-            PrimType::F32 => (0x7f80_0000, 0x7fc0_0000),
-            _ => (0x7ff0_0000_0000_0000, 0x7ff8_0000_0000_0000),
+        let (infinity, float) = match ty {
+            PrimType::F16 => (0x7c00u128, ElemType::F16),
+            PrimType::Bf16 => (0x7f80, ElemType::Bf16),
+            PrimType::F32 => (0x7f80_0000, ElemType::F32),
+            _ => (0x7ff0_0000_0000_0000, ElemType::F64),
         };
+        let canonical = canonical_nan(float).unwrap_or_default();
         let sign = 1u128 << (bits - 1);
         let op_b = |name: &str| format!("{name}.b{bits}");
         let mut nan = [Temp {
@@ -1358,12 +1343,6 @@ enum Operand {
     Imm(u128),
 }
 
-/// Whether the order is spelled on the instruction alone (no fence or membar around it).
-fn plan_is_single(target: PtxTarget, order: MemoryOrder) -> bool {
-    let form = order_form(target, order);
-    form.before.is_none() && form.after.is_none()
-}
-
 fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
     let is_value = |operand: atomir_ir::Operand| match operand {
         atomir_ir::Operand::Scalar(scalar) => matches!(scalar, Scalar::Value(_)),
@@ -1372,7 +1351,7 @@ fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
             .iter()
             .all(|s| matches!(s, Scalar::Value(_))),
     };
-    is_value(inst.operand) && inst.new_value.is_none_or(is_value)
+    inst.operand.is_none_or(is_value) && inst.new_value.is_none_or(is_value)
 }
 
 /// The register class of a value's type (one register per lane for vectors).
@@ -1394,46 +1373,221 @@ fn memory_type(elem_bits: u32) -> &'static str {
     }
 }
 
-/// Whether a branch's two edges can bind their block parameters one after the other, before the
-/// branch: the two targets' parameters are distinct, no argument or the condition is one of them.
-fn binds_independently(
-    expansion: &Expansion,
-    cond: Var,
-    then: &expand::Target,
-    otherwise: &expand::Target,
-) -> bool {
-    let params_of = |target: &expand::Target| &expansion.blocks[target.block].params;
-    let written = || params_of(then).iter().chain(params_of(otherwise).iter());
-    then.block != otherwise.block
-        && !written().any(|param| *param == cond)
-        && !then
-            .args
-            .iter()
-            .chain(otherwise.args.iter())
-            .any(|arg| written().any(|param| param == arg))
+/// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
+pub struct PtxPrinter<'m> {
+    target: PtxTarget,
+    mode: ParamMode,
+    /// The current kernel's body, printed after its declarations.
+    body: String,
+    kernel: Option<KernelState<'m>>,
+    /// The `.entry` name of each kernel of the module, by index.
+    entry_names: Vec<String>,
 }
 
-/// Writes one whole kernel: a listing, an `.entry`, or a per-thread test entry.
-pub(crate) fn write_kernel(
-    target: PtxTarget,
-    kernel: &Kernel,
-    plans: &[Plan],
-    chosen: &[u32],
+/// What the printer keeps while it prints one kernel.
+struct KernelState<'m> {
+    emitter: KernelEmitter<'m>,
+    /// The `.entry`'s name.
+    name: String,
+    /// The kernel's used results, stored through trailing pointers.
+    results: Vec<Value>,
+    /// This thread's index, in a per-thread test entry.
+    thread: Option<Temp>,
+}
+
+impl<'m> PtxPrinter<'m> {
+    pub(crate) fn new(target: PtxTarget, mode: ParamMode) -> Self {
+        PtxPrinter {
+            target,
+            mode,
+            body: String::new(),
+            kernel: None,
+            entry_names: Vec::new(),
+        }
+    }
+
+    /// The current kernel and where its instructions go: `out` for a listing, the body else.
+    fn current<'a>(
+        &'a mut self,
+        out: &'a mut String,
+    ) -> Result<(&'a mut KernelEmitter<'m>, &'a mut String), Unprintable> {
+        let listing = self.mode == ParamMode::Listing;
+        let state = self
+            .kernel
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        let sink = if listing { out } else { &mut self.body };
+        Ok((&mut state.emitter, sink))
+    }
+}
+
+impl<'m> Printer<'m> for PtxPrinter<'m> {
+    type Plan = PtxPlan;
+
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        Namer::new(&PTX_ENTRY_NAMES).assign(kernels, &mut self.entry_names);
+        if self.mode != ParamMode::Listing {
+            let _ = writeln!(out, "// Generated by atomir for ptx:{}", self.target);
+            let _ = writeln!(out, ".version {}", self.target.isa);
+            let _ = writeln!(out, ".target {}", self.target.sm.name());
+            out.push_str(".address_size 64\n\n");
+        }
+    }
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
+        if index > 0 {
+            out.push('\n');
+        }
+        let mut emitter = KernelEmitter::new(self.target, kernel);
+        self.body.clear();
+        let name = self.entry_names.get(index).cloned().unwrap_or_default();
+        let (results, thread) = if self.mode == ParamMode::Listing {
+            let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
+            (Vec::new(), None)
+        } else {
+            entry_begin(&mut emitter, &name, self.mode, &mut self.body, out)
+        };
+        self.kernel = Some(KernelState {
+            emitter,
+            name,
+            results,
+            thread,
+        });
+    }
+
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &PtxPlan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        match plan.form {
+            Form::Native(op) => emitter.native(sink, at.inst, at.atomic, plan, op, bracket),
+            Form::LdSt { vector } => emitter.ld_st(sink, at.inst, at.atomic, plan, vector, bracket),
+            Form::Expand { .. } | Form::Fence => {
+                return Err(Unprintable("a whole node without a native form".into()))
+            }
+        }
+        Ok(())
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        fence: &atomir_ir::Fence,
+        plan: &PtxPlan,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        if plan.form != Form::Fence {
+            return Err(Unprintable("a fence without a fence plan".into()));
+        }
+        let (emitter, sink) = self.current(out)?;
+        // Spelled as the leading fence of an access of the fence's order would be.
+        let spelled = Fence {
+            side: FenceSide::Leading,
+            order: fence.order,
+        };
+        emitter.fence(sink, Some(spelled), plan);
+        Ok(())
+    }
+
+    const PARAMS: Params = Params::Copies;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.expansion_begin(sink, x.inst, x.atomic, x.plan, x.expansion)
+    }
+
+    fn block(&mut self, x: &Expanding<'_, PtxPlan>, block: Block, entry: bool, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.block(sink, x.inst, block, entry);
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.step(sink, x.plan, prim, bracket, x.expansion);
+        Ok(())
+    }
+
+    fn copy(&mut self, x: &Expanding<'_, PtxPlan>, dst: Var, src: Var, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            let bits = Class::of_prim(x.expansion.vars[dst]).bits();
+            emitter.mov(sink, emitter.var(dst), emitter.var(src), bits);
+        }
+    }
+
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        out: &mut String,
+    ) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.branch(sink, x.inst, Some((cond, negated)), to);
+        }
+    }
+
+    fn jump(&mut self, x: &Expanding<'_, PtxPlan>, to: Label, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.branch(sink, x.inst, None, to);
+        }
+    }
+
+    fn label(&mut self, x: &Expanding<'_, PtxPlan>, label: Label, out: &mut String) {
+        if let Ok((_, sink)) = self.current(out) {
+            KernelEmitter::label(sink, x.inst, label);
+            sink.push_str(":\n");
+        }
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.expansion_end(sink, x.inst, x.atomic, x.expansion);
+        Ok(())
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(mut state) = self.kernel.take() else {
+            return;
+        };
+        if self.mode != ParamMode::Listing {
+            entry_end(&mut state, &mut self.body, out);
+        }
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+}
+
+/// The `.entry` signature (into `out`) and the loads of its parameters (into `body`); returns
+/// the used results and, for a per-thread test entry, the thread's index.
+fn entry_begin(
+    emitter: &mut KernelEmitter<'_>,
+    name: &str,
     mode: ParamMode,
     body: &mut String,
     out: &mut String,
-) {
-    let mut emitter = KernelEmitter::new(target, kernel);
-    body.clear();
-    if mode == ParamMode::Listing {
-        let _ = writeln!(out, "// kernel {} (ptx:{target})", kernel.name);
-        for (id, &plan) in kernel.insts.keys().zip(chosen) {
-            emitter.inst(out, id, &plans[plan as usize]);
-        }
-        return;
-    }
-    // Parameters are loaded into the value registers first.
-    let name = sanitize_name(&kernel.name);
+) -> (Vec<Value>, Option<Temp>) {
+    let kernel = emitter.kernel;
     let _ = write!(out, ".visible .entry {name}(");
     let mut first = true;
     let mut param = |out: &mut String, decl: &str, index: usize, suffix: &str| {
@@ -1533,9 +1687,12 @@ pub(crate) fn write_kernel(
                     let raw = emitter.temp(Class::B32);
                     let _ = writeln!(body, "\tld.{space}.u32 %_r{}, [{base}];", raw.number);
                     body.push_str("\tsetp.ne.u32 ");
-                    write_value(body, kernel, p.value, None);
+                    write_value(body, &emitter.names, p.value, None);
                     let _ = writeln!(body, ", %_r{}, 0;", raw.number);
                 }
+                // Never read where the target has no `.b128` registers: nothing there can read
+                // a 128-bit value (see `legal::param`).
+                Class::B128 if !emitter.target.has(Feature::B128Register) => {}
                 Class::B128 => {
                     let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
                     let _ = writeln!(
@@ -1544,27 +1701,34 @@ pub(crate) fn write_kernel(
                         low.number, high.number
                     );
                     body.push_str("\tmov.b128 ");
-                    write_value(body, kernel, p.value, lane_index);
+                    write_value(body, &emitter.names, p.value, lane_index);
                     let _ = writeln!(body, ", {{%_d{}, %_d{}}};", low.number, high.number);
                 }
                 _ => {
                     let _ = write!(body, "\tld.{space}.{} ", memory_type(elem_bits));
-                    write_value(body, kernel, p.value, lane_index);
+                    write_value(body, &emitter.names, p.value, lane_index);
                     let _ = writeln!(body, ", [{base}+{offset}];");
                 }
             }
         }
         if p.ty == ValueType::Ptr(AddressSpace::Global) {
             body.push_str("\tcvta.to.global.u64 ");
-            write_value(body, kernel, p.value, None);
+            write_value(body, &emitter.names, p.value, None);
             body.push_str(", ");
-            write_value(body, kernel, p.value, None);
+            write_value(body, &emitter.names, p.value, None);
             body.push_str(";\n");
         }
     }
-    for (id, &plan) in kernel.insts.keys().zip(chosen) {
-        emitter.inst(body, id, &plans[plan as usize]);
-    }
+    (results, thread)
+}
+
+/// The stores of the used results (into `body`), the declarations (into `out`), then the body.
+fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
+    let emitter = &mut state.emitter;
+    let kernel = emitter.kernel;
+    let name = &state.name;
+    let thread = state.thread;
+    let results = &state.results;
     for (index, result) in results.iter().enumerate() {
         let ty = kernel.value_type(*result);
         let (class, lanes) = value_class(ty);
@@ -1596,7 +1760,7 @@ pub(crate) fn write_kernel(
                     "\tmov.b128 {{%_d{}, %_d{}}}, ",
                     low.number, high.number
                 );
-                write_value(body, kernel, *result, lane_index);
+                write_value(body, &emitter.names, *result, lane_index);
                 body.push_str(";\n");
                 let _ = writeln!(
                     body,
@@ -1614,7 +1778,7 @@ pub(crate) fn write_kernel(
                     slot.number,
                     lane * bytes
                 );
-                write_value(body, kernel, *result, lane_index);
+                write_value(body, &emitter.names, *result, lane_index);
                 body.push_str(";\n");
             }
         }
@@ -1622,31 +1786,16 @@ pub(crate) fn write_kernel(
     // Declarations, then the body.
     for (value, data) in kernel.values.iter() {
         let (class, lanes) = value_class(data.ty);
+        if class == Class::B128 && !emitter.target.has(Feature::B128Register) {
+            continue;
+        }
         for lane in 0..lanes {
             let _ = write!(out, "\t.reg {} ", class.decl());
-            write_value(out, kernel, value, (lanes > 1).then_some(lane));
+            write_value(out, &emitter.names, value, (lanes > 1).then_some(lane));
             out.push_str(";\n");
         }
     }
     emitter.declare_temps(out);
-    out.push_str(body);
+    append_buffer(out, body);
     out.push_str("\tret;\n}\n");
-}
-
-/// A kernel name as a PTX identifier.
-pub(crate) fn sanitize_name(name: &str) -> String {
-    let mut text: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if !text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        text.insert(0, '_');
-    }
-    text
 }

@@ -6,71 +6,107 @@
 //! Facts (measured with ptxas 12.9 and 13.5, see `shared/reference/ptx-ptxas-legality-table.md`):
 //! - bitwise ops, `exch` and `cas` only spell `.b32/.b64` (`.b16` for cas, `.b128` for cas/exch);
 //! - `add.s64` does not exist (`add.u64` is the same bits); `inc`/`dec` only `.u32`;
-//! - no float `min`/`max` in scalar form; f16/bf16 min/max only as `.global` vectors;
+//! - no float `min`/`max` in scalar form; f16/bf16 min/max only as `.global` vectors, which
+//!   are not used: on an H100 two NaNs give a NaN other than the canonical one;
 //! - no 8-bit atomics; 16-bit only `cas.b16` and `add.noftz.f16/.bf16`;
-//! - vector forms only on `.global` or generic addresses;
+//! - vector forms only on `.global` or generic addresses; used on `.global` only, because the
+//!   PTX ISA allows a generic one only where the address points to `.global` (through a shared
+//!   one an H100 neither faults nor gives the right values);
 //! - `red` only `.relaxed` / `.release`, and no `cas`/`exch`;
 //! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90.
 
-use atomir_ir::expand::part_word_needs_loop;
+use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Legality,
-    MemoryOrder, Refusal, Rewrite, Scope, TypeClass, VectorShape,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, Legality, Lowering, MemoryOrder, Refusal,
+    Rewrite, Scope, TypeClass, ValueType, VectorShape,
 };
 
 use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
 
-/// Everything of a node that [`plan`] reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct PlanKey {
-    op: AtomicOp,
-    ty: ElemType,
-    shape: VectorShape,
-    order: MemoryOrder,
-    scope: Scope,
-    space: AddressSpace,
-    hint: bool,
-    result_used: bool,
-}
-
-impl PlanKey {
-    pub fn of(inst: &AtomicInst) -> Self {
-        PlanKey {
-            op: inst.op,
-            ty: inst.ty,
-            shape: inst.shape,
-            order: inst.order,
-            scope: inst.scope,
-            space: inst.space,
-            hint: inst.hint.is_some(),
-            result_used: inst.result_used(),
-        }
-    }
-}
-
-/// How an emulated or native node is emitted; the one decision `legalize` and `lower` share.
+/// What the PTX table decided for one node: the verdict and everything the printer needs to
+/// honour it (the one decision `legalize` and `lower` share).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub struct PtxPlan {
     pub legality: Legality,
     /// The scope printed (the node's, or a wider one where the node's cannot be expressed).
     pub scope: Scope,
     pub form: Form,
+    /// How fences carry the order (the same for every access of the target).
+    pub fences: FencePolicy,
 }
 
+/// How a PTX node is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Form {
-    /// One native instruction (scalar or vector).
-    Native(Spelling),
-    /// The shared expansion ([`atomir_ir::expand::expand`]).
-    Expand(Emulation),
+pub enum Form {
+    /// One native `atom`/`red` for the whole node (scalar or vector).
+    Native(PtxOp),
+    /// The shared expansion by [`Legality::lowering`]; `element` is the native form of its
+    /// `Rmw` primitives (a split element, or the widened op of a masked op), if it has any.
+    Expand { element: Option<PtxOp> },
+    /// An atomic load or store: `ld`/`st` with `.relaxed/.acquire/.release` and a scope from
+    /// sm_70, `.volatile` before; one `.v2/.v4` instruction where `vector`, else one per element
+    /// at its offset.
+    LdSt { vector: bool },
+    /// A stand-alone fence: `fence.sc`/`fence.acq_rel` from sm_70, `membar` before.
+    Fence,
 }
 
-/// The spelling of one native `atom`/`red`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Spelling {
-    pub op: &'static str,
+impl Plan for PtxPlan {
+    fn legality(&self) -> &Legality {
+        &self.legality
+    }
+
+    fn is_whole(&self) -> bool {
+        matches!(self.form, Form::Native(_) | Form::LdSt { .. } | Form::Fence)
+    }
+
+    fn fences(&self, _access: Access) -> FencePolicy {
+        self.fences
+    }
+}
+
+atomir_ir::spelled! {
+    /// The operation of a native `atom`/`red`, as PTX spells it.
+    pub enum PtxRmw {
+        Add => "add", Inc => "inc", Dec => "dec", Min => "min", Max => "max",
+        And => "and", Or => "or", Xor => "xor", Exch => "exch", Cas => "cas",
+    }
+}
+
+impl PtxRmw {
+    /// Whether `red` exists for the operation (not for `exch` and `cas`, which return a value).
+    pub const fn has_reduction(self) -> bool {
+        !matches!(self, PtxRmw::Exch | PtxRmw::Cas)
+    }
+}
+
+atomir_ir::spelled! {
+    /// The type qualifier of a native `atom`/`red`.
+    pub enum PtxType {
+        U32 => "u32", S32 => "s32", U64 => "u64", S64 => "s64",
+        F16 => "f16", F16x2 => "f16x2", Bf16 => "bf16", Bf16x2 => "bf16x2", F32 => "f32",
+        F64 => "f64", B16 => "b16", B32 => "b32", B64 => "b64", B128 => "b128",
+    }
+}
+
+impl PtxType {
+    const fn bits(bits: u32) -> PtxType {
+        match bits {
+            16 => PtxType::B16,
+            32 => PtxType::B32,
+            64 => PtxType::B64,
+            _ => PtxType::B128,
+        }
+    }
+}
+
+/// One native `atom`/`red`: the PTX backend's typed native form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PtxOp {
+    pub op: PtxRmw,
+    pub ty: PtxType,
+    /// `.noftz` (the f16/bf16 forms, and f32 add where [`Feature::NoftzF32`] has it).
     pub noftz: bool,
-    pub ty: &'static str,
     /// The operand is negated first (`sub` as `add` of the negation).
     pub negate: bool,
     /// Printed as `red` (the result is unused and the order allows it).
@@ -79,55 +115,13 @@ pub(crate) struct Spelling {
     pub hint: bool,
 }
 
-/// How the memory order is spelled on the target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct OrderForm {
-    /// The `.sem` qualifier (none before sm_70).
-    pub sem: Option<&'static str>,
-    pub before: Option<Fence>,
-    pub after: Option<Fence>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Fence {
-    /// `fence.sc.<scope>` (sm_70+).
-    Sc,
-    /// `membar.<level>` (before sm_70; a membar is sequentially consistent).
-    Membar,
-}
-
-/// The order spelling on `target`. seq_cst: `fence.sc` then `.acquire`; before sm_70: membars
-/// around a relaxed op (release part before, acquire part after).
-pub(crate) fn order_form(target: PtxTarget, order: MemoryOrder) -> OrderForm {
+/// How PTX carries a memory order: `.sem` qualifiers and `fence.sc` from sm_70, `membar`s
+/// around a relaxed-form op before (a membar is sequentially consistent).
+pub(crate) fn fence_policy(target: PtxTarget) -> FencePolicy {
     if target.has(Feature::Sem) {
-        let (sem, before) = match order {
-            MemoryOrder::Relaxed => ("relaxed", None),
-            MemoryOrder::Acquire => ("acquire", None),
-            MemoryOrder::Release => ("release", None),
-            MemoryOrder::AcqRel => ("acq_rel", None),
-            MemoryOrder::SeqCst => ("acquire", Some(Fence::Sc)),
-        };
-        OrderForm {
-            sem: Some(sem),
-            before,
-            after: None,
-        }
+        FencePolicy::SeqCstFenceThenAcquire
     } else {
-        OrderForm {
-            sem: None,
-            before: order.has_release().then_some(Fence::Membar),
-            after: order.has_acquire().then_some(Fence::Membar),
-        }
-    }
-}
-
-fn order_rewrites(target: PtxTarget, order: MemoryOrder, legality: &mut Legality) {
-    if !target.has(Feature::Sem) {
-        if order != MemoryOrder::Relaxed {
-            legality.rewrites.push(Rewrite::OrderAsFences);
-        }
-    } else if order == MemoryOrder::SeqCst {
-        legality.rewrites.push(Rewrite::SeqCstAsFenceThenAcquire);
+        FencePolicy::RelaxedBetweenFences
     }
 }
 
@@ -151,74 +145,75 @@ pub(crate) const fn membar_level(scope: Scope) -> &'static str {
 }
 
 /// Whether `red` may stand for the node: result unused, and an order without an acquire part.
-pub(crate) fn reduction_allowed(inst: &AtomicInst) -> bool {
-    !inst.result_used() && matches!(inst.order, MemoryOrder::Relaxed | MemoryOrder::Release)
+pub(crate) fn reduction_allowed(node: &AtomicNode) -> bool {
+    !node.result_used() && matches!(node.order, MemoryOrder::Relaxed | MemoryOrder::Release)
 }
 
-/// A scalar native spelling of `op` on `ty`, with the rewrites it needs.
-pub(crate) struct Native {
-    pub op: &'static str,
-    pub noftz: bool,
-    pub ty: &'static str,
-    pub negate: bool,
-    pub retyped: bool,
+/// A native form of an operation, and whether it names the type differently (a rewrite).
+struct Native {
+    op: PtxOp,
+    retyped: bool,
 }
 
-/// The spelling of a native element inside an expansion (`expand::Prim::Rmw`).
-pub(crate) fn rmw_spelling(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native> {
-    scalar_native(op, ty, target)
-}
-
-fn bits_name(bits: u32) -> &'static str {
-    match bits {
-        16 => "b16",
-        32 => "b32",
-        64 => "b64",
-        _ => "b128",
-    }
-}
-
-/// The native scalar form of `op` on `ty`, if the target has one.
+/// The native scalar form of `op` on `ty`, if the target has one (not yet a reduction, no hint).
 fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
     let native = |op, ty, noftz, retyped| {
         Some(Native {
-            op,
-            noftz,
-            ty,
-            negate: false,
+            op: PtxOp {
+                op,
+                ty,
+                noftz,
+                negate: false,
+                reduction: false,
+                hint: false,
+            },
             retyped,
         })
     };
     match op {
         AtomicOp::Add | AtomicOp::Sub => {
+            let add = |ty, noftz, retyped| native(PtxRmw::Add, ty, noftz, retyped);
             let add = match ty {
-                U32 => native("add", "u32", false, false),
-                S32 => native("add", "s32", false, false),
-                U64 => native("add", "u64", false, false),
-                S64 => native("add", "u64", false, true),
-                F32 => native("add", "f32", false, false),
-                F64 => native("add", "f64", false, false),
-                F16 if target.has(Feature::F16Add) => native("add", "f16", true, false),
-                F16x2 if target.has(Feature::F16x2Add) => native("add", "f16x2", true, false),
-                Bf16 if target.has(Feature::Bf16Add) => native("add", "bf16", true, false),
-                Bf16x2 if target.has(Feature::Bf16Add) => native("add", "bf16x2", true, false),
+                U32 => add(PtxType::U32, false, false),
+                S32 => add(PtxType::S32, false, false),
+                U64 => add(PtxType::U64, false, false),
+                S64 => add(PtxType::U64, false, true),
+                F32 => add(PtxType::F32, target.has(Feature::NoftzF32), false),
+                F64 => add(PtxType::F64, false, false),
+                F16 if target.has(Feature::F16Add) => add(PtxType::F16, true, false),
+                F16x2 if target.has(Feature::F16x2Add) => add(PtxType::F16x2, true, false),
+                Bf16 if target.has(Feature::Bf16Add) => add(PtxType::Bf16, true, false),
+                Bf16x2 if target.has(Feature::Bf16Add) => add(PtxType::Bf16x2, true, false),
                 _ => None,
             };
-            add.map(|native| Native {
-                negate: op == AtomicOp::Sub,
-                ..native
+            add.map(|mut native| {
+                native.op.negate = op == AtomicOp::Sub;
+                native
             })
         }
         AtomicOp::Inc | AtomicOp::Dec if ty == U32 => native(
-            if op == AtomicOp::Inc { "inc" } else { "dec" },
-            "u32",
+            if op == AtomicOp::Inc {
+                PtxRmw::Inc
+            } else {
+                PtxRmw::Dec
+            },
+            PtxType::U32,
             false,
             false,
         ),
         AtomicOp::Min | AtomicOp::Max if matches!(ty, U32 | S32 | U64 | S64) => native(
-            if op == AtomicOp::Min { "min" } else { "max" },
-            ty.as_str(),
+            if op == AtomicOp::Min {
+                PtxRmw::Min
+            } else {
+                PtxRmw::Max
+            },
+            match ty {
+                U32 => PtxType::U32,
+                S32 => PtxType::S32,
+                U64 => PtxType::U64,
+                _ => PtxType::S64,
+            },
             false,
             false,
         ),
@@ -226,246 +221,344 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
             if matches!(ty.bits(), 32 | 64) =>
         {
             let name = match op {
-                AtomicOp::And => "and",
-                AtomicOp::Or => "or",
-                AtomicOp::Xor => "xor",
-                _ => "exch",
+                AtomicOp::And => PtxRmw::And,
+                AtomicOp::Or => PtxRmw::Or,
+                AtomicOp::Xor => PtxRmw::Xor,
+                _ => PtxRmw::Exch,
             };
             native(
                 name,
-                bits_name(ty.bits()),
+                PtxType::bits(ty.bits()),
                 false,
                 ty.class() != TypeClass::Bits,
             )
         }
-        AtomicOp::Exch if ty == B128 => native("exch", "b128", false, false),
+        AtomicOp::Exch if ty == B128 => native(PtxRmw::Exch, PtxType::B128, false, false),
         AtomicOp::Cas => match ty.bits() {
             32 | 64 | 128 => native(
-                "cas",
-                bits_name(ty.bits()),
+                PtxRmw::Cas,
+                PtxType::bits(ty.bits()),
                 false,
                 ty.class() != TypeClass::Bits,
             ),
-            16 if target.has(Feature::CasB16) => {
-                native("cas", "b16", false, ty.class() != TypeClass::Bits)
-            }
+            16 if target.has(Feature::CasB16) => native(
+                PtxRmw::Cas,
+                PtxType::B16,
+                false,
+                ty.class() != TypeClass::Bits,
+            ),
             _ => None,
         },
         _ => None,
     }
 }
 
-/// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global` or generic).
-fn vector_native(inst: &AtomicInst, target: PtxTarget) -> Option<Native> {
+/// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global`).
+///
+/// Not on generic addresses: a generic vector `atom` is defined only where the address points
+/// to `.global`, and a generic address may point to shared memory. Not for float min/max: the
+/// native f16/bf16 vector min/max give a NaN other than `semantics::canonical_nan` for two
+/// NaNs, so it is not exact; the elements take the software min/max instead.
+fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
     use VectorShape::*;
-    if !target.has(Feature::Vector)
-        || !matches!(inst.space, AddressSpace::Global | AddressSpace::Generic)
-    {
+    if !target.has(Feature::Vector) || node.space != AddressSpace::Global {
         return None;
     }
-    let negate = inst.op == AtomicOp::Sub;
-    let op = match inst.op {
-        AtomicOp::Add | AtomicOp::Sub => "add",
-        AtomicOp::Min => "min",
-        AtomicOp::Max => "max",
+    let op = match node.op {
+        AtomicOp::Add | AtomicOp::Sub => PtxRmw::Add,
         _ => return None,
     };
-    let allowed = match (inst.ty, inst.shape) {
+    let allowed = match (node.ty, node.shape) {
         (F16 | Bf16, V2 | V4 | V8) => true,
         (F16x2 | Bf16x2, V2 | V4) => true,
-        (F32, V2 | V4) => op == "add",
+        (F32, V2 | V4) => op == PtxRmw::Add,
         _ => false,
     };
-    allowed.then(|| Native {
-        op,
-        noftz: inst.ty != F32,
-        ty: inst.ty.as_str(),
-        negate,
+    let ty = match node.ty {
+        F16 => PtxType::F16,
+        Bf16 => PtxType::Bf16,
+        F16x2 => PtxType::F16x2,
+        Bf16x2 => PtxType::Bf16x2,
+        _ => PtxType::F32,
+    };
+    allowed.then_some(Native {
+        op: PtxOp {
+            op,
+            ty,
+            noftz: node.ty != F32 || target.has(Feature::NoftzF32),
+            negate: node.op == AtomicOp::Sub,
+            reduction: false,
+            hint: false,
+        },
         retyped: false,
     })
 }
 
 /// How one element is emulated when the target has no native form for it.
-fn element_emulation(op: AtomicOp, ty: ElemType) -> ElementLowering {
+fn element_emulation(op: AtomicOp, ty: ElemType) -> Lowering {
     match ty.bits() {
-        8 => ElementLowering::PartWord {
-            element_bits: 8,
-            needs_loop: part_word_needs_loop(op),
-        },
-        16 if !part_word_needs_loop(op) => ElementLowering::PartWord {
-            element_bits: 16,
-            needs_loop: false,
-        },
+        8 => Lowering::masked(op),
+        16 if Lowering::masked(op) == Lowering::MaskedOp => Lowering::MaskedOp,
         // Not a loop on `cas.b16`: ptxas carries out `cas.b16` itself as a 32-bit CAS loop, so
         // a loop on it is a loop inside a loop (u16 sub on sm_90: 41 SASS instructions against
         // 30 for the masked 32-bit loop; `bench/src/bin/sass_table.rs` measures every cell).
-        16 => ElementLowering::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
-        bits => ElementLowering::CasLoop { bits },
+        16 => Lowering::MaskedCasLoop,
+        _ => Lowering::CasLoop,
     }
 }
 
-/// A rule that refuses a node: its id and its words.
-pub(crate) type RuleFailure = (&'static str, String);
+atomir_ir::rules! {
+    /// The rules of the PTX table.
+    pub enum PtxRule {
+        SharedClusterNeedsSm90 = "ptx.shared-cluster-needs-sm90":
+            "`.shared::cluster` needs sm_90 and PTX ISA 7.8",
+        B128NeedsSm90 = "ptx.b128-needs-sm90":
+            "a 128-bit atomic needs sm_90 and PTX ISA 8.3; nothing narrower makes 128 bits atomic",
+        B128SysNeedsPtx84 = "ptx.b128-sys-needs-ptx84":
+            "a 128-bit atomic with system scope needs PTX ISA 8.4",
+        LdStB128NeedsPtx83 = "ptx.ld-st-b128-needs-ptx83":
+            "a 128-bit load or store needs sm_70 and PTX ISA 8.3",
+        LdStB128SysNeedsPtx84 = "ptx.ld-st-b128-sys-needs-ptx84":
+            "a 128-bit load or store with system scope needs sm_70 and PTX ISA 8.4",
+    }
+}
+
+/// A rule that refuses a node, and its words for this node.
+pub(crate) type RuleFailure = (PtxRule, String);
 
 /// The decision for one node on one target.
-pub(crate) fn plan(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, RuleFailure> {
-    if inst.space == AddressSpace::SharedCluster && !target.has(Feature::Cluster) {
+fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
+    // A generic node through a `ptr.shared_cluster` pointer converts the address with
+    // `cvta.shared::cluster`, which needs the same target.
+    let cluster_address = node.space == AddressSpace::SharedCluster
+        || node.pointer_space == AddressSpace::SharedCluster;
+    if cluster_address && !target.has(Feature::Cluster) {
         return Err((
-            "ptx.shared-cluster-needs-sm90",
+            PtxRule::SharedClusterNeedsSm90,
             "`.shared::cluster` needs sm_90 and PTX ISA 7.8".into(),
         ));
     }
-    if inst.ty == ElemType::B128 {
+    if matches!(node.op, AtomicOp::Load | AtomicOp::Store) {
+        return ld_st_plan(node, target);
+    }
+    if node.ty == ElemType::B128 {
         if !target.has(Feature::B128) {
             return Err((
-                "ptx.b128-needs-sm90",
+                PtxRule::B128NeedsSm90,
                 "a 128-bit atomic (cas/exch .b128) needs sm_90 and PTX ISA 8.3; no narrower \
                  operation can make 128 bits atomic"
                     .into(),
             ));
         }
-        if inst.scope == Scope::System && !target.has(Feature::B128System) {
+        if node.scope == Scope::System && !target.has(Feature::B128System) {
             return Err((
-                "ptx.b128-sys-needs-ptx84",
+                PtxRule::B128SysNeedsPtx84,
                 "a 128-bit atomic with system scope needs PTX ISA 8.4".into(),
             ));
         }
     }
 
     let mut legality = Legality::native();
-    let mut scope = inst.scope;
+    let scope = printed_scope(node.scope, target, &mut legality);
+    let fences = fence_policy(target);
+    legality.rewrites.extend(fences.rewrite(node.order));
+
+    let hint = node.hint.is_some()
+        && target.has(Feature::CacheHint)
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic);
+
+    let native = if node.shape.is_vector() {
+        vector_native(node, target)
+    } else {
+        scalar_native(node.op, node.ty, target)
+    };
+    let form = match native {
+        Some(Native { mut op, retyped }) => {
+            note_native(&mut legality, node, op, retyped);
+            op.reduction = reduction_allowed(node) && op.op.has_reduction();
+            op.hint = hint && op.op != PtxRmw::Cas;
+            Form::Native(op)
+        }
+        None => {
+            let (element, op) = match scalar_native(node.op, node.ty, target) {
+                Some(Native { op, retyped }) => {
+                    note_native(&mut legality, node, op, retyped);
+                    (Lowering::Native, Some(op))
+                }
+                None => {
+                    let element = element_emulation(node.op, node.ty);
+                    if element == Lowering::MaskedOp && reduction_allowed(node) {
+                        legality.rewrites.push(Rewrite::DeadResultAsReduction);
+                    }
+                    // A masked op is the node's bitwise op on the containing 32-bit word.
+                    let widened = (element == Lowering::MaskedOp)
+                        .then(|| scalar_native(node.op, ElemType::B32, target))
+                        .flatten()
+                        .map(|native| native.op);
+                    (element, widened)
+                }
+            };
+            legality.lowering = Lowering::per_element(element, node.shape);
+            Form::Expand {
+                element: op.map(|op| PtxOp {
+                    reduction: reduction_allowed(node) && op.op.has_reduction(),
+                    ..op
+                }),
+            }
+        }
+    };
+    Ok(PtxPlan {
+        legality,
+        scope,
+        form,
+        fences,
+    })
+}
+
+/// The scope printed: the node's, or `.gpu` where `.cluster` does not exist.
+fn printed_scope(scope: Scope, target: PtxTarget, legality: &mut Legality) -> Scope {
     if scope == Scope::Cluster && !target.has(Feature::Cluster) {
-        scope = Scope::Device;
         legality.rewrites.push(Rewrite::ScopeWidened {
             from: Scope::Cluster,
             to: Scope::Device,
         });
+        return Scope::Device;
     }
-    order_rewrites(target, inst.order, &mut legality);
+    scope
+}
 
-    let hint = inst.hint.is_some()
-        && target.has(Feature::CacheHint)
-        && matches!(inst.space, AddressSpace::Global | AddressSpace::Generic);
-
-    let native = if inst.shape.is_vector() {
-        vector_native(inst, target)
+/// An atomic load or store. From sm_70 the PTX memory model's mapping (Lustig et al.,
+/// ASPLOS'19, as nvcc and libcu++ emit it): `ld.relaxed`/`ld.acquire`, `st.relaxed`/
+/// `st.release`, and seq_cst as the same leading `fence.sc` a seq_cst RMW has, then
+/// `ld.acquire` or `st.relaxed`. Before sm_70, `ld.volatile`/`st.volatile` between the `membar`s
+/// the RMWs of those targets have.
+fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
+    if node.ty == ElemType::B128 {
+        if !target.has(Feature::LdStB128) {
+            return Err((
+                PtxRule::LdStB128NeedsPtx83,
+                "a 128-bit load or store needs sm_70 and PTX ISA 8.3".into(),
+            ));
+        }
+        if node.scope == Scope::System && !target.has(Feature::LdStB128System) {
+            return Err((
+                PtxRule::LdStB128SysNeedsPtx84,
+                "a 128-bit load or store with system scope needs PTX ISA 8.4".into(),
+            ));
+        }
+    }
+    let mut legality = Legality::native();
+    let scope = printed_scope(node.scope, target, &mut legality);
+    let fences = if !target.has(Feature::Sem) {
+        FencePolicy::RelaxedBetweenFences
+    } else if node.op == AtomicOp::Store {
+        FencePolicy::SeqCstFenceThenRelaxed
     } else {
-        scalar_native(inst.op, inst.ty, target)
+        FencePolicy::SeqCstFenceThenAcquire
     };
-    let form = match native {
-        Some(native) => {
-            if native.negate {
-                legality.rewrites.push(Rewrite::SubAsAddOfNegation);
-            }
-            if native.retyped {
-                legality.rewrites.push(Rewrite::RetypedSameBits);
-            }
-            let reduction = reduction_allowed(inst) && native.op != "cas" && native.op != "exch";
-            if reduction {
-                legality.rewrites.push(Rewrite::DeadResultAsReduction);
-            }
-            Form::Native(Spelling {
-                op: native.op,
-                noftz: native.noftz,
-                ty: native.ty,
-                negate: native.negate,
-                reduction,
-                hint: hint && native.op != "cas",
-            })
-        }
-        None => {
-            let element = match scalar_native(inst.op, inst.ty, target) {
-                Some(native) => {
-                    if native.negate {
-                        legality.rewrites.push(Rewrite::SubAsAddOfNegation);
-                    }
-                    if native.retyped {
-                        legality.rewrites.push(Rewrite::RetypedSameBits);
-                    }
-                    if reduction_allowed(inst) && native.op != "cas" && native.op != "exch" {
-                        legality.rewrites.push(Rewrite::DeadResultAsReduction);
-                    }
-                    ElementLowering::Native
-                }
-                None => {
-                    let element = element_emulation(inst.op, inst.ty);
-                    let widened_op = matches!(
-                        element,
-                        ElementLowering::PartWord {
-                            needs_loop: false,
-                            ..
-                        }
-                    );
-                    if widened_op && reduction_allowed(inst) {
-                        legality.rewrites.push(Rewrite::DeadResultAsReduction);
-                    }
-                    element
-                }
-            };
-            let emulation = if inst.shape.is_vector() {
-                Emulation::Split {
-                    elements: inst.shape.len() as u32,
-                    element,
-                }
-            } else {
-                match element {
-                    ElementLowering::CasLoop { bits } => Emulation::CasLoop { bits },
-                    ElementLowering::PartWord {
-                        element_bits,
-                        needs_loop,
-                    } => Emulation::PartWord {
-                        element_bits,
-                        needs_loop,
-                    },
-                    ElementLowering::Native => unreachable!("scalar native handled above"),
-                }
-            };
-            legality.emulation = Some(emulation);
-            Form::Expand(emulation)
-        }
+    legality.rewrites.extend(fences.rewrite(node.order));
+    // `.v2/.v4` of 8 to 32-bit elements and `.v2` of 64-bit ones exist everywhere; wider
+    // vectors only on sm_100 global memory (and `.v8` of 8/16 bits crashes ptxas): split.
+    let vector = match (node.ty.bits(), node.shape) {
+        (_, VectorShape::Scalar) => false,
+        (8..=32, VectorShape::V2 | VectorShape::V4) | (64, VectorShape::V2) => true,
+        _ => false,
     };
-    Ok(Plan {
+    if node.shape.is_vector() && !vector {
+        legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
+    }
+    Ok(PtxPlan {
         legality,
         scope,
-        form,
+        form: Form::LdSt { vector },
+        fences,
     })
 }
 
-/// The targets tried, oldest first, when looking for the smallest one that accepts a node: each
-/// architecture with its oldest ISA and every ISA version that introduced an atomic feature.
-fn candidate_targets() -> impl Iterator<Item = PtxTarget> {
-    const FEATURE_ISAS: [PtxIsa; 8] = [
-        PtxIsa::new(6, 2),
-        PtxIsa::new(6, 3),
-        PtxIsa::new(7, 4),
-        PtxIsa::new(7, 8),
-        PtxIsa::new(8, 1),
-        PtxIsa::new(8, 3),
-        PtxIsa::new(8, 4),
-        PtxIsa::DEFAULT,
-    ];
-    Sm::ALL.into_iter().flat_map(|sm| {
-        std::iter::once(sm.min_isa())
-            .chain(
-                FEATURE_ISAS
-                    .into_iter()
-                    .filter(move |isa| *isa > sm.min_isa()),
-            )
-            .map(move |isa| PtxTarget::new(sm, isa))
-    })
+/// A stand-alone fence: `fence.sc` for seq_cst and `fence.acq_rel` for the other orders (an
+/// acquire or release fence strengthened: `fence.acquire/.release` need sm_90 and PTX ISA 8.6,
+/// and `fence.acq_rel` is correct everywhere), a `membar` of the scope's level before sm_70
+/// (sequentially consistent).
+fn fence_plan(fence: &Fence, target: PtxTarget) -> PtxPlan {
+    let mut legality = Legality::native();
+    let scope = printed_scope(fence.scope, target, &mut legality);
+    let printed = if !target.has(Feature::Sem) || fence.order == MemoryOrder::SeqCst {
+        MemoryOrder::SeqCst
+    } else {
+        MemoryOrder::AcqRel
+    };
+    if printed != fence.order {
+        legality.rewrites.push(Rewrite::OrderStrengthened {
+            from: fence.order,
+            to: printed,
+        });
+    }
+    PtxPlan {
+        legality,
+        scope,
+        form: Form::Fence,
+        fences: FencePolicy::OnAccess,
+    }
 }
 
-/// The verdict: the plan, or a refusal naming the rule and the smallest target that accepts it.
-pub(crate) fn verdict(inst: &AtomicInst, target: PtxTarget) -> Result<Plan, Refusal> {
-    plan(inst, target).map_err(|(rule, reason)| {
-        let refusal = Refusal::new(rule, format!("{reason} (target ptx:{target})"));
-        match candidate_targets().find(|candidate| plan(inst, *candidate).is_ok()) {
-            Some(smallest) => refusal.accepted_by(format!("ptx:{smallest}")),
-            None => refusal,
-        }
-    })
+/// The rewrites a native form stands for.
+fn note_native(legality: &mut Legality, node: &AtomicNode, op: PtxOp, retyped: bool) {
+    if op.negate {
+        legality.rewrites.push(Rewrite::SubAsAddOfNegation);
+    }
+    if retyped {
+        legality.rewrites.push(Rewrite::RetypedSameBits);
+    }
+    if reduction_allowed(node) && op.op.has_reduction() {
+        legality.rewrites.push(Rewrite::DeadResultAsReduction);
+    }
+}
+
+/// The targets a refusal's smallest target is searched among, oldest first: each architecture
+/// with its oldest ISA, then every ISA version that introduced a feature ([`Feature::ALL`]) and
+/// the default.
+pub(crate) fn candidates() -> Vec<PtxTarget> {
+    let mut isas: Vec<PtxIsa> = Feature::ALL
+        .iter()
+        .map(|feature| feature.requires().1)
+        .chain(Sm::ALL.iter().map(|sm| sm.default_isa()))
+        .collect();
+    isas.sort();
+    isas.dedup();
+    Sm::ALL
+        .iter()
+        .copied()
+        .flat_map(|sm| {
+            std::iter::once(sm.min_isa())
+                .chain(
+                    isas.clone()
+                        .into_iter()
+                        .filter(move |isa| *isa > sm.min_isa() && *isa <= sm.newest_isa()),
+                )
+                .map(move |isa| PtxTarget::new(sm, isa))
+        })
+        .collect()
+}
+
+/// The table's answer for a parameter: every type is carried. A `b128` parameter on a target
+/// without the `.b128` register type (before sm_70 or PTX ISA 8.3) keeps its 16 bytes in the
+/// signature and is never read into a register: nothing on such a target can read it, as every
+/// 128-bit atomic needs [`Feature::B128`] (rule [`PtxRule::B128NeedsSm90`]).
+pub(crate) fn param(_ty: ValueType, _target: PtxTarget) -> Result<(), Refusal> {
+    Ok(())
+}
+
+/// The table's answer, its refusal naming the target it was asked for.
+pub(crate) fn table(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Refusal> {
+    plan(node, target).map_err(|failure| refusal(failure, target))
+}
+
+/// The table's answer for a fence.
+pub(crate) fn fence_table(fence: &Fence, target: PtxTarget) -> Result<PtxPlan, Refusal> {
+    Ok(fence_plan(fence, target))
+}
+
+fn refusal((rule, reason): RuleFailure, target: PtxTarget) -> Refusal {
+    Refusal::new(rule, format!("{reason} (target ptx:{target})"))
 }

@@ -10,7 +10,8 @@
 //! - **FlushSubnormals**: a native `atom.add.f32` / `red.add.f32` on global memory (or a
 //!   generic address that points there) flushes subnormal inputs and results to zero, as PTX
 //!   documents; tests compare it with `semantics::FloatMode::FlushSubnormals`. On shared memory
-//!   it does not flush.
+//!   it does not flush. From PTX ISA 9.4 on sm_90 and newer every f32 add is printed
+//!   `.add.noftz.f32` instead, which keeps subnormals (IEEE) in every space.
 //! - A cache hint is a performance hint only: it is printed (`.L2::cache_hint` with a
 //!   `createpolicy`) where PTX has it (sm_80, PTX 7.4, global or generic, not on `cas`), and
 //!   left out elsewhere; `no_allocate` is spelled `L2::evict_first`.
@@ -21,108 +22,156 @@ mod emit;
 mod legal;
 pub mod target;
 
-use std::collections::HashMap;
-
+use atomir_ir::lower::{lower_with, Passes, Table, Target};
 use atomir_ir::semantics::FloatMode;
-use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
+use atomir_ir::{
+    AtomicNode, Backend, Fence, LowerError, LowerOptions, LowerReport, Module, Param, Refusal,
+};
 
+use emit::PtxPrinter;
+pub use legal::{Form, PtxOp, PtxPlan, PtxRmw, PtxType};
+
+pub use legal::PtxRule;
 pub use target::{Feature, PtxIsa, PtxTarget, Sm};
 
-/// Help text for this backend's target names, shown by `atomir lower --help`.
-pub const TARGETS_HELP: &str = "\
-ptx:sm_XX[@X.Y]   NVIDIA PTX for an SM architecture, optionally with a PTX ISA version.
-                  XX: 60 70 75 80 86 89 90 90a 100 120. X.Y: 5.0 to 9.1, at least the
-                  architecture's oldest (sm_60 5.0, sm_70 6.0, sm_75 6.3, sm_80 7.0, sm_86 7.1,
-                  sm_89/sm_90 7.8, sm_90a 8.0, sm_100 8.6, sm_120 8.7).
-                  Default ISA: 8.8 for every architecture (the newest ptxas 12.9 accepts; ptxas
-                  13.5 accepts it too for sm_75 and newer, and no longer assembles sm_60/sm_70).
-                  Features follow both: .sem sm_70/6.0, .cluster sm_90/7.8, cache hints
-                  sm_80/7.4, vector atomics sm_90/8.1, .b128 sm_90/8.3 (.sys 8.4).";
+/// Help text for this backend's target names, shown by `atomir lower --help`; every list in it
+/// is read from the target table, so it cannot disagree with what `parse_target` accepts.
+pub fn targets_help() -> String {
+    let names = |filter: &dyn Fn(Sm) -> bool| {
+        Sm::ALL
+            .iter()
+            .copied()
+            .filter(|sm| filter(*sm))
+            .map(|sm| sm.name().trim_start_matches("sm_"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut text = String::from(
+        "ptx:sm_XX[@X.Y]   NVIDIA PTX for an SM architecture, optionally with a PTX ISA version.\n",
+    );
+    let architectures: Vec<String> = Sm::ALL.iter().map(|sm| sm.name()[3..].into()).collect();
+    wrap_list(&mut text, "  XX:", &architectures);
+    let mut floors: Vec<PtxIsa> = Sm::ALL.iter().map(|sm| sm.min_isa()).collect();
+    floors.sort();
+    floors.dedup();
+    let by_floor: Vec<String> = floors
+        .iter()
+        .map(|isa| format!("{isa} ({})", names(&|sm| sm.min_isa() == *isa)))
+        .collect();
+    wrap_list(
+        &mut text,
+        &format!(
+            "  X.Y: {} to {}, at least the architecture's oldest:",
+            PtxIsa::OLDEST,
+            PtxIsa::NEWEST
+        ),
+        &by_floor,
+    );
+    let mut defaults: Vec<PtxIsa> = Sm::ALL.iter().map(|sm| sm.default_isa()).collect();
+    defaults.sort();
+    defaults.dedup();
+    let by_default: Vec<String> = defaults
+        .iter()
+        .map(|isa| format!("{isa} ({})", names(&|sm| sm.default_isa() == *isa)))
+        .collect();
+    wrap_list(
+        &mut text,
+        "  default ISA: the newest that every ptxas knowing the architecture accepts:",
+        &by_default,
+    );
+    let features: Vec<String> = Feature::ALL
+        .iter()
+        .map(|feature| {
+            let (sm, isa) = feature.requires();
+            format!("{} sm_{sm}/{isa}", feature.label())
+        })
+        .collect();
+    wrap_list(&mut text, "  features need both SM and ISA:", &features);
+    text.truncate(text.trim_end().len());
+    text
+}
+
+/// Appends `lead` and the comma-separated `items`, wrapped before 96 columns, and a newline.
+fn wrap_list(text: &mut String, lead: &str, items: &[String]) {
+    const WIDTH: usize = 96;
+    text.push_str(lead);
+    let mut column = lead.len();
+    for (index, item) in items.iter().enumerate() {
+        let separator = if index + 1 == items.len() { "" } else { "," };
+        if column + item.len() + separator.len() + 1 > WIDTH {
+            text.push_str("\n     ");
+            column = 5;
+        }
+        text.push(' ');
+        text.push_str(item);
+        text.push_str(separator);
+        column += item.len() + separator.len() + 1;
+    }
+    text.push('\n');
+}
 
 /// Parses the part of a target name after `ptx:`.
 pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
-    PtxTarget::parse(spec).map(|target| Box::new(PtxBackend::new(target)) as _)
+    PtxTarget::parse(spec).map(|target| Box::new(target) as _)
 }
 
-/// The PTX backend for one target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PtxBackend {
-    pub target: PtxTarget,
+impl Table for PtxTarget {
+    type Plan = PtxPlan;
+
+    fn name(&self) -> String {
+        format!("ptx:{self}")
+    }
+
+    fn plan(&self, node: &AtomicNode) -> Result<PtxPlan, Refusal> {
+        legal::table(node, *self)
+    }
+
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        for (index, param) in params.iter().enumerate() {
+            legal::param(param.ty, *self).map_err(|refusal| (index, refusal))?;
+        }
+        Ok(())
+    }
+
+    fn plan_fence(&self, fence: &Fence) -> Result<PtxPlan, Refusal> {
+        legal::fence_table(fence, *self)
+    }
+
+    fn candidates(&self) -> Vec<PtxTarget> {
+        legal::candidates()
+    }
+
+    fn passes(&self) -> Passes {
+        Passes { reuse: true }
+    }
 }
 
-impl PtxBackend {
-    pub const fn new(target: PtxTarget) -> Self {
-        PtxBackend { target }
-    }
+impl Target for PtxTarget {
+    type Printer<'m> = PtxPrinter<'m>;
 
-    fn lower_as(
-        &self,
-        module: &Module,
-        mode: emit::ParamMode,
-        out: &mut String,
-    ) -> Result<LowerReport, LowerError> {
-        let mut report = LowerReport::default();
-        // Programs repeat a few kinds of atomic: each distinct plan is decided once per kernel,
-        // and an instruction only records which one it uses.
-        let mut plans: Vec<legal::Plan> = Vec::new();
-        let mut plan_index: HashMap<legal::PlanKey, u32> = HashMap::new();
-        let mut chosen: Vec<u32> = Vec::new();
-        let mut body = String::new();
-        if mode != emit::ParamMode::Listing {
-            self.header(out);
-        }
-        for (index, kernel) in module.kernels.iter().enumerate() {
-            plans.clear();
-            plan_index.clear();
-            chosen.clear();
-            for (id, inst) in kernel.insts.iter() {
-                let key = legal::PlanKey::of(inst);
-                let plan = match plan_index.get(&key) {
-                    Some(&plan) => plan,
-                    None => {
-                        let plan =
-                            legal::verdict(inst, self.target).map_err(|refusal| LowerError {
-                                kernel: kernel.name.clone(),
-                                inst: id,
-                                loc: kernel.loc_of(id),
-                                refusal,
-                            })?;
-                        plans.push(plan);
-                        let number = plans.len() as u32 - 1;
-                        plan_index.insert(key, number);
-                        number
-                    }
-                };
-                report.record(index, id, &plans[plan as usize].legality);
-                chosen.push(plan);
-            }
-            if index > 0 {
-                out.push('\n');
-            }
-            emit::write_kernel(self.target, kernel, &plans, &chosen, mode, &mut body, out);
-        }
-        Ok(report)
+    fn printer<'m>(&self, options: &LowerOptions) -> PtxPrinter<'m> {
+        let mode = if options.complete_module {
+            emit::ParamMode::Entry
+        } else {
+            emit::ParamMode::Listing
+        };
+        PtxPrinter::new(*self, mode)
     }
+}
 
-    fn header(&self, out: &mut String) {
-        use std::fmt::Write;
-        let _ = writeln!(out, "// Generated by atomir for ptx:{}", self.target);
-        let _ = writeln!(out, ".version {}", self.target.isa);
-        let _ = writeln!(out, ".target {}", self.target.sm.name());
-        out.push_str(".address_size 64\n\n");
-    }
-
+impl PtxTarget {
     /// How the emitted code treats float subnormals for a node: `FlushSubnormals` for a native
-    /// f32 add (or sub as add) that may reach global memory (PTX documents that `atom.add.f32`
-    /// and `red.add.f32` flush there), `Ieee` for everything else (shared memory, CAS loops,
-    /// f16/bf16 `.noftz`, f64).
-    pub fn float_mode(&self, inst: &atomir_ir::AtomicInst) -> FloatMode {
-        let native_f32_add = matches!(
-            legal::plan(inst, self.target).map(|plan| plan.form),
-            Ok(legal::Form::Native(spelling)) if spelling.op == "add" && spelling.ty == "f32"
-        );
+    /// f32 add (or sub as add, whole or per split element) without `.noftz` that may reach
+    /// global memory (PTX documents that `atom.add.f32` and `red.add.f32` flush there), `Ieee`
+    /// for everything else (shared memory, CAS loops, `.noftz` f16/bf16/f32 from PTX 9.4, f64).
+    pub fn float_mode(&self, node: &AtomicNode) -> FloatMode {
+        let flushing_add = |op: &PtxOp| op.op == PtxRmw::Add && op.ty == PtxType::F32 && !op.noftz;
+        let native_f32_add = match legal::table(node, *self).map(|plan| plan.form) {
+            Ok(Form::Native(op)) | Ok(Form::Expand { element: Some(op) }) => flushing_add(&op),
+            _ => false,
+        };
         let may_be_global = matches!(
-            inst.space,
+            node.space,
             atomir_ir::AddressSpace::Global | atomir_ir::AddressSpace::Generic
         );
         if native_f32_add && may_be_global {
@@ -136,35 +185,17 @@ impl PtxBackend {
     /// thread (thread `i` reads element `i`), and after the body every result is stored to
     /// element `i` of one extra `.u64` output-array parameter per result, in value order.
     /// Used by the GPU harness to run many threads against few addresses.
+    #[doc(hidden)]
     pub fn lower_per_thread(
         &self,
         module: &Module,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
-        self.lower_as(module, emit::ParamMode::PerThread, out)
-    }
-}
-
-impl Backend for PtxBackend {
-    fn target_name(&self) -> String {
-        format!("ptx:{}", self.target)
-    }
-
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legal::verdict(&kernel.insts[inst], self.target).map(|plan| plan.legality)
-    }
-
-    fn lower(
-        &self,
-        module: &Module,
-        options: &LowerOptions,
-        out: &mut String,
-    ) -> Result<LowerReport, LowerError> {
-        let mode = if options.complete_module {
-            emit::ParamMode::Entry
-        } else {
-            emit::ParamMode::Listing
-        };
-        self.lower_as(module, mode, out)
+        lower_with(
+            self,
+            PtxPrinter::new(*self, emit::ParamMode::PerThread),
+            module,
+            out,
+        )
     }
 }

@@ -2,84 +2,174 @@
 
 use std::fmt;
 
-/// An SM architecture this backend knows.
+/// A ptxas release that judges PTX: each architecture is assembled by the releases that know it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Sm {
-    Sm60,
-    Sm70,
-    Sm75,
-    Sm80,
-    Sm86,
-    Sm89,
-    Sm90,
-    /// sm_90 with its architecture-specific features; for atomics, the same as sm_90.
-    Sm90a,
-    Sm100,
-    Sm120,
+pub enum Ptxas {
+    /// ptxas 12.9: the last release that assembles sm_60 and sm_70.
+    V12_9,
+    /// ptxas 13.5: sm_75 and newer, and the only one that knows sm_88, sm_107 and sm_110.
+    V13_5,
+}
+
+impl Ptxas {
+    /// The newest PTX ISA version this release accepts (`.version` above it is a fatal error).
+    pub const fn newest_isa(self) -> PtxIsa {
+        match self {
+            Ptxas::V12_9 => PtxIsa::new(8, 8),
+            Ptxas::V13_5 => PtxIsa::new(9, 5),
+        }
+    }
+}
+
+impl fmt::Display for Ptxas {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Ptxas::V12_9 => "12.9",
+            Ptxas::V13_5 => "13.5",
+        })
+    }
+}
+
+/// Which ptxas releases know an architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Judges {
+    /// Only ptxas 12.9 (ptxas 13 dropped the architecture).
+    Old,
+    /// Both ptxas 12.9 and 13.5.
+    Both,
+    /// Only ptxas 13.5 (the architecture is newer than ptxas 12.9).
+    New,
+}
+
+impl Judges {
+    /// The releases, oldest first.
+    pub const fn releases(self) -> &'static [Ptxas] {
+        match self {
+            Judges::Old => &[Ptxas::V12_9],
+            Judges::Both => &[Ptxas::V12_9, Ptxas::V13_5],
+            Judges::New => &[Ptxas::V13_5],
+        }
+    }
+}
+
+/// One architecture's row of the table: everything that differs between architectures.
+struct SmRow {
+    name: &'static str,
+    /// The compute capability number (`90` for sm_90, sm_90a; `100` for sm_100a and sm_100f).
+    number: u32,
+    /// The oldest PTX ISA version that can target it (ptxas 13.5 where it knows the
+    /// architecture: `PTX .version X does not support .target sm_NN` below it).
+    min_isa: PtxIsa,
+    judges: Judges,
+}
+
+macro_rules! sm_table {
+    ($($variant:ident => $name:literal, $number:literal, ($major:literal, $minor:literal), $judges:ident;)*) => {
+        /// An SM architecture this backend knows: the targets ptxas 13.5 assembles, and sm_60
+        /// and sm_70, which only ptxas 12.9 still does. The `a` (architecture-specific) and `f`
+        /// (family) variants have, for atomics, the features of their base architecture.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Sm {
+            $($variant,)*
+        }
+
+        impl Sm {
+            /// Every architecture, oldest first (the order "smallest target" is searched in).
+            pub const ALL: &'static [Sm] = &[$(Sm::$variant,)*];
+
+            const fn row(self) -> SmRow {
+                match self {
+                    $(Sm::$variant => SmRow {
+                        name: $name,
+                        number: $number,
+                        min_isa: PtxIsa::new($major, $minor),
+                        judges: Judges::$judges,
+                    },)*
+                }
+            }
+        }
+    };
+}
+
+// Oldest ISA per architecture and which ptxas knows it: measured with ptxas 12.9 and 13.5 over
+// `.version 4.0 … 9.9` × every `-arch` each lists. sm_70 is listed at 6.0 (the documented floor)
+// although ptxas 12.9 also accepts 5.1.
+sm_table! {
+    Sm60 => "sm_60", 60, (5, 0), Old;
+    Sm70 => "sm_70", 70, (6, 0), Old;
+    Sm75 => "sm_75", 75, (6, 3), Both;
+    Sm80 => "sm_80", 80, (7, 0), Both;
+    Sm86 => "sm_86", 86, (7, 1), Both;
+    Sm87 => "sm_87", 87, (7, 4), Both;
+    Sm88 => "sm_88", 88, (9, 0), New;
+    Sm89 => "sm_89", 89, (7, 8), Both;
+    Sm90 => "sm_90", 90, (7, 8), Both;
+    Sm90a => "sm_90a", 90, (8, 0), Both;
+    Sm100 => "sm_100", 100, (8, 6), Both;
+    Sm100a => "sm_100a", 100, (8, 6), Both;
+    Sm100f => "sm_100f", 100, (8, 8), Both;
+    Sm103 => "sm_103", 103, (8, 8), Both;
+    Sm103a => "sm_103a", 103, (8, 8), Both;
+    Sm103f => "sm_103f", 103, (8, 8), Both;
+    Sm107 => "sm_107", 107, (9, 4), New;
+    Sm107a => "sm_107a", 107, (9, 4), New;
+    Sm107f => "sm_107f", 107, (9, 4), New;
+    Sm110 => "sm_110", 110, (9, 0), New;
+    Sm110a => "sm_110a", 110, (9, 0), New;
+    Sm110f => "sm_110f", 110, (9, 0), New;
+    Sm120 => "sm_120", 120, (8, 7), Both;
+    Sm120a => "sm_120a", 120, (8, 7), Both;
+    Sm120f => "sm_120f", 120, (8, 8), Both;
+    Sm121 => "sm_121", 121, (8, 8), Both;
+    Sm121a => "sm_121a", 121, (8, 8), Both;
+    Sm121f => "sm_121f", 121, (8, 8), Both;
 }
 
 impl Sm {
-    /// Every architecture, oldest first (the order "smallest target" is searched in).
-    pub const ALL: [Sm; 10] = [
-        Sm::Sm60,
-        Sm::Sm70,
-        Sm::Sm75,
-        Sm::Sm80,
-        Sm::Sm86,
-        Sm::Sm89,
-        Sm::Sm90,
-        Sm::Sm90a,
-        Sm::Sm100,
-        Sm::Sm120,
-    ];
-
     pub const fn name(self) -> &'static str {
-        match self {
-            Sm::Sm60 => "sm_60",
-            Sm::Sm70 => "sm_70",
-            Sm::Sm75 => "sm_75",
-            Sm::Sm80 => "sm_80",
-            Sm::Sm86 => "sm_86",
-            Sm::Sm89 => "sm_89",
-            Sm::Sm90 => "sm_90",
-            Sm::Sm90a => "sm_90a",
-            Sm::Sm100 => "sm_100",
-            Sm::Sm120 => "sm_120",
-        }
+        self.row().name
     }
 
     /// The compute capability number (`90` for both sm_90 and sm_90a).
     pub const fn number(self) -> u32 {
-        match self {
-            Sm::Sm60 => 60,
-            Sm::Sm70 => 70,
-            Sm::Sm75 => 75,
-            Sm::Sm80 => 80,
-            Sm::Sm86 => 86,
-            Sm::Sm89 => 89,
-            Sm::Sm90 | Sm::Sm90a => 90,
-            Sm::Sm100 => 100,
-            Sm::Sm120 => 120,
-        }
+        self.row().number
     }
 
     /// The oldest PTX ISA version that can target this architecture.
     pub const fn min_isa(self) -> PtxIsa {
-        match self {
-            Sm::Sm60 => PtxIsa::new(5, 0),
-            Sm::Sm70 => PtxIsa::new(6, 0),
-            Sm::Sm75 => PtxIsa::new(6, 3),
-            Sm::Sm80 => PtxIsa::new(7, 0),
-            Sm::Sm86 => PtxIsa::new(7, 1),
-            Sm::Sm89 | Sm::Sm90 => PtxIsa::new(7, 8),
-            Sm::Sm90a => PtxIsa::new(8, 0),
-            Sm::Sm100 => PtxIsa::new(8, 6),
-            Sm::Sm120 => PtxIsa::new(8, 7),
-        }
+        self.row().min_isa
+    }
+
+    /// The ptxas releases that assemble this architecture.
+    pub const fn judges(self) -> Judges {
+        self.row().judges
+    }
+
+    /// The strictest ptxas that knows this architecture: the newest release.
+    pub fn judge(self) -> Ptxas {
+        let releases = self.judges().releases();
+        releases[releases.len() - 1]
+    }
+
+    /// The default PTX ISA version: the newest one that every ptxas knowing the architecture
+    /// accepts, so the default output assembles with each of them (8.8 where ptxas 12.9 knows
+    /// the architecture, 9.5 where only ptxas 13.5 does).
+    pub fn default_isa(self) -> PtxIsa {
+        self.judges()
+            .releases()
+            .iter()
+            .map(|release| release.newest_isa())
+            .min()
+            .unwrap_or(PtxIsa::NEWEST)
+    }
+
+    /// The newest PTX ISA version some ptxas assembles for this architecture.
+    pub fn newest_isa(self) -> PtxIsa {
+        self.judge().newest_isa()
     }
 
     pub fn from_name(name: &str) -> Option<Sm> {
-        Sm::ALL.into_iter().find(|sm| sm.name() == name)
+        Sm::ALL.iter().copied().find(|sm| sm.name() == name)
     }
 }
 
@@ -95,12 +185,11 @@ impl PtxIsa {
         PtxIsa { major, minor }
     }
 
-    /// The default version for every architecture: the newest that ptxas 12.9 accepts, which
-    /// ptxas 13.5 accepts too (for sm_75 and newer; ptxas 13 drops sm_60 and sm_70 altogether).
-    pub const DEFAULT: PtxIsa = PtxIsa::new(8, 8);
-
     /// The newest version this backend knows (accepted by ptxas 13.5).
-    pub const NEWEST: PtxIsa = PtxIsa::new(9, 1);
+    pub const NEWEST: PtxIsa = Ptxas::V13_5.newest_isa();
+
+    /// The oldest version this backend knows.
+    pub const OLDEST: PtxIsa = PtxIsa::new(5, 0);
 
     /// Whether this is a published version this backend knows.
     pub fn is_known(self) -> bool {
@@ -109,7 +198,7 @@ impl PtxIsa {
             6 => 5,
             7 => 8,
             8 => 8,
-            9 => 1,
+            9 => 5,
             _ => return false,
         };
         self.minor <= newest_minor
@@ -147,7 +236,7 @@ impl PtxTarget {
             )
         })?;
         let isa = match isa_text {
-            None => PtxIsa::DEFAULT,
+            None => sm.default_isa(),
             Some(text) => {
                 let parsed = text.split_once('.').and_then(|(major, minor)| {
                     Some(PtxIsa::new(major.parse().ok()?, minor.parse().ok()?))
@@ -156,7 +245,8 @@ impl PtxTarget {
                     Some(isa) if isa.is_known() => isa,
                     _ => {
                         return Err(format!(
-                            "unknown PTX ISA version `{text}`; expected X.Y from 5.0 to {}",
+                            "unknown PTX ISA version `{text}`; expected X.Y from {} to {}",
+                            PtxIsa::OLDEST,
                             PtxIsa::NEWEST
                         ))
                     }
@@ -168,6 +258,15 @@ impl PtxTarget {
                 "PTX ISA {isa} cannot target {}; it needs PTX ISA {} or later",
                 sm.name(),
                 sm.min_isa()
+            ));
+        }
+        if isa > sm.newest_isa() {
+            return Err(format!(
+                "PTX ISA {isa} cannot target {}: ptxas {}, the newest that assembles it, \
+                 accepts PTX ISA up to {}",
+                sm.name(),
+                sm.judge(),
+                sm.newest_isa()
             ));
         }
         Ok(PtxTarget { sm, isa })
@@ -218,11 +317,60 @@ pub enum Feature {
     B128,
     /// `.b128` with `.sys` scope.
     B128System,
+    /// The `.b128` register type and `mov.b128`.
+    B128Register,
+    /// `ld`/`st` of `.b128` (ordered or not).
+    LdStB128,
+    /// `ld`/`st` of `.b128` with `.sys` scope.
+    LdStB128System,
     /// `cvt.rn.bf16.f32`.
     CvtBf16,
+    /// `atom`/`red` `.add.noftz.f32`: the f32 add that keeps subnormals (plain `.add.f32`
+    /// flushes them on global memory). Scalar in every space, `.v2/.v4` on global and generic.
+    NoftzF32,
 }
 
 impl Feature {
+    /// Every feature.
+    pub const ALL: [Feature; 15] = [
+        Feature::Sem,
+        Feature::Cluster,
+        Feature::CacheHint,
+        Feature::F16Add,
+        Feature::F16x2Add,
+        Feature::Bf16Add,
+        Feature::CasB16,
+        Feature::Vector,
+        Feature::B128,
+        Feature::B128System,
+        Feature::B128Register,
+        Feature::LdStB128,
+        Feature::LdStB128System,
+        Feature::CvtBf16,
+        Feature::NoftzF32,
+    ];
+
+    /// How the target help names the feature.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Feature::Sem => ".sem",
+            Feature::Cluster => ".cluster",
+            Feature::CacheHint => "cache hints",
+            Feature::F16Add => "f16 add",
+            Feature::F16x2Add => "f16x2 add",
+            Feature::Bf16Add => "bf16 add",
+            Feature::CasB16 => "cas.b16",
+            Feature::Vector => "vector atomics",
+            Feature::B128 => ".b128",
+            Feature::B128System => ".b128 .sys",
+            Feature::B128Register => ".b128 registers",
+            Feature::LdStB128 => "ld/st .b128",
+            Feature::LdStB128System => "ld/st .b128 .sys",
+            Feature::CvtBf16 => "cvt bf16",
+            Feature::NoftzF32 => "exact f32 add (.noftz)",
+        }
+    }
+
     /// (minimum SM number, minimum PTX ISA).
     pub const fn requires(self) -> (u32, PtxIsa) {
         match self {
@@ -236,7 +384,13 @@ impl Feature {
             Feature::Vector => (90, PtxIsa::new(8, 1)),
             Feature::B128 => (90, PtxIsa::new(8, 3)),
             Feature::B128System => (90, PtxIsa::new(8, 4)),
+            Feature::B128Register => (70, PtxIsa::new(8, 3)),
+            Feature::LdStB128 => (70, PtxIsa::new(8, 3)),
+            Feature::LdStB128System => (70, PtxIsa::new(8, 4)),
             Feature::CvtBf16 => (80, PtxIsa::new(7, 0)),
+            // ptxas 13.5 at 9.3: "Feature 'atom with .noftz and .f32' requires PTX ISA .version
+            // 9.4 or later"; on sm_89: "... requires .target sm_90 or higher".
+            Feature::NoftzF32 => (90, PtxIsa::new(9, 4)),
         }
     }
 }
@@ -258,6 +412,31 @@ mod tests {
             .contains("needs PTX ISA 8.6"));
         assert!(PtxTarget::parse("sm_91").is_err());
         assert!(PtxTarget::parse("sm_90@8.9").is_err());
+        assert_eq!(
+            PtxTarget::parse("sm_90@9.5").unwrap().to_string(),
+            "sm_90@9.5"
+        );
+        assert!(PtxTarget::parse("sm_90@9.6").is_err());
+        // Architectures only ptxas 13.5 knows default to its newest ISA, not below their floor.
+        assert_eq!(
+            PtxTarget::parse("sm_107").unwrap().to_string(),
+            "sm_107@9.5"
+        );
+        assert_eq!(
+            PtxTarget::parse("sm_110f").unwrap().to_string(),
+            "sm_110f@9.5"
+        );
+        assert_eq!(
+            PtxTarget::parse("sm_121a").unwrap().to_string(),
+            "sm_121a@8.8"
+        );
+        assert!(PtxTarget::parse("sm_107@9.3")
+            .unwrap_err()
+            .contains("needs PTX ISA 9.4"));
+        // No ptxas assembles sm_60/sm_70 above 8.8.
+        assert!(PtxTarget::parse("sm_70@9.0")
+            .unwrap_err()
+            .contains("ptxas 12.9"));
         assert!(PtxTarget::parse("sm_90@x").is_err());
     }
 
@@ -271,5 +450,12 @@ mod tests {
             .unwrap()
             .has(Feature::B128System));
         assert!(!PtxTarget::parse("sm_80").unwrap().has(Feature::Cluster));
+        assert!(PtxTarget::parse("sm_90@9.4")
+            .unwrap()
+            .has(Feature::NoftzF32));
+        assert!(!PtxTarget::parse("sm_90@9.3")
+            .unwrap()
+            .has(Feature::NoftzF32));
+        assert!(!PtxTarget::parse("sm_88").unwrap().has(Feature::NoftzF32));
     }
 }

@@ -2,10 +2,10 @@
 
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, Emulation, Kernel, LowerOptions,
+    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, Kernel, LowerOptions, Lowering,
     MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
 };
-use atomir_ptx::{parse_target, PtxBackend, PtxTarget};
+use atomir_ptx::{parse_target, PtxTarget};
 
 fn one(
     op: AtomicOp,
@@ -143,8 +143,8 @@ fn cluster_scope_is_widened_before_sm90_and_kept_after() {
         AddressSpace::Global,
         true,
     );
-    let old = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
-    let legality = old.legalize(&kernel, first(&kernel)).unwrap();
+    let old = PtxTarget::parse("sm_80").unwrap();
+    let legality = old.legalize_inst(&kernel, first(&kernel)).unwrap();
     assert!(legality.rewrites.contains(&Rewrite::ScopeWidened {
         from: Scope::Cluster,
         to: Scope::Device
@@ -193,9 +193,9 @@ fn refusals_name_the_rule_and_the_smallest_target() {
         AddressSpace::Global,
         true,
     );
-    let backend = PtxBackend::new(PtxTarget::parse("sm_80").unwrap());
-    let refusal = backend.legalize(&kernel, first(&kernel)).unwrap_err();
-    assert_eq!(refusal.rule, "ptx.b128-needs-sm90");
+    let backend = PtxTarget::parse("sm_80").unwrap();
+    let refusal = backend.legalize_inst(&kernel, first(&kernel)).unwrap_err();
+    assert_eq!(refusal.rule.id(), "ptx.b128-needs-sm90");
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.3"));
     let system = one(
         AtomicOp::Exch,
@@ -205,13 +205,13 @@ fn refusals_name_the_rule_and_the_smallest_target() {
         AddressSpace::Global,
         true,
     );
-    let refusal = backend.legalize(&system, first(&system)).unwrap_err();
+    let refusal = backend.legalize_inst(&system, first(&system)).unwrap_err();
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.4"));
 }
 
 #[test]
 fn emulations_follow_the_target() {
-    let check = |target: &str, op, ty, expected: Emulation| {
+    let check = |target: &str, op, ty, expected: Lowering| {
         let kernel = one(
             op,
             ty,
@@ -220,95 +220,86 @@ fn emulations_follow_the_target() {
             AddressSpace::Global,
             true,
         );
-        let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
-        let legality = backend.legalize(&kernel, first(&kernel)).unwrap();
-        assert_eq!(legality.emulation, Some(expected), "{target} {op} {ty}");
+        let backend = PtxTarget::parse(target).unwrap();
+        let legality = backend.legalize_inst(&kernel, first(&kernel)).unwrap();
+        assert_eq!(legality.lowering, expected, "{target} {op} {ty}");
     };
     // A masked 32-bit loop even where `cas.b16` exists: ptxas makes `cas.b16` a 32-bit loop.
     check(
         "sm_70",
         AtomicOp::Exch,
         ElemType::U16,
-        Emulation::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
+        Lowering::MaskedCasLoop,
     );
     check(
         "sm_60",
         AtomicOp::Exch,
         ElemType::U16,
-        Emulation::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
+        Lowering::MaskedCasLoop,
     );
-    check(
-        "sm_90",
-        AtomicOp::Or,
-        ElemType::U8,
-        Emulation::PartWord {
-            element_bits: 8,
-            needs_loop: false,
-        },
-    );
-    check(
-        "sm_90",
-        AtomicOp::Max,
-        ElemType::F32,
-        Emulation::CasLoop { bits: 32 },
-    );
-    check(
-        "sm_90",
-        AtomicOp::Inc,
-        ElemType::U64,
-        Emulation::CasLoop { bits: 64 },
-    );
+    check("sm_90", AtomicOp::Or, ElemType::U8, Lowering::MaskedOp);
+    check("sm_90", AtomicOp::Max, ElemType::F32, Lowering::CasLoop);
+    check("sm_90", AtomicOp::Inc, ElemType::U64, Lowering::CasLoop);
     check(
         "sm_80",
         AtomicOp::Add,
         ElemType::Bf16,
-        Emulation::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
+        Lowering::MaskedCasLoop,
     );
     check(
         "sm_60",
         AtomicOp::Add,
         ElemType::F16,
-        Emulation::PartWord {
-            element_bits: 16,
-            needs_loop: true,
-        },
+        Lowering::MaskedCasLoop,
     );
 }
 
 #[test]
 fn vectors_are_native_only_on_global_from_sm90() {
-    let vector = |space, target: &str| {
+    let vector = |op, ty, space, target: &str| {
         let mut kernel = Kernel::new("k");
         let addr = kernel.add_param("a", ValueType::Ptr(space));
-        let b = kernel.add_param("b", ValueType::Data(ElemType::F32, VectorShape::V4));
-        let mut inst = AtomicInst::new(AtomicOp::Add, ElemType::F32, addr, b.into());
+        let b = kernel.add_param("b", ValueType::Data(ty, VectorShape::V4));
+        let mut inst = AtomicInst::new(op, ty, addr, b.into());
         inst.shape = VectorShape::V4;
         inst.space = space;
         kernel.push(inst, Some("r"));
-        let backend = PtxBackend::new(PtxTarget::parse(target).unwrap());
+        let backend = PtxTarget::parse(target).unwrap();
         backend
-            .legalize(&kernel, first(&kernel))
+            .legalize_inst(&kernel, first(&kernel))
             .unwrap()
             .strategy()
     };
-    assert_eq!(vector(AddressSpace::Global, "sm_90"), Strategy::Native);
-    assert_eq!(vector(AddressSpace::Shared, "sm_90"), Strategy::Split);
-    assert_eq!(vector(AddressSpace::Global, "sm_90@8.0"), Strategy::Split);
-    assert_eq!(vector(AddressSpace::Global, "sm_80"), Strategy::Split);
+    let add = |space, target| vector(AtomicOp::Add, ElemType::F32, space, target);
+    assert_eq!(add(AddressSpace::Global, "sm_90"), Strategy::Native);
+    assert_eq!(add(AddressSpace::Shared, "sm_90"), Strategy::Split);
+    assert_eq!(add(AddressSpace::Global, "sm_90@8.0"), Strategy::Split);
+    assert_eq!(add(AddressSpace::Global, "sm_80"), Strategy::Split);
+    // A generic address may point to shared memory, where a vector atom is undefined.
+    assert_eq!(add(AddressSpace::Generic, "sm_90"), Strategy::Split);
+    // The native f16/bf16 vector min/max do not give the canonical NaN for two NaNs.
+    for ty in [
+        ElemType::F16,
+        ElemType::Bf16,
+        ElemType::F16x2,
+        ElemType::Bf16x2,
+    ] {
+        assert_eq!(
+            vector(AtomicOp::Add, ty, AddressSpace::Global, "sm_90"),
+            Strategy::Native
+        );
+        for op in [AtomicOp::Min, AtomicOp::Max] {
+            assert_eq!(
+                vector(op, ty, AddressSpace::Global, "sm_90"),
+                Strategy::Split
+            );
+        }
+    }
 }
 
 #[test]
 fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
-    let backend = PtxBackend::new(PtxTarget::parse("sm_90").unwrap());
+    let backend = PtxTarget::parse("sm_90").unwrap();
     let mode = |space| {
         let kernel = one(
             AtomicOp::Add,
@@ -318,11 +309,76 @@ fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
             space,
             true,
         );
-        backend.float_mode(&kernel.insts[first(&kernel)])
+        backend.float_mode(&atomir_ir::AtomicNode::of(
+            &kernel,
+            kernel.atomic(first(&kernel)).expect("an atomic"),
+        ))
     };
     assert_eq!(mode(AddressSpace::Global), FloatMode::FlushSubnormals);
     assert_eq!(mode(AddressSpace::Generic), FloatMode::FlushSubnormals);
     assert_eq!(mode(AddressSpace::Shared), FloatMode::Ieee);
+}
+
+#[test]
+fn from_ptx_94_on_sm90_f32_add_is_one_exact_noftz_instruction() {
+    let global = |used| {
+        one(
+            AtomicOp::Add,
+            ElemType::F32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            used,
+        )
+    };
+    let code = lower("sm_90@9.4", global(false));
+    let lines: Vec<&str> = code.lines().filter(|l| !l.starts_with("//")).collect();
+    assert_eq!(
+        lines,
+        ["\tred.relaxed.gpu.global.add.noftz.f32 [%a], %b;"],
+        "{code}"
+    );
+    let code = lower("sm_90@9.4", global(true));
+    assert!(
+        code.contains("atom.relaxed.gpu.global.add.noftz.f32 %r, [%a], %b;"),
+        "{code}"
+    );
+    // One ISA version earlier, or one architecture below, the plain (flushing) form stays.
+    for target in ["sm_90@9.3", "sm_89@9.5", "sm_88"] {
+        let code = lower(target, global(false));
+        assert!(
+            code.contains("add.f32") && !code.contains("noftz"),
+            "{target}: {code}"
+        );
+    }
+    let mode = |target: &str, space| {
+        let kernel = one(
+            AtomicOp::Add,
+            ElemType::F32,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            space,
+            true,
+        );
+        PtxTarget::parse(target)
+            .unwrap()
+            .float_mode(&atomir_ir::AtomicNode::of(
+                &kernel,
+                kernel.atomic(first(&kernel)).expect("an atomic"),
+            ))
+    };
+    for space in [
+        AddressSpace::Global,
+        AddressSpace::Generic,
+        AddressSpace::Shared,
+    ] {
+        assert_eq!(mode("sm_90@9.4", space), FloatMode::Ieee, "{space:?}");
+        assert_eq!(mode("sm_120@9.5", space), FloatMode::Ieee, "{space:?}");
+    }
+    assert_eq!(
+        mode("sm_90@9.3", AddressSpace::Global),
+        FloatMode::FlushSubnormals
+    );
 }
 
 #[test]
@@ -338,7 +394,7 @@ fn a_million_atomics_lower_quickly() {
     let module = Module {
         kernels: vec![kernel],
     };
-    let backend = PtxBackend::new(PtxTarget::parse("sm_90").unwrap());
+    let backend = PtxTarget::parse("sm_90").unwrap();
     let mut out = String::with_capacity(64 << 20);
     let start = std::time::Instant::now();
     backend

@@ -23,15 +23,18 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use atomir_ir::expand::{
-    BinaryOp, Block, CmpCond, Expander, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp,
-    Var,
+    BinaryOp, Block, CmpCond, Expansion, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
+};
+use atomir_ir::lower::{
+    append_buffer, At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params,
+    Printer, Suffix, Unprintable,
 };
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Inst, Kernel,
-    Legality, MemoryOrder, Operand, Scalar, Scope, Value, ValueType,
+    AddressSpace, AtomicOp, ElemType, Inst, Kernel, MemoryOrder, Module, Operand, Scalar, Scope,
+    Value, ValueType,
 };
 
-use crate::legality::{msg_op, MsgOp, Surface};
+use crate::legality::{input_layout, MsgOp, Surface, VisaPlan};
 use crate::target::{Messages, VisaTarget};
 
 /// Where a variable's bits live.
@@ -109,9 +112,13 @@ struct Slot {
     views: u16,
 }
 
-/// A reusable printer for one target; keeps its buffers between kernels.
-pub struct Printer {
+/// The vISA printer of one lowering; keeps its buffers between kernels.
+pub struct VisaPrinter<'m> {
     target: VisaTarget,
+    /// Whether the output is a complete module (`.kernel`, inputs, `ret`) or a listing.
+    complete: bool,
+    /// The kernel being printed.
+    kernel: Option<&'m Kernel>,
     n: u32,
     body: String,
     decls: String,
@@ -119,17 +126,215 @@ pub struct Printer {
     value_slots: HashMap<(Value, u8), usize>,
     var_slots: Vec<usize>,
     temps: u32,
-    /// Storage reused by every expansion.
-    expander: Expander,
+    /// The name of each value of the current kernel (after `v_`), by index.
+    names: Vec<String>,
+    /// The name of each kernel of the module, by index, and the current kernel's index.
+    kernel_names: Vec<String>,
+    kernel_index: usize,
+    namer: Namer,
+    /// Temps of earlier expansions, free to reuse: an expansion's temps die with it (its
+    /// results are copied to the IR's values), and GenX_IR's PVC register allocator crashes on
+    /// kernels with about a hundred distinct SIMD16 qword variables, however short-lived.
+    free_temps: Vec<usize>,
+    /// Temps of the current expansion, freed at its end.
+    busy_temps: Vec<usize>,
+    /// Per variable of the current expansion: whether anything reads it.
+    used: Vec<bool>,
+    /// The current node's predicate, and whether its expansion is one block.
+    pred: Option<(usize, bool)>,
+    single: bool,
+    surface: Surface,
+    /// Whether the expansion jumps to its end (which then needs a label).
+    reached_done: bool,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).
 pub type EmitError = String;
 
-impl Printer {
-    pub fn new(target: VisaTarget) -> Self {
-        Printer {
+impl<'m> Printer<'m> for VisaPrinter<'m> {
+    type Plan = VisaPlan;
+
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        Namer::new(&KERNEL_NAMES).assign(kernels, &mut self.kernel_names);
+        if self.complete {
+            out.push_str(".version 4.1\n");
+        }
+    }
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, _out: &mut String) {
+        self.kernel = Some(kernel);
+        self.kernel_index = index;
+        self.body.clear();
+        self.decls.clear();
+        self.slots.clear();
+        self.value_slots.clear();
+        self.temps = 0;
+        let values = kernel.values.values().map(|data| &data.name[..]);
+        self.namer.assign(values, &mut self.names);
+        self.free_temps.clear();
+        self.busy_temps.clear();
+        let n = self.n;
+        // Parameters first, so that their inputs lie in order.
+        for param in &kernel.params {
+            self.value_slot(kernel, param.value, None);
+        }
+        if self.complete {
+            // Predicates cannot be kernel inputs: they arrive as dwords.
+            for param in &kernel.params {
+                if param.ty == ValueType::Pred {
+                    let slot = self.value_slot(kernel, param.value, None);
+                    let _ = write!(self.body, "    cmp.ne (M1, {n}) ");
+                    self.name(slot, View::Base);
+                    self.body.push(' ');
+                    write_value_name(&mut self.body, &self.names, param.value);
+                    let _ = writeln!(self.body, "{PREDICATE_INPUT}(0,0)<1;1,0> 0x0:ud");
+                }
+            }
+        }
+    }
+
+    fn whole(
+        &mut self,
+        _at: At<'_>,
+        _plan: &VisaPlan,
+        _bracket: FenceBracket,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "vISA prints every node through its expansion".into(),
+        ))
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        _fence: &atomir_ir::Fence,
+        _plan: &VisaPlan,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the vISA table accepts no fence yet".into()))
+    }
+
+    const PARAMS: Params = Params::Copies;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.expansion_begin(kernel, x.inst, x.atomic, x.expansion)
+            .map_err(Unprintable)
+    }
+
+    fn block(&mut self, x: &Expanding<'_, VisaPlan>, block: Block, entry: bool, _out: &mut String) {
+        if !entry {
+            self.label(x.inst, Label::Block(block));
+            self.body.push_str(":\n");
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.current()?;
+        self.step(x.plan, x.expansion, prim, bracket)
+            .map_err(Unprintable)
+    }
+
+    fn copy(&mut self, _x: &Expanding<'_, VisaPlan>, dst: Var, src: Var, _out: &mut String) {
+        let (to, from) = (self.var_slots[dst.index()], self.var_slots[src.index()]);
+        if self.kernel.is_some() && to != from {
+            self.copy(None, to, from);
+        }
+    }
+
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        _out: &mut String,
+    ) {
+        if self.kernel.is_some() {
+            self.goto(x.inst, Some((cond, negated)), to);
+        }
+    }
+
+    fn jump(&mut self, x: &Expanding<'_, VisaPlan>, to: Label, _out: &mut String) {
+        if self.kernel.is_some() {
+            self.goto(x.inst, None, to);
+        }
+    }
+
+    fn label(&mut self, x: &Expanding<'_, VisaPlan>, label: Label, _out: &mut String) {
+        self.label(x.inst, label);
+        self.body.push_str(":\n");
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.expansion_end(kernel, x.inst, x.atomic, x.expansion);
+        Ok(())
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(kernel) = self.kernel.take() else {
+            return;
+        };
+        let name = self.kernel_names.get(self.kernel_index);
+        let name = name.cloned().unwrap_or_default();
+        let complete = self.complete;
+        if complete {
+            let _ = writeln!(out, ".kernel \"{name}\"");
+        } else {
+            let _ = writeln!(out, "// kernel {}", kernel.name);
+        }
+        self.write_decls(kernel);
+        out.push_str(&self.decls);
+        if complete {
+            let layout = input_layout(self.target, &kernel.params);
+            for (param, (offset, size)) in kernel.params.iter().zip(layout) {
+                out.push_str(".input ");
+                write_value_name(out, &self.names, param.value);
+                if param.ty == ValueType::Pred {
+                    out.push_str(PREDICATE_INPUT);
+                }
+                let _ = writeln!(out, " offset={offset} size={size}");
+            }
+            let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
+            let _ = writeln!(out, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
+        }
+        append_buffer(out, &mut self.body);
+        if complete {
+            out.push_str("    ret (M1, 1)\n");
+        }
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+}
+
+impl<'m> VisaPrinter<'m> {
+    fn current(&self) -> Result<&'m Kernel, Unprintable> {
+        self.kernel
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))
+    }
+
+    pub(crate) fn new(target: VisaTarget, complete: bool) -> Self {
+        VisaPrinter {
             target,
+            complete,
+            kernel: None,
             n: target.simd(),
             body: String::new(),
             decls: String::new(),
@@ -137,98 +342,41 @@ impl Printer {
             value_slots: HashMap::new(),
             var_slots: Vec::new(),
             temps: 0,
-            expander: Expander::new(),
+            names: Vec::new(),
+            kernel_names: Vec::new(),
+            kernel_index: 0,
+            namer: Namer::new(&VALUE_NAMES),
+            free_temps: Vec::new(),
+            busy_temps: Vec::new(),
+            used: Vec::new(),
+            pred: None,
+            single: true,
+            surface: Surface::Global,
+            reached_done: false,
         }
-    }
-
-    /// Prints one kernel whose every instruction has the matching verdict in `legalities`.
-    pub fn kernel(
-        &mut self,
-        kernel: &Kernel,
-        legalities: &[Legality],
-        complete: bool,
-        out: &mut String,
-    ) -> Result<(), EmitError> {
-        self.body.clear();
-        self.decls.clear();
-        self.slots.clear();
-        self.value_slots.clear();
-        self.temps = 0;
-        let n = self.n;
-        // Parameters first, so that their inputs lie in order.
-        for param in &kernel.params {
-            self.value_slot(kernel, param.value, None);
-        }
-        if complete {
-            // Predicates cannot be kernel inputs: they arrive as dwords.
-            for param in &kernel.params {
-                if param.ty == ValueType::Pred {
-                    let slot = self.value_slot(kernel, param.value, None);
-                    let _ = write!(self.body, "    cmp.ne (M1, {n}) ");
-                    self.name(kernel, slot, View::Base);
-                    self.body.push(' ');
-                    write_value_name(&mut self.body, kernel, param.value);
-                    let _ = writeln!(self.body, "__in(0,0)<1;1,0> 0x0:ud");
-                }
-            }
-        }
-        for ((inst_id, inst), legality) in kernel.insts.iter().zip(legalities) {
-            self.inst(kernel, inst_id, inst, legality)?;
-        }
-
-        if complete {
-            let _ = writeln!(out, ".kernel \"{}\"", kernel.name);
-        } else {
-            let _ = writeln!(out, "// kernel {}", kernel.name);
-        }
-        self.write_decls(kernel);
-        out.push_str(&self.decls);
-        if complete {
-            let mut offset = 64u32;
-            for param in &kernel.params {
-                let slot = self.value_slots[&(param.value, u8::MAX)];
-                let size = self.slots[slot].elems
-                    * match self.slots[slot].storage {
-                        Storage::Qword => 8,
-                        _ => 4,
-                    };
-                let size = if param.ty == ValueType::Pred {
-                    4 * n
-                } else {
-                    size
-                };
-                out.push_str(".input ");
-                write_value_name(out, kernel, param.value);
-                if param.ty == ValueType::Pred {
-                    out.push_str("__in");
-                }
-                let _ = writeln!(out, " offset={offset} size={size}");
-                offset += size.div_ceil(64) * 64;
-            }
-            let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
-            let _ = writeln!(
-                out,
-                ".function \"{}_BB_0\"\n\n{}_BB_0:",
-                kernel.name, kernel.name
-            );
-        }
-        out.push_str(&self.body);
-        if complete {
-            out.push_str("    ret (M1, 1)\n");
-        }
-        Ok(())
     }
 
     fn write_decls(&mut self, kernel: &Kernel) {
         let n = self.n;
         let decls = &mut self.decls;
+        // The dwords a predicate parameter arrives as (predicates cannot be kernel inputs).
+        if self.complete {
+            for param in &kernel.params {
+                if param.ty == ValueType::Pred {
+                    decls.push_str(".decl ");
+                    write_value_name(decls, &self.names, param.value);
+                    decls.push_str(PREDICATE_INPUT);
+                    let _ = writeln!(decls, " v_type=G type=ud num_elts={n} align=GRF");
+                }
+            }
+        }
         // Roots, then aliases of them.
         for slot in &self.slots {
             if slot.root.is_some() {
                 continue;
             }
             decls.push_str(".decl ");
-            write_slot_name(decls, kernel, slot.name);
+            write_slot_name(decls, &self.names, slot.name);
             match slot.storage {
                 Storage::Pred => {
                     let _ = writeln!(decls, " v_type=P num_elts={n}");
@@ -273,14 +421,14 @@ impl Printer {
                 }
                 let (ty, per) = view.decl(slot.storage);
                 decls.push_str(".decl ");
-                write_slot_name(decls, kernel, slot.name);
+                write_slot_name(decls, &self.names, slot.name);
                 decls.push_str(view.suffix());
                 let _ = write!(
                     decls,
                     " v_type=G type={ty} num_elts={} alias=<",
                     elems * per
                 );
-                write_slot_name(decls, kernel, root_name);
+                write_slot_name(decls, &self.names, root_name);
                 let _ = writeln!(decls, ", {offset}>");
             }
         }
@@ -295,24 +443,49 @@ impl Printer {
         let ty = kernel.value_type(value);
         let (storage, count) = value_storage(ty);
         let slot = match elem {
-            Some(i) if count > 1 => {
-                let root = self.value_slot(kernel, value, None);
-                let bytes = if storage == Storage::Qword { 8 } else { 4 };
+            // With 32-byte registers (a 4 KiB file), a lane of a vector that is not a parameter
+            // is a variable of its own: only inputs must be contiguous (the payload), and a
+            // 1 KiB v8.u64 result declared whole must find 1 KiB free at once (DG2 spilled where
+            // its lanes fit one by one). PVC keeps vectors whole: its register file has room,
+            // and its allocator crashes on many distinct qword variables.
+            Some(i)
+                if count > 1
+                    && self.target.platform.grf_bytes() < 64
+                    && !kernel.params.iter().any(|p| p.value == value) =>
+            {
                 self.slots.push(Slot {
                     name: SlotName::Elem(value, i),
                     storage,
                     elems: self.n,
-                    root: Some((root, u32::from(i) * self.n * bytes)),
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
+            Some(i) if count > 1 => {
+                let root = self.value_slot(kernel, value, None);
+                let stride = self.lane_bytes(storage);
+                self.slots.push(Slot {
+                    name: SlotName::Elem(value, i),
+                    storage,
+                    elems: self.n,
+                    root: Some((root, u32::from(i) * stride)),
                     views: 1,
                 });
                 self.slots.len() - 1
             }
             Some(_) => self.value_slot(kernel, value, None),
             None => {
+                let bytes = if storage == Storage::Qword { 8 } else { 4 };
+                let elems = if count > 1 {
+                    count * self.lane_bytes(storage) / bytes
+                } else {
+                    self.n
+                };
                 self.slots.push(Slot {
                     name: SlotName::Value(value),
                     storage,
-                    elems: self.n * count,
+                    elems,
                     root: None,
                     views: 0,
                 });
@@ -323,40 +496,58 @@ impl Printer {
         slot
     }
 
+    /// The bytes between two lanes of a vector value (`Raw operand should be GRF-aligned`
+    /// otherwise on PVC+svm).
+    fn lane_bytes(&self, storage: Storage) -> u32 {
+        self.target
+            .lane_bytes(if storage == Storage::Qword { 8 } else { 4 })
+    }
+
     fn temp(&mut self, storage: Storage) -> usize {
-        self.temps += 1;
-        self.slots.push(Slot {
-            name: SlotName::Temp(self.temps),
-            storage,
-            elems: self.n,
-            root: None,
-            views: 0,
-        });
-        self.slots.len() - 1
+        let slot = match self
+            .free_temps
+            .iter()
+            .position(|&slot| self.slots[slot].storage == storage)
+        {
+            Some(index) => self.free_temps.swap_remove(index),
+            None => {
+                self.temps += 1;
+                self.slots.push(Slot {
+                    name: SlotName::Temp(self.temps),
+                    storage,
+                    elems: self.n,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
+        };
+        self.busy_temps.push(slot);
+        slot
     }
 
     /// Writes a slot's (view's) name into the body.
-    fn name(&mut self, kernel: &Kernel, slot: usize, view: View) {
+    fn name(&mut self, slot: usize, view: View) {
         self.slots[slot].views |= 1 << view as u8;
-        write_slot_name(&mut self.body, kernel, self.slots[slot].name);
+        write_slot_name(&mut self.body, &self.names, self.slots[slot].name);
         self.body.push_str(view.suffix());
     }
 
-    fn src(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
-        self.name(kernel, slot, view);
+    fn src(&mut self, slot: usize, view: View, col: u32, stride: u32) {
+        self.name(slot, view);
         if self.slots[slot].storage == Storage::Pred {
             return;
         }
         let _ = write!(self.body, "(0,{col})<{stride};1,0>");
     }
 
-    fn neg_src(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
+    fn neg_src(&mut self, slot: usize, view: View, col: u32, stride: u32) {
         self.body.push_str("(-)");
-        self.src(kernel, slot, view, col, stride);
+        self.src(slot, view, col, stride);
     }
 
-    fn dst(&mut self, kernel: &Kernel, slot: usize, view: View, col: u32, stride: u32) {
-        self.name(kernel, slot, view);
+    fn dst(&mut self, slot: usize, view: View, col: u32, stride: u32) {
+        self.name(slot, view);
         if self.slots[slot].storage == Storage::Pred {
             return;
         }
@@ -364,44 +555,28 @@ impl Printer {
     }
 
     /// `    [(P)] op (M1, N) `
-    fn op_start(&mut self, pred: Option<(usize, bool)>, kernel: &Kernel, op: &str, exec: u32) {
+    fn op_start(&mut self, pred: Option<(usize, bool)>, op: &str, exec: u32) {
         self.body.push_str("    ");
         if let Some((slot, negated)) = pred {
             self.body.push('(');
             if negated {
                 self.body.push('!');
             }
-            self.name(kernel, slot, View::Base);
+            self.name(slot, View::Base);
             self.body.push_str(") ");
         }
         let _ = write!(self.body, "{op} (M1, {exec}) ");
     }
 
-    fn inst(
+    /// Binds an expansion's inputs to the IR's variables; everything else is a temp.
+    fn expansion_begin(
         &mut self,
         kernel: &Kernel,
         inst_id: Inst,
-        inst: &AtomicInst,
-        legality: &Legality,
-    ) -> Result<(), EmitError> {
-        let emulation = legality.emulation.unwrap_or(Emulation::Split {
-            elements: 1,
-            element: ElementLowering::Native,
-        });
-        // The expander lends its storage for the print and is put back afterwards.
-        let mut expander = std::mem::take(&mut self.expander);
-        let printed = self.expansion(kernel, inst_id, inst, expander.expand(inst, emulation));
-        self.expander = expander;
-        printed
-    }
-
-    fn expansion(
-        &mut self,
-        kernel: &Kernel,
-        inst_id: Inst,
-        inst: &AtomicInst,
+        inst: &atomir_ir::AtomicInst,
         expansion: &Expansion,
     ) -> Result<(), EmitError> {
+        self.reached_done = false;
         let surface = match inst.space {
             AddressSpace::Shared => Surface::Slm,
             _ => Surface::Global,
@@ -412,7 +587,7 @@ impl Printer {
         self.var_slots[expansion.addr.index()] = self.value_slot(kernel, inst.addr, None);
         let mut pending_consts: smallvec::SmallVec<[(usize, u128); 4]> = smallvec::SmallVec::new();
         for (inputs, operand) in [
-            (&expansion.operands, Some(inst.operand)),
+            (&expansion.operands, inst.operand),
             (&expansion.new_values, inst.new_value),
         ] {
             let Some(operand) = operand else { continue };
@@ -426,9 +601,19 @@ impl Printer {
                         self.value_slot(kernel, v, elem)
                     }
                     Some(Scalar::Const(c)) => {
-                        let slot = self.temp(storage_of(expansion.vars[*var]));
-                        pending_consts.push((slot, kernel.constants[c]));
-                        slot
+                        // One register per distinct literal: inputs are never written.
+                        let (bits, storage) =
+                            (kernel.constants[c], storage_of(expansion.vars[*var]));
+                        match pending_consts.iter().find(|&&(slot, value)| {
+                            value == bits && self.slots[slot].storage == storage
+                        }) {
+                            Some(&(slot, _)) => slot,
+                            None => {
+                                let slot = self.temp(storage);
+                                pending_consts.push((slot, bits));
+                                slot
+                            }
+                        }
                     }
                     None => return Err(format!("operand {i} of {inst_id} has no element")),
                 };
@@ -444,164 +629,218 @@ impl Printer {
                 }
             }
         }
-        for (var, ty) in expansion.vars.iter() {
-            if self.var_slots[var.index()] == usize::MAX {
-                // Shared addresses are 32-bit SLM offsets.
-                let storage = match (ty, surface) {
-                    (PrimType::Ptr, Surface::Slm) => Storage::Dword,
-                    _ => storage_of(*ty),
-                };
-                self.var_slots[var.index()] = self.temp(storage);
-            }
-        }
-        let used = used_vars(expansion);
+        self.allocate_temps(expansion, surface, inst.predicate.is_some());
+        self.used = used_vars(expansion);
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
         // by SIMD control flow in the channels where the predicate fails.
-        let pred = inst
+        self.pred = inst
             .predicate
             .map(|p| (self.value_slot(kernel, p.value, None), p.negated));
-        let single = expansion.blocks.len() == 1;
-        let line_pred = if single { pred } else { None };
-        if let (Some((slot, negated)), false) = (pred, single) {
-            self.op_start(Some((slot, !negated)), kernel, "goto", self.n);
+        self.single = expansion.blocks.len() == 1;
+        self.surface = surface;
+        // The result of a predicated node is 0 where the predicate fails (the IR defines it
+        // so). It is zeroed before the node: a one-block expansion writes it under the
+        // predicate; a longer one is skipped in those channels and then copies its result
+        // variables, which are zeroed too.
+        if let (Some(_), Some(result)) = (self.pred, inst.result) {
+            let vector = inst.shape.is_vector();
+            for (i, var) in expansion.results.iter().enumerate() {
+                let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
+                self.constant(slot, 0);
+                let from = self.var_slots[var.index()];
+                if !self.single && from != slot {
+                    self.constant(from, 0);
+                }
+            }
+        }
+        if let (Some((slot, negated)), false) = (self.pred, self.single) {
+            self.op_start(Some((slot, !negated)), "goto", self.n);
             let _ = writeln!(self.body, "L{}_skip", inst_id.index());
         }
         for (slot, bits) in pending_consts {
-            self.constant(kernel, slot, bits);
+            self.constant(slot, bits);
         }
-        let n = self.n;
-        let blocks: Vec<Block> = expansion.blocks.keys().collect();
-        for (position, &block) in blocks.iter().enumerate() {
-            if position > 0 {
-                let _ = writeln!(self.body, "L{}_{}:", inst_id.index(), block.index());
+        Ok(())
+    }
+
+    /// Gives every variable not bound to an IR value a temp, two variables sharing one where
+    /// their live ranges do not meet (linear scan over the layout order): a split's elements
+    /// are independent loops, and GenX_IR spills (DG2), fails to re-encode (MTL) or crashes
+    /// (PVC) when each keeps its own SIMD16 temporaries.
+    fn allocate_temps(&mut self, expansion: &Expansion, surface: Surface, predicated: bool) {
+        let mut ranges = live_ranges(expansion);
+        let end = ranges.end;
+        let mut order: Vec<Var> = expansion
+            .vars
+            .keys()
+            .filter(|var| self.var_slots[var.index()] == usize::MAX)
+            .collect();
+        for &var in &expansion.results {
+            let range = &mut ranges.of[var.index()];
+            // A predicated loop's result temps are zeroed before it and copied after it.
+            if predicated {
+                range.0 = 0;
             }
-            let data = &expansion.blocks[block];
-            for prim in &data.prims {
-                match prim.mem() {
-                    Some(mem) => {
-                        self.memory(kernel, expansion, prim, mem, surface, line_pred, &used)?
-                    }
-                    None if prim.def().is_some_and(|d| !used[d.index()]) => {}
-                    None => self.alu(kernel, expansion, prim)?,
-                }
-            }
-            let next = blocks.get(position + 1).copied();
-            match &data.terminator {
-                Terminator::Return => {}
-                Terminator::Jump(target) => {
-                    self.bind_args(kernel, expansion, target);
-                    if Some(target.block) != next {
-                        self.op_start(None, kernel, "goto", n);
-                        let _ =
-                            writeln!(self.body, "L{}_{}", inst_id.index(), target.block.index());
-                    }
-                }
-                Terminator::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } => {
-                    self.bind_args(kernel, expansion, then);
-                    self.bind_args(kernel, expansion, otherwise);
-                    // The retry edge goes back; the exit falls through.
-                    let (back, negated, exit) = if otherwise.block <= block {
-                        (otherwise, true, then)
-                    } else if then.block <= block {
-                        (then, false, otherwise)
-                    } else {
-                        return Err("an expansion branch without a back edge".into());
-                    };
-                    if Some(exit.block) != next {
-                        return Err("an expansion branch whose exit does not fall through".into());
-                    }
-                    let cond_slot = self.var_slots[cond.index()];
-                    self.op_start(Some((cond_slot, negated)), kernel, "goto", n);
-                    let _ = writeln!(self.body, "L{}_{}", inst_id.index(), back.block.index());
-                }
+            range.1 = end;
+        }
+        // A variable the layout never names (a copy cycle's saved register) lives throughout.
+        for &var in &order {
+            let range = &mut ranges.of[var.index()];
+            if range.0 > range.1 {
+                *range = (0, end);
             }
         }
-        if pred.is_some() && !single {
+        order.sort_by_key(|var| ranges.of[var.index()]);
+        // (last position, slot) of the temps in use; slots whose range ended.
+        let mut active: Vec<(u32, usize)> = Vec::new();
+        let mut released: Vec<usize> = Vec::new();
+        for var in order {
+            let (start, last) = ranges.of[var.index()];
+            active.retain(|&(until, slot)| {
+                let live = until >= start;
+                if !live {
+                    released.push(slot);
+                }
+                live
+            });
+            // Shared addresses are 32-bit SLM offsets.
+            let storage = match (expansion.vars[var], surface) {
+                (PrimType::Ptr, Surface::Slm) => Storage::Dword,
+                (ty, _) => storage_of(ty),
+            };
+            let slot = match released
+                .iter()
+                .position(|&slot| self.slots[slot].storage == storage)
+            {
+                Some(index) => released.swap_remove(index),
+                None => self.temp(storage),
+            };
+            active.push((last, slot));
+            self.var_slots[var.index()] = slot;
+        }
+    }
+
+    /// The predicate of a memory message: the node's, in a one-block expansion.
+    fn line_pred(&self) -> Option<(usize, bool)> {
+        if self.single {
+            self.pred
+        } else {
+            None
+        }
+    }
+
+    fn step(
+        &mut self,
+        plan: &VisaPlan,
+        expansion: &Expansion,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+    ) -> Result<(), EmitError> {
+        // Scratch temps a primitive takes die with it.
+        let scratch_from = self.busy_temps.len();
+        let printed = match prim.mem() {
+            Some(mem) => {
+                let bracket = bracket.unwrap_or(FenceBracket::bare(mem.order));
+                self.memory(expansion, plan, prim, mem, bracket)
+            }
+            None if prim.def().is_some_and(|d| !self.used[d.index()]) => Ok(()),
+            None => self.alu(expansion, prim),
+        };
+        self.free_temps
+            .extend(self.busy_temps.drain(scratch_from..));
+        printed
+    }
+
+    fn label(&mut self, inst: Inst, label: Label) {
+        let _ = match label {
+            Label::Block(block) => write!(self.body, "L{}_{}", inst.index(), block.index()),
+            Label::Edge(edge) => write!(self.body, "L{}_e{edge}", inst.index()),
+            Label::Done => write!(self.body, "L{}_done", inst.index()),
+        };
+    }
+
+    /// `[(P)] goto (M1, N) label`.
+    fn goto(&mut self, inst: Inst, guard: Option<(Var, bool)>, to: Label) {
+        let pred = guard.map(|(cond, negated)| (self.var_slots[cond.index()], negated));
+        self.op_start(pred, "goto", self.n);
+        self.label(inst, to);
+        self.body.push('\n');
+        self.reached_done |= to == Label::Done;
+    }
+
+    /// Moves the old values to the instruction's result.
+    fn expansion_end(
+        &mut self,
+        kernel: &Kernel,
+        inst_id: Inst,
+        inst: &atomir_ir::AtomicInst,
+        expansion: &Expansion,
+    ) {
+        if self.reached_done {
+            self.label(inst_id, Label::Done);
+            self.body.push_str(":\n");
+        }
+        if self.pred.is_some() && !self.single {
             let _ = writeln!(self.body, "L{}_skip:", inst_id.index());
         }
         // Results computed in temps move to the IR's result.
         if let Some(result) = inst.result {
             let vector = inst.shape.is_vector();
+            let line_pred = self.line_pred();
             for (i, var) in expansion.results.iter().enumerate() {
                 let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
                 let from = self.var_slots[var.index()];
                 if from != slot {
-                    self.copy(kernel, line_pred, slot, from);
+                    self.copy(line_pred, slot, from);
                 }
             }
         }
-        Ok(())
-    }
-
-    fn bind_args(
-        &mut self,
-        kernel: &Kernel,
-        expansion: &Expansion,
-        target: &atomir_ir::expand::Target,
-    ) {
-        let params = &expansion.blocks[target.block].params;
-        for (param, arg) in params.iter().zip(&target.args) {
-            let (to, from) = (self.var_slots[param.index()], self.var_slots[arg.index()]);
-            if to != from {
-                self.copy(kernel, None, to, from);
-            }
-        }
+        self.free_temps.append(&mut self.busy_temps);
     }
 
     /// `to = from`, bit for bit.
-    fn copy(&mut self, kernel: &Kernel, pred: Option<(usize, bool)>, to: usize, from: usize) {
+    fn copy(&mut self, pred: Option<(usize, bool)>, to: usize, from: usize) {
         let n = self.n;
         match self.slots[to].storage {
             Storage::Qword => {
-                self.op_start(pred, kernel, "mov", 2 * n);
-                self.dst(kernel, to, View::Halves, 0, 1);
+                self.op_start(pred, "mov", 2 * n);
+                self.dst(to, View::Halves, 0, 1);
                 self.body.push(' ');
-                self.src(kernel, from, View::Halves, 0, 1);
+                self.src(from, View::Halves, 0, 1);
             }
             _ => {
-                self.op_start(pred, kernel, "mov", n);
-                self.dst(kernel, to, View::Base, 0, 1);
+                self.op_start(pred, "mov", n);
+                self.dst(to, View::Base, 0, 1);
                 self.body.push(' ');
-                self.src(kernel, from, View::Base, 0, 1);
+                self.src(from, View::Base, 0, 1);
             }
         }
         self.body.push('\n');
     }
 
-    fn constant(&mut self, kernel: &Kernel, slot: usize, bits: u128) {
+    fn constant(&mut self, slot: usize, bits: u128) {
         let n = self.n;
         match self.slots[slot].storage {
             Storage::Qword => {
                 for (col, half) in [(0, bits as u32), (1, (bits >> 32) as u32)] {
-                    self.op_start(None, kernel, "mov", n);
-                    self.dst(kernel, slot, View::Halves, col, 2);
+                    self.op_start(None, "mov", n);
+                    self.dst(slot, View::Halves, col, 2);
                     let _ = writeln!(self.body, " 0x{half:x}:ud");
                 }
             }
             _ => {
-                self.op_start(None, kernel, "mov", n);
-                self.dst(kernel, slot, View::Base, 0, 1);
+                self.op_start(None, "mov", n);
+                self.dst(slot, View::Base, 0, 1);
                 let _ = writeln!(self.body, " 0x{:x}:ud", bits as u32);
             }
         }
     }
 
-    /// The fences that give a relaxed message the node's order: before it for a release part,
-    /// after it for an acquire part.
-    fn fences(&mut self, mem: MemAttrs, after: bool) {
-        let wanted = if after {
-            mem.order.has_acquire()
-        } else {
-            mem.order.has_release()
-        };
-        if !wanted {
-            return;
-        }
+    /// Spells a fence of the bracket around a message (messages carry no order themselves).
+    fn fence(&mut self, fence: Option<Fence>, mem: MemAttrs) {
+        let Some(fence) = fence else { return };
+        let after = fence.side == FenceSide::Trailing;
         match self.target.messages {
             Messages::Lsc => {
                 let op = match (mem.order, after) {
@@ -640,14 +879,13 @@ impl Printer {
     #[allow(clippy::too_many_arguments)]
     fn memory(
         &mut self,
-        kernel: &Kernel,
         expansion: &Expansion,
+        plan: &VisaPlan,
         prim: &Prim,
         mem: MemAttrs,
-        surface: Surface,
-        pred: Option<(usize, bool)>,
-        used: &[bool],
+        bracket: FenceBracket,
     ) -> Result<(), EmitError> {
+        let (surface, pred) = (self.surface, self.line_pred());
         let (dst, op, ty_bits, addr, src0, src1, view) = match *prim {
             Prim::Load { dst, addr, .. } => {
                 let bits = expansion.vars[dst].bits();
@@ -679,7 +917,9 @@ impl Printer {
                 value,
                 ..
             } => {
-                let message = msg_op(op, ty).ok_or_else(|| format!("no message for {op}.{ty}"))?;
+                let message = plan
+                    .message
+                    .ok_or_else(|| format!("the plan names no message for {op}.{ty}"))?;
                 let view = match (message, ty.bits()) {
                     (MsgOp::SMin | MsgOp::SMax, 64) => View::Q,
                     (MsgOp::SMin | MsgOp::SMax, _) => View::D,
@@ -693,11 +933,11 @@ impl Printer {
             _ => return Err("not a memory primitive".into()),
         };
         let bits = if ty_bits == 8 { 32 } else { ty_bits };
-        let dst = dst.filter(|d| used[d.index()]);
+        let dst = dst.filter(|d| self.used[d.index()]);
         let dst_slot = dst.map(|d| self.var_slots[d.index()]);
         let addr_slot = self.var_slots[addr.index()];
         let n = self.n;
-        self.fences(mem, false);
+        self.fence(bracket.leading, mem);
         let (src0, src1) = match (op, self.target.messages, surface, bits) {
             // SVM has no atomic load: `or` with zero.
             (MsgOp::Load, Messages::Svm, _, _) => {
@@ -706,13 +946,13 @@ impl Printer {
                 } else {
                     Storage::Dword
                 });
-                self.constant(kernel, zero, 0);
+                self.constant(zero, 0);
                 (Some(zero), None)
             }
             // SLM has no 64-bit load: `icas` of zero with zero.
             (MsgOp::Load, Messages::Lsc, Surface::Slm, 64) => {
                 let zero = self.temp(Storage::Qword);
-                self.constant(kernel, zero, 0);
+                self.constant(zero, 0);
                 (Some(zero), Some(zero))
             }
             _ => (
@@ -731,7 +971,7 @@ impl Printer {
         self.body.push_str("    ");
         if let Some((slot, negated)) = pred {
             self.body.push_str(if negated { "(!" } else { "(" });
-            self.name(kernel, slot, View::Base);
+            self.name(slot, View::Base);
             self.body.push_str(") ");
         }
         match self.target.messages {
@@ -742,9 +982,9 @@ impl Printer {
                     _ => "",
                 };
                 let _ = write!(self.body, "svm_atomic.{}{width} (M1, {n}) ", op.svm_name());
-                self.name(kernel, addr_slot, View::Base);
+                self.name(addr_slot, View::Base);
                 self.body.push_str(".0 ");
-                self.raw_or_null(kernel, dst_slot, view, ".0");
+                self.raw_or_null(dst_slot, view, ".0");
                 // Text order: NEW then EXPECTED for cmpxchg (the expansion's src0 is expected).
                 let (first, second) = if op == MsgOp::Cas {
                     (src1, src0)
@@ -752,9 +992,9 @@ impl Printer {
                     (src0, src1)
                 };
                 self.body.push(' ');
-                self.raw_or_null(kernel, first, view, ".0");
+                self.raw_or_null(first, view, ".0");
                 self.body.push(' ');
-                self.raw_or_null(kernel, second, view, ".0");
+                self.raw_or_null(second, view, ".0");
             }
             Messages::Lsc => {
                 let sfid = if surface == Surface::Slm {
@@ -763,7 +1003,7 @@ impl Printer {
                     "ugm"
                 };
                 let _ = write!(self.body, "lsc_atomic_{}.{sfid} (M1, {n}) ", op.lsc_name());
-                self.raw_or_null(kernel, dst_slot, view, "");
+                self.raw_or_null(dst_slot, view, "");
                 let size = match bits {
                     16 => ":d16c32",
                     64 => ":d64",
@@ -771,35 +1011,35 @@ impl Printer {
                 };
                 self.body.push_str(size);
                 self.body.push_str(" flat[");
-                self.name(kernel, addr_slot, View::Base);
+                self.name(addr_slot, View::Base);
                 self.body.push_str(if surface == Surface::Slm {
                     "]:a32 "
                 } else {
                     "]:a64 "
                 });
                 // Text order: EXPECTED then NEW for icas.
-                self.raw_or_null(kernel, src0, view, "");
+                self.raw_or_null(src0, view, "");
                 self.body.push(' ');
-                self.raw_or_null(kernel, src1, view, "");
+                self.raw_or_null(src1, view, "");
             }
         }
         self.body.push('\n');
         // 16-bit write-backs are unpacked; keep the upper half zero.
         if let (Some(slot), 16) = (dst_slot, bits) {
-            self.op_start(pred, kernel, "and", n);
-            self.dst(kernel, slot, View::Base, 0, 1);
+            self.op_start(pred, "and", n);
+            self.dst(slot, View::Base, 0, 1);
             self.body.push(' ');
-            self.src(kernel, slot, View::Base, 0, 1);
+            self.src(slot, View::Base, 0, 1);
             self.body.push_str(" 0xffff:ud\n");
         }
-        self.fences(mem, true);
+        self.fence(bracket.trailing, mem);
         Ok(())
     }
 
-    fn raw_or_null(&mut self, kernel: &Kernel, slot: Option<usize>, view: View, suffix: &str) {
+    fn raw_or_null(&mut self, slot: Option<usize>, view: View, suffix: &str) {
         match slot {
             Some(slot) => {
-                self.name(kernel, slot, view);
+                self.name(slot, view);
                 self.body.push_str(suffix);
             }
             None => {
@@ -813,7 +1053,6 @@ impl Printer {
     #[allow(clippy::too_many_arguments)]
     fn line(
         &mut self,
-        kernel: &Kernel,
         op: &str,
         exec: u32,
         dst: (usize, View, u32, u32),
@@ -821,16 +1060,16 @@ impl Printer {
         b: Option<(usize, View, u32, u32, bool)>,
         imm: Option<u32>,
     ) {
-        self.op_start(None, kernel, op, exec);
-        self.dst(kernel, dst.0, dst.1, dst.2, dst.3);
+        self.op_start(None, op, exec);
+        self.dst(dst.0, dst.1, dst.2, dst.3);
         self.body.push(' ');
-        self.src(kernel, a.0, a.1, a.2, a.3);
+        self.src(a.0, a.1, a.2, a.3);
         if let Some((slot, view, col, stride, negate)) = b {
             self.body.push(' ');
             if negate {
-                self.neg_src(kernel, slot, view, col, stride);
+                self.neg_src(slot, view, col, stride);
             } else {
-                self.src(kernel, slot, view, col, stride);
+                self.src(slot, view, col, stride);
             }
         }
         if let Some(imm) = imm {
@@ -839,11 +1078,10 @@ impl Printer {
         self.body.push('\n');
     }
 
-    fn mask(&mut self, kernel: &Kernel, slot: usize, bits: u32) {
+    fn mask(&mut self, slot: usize, bits: u32) {
         if bits < 32 {
             let n = self.n;
             self.line(
-                kernel,
                 "and",
                 n,
                 (slot, View::Base, 0, 1),
@@ -855,12 +1093,7 @@ impl Printer {
     }
 
     /// The one place that prints the expansion's ALU primitives.
-    fn alu(
-        &mut self,
-        kernel: &Kernel,
-        expansion: &Expansion,
-        prim: &Prim,
-    ) -> Result<(), EmitError> {
+    fn alu(&mut self, expansion: &Expansion, prim: &Prim) -> Result<(), EmitError> {
         let n = self.n;
         let s = |v: Var| self.var_slots[v.index()];
         let ty = |v: Var| expansion.vars[v];
@@ -872,14 +1105,13 @@ impl Printer {
                 } else {
                     bits & ((1u128 << ty(dst).bits()) - 1)
                 };
-                self.constant(kernel, s(dst), bits);
+                self.constant(s(dst), bits);
             }
             Prim::Unary { dst, op, src } => {
                 let (d, a, from, to) = (s(dst), s(src), ty(src), ty(dst));
                 match op {
                     UnaryOp::Not if to == PrimType::Pred => {
                         self.line(
-                            kernel,
                             "not",
                             n,
                             (d, View::Base, 0, 1),
@@ -890,7 +1122,6 @@ impl Printer {
                     }
                     UnaryOp::Not if to.bits() == 64 => {
                         self.line(
-                            kernel,
                             "not",
                             2 * n,
                             (d, View::Halves, 0, 1),
@@ -901,7 +1132,6 @@ impl Printer {
                     }
                     UnaryOp::Not => {
                         self.line(
-                            kernel,
                             "not",
                             n,
                             (d, View::Base, 0, 1),
@@ -909,19 +1139,18 @@ impl Printer {
                             None,
                             None,
                         );
-                        self.mask(kernel, d, to.bits());
+                        self.mask(d, to.bits());
                     }
-                    UnaryOp::Bitcast => {
+                    UnaryOp::Bitcast | UnaryOp::Copy => {
                         if d != a {
-                            self.copy(kernel, None, d, a);
+                            self.copy(None, d, a);
                         }
                     }
                     UnaryOp::Zext if to.bits() == 64 => {
                         if from.bits() == 64 {
-                            self.copy(kernel, None, d, a);
+                            self.copy(None, d, a);
                         } else {
                             self.line(
-                                kernel,
                                 "mov",
                                 n,
                                 (d, View::Halves, 0, 2),
@@ -929,14 +1158,13 @@ impl Printer {
                                 None,
                                 None,
                             );
-                            self.op_start(None, kernel, "mov", n);
-                            self.dst(kernel, d, View::Halves, 1, 2);
+                            self.op_start(None, "mov", n);
+                            self.dst(d, View::Halves, 1, 2);
                             self.body.push_str(" 0x0:ud\n");
                         }
                     }
                     UnaryOp::Zext => {
                         self.line(
-                            kernel,
                             "mov",
                             n,
                             (d, View::Base, 0, 1),
@@ -948,7 +1176,6 @@ impl Printer {
                     UnaryOp::Trunc => {
                         if from.bits() == 64 {
                             self.line(
-                                kernel,
                                 "mov",
                                 n,
                                 (d, View::Base, 0, 1),
@@ -956,10 +1183,9 @@ impl Printer {
                                 None,
                                 None,
                             );
-                            self.mask(kernel, d, to.bits());
+                            self.mask(d, to.bits());
                         } else {
                             self.line(
-                                kernel,
                                 "and",
                                 n,
                                 (d, View::Base, 0, 1),
@@ -992,7 +1218,6 @@ impl Printer {
                             return Err(format!("{op:?} on predicates"));
                         }
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, View::Base, 0, 1),
@@ -1002,7 +1227,6 @@ impl Printer {
                         );
                     }
                     PrimType::F32 => self.line(
-                        kernel,
                         opname,
                         n,
                         (d, View::F, 0, 1),
@@ -1012,7 +1236,6 @@ impl Printer {
                     ),
                     PrimType::F16 => {
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, View::Hf, 0, 2),
@@ -1020,12 +1243,11 @@ impl Printer {
                             Some((y, View::Hf, 0, 2, negate)),
                             None,
                         );
-                        self.mask(kernel, d, 16);
+                        self.mask(d, 16);
                     }
-                    PrimType::Bf16 => self.bf16(kernel, opname, negate, d, x, y),
+                    PrimType::Bf16 => self.bf16(opname, negate, d, x, y),
                     PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
                         self.line(
-                            kernel,
                             opname,
                             2 * n,
                             (d, View::Halves, 0, 1),
@@ -1038,7 +1260,6 @@ impl Printer {
                         return Err(format!("64-bit {op:?} on a platform without a 64-bit ALU"));
                     }
                     PrimType::F64 => self.line(
-                        kernel,
                         opname,
                         n,
                         (d, View::Df, 0, 1),
@@ -1053,7 +1274,6 @@ impl Printer {
                             View::Base
                         };
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, view, 0, 1),
@@ -1068,7 +1288,6 @@ impl Printer {
                         let stride = 32 / bits;
                         let (ex, ey) = (self.temp(Storage::Dword), self.temp(Storage::Dword));
                         self.line(
-                            kernel,
                             "mov",
                             n,
                             (ex, View::D, 0, 1),
@@ -1077,7 +1296,6 @@ impl Printer {
                             None,
                         );
                         self.line(
-                            kernel,
                             "mov",
                             n,
                             (ey, View::D, 0, 1),
@@ -1086,7 +1304,6 @@ impl Printer {
                             None,
                         );
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, View::D, 0, 1),
@@ -1094,7 +1311,7 @@ impl Printer {
                             Some((ey, View::D, 0, 1, false)),
                             None,
                         );
-                        self.mask(kernel, d, bits);
+                        self.mask(d, bits);
                     }
                     _ => {
                         let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
@@ -1103,7 +1320,6 @@ impl Printer {
                             View::Base
                         };
                         self.line(
-                            kernel,
                             opname,
                             n,
                             (d, view, 0, 1),
@@ -1112,7 +1328,7 @@ impl Printer {
                             None,
                         );
                         if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Shl) {
-                            self.mask(kernel, d, bits);
+                            self.mask(d, bits);
                         }
                     }
                 }
@@ -1132,7 +1348,6 @@ impl Printer {
                         let diff = self.temp(Storage::Qword);
                         let any = self.temp(Storage::Dword);
                         self.line(
-                            kernel,
                             "xor",
                             2 * n,
                             (diff, View::Halves, 0, 1),
@@ -1141,7 +1356,6 @@ impl Printer {
                             None,
                         );
                         self.line(
-                            kernel,
                             "or",
                             n,
                             (any, View::Base, 0, 1),
@@ -1149,10 +1363,10 @@ impl Printer {
                             Some((diff, View::Halves, 1, 2, false)),
                             None,
                         );
-                        self.op_start(None, kernel, c, n);
-                        self.name(kernel, d, View::Base);
+                        self.op_start(None, c, n);
+                        self.name(d, View::Base);
                         self.body.push(' ');
-                        self.src(kernel, any, View::Base, 0, 1);
+                        self.src(any, View::Base, 0, 1);
                         self.body.push_str(" 0x0:ud\n");
                         return Ok(());
                     }
@@ -1162,12 +1376,12 @@ impl Printer {
                         );
                     }
                 }
-                self.op_start(None, kernel, c, n);
-                self.name(kernel, d, View::Base);
+                self.op_start(None, c, n);
+                self.name(d, View::Base);
                 self.body.push(' ');
-                self.src(kernel, x, View::Base, 0, 1);
+                self.src(x, View::Base, 0, 1);
                 self.body.push(' ');
-                self.src(kernel, y, View::Base, 0, 1);
+                self.src(y, View::Base, 0, 1);
                 self.body.push('\n');
             }
             Prim::Select {
@@ -1184,12 +1398,12 @@ impl Printer {
                     } else {
                         (View::Base, 1)
                     };
-                    self.op_start(Some((p, false)), kernel, "sel", n);
-                    self.dst(kernel, d, view, col, stride);
+                    self.op_start(Some((p, false)), "sel", n);
+                    self.dst(d, view, col, stride);
                     self.body.push(' ');
-                    self.src(kernel, x, view, col, stride);
+                    self.src(x, view, col, stride);
                     self.body.push(' ');
-                    self.src(kernel, y, view, col, stride);
+                    self.src(y, view, col, stride);
                     self.body.push('\n');
                 }
             }
@@ -1197,7 +1411,6 @@ impl Printer {
                 let (d, p) = (s(dst), s(ptr));
                 if self.slots[p].storage == Storage::Qword {
                     self.line(
-                        kernel,
                         "and",
                         n,
                         (d, View::Halves, 0, 2),
@@ -1206,7 +1419,6 @@ impl Printer {
                         Some(!(align - 1)),
                     );
                     self.line(
-                        kernel,
                         "mov",
                         n,
                         (d, View::Halves, 1, 2),
@@ -1216,7 +1428,6 @@ impl Printer {
                     );
                 } else {
                     self.line(
-                        kernel,
                         "and",
                         n,
                         (d, View::Base, 0, 1),
@@ -1234,7 +1445,6 @@ impl Printer {
                     (View::Base, 1)
                 };
                 self.line(
-                    kernel,
                     "and",
                     n,
                     (d, View::Base, 0, 1),
@@ -1249,7 +1459,6 @@ impl Printer {
                     // 64-bit add on dword halves: low + bytes, carry into the high half.
                     let carry = self.temp(Storage::Pred);
                     self.line(
-                        kernel,
                         "add",
                         n,
                         (d, View::Halves, 0, 2),
@@ -1257,13 +1466,12 @@ impl Printer {
                         None,
                         Some(bytes),
                     );
-                    self.op_start(None, kernel, "cmp.lt", n);
-                    self.name(kernel, carry, View::Base);
+                    self.op_start(None, "cmp.lt", n);
+                    self.name(carry, View::Base);
                     self.body.push(' ');
-                    self.src(kernel, d, View::Halves, 0, 2);
+                    self.src(d, View::Halves, 0, 2);
                     let _ = writeln!(self.body, " 0x{bytes:x}:ud");
                     self.line(
-                        kernel,
                         "mov",
                         n,
                         (d, View::Halves, 1, 2),
@@ -1271,14 +1479,13 @@ impl Printer {
                         None,
                         None,
                     );
-                    self.op_start(Some((carry, false)), kernel, "add", n);
-                    self.dst(kernel, d, View::Halves, 1, 2);
+                    self.op_start(Some((carry, false)), "add", n);
+                    self.dst(d, View::Halves, 1, 2);
                     self.body.push(' ');
-                    self.src(kernel, d, View::Halves, 1, 2);
+                    self.src(d, View::Halves, 1, 2);
                     self.body.push_str(" 0x1:ud\n");
                 } else {
                     self.line(
-                        kernel,
                         "add",
                         n,
                         (d, View::Base, 0, 1),
@@ -1298,7 +1505,7 @@ impl Printer {
     /// A bf16 operation, computed in f32 (exact for min/max; for add/sub, f32 has more than
     /// 2p+2 bits of a bf16's p, so rounding twice equals rounding once) and rounded to
     /// nearest even back to bf16, NaNs quieted.
-    fn bf16(&mut self, kernel: &Kernel, opname: &str, negate: bool, d: usize, x: usize, y: usize) {
+    fn bf16(&mut self, opname: &str, negate: bool, d: usize, x: usize, y: usize) {
         let n = self.n;
         let (fx, fy, r, t) = (
             self.temp(Storage::Dword),
@@ -1308,7 +1515,6 @@ impl Printer {
         );
         let nan = self.temp(Storage::Pred);
         self.line(
-            kernel,
             "shl",
             n,
             (fx, View::Base, 0, 1),
@@ -1317,7 +1523,6 @@ impl Printer {
             Some(16),
         );
         self.line(
-            kernel,
             "shl",
             n,
             (fy, View::Base, 0, 1),
@@ -1326,7 +1531,6 @@ impl Printer {
             Some(16),
         );
         self.line(
-            kernel,
             opname,
             n,
             (r, View::F, 0, 1),
@@ -1336,7 +1540,6 @@ impl Printer {
         );
         // t = r + 0x7fff + ((r >> 16) & 1); d = t >> 16
         self.line(
-            kernel,
             "shr",
             n,
             (t, View::Base, 0, 1),
@@ -1345,7 +1548,6 @@ impl Printer {
             Some(16),
         );
         self.line(
-            kernel,
             "and",
             n,
             (t, View::Base, 0, 1),
@@ -1354,7 +1556,6 @@ impl Printer {
             Some(1),
         );
         self.line(
-            kernel,
             "add",
             n,
             (t, View::Base, 0, 1),
@@ -1363,7 +1564,6 @@ impl Printer {
             Some(0x7fff),
         );
         self.line(
-            kernel,
             "add",
             n,
             (t, View::Base, 0, 1),
@@ -1372,7 +1572,6 @@ impl Printer {
             None,
         );
         self.line(
-            kernel,
             "shr",
             n,
             (d, View::Base, 0, 1),
@@ -1382,7 +1581,6 @@ impl Printer {
         );
         // NaN: keep the sign and payload's top bits, set the quiet bit.
         self.line(
-            kernel,
             "and",
             n,
             (t, View::Base, 0, 1),
@@ -1390,13 +1588,12 @@ impl Printer {
             None,
             Some(0x7fff_ffff),
         );
-        self.op_start(None, kernel, "cmp.gt", n);
-        self.name(kernel, nan, View::Base);
+        self.op_start(None, "cmp.gt", n);
+        self.name(nan, View::Base);
         self.body.push(' ');
-        self.src(kernel, t, View::Base, 0, 1);
+        self.src(t, View::Base, 0, 1);
         self.body.push_str(" 0x7f800000:ud\n");
         self.line(
-            kernel,
             "shr",
             n,
             (t, View::Base, 0, 1),
@@ -1405,7 +1602,6 @@ impl Printer {
             Some(16),
         );
         self.line(
-            kernel,
             "or",
             n,
             (t, View::Base, 0, 1),
@@ -1413,12 +1609,12 @@ impl Printer {
             None,
             Some(0x40),
         );
-        self.op_start(Some((nan, false)), kernel, "mov", n);
-        self.dst(kernel, d, View::Base, 0, 1);
+        self.op_start(Some((nan, false)), "mov", n);
+        self.dst(d, View::Base, 0, 1);
         self.body.push(' ');
-        self.src(kernel, t, View::Base, 0, 1);
+        self.src(t, View::Base, 0, 1);
         self.body.push('\n');
-        self.mask(kernel, d, 16);
+        self.mask(d, 16);
     }
 }
 
@@ -1459,22 +1655,135 @@ fn operand_scalar(kernel: &Kernel, operand: Operand, index: usize) -> Option<Sca
     kernel.operand_element(operand, index)
 }
 
-fn write_value_name(out: &mut String, kernel: &Kernel, value: Value) {
+/// Value names after `v_`: the printer's own suffixes (vector lanes `__e<i>`, typed views, a
+/// predicate's dword input) never end one, so a name and its suffixed forms are all distinct.
+/// Temporaries (`t<k>`) and labels (`L…`, `<kernel>_BB_0`) do not start with `v_`.
+static VALUE_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_',
+    well_formed: |name| !name.is_empty(),
+    lead: "n",
+    keywords: &[],
+    prefixes: &[],
+    suffixes: &[
+        Suffix::numbered(LANE),
+        Suffix::exact(View::F.suffix()),
+        Suffix::exact(View::D.suffix()),
+        Suffix::exact(View::Hf.suffix()),
+        Suffix::exact(View::W.suffix()),
+        Suffix::exact(View::B.suffix()),
+        Suffix::exact(View::Halves.suffix()),
+        Suffix::exact(View::Q.suffix()),
+        Suffix::exact(View::Df.suffix()),
+        Suffix::exact(PREDICATE_INPUT),
+    ],
+};
+
+/// Kernel names (in `.kernel`, `.function` and the label `<name>_BB_0`): GenX_IR rejects a
+/// label that starts with a digit or holds a `.` or a space; `$` it accepts.
+static KERNEL_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_' || c == '$',
+    well_formed: |name| name.starts_with(|c: char| !c.is_ascii_digit()),
+    lead: "k",
+    keywords: &[],
+    prefixes: &[],
+    suffixes: &[],
+};
+
+/// The suffix of a vector value's lane slot, before the lane's number.
+const LANE: &str = "__e";
+/// The suffix of a predicate parameter's dword input.
+const PREDICATE_INPUT: &str = "__in";
+
+fn write_value_name(out: &mut String, names: &[String], value: Value) {
     out.push_str("v_");
-    for c in kernel.value_name(value).chars() {
-        out.push(if c.is_ascii_alphanumeric() { c } else { '_' });
-    }
+    out.push_str(&names[value.index()]);
 }
 
-fn write_slot_name(out: &mut String, kernel: &Kernel, name: SlotName) {
+fn write_slot_name(out: &mut String, names: &[String], name: SlotName) {
     match name {
-        SlotName::Value(v) => write_value_name(out, kernel, v),
+        SlotName::Value(v) => write_value_name(out, names, v),
         SlotName::Elem(v, i) => {
-            write_value_name(out, kernel, v);
-            let _ = write!(out, "__e{i}");
+            write_value_name(out, names, v);
+            let _ = write!(out, "{LANE}{i}");
         }
         SlotName::Temp(k) => {
             let _ = write!(out, "t{k}");
+        }
+    }
+}
+
+/// The positions at which each variable of an expansion is live, in layout order.
+struct LiveRanges {
+    /// Per variable: (first, last) position; first > last where the layout never names it.
+    of: Vec<(u32, u32)>,
+    /// The position after the last block (the results are copied out there).
+    end: u32,
+}
+
+/// Live ranges over the layout order: position 0 is before the entry (inputs bound, literals
+/// set), then each block's start, primitives and terminator (which reads its condition and
+/// arguments and writes its targets' parameters, as the edge copies do). A range that meets a
+/// loop (a backward edge) without lying inside it covers the whole loop: the value crosses the
+/// backward edge. A range inside a loop is defined before it is read in each iteration (one
+/// definition each, dominating its uses).
+fn live_ranges(expansion: &Expansion) -> LiveRanges {
+    let mut of = vec![(u32::MAX, 0u32); expansion.vars.len()];
+    let mut touch = |var: Var, at: u32| {
+        let range = &mut of[var.index()];
+        range.0 = range.0.min(at);
+        range.1 = range.1.max(at);
+    };
+    let mut starts = Vec::with_capacity(expansion.blocks.len());
+    let mut at = 0u32;
+    for data in expansion.blocks.values() {
+        at += 1;
+        starts.push(at);
+        for prim in &data.prims {
+            at += 1;
+            for var in prim.uses().into_iter().chain(prim.def()) {
+                touch(var, at);
+            }
+        }
+        at += 1;
+        if let Terminator::Branch { cond, .. } = &data.terminator {
+            touch(*cond, at);
+        }
+        for edge in data.terminator.successors() {
+            let params = &expansion.blocks[edge.block].params;
+            for &var in edge.args.iter().chain(params) {
+                touch(var, at);
+            }
+        }
+    }
+    let mut loops: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
+    let mut at_end = 0u32;
+    for (index, data) in expansion.blocks.values().enumerate() {
+        at_end = starts[index] + data.prims.len() as u32 + 1;
+        for edge in data.terminator.successors() {
+            let head = starts[edge.block.index()];
+            if head <= at_end {
+                loops.push((head, at_end));
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        for range in of.iter_mut().filter(|range| range.0 <= range.1) {
+            for &(head, latch) in &loops {
+                let meets = range.0 <= latch && range.1 >= head;
+                let inside = range.0 >= head && range.1 <= latch;
+                let covered = (range.0.min(head), range.1.max(latch));
+                if meets && !inside && covered != *range {
+                    *range = covered;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return LiveRanges {
+                of,
+                end: at_end + 1,
+            };
         }
     }
 }

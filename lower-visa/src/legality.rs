@@ -5,20 +5,94 @@
 //! ops with `.64`, `cmpxchg` with a `%null` src1 and 64-bit integer ALU ops on TGLLP/DG2/MTL,
 //! none of which the hardware has. This table never asks for them.
 
-use atomir_ir::expand::part_word_needs_loop;
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Emulation, Kernel, Legality,
-    MemoryOrder, Operand, Refusal, Rewrite, Scalar, Scope, TypeClass, Verdict,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, Param, Refusal, Rewrite,
+    Scope, TypeClass, ValueType, Verdict,
 };
+
+use atomir_ir::lower::{Access, FencePolicy, Plan};
 
 use crate::target::{Messages, Platform, VisaTarget};
 
-pub const RULE_NO_128_BIT: &str = "visa.no-128-bit";
-pub const RULE_NO_SHARED_CLUSTER: &str = "visa.no-shared-cluster";
-pub const RULE_GENERIC_SPACE: &str = "visa.generic-space-unresolved";
-pub const RULE_SVM_NO_SLM: &str = "visa.svm-no-slm";
-pub const RULE_NO_F64_ALU: &str = "visa.no-f64-alu";
-pub const RULE_NO_INT64_ALU: &str = "visa.no-int64-alu";
+atomir_ir::rules! {
+    /// The rules of the vISA table.
+    pub enum VisaRule {
+        No128Bit = "visa.no-128-bit": "no vISA message is atomic on more than 64 bits",
+        NoSharedCluster = "visa.no-shared-cluster":
+            "vISA has no distributed shared memory (shared_cluster)",
+        GenericSpaceUnresolved = "visa.generic-space-unresolved":
+            "vISA atomics name their surface; a generic pointer must be resolved first",
+        SvmNoSlm = "visa.svm-no-slm": "SVM messages address global memory only",
+        NoF64Alu = "visa.no-f64-alu": "a CAS loop on f64 needs an f64 ALU the platform lacks",
+        InputsBeyondRegisters = "visa.inputs-beyond-registers":
+            "a kernel's inputs (one lane per SIMD channel) must fit the registers they are bound to",
+        NoInt64Alu = "visa.no-int64-alu":
+            "a CAS loop on 64-bit integers needs a 64-bit integer ALU the platform lacks",
+        UnsupportedNode = "visa.unsupported-node":
+            "the vISA backend does not lower this node yet (fences, loads, stores, usub_cond, \
+             usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
+    }
+}
+
+/// The registers GenX_IR binds inputs to: the kernel's initial register file (128 registers;
+/// it asserts `INPUT payload execeeds the register number` past it).
+const INPUT_REGISTERS: u32 = 128;
+
+/// Where the inputs begin: the first 64 bytes are the thread payload.
+const FIRST_INPUT: u32 = 64;
+
+/// The bytes of a parameter's input: one lane of every SIMD channel per element, each lane of a
+/// vector starting on a register (see [`VisaTarget::lane_bytes`]); a predicate arrives as a dword
+/// per channel, a shared pointer as a 32-bit offset.
+pub(crate) fn input_bytes(target: VisaTarget, ty: ValueType) -> u32 {
+    let (per_channel, lanes) = match ty {
+        ValueType::Pred | ValueType::Ptr(AddressSpace::Shared) => (4, 1),
+        ValueType::Ptr(_) => (8, 1),
+        ValueType::Data(elem, shape) => (if elem.bits() == 64 { 8 } else { 4 }, shape.len() as u32),
+    };
+    if lanes > 1 {
+        lanes * target.lane_bytes(per_channel)
+    } else {
+        target.simd() * per_channel
+    }
+}
+
+/// The offset and size of each parameter's input, in order (each on a 64-byte boundary).
+pub(crate) fn input_layout(
+    target: VisaTarget,
+    params: &[Param],
+) -> impl Iterator<Item = (u32, u32)> + '_ {
+    params.iter().scan(FIRST_INPUT, move |offset, param| {
+        let size = input_bytes(target, param.ty);
+        let at = *offset;
+        *offset += size.div_ceil(64) * 64;
+        Some((at, size))
+    })
+}
+
+/// The table's answer for a kernel's parameters: every type is carried, as long as the inputs
+/// fit the registers they are bound to.
+pub(crate) fn signature(target: VisaTarget, params: &[Param]) -> Result<(), (usize, Refusal)> {
+    let registers = INPUT_REGISTERS * target.platform.grf_bytes();
+    match input_layout(target, params).position(|(offset, size)| offset + size > registers) {
+        None => Ok(()),
+        Some(index) => Err((
+            index,
+            Refusal::new(
+                VisaRule::InputsBeyondRegisters,
+                format!(
+                    "the kernel's inputs need more than the {INPUT_REGISTERS} registers of \
+                     {} bytes they are bound to ({} bytes at SIMD{})",
+                    target.platform.grf_bytes(),
+                    input_layout(target, params)
+                        .last()
+                        .map_or(0, |(offset, size)| offset + size),
+                    target.simd()
+                ),
+            ),
+        )),
+    }
+}
 
 /// The memory a node's messages address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +205,15 @@ pub const fn msg_op(op: AtomicOp, ty: ElemType) -> Option<MsgOp> {
         AtomicOp::Xor => MsgOp::Xor,
         AtomicOp::Exch => MsgOp::Xchg,
         AtomicOp::Cas => MsgOp::Cas,
-        AtomicOp::Nand => return None,
+        AtomicOp::Nand
+        | AtomicOp::UsubCond
+        | AtomicOp::UsubSat
+        | AtomicOp::FMinimum
+        | AtomicOp::FMaximum
+        | AtomicOp::FMinimumNum
+        | AtomicOp::FMaximumNum
+        | AtomicOp::Load
+        | AtomicOp::Store => return None,
     })
 }
 
@@ -185,7 +267,7 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
     }
     if ty == ElemType::F64 && !op.is_move() {
         return Some(Refusal::new(
-            RULE_NO_F64_ALU,
+            VisaRule::NoF64Alu,
             format!(
                 "{op}.f64 needs an f64 ALU inside its CAS loop; {} has none",
                 target.platform.as_str()
@@ -203,7 +285,7 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
     );
     needs_arith.then(|| {
         Refusal::new(
-            RULE_NO_INT64_ALU,
+            VisaRule::NoInt64Alu,
             format!(
                 "{op}.{ty} must be emulated here and its CAS loop needs 64-bit integer add/compare, \
                  which {} lacks",
@@ -213,21 +295,9 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
     })
 }
 
-/// Whether every element of the `inc`/`dec` bound is a literal with all `bits` bits set.
-pub fn bound_is_all_ones(kernel: &Kernel, inst: &AtomicInst) -> bool {
-    let all_ones = if inst.ty.bits() >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << inst.ty.bits()) - 1
-    };
-    let is_ones = |scalar: Scalar| match scalar {
-        Scalar::Const(c) => kernel.constants[c] & all_ones == all_ones,
-        Scalar::Value(_) => false,
-    };
-    match inst.operand {
-        Operand::Scalar(scalar) => is_ones(scalar),
-        Operand::Vector(list) => kernel.vector_elements(list).iter().all(|s| is_ones(*s)),
-    }
+/// Whether the `inc`/`dec` bound is a literal with every bit of the type set.
+pub fn bound_is_all_ones(node: &AtomicNode) -> bool {
+    node.literal == Some(atomir_ir::semantics::width_mask(node.ty.bits()))
 }
 
 /// The surface a node's space maps to, or the refusal.
@@ -235,104 +305,130 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
     match space {
         AddressSpace::Global => Ok(Surface::Global),
         AddressSpace::Shared if target.messages == Messages::Svm => Err(Refusal::new(
-            RULE_SVM_NO_SLM,
+            VisaRule::SvmNoSlm,
             "SVM messages address global memory only; shared atomics need LSC `slm` messages",
         )),
         AddressSpace::Shared => Ok(Surface::Slm),
         AddressSpace::SharedCluster => Err(Refusal::new(
-            RULE_NO_SHARED_CLUSTER,
+            VisaRule::NoSharedCluster,
             "vISA has no distributed shared memory (shared_cluster)",
         )),
         AddressSpace::Generic => Err(Refusal::new(
-            RULE_GENERIC_SPACE,
+            VisaRule::GenericSpaceUnresolved,
             "vISA atomics name their surface (ugm or slm); resolve the generic pointer to global \
              or shared before lowering",
         )),
     }
 }
 
-/// The one legality table. A refusal names the first platform, in the order of
-/// [`Platform::ALL`] (oldest first), whose table accepts the node.
-pub fn legalize(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
-    table(target, kernel, inst).map_err(|mut refusal| {
-        refusal.smallest_target = Platform::ALL
-            .into_iter()
-            .map(VisaTarget::new)
-            .find(|candidate| table(*candidate, kernel, inst).is_ok())
-            .map(|candidate| candidate.to_string());
-        refusal
-    })
+/// Messages carry no order: fences before and after them do.
+const FENCES: FencePolicy = FencePolicy::RelaxedBetweenFences;
+
+/// What the vISA table decided for one node: the verdict, and the message that carries each
+/// native element (a split element, or the widened op of a masked op).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VisaPlan {
+    pub legality: Legality,
+    pub message: Option<MsgOp>,
 }
 
-fn table(target: VisaTarget, kernel: &Kernel, inst: &AtomicInst) -> Verdict {
-    let ty = inst.ty;
+impl Plan for VisaPlan {
+    fn legality(&self) -> &Legality {
+        &self.legality
+    }
+
+    /// vISA prints every node through its expansion (a native one as its one message).
+    fn is_whole(&self) -> bool {
+        false
+    }
+
+    fn fences(&self, _access: Access) -> FencePolicy {
+        FENCES
+    }
+}
+
+/// The one legality table.
+pub fn plan(target: VisaTarget, node: &AtomicNode) -> Result<VisaPlan, Refusal> {
+    let legality = table(target, node)?;
+    let message = match legality.lowering.element() {
+        Lowering::Native => msg_op(node.op, node.ty),
+        Lowering::MaskedOp => msg_op(node.op, ElemType::B32),
+        _ => None,
+    };
+    Ok(VisaPlan { legality, message })
+}
+
+/// The refusal of the nodes this table does not cover yet.
+fn unsupported_node() -> Refusal {
+    Refusal::new(
+        VisaRule::UnsupportedNode,
+        VisaRule::UnsupportedNode.summary(),
+    )
+}
+
+/// The table's answer for a fence.
+pub fn fence_plan(_target: VisaTarget, _fence: &atomir_ir::Fence) -> Result<VisaPlan, Refusal> {
+    Err(unsupported_node())
+}
+
+/// The platforms a refusal's smallest target is searched among, oldest first
+/// ([`Platform::ALL`]), each with its default messages.
+pub fn candidates() -> Vec<VisaTarget> {
+    Platform::ALL.into_iter().map(VisaTarget::new).collect()
+}
+
+fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
+    use AtomicOp::*;
+    if matches!(
+        node.op,
+        Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
+    ) {
+        return Err(unsupported_node());
+    }
+    let ty = node.ty;
     if ty.bits() > 64 {
         return Err(Refusal::new(
-            RULE_NO_128_BIT,
+            VisaRule::No128Bit,
             format!(
                 "no vISA message is atomic on {} bits; a {ty} access cannot be made atomic",
                 ty.bits()
             ),
         ));
     }
-    let surface = surface(target, inst.space)?;
+    let surface = surface(target, node.space)?;
     let mut rewrites = smallvec::SmallVec::<[Rewrite; 3]>::new();
-    if inst.scope == Scope::Cluster {
+    if node.scope == Scope::Cluster {
         rewrites.push(Rewrite::ScopeWidened {
             from: Scope::Cluster,
             to: Scope::Device,
         });
     }
-    if inst.order != MemoryOrder::Relaxed {
-        rewrites.push(Rewrite::OrderAsFences);
-    }
+    rewrites.extend(FENCES.rewrite(node.order));
 
-    let element = element_lowering(target, kernel, inst, surface, &mut rewrites)?;
-    let emulation = if inst.shape.is_vector() {
-        Some(Emulation::Split {
-            elements: inst.shape.len() as u32,
-            element,
-        })
-    } else {
-        match element {
-            ElementLowering::Native => None,
-            ElementLowering::CasLoop { bits } => Some(Emulation::CasLoop { bits }),
-            ElementLowering::PartWord {
-                element_bits,
-                needs_loop,
-            } => Some(Emulation::PartWord {
-                element_bits,
-                needs_loop,
-            }),
-        }
-    };
+    let element = element_lowering(target, node, surface, &mut rewrites)?;
     Ok(Legality {
         rewrites,
-        emulation,
+        lowering: Lowering::per_element(element, node.shape),
     })
 }
 
 fn element_lowering(
     target: VisaTarget,
-    kernel: &Kernel,
-    inst: &AtomicInst,
+    node: &AtomicNode,
     surface: Surface,
     rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>,
-) -> Result<ElementLowering, Refusal> {
-    let (op, ty) = (inst.op, inst.ty);
+) -> Result<Lowering, Refusal> {
+    let (op, ty) = (node.op, node.ty);
     if ty.bits() == 8 {
         // No 8-bit atomics anywhere: the containing 32-bit word.
-        return Ok(ElementLowering::PartWord {
-            element_bits: 8,
-            needs_loop: part_word_needs_loop(op),
-        });
+        return Ok(Lowering::masked(op));
     }
     let cas_loop = |rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>| {
         if let Some(refusal) = loop_alu_refusal(target, op, ty) {
             return Err(refusal);
         }
         rewrites.retain(|r| *r != Rewrite::UnboundedIncDec);
-        Ok(ElementLowering::CasLoop { bits: ty.bits() })
+        Ok(Lowering::CasLoop)
     };
     if (ty.is_packed() || ty == ElemType::Bf16) && !op.is_move() {
         return cas_loop(rewrites);
@@ -341,7 +437,7 @@ fn element_lowering(
         return cas_loop(rewrites);
     };
     if matches!(op, AtomicOp::Inc | AtomicOp::Dec) {
-        if !bound_is_all_ones(kernel, inst) {
+        if !bound_is_all_ones(node) {
             return cas_loop(rewrites);
         }
         rewrites.push(Rewrite::UnboundedIncDec);
@@ -358,5 +454,5 @@ fn element_lowering(
     if retyped {
         rewrites.push(Rewrite::RetypedSameBits);
     }
-    Ok(ElementLowering::Native)
+    Ok(Lowering::Native)
 }

@@ -12,8 +12,13 @@ pub mod encode;
 pub mod legality;
 pub mod target;
 
-use atomir_ir::{Backend, Inst, Kernel, LowerError, LowerOptions, LowerReport, Module, Verdict};
+use atomir_ir::lower::{Table, Target};
+use atomir_ir::{AtomicNode, Backend, Fence, LowerOptions, Param, Refusal};
 
+use emit::VisaPrinter;
+pub use legality::VisaPlan;
+
+pub use legality::VisaRule;
 pub use target::{Messages, Platform, VisaTarget};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`.
@@ -25,50 +30,34 @@ pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String
     Ok(Box::new(VisaTarget::parse(spec)?))
 }
 
-impl Backend for VisaTarget {
-    fn target_name(&self) -> String {
+impl Table for VisaTarget {
+    type Plan = VisaPlan;
+
+    fn name(&self) -> String {
         self.to_string()
     }
 
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        legality::legalize(*self, kernel, &kernel.insts[inst])
+    fn plan(&self, node: &AtomicNode) -> Result<VisaPlan, Refusal> {
+        legality::plan(*self, node)
     }
 
-    fn lower(
-        &self,
-        module: &Module,
-        options: &LowerOptions,
-        out: &mut String,
-    ) -> Result<LowerReport, LowerError> {
-        let report = atomir_ir::legal::legalize_module(self, module)?;
-        let mut printer = emit::Printer::new(*self);
-        if options.complete_module {
-            out.push_str(".version 4.1\n");
-        }
-        let mut legalities = Vec::new();
-        let mut decisions = report.decisions().peekable();
-        for (index, kernel) in module.kernels.iter().enumerate() {
-            legalities.clear();
-            while let Some((_, _, legality)) = decisions.next_if(|(k, _, _)| *k == index) {
-                legalities.push(legality.clone());
-            }
-            printer
-                .kernel(kernel, &legalities, options.complete_module, out)
-                .map_err(|message| {
-                    let inst = kernel
-                        .insts
-                        .keys()
-                        .next()
-                        .unwrap_or_else(|| Inst::from_u32(0));
-                    LowerError {
-                        kernel: kernel.name.clone(),
-                        inst,
-                        loc: kernel.loc,
-                        refusal: atomir_ir::Refusal::new("visa.internal", message),
-                    }
-                })?;
-        }
-        drop(decisions);
-        Ok(report)
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        legality::signature(*self, params)
+    }
+
+    fn plan_fence(&self, fence: &Fence) -> Result<VisaPlan, Refusal> {
+        legality::fence_plan(*self, fence)
+    }
+
+    fn candidates(&self) -> Vec<VisaTarget> {
+        legality::candidates()
+    }
+}
+
+impl Target for VisaTarget {
+    type Printer<'m> = VisaPrinter<'m>;
+
+    fn printer<'m>(&self, options: &LowerOptions) -> VisaPrinter<'m> {
+        VisaPrinter::new(*self, options.complete_module)
     }
 }

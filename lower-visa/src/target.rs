@@ -38,6 +38,14 @@ impl Platform {
         !matches!(self, Platform::Tgllp)
     }
 
+    /// The size of one general register.
+    pub const fn grf_bytes(self) -> u32 {
+        match self {
+            Platform::Pvc => 64,
+            _ => 32,
+        }
+    }
+
     /// Native 64-bit integer add/sub/min/max/shift/compare and f64 arithmetic.
     pub const fn has_64bit_alu(self) -> bool {
         matches!(self, Platform::Pvc)
@@ -94,6 +102,13 @@ impl VisaTarget {
             }
         }
         Ok(target)
+    }
+
+    /// The bytes between two lanes of a vector value whose channels take `per_channel` bytes:
+    /// one lane's channels, rounded up to whole registers, because a message's operands and
+    /// results must start on a register (SIMD8 dwords fill half of PVC's 64-byte register).
+    pub const fn lane_bytes(self, per_channel: u32) -> u32 {
+        (self.simd() * per_channel).next_multiple_of(self.platform.grf_bytes())
     }
 
     /// Channels per instruction: each channel is one thread of the IR.

@@ -8,8 +8,20 @@ the old values, exact final memory).
 
 Usage: python3 harness.py DIR OUTDIR SM...   (needs CuPy and a GPU; PTX is JIT-compiled by the
 driver, so sm_70 code runs on newer GPUs too)
+
+       python3 harness.py kernels DIR OUTDIR [BUDGET_SECONDS]
+runs the random-kernel differential that `gpu_cases kernels-gen DIR` wrote (DIR/kernels.json and
+one module per target): each case once, one thread, through its wrapper
+`atomir_case_wN(global, shared_image, args, out)`; writes OUTDIR/kernels-results.json for
+`gpu_cases kernels-check DIR OUTDIR/kernels-results.json`. Every target runs at once, each in
+its own worker process; a case that faults ends its worker (a fault poisons the CUDA context)
+and the next worker goes on after it. A worker that runs past the budget (default 150 s) is
+stopped, and its target's remaining cases are missing from the results.
 """
+import concurrent.futures
 import json
+import os
+import subprocess
 import sys
 import time
 
@@ -54,7 +66,119 @@ def run_target(directory, outdir, sm):
     print(f"{sm}: ran {len(results)} cases in {time.time() - started:.1f} s, {errors} launch errors")
 
 
+def kernels_worker(directory, target_index, first, lines_path):
+    """Runs the cases of one target from `first` on, one JSON line per case, until one faults."""
+    with open(f"{directory}/kernels.json") as f:
+        spec = json.load(f)
+    target = spec["targets"][target_index]
+    region = spec["region_bytes"]
+    module = cp.RawModule(path=f"{directory}/{target['module']}")
+    with open(lines_path, "a") as out:
+        for case in target["cases"][first:]:
+            record = {"case": case["case"]}
+            try:
+                function = module.get_function(case["wrapper"])
+                memory = cp.asarray(np.frombuffer(bytes.fromhex(case["global"]), dtype=np.uint8).copy())
+                shared = cp.asarray(np.frombuffer(bytes.fromhex(case["shared"]), dtype=np.uint8).copy())
+                args = cp.asarray(np.frombuffer(bytes.fromhex(case["args"]), dtype=np.uint8).copy())
+                result = cp.zeros(case["out_bytes"], dtype=cp.uint8)
+                assert memory.size == region and shared.size == region
+                function((1,), (1,), (memory, shared, args, result))
+                cp.cuda.runtime.deviceSynchronize()
+                record["global"] = cp.asnumpy(memory).tobytes().hex()
+                record["shared"] = cp.asnumpy(shared).tobytes().hex()
+                record["out"] = cp.asnumpy(result).tobytes().hex()
+            except Exception as error:  # the context may be gone: record it and stop
+                record["error"] = f"{type(error).__name__}: {error}"
+                out.write(json.dumps(record) + "\n")
+                out.flush()
+                sys.exit(3)
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+
+
+def run_kernel_target(directory, outdir, budget, index, cases):
+    """Runs one target's cases, a fresh worker after each fault; returns its records."""
+    lines_path = f"{outdir}/kernels-{index}.jsonl"
+    if os.path.exists(lines_path):
+        os.remove(lines_path)
+    done, restarts = 0, 0
+    while done < len(cases):
+        try:
+            worker = subprocess.run(
+                [sys.executable, __file__, "kernels-worker", directory, str(index), str(done),
+                 lines_path],
+                capture_output=True, text=True, timeout=budget)
+        except subprocess.TimeoutExpired:
+            with open(lines_path, "a") as f:
+                f.write(json.dumps({"case": cases[done]["case"],
+                                    "error": f"worker ran past {budget} s"}) + "\n")
+            break
+        finished = 0
+        if os.path.exists(lines_path):
+            with open(lines_path) as f:
+                finished = sum(1 for _ in f)
+        if finished == done:  # the worker died before finishing one case: record it
+            with open(lines_path, "a") as f:
+                error = (worker.stderr or "worker died").strip().splitlines()[-1:]
+                f.write(json.dumps({"case": cases[done]["case"], "error": " ".join(error)}) + "\n")
+            finished += 1
+        done = finished
+        restarts += worker.returncode != 0
+    with open(lines_path) as f:
+        return [json.loads(line) for line in f], restarts
+
+
+def needs_newer_device(target, device_sm):
+    """Whether a `ptx:sm_N` target's code cannot load on a device of compute capability
+    `device_sm` (the driver JIT-compiles PTX for its own SM or older ones only)."""
+    if not target.startswith("ptx:sm_"):
+        return False
+    return int(target[len("ptx:sm_"):].rstrip("af")) > device_sm
+
+
+def run_kernels(directory, outdir, budget):
+    """Runs every target at once, each in its own worker processes: loading a module (the
+    driver's JIT of several megabytes of PTX) takes most of a target's time and uses one CPU."""
+    with open(f"{directory}/kernels.json") as f:
+        spec = json.load(f)
+    started = time.time()
+    device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    results = {"device": f"{device}, driver {cp.cuda.runtime.driverGetVersion()}", "targets": []}
+    properties = cp.cuda.runtime.getDeviceProperties(0)
+    device_sm = properties["major"] * 10 + properties["minor"]
+    targets = spec["targets"]
+    workers = max(1, min(len(targets), os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [None if needs_newer_device(target["target"], device_sm) else
+                   pool.submit(run_kernel_target, directory, outdir, budget, index, target["cases"])
+                   for index, target in enumerate(targets)]
+        for target, future in zip(targets, futures):
+            if future is None:
+                reason = f"needs a newer GPU than this sm_{device_sm}"
+                results["targets"].append({"target": target["target"], "skipped": reason,
+                                           "cases": []})
+                print(f"{target['target']}: skipped, {reason}")
+                continue
+            records, restarts = future.result()
+            errors = sum(1 for r in records if "error" in r)
+            results["targets"].append({"target": target["target"], "cases": records})
+            print(f"{target['target']}: {len(records)} cases, {errors} faults "
+                  f"({restarts} worker restarts), {time.time() - started:.1f} s after the start")
+    with open(f"{outdir}/kernels-results.json", "w") as f:
+        json.dump(results, f)
+    print(f"kernels: {time.time() - started:.1f} s in all; results in {outdir}/kernels-results.json")
+
+
 def main():
+    if sys.argv[1] == "kernels-worker":
+        kernels_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        return
+    if sys.argv[1] == "kernels":
+        os.makedirs(sys.argv[3], exist_ok=True)
+        budget = float(sys.argv[4]) if len(sys.argv) > 4 else 150.0
+        run_kernels(sys.argv[2], sys.argv[3], budget)
+        return
     directory, outdir, sms = sys.argv[1], sys.argv[2], sys.argv[3:]
     print(cp.cuda.runtime.getDeviceProperties(0)["name"], "driver", cp.cuda.runtime.driverGetVersion())
     for sm in sms:

@@ -17,7 +17,7 @@
 use atomir_ir::matrix::Cell;
 use atomir_ir::semantics::{apply, width_mask, FloatMode};
 use atomir_ir::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
-use atomir_ptx::{PtxBackend, PtxTarget};
+use atomir_ptx::PtxTarget;
 use half::{bf16, f16};
 
 use crate::linearize::Linearizer;
@@ -48,8 +48,8 @@ impl Case {
     pub fn float_mode(&self) -> FloatMode {
         let target = PtxTarget::parse("sm_90").expect("a known target");
         let kernel = self.cell().kernel();
-        let inst = kernel.insts.values().next().expect("one instruction");
-        PtxBackend::new(target).float_mode(inst)
+        let inst = kernel.atomics().next().expect("one instruction").1;
+        target.float_mode(&atomir_ir::AtomicNode::of_inst(inst))
     }
 
     fn width(&self) -> usize {

@@ -4,10 +4,15 @@
 //! A test that needs a tool calls [`require`]. Where the tool is missing, the test is skipped
 //! with a printed reason, unless `ATOMIR_REQUIRE_TOOLS=1` (set by CI) makes that an error.
 
+pub mod cases;
 pub mod contention;
+pub mod gpu_kernels;
+pub mod judge;
 pub mod linearize;
 pub mod llvm;
 pub mod ptx;
+pub mod random;
+pub mod specials;
 pub mod tools;
 pub mod visa;
 

@@ -9,12 +9,15 @@ use atomir_llvm::{LlvmTarget, Triple};
 
 use crate::tools::{require, Tool};
 
-/// `llvm-as`, `opt` and `llc` of one LLVM major version.
+/// `llvm-as`, `opt` and `llc` of one LLVM major version, and for SPIR-V triples the validator
+/// that judges llc's binary.
 pub struct LlvmTools {
     pub major: u32,
     pub llvm_as: PathBuf,
     pub opt: PathBuf,
     pub llc: PathBuf,
+    /// `spirv-val`; when set, llc writes a SPIR-V binary for SPIR-V triples and it must validate.
+    pub spirv_val: Option<PathBuf>,
 }
 
 impl LlvmTools {
@@ -25,7 +28,29 @@ impl LlvmTools {
             llvm_as: require(Tool::LlvmAs(major))?,
             opt: require(Tool::Opt(major))?,
             llc: require(Tool::Llc(major))?,
+            spirv_val: None,
         })
+    }
+
+    /// Adds `spirv-val` as the judge of `target`'s binaries where the triple is SPIR-V (a
+    /// missing validator is skipped with a printed reason, or fails under
+    /// `ATOMIR_REQUIRE_TOOLS=1`).
+    pub fn with_spirv_val(mut self, target: &LlvmTarget) -> LlvmTools {
+        if spirv_env(target).is_some() {
+            self.spirv_val = require(Tool::SpirvVal);
+        }
+        self
+    }
+}
+
+/// The `spirv-val` arguments that choose the environment a SPIR-V triple's binary is judged in
+/// (`None` for the other triples). The OpenCL flavour is judged in spirv-val's default
+/// (universal) environment: the OpenCL environments cap the SPIR-V version at 1.2, below the
+/// 1.4 llc writes, and cannot know that a device has the 64-bit atomics extensions.
+pub fn spirv_env(target: &LlvmTarget) -> Option<&'static [&'static str]> {
+    match target.triple {
+        Triple::Spirv64 => Some(&[]),
+        _ => None,
     }
 }
 
@@ -115,6 +140,10 @@ pub fn check_file(
     if codegen == Codegen::Fast {
         codegen_cmd.arg("-O0");
     }
+    let spirv = tools.spirv_val.as_ref().zip(spirv_env(target));
+    if spirv.is_some() {
+        codegen_cmd.arg("-filetype=obj");
+    }
     let compile = codegen_cmd
         .args(llc_args(target))
         .arg("-")
@@ -137,6 +166,12 @@ pub fn check_file(
     }
     if !compiled.success() {
         return Err(format!("llc-{}: {}", tools.major, read(&llc_err)));
+    }
+    if let Some((spirv_val, env)) = spirv {
+        let (valid, message) = crate::tools::run(Command::new(spirv_val).args(env).arg(llc_out));
+        if !valid {
+            return Err(format!("spirv-val {}: {message}", env.join(" ")));
+        }
     }
     Ok(())
 }

@@ -4,18 +4,19 @@
 use std::path::Path;
 use std::process::Command;
 
-use atomir_ir::matrix::Cell;
+use atomir_ir::matrix::AnyCell;
 use atomir_ir::{Backend, LowerOptions, Module, Strategy};
-use atomir_ptx::{PtxBackend, PtxTarget, Sm};
+use atomir_ptx::target::Ptxas;
+use atomir_ptx::{PtxIsa, PtxTarget, Sm};
 
 use crate::tools::{self, Tool};
 
-/// The ptxas that judges a target: 12.9 for sm_60/sm_70 (ptxas 13 dropped them), 13.5 else.
+/// The ptxas that judges a target: the strictest release that knows its architecture (12.9 for
+/// sm_60/sm_70, which ptxas 13 dropped; 13.5 for everything newer).
 pub fn ptxas_for(target: PtxTarget) -> Tool {
-    if target.sm.number() < 75 {
-        Tool::Ptxas12
-    } else {
-        Tool::Ptxas13
+    match target.sm.judge() {
+        Ptxas::V12_9 => Tool::Ptxas12,
+        Ptxas::V13_5 => Tool::Ptxas13,
     }
 }
 
@@ -23,30 +24,32 @@ pub fn ptxas_for(target: PtxTarget) -> Tool {
 /// batches by [`lower_cells`].
 #[derive(Clone, Debug)]
 pub struct Lowered {
-    pub cell: Cell,
+    pub cell: AnyCell,
     pub strategy: Strategy,
     /// The refusal, for illegal cells.
     pub refusal: Option<String>,
 }
 
 /// Legalizes every cell; returns the verdicts and the module of the accepted cells.
-pub fn legalize_cells(backend: &PtxBackend, cells: &[Cell]) -> (Vec<Lowered>, Module) {
+pub fn legalize_cells<C: Into<AnyCell> + Copy>(
+    backend: &PtxTarget,
+    cells: &[C],
+) -> (Vec<Lowered>, Module) {
     let mut module = Module::default();
     let mut lowered = Vec::with_capacity(cells.len());
-    for cell in cells {
-        let kernel = cell.kernel();
-        let inst = kernel.insts.keys().next().expect("one instruction");
-        match backend.legalize(&kernel, inst) {
+    for &cell in cells {
+        let cell: AnyCell = cell.into();
+        match backend.legalize_node(&cell.node()) {
             Ok(legality) => {
                 lowered.push(Lowered {
-                    cell: *cell,
+                    cell,
                     strategy: legality.strategy(),
                     refusal: None,
                 });
-                module.kernels.push(kernel);
+                module.kernels.push(cell.kernel());
             }
             Err(refusal) => lowered.push(Lowered {
-                cell: *cell,
+                cell,
                 strategy: Strategy::Illegal,
                 refusal: Some(refusal.to_string()),
             }),
@@ -74,7 +77,7 @@ pub fn assemble(ptxas: &Path, target: PtxTarget, text: &str, scratch: &Path) -> 
 }
 
 /// Lowers `module` as a complete PTX module for `backend`.
-pub fn module_text(backend: &PtxBackend, module: &Module) -> String {
+pub fn module_text(backend: &PtxTarget, module: &Module) -> String {
     let mut text = String::new();
     backend
         .lower(
@@ -95,7 +98,7 @@ pub struct Entry {
 }
 
 /// The module header (`.version`, `.target`, `.address_size`) and every kernel's `.entry`.
-pub fn entries(backend: &PtxBackend, module: &Module) -> (String, Vec<Entry>) {
+pub fn entries(backend: &PtxTarget, module: &Module) -> (String, Vec<Entry>) {
     let text = module_text(backend, module);
     let marker = ".visible .entry ";
     let first = text.find(marker).unwrap_or(text.len());
@@ -187,8 +190,90 @@ fn bisect(
     bisect(ptxas, target, header, entries, right, scratch, failures);
 }
 
-/// The targets of the PTX matrix test.
-pub fn matrix_targets() -> [PtxTarget; 5] {
-    [Sm::Sm60, Sm::Sm70, Sm::Sm80, Sm::Sm90, Sm::Sm100]
-        .map(|sm| PtxTarget::new(sm, atomir_ptx::PtxIsa::DEFAULT))
+/// How much of the matrix a target is judged on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// Every cell.
+    Full,
+    /// Every `stride`-th cell from `offset`, and every f32 add at device scope (the form that
+    /// changes with the ISA version), in every shape, order, space and result use; and every
+    /// fence.
+    Sample { stride: usize, offset: usize },
+}
+
+impl Coverage {
+    /// Whether the cell at `index` of the judged cells (of [`atomir_ir::matrix::all_cells`]) is
+    /// judged. A sample keeps every fence: they are few, and each is its own spelling.
+    pub fn includes(self, index: usize, cell: &AnyCell) -> bool {
+        match self {
+            Coverage::Full => true,
+            Coverage::Sample { stride, offset } => match cell {
+                AnyCell::Fence(_) => true,
+                AnyCell::Access(cell) => {
+                    index % stride == offset % stride
+                        || (cell.op == atomir_ir::AtomicOp::Add
+                            && cell.ty == atomir_ir::ElemType::F32
+                            && cell.scope == atomir_ir::Scope::Device)
+                }
+            },
+        }
+    }
+}
+
+/// The stride of a sampled target: each sees a different 1/64 of the matrix (plus the f32 adds),
+/// so the ~50 sampled targets together cost about what one full one does.
+const SAMPLE_STRIDE: usize = 64;
+
+/// The environment variable that narrows the matrix to some targets, judged in full:
+/// `ATOMIR_PTX_MATRIX=sm_90@9.4,sm_110` (the part of each target name after `ptx:`).
+pub const MATRIX_ENV: &str = "ATOMIR_PTX_MATRIX";
+
+/// The targets of the PTX matrix test and how much of the matrix each is judged on.
+///
+/// In full: sm_60, sm_70, sm_80, sm_90, sm_100 at their default ISA and sm_90 at PTX 9.4 (the
+/// first with the exact f32 add). Sampled, each on its own 1/64 of the cells plus every f32
+/// add (see [`Coverage::Sample`]): every other architecture at its default and at its oldest
+/// ISA, and sm_90 at every other ISA from 9.0 to 9.5. [`MATRIX_ENV`] replaces the list by the
+/// targets it names, each in full.
+pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
+    if let Ok(list) = std::env::var(MATRIX_ENV) {
+        return list
+            .split(',')
+            .filter(|name| !name.trim().is_empty())
+            .map(|name| PtxTarget::parse(name.trim()).map(|target| (target, Coverage::Full)))
+            .collect();
+    }
+    let at_default = |sm: Sm| PtxTarget::new(sm, sm.default_isa());
+    let mut full: Vec<PtxTarget> = [Sm::Sm60, Sm::Sm70, Sm::Sm80, Sm::Sm90, Sm::Sm100]
+        .map(at_default)
+        .to_vec();
+    full.push(PtxTarget::new(Sm::Sm90, PtxIsa::new(9, 4)));
+    let mut sampled: Vec<PtxTarget> = Vec::new();
+    for &sm in Sm::ALL {
+        for target in [at_default(sm), PtxTarget::new(sm, sm.min_isa())] {
+            if !full.contains(&target) && !sampled.contains(&target) {
+                sampled.push(target);
+            }
+        }
+    }
+    for minor in 0..=5 {
+        let target = PtxTarget::new(Sm::Sm90, PtxIsa::new(9, minor));
+        if !full.contains(&target) && !sampled.contains(&target) {
+            sampled.push(target);
+        }
+    }
+    let sampled = sampled.into_iter().enumerate().map(|(offset, target)| {
+        (
+            target,
+            Coverage::Sample {
+                stride: SAMPLE_STRIDE,
+                offset,
+            },
+        )
+    });
+    Ok(full
+        .into_iter()
+        .map(|target| (target, Coverage::Full))
+        .chain(sampled)
+        .collect())
 }

@@ -21,6 +21,8 @@ pub enum Tool {
     Opt(u32),
     /// `llc` of an LLVM major version.
     Llc(u32),
+    /// `spirv-val` 2025.5 (SPIRV-Tools): the judge of SPIR-V binaries.
+    SpirvVal,
     /// Headless Chromium for the HTML report.
     Chromium,
     /// A C compiler for the threaded CPU driver.
@@ -42,6 +44,7 @@ impl Tool {
             Tool::LlvmAs(v) => format!("llvm-as-{v}"),
             Tool::Opt(v) => format!("opt-{v}"),
             Tool::Llc(v) => format!("llc-{v}"),
+            Tool::SpirvVal => "spirv-val".into(),
             Tool::Chromium => "chromium".into(),
             Tool::Cc => "cc".into(),
         }
@@ -64,9 +67,14 @@ impl Tool {
                 "site-packages/nvidia/cu13/bin/nvdisasm",
             ),
             Tool::GenxIr => vec![PathBuf::from("/usr/bin/GenX_IR")],
+            // LLVM 23 has no Debian package: scripts/install-oracles installs it under oracles.
+            Tool::LlvmAs(23) => vec![oracles.join("llvm23/bin/llvm-as")],
+            Tool::Opt(23) => vec![oracles.join("llvm23/bin/opt")],
+            Tool::Llc(23) => vec![oracles.join("llc23/llc")],
             Tool::LlvmAs(v) => vec![llvm(v, "llvm-as")],
             Tool::Opt(v) => vec![llvm(v, "opt")],
             Tool::Llc(v) => vec![llvm(v, "llc")],
+            Tool::SpirvVal => vec![oracles.join("spirv-tools/bin/spirv-val")],
             Tool::Chromium => vec![PathBuf::from("/usr/bin/chromium")],
             Tool::Cc => vec![PathBuf::from("/usr/bin/cc"), PathBuf::from("/usr/bin/gcc")],
         }

@@ -113,7 +113,7 @@ fn golden_lowering_per_target() {
         let dir = golden.join(atomir_cli::targets::file_name(name));
         let mut produced = Vec::new();
         for (stem, module) in &loaded {
-            let (code, refusals) = lower_golden(backend.as_ref(), module, &format!("{stem}.atom"));
+            let (code, refusals) = lower_golden(backend.backend(), module, &format!("{stem}.atom"));
             let code_path = dir.join(format!("{stem}.{}", extension(name)));
             let refusal_path = dir.join(format!("{stem}.refusals"));
             if !code.is_empty() {

@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use atomir_ir::matrix::cells;
-use atomir_ir::{AddressSpace, Backend, ElemType, MemoryOrder, Scope, VectorShape};
+use atomir_ir::{AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Scope, VectorShape};
 use atomir_llvm::LlvmTarget;
 use atomir_tests::llvm::{llc_args, lower_module};
 use atomir_tests::tools::{require, run, Tool};
@@ -97,8 +97,24 @@ fn orders_and_scopes_survive_nvptx_llc() {
     let target = LlvmTarget::parse("nvptx64@22").unwrap();
     let mut kernels = Vec::new();
     let mut expected = std::collections::HashMap::new();
+    // The RMW ops the LLVM table covers; loads, stores and the newer RMW ops
+    // (usub_cond, usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum) are refused with
+    // `llvm.unsupported-node` until it lowers them.
+    let covered = |op: AtomicOp| {
+        op.is_read_modify_write()
+            && !matches!(
+                op,
+                AtomicOp::UsubCond
+                    | AtomicOp::UsubSat
+                    | AtomicOp::FMinimum
+                    | AtomicOp::FMaximum
+                    | AtomicOp::FMinimumNum
+                    | AtomicOp::FMaximumNum
+            )
+    };
     for cell in cells().filter(|c| {
-        c.shape == VectorShape::Scalar
+        covered(c.op)
+            && c.shape == VectorShape::Scalar
             && c.result_used
             && matches!(
                 c.ty,
@@ -109,7 +125,7 @@ fn orders_and_scopes_survive_nvptx_llc() {
         let kernel = cell.kernel();
         let inst = kernel.insts.keys().next().unwrap();
         target
-            .legalize(&kernel, inst)
+            .legalize_inst(&kernel, inst)
             .expect("nvptx64@22 accepts every such cell");
         expected.insert(cell.name(), (cell.order, cell.scope));
         kernels.push(kernel);

@@ -5,7 +5,7 @@ mod report_support;
 
 use atomir_cli::filter::CellFilter;
 use atomir_cli::report::{render, Format, TargetMatrix, SCHEMA};
-use atomir_ir::matrix::{cells, Cell};
+use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::Strategy;
 use report_support::{built_targets, FAKE};
 
@@ -127,7 +127,7 @@ fn check_agreement(matrices: &[TargetMatrix]) {
 
 #[test]
 fn formats_agree_on_a_backend_with_known_verdicts() {
-    let all: Vec<Cell> = cells().collect();
+    let all: Vec<AnyCell> = all_cells().collect();
     let matrix = TargetMatrix::run(&FAKE, &all);
     let totals = matrix.totals();
     assert_eq!(totals.iter().sum::<usize>(), all.len());
@@ -150,10 +150,13 @@ fn formats_agree_on_the_built_targets() {
     let filter: CellFilter = "type=u32,type=f16,type=f64,type=b128,type=bf16x2"
         .parse()
         .expect("filter");
-    let chosen: Vec<Cell> = cells().filter(|c| filter.matches(c)).collect();
+    // The types chosen, and every fence.
+    let chosen: Vec<AnyCell> = all_cells()
+        .filter(|c| filter.matches(c) || c.access().is_none())
+        .collect();
     let matrices: Vec<TargetMatrix> = built_targets()
         .iter()
-        .map(|(_, backend)| TargetMatrix::run(backend.as_ref(), &chosen))
+        .map(|(_, backend)| TargetMatrix::run(backend.backend(), &chosen))
         .collect();
     if matrices.is_empty() {
         eprintln!("SKIPPED: no backend is built yet");

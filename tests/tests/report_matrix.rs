@@ -11,25 +11,36 @@ use std::fmt::Write;
 
 use atomir_cli::report::TargetMatrix;
 use atomir_cli::targets;
-use atomir_ir::matrix::{cells, Cell};
+use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::{Backend, Strategy};
 use report_support::{built_targets, check_golden, workspace_root};
 
 /// `op type: strategy count, …` per line, then the totals: small enough to review.
 fn summary(matrix: &TargetMatrix) -> String {
-    let mut by_op_type: BTreeMap<(usize, usize), [usize; Strategy::ALL.len()]> = BTreeMap::new();
+    // Fences, which have no type, come last, one line per order.
+    let mut by_op_type: BTreeMap<(usize, usize), ([usize; Strategy::ALL.len()], &str, &str)> =
+        BTreeMap::new();
     for outcome in &matrix.outcomes {
-        let key = (outcome.cell.op as usize, outcome.cell.ty as usize);
-        by_op_type.entry(key).or_default()[outcome.strategy() as usize] += 1;
+        let (key, op, column) = match outcome.cell {
+            AnyCell::Access(cell) => (
+                (cell.op as usize, cell.ty as usize),
+                cell.op.as_str(),
+                cell.ty.as_str(),
+            ),
+            AnyCell::Fence(cell) => (
+                (atomir_ir::AtomicOp::ALL.len(), cell.order as usize),
+                "fence",
+                cell.order.as_str(),
+            ),
+        };
+        by_op_type
+            .entry(key)
+            .or_insert(([0; Strategy::ALL.len()], op, column))
+            .0[outcome.strategy() as usize] += 1;
     }
     let mut text = format!("# {}: strategies per op and type\n", matrix.target);
-    for ((op, ty), counts) in by_op_type {
-        let _ = write!(
-            text,
-            "{:<5} {:<7}",
-            atomir_ir::AtomicOp::ALL[op].as_str(),
-            atomir_ir::ElemType::ALL[ty].as_str()
-        );
+    for (counts, op, column) in by_op_type.into_values() {
+        let _ = write!(text, "{op:<5} {column:<7}");
         for (strategy, count) in Strategy::ALL.iter().zip(counts) {
             if count > 0 {
                 let _ = write!(text, " {strategy} {count}");
@@ -48,7 +59,7 @@ fn summary(matrix: &TargetMatrix) -> String {
 /// Checks what each verdict claims; returns the violations.
 fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    let mut smallest: BTreeMap<String, Option<Box<dyn Backend + Send + Sync>>> = BTreeMap::new();
+    let mut smallest: BTreeMap<String, Option<targets::Target>> = BTreeMap::new();
     for outcome in &matrix.outcomes {
         match outcome.refusal() {
             None if outcome.code.trim().is_empty() => {
@@ -56,7 +67,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
             }
             None => {}
             Some(refusal) => {
-                if refusal.rule.is_empty() || refusal.reason.trim().is_empty() {
+                if refusal.rule.id().is_empty() || refusal.reason.trim().is_empty() {
                     problems.push(format!(
                         "{}: refusal without a rule or reason",
                         outcome.cell
@@ -84,7 +95,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
                 };
                 let kernel = outcome.cell.kernel();
                 let inst = kernel.insts.keys().next().expect("one instruction");
-                if let Err(again) = backend.legalize(&kernel, inst) {
+                if let Err(again) = backend.legalize_inst(&kernel, inst) {
                     problems.push(format!(
                         "{}: refused with smallest target {name}, which refuses it too: {again}",
                         outcome.cell
@@ -98,7 +109,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
 
 #[test]
 fn lowering_matrix_over_all_targets() {
-    let all: Vec<Cell> = cells().collect();
+    let all: Vec<AnyCell> = all_cells().collect();
     let targets = built_targets();
     let golden = workspace_root().join("tests/golden/matrix");
     let mut failures = Vec::new();
@@ -108,7 +119,7 @@ fn lowering_matrix_over_all_targets() {
     }
     table.push('\n');
     for (name, backend) in &targets {
-        let matrix = TargetMatrix::run(backend.as_ref(), &all);
+        let matrix = TargetMatrix::run(backend.backend(), &all);
         assert_eq!(matrix.outcomes.len(), all.len());
         assert_eq!(matrix.totals().iter().sum::<usize>(), all.len());
         let _ = write!(table, "{:<16} {:>7}", name, all.len());

@@ -23,10 +23,10 @@ fn lower_matrix(target: VisaTarget) -> (BTreeMap<Strategy, usize>, Vec<(String, 
     for cell in cells() {
         let kernel = cell.kernel();
         let inst = kernel.insts.keys().next().unwrap();
-        match target.legalize(&kernel, inst) {
+        match target.legalize_inst(&kernel, inst) {
             Err(refusal) => {
                 assert!(
-                    refusal.rule.starts_with("visa."),
+                    refusal.rule.id().starts_with("visa."),
                     "{cell}: rule {}",
                     refusal.rule
                 );

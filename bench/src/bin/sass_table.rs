@@ -93,8 +93,8 @@ fn table() -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
 
     let all: Vec<Cell> = cells().collect();
-    let ours = dedupe(ptx.as_ref(), &all);
-    let theirs = dedupe(llvm.as_ref(), &all);
+    let ours = dedupe(ptx.backend(), &all);
+    let theirs = dedupe(llvm.backend(), &all);
     eprintln!(
         "sass_table: {} cells; distinct code: {} ours, {} llc",
         all.len(),
@@ -121,9 +121,9 @@ fn table() -> Result<(), String> {
             kernels: job.cells.iter().map(Cell::kernel).collect(),
         };
         let backend = if job.through_llc {
-            llvm.as_ref()
+            llvm.backend()
         } else {
-            ptx.as_ref()
+            ptx.backend()
         };
         let mut llc_ptx = String::new();
         let through = job.through_llc.then_some((llc.as_path(), &mut llc_ptx));

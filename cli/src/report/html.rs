@@ -11,6 +11,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use atomir_ir::matrix::AnyCell;
 use atomir_ir::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, Strategy, VectorShape};
 
 use super::TargetMatrix;
@@ -75,17 +76,28 @@ fn index<T: PartialEq>(all: &[T], value: T) -> usize {
     all.iter().position(|v| *v == value).unwrap_or(0)
 }
 
-/// A cell's shape, order, scope, space and result use as one number below 640.
-fn combo(cell: &atomir_ir::matrix::Cell) -> usize {
-    let shape = index(VectorShape::ALL, cell.shape);
-    let order = index(MemoryOrder::ALL, cell.order);
-    let scope = index(Scope::ALL, cell.scope);
-    let space = index(AddressSpace::ALL, cell.space);
+/// The type column of fences, which have no type.
+const FENCE_TYPE: &str = "—";
+
+/// A cell's shape, order, scope, space and result use as one number below 640. A fence has no
+/// shape, space or result; it is numbered as scalar, generic and used, so the page's order and
+/// scope filters apply to it.
+fn combo(cell: &AnyCell) -> usize {
+    let (shape, space, result_used) = match cell.access() {
+        Some(access) => (
+            index(VectorShape::ALL, access.shape),
+            index(AddressSpace::ALL, access.space),
+            access.result_used,
+        ),
+        None => (0, 0, true),
+    };
+    let order = index(MemoryOrder::ALL, cell.order());
+    let scope = index(Scope::ALL, cell.scope());
     (((shape * MemoryOrder::ALL.len() + order) * Scope::ALL.len() + scope)
         * AddressSpace::ALL.len()
         + space)
         * 2
-        + usize::from(!cell.result_used)
+        + usize::from(!result_used)
 }
 
 fn escape(text: &str, out: &mut String) {
@@ -101,12 +113,17 @@ fn escape(text: &str, out: &mut String) {
 }
 
 fn target_data(matrix: &TargetMatrix) -> TargetData<'_> {
-    let mut grid: BTreeMap<(AtomicOp, ElemType), GridCell<'_>> = BTreeMap::new();
+    // Rows in op order with fences last; columns in type order with the fence column last.
+    let mut grid: BTreeMap<(usize, usize), GridCell<'_>> = BTreeMap::new();
     for outcome in &matrix.outcomes {
         let cell = outcome.cell;
-        let entry = grid.entry((cell.op, cell.ty)).or_insert_with(|| GridCell {
-            op: cell.op.as_str(),
-            ty: cell.ty.as_str(),
+        let (key, ty) = match cell.access() {
+            Some(access) => ((access.op as usize, access.ty as usize), access.ty.as_str()),
+            None => ((AtomicOp::ALL.len(), ElemType::ALL.len()), FENCE_TYPE),
+        };
+        let entry = grid.entry(key).or_insert_with(|| GridCell {
+            op: cell.op_name(),
+            ty,
             counts: vec![0; Strategy::ALL.len()],
             groups: Vec::new(),
             cells: String::new(),
@@ -165,8 +182,16 @@ fn totals_table(matrices: &[TargetMatrix], out: &mut String) {
 pub(super) fn render(matrices: &[TargetMatrix], out: &mut String) {
     let data = Data {
         strategies: Strategy::ALL.iter().map(|s| s.as_str()).collect(),
-        ops: AtomicOp::ALL.iter().map(|o| o.as_str()).collect(),
-        types: ElemType::ALL.iter().map(|t| t.as_str()).collect(),
+        ops: AtomicOp::ALL
+            .iter()
+            .map(|o| o.as_str())
+            .chain(["fence"])
+            .collect(),
+        types: ElemType::ALL
+            .iter()
+            .map(|t| t.as_str())
+            .chain([FENCE_TYPE])
+            .collect(),
         shapes: VectorShape::ALL.iter().map(|v| v.as_str()).collect(),
         orders: MemoryOrder::ALL.iter().map(|v| v.as_str()).collect(),
         scopes: Scope::ALL.iter().map(|v| v.as_str()).collect(),

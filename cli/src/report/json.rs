@@ -7,7 +7,7 @@ use atomir_ir::Strategy;
 use super::{result_word, TargetMatrix};
 
 /// The value of the top-level `schema` field. Bumped on any incompatible change.
-pub const SCHEMA: &str = "atomir-matrix/1";
+pub const SCHEMA: &str = "atomir-matrix/2";
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -29,12 +29,13 @@ struct Cell<'a> {
     name: String,
     op: &'static str,
     #[serde(rename = "type")]
-    ty: &'static str,
-    shape: &'static str,
+    ty: Option<&'static str>,
+    /// `None` (null) for a fence, which has no type, shape, space or result.
+    shape: Option<&'static str>,
     order: &'static str,
     scope: &'static str,
-    space: &'static str,
-    result: &'static str,
+    space: Option<&'static str>,
+    result: Option<&'static str>,
     strategy: &'static str,
     description: String,
     code: Option<&'a str>,
@@ -67,21 +68,22 @@ pub(super) fn render(matrices: &[TargetMatrix], out: &mut String) {
                     .iter()
                     .map(|outcome| {
                         let cell = outcome.cell;
+                        let access = cell.access();
                         let refusal = outcome.refusal();
                         Cell {
                             name: cell.name(),
-                            op: cell.op.as_str(),
-                            ty: cell.ty.as_str(),
-                            shape: cell.shape.as_str(),
-                            order: cell.order.as_str(),
-                            scope: cell.scope.as_str(),
-                            space: cell.space.as_str(),
-                            result: result_word(&cell),
+                            op: cell.op_name(),
+                            ty: access.map(|a| a.ty.as_str()),
+                            shape: access.map(|a| a.shape.as_str()),
+                            order: cell.order().as_str(),
+                            scope: cell.scope().as_str(),
+                            space: access.map(|a| a.space.as_str()),
+                            result: access.map(result_word),
                             strategy: outcome.strategy().as_str(),
                             description: outcome.description(),
                             code: refusal.is_none().then_some(outcome.code.as_str()),
                             refusal: refusal.map(|r| Refusal {
-                                rule: r.rule,
+                                rule: r.rule.id(),
                                 reason: &r.reason,
                                 smallest_target: r.smallest_target.as_deref(),
                             }),

@@ -9,7 +9,7 @@ mod text;
 
 use std::str::FromStr;
 
-use atomir_ir::matrix::{self, Cell, CellOutcome};
+use atomir_ir::matrix::{self, AnyCell, Cell, CellOutcome};
 use atomir_ir::{Backend, LowerOptions, Strategy};
 
 pub use json::SCHEMA;
@@ -23,7 +23,7 @@ pub struct TargetMatrix {
 
 impl TargetMatrix {
     /// Runs the chosen cells through `backend`.
-    pub fn run(backend: &dyn Backend, cells: &[Cell]) -> TargetMatrix {
+    pub fn run(backend: &dyn Backend, cells: &[AnyCell]) -> TargetMatrix {
         TargetMatrix {
             target: backend.target_name(),
             outcomes: matrix::run(backend, cells.iter().copied(), &LowerOptions::default()),

@@ -1,5 +1,8 @@
 //! Running the built `atomir` binary, shared by the command-line tests.
 
+// Each test binary that includes this module uses only part of it.
+#![allow(dead_code)]
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 

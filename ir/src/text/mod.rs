@@ -14,7 +14,7 @@ pub(crate) mod literal;
 mod parser;
 mod printer;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::Module;
 
 pub use printer::{print_kernel, write_inst};
@@ -22,7 +22,12 @@ pub use printer::{print_kernel, write_inst};
 /// Parses the text form into a module. Positions in diagnostics are 1-based line:col (columns
 /// count characters). Never panics; reports every broken line it can.
 pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
-    parser::Parser::new(lexer::tokenize(source)).parse_module()
+    parse_with_limit(source, usize::MAX).map_err(Diagnostics::into_vec)
+}
+
+/// [`parse`], keeping the first `limit` diagnostics and only counting the rest.
+pub fn parse_with_limit(source: &str, limit: usize) -> Result<Module, Diagnostics> {
+    parser::Parser::new(source, limit).parse_module()
 }
 
 /// Prints a module in canonical form (every qualifier spelled out).

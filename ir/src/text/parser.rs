@@ -5,15 +5,17 @@
 //! literal that does not fit, an unknown qualifier) is reported here. After an error the parser
 //! skips to the next line, so one pass reports every broken line.
 
-use std::collections::HashMap;
+use fnv::FnvHashMap as HashMap;
 
-use crate::diag::Diagnostic;
-use crate::kernel::{AtomicInst, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::kernel::{
+    AtomicInst, Fence, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value,
+};
 use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
 };
 
-use super::lexer::{Token, TokenKind};
+use super::lexer::{Lexer, Token, TokenKind};
 use super::literal::literal_bits;
 
 /// The error has been recorded; the caller recovers.
@@ -22,9 +24,12 @@ struct Reported;
 type Parsed<T> = Result<T, Reported>;
 
 pub(crate) struct Parser<'a> {
-    tokens: Vec<Token<'a>>,
-    pos: usize,
-    errors: Vec<Diagnostic>,
+    lexer: Lexer<'a>,
+    /// The one token of lookahead.
+    current: Token<'a>,
+    /// Whether `current` starts a line (the token before it was a newline, or there was none).
+    at_line_start: bool,
+    errors: Diagnostics,
 }
 
 /// The qualifiers of an `atomic.…` opcode.
@@ -171,6 +176,27 @@ fn parse_value_type(text: &str) -> Result<ValueType, String> {
     ))
 }
 
+/// The `.`-separated segments of a word with their byte offsets (a word is ASCII, so bytes are
+/// columns). A byte search: `str::split` with a char pattern costs more on words this short.
+fn dot_segments(word: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = Some(0);
+    std::iter::from_fn(move || {
+        let from = start?;
+        let rest = &word.as_bytes()[from..];
+        let end = match rest.iter().position(|&b| b == b'.') {
+            Some(dot) => {
+                start = Some(from + dot + 1);
+                from + dot
+            }
+            None => {
+                start = None;
+                word.len()
+            }
+        };
+        word.get(from..end).map(|segment| (from, segment))
+    })
+}
+
 fn column_after(loc: SourceLoc, chars: usize) -> SourceLoc {
     SourceLoc::new(
         loc.line,
@@ -179,16 +205,20 @@ fn column_after(loc: SourceLoc, chars: usize) -> SourceLoc {
 }
 
 impl<'a> Parser<'a> {
-    pub(crate) fn new(tokens: Vec<Token<'a>>) -> Self {
+    /// A parser of `source` that keeps the first `limit` diagnostics and counts the rest.
+    pub(crate) fn new(source: &'a str, limit: usize) -> Self {
+        let mut lexer = Lexer::new(source);
+        let current = lexer.next_token();
         Parser {
-            tokens,
-            pos: 0,
-            errors: Vec::new(),
+            lexer,
+            current,
+            at_line_start: true,
+            errors: Diagnostics::with_limit(limit),
         }
     }
 
     fn peek(&self) -> Token<'a> {
-        self.tokens[self.pos.min(self.tokens.len() - 1)]
+        self.current
     }
 
     fn at(&self, kind: TokenKind) -> bool {
@@ -201,15 +231,20 @@ impl<'a> Parser<'a> {
     }
 
     fn advance(&mut self) -> Token<'a> {
-        let token = self.peek();
+        let token = self.current;
         if token.kind != TokenKind::Eof {
-            self.pos += 1;
+            self.at_line_start = token.kind == TokenKind::Newline;
+            self.current = self.lexer.next_token();
         }
         token
     }
 
     fn error(&mut self, loc: SourceLoc, message: impl Into<String>) -> Reported {
-        self.errors.push(Diagnostic::new(loc, message));
+        if self.errors.keeps_next() {
+            self.errors.push(Diagnostic::new(loc, message));
+        } else {
+            self.errors.count_omitted();
+        }
         Reported
     }
 
@@ -248,10 +283,10 @@ impl<'a> Parser<'a> {
     }
 
     fn at_line_start(&self) -> bool {
-        self.pos == 0 || self.tokens[self.pos - 1].kind == TokenKind::Newline
+        self.at_line_start
     }
 
-    pub(crate) fn parse_module(mut self) -> Result<Module, Vec<Diagnostic>> {
+    pub(crate) fn parse_module(mut self) -> Result<Module, Diagnostics> {
         let mut module = Module::default();
         loop {
             self.skip_newlines();
@@ -285,7 +320,7 @@ impl<'a> Parser<'a> {
         let keyword = self.advance();
         let mut kernel = Kernel::new("");
         kernel.loc = keyword.loc;
-        let mut names: HashMap<&'a str, Value> = HashMap::new();
+        let mut names: HashMap<&'a str, Value> = HashMap::default();
         if self.parse_header(&mut kernel, &mut names).is_err() {
             // Resume at the body's `{`, unless the next kernel starts first.
             loop {
@@ -410,41 +445,58 @@ impl<'a> Parser<'a> {
             if token.text.is_empty() {
                 return Err(self.error(token.loc, "expected a name after `%`"));
             }
-            self.expect(
-                TokenKind::Equals,
-                &format!("`=` after the result `%{}`", token.text),
-            )?;
+            if !self.at(TokenKind::Equals) {
+                return Err(self.expected(&format!("`=` after the result `%{}`", token.text)));
+            }
+            self.advance();
             result = Some(token);
         }
         if !self.at(TokenKind::Word) {
-            return Err(self.expected("an atomic instruction `atomic.<op>…`"));
+            return Err(self.expected("an instruction: `atomic.<op>…` or `fence.<order>.<scope>`"));
         }
         let opcode_token = self.advance();
+        if opcode_token.text == "fence" || opcode_token.text.starts_with("fence.") {
+            if predicate.is_some() {
+                return Err(self.error(
+                    start,
+                    "a fence takes no predicate; it has a memory order and a scope only",
+                ));
+            }
+            if let Some(token) = result {
+                return Err(self.error(
+                    token.loc,
+                    format!(
+                        "a fence has no result; remove `%{} =` (a fence reads and writes nothing)",
+                        token.text
+                    ),
+                ));
+            }
+            let fence = self.parse_fence(opcode_token)?;
+            self.end_of_instruction()?;
+            let id = kernel.push_fence(fence);
+            kernel.inst_locs[id] = start;
+            return Ok(());
+        }
         let opcode = self.parse_opcode(opcode_token)?;
         self.expect(TokenKind::LBracket, "`[` before the address")?;
         let addr_token = self.expect(TokenKind::Local, "an address `%name` inside `[…]`")?;
         let addr = self.resolve(addr_token, names)?;
         self.expect(TokenKind::RBracket, "`]` after address")?;
-        self.expect(TokenKind::Comma, "`,` after the address")?;
-        let operand = self.parse_operand(kernel, names, opcode.ty)?;
+        // A load takes no operand; the verifier judges one that is written anyway. Every other
+        // access needs its `,` here.
+        let operand = if opcode.op == AtomicOp::Load && !self.at(TokenKind::Comma) {
+            None
+        } else {
+            self.expect(TokenKind::Comma, "`,` after the address")?;
+            Some(self.parse_operand(kernel, names, opcode.ty)?)
+        };
         let new_value = if self.at(TokenKind::Comma) {
             self.advance();
             Some(self.parse_operand(kernel, names, opcode.ty)?)
         } else {
             None
         };
-        match self.peek().kind {
-            TokenKind::Newline => {
-                self.advance();
-            }
-            TokenKind::RBrace | TokenKind::Eof => {}
-            TokenKind::Comma => {
-                return Err(self.expected(
-                    "end of line: an atomic takes at most two operands (cas: expected, then new)",
-                ))
-            }
-            _ => return Err(self.expected("end of line after the instruction")),
-        }
+        self.end_of_instruction()?;
         let inst = AtomicInst {
             op: opcode.op,
             ty: opcode.ty,
@@ -461,24 +513,102 @@ impl<'a> Parser<'a> {
         };
         let id = kernel.push(inst, result.map(|token| token.text));
         kernel.inst_locs[id] = start;
-        if let (Some(token), Some(value)) = (result, kernel.insts[id].result) {
+        if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
             kernel.values[value].loc = token.loc;
             names.insert(token.text, value);
         }
         Ok(())
     }
 
+    /// The end of an instruction's line (or the kernel's `}` / the end of input after it).
+    fn end_of_instruction(&mut self) -> Parsed<()> {
+        match self.peek().kind {
+            TokenKind::Newline => {
+                self.advance();
+                Ok(())
+            }
+            TokenKind::RBrace | TokenKind::Eof => Ok(()),
+            TokenKind::Comma => Err(self.expected(
+                "end of line: an atomic takes at most two operands (cas: expected, then new)",
+            )),
+            _ => Err(self.expected("end of line after the instruction")),
+        }
+    }
+
+    /// `fence.<order>[.<scope>]`: the order is required (a fence without one would be relaxed,
+    /// which orders nothing); an omitted scope is `device`, as for atomics.
+    fn parse_fence(&mut self, token: Token<'a>) -> Parsed<Fence> {
+        let mut segments = dot_segments(token.text)
+            .map(|(offset, segment)| (segment, column_after(token.loc, offset)))
+            .skip(1);
+        let order_names = || {
+            MemoryOrder::ALL
+                .iter()
+                .filter(|order| order.is_fence_order())
+                .map(|order| order.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let order = match segments.next() {
+            None | Some(("", _)) => {
+                let loc = column_after(token.loc, "fence".len());
+                return Err(self.error(
+                    loc,
+                    format!(
+                        "expected a memory order after `fence.`: one of {}",
+                        order_names()
+                    ),
+                ));
+            }
+            Some((name, loc)) => MemoryOrder::from_name(name).ok_or_else(|| {
+                self.error(
+                    loc,
+                    format!(
+                        "expected a memory order after `fence.`, found `{name}`; one of {}",
+                        order_names()
+                    ),
+                )
+            })?,
+        };
+        let mut fence = Fence {
+            order,
+            scope: Scope::Device,
+        };
+        if let Some((name, loc)) = segments.next() {
+            if name.is_empty() {
+                return Err(self.error(loc, "empty qualifier: `..` or a trailing `.`"));
+            }
+            fence.scope = Scope::from_name(name).ok_or_else(|| {
+                self.error(
+                    loc,
+                    format!(
+                        "a fence takes a memory order and a scope only; expected a scope ({}), \
+                         found `{name}`",
+                        Stage::Scope.spellings().join(", ")
+                    ),
+                )
+            })?;
+        }
+        if let Some((name, loc)) = segments.next() {
+            return Err(self.error(
+                loc,
+                format!(
+                    "a fence takes a memory order and a scope only; `{name}` after the scope \
+                     has no meaning for a fence"
+                ),
+            ));
+        }
+        Ok(fence)
+    }
+
     fn parse_opcode(&mut self, token: Token<'a>) -> Parsed<Opcode> {
-        let mut segments = token.text.split('.').scan(0usize, |offset, segment| {
-            let loc = column_after(token.loc, *offset);
-            *offset += segment.len() + 1;
-            Some((segment, loc))
-        });
+        let mut segments = dot_segments(token.text)
+            .map(|(offset, segment)| (segment, column_after(token.loc, offset)));
         if segments.next().map(|(first, _)| first) != Some("atomic") {
             return Err(self.error(
                 token.loc,
                 format!(
-                    "expected an atomic instruction `atomic.<op>…`, found `{}`",
+                    "expected an instruction (`atomic.<op>…` or `fence.<order>.<scope>`), found `{}`",
                     token.text
                 ),
             ));

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::kernel::{AtomicInst, Kernel, Module, Operand, Scalar};
+use crate::kernel::{AtomicInst, InstData, Kernel, Module, Operand, Scalar};
 use crate::types::ElemType;
 
 use super::literal::write_literal;
@@ -49,7 +49,16 @@ fn write_value_name(out: &mut String, kernel: &Kernel, value: crate::kernel::Val
 }
 
 /// Writes one instruction in canonical form, without indentation or newline.
-pub fn write_inst(out: &mut String, kernel: &Kernel, inst: &AtomicInst) {
+pub fn write_inst(out: &mut String, kernel: &Kernel, inst: &InstData) {
+    match inst {
+        InstData::Atomic(inst) => write_atomic(out, kernel, inst),
+        InstData::Fence(fence) => {
+            let _ = write!(out, "fence.{}.{}", fence.order, fence.scope);
+        }
+    }
+}
+
+fn write_atomic(out: &mut String, kernel: &Kernel, inst: &AtomicInst) {
     if let Some(predicate) = inst.predicate {
         out.push_str(if predicate.negated { "@!%" } else { "@%" });
         write_value_name(out, kernel, predicate.value);
@@ -74,8 +83,11 @@ pub fn write_inst(out: &mut String, kernel: &Kernel, inst: &AtomicInst) {
     }
     out.push_str(" [%");
     write_value_name(out, kernel, inst.addr);
-    out.push_str("], ");
-    write_operand(out, kernel, inst.operand, inst.ty);
+    out.push(']');
+    if let Some(operand) = inst.operand {
+        out.push_str(", ");
+        write_operand(out, kernel, operand, inst.ty);
+    }
     if let Some(new_value) = inst.new_value {
         out.push_str(", ");
         write_operand(out, kernel, new_value, inst.ty);

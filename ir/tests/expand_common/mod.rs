@@ -8,7 +8,7 @@ use atomir_ir::expand::{expand, Expansion};
 use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
 use atomir_ir::semantics::{self, width_mask, FloatMode};
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, Emulation, MemoryOrder, Scope, Value,
+    AddressSpace, AtomicNode, AtomicOp, CacheHint, ElemType, Lowering, MemoryOrder, Scope,
     VectorShape,
 };
 
@@ -20,33 +20,30 @@ pub const MEMORY_BYTES: usize = 96;
 
 /// A node with non-default order, scope, space and hint, so the validator has something to
 /// check that an expansion kept.
-pub fn node(op: AtomicOp, ty: ElemType, shape: VectorShape, result_used: bool) -> AtomicInst {
-    let mut inst = AtomicInst::new(op, ty, Value::from_u32(0), Value::from_u32(1).into());
-    inst.shape = shape;
-    inst.order = match (op as usize) % 4 {
-        0 => MemoryOrder::AcqRel,
-        1 => MemoryOrder::SeqCst,
-        2 => MemoryOrder::Acquire,
-        _ => MemoryOrder::Release,
-    };
-    inst.scope = Scope::System;
-    inst.space = AddressSpace::Global;
-    inst.hint = Some(CacheHint::EvictLast);
-    if op == AtomicOp::Cas {
-        inst.new_value = Some(Value::from_u32(2).into());
+pub fn node(op: AtomicOp, ty: ElemType, shape: VectorShape, result_used: bool) -> AtomicNode {
+    AtomicNode {
+        shape,
+        order: match (op as usize) % 4 {
+            0 => MemoryOrder::AcqRel,
+            1 => MemoryOrder::SeqCst,
+            2 => MemoryOrder::Acquire,
+            _ => MemoryOrder::Release,
+        },
+        scope: Scope::System,
+        space: AddressSpace::Global,
+        pointer_space: AddressSpace::Global,
+        hint: Some(CacheHint::EvictLast),
+        result_used,
+        ..AtomicNode::new(op, ty)
     }
-    if result_used {
-        inst.result = Some(Value::from_u32(3));
-    }
-    inst
 }
 
 /// Expands and validates; a validation failure is a test failure naming the expansion.
-pub fn expand_valid(inst: &AtomicInst, emulation: Emulation) -> Expansion {
-    let expansion = expand(inst, emulation);
+pub fn expand_valid(inst: &AtomicNode, lowering: Lowering) -> Expansion {
+    let expansion = expand(inst, lowering);
     if let Err(error) = expansion.validate(inst) {
         panic!(
-            "{} {} by {emulation:?}: invalid expansion: {error}\n{expansion}",
+            "{} {} by {lowering:?}: invalid expansion: {error}\n{expansion}",
             inst.op, inst.ty
         );
     }
@@ -90,7 +87,7 @@ pub fn write_le(bytes: &mut [u8], value: u128) {
 
 /// One run of a node's expansion and what it must produce.
 pub struct Case<'a> {
-    pub inst: &'a AtomicInst,
+    pub inst: &'a AtomicNode,
     pub expansion: &'a Expansion,
     /// Byte offset of the node's first element from `BASE + WORD_OFFSET`.
     pub offset: u64,

@@ -20,10 +20,11 @@ define amdgpu_kernel void @amax(ptr addrspace(3) %block_max, ptr addrspace(1) %a
   %.0.9 = select i1 %.0.4, float %x, float %.0.8
   %.0.10 = select i1 %.0.3, float %.0.1000005, float %.0.9
   %.0.11 = select i1 %.0.2, float %.0.1000005, float %.0.10
-  %.0.1000006 = select i1 %.0.1, float %x, float %.0.11
+  %.0.12 = select i1 %.0.2, float 0x7FF8000000000000, float %x
+  %.0.1000006 = select i1 %.0.1, float %.0.12, float %.0.11
   %.0.1000007 = bitcast float %.0.1000006 to i32
-  %.0.12 = cmpxchg ptr addrspace(3) %block_max, i32 %.0.1000003, i32 %.0.1000007 syncscope("workgroup") monotonic monotonic, align 4
-  %.0.1000008 = extractvalue { i32, i1 } %.0.12, 0
+  %.0.13 = cmpxchg ptr addrspace(3) %block_max, i32 %.0.1000003, i32 %.0.1000007 syncscope("workgroup") monotonic monotonic, align 4
+  %.0.1000008 = extractvalue { i32, i1 } %.0.13, 0
   %.0.1000009 = icmp eq i32 %.0.1000008, %.0.1000003
   br i1 %.0.1000009, label %.0.b2, label %.0.b1
 .0.b2:
@@ -49,10 +50,11 @@ define amdgpu_kernel void @amax(ptr addrspace(3) %block_max, ptr addrspace(1) %a
   %.1.9 = select i1 %.1.4, float %partial, float %.1.8
   %.1.10 = select i1 %.1.3, float %.1.1000005, float %.1.9
   %.1.11 = select i1 %.1.2, float %.1.1000005, float %.1.10
-  %.1.1000006 = select i1 %.1.1, float %partial, float %.1.11
+  %.1.12 = select i1 %.1.2, float 0x7FF8000000000000, float %partial
+  %.1.1000006 = select i1 %.1.1, float %.1.12, float %.1.11
   %.1.1000007 = bitcast float %.1.1000006 to i32
-  %.1.12 = cmpxchg ptr addrspace(1) %amax, i32 %.1.1000003, i32 %.1.1000007 syncscope("agent") monotonic monotonic, align 4
-  %.1.1000008 = extractvalue { i32, i1 } %.1.12, 0
+  %.1.13 = cmpxchg ptr addrspace(1) %amax, i32 %.1.1000003, i32 %.1.1000007 syncscope("agent") monotonic monotonic, align 4
+  %.1.1000008 = extractvalue { i32, i1 } %.1.13, 0
   %.1.1000009 = icmp eq i32 %.1.1000008, %.1.1000003
   br i1 %.1.1000009, label %.1.b2, label %.1.b1
 .1.b2:
@@ -83,10 +85,11 @@ define amdgpu_kernel void @residual_max(ptr addrspace(1) %norm, double %r, ptr a
   %.0.9 = select i1 %.0.4, double %r, double %.0.8
   %.0.10 = select i1 %.0.3, double %.0.1000005, double %.0.9
   %.0.11 = select i1 %.0.2, double %.0.1000005, double %.0.10
-  %.0.1000006 = select i1 %.0.1, double %r, double %.0.11
+  %.0.12 = select i1 %.0.2, double 0x7FF8000000000000, double %r
+  %.0.1000006 = select i1 %.0.1, double %.0.12, double %.0.11
   %.0.1000007 = bitcast double %.0.1000006 to i64
-  %.0.12 = cmpxchg ptr addrspace(1) %norm, i64 %.0.1000003, i64 %.0.1000007 syncscope("agent") monotonic monotonic, align 8
-  %.0.1000008 = extractvalue { i64, i1 } %.0.12, 0
+  %.0.13 = cmpxchg ptr addrspace(1) %norm, i64 %.0.1000003, i64 %.0.1000007 syncscope("agent") monotonic monotonic, align 8
+  %.0.1000008 = extractvalue { i64, i1 } %.0.13, 0
   %.0.1000009 = icmp eq i64 %.0.1000008, %.0.1000003
   br i1 %.0.1000009, label %.0.b2, label %.0.b1
 .0.b2:

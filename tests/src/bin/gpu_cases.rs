@@ -1,8 +1,11 @@
 //! Writes and checks the GPU harness's cases (`tests/gpu/harness.py` runs them).
 //!
 //! - `gpu_cases gen DIR TARGET...`: for each target, one module `DIR/<target>.ptx` of per-thread
-//!   test entries (see `PtxBackend::lower_per_thread`) and `DIR/<target>.json` with every
+//!   test entries (see `PtxTarget::lower_per_thread`) and `DIR/<target>.json` with every
 //!   case's inputs: the initial memory, each thread's address offset and operands.
+//! - `gpu_cases gen-cubin DIR TARGET...`: the same, and the module assembled here by ptxas
+//!   into `DIR/<sm>.cubin`, which the cases then name (for ISA versions the device's driver
+//!   cannot JIT-compile).
 //! - `gpu_cases check DIR RESULTS...`: reads what the harness returned (final memory and every
 //!   thread's old values) and checks it against `atomir_ir::semantics`: for each element (each
 //!   lane of a packed type), the old values and the final value must form a valid
@@ -13,6 +16,9 @@
 //! - `gpu_cases simulate DIR SM OUT`: results as a sequential run in thread order would give
 //!   them (a self-test of `check`, which must accept them).
 //! - `gpu_cases dump TARGET FILE`: the whole lowering matrix for `ptx:TARGET` as one module.
+//! - `gpu_cases kernels-gen DIR [PER_POOL [FIRST_SEED]]`, `kernels-check DIR RESULTS`,
+//!   `kernels-simulate DIR OUT`: the differential of random kernels, run as one thread as our PTX
+//!   for every SM and as llc's PTX from our LLVM IR (see `atomir_tests::gpu_kernels`).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -22,26 +28,36 @@ use atomir_ir::semantics::{apply, width_mask};
 use atomir_ir::{
     AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Module, Scope, VectorShape,
 };
-use atomir_ptx::{PtxBackend, PtxTarget};
+use atomir_ptx::PtxTarget;
+use atomir_tests::gpu_kernels;
 use atomir_tests::linearize::Linearizer;
 use atomir_tests::ptx::{legalize_cells, module_text};
 use serde_json::{json, Value as Json};
+use std::path::Path;
 
 const THREADS: usize = 512;
+/// Random kernels per pool of the kernel differential: about two minutes on the device.
+const KERNEL_CASES_PER_POOL: usize = 80;
+const KERNEL_FIRST_SEED: u64 = 0x6_0010;
 const SLOTS: usize = 4;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("dump") if args.len() == 4 => {
-            let backend = PtxBackend::new(parse_target(&args[2]));
+            let backend = parse_target(&args[2]);
             let all: Vec<_> = cells().collect();
             let (_, module) = legalize_cells(&backend, &all);
             write(&args[3], &module_text(&backend, &module));
         }
         Some("gen") if args.len() >= 4 => {
             for target in &args[3..] {
-                generate(&args[2], parse_target(target));
+                generate(&args[2], parse_target(target), false);
+            }
+        }
+        Some("gen-cubin") if args.len() >= 4 => {
+            for target in &args[3..] {
+                generate(&args[2], parse_target(target), true);
             }
         }
         Some("check") if args.len() >= 4 => {
@@ -54,8 +70,37 @@ fn main() {
             }
         }
         Some("simulate") if args.len() == 5 => simulate(&args[2], &args[3], &args[4]),
+        Some("kernels-gen") if (3..=5).contains(&args.len()) => {
+            let per_pool = args.get(3).map_or(KERNEL_CASES_PER_POOL, |n| {
+                n.parse().unwrap_or_else(|_| fail("PER_POOL is a number"))
+            });
+            let first_seed = args.get(4).map_or(KERNEL_FIRST_SEED, |n| {
+                n.parse().unwrap_or_else(|_| fail("FIRST_SEED is a number"))
+            });
+            match gpu_kernels::generate(Path::new(&args[2]), per_pool, first_seed) {
+                Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+                Err(e) => fail(&e),
+            }
+        }
+        Some("kernels-simulate") if args.len() == 4 => {
+            let results = gpu_kernels::simulate(Path::new(&args[2])).unwrap_or_else(|e| fail(&e));
+            write(&args[3], &results.to_string());
+        }
+        Some("kernels-check") if args.len() == 4 => {
+            let text = std::fs::read_to_string(&args[3]).unwrap_or_else(|e| fail(&e.to_string()));
+            let results: Json =
+                serde_json::from_str(&text).unwrap_or_else(|e| fail(&e.to_string()));
+            let report = gpu_kernels::check_results(Path::new(&args[2]), &results)
+                .unwrap_or_else(|e| fail(&e));
+            print!("{}", report.text);
+            if report.failures > 0 {
+                std::process::exit(1);
+            }
+        }
         _ => fail(
-            "usage: gpu_cases gen DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | dump TARGET FILE",
+            "usage: gpu_cases gen DIR TARGET... | gen-cubin DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | \
+             dump TARGET FILE | kernels-gen DIR [PER_POOL [FIRST_SEED]] | kernels-check DIR \
+             RESULTS | kernels-simulate DIR OUT",
         ),
     }
 }
@@ -105,8 +150,19 @@ fn float_bits(ty: ElemType, value: f32) -> u128 {
 
 /// One element value for `cell`: small exact floats (with signed zeros for min/max), small
 /// integers where collisions make the check interesting (cas, inc/dec bounds), random bits else.
-fn element_value(cell: &Cell, rng: &mut Rng, role: Role) -> u128 {
+/// With `subnormal_f32_add`, f32 add/sub values are subnormals instead (the same small integers
+/// times 2^-149), whose sums stay exact: a flushing add leaves zeros, an exact one does not.
+fn element_value(cell: &Cell, rng: &mut Rng, role: Role, subnormal_f32_add: bool) -> u128 {
     let ty = cell.ty;
+    if subnormal_f32_add && ty == ElemType::F32 && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
+    {
+        let magnitude: i64 = match role {
+            Role::Operand if !cell.result_used => 1,
+            _ => rng.below(17) as i64 - 8,
+        };
+        let sign = if magnitude < 0 { 1u128 << 31 } else { 0 };
+        return sign | u128::from(magnitude.unsigned_abs());
+    }
     if ty.is_float() {
         let lane = ty.lane_type();
         let pick = |rng: &mut Rng| -> f32 {
@@ -154,7 +210,7 @@ fn order_independent(cell: &Cell) -> bool {
 /// The cells the GPU runs for a target: every valid op × type × shape on global or generic
 /// memory at device or system scope, cycling through the orders, with the result used; plus
 /// the order-independent ones with the result unused (reductions).
-fn gpu_cells(backend: &PtxBackend) -> Vec<Cell> {
+fn gpu_cells(backend: &PtxTarget) -> Vec<Cell> {
     let mut chosen = Vec::new();
     let mut index = 0usize;
     for &op in AtomicOp::ALL {
@@ -183,7 +239,7 @@ fn gpu_cells(backend: &PtxBackend) -> Vec<Cell> {
                     }
                     let kernel = cell.kernel();
                     let inst = kernel.insts.keys().next().expect("one instruction");
-                    if backend.legalize(&kernel, inst).is_ok() {
+                    if backend.legalize_inst(&kernel, inst).is_ok() {
                         chosen.push(cell);
                         index += 1;
                     }
@@ -218,8 +274,18 @@ fn read_bits(bytes: &[u8], offset: usize, width: usize) -> u128 {
     u128::from_le_bytes(buffer)
 }
 
-fn generate(dir: &str, target: PtxTarget) {
-    let backend = PtxBackend::new(target);
+/// Whether a target's f32 add cases use subnormal values: where its f32 add is exact
+/// (`.noftz`), so the GPU checks that it keeps them.
+fn subnormal_f32_add(target: PtxTarget) -> bool {
+    target.has(atomir_ptx::Feature::NoftzF32)
+}
+
+/// Writes the module and the cases of `target`; with `cubin`, also assembles the module here
+/// with the ptxas that judges the target and points the cases at the cubin (a driver JIT-compiles
+/// PTX only up to its own CUDA version's ISA: CUDA 13.0 stops at PTX 9.0).
+fn generate(dir: &str, target: PtxTarget, cubin: bool) {
+    let backend = target;
+    let subnormal = subnormal_f32_add(target);
     let chosen = gpu_cells(&backend);
     let module = Module {
         kernels: chosen.iter().map(Cell::kernel).collect(),
@@ -240,7 +306,7 @@ fn generate(dir: &str, target: PtxTarget) {
         for _ in 0..SLOTS * lanes {
             push_bits(
                 &mut memory,
-                element_value(cell, &mut rng, Role::Memory),
+                element_value(cell, &mut rng, Role::Memory, subnormal),
                 width,
             );
         }
@@ -254,7 +320,11 @@ fn generate(dir: &str, target: PtxTarget) {
             let mut per_lane = vec![Vec::new(); lanes];
             for _ in 0..THREADS {
                 for lane in per_lane.iter_mut() {
-                    push_bits(lane, element_value(cell, &mut rng, Role::Operand), width);
+                    push_bits(
+                        lane,
+                        element_value(cell, &mut rng, Role::Operand, subnormal),
+                        width,
+                    );
                 }
             }
             for lane in per_lane {
@@ -274,7 +344,28 @@ fn generate(dir: &str, target: PtxTarget) {
             "results": results,
         }));
     }
-    let module_name = format!("{}.ptx", target.sm.name());
+    let mut module_name = format!("{}.ptx", target.sm.name());
+    if cubin {
+        let tool = atomir_tests::ptx::ptxas_for(target);
+        let ptxas = tool.find().unwrap_or_else(|| {
+            fail(&format!(
+                "{} not found; run scripts/install-oracles",
+                tool.name()
+            ))
+        });
+        let cubin_name = format!("{}.cubin", target.sm.name());
+        let (ok, output) = atomir_tests::tools::run(
+            std::process::Command::new(ptxas)
+                .arg(format!("-arch={}", target.sm.name()))
+                .arg(format!("{dir}/{module_name}"))
+                .arg("-o")
+                .arg(format!("{dir}/{cubin_name}")),
+        );
+        if !ok {
+            fail(&format!("ptxas rejected {dir}/{module_name}: {output}"));
+        }
+        module_name = cubin_name;
+    }
     let document = json!({"target": target.to_string(), "module": module_name, "cases": cases});
     write(
         &format!("{dir}/{}.json", target.sm.name()),
@@ -283,7 +374,7 @@ fn generate(dir: &str, target: PtxTarget) {
     println!("ptx:{target}: {} GPU cases", chosen.len());
 }
 
-fn cell_by_name(backend: &PtxBackend) -> HashMap<String, Cell> {
+fn cell_by_name(backend: &PtxTarget) -> HashMap<String, Cell> {
     gpu_cells(backend)
         .into_iter()
         .map(|cell| (cell.name(), cell))
@@ -298,7 +389,7 @@ fn check(dir: &str, results_path: &str) -> usize {
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let target = parse_target(results["target"].as_str().unwrap_or_default());
-    let backend = PtxBackend::new(target);
+    let backend = target;
     let inputs_path = format!("{dir}/{}.json", target.sm.name());
     let inputs: Json = serde_json::from_str(
         &std::fs::read_to_string(&inputs_path)
@@ -332,13 +423,11 @@ fn check(dir: &str, results_path: &str) -> usize {
     failed
 }
 
-fn check_case(backend: &PtxBackend, cell: &Cell, case: &Json, output: &Json) -> Result<(), String> {
+fn check_case(backend: &PtxTarget, cell: &Cell, case: &Json, output: &Json) -> Result<(), String> {
     if let Some(error) = output["error"].as_str() {
         return Err(error.to_string());
     }
-    let kernel = cell.kernel();
-    let inst = kernel.insts.values().next().expect("one instruction");
-    let mode = backend.float_mode(inst);
+    let mode = backend.float_mode(&cell.node());
     let width = cell.ty.bytes() as usize;
     let lanes = cell.shape.len();
     let initial = unhex(case["memory"].as_str().unwrap_or_default());
@@ -436,14 +525,13 @@ fn simulate(dir: &str, sm: &str, out: &str) {
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let target = parse_target(inputs["target"].as_str().unwrap_or_default());
-    let backend = PtxBackend::new(target);
+    let backend = target;
     let cells = cell_by_name(&backend);
     let mut results = Vec::new();
     for case in inputs["cases"].as_array().into_iter().flatten() {
         let name = case["kernel"].as_str().unwrap_or_default();
         let cell = cells[name];
-        let kernel = cell.kernel();
-        let mode = backend.float_mode(kernel.insts.values().next().expect("one instruction"));
+        let mode = backend.float_mode(&cell.node());
         let width = cell.ty.bytes() as usize;
         let lanes = cell.shape.len();
         let mut memory = unhex(case["memory"].as_str().unwrap_or_default());

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::{
-    Backend, ElemType, Emulation, Inst, Kernel, Legality, LowerError, LowerOptions, LowerReport,
+    AtomicNode, Backend, ElemType, Legality, LowerError, LowerOptions, LowerReport, Lowering,
     Module, Refusal, Rewrite, Verdict,
 };
 
@@ -101,6 +101,13 @@ pub fn stale_files(dir: &Path, produced: &[PathBuf]) -> Vec<String> {
     stale
 }
 
+atomir_ir::rules! {
+    /// The one rule of the fake backend.
+    pub enum FakeRule {
+        NoB128 = "fake.no-b128": "the first fake generation has no 128-bit atomics",
+    }
+}
+
 /// A backend with simple, known verdicts, standing in for a real one in report tests: b128 is
 /// refused, 8/16-bit widened, vectors split, f64 min/max a CAS loop, sub a rewrite, everything
 /// else native. Its second generation (`fake:2`) has b128 and f64 min/max natively.
@@ -111,34 +118,27 @@ pub struct FakeBackend {
 pub const FAKE: FakeBackend = FakeBackend { generation: 1 };
 
 impl FakeBackend {
-    fn verdict(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        let node = &kernel.insts[inst];
+    fn verdict(&self, node: &AtomicNode) -> Verdict {
         let newer = self.generation >= 2;
         if node.ty == ElemType::B128 && newer {
             return Ok(Legality::native());
         }
         if node.ty == ElemType::B128 {
             return Err(
-                Refusal::new("fake.no-b128", "b128 needs a newer fake").accepted_by("fake:2")
+                Refusal::new(FakeRule::NoB128, "b128 needs a newer fake").accepted_by("fake:2")
             );
         }
         if node.shape.is_vector() {
-            return Ok(Legality::emulated(Emulation::Split {
-                elements: node.shape.len() as u32,
-                element: atomir_ir::ElementLowering::Native,
-            }));
+            return Ok(Legality::emulated(Lowering::SplitNative));
         }
         if node.ty.bits() < 32 && !node.ty.is_float() {
-            return Ok(Legality::emulated(Emulation::PartWord {
-                element_bits: node.ty.bits(),
-                needs_loop: true,
-            }));
+            return Ok(Legality::emulated(Lowering::MaskedCasLoop));
         }
         if !newer
             && node.ty == ElemType::F64
             && matches!(node.op, atomir_ir::AtomicOp::Min | atomir_ir::AtomicOp::Max)
         {
-            return Ok(Legality::emulated(Emulation::CasLoop { bits: 64 }));
+            return Ok(Legality::emulated(Lowering::CasLoop));
         }
         if node.op == atomir_ir::AtomicOp::Sub {
             return Ok(Legality::native().with(Rewrite::SubAsAddOfNegation));
@@ -152,8 +152,20 @@ impl Backend for FakeBackend {
         format!("fake:{}", self.generation)
     }
 
-    fn legalize(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        self.verdict(kernel, inst)
+    fn legalize(&self, node: &AtomicNode) -> Verdict {
+        self.verdict(node)
+    }
+
+    fn legalize_signature(
+        &self,
+        _params: &[atomir_ir::Param],
+    ) -> Result<(), (usize, atomir_ir::Refusal)> {
+        Ok(())
+    }
+
+    /// A fence is native on either generation.
+    fn legalize_fence(&self, _fence: &atomir_ir::Fence) -> Verdict {
+        Ok(Legality::native())
     }
 
     fn lower(
@@ -165,16 +177,24 @@ impl Backend for FakeBackend {
         let mut report = atomir_ir::legal::legalize_module(self, module)?;
         for (index, inst, legality) in report.decisions() {
             let kernel = &module.kernels[index];
-            let node = &kernel.insts[inst];
-            out.push_str(&format!(
-                "// {} <{}>\nfake.{}.{}.{}.{}\n",
-                kernel.name,
-                legality.strategy(),
-                node.op,
-                node.order,
-                node.shape,
-                node.ty
-            ));
+            match &kernel.insts[inst] {
+                atomir_ir::InstData::Atomic(node) => out.push_str(&format!(
+                    "// {} <{}>\nfake.{}.{}.{}.{}\n",
+                    kernel.name,
+                    legality.strategy(),
+                    node.op,
+                    node.order,
+                    node.shape,
+                    node.ty
+                )),
+                atomir_ir::InstData::Fence(fence) => out.push_str(&format!(
+                    "// {} <{}>\nfake.fence.{}.{}\n",
+                    kernel.name,
+                    legality.strategy(),
+                    fence.order,
+                    fence.scope
+                )),
+            }
         }
         report.shrink_to_fit();
         Ok(report)

@@ -1,0 +1,417 @@
+//! atomir: atomic read-modify-write instructions as a vendor-neutral IR, and their lowering to
+//! NVIDIA PTX, Intel vISA and LLVM IR.
+//!
+//! This crate is the one entry point a client needs: the IR (re-exported from `atomir-ir`), and
+//! the registry of every target the backends know, as a typed [`Target`]. A target name is
+//! `<backend>:<spec>`: `ptx:sm_90@8.8`, `visa:PVC+svm`, `llvm:nvptx64@22`.
+//!
+//! Ask a target about one atomic node (no kernel needed), find every target that accepts it,
+//! and lower a module:
+//!
+//! ```
+//! use atomir::{
+//!     supported_targets, AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType, Kernel,
+//!     LowerOptions, MemoryOrder, Module, Target, ValueType,
+//! };
+//!
+//! let target: Target = "ptx:sm_90".parse()?;
+//! assert_eq!(target.to_string(), "ptx:sm_90@8.8");
+//!
+//! // An acquire f32 add with its old value used.
+//! let mut node = AtomicNode::new(AtomicOp::Add, ElemType::F32);
+//! node.order = MemoryOrder::Acquire;
+//! node.space = AddressSpace::Global;
+//! node.pointer_space = AddressSpace::Global;
+//! node.result_used = true;
+//! let legality = target.legalize(&node).expect("sm_90 adds f32 natively");
+//! println!("{:?}", legality.lowering);
+//!
+//! // Every target that accepts it, PTX, vISA and LLVM alike.
+//! let accepting = supported_targets(&node);
+//! assert!(accepting.contains(&target));
+//!
+//! // A kernel built in code, lowered for one target.
+//! let mut kernel = Kernel::new("histogram");
+//! let bins = kernel.add_param("bins", ValueType::Ptr(AddressSpace::Global));
+//! let x = kernel.add_param("x", ValueType::scalar(ElemType::F32));
+//! let mut add = AtomicInst::new(AtomicOp::Add, ElemType::F32, bins, x.into());
+//! add.space = AddressSpace::Global;
+//! kernel.push(add, None);
+//! let module = Module { kernels: vec![kernel] };
+//! let mut ptx = String::new();
+//! target.lower(&module, &LowerOptions::default(), &mut ptx)?;
+//! assert!(ptx.contains("red"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use atomir_ir as ir;
+pub use atomir_ir::{
+    text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
+    Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
+    LowerReport, Lowering, MemoryOrder, Module, Operand, Param, Predicate, Refusal, Rewrite,
+    RuleId, Scalar, Scope, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef, ValueType,
+    VectorList, VectorShape, Verdict, WriteError,
+};
+/// The id maps and small vectors that appear in the IR's public types.
+pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+pub use smallvec::SmallVec;
+/// The backends, for their native forms, plans and rule ids.
+pub use {atomir_llvm as llvm, atomir_ptx as ptx, atomir_visa as visa};
+
+pub use atomir_llvm::{LlvmTarget, Triple};
+pub use atomir_ptx::{PtxIsa, PtxTarget, Sm};
+pub use atomir_visa::{Messages, Platform, VisaTarget};
+
+/// One target of one backend: what a target name such as `ptx:sm_90@8.8` denotes.
+///
+/// [`Target::all`] lists every target the backends accept; `FromStr` parses a name and
+/// `Display` prints its canonical form (defaults spelled out), which parses back to the same
+/// target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Target {
+    /// NVIDIA PTX: an SM architecture and a PTX ISA version.
+    Ptx(PtxTarget),
+    /// Intel vISA: a platform and its messages.
+    Visa(VisaTarget),
+    /// LLVM IR: a triple, the LLVM major version, the explicit target options.
+    Llvm(LlvmTarget),
+}
+
+/// A backend's target-name prefix and its targets help.
+type BackendHelp = (&'static str, fn() -> String);
+
+/// The backends, by the prefix of their target names.
+const BACKENDS: [BackendHelp; 3] = [
+    ("ptx", atomir_ptx::targets_help),
+    ("visa", || atomir_visa::TARGETS_HELP.to_string()),
+    ("llvm", || atomir_llvm::TARGETS_HELP.to_string()),
+];
+
+impl Target {
+    /// Every target the backends accept, PTX, then vISA, then LLVM, each in its backend's
+    /// order: every architecture at every PTX ISA version it can declare; every vISA platform
+    /// with its own messages and, where those are LSC, with `+svm`; every LLVM triple at every
+    /// major version, and `amdgcn` with `+coarse-grained` too.
+    pub fn all() -> Vec<Target> {
+        let mut targets = Vec::new();
+        let isas = (5..=PtxIsa::NEWEST.major)
+            .flat_map(|major| (0..=9).map(move |minor| PtxIsa::new(major, minor)))
+            .filter(|isa| isa.is_known());
+        for &sm in Sm::ALL {
+            let isas = isas
+                .clone()
+                .filter(|isa| *isa >= sm.min_isa() && *isa <= sm.newest_isa());
+            targets.extend(isas.map(|isa| Target::Ptx(PtxTarget::new(sm, isa))));
+        }
+        for platform in Platform::ALL {
+            let native = VisaTarget::new(platform);
+            targets.push(Target::Visa(native));
+            if native.messages != Messages::Svm {
+                targets.push(Target::Visa(VisaTarget {
+                    messages: Messages::Svm,
+                    ..native
+                }));
+            }
+        }
+        for triple in Triple::ALL {
+            for major in atomir_llvm::target::MIN_MAJOR..=atomir_llvm::target::MAX_MAJOR {
+                targets.push(Target::Llvm(LlvmTarget::new(triple, major)));
+                if triple == Triple::Amdgcn {
+                    targets.push(Target::Llvm(LlvmTarget {
+                        coarse_grained: true,
+                        ..LlvmTarget::new(triple, major)
+                    }));
+                }
+            }
+        }
+        targets
+    }
+
+    /// The backend's prefix of the target name: `ptx`, `visa` or `llvm`.
+    pub fn backend_name(&self) -> &'static str {
+        match self {
+            Target::Ptx(_) => "ptx",
+            Target::Visa(_) => "visa",
+            Target::Llvm(_) => "llvm",
+        }
+    }
+
+    /// The backend of this target.
+    pub fn backend(&self) -> &(dyn Backend + Send + Sync) {
+        match self {
+            Target::Ptx(target) => target,
+            Target::Visa(target) => target,
+            Target::Llvm(target) => target,
+        }
+    }
+
+    /// The target's answer for one atomic node: how it is carried out, or why it cannot be,
+    /// with the smallest target of the same backend that accepts it.
+    pub fn legalize(&self, node: &AtomicNode) -> Verdict {
+        self.backend().legalize(node)
+    }
+
+    /// Lowers a verified module, appending the code to `out`; a refusal leaves `out` as it was.
+    pub fn lower(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        out: &mut String,
+    ) -> Result<LowerReport, LowerError> {
+        self.backend().lower(module, options, out)
+    }
+
+    /// Lowers a verified module, writing the code to `sink` as it is printed (kernel by kernel,
+    /// in chunks); a refusal writes nothing.
+    pub fn lower_into(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<LowerReport, WriteError> {
+        self.backend().lower_into(module, options, sink)
+    }
+}
+
+impl Backend for Target {
+    fn target_name(&self) -> String {
+        self.backend().target_name()
+    }
+
+    fn legalize(&self, node: &AtomicNode) -> Verdict {
+        Target::legalize(self, node)
+    }
+
+    fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        self.backend().legalize_signature(params)
+    }
+
+    fn legalize_fence(&self, fence: &Fence) -> Verdict {
+        self.backend().legalize_fence(fence)
+    }
+
+    fn lower(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        out: &mut String,
+    ) -> Result<LowerReport, LowerError> {
+        Target::lower(self, module, options, out)
+    }
+
+    fn lower_into(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<LowerReport, WriteError> {
+        Target::lower_into(self, module, options, sink)
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.backend().target_name())
+    }
+}
+
+/// Why a target name names no target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseTargetError(String);
+
+impl fmt::Display for ParseTargetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ParseTargetError {}
+
+impl FromStr for Target {
+    type Err = ParseTargetError;
+
+    /// Parses `<backend>:<spec>`, e.g. `ptx:sm_90@8.7`, `visa:TGLLP`, `llvm:nvptx64@22`.
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        let Some((prefix, spec)) = name.split_once(':') else {
+            return Err(ParseTargetError(format!(
+                "`{name}` is not a target name: expected `<backend>:<target>`"
+            )));
+        };
+        let parsed = match prefix {
+            "ptx" => PtxTarget::parse(spec).map(Target::Ptx),
+            "visa" => VisaTarget::parse(spec).map(Target::Visa),
+            "llvm" => LlvmTarget::parse(spec).map(Target::Llvm),
+            _ => Err(format!(
+                "unknown backend `{prefix}` in target `{name}`: expected one of {}",
+                BACKENDS.map(|(prefix, _)| prefix).join(", ")
+            )),
+        };
+        parsed.map_err(ParseTargetError)
+    }
+}
+
+/// Every target of [`Target::all`] that accepts `node`, in that order.
+pub fn supported_targets(node: &AtomicNode) -> Vec<Target> {
+    Target::all()
+        .into_iter()
+        .filter(|target| target.legalize(node).is_ok())
+        .collect()
+}
+
+/// The target names every backend accepts, one indented block per backend, for a `--help`.
+pub fn targets_help() -> String {
+    let mut text = String::from("Targets (`<backend>:<target>`):\n");
+    for (_, help) in BACKENDS {
+        for line in help().lines() {
+            text.push_str("  ");
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module of two kernels whose code is several times the streaming chunk, with results
+    /// read (expansions) and not.
+    fn long_module() -> Module {
+        let mut source = String::from("kernel long(%p: ptr.global, %q: ptr.global) {\n");
+        for index in 0..1500 {
+            source.push_str("  atomic.add.relaxed.device.global.u32 [%p], 1\n");
+            source.push_str(&format!(
+                "  %old{index} = atomic.max.acq_rel.device.global.u32 [%q], 7\n"
+            ));
+        }
+        source.push_str("}\nkernel short(%p: ptr.global) {\n");
+        source.push_str("  atomic.add.relaxed.device.global.u32 [%p], 1\n}\n");
+        text::parse(&source).expect("the module parses")
+    }
+
+    #[test]
+    fn lowering_into_a_writer_writes_what_lowering_into_a_string_builds() {
+        let module = long_module();
+        let mut compared = 0;
+        for target in Target::all() {
+            for complete_module in [false, true] {
+                let options = LowerOptions { complete_module };
+                let mut whole = String::new();
+                let built = target.lower(&module, &options, &mut whole);
+                let mut written = Vec::new();
+                let streamed = target.lower_into(&module, &options, &mut written);
+                match (built, streamed) {
+                    (Ok(_), Ok(_)) => {
+                        assert!(
+                            whole.as_bytes() == written.as_slice(),
+                            "{target} (module {complete_module}): the streamed code differs"
+                        );
+                        assert!(whole.len() > ir::lower::CHUNK, "{target}: code too short");
+                        compared += 1;
+                    }
+                    (Err(built), Err(WriteError::Lower(streamed))) => {
+                        assert_eq!(built, streamed, "{target}");
+                        assert!(written.is_empty(), "{target}: a refusal wrote code");
+                    }
+                    (built, streamed) => {
+                        panic!("{target}: into a string {built:?}, into a writer {streamed:?}")
+                    }
+                }
+            }
+        }
+        assert!(compared > 0, "every target refused the module");
+    }
+
+    #[test]
+    fn a_writer_that_fails_is_reported() {
+        struct Broken;
+        impl std::io::Write for Broken {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("gone"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let target: Target = "ptx:sm_90".parse().unwrap();
+        let options = LowerOptions {
+            complete_module: false,
+        };
+        match target.lower_into(&long_module(), &options, &mut Broken) {
+            Err(WriteError::Io(error)) => assert_eq!(error.to_string(), "gone"),
+            other => panic!("a failing writer gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_target_prints_a_name_that_parses_back_to_it() {
+        let all = Target::all();
+        for target in &all {
+            let name = target.to_string();
+            assert_eq!(name.parse::<Target>().as_ref(), Ok(target), "{name}");
+            assert!(name.starts_with(&format!("{}:", target.backend_name())));
+        }
+        let mut names: Vec<String> = all.iter().map(Target::to_string).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len(), "a target listed twice");
+    }
+
+    #[test]
+    fn the_registry_knows_every_backends_targets() {
+        let all = Target::all();
+        for name in [
+            "ptx:sm_60@5.0",
+            "ptx:sm_90a@9.1",
+            "ptx:sm_120",
+            "visa:TGLLP",
+            "visa:PVC+svm",
+            "llvm:amdgcn@15+coarse-grained",
+            "llvm:x86_64@14",
+            "llvm:spirv64",
+        ] {
+            let target: Target = name.parse().unwrap();
+            assert!(all.contains(&target), "{name}");
+        }
+        // Every table's candidates (where a refusal's smallest target is searched) are listed.
+        let node = AtomicNode::new(AtomicOp::Add, ElemType::U32);
+        for target in &all {
+            if let Err(refusal) = target.legalize(&node) {
+                if let Some(smallest) = refusal.smallest_target {
+                    assert!(all.contains(&smallest.parse().unwrap()), "{smallest}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_names_say_what_is_expected() {
+        let error = "spirv:1.5".parse::<Target>().unwrap_err().to_string();
+        assert!(error.contains("unknown backend `spirv`"), "{error}");
+        assert!(error.contains("ptx, visa, llvm"), "{error}");
+        let error = "sm_90".parse::<Target>().unwrap_err().to_string();
+        assert!(error.contains("expected `<backend>:<target>`"), "{error}");
+        let error = "ptx:sm_91".parse::<Target>().unwrap_err().to_string();
+        assert!(error.contains("unknown PTX architecture"), "{error}");
+    }
+
+    #[test]
+    fn supported_targets_are_exactly_those_that_accept() {
+        let mut node = AtomicNode::new(AtomicOp::Exch, ElemType::B128);
+        node.space = AddressSpace::Global;
+        node.pointer_space = AddressSpace::Global;
+        let accepting = supported_targets(&node);
+        for target in Target::all() {
+            assert_eq!(
+                accepting.contains(&target),
+                target.legalize(&node).is_ok(),
+                "{target}"
+            );
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Edge-independent emulations, written once: CAS loops, part-word (8/16-bit inside a 32-bit
+//! word) access and per-element splitting.
+//!
+//! An [`Expansion`] is a small control-flow graph of primitive operations ([`Prim`]) over typed
+//! virtual registers ([`Var`]), with block parameters in place of phis (as in cranelift). Every
+//! backend prints the same primitives in its own syntax, so the algorithm lives here and only
+//! here. Memory primitives carry the node's scope and space, and the instruction that makes the
+//! node atomic (the CAS, or the native RMW) carries the node's full memory order: an expansion
+//! never weakens either. The first load of a CAS loop is relaxed on purpose: its value is only a
+//! guess that the CAS validates.
+//!
+//! - [`prim`]: register types and primitives, with their typing rules;
+//! - [`build`]: the expansions themselves and the [`Expander`];
+//! - [`validate`]: the checks every expansion passes.
+
+mod build;
+mod prim;
+mod reuse;
+mod validate;
+
+use cranelift_entity::{entity_impl, PrimaryMap};
+use petgraph::graphmap::DiGraphMap;
+use smallvec::{smallvec, SmallVec};
+use std::fmt;
+
+pub use build::{expand, mem_attrs, Expander};
+pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, TypeError, UnaryOp};
+pub use reuse::Reuse;
+
+/// A basic block of an expansion.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Block(u32);
+entity_impl!(Block, "bb");
+
+/// A typed virtual register of an expansion.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Var(u32);
+entity_impl!(Var, "t");
+
+/// An edge into a block, with the values bound to the block's parameters (cranelift's
+/// `BlockCall`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub block: Block,
+    pub args: SmallVec<[Var; 2]>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Terminator {
+    Jump(Edge),
+    /// `if cond { then } else { otherwise }`.
+    Branch {
+        cond: Var,
+        then: Edge,
+        otherwise: Edge,
+    },
+    /// The end of the expansion: [`Expansion::results`] hold the old values.
+    Return,
+}
+
+impl Terminator {
+    pub fn successors(&self) -> SmallVec<[&Edge; 2]> {
+        match self {
+            Terminator::Jump(target) => smallvec![target],
+            Terminator::Branch {
+                then, otherwise, ..
+            } => smallvec![then, otherwise],
+            Terminator::Return => smallvec![],
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockData {
+    pub params: SmallVec<[Var; 2]>,
+    pub prims: Vec<Prim>,
+    pub terminator: Terminator,
+}
+
+/// The expansion of one atomic node.
+///
+/// Inputs are registers the backend binds before the entry block: `addr` (the node's address),
+/// one `operands` register per element (the `b` operand, in [`PrimType::natural`] type) and, for
+/// `cas`, one `new_values` register per element. After `Return`, `results` hold the old value of
+/// each element (empty when the node's result is unused). Blocks are in layout order; the first
+/// is the entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expansion {
+    pub vars: PrimaryMap<Var, PrimType>,
+    pub blocks: PrimaryMap<Block, BlockData>,
+    pub addr: Var,
+    pub operands: SmallVec<[Var; 8]>,
+    pub new_values: SmallVec<[Var; 8]>,
+    pub results: SmallVec<[Var; 8]>,
+}
+
+impl Expansion {
+    pub fn entry(&self) -> Block {
+        Block::from_u32(0)
+    }
+
+    /// The control-flow graph, for analyses and checks.
+    pub fn cfg(&self) -> DiGraphMap<Block, ()> {
+        let mut graph = DiGraphMap::new();
+        for (block, data) in &self.blocks {
+            graph.add_node(block);
+            for target in data.terminator.successors() {
+                graph.add_edge(block, target.block, ());
+            }
+        }
+        graph
+    }
+
+    /// Whether the expansion contains a loop (a CAS retry).
+    pub fn has_loop(&self) -> bool {
+        petgraph::algo::is_cyclic_directed(&self.cfg())
+    }
+
+    /// Whether a branch's two edges can bind their parameters one after the other, before the
+    /// branch: the targets differ, and neither the condition nor any argument is a parameter
+    /// either edge writes.
+    pub fn binds_independently(&self, cond: Var, then: &Edge, otherwise: &Edge) -> bool {
+        let params_of = |edge: &Edge| &self.blocks[edge.block].params;
+        let written = || params_of(then).iter().chain(params_of(otherwise).iter());
+        then.block != otherwise.block
+            && !written().any(|param| *param == cond)
+            && !then
+                .args
+                .iter()
+                .chain(otherwise.args.iter())
+                .any(|arg| written().any(|param| param == arg))
+    }
+
+    /// Every memory primitive, in layout order.
+    pub fn memory_prims(&self) -> impl Iterator<Item = &Prim> {
+        self.blocks
+            .values()
+            .flat_map(|b| b.prims.iter())
+            .filter(|p| p.mem().is_some())
+    }
+}
+
+impl fmt::Display for Expansion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |v: Var| format!("{v}:{}", self.vars[v]);
+        let list = |vars: &[Var]| vars.iter().map(|v| name(*v)).collect::<Vec<_>>().join(", ");
+        writeln!(
+            f,
+            "inputs addr={} operands=[{}] new=[{}] results=[{}]",
+            name(self.addr),
+            list(&self.operands),
+            list(&self.new_values),
+            list(&self.results)
+        )?;
+        for (block, data) in &self.blocks {
+            writeln!(f, "{block}({}):", list(&data.params))?;
+            for prim in &data.prims {
+                writeln!(f, "  {prim:?}")?;
+            }
+            writeln!(f, "  {:?}", data.terminator)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,486 @@
+//! The vocabulary of expansions: register types and primitive operations, with the typing
+//! rules of each primitive (the one place they are written: the validator and the interpreter
+//! both use [`Prim::check_types`]).
+
+use cranelift_entity::PrimaryMap;
+use smallvec::{smallvec, SmallVec};
+use std::fmt;
+
+use super::Var;
+use crate::types::{AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope};
+
+/// The type of a virtual register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrimType {
+    Pred,
+    /// A 64-bit address in the node's space.
+    Ptr,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    F16,
+    Bf16,
+    F32,
+    F64,
+}
+
+impl PrimType {
+    pub const fn bits(self) -> u32 {
+        match self {
+            PrimType::Pred => 1,
+            PrimType::I8 => 8,
+            PrimType::I16 | PrimType::F16 | PrimType::Bf16 => 16,
+            PrimType::I32 | PrimType::F32 => 32,
+            PrimType::I64 | PrimType::F64 | PrimType::Ptr => 64,
+            PrimType::I128 => 128,
+        }
+    }
+
+    /// The integer type of `bits` width.
+    pub const fn int(bits: u32) -> PrimType {
+        match bits {
+            8 => PrimType::I8,
+            16 => PrimType::I16,
+            32 => PrimType::I32,
+            64 => PrimType::I64,
+            _ => PrimType::I128,
+        }
+    }
+
+    pub const fn is_float(self) -> bool {
+        matches!(
+            self,
+            PrimType::F16 | PrimType::Bf16 | PrimType::F32 | PrimType::F64
+        )
+    }
+
+    pub const fn is_int(self) -> bool {
+        matches!(
+            self,
+            PrimType::I8 | PrimType::I16 | PrimType::I32 | PrimType::I64 | PrimType::I128
+        )
+    }
+
+    /// The register type that holds a value of `ty` as the program sees it: floats as floats,
+    /// everything else (packed types included) as integer bits.
+    pub const fn natural(ty: ElemType) -> PrimType {
+        match ty {
+            ElemType::F16 => PrimType::F16,
+            ElemType::Bf16 => PrimType::Bf16,
+            ElemType::F32 => PrimType::F32,
+            ElemType::F64 => PrimType::F64,
+            other => PrimType::int(other.bits()),
+        }
+    }
+}
+
+impl fmt::Display for PrimType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PrimType::Pred => "pred",
+            PrimType::Ptr => "ptr",
+            PrimType::I8 => "i8",
+            PrimType::I16 => "i16",
+            PrimType::I32 => "i32",
+            PrimType::I64 => "i64",
+            PrimType::I128 => "i128",
+            PrimType::F16 => "f16",
+            PrimType::Bf16 => "bf16",
+            PrimType::F32 => "f32",
+            PrimType::F64 => "f64",
+        })
+    }
+}
+
+/// One-operand primitives. Conversions take their result type from the destination register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// The same value in another register of the same type.
+    Copy,
+    /// Bitwise not (integers and predicates).
+    Not,
+    /// Same bits, other type of the same width.
+    Bitcast,
+    /// Zero-extend an integer to a wider integer.
+    Zext,
+    /// Keep the low bits of an integer.
+    Trunc,
+}
+
+/// Two-operand primitives; both operands and the result have one type. `Shl`/`LShr` take the
+/// shift amount in the same type. `FMin`/`FMax` are IEEE minNum/maxNum with -0 < +0, exactly
+/// as [`crate::semantics`] defines them; float add/sub round to nearest even without flushing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Shl,
+    LShr,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+    FAdd,
+    FSub,
+    FMin,
+    FMax,
+}
+
+/// Integer comparisons (on bit patterns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpCond {
+    Eq,
+    Ne,
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
+}
+
+/// Memory attributes carried by every memory primitive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemAttrs {
+    pub order: MemoryOrder,
+    pub scope: Scope,
+    pub space: AddressSpace,
+    pub hint: Option<CacheHint>,
+}
+
+/// A primitive operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Prim {
+    /// `dst = bits`, truncated to `dst`'s type.
+    Const {
+        dst: Var,
+        bits: u128,
+    },
+    /// An atomic load of `dst`'s width (an integer type).
+    Load {
+        dst: Var,
+        addr: Var,
+        mem: MemAttrs,
+    },
+    /// Compare-and-swap of `dst`'s width: `dst = *addr; if dst == expected { *addr = new }`.
+    Cas {
+        dst: Var,
+        addr: Var,
+        expected: Var,
+        new: Var,
+        mem: MemAttrs,
+    },
+    /// A native read-modify-write the target has: `dst = *addr; *addr = op(dst, value)`.
+    /// `ty` is the element type the target instruction is spelled with.
+    Rmw {
+        dst: Option<Var>,
+        op: AtomicOp,
+        ty: ElemType,
+        addr: Var,
+        value: Var,
+        mem: MemAttrs,
+    },
+    Unary {
+        dst: Var,
+        op: UnaryOp,
+        src: Var,
+    },
+    Binary {
+        dst: Var,
+        op: BinaryOp,
+        a: Var,
+        b: Var,
+    },
+    /// `dst: pred = a cond b`.
+    Cmp {
+        dst: Var,
+        cond: CmpCond,
+        a: Var,
+        b: Var,
+    },
+    Select {
+        dst: Var,
+        cond: Var,
+        if_true: Var,
+        if_false: Var,
+    },
+    /// `dst = ptr & !(align - 1)`.
+    PtrAlignDown {
+        dst: Var,
+        ptr: Var,
+        align: u32,
+    },
+    /// `dst: i32 = ptr & (align - 1)`.
+    PtrLowBits {
+        dst: Var,
+        ptr: Var,
+        align: u32,
+    },
+    /// `dst = ptr + bytes`.
+    PtrAdd {
+        dst: Var,
+        ptr: Var,
+        bytes: u32,
+    },
+}
+
+impl Prim {
+    /// The register this primitive defines, if any.
+    pub fn def(&self) -> Option<Var> {
+        match *self {
+            Prim::Const { dst, .. }
+            | Prim::Load { dst, .. }
+            | Prim::Cas { dst, .. }
+            | Prim::Unary { dst, .. }
+            | Prim::Binary { dst, .. }
+            | Prim::Cmp { dst, .. }
+            | Prim::Select { dst, .. }
+            | Prim::PtrAlignDown { dst, .. }
+            | Prim::PtrLowBits { dst, .. }
+            | Prim::PtrAdd { dst, .. } => Some(dst),
+            Prim::Rmw { dst, .. } => dst,
+        }
+    }
+
+    /// The registers this primitive reads.
+    pub fn uses(&self) -> SmallVec<[Var; 3]> {
+        match *self {
+            Prim::Const { .. } => smallvec![],
+            Prim::Load { addr, .. } => smallvec![addr],
+            Prim::Cas {
+                addr,
+                expected,
+                new,
+                ..
+            } => smallvec![addr, expected, new],
+            Prim::Rmw { addr, value, .. } => smallvec![addr, value],
+            Prim::Unary { src, .. } => smallvec![src],
+            Prim::Binary { a, b, .. } | Prim::Cmp { a, b, .. } => smallvec![a, b],
+            Prim::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => smallvec![cond, if_true, if_false],
+            Prim::PtrAlignDown { ptr, .. }
+            | Prim::PtrLowBits { ptr, .. }
+            | Prim::PtrAdd { ptr, .. } => {
+                smallvec![ptr]
+            }
+        }
+    }
+
+    /// Memory attributes of a memory primitive.
+    pub fn mem(&self) -> Option<MemAttrs> {
+        match *self {
+            Prim::Load { mem, .. } | Prim::Cas { mem, .. } | Prim::Rmw { mem, .. } => Some(mem),
+            _ => None,
+        }
+    }
+}
+
+/// A primitive whose registers do not have the types it needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeError {
+    pub var: Var,
+    /// The register's type, `None` when the register does not exist.
+    pub found: Option<PrimType>,
+    pub detail: &'static str,
+}
+
+impl fmt::Display for TypeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.found {
+            Some(found) => write!(f, "{} has type {found}: {}", self.var, self.detail),
+            None => write!(f, "{} does not exist: {}", self.var, self.detail),
+        }
+    }
+}
+
+impl Prim {
+    /// Checks the types of the registers this primitive reads and defines: the one place the
+    /// typing rules of primitives are written (the validator and the interpreter both use it).
+    pub fn check_types(&self, vars: &PrimaryMap<Var, PrimType>) -> Result<(), TypeError> {
+        let ty = |var: Var, detail| {
+            vars.get(var).copied().ok_or(TypeError {
+                var,
+                found: None,
+                detail,
+            })
+        };
+        let expect = |var: Var, wanted: PrimType, detail| {
+            let found = ty(var, detail)?;
+            if found == wanted {
+                Ok(())
+            } else {
+                Err(TypeError {
+                    var,
+                    found: Some(found),
+                    detail,
+                })
+            }
+        };
+        let expect_if = |var: Var, holds: fn(PrimType) -> bool, detail| {
+            let found = ty(var, detail)?;
+            if holds(found) {
+                Ok(found)
+            } else {
+                Err(TypeError {
+                    var,
+                    found: Some(found),
+                    detail,
+                })
+            }
+        };
+        let pow2 = |var: Var, align: u32| {
+            if align.is_power_of_two() {
+                Ok(())
+            } else {
+                Err(TypeError {
+                    var,
+                    found: None,
+                    detail: "alignment must be a power of two",
+                })
+            }
+        };
+        match *self {
+            Prim::Const { dst, .. } => ty(dst, "a constant's register").map(drop),
+            Prim::Load { dst, addr, .. } => {
+                expect_if(dst, PrimType::is_int, "a load defines an integer")?;
+                expect(addr, PrimType::Ptr, "an address")
+            }
+            Prim::Cas {
+                dst,
+                addr,
+                expected,
+                new,
+                ..
+            } => {
+                let width = expect_if(dst, PrimType::is_int, "a cas defines an integer")?;
+                expect(addr, PrimType::Ptr, "an address")?;
+                expect(expected, width, "cas operands have the cas's type")?;
+                expect(new, width, "cas operands have the cas's type")
+            }
+            Prim::Rmw {
+                dst,
+                op,
+                ty: elem,
+                addr,
+                value,
+                ..
+            } => {
+                if op == AtomicOp::Cas {
+                    return Err(TypeError {
+                        var: value,
+                        found: None,
+                        detail: "a cas is a Cas primitive, not an rmw",
+                    });
+                }
+                let natural = PrimType::natural(elem);
+                expect(addr, PrimType::Ptr, "an address")?;
+                expect(
+                    value,
+                    natural,
+                    "an rmw operand has the natural type of the rmw's type",
+                )?;
+                match dst {
+                    Some(dst) => expect(dst, natural, "an rmw result has the rmw's natural type"),
+                    None => Ok(()),
+                }
+            }
+            Prim::Unary { dst, op, src } => {
+                let from = ty(src, "a unary operand")?;
+                let to = ty(dst, "a unary result")?;
+                let fits = match op {
+                    UnaryOp::Copy => from == to,
+                    UnaryOp::Not => from == to && (from.is_int() || from == PrimType::Pred),
+                    UnaryOp::Bitcast => {
+                        from.bits() == to.bits() && from != PrimType::Pred && to != PrimType::Pred
+                    }
+                    UnaryOp::Zext => from.is_int() && to.is_int() && to.bits() >= from.bits(),
+                    UnaryOp::Trunc => from.is_int() && to.is_int() && to.bits() <= from.bits(),
+                };
+                if fits {
+                    Ok(())
+                } else {
+                    Err(TypeError {
+                        var: src,
+                        found: Some(from),
+                        detail: match op {
+                            UnaryOp::Copy => "a copy keeps its type",
+                            UnaryOp::Not => "not keeps an integer or predicate type",
+                            UnaryOp::Bitcast => "a bitcast keeps the width of a non-predicate",
+                            UnaryOp::Zext => "zext widens an integer",
+                            UnaryOp::Trunc => "trunc narrows an integer",
+                        },
+                    })
+                }
+            }
+            Prim::Binary { dst, op, a, b } => {
+                let operand = ty(a, "a binary operand")?;
+                expect(b, operand, "binary operands have one type")?;
+                expect(dst, operand, "a binary result has its operands' type")?;
+                let float_op = matches!(
+                    op,
+                    BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMin | BinaryOp::FMax
+                );
+                let logical = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+                let fits = if float_op {
+                    operand.is_float()
+                } else {
+                    operand.is_int() || (logical && operand == PrimType::Pred)
+                };
+                if fits {
+                    Ok(())
+                } else {
+                    Err(TypeError {
+                        var: a,
+                        found: Some(operand),
+                        detail: if float_op {
+                            "float arithmetic needs a float type"
+                        } else {
+                            "integer arithmetic needs integers (and/or/xor also take predicates)"
+                        },
+                    })
+                }
+            }
+            Prim::Cmp { dst, a, b, .. } => {
+                let operand = expect_if(
+                    a,
+                    |t| t.is_int() || t == PrimType::Ptr || t == PrimType::Pred,
+                    "comparisons are on integer bit patterns",
+                )?;
+                expect(b, operand, "compared values have one type")?;
+                expect(dst, PrimType::Pred, "a comparison gives a predicate")
+            }
+            Prim::Select {
+                dst,
+                cond,
+                if_true,
+                if_false,
+            } => {
+                expect(cond, PrimType::Pred, "a select condition is a predicate")?;
+                let value = ty(if_true, "a selected value")?;
+                expect(if_false, value, "selected values have one type")?;
+                expect(dst, value, "a select gives its values' type")
+            }
+            Prim::PtrAlignDown { dst, ptr, align } => {
+                expect(ptr, PrimType::Ptr, "an address")?;
+                expect(dst, PrimType::Ptr, "an aligned address")?;
+                pow2(ptr, align)
+            }
+            Prim::PtrLowBits { dst, ptr, align } => {
+                expect(ptr, PrimType::Ptr, "an address")?;
+                expect(dst, PrimType::I32, "the low bits of an address are an i32")?;
+                pow2(ptr, align)
+            }
+            Prim::PtrAdd { dst, ptr, .. } => {
+                expect(ptr, PrimType::Ptr, "an address")?;
+                expect(dst, PrimType::Ptr, "an offset address")
+            }
+        }
+    }
+}

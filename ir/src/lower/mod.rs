@@ -1,0 +1,549 @@
+//! The lowering kit: what every backend shares between its legality table and its printer.
+//!
+//! A backend is two things:
+//! - a [`Table`] for each target: for one [`AtomicNode`] or fence (a [`Node`]), a [`Plan`] (the
+//!   verdict and the backend's typed native form) or a [`Refusal`], and the
+//!   [`Table::candidates`] a refusal's smallest target is searched among;
+//! - a [`Printer`]: it prints a module's prologue, each node (whole, or the shared expansion the
+//!   driver hands it), each fence, and the epilogue, and decides nothing the plan did not.
+//!
+//! One driver, [`lower_with`], lowers a module: it legalizes every instruction first (so a
+//! refusal leaves the output untouched), builds every [`LowerError`] in one place, expands the
+//! nodes that are not printed whole with one reused [`Expander`], and asks the printer to print.
+//! [`legalize`] is the same legalization, so `legalize` and `lower` agree by construction.
+//! Every [`Target`] (a table with its printer) is a [`Backend`], the dyn-safe entry the CLI, the
+//! matrix and the tests use.
+
+mod fence;
+mod linear;
+pub mod namer;
+
+use std::collections::HashMap;
+use std::io;
+
+pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
+pub use linear::{incoming, Label, Linear, Params, Step};
+pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
+
+use crate::expand::{Block, Expander, Expansion, Prim, Reuse, Var};
+use crate::kernel::{self, AtomicInst, Inst, InstData, Kernel, Module, Param};
+use crate::legal::{
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict, WriteError,
+};
+use crate::node::{AtomicNode, Node};
+use crate::rule::KitRule;
+use crate::types::AtomicOp;
+
+/// What a table decided for one node: everything the printer needs to honour the verdict.
+pub trait Plan {
+    /// The verdict, as the matrix and the reports show it.
+    fn legality(&self) -> &Legality;
+
+    /// Whether the printer prints the node whole, in the backend's native form; otherwise the
+    /// driver expands it by [`Legality::lowering`] and the printer prints the expansion.
+    fn is_whole(&self) -> bool;
+
+    /// How the target carries the node's memory order on an access of `access` kind.
+    fn fences(&self, access: Access) -> FencePolicy;
+}
+
+/// A backend's legality table for one target: the one place that decides.
+pub trait Table: Sized {
+    /// The backend's plan: the verdict and its typed native form.
+    type Plan: Plan;
+
+    /// The canonical target name, e.g. `ptx:sm_90@8.8`.
+    fn name(&self) -> String;
+
+    /// The table's answer for one node. A refusal names its rule; the driver searches its
+    /// smallest target among [`Table::candidates`].
+    fn plan(&self, node: &AtomicNode) -> Result<Self::Plan, Refusal>;
+
+    /// The table's answer for a kernel's parameters, used or not (a signature is the kernel's
+    /// interface): the first parameter the target cannot carry (its type, or where it would
+    /// lie) and why. The driver searches a refusal's smallest target as for a node.
+    fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
+
+    /// The table's answer for one fence.
+    fn plan_fence(&self, fence: &kernel::Fence) -> Result<Self::Plan, Refusal>;
+
+    /// The table's answer for an access or a fence.
+    fn plan_node(&self, node: &Node) -> Result<Self::Plan, Refusal> {
+        match node {
+            Node::Atomic(node) => self.plan(node),
+            Node::Fence(fence) => self.plan_fence(fence),
+        }
+    }
+
+    /// The targets of this backend a refusal's smallest target is searched among, in the order
+    /// that defines "smallest".
+    fn candidates(&self) -> Vec<Self>;
+
+    /// The passes the driver runs on every expansion before the printer sees it.
+    fn passes(&self) -> Passes {
+        Passes::default()
+    }
+}
+
+/// The expansion passes a backend asks for, by what its printer can spell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Passes {
+    /// Reuse pure results along single edges ([`Reuse`]).
+    pub reuse: bool,
+}
+
+/// A backend's printer, for one lowering of a module whose kernels live for `'m`.
+///
+/// Every hook appends to `out` or to the printer's own buffers; a hook that cannot print what
+/// the plan says returns [`Unprintable`] (a disagreement between table and printer, never a
+/// property of the input), which the driver reports as a refusal of that instruction.
+pub trait Printer<'m> {
+    type Plan: Plan;
+
+    /// Before the first kernel.
+    fn module_begin(&mut self, module: &'m Module, out: &mut String);
+
+    /// Before the instructions of kernel number `index`.
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String);
+
+    /// One node printed whole, in the plan's native form, with the fences of `bracket` spelled
+    /// around its one access.
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &Self::Plan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// One stand-alone fence, in the plan's form.
+    fn fence(
+        &mut self,
+        inst: Inst,
+        fence: &kernel::Fence,
+        plan: &Self::Plan,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// How the printer binds block parameters: the shape of the steps it is given.
+    const PARAMS: Params;
+
+    /// Before the steps of an expansion: bind its inputs to the instruction's operands.
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// A block begins (the entry is no jump target).
+    fn block(&mut self, x: &Expanding<'_, Self::Plan>, block: Block, entry: bool, out: &mut String);
+
+    /// One primitive; a memory primitive with the fences of its bracket spelled around it.
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// `dst = src` on an edge ([`Params::Copies`]).
+    fn copy(&mut self, x: &Expanding<'_, Self::Plan>, dst: Var, src: Var, out: &mut String);
+
+    /// Jump to `to` where `cond` holds (`negated`: where it does not) ([`Params::Copies`]).
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        out: &mut String,
+    );
+
+    /// Jump to `to` ([`Params::Copies`]).
+    fn jump(&mut self, x: &Expanding<'_, Self::Plan>, to: Label, out: &mut String);
+
+    /// An edge block begins ([`Params::Copies`]).
+    fn label(&mut self, x: &Expanding<'_, Self::Plan>, label: Label, out: &mut String);
+
+    /// A block's terminator ([`Params::Phis`]: the printer reads the edges itself). The walk
+    /// gives it only to a printer of phis; one that binds by copies keeps this refusal.
+    fn terminator(
+        &mut self,
+        _x: &Expanding<'_, Self::Plan>,
+        _block: Block,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "a printer that binds block parameters by copies got a terminator".into(),
+        ))
+    }
+
+    /// After the last step: the old values to the instruction's result.
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// After the instructions of the current kernel.
+    fn kernel_end(&mut self, out: &mut String);
+
+    /// After the last kernel.
+    fn module_end(&mut self, out: &mut String);
+}
+
+/// The instruction being printed.
+#[derive(Clone, Copy, Debug)]
+pub struct At<'a> {
+    /// The instruction's id in its kernel.
+    pub inst: Inst,
+    /// The instruction itself.
+    pub atomic: &'a AtomicInst,
+    /// Its node, with the kernel's facts.
+    pub node: &'a AtomicNode,
+}
+
+/// The expansion being printed, with its instruction and plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Expanding<'a, P> {
+    pub inst: Inst,
+    pub atomic: &'a AtomicInst,
+    pub node: &'a AtomicNode,
+    pub plan: &'a P,
+    pub expansion: &'a Expansion,
+}
+
+/// Why a printer could not print what its table accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unprintable(pub String);
+
+/// A table and the printer of its backend: everything a [`Backend`] needs.
+pub trait Target: Table {
+    type Printer<'m>: Printer<'m, Plan = Self::Plan>;
+
+    /// A printer for one lowering with `options`.
+    fn printer<'m>(&self, options: &LowerOptions) -> Self::Printer<'m>;
+}
+
+/// The smallest of `table`'s candidates that accepts `node`.
+pub fn smallest_accepting<T: Table>(table: &T, node: &Node) -> Option<String> {
+    smallest_where(table, |candidate| candidate.plan_node(node).is_ok())
+}
+
+/// The smallest of `table`'s candidates for which `accepts` holds.
+fn smallest_where<T: Table>(table: &T, accepts: impl Fn(&T) -> bool) -> Option<String> {
+    table
+        .candidates()
+        .into_iter()
+        .find(|candidate| accepts(candidate))
+        .map(|candidate| candidate.name())
+}
+
+/// Whether the target carries a kernel's parameters, or the first it cannot carry with the
+/// refusal and the smallest target that carries them all.
+pub fn legalize_signature<T: Table>(table: &T, params: &[Param]) -> Result<(), (usize, Refusal)> {
+    table.signature(params).map_err(|(param, mut refusal)| {
+        refusal.smallest_target =
+            smallest_where(table, |candidate| candidate.signature(params).is_ok());
+        (param, refusal)
+    })
+}
+
+/// The plan for `node`, or the refusal with the smallest target that accepts the node.
+pub fn legalize<T: Table>(table: &T, node: &Node) -> Result<T::Plan, Refusal> {
+    table.plan_node(node).map_err(|mut refusal| {
+        refusal.smallest_target = smallest_accepting(table, node);
+        refusal
+    })
+}
+
+/// Lowers `module` for `target` with its own printer.
+pub fn lower_module<T: Target>(
+    target: &T,
+    module: &Module,
+    options: &LowerOptions,
+    out: &mut String,
+) -> Result<LowerReport, LowerError> {
+    lower_with(target, target.printer(options), module, out)
+}
+
+/// Lowers `module` with `table` and `printer`, appending the code to `out`.
+///
+/// Every instruction is legalized before anything is printed, so a refusal leaves `out` as it
+/// was; a printer that fails leaves it as it was too. Programs repeat a handful of kinds of
+/// atomic, so each distinct node is legalized once per lowering.
+pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
+    table: &T,
+    printer: P,
+    module: &'m Module,
+    out: &mut String,
+) -> Result<LowerReport, LowerError> {
+    drive(table, printer, module, out, None).map_err(|error| match error {
+        WriteError::Lower(error) => error,
+        WriteError::Io(_) => unreachable!("a lowering into a string writes nothing else"),
+    })
+}
+
+/// Lowers `module` for `target` into `sink` as the code is printed: after the prologue, after
+/// each kernel, and within a kernel whenever [`CHUNK`] bytes are ready, so a lowering holds
+/// about one kernel's code at a time, never the whole module's.
+///
+/// A refusal is found before anything is written. A printer that fails after some code was
+/// written (a disagreement between table and printer, never a property of the input) leaves
+/// that code in `sink`.
+pub fn lower_into<T: Target>(
+    target: &T,
+    module: &Module,
+    options: &LowerOptions,
+    sink: &mut dyn io::Write,
+) -> Result<LowerReport, WriteError> {
+    let mut out = String::new();
+    let report = drive(
+        target,
+        target.printer(options),
+        module,
+        &mut out,
+        Some(sink),
+    )?;
+    Ok(report)
+}
+
+/// How much finished code a streaming lowering gathers before it hands it to its sink.
+pub const CHUNK: usize = 1 << 16;
+
+/// Hands `out` to `sink` and empties it.
+fn drain(out: &mut String, sink: &mut Option<&mut dyn io::Write>) -> Result<(), WriteError> {
+    if let Some(sink) = sink {
+        sink.write_all(out.as_bytes()).map_err(WriteError::Io)?;
+        out.clear();
+    }
+    Ok(())
+}
+
+/// The one driver of [`lower_with`] and [`lower_into`]: with a sink, `out` is handed to it as
+/// it fills and ends empty.
+fn drive<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
+    table: &T,
+    mut printer: P,
+    module: &'m Module,
+    out: &mut String,
+    mut sink: Option<&mut dyn io::Write>,
+) -> Result<LowerReport, WriteError> {
+    let mut report = LowerReport::default();
+    let mut plans: Vec<T::Plan> = Vec::new();
+    let mut plan_of: HashMap<Node, u32> = HashMap::new();
+    let mut chosen: Vec<u32> = Vec::new();
+    for (index, kernel) in module.kernels.iter().enumerate() {
+        for inst in kernel.insts.keys() {
+            let node = Node::of(kernel, inst);
+            let plan = match plan_of.get(&node) {
+                Some(&plan) => plan,
+                None => {
+                    let plan = legalize(table, &node)
+                        .map_err(|refusal| WriteError::from(error(kernel, inst, refusal)))?;
+                    plans.push(plan);
+                    let number = plans.len() as u32 - 1;
+                    plan_of.insert(node, number);
+                    number
+                }
+            };
+            report.record(index, inst, plans[plan as usize].legality());
+            chosen.push(plan);
+        }
+        // After the instructions: a refused instruction is the more precise answer, and the
+        // parameters it reads usually share its reason.
+        legalize_signature(table, &kernel.params)
+            .map_err(|(param, refusal)| WriteError::from(param_error(kernel, param, refusal)))?;
+    }
+
+    let start = out.len();
+    let mut expander = Expander::new();
+    let mut linear = Linear::new();
+    let mut reuse = Reuse::new();
+    let passes = table.passes();
+    let mut chosen = chosen.into_iter();
+    printer.module_begin(module, out);
+    drain(out, &mut sink)?;
+    for (index, kernel) in module.kernels.iter().enumerate() {
+        printer.kernel_begin(kernel, index, out);
+        for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
+            let plan = &plans[plan as usize];
+            let atomic = match &kernel.insts[inst] {
+                InstData::Atomic(atomic) => atomic,
+                InstData::Fence(fence) => {
+                    if let Err(Unprintable(message)) = printer.fence(inst, fence, plan, out) {
+                        out.truncate(start);
+                        return Err(unprintable(kernel, inst, message).into());
+                    }
+                    continue;
+                }
+            };
+            let node = AtomicNode::of(kernel, atomic);
+            let printed = if plan.is_whole() {
+                let access = match node.op {
+                    AtomicOp::Cas => Access::Cas,
+                    AtomicOp::Load => Access::Load,
+                    AtomicOp::Store => Access::Store,
+                    _ => Access::Rmw,
+                };
+                let bracket = FenceBracket::around(node.order, plan.fences(access));
+                let at = At {
+                    inst,
+                    atomic,
+                    node: &node,
+                };
+                printer.whole(at, plan, bracket, out)
+            } else {
+                let expansion = expander.expand(&node, plan.legality().lowering);
+                if passes.reuse {
+                    reuse.run(expansion);
+                }
+                let steps = linear.walk(expansion, P::PARAMS);
+                let x = Expanding {
+                    inst,
+                    atomic,
+                    node: &node,
+                    plan,
+                    expansion,
+                };
+                print_steps(&mut printer, &x, steps, out)
+            };
+            if let Err(Unprintable(message)) = printed {
+                out.truncate(start);
+                return Err(unprintable(kernel, inst, message).into());
+            }
+            if out.len() >= CHUNK {
+                drain(out, &mut sink)?;
+            }
+        }
+        printer.kernel_end(out);
+        drain(out, &mut sink)?;
+    }
+    printer.module_end(out);
+    drain(out, &mut sink)?;
+    Ok(report)
+}
+
+/// Hands an expansion's steps to the printer, each memory primitive with its fence bracket.
+fn print_steps<'m, P: Printer<'m>>(
+    printer: &mut P,
+    x: &Expanding<'_, P::Plan>,
+    steps: &[Step],
+    out: &mut String,
+) -> Result<(), Unprintable> {
+    printer.expansion_begin(x, out)?;
+    for step in steps {
+        match *step {
+            Step::Block { block, entry } => printer.block(x, block, entry, out),
+            Step::Prim { block, index } => {
+                let prim = &x.expansion.blocks[block].prims[index as usize];
+                let bracket = match prim {
+                    Prim::Load { mem, .. } => Some((Access::Load, mem)),
+                    Prim::Cas { mem, .. } => Some((Access::Cas, mem)),
+                    Prim::Rmw { mem, .. } => Some((Access::Rmw, mem)),
+                    _ => None,
+                }
+                .map(|(access, mem)| FenceBracket::around(mem.order, x.plan.fences(access)));
+                printer.prim(x, prim, bracket, out)?;
+            }
+            Step::Copy { dst, src } => printer.copy(x, dst, src, out),
+            Step::Branch { cond, negated, to } => printer.branch(x, cond, negated, to, out),
+            Step::Jump(to) => printer.jump(x, to, out),
+            Step::Label(label) => printer.label(x, label, out),
+            Step::Terminator(block) => printer.terminator(x, block, out)?,
+        }
+    }
+    printer.expansion_end(x, out)
+}
+
+/// The error of a printer that cannot print what its table accepted.
+fn unprintable(kernel: &Kernel, inst: Inst, message: String) -> LowerError {
+    error(kernel, inst, Refusal::new(KitRule::Unprintable, message))
+}
+
+/// The one place a [`LowerError`] is built: the refusal at the instruction's source location.
+pub fn error(kernel: &Kernel, inst: Inst, refusal: Refusal) -> LowerError {
+    LowerError {
+        kernel: kernel.name.clone(),
+        site: Site::Inst(inst),
+        loc: kernel.loc_of(inst),
+        refusal,
+    }
+}
+
+/// The one place a [`LowerError`] of a parameter is built: the refusal at the parameter's
+/// source location, its reason naming the parameter.
+pub fn param_error(kernel: &Kernel, param: usize, mut refusal: Refusal) -> LowerError {
+    let (loc, name, ty) = match kernel.params.get(param) {
+        Some(p) => {
+            let data = kernel.values.get(p.value);
+            (
+                data.map_or(kernel.loc, |d| d.loc),
+                data.map_or("", |d| &*d.name),
+                p.ty.to_string(),
+            )
+        }
+        None => (kernel.loc, "", String::new()),
+    };
+    let loc = if loc.is_known() { loc } else { kernel.loc };
+    refusal.reason = format!("parameter `%{name}: {ty}`: {}", refusal.reason);
+    LowerError {
+        kernel: kernel.name.clone(),
+        site: Site::Param(param as u32),
+        loc,
+        refusal,
+    }
+}
+
+impl<T: Target> Backend for T {
+    fn target_name(&self) -> String {
+        self.name()
+    }
+
+    fn legalize(&self, node: &AtomicNode) -> Verdict {
+        self.legalize_node(&Node::Atomic(*node))
+    }
+
+    fn legalize_fence(&self, fence: &kernel::Fence) -> Verdict {
+        self.legalize_node(&Node::Fence(*fence))
+    }
+
+    fn legalize_node(&self, node: &Node) -> Verdict {
+        legalize(self, node).map(|plan| plan.legality().clone())
+    }
+
+    fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
+        legalize_signature(self, params)
+    }
+
+    fn lower(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        out: &mut String,
+    ) -> Result<LowerReport, LowerError> {
+        lower_module(self, module, options, out)
+    }
+
+    fn lower_into(
+        &self,
+        module: &Module,
+        options: &LowerOptions,
+        sink: &mut dyn io::Write,
+    ) -> Result<LowerReport, WriteError> {
+        lower_into(self, module, options, sink)
+    }
+}
+
+/// Appends a printer's `buffer` (a kernel's body, say) to `out` and empties it, moving the
+/// buffer rather than copying it where `out` holds less, so a long body is not held twice.
+pub fn append_buffer(out: &mut String, buffer: &mut String) {
+    if out.len() < buffer.len() {
+        buffer.insert_str(0, out);
+        std::mem::swap(out, buffer);
+    } else {
+        out.push_str(buffer);
+    }
+    buffer.clear();
+}

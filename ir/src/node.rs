@@ -1,0 +1,148 @@
+//! The value-free atomic node: what a legality table judges and what the shared expansions are
+//! built from. It names no value of a kernel, so a table can be asked about a node that no kernel
+//! holds (a matrix cell, or one instruction of an embedding compiler).
+
+use crate::kernel::{AtomicInst, Fence, Inst, InstData, Kernel, Operand, Scalar};
+use crate::semantics::width_mask;
+use crate::types::{
+    AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
+};
+
+/// Everything a legality table may read about one atomic instruction, as typed values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AtomicNode {
+    pub op: AtomicOp,
+    pub ty: ElemType,
+    pub shape: VectorShape,
+    pub order: MemoryOrder,
+    pub scope: Scope,
+    pub space: AddressSpace,
+    pub hint: Option<CacheHint>,
+    /// Whether the old value is used; `false` is a pure reduction.
+    pub result_used: bool,
+    /// The space of the pointer value the address comes from: the node's own space, or a more
+    /// specific one for a generic node whose pointer is known to point into global or shared
+    /// memory.
+    pub pointer_space: AddressSpace,
+    /// The operand's bits (masked to the element type) when every element of it is the same
+    /// literal: a table may read a literal `inc`/`dec` bound.
+    pub literal: Option<u128>,
+}
+
+impl AtomicNode {
+    /// A relaxed, device-scope, generic, scalar node whose result is unused: the text form's
+    /// defaults.
+    pub const fn new(op: AtomicOp, ty: ElemType) -> Self {
+        AtomicNode {
+            op,
+            ty,
+            shape: VectorShape::Scalar,
+            order: MemoryOrder::Relaxed,
+            scope: Scope::Device,
+            space: AddressSpace::Generic,
+            hint: None,
+            result_used: false,
+            pointer_space: AddressSpace::Generic,
+            literal: None,
+        }
+    }
+
+    /// The node of the atomic access `inst` of `kernel`, with the facts of the kernel a table
+    /// may need (the pointer's space, a uniform literal operand). Never panics, even on an
+    /// unverified kernel: a fact it cannot read is left out.
+    pub fn of(kernel: &Kernel, inst: &AtomicInst) -> Self {
+        let pointer_space = match kernel.values.get(inst.addr).map(|v| v.ty) {
+            Some(ValueType::Ptr(space)) => space,
+            _ => inst.space,
+        };
+        AtomicNode {
+            pointer_space,
+            literal: uniform_literal(kernel, inst),
+            ..AtomicNode::of_inst(inst)
+        }
+    }
+
+    /// The node of an instruction on its own, without the facts only its kernel knows (the
+    /// pointer's space is taken to be the node's, no literal is known).
+    pub const fn of_inst(inst: &AtomicInst) -> Self {
+        AtomicNode {
+            op: inst.op,
+            ty: inst.ty,
+            shape: inst.shape,
+            order: inst.order,
+            scope: inst.scope,
+            space: inst.space,
+            hint: inst.hint,
+            result_used: inst.result.is_some(),
+            pointer_space: inst.space,
+            literal: None,
+        }
+    }
+
+    pub const fn result_used(&self) -> bool {
+        self.result_used
+    }
+
+    /// The number of elements (atomicity is per element).
+    pub const fn elements(&self) -> usize {
+        self.shape.len()
+    }
+}
+
+/// What a legality table judges: an atomic access or a fence (a fence has no value either, so
+/// it is its own node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Atomic(AtomicNode),
+    Fence(Fence),
+}
+
+impl Node {
+    /// The node of instruction `inst` of `kernel`, with the kernel's facts.
+    pub fn of(kernel: &Kernel, inst: Inst) -> Self {
+        match &kernel.insts[inst] {
+            InstData::Atomic(atomic) => Node::Atomic(AtomicNode::of(kernel, atomic)),
+            InstData::Fence(fence) => Node::Fence(*fence),
+        }
+    }
+
+    /// The atomic access, or `None` for a fence.
+    pub const fn as_atomic(&self) -> Option<&AtomicNode> {
+        match self {
+            Node::Atomic(node) => Some(node),
+            Node::Fence(_) => None,
+        }
+    }
+}
+
+impl From<AtomicNode> for Node {
+    fn from(node: AtomicNode) -> Self {
+        Node::Atomic(node)
+    }
+}
+
+impl From<Fence> for Node {
+    fn from(fence: Fence) -> Self {
+        Node::Fence(fence)
+    }
+}
+
+/// The operand's bits when every element is the same literal.
+fn uniform_literal(kernel: &Kernel, inst: &AtomicInst) -> Option<u128> {
+    let mask = width_mask(inst.ty.bits());
+    let literal = |scalar: Scalar| match scalar {
+        Scalar::Const(constant) => kernel.constants.get(constant).map(|bits| bits & mask),
+        Scalar::Value(_) => None,
+    };
+    match inst.operand? {
+        Operand::Scalar(scalar) => literal(scalar),
+        Operand::Vector(list) => {
+            let elements = kernel.checked_vector_elements(list)?;
+            let first = literal(*elements.first()?)?;
+            elements
+                .iter()
+                .all(|scalar| literal(*scalar) == Some(first))
+                .then_some(first)
+        }
+    }
+}

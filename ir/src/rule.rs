@@ -1,0 +1,85 @@
+//! Rule ids: every refusal, and every emulation a table chooses for a non-obvious reason, names a
+//! rule. Each backend declares its rules once with [`rules!`](crate::rules): a typed enum whose
+//! variants carry the stable id and a one-line summary, and `ALL` to list them (the docs and a
+//! test read it).
+
+use std::fmt;
+
+/// A rule as data: its stable id (`ptx.b128-needs-sm90`) and what it says in one line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuleId {
+    id: &'static str,
+    summary: &'static str,
+}
+
+impl RuleId {
+    pub const fn new(id: &'static str, summary: &'static str) -> Self {
+        RuleId { id, summary }
+    }
+
+    /// The stable id, `<backend>.<name>`.
+    pub const fn id(self) -> &'static str {
+        self.id
+    }
+
+    /// What the rule says, in one line.
+    pub const fn summary(self) -> &'static str {
+        self.summary
+    }
+}
+
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+/// Declares a typed rule enum: `Variant = "backend.id": "summary",` per rule. The enum gets
+/// `ALL`, `id()`, `summary()` and a conversion into [`RuleId`].
+#[macro_export]
+macro_rules! rules {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $($(#[$vmeta:meta])* $variant:ident = $id:literal: $summary:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            /// Every rule of this enum, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The stable id.
+            pub const fn id(self) -> &'static str {
+                match self { $($name::$variant => $id),+ }
+            }
+
+            /// What the rule says, in one line.
+            pub const fn summary(self) -> &'static str {
+                match self { $($name::$variant => $summary),+ }
+            }
+
+            /// The rule as backend-independent data.
+            pub const fn rule(self) -> $crate::rule::RuleId {
+                $crate::rule::RuleId::new(self.id(), self.summary())
+            }
+        }
+
+        impl From<$name> for $crate::rule::RuleId {
+            fn from(rule: $name) -> Self {
+                rule.rule()
+            }
+        }
+    };
+}
+
+rules! {
+    /// Rules of the target-independent framework itself.
+    pub enum KitRule {
+        Unprintable = "lower.unprintable":
+            "the printer cannot print what the table accepted (a bug: the table and the printer disagree)",
+    }
+}
