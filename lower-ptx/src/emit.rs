@@ -247,6 +247,40 @@ impl<'k> KernelEmitter<'k> {
         let _ = write!(out, "{}", temp.number);
     }
 
+    /// The destinations of `lanes` of an instruction's result, in braces when `braced` (one
+    /// vector instruction); an unused result takes a fresh temporary per lane.
+    fn result_lanes(
+        &mut self,
+        out: &mut String,
+        inst: &AtomicInst,
+        lanes: std::ops::Range<usize>,
+        braced: bool,
+    ) {
+        let class = Class::of_bits(inst.ty.bits());
+        if braced {
+            out.push('{');
+        }
+        let first = lanes.start;
+        for lane in lanes {
+            if lane > first {
+                out.push_str(", ");
+            }
+            match inst.result {
+                Some(result) => {
+                    let lane = inst.shape.is_vector().then_some(lane);
+                    write_value(out, &self.names, result, lane);
+                }
+                None => {
+                    let temp = self.temp(class);
+                    Self::put_temp(out, temp);
+                }
+            }
+        }
+        if braced {
+            out.push('}');
+        }
+    }
+
     fn put(&self, out: &mut String, src: Src) {
         match src {
             Src::Temp(temp) => Self::put_temp(out, temp),
@@ -501,28 +535,7 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(s.ty.as_str());
         out.push(' ');
         if !s.reduction {
-            let class = Class::of_bits(inst.ty.bits());
-            if inst.shape.is_vector() {
-                out.push('{');
-            }
-            for lane in 0..lanes {
-                if lane > 0 {
-                    out.push_str(", ");
-                }
-                match inst.result {
-                    Some(result) => {
-                        let lane = inst.shape.is_vector().then_some(lane);
-                        write_value(out, &self.names, result, lane);
-                    }
-                    None => {
-                        let temp = self.temp(class);
-                        Self::put_temp(out, temp);
-                    }
-                }
-            }
-            if inst.shape.is_vector() {
-                out.push('}');
-            }
+            self.result_lanes(out, inst, 0..lanes, inst.shape.is_vector());
             out.push_str(", ");
         }
         out.push('[');
@@ -570,7 +583,6 @@ impl<'k> KernelEmitter<'k> {
             }
         }
         let per_instruction = if vector { lanes } else { 1 };
-        let class = Class::of_bits(inst.ty.bits());
         for first in (0..lanes).step_by(per_instruction) {
             self.fence(out, bracket.leading, plan);
             out.push_str(if load { "\tld" } else { "\tst" });
@@ -589,27 +601,7 @@ impl<'k> KernelEmitter<'k> {
             let _ = write!(out, ".b{} ", inst.ty.bits());
             let lanes_here = first..first + per_instruction;
             if load {
-                if vector {
-                    out.push('{');
-                }
-                for lane in lanes_here.clone() {
-                    if lane > first {
-                        out.push_str(", ");
-                    }
-                    match inst.result {
-                        Some(result) => {
-                            let lane = inst.shape.is_vector().then_some(lane);
-                            write_value(out, &self.names, result, lane);
-                        }
-                        None => {
-                            let temp = self.temp(class);
-                            Self::put_temp(out, temp);
-                        }
-                    }
-                }
-                if vector {
-                    out.push('}');
-                }
+                self.result_lanes(out, inst, lanes_here.clone(), vector);
                 out.push_str(", ");
             }
             out.push('[');
