@@ -182,6 +182,28 @@ pub trait Printer<'m> {
         ))
     }
 
+    /// Whether the printer spells the fences of an expansion whose accesses are relaxed between
+    /// fences ([`FencePolicy::RelaxedBetweenFences`]) once around the whole expansion, through
+    /// [`Printer::expansion_fence`], rather than around each of its accesses. Once is enough:
+    /// every access of the expansion lies between the same release fence and acquire fence
+    /// (LLVM's AtomicExpand brackets a CAS loop the same way), and a retry or a further
+    /// element runs no fence.
+    const BRACKETS_EXPANSIONS: bool = false;
+
+    /// One fence of the bracket around a whole expansion ([`Printer::BRACKETS_EXPANSIONS`]):
+    /// the leading one after [`Printer::expansion_begin`], the trailing one before
+    /// [`Printer::expansion_end`].
+    fn expansion_fence(
+        &mut self,
+        _x: &Expanding<'_, Self::Plan>,
+        _fence: Fence,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "a printer that brackets each access got an expansion's fence".into(),
+        ))
+    }
+
     /// After the last step: the old values to the instruction's result.
     fn expansion_end(
         &mut self,
@@ -438,6 +460,12 @@ fn print_steps<'m, P: Printer<'m>>(
     out: &mut String,
 ) -> Result<(), Unprintable> {
     printer.expansion_begin(x, out)?;
+    let once = P::BRACKETS_EXPANSIONS
+        .then(|| expansion_bracket(x))
+        .flatten();
+    if let Some(leading) = once.and_then(|bracket| bracket.leading) {
+        printer.expansion_fence(x, leading, out)?;
+    }
     for step in steps {
         match *step {
             Step::Block { block, entry } => printer.block(x, block, entry, out),
@@ -449,7 +477,10 @@ fn print_steps<'m, P: Printer<'m>>(
                     Prim::Rmw { mem, .. } => Some((Access::Rmw, mem)),
                     _ => None,
                 }
-                .map(|(access, mem)| FenceBracket::around(mem.order, x.plan.fences(access)));
+                .map(|(access, mem)| match once {
+                    Some(once) => FenceBracket::bare(once.order),
+                    None => FenceBracket::around(mem.order, x.plan.fences(access)),
+                });
                 printer.prim(x, prim, bracket, out)?;
             }
             Step::Copy { dst, src } => printer.copy(x, dst, src, out),
@@ -459,7 +490,26 @@ fn print_steps<'m, P: Printer<'m>>(
             Step::Terminator(block) => printer.terminator(x, block, out)?,
         }
     }
+    if let Some(trailing) = once.and_then(|bracket| bracket.trailing) {
+        printer.expansion_fence(x, trailing, out)?;
+    }
     printer.expansion_end(x, out)
+}
+
+/// The one bracket around a whole expansion, where every access of it is relaxed between fences
+/// under the plan's policy (the node's order is the order of each of its accesses).
+fn expansion_bracket<P: Plan>(x: &Expanding<'_, P>) -> Option<FenceBracket> {
+    let mut accesses = x.expansion.blocks.values().flat_map(|block| &block.prims);
+    let between_fences = accesses.all(|prim| {
+        let access = match prim {
+            Prim::Load { .. } => Access::Load,
+            Prim::Cas { .. } => Access::Cas,
+            Prim::Rmw { .. } => Access::Rmw,
+            _ => return true,
+        };
+        x.plan.fences(access) == FencePolicy::RelaxedBetweenFences
+    });
+    between_fences.then(|| FenceBracket::around(x.node.order, FencePolicy::RelaxedBetweenFences))
 }
 
 /// The error of a printer that cannot print what its table accepted.

@@ -280,6 +280,26 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.body.push_str(":\n");
     }
 
+    const BRACKETS_EXPANSIONS: bool = true;
+
+    fn expansion_fence(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        fence: atomir_ir::lower::Fence,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.current()?;
+        let node = x.node;
+        let mem = atomir_ir::expand::MemAttrs {
+            order: node.order,
+            scope: node.scope,
+            space: node.space,
+            hint: node.hint,
+        };
+        self.fence(Some(fence), mem);
+        Ok(())
+    }
+
     fn expansion_end(
         &mut self,
         x: &Expanding<'_, VisaPlan>,
