@@ -209,11 +209,27 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     fn fence(
         &mut self,
         _inst: Inst,
-        _fence: &atomir_ir::Fence,
+        fence: &atomir_ir::Fence,
         _plan: &VisaPlan,
         _out: &mut String,
     ) -> Result<(), Unprintable> {
-        Err(Unprintable("the vISA table accepts no fence yet".into()))
+        self.current()?;
+        let bracket = crate::memory::standalone_bracket(fence);
+        let mem = MemAttrs {
+            order: fence.order,
+            scope: fence.scope,
+            space: AddressSpace::Global,
+            hint: None,
+        };
+        let start = self.body.len();
+        self.fence(bracket.leading, mem);
+        let middle = self.body.len();
+        self.fence(bracket.trailing, mem);
+        // Where both halves spell the same fence, one does.
+        if self.body[middle..] == self.body[start..middle] {
+            self.body.truncate(middle);
+        }
+        Ok(())
     }
 
     const PARAMS: Params = Params::Copies;
