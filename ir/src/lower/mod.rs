@@ -25,7 +25,7 @@ pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 
-use crate::expand::{Block, Expander, Expansion, Prim, Reuse, Var};
+use crate::expand::{Block, Expander, Expansion, Prim, Reuse, SoftFloat, SoftFloatNeeds, Var};
 use crate::kernel::{self, AtomicInst, Inst, InstData, Kernel, Module, Param};
 use crate::legal::{
     Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict, WriteError,
@@ -90,6 +90,9 @@ pub trait Table: Sized {
 pub struct Passes {
     /// Reuse pure results along single edges ([`Reuse`]).
     pub reuse: bool,
+    /// Float primitives the target cannot spell, rewritten in integers ([`SoftFloat`]); runs
+    /// before reuse, so reuse sees the rewritten primitives.
+    pub soft_float: SoftFloatNeeds,
 }
 
 /// A backend's printer, for one lowering of a module whose kernels live for `'m`.
@@ -361,6 +364,7 @@ fn drive<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     let mut expander = Expander::new();
     let mut linear = Linear::new();
     let mut reuse = Reuse::new();
+    let mut soft_float = SoftFloat::new();
     let passes = table.passes();
     let mut chosen = chosen.into_iter();
     printer.module_begin(module, out);
@@ -396,6 +400,7 @@ fn drive<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                 printer.whole(at, plan, bracket, out)
             } else {
                 let expansion = expander.expand(&node, plan.legality().lowering);
+                soft_float.run(expansion, passes.soft_float);
                 if passes.reuse {
                     reuse.run(expansion);
                 }
