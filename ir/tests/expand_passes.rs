@@ -35,6 +35,10 @@ fn prove_pass(mut pass: impl FnMut(&mut Expansion)) -> usize {
                     let mut all = element_lowerings.clone();
                     if ty.bits() <= 16 && !ty.is_packed() {
                         all.push(Lowering::masked(op));
+                        // A load of the containing word (vISA's 8-bit loads).
+                        if op == atomir_ir::AtomicOp::Load {
+                            all.push(Lowering::MaskedOp);
+                        }
                     }
                     for element in all {
                         let lowering = Lowering::per_element(element, shape);

@@ -211,11 +211,13 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     fn fence(
         &mut self,
         _inst: Inst,
-        _fence: &atomir_ir::Fence,
+        fence: &atomir_ir::Fence,
         _plan: &VisaPlan,
         _out: &mut String,
     ) -> Result<(), Unprintable> {
-        Err(Unprintable("the vISA table accepts no fence yet".into()))
+        self.current()?;
+        self.standalone_fence(fence);
+        Ok(())
     }
 
     const PARAMS: Params = Params::Copies;

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use atomir_ir::expand::{Expansion, MemAttrs, Prim};
 use atomir_ir::lower::{Fence, FenceBracket, FenceSide};
-use atomir_ir::{MemoryOrder, Scope};
+use atomir_ir::{AddressSpace, MemoryOrder, Scope};
 
 use super::{EmitError, Storage, View, VisaPrinter};
 use crate::legality::{MsgOp, Surface, VisaPlan};
@@ -48,6 +48,26 @@ impl<'m> VisaPrinter<'m> {
                 let _ = writeln!(self.body, "    fence_global.{flags}");
                 self.body.push_str("    fence_local.E\n");
             }
+        }
+    }
+
+    /// Spells a stand-alone fence as the fences of its bracket
+    /// ([`crate::memory::standalone_bracket`]).
+    pub(super) fn standalone_fence(&mut self, fence: &atomir_ir::Fence) {
+        let bracket = crate::memory::standalone_bracket(fence);
+        let mem = MemAttrs {
+            order: fence.order,
+            scope: fence.scope,
+            space: AddressSpace::Global,
+            hint: None,
+        };
+        let start = self.body.len();
+        self.fence(bracket.leading, mem);
+        let middle = self.body.len();
+        self.fence(bracket.trailing, mem);
+        // Where both halves spell the same fence, one does.
+        if self.body[middle..] == self.body[start..middle] {
+            self.body.truncate(middle);
         }
     }
 
