@@ -13,6 +13,7 @@ mod expansion;
 mod legality;
 mod native;
 pub mod target;
+mod vulkan;
 
 use atomir_ir::lower::{Table, Target};
 use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};

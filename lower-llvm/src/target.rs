@@ -11,14 +11,19 @@ pub enum Triple {
     Amdgcn,
     Spirv64,
     X86_64,
+    /// SPIR-V for a Vulkan compute shader (logical addressing, the GLSL450 memory model that
+    /// llc declares, resources through descriptor bindings).
+    SpirvVulkan,
 }
 
 impl Triple {
-    pub const ALL: [Triple; 4] = [
+    /// Every triple, in the order targets are listed and a refusal's smallest target is searched.
+    pub const ALL: [Triple; 5] = [
         Triple::Nvptx64,
         Triple::Amdgcn,
         Triple::Spirv64,
         Triple::X86_64,
+        Triple::SpirvVulkan,
     ];
 
     /// The short name used in target specs.
@@ -28,7 +33,13 @@ impl Triple {
             Triple::Amdgcn => "amdgcn",
             Triple::Spirv64 => "spirv64",
             Triple::X86_64 => "x86_64",
+            Triple::SpirvVulkan => "spirv-vulkan",
         }
+    }
+
+    /// Whether the triple's output is SPIR-V (and its code generation needs llc's SPIR-V backend).
+    pub const fn is_spirv(self) -> bool {
+        matches!(self, Triple::Spirv64 | Triple::SpirvVulkan)
     }
 
     pub fn from_name(name: &str) -> Option<Triple> {
@@ -42,16 +53,18 @@ impl Triple {
             Triple::Amdgcn => "amdgcn-amd-amdhsa",
             Triple::Spirv64 => "spirv64-unknown-unknown",
             Triple::X86_64 => "x86_64-unknown-linux-gnu",
+            Triple::SpirvVulkan => "spirv1.6-unknown-vulkan1.3-compute",
         }
     }
 
-    /// The calling convention that makes a function a kernel entry point (none on a CPU).
+    /// The calling convention that makes a function a kernel entry point (none on a CPU; a
+    /// Vulkan entry point is marked by function attributes instead).
     pub const fn kernel_cc(self) -> Option<&'static str> {
         match self {
             Triple::Nvptx64 => Some("ptx_kernel"),
             Triple::Amdgcn => Some("amdgpu_kernel"),
             Triple::Spirv64 => Some("spir_kernel"),
-            Triple::X86_64 => None,
+            Triple::X86_64 | Triple::SpirvVulkan => None,
         }
     }
 
@@ -59,10 +72,14 @@ impl Triple {
     pub const fn result_space(self) -> u32 {
         match self {
             Triple::X86_64 => 0,
+            Triple::SpirvVulkan => STORAGE_BUFFER,
             _ => 1,
         }
     }
 }
+
+/// The SPIR-V backend's address space of Vulkan's StorageBuffer storage class.
+pub const STORAGE_BUFFER: u32 = 11;
 
 /// LLVM major versions accepted in a target spec.
 pub const MIN_MAJOR: u32 = 14;
@@ -104,8 +121,10 @@ impl LlvmTarget {
             None => (head, DEFAULT_MAJOR),
         };
         let triple = Triple::from_name(triple_name).ok_or_else(|| {
+            let names: Vec<&str> = Triple::ALL.iter().map(|t| t.name()).collect();
             format!(
-                "unknown LLVM triple `{triple_name}`; expected nvptx64, amdgcn, spirv64 or x86_64"
+                "unknown LLVM triple `{triple_name}`; expected one of {}",
+                names.join(", ")
             )
         })?;
         if !(MIN_MAJOR..=MAX_MAJOR).contains(&major) {
@@ -135,6 +154,10 @@ impl LlvmTarget {
     pub const fn address_space(&self, space: AddressSpace) -> Option<u32> {
         match (self.triple, space) {
             (Triple::X86_64, _) => Some(0),
+            // Logical addressing: no generic pointers, no other block's shared memory.
+            (Triple::SpirvVulkan, AddressSpace::Global) => Some(STORAGE_BUFFER),
+            (Triple::SpirvVulkan, AddressSpace::Shared) => Some(3),
+            (Triple::SpirvVulkan, _) => None,
             (Triple::Spirv64, AddressSpace::Generic) => Some(4),
             (_, AddressSpace::Generic) => Some(0),
             (_, AddressSpace::Global) => Some(1),
@@ -155,8 +178,8 @@ impl LlvmTarget {
             (Triple::Amdgcn, Scope::Block) => "workgroup",
             (Triple::Amdgcn, Scope::Cluster) => "cluster",
             (Triple::Amdgcn, Scope::Device) => "agent",
-            (Triple::Spirv64, Scope::Block) => "workgroup",
-            (Triple::Spirv64, _) => "device",
+            (Triple::Spirv64 | Triple::SpirvVulkan, Scope::Block) => "workgroup",
+            (Triple::Spirv64 | Triple::SpirvVulkan, _) => "device",
             (Triple::X86_64, _) => "",
         }
     }
