@@ -22,20 +22,78 @@ use emit::LlvmPrinter;
 pub use legality::{Form, LlvmPlan};
 
 pub use legality::LlvmRule;
-pub use target::{LlvmTarget, Triple};
+pub use target::{Knob, LlvmTarget, Triple};
 
-/// Help text for this backend's target names, shown by `atomir lower --help`.
-pub const TARGETS_HELP: &str = "\
-llvm:<triple>[@<major>][+<option>]   LLVM IR for one triple, accepted by that LLVM version's tools
-  triples:  nvptx64, amdgcn, spirv64, x86_64
-  major:    14 to 23 (default 22); 14 prints typed pointers, 15 and later opaque `ptr`;
-            nvptx64@23 keeps orders on atomicrmw, and llc 23 turns f32 fadd on global memory
-            into its exact CAS loop (the native atom.add.f32 there flushes subnormals)
-  options:  +coarse-grained (amdgcn only): every address is coarse-grained memory, so float
-            atomics carry !amdgpu.no.fine.grained.memory and run natively; wrong for
-            fine-grained (host-coherent) memory, hence off by default
-  --module: one kernel function per kernel (ptx_kernel / amdgpu_kernel / spir_kernel) with a
-            target triple; each used result is stored through a trailing pointer parameter";
+/// Help text for this backend's target names, shown by `atomir lower --help`; the triples,
+/// versions, options and triple-specific rules are read from the target and rule tables, so it
+/// cannot disagree with what `parse_target` accepts.
+pub fn targets_help() -> String {
+    use target::{Knob, DEFAULT_MAJOR, MAX_MAJOR, MIN_MAJOR};
+    let mut text = String::from(
+        "llvm:<triple>[@<major>][+<option>]   LLVM IR for one triple, accepted by that LLVM version's tools\n",
+    );
+    wrapped(
+        &mut text,
+        "  major:    ",
+        &format!(
+            "{MIN_MAJOR} to {MAX_MAJOR} (default {DEFAULT_MAJOR}); {MIN_MAJOR} prints typed \
+             pointers, {} and later opaque `ptr`",
+            MIN_MAJOR + 1
+        ),
+    );
+    text.push_str("  triples:\n");
+    for triple in Triple::ALL {
+        let lead = format!("    {} ({}): ", triple.name(), triple.triple_string());
+        wrapped(&mut text, &lead, triple.note());
+        let Some(prefix) = triple.rule_prefix() else {
+            continue;
+        };
+        for rule in LlvmRule::ALL.iter().filter(|r| r.id().starts_with(prefix)) {
+            wrapped(
+                &mut text,
+                &format!("      [{}] ", rule.id()),
+                rule.summary(),
+            );
+        }
+    }
+    text.push_str("  options:\n");
+    for knob in Knob::ALL {
+        let lead = format!("    +{} ({} only): ", knob.name(), knob.triple().name());
+        wrapped(&mut text, &lead, knob.help());
+    }
+    wrapped(
+        &mut text,
+        "  --module: ",
+        "one kernel function per kernel (ptx_kernel / amdgpu_kernel / spir_kernel, a compute \
+         entry point for spirv-vulkan) with a target triple; each used result is stored through \
+         a trailing pointer parameter (a binding of its own for spirv-vulkan)",
+    );
+    text.truncate(text.trim_end().len());
+    text
+}
+
+/// Appends `lead` and `body`, its words wrapped before 96 columns onto lines indented by 8.
+fn wrapped(text: &mut String, lead: &str, body: &str) {
+    const WIDTH: usize = 96;
+    const INDENT: &str = "        ";
+    text.push_str(lead);
+    let mut column = lead.len();
+    let mut first = true;
+    for word in body.split_whitespace() {
+        if !first && column + 1 + word.len() > WIDTH {
+            text.push('\n');
+            text.push_str(INDENT);
+            column = INDENT.len();
+        } else if !first {
+            text.push(' ');
+            column += 1;
+        }
+        text.push_str(word);
+        column += word.len();
+        first = false;
+    }
+    text.push('\n');
+}
 
 /// Parses the part of a target name after `llvm:`.
 pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {

@@ -42,6 +42,33 @@ impl Triple {
         matches!(self, Triple::Spirv64 | Triple::SpirvVulkan)
     }
 
+    /// What the triple's output is for, and what its versions change, as the target help says.
+    pub const fn note(self) -> &'static str {
+        match self {
+            Triple::Nvptx64 => {
+                "NVIDIA GPUs through llc's NVPTX backend; from @23 the order stays on atomicrmw, \
+                 and llc 23 turns f32 fadd on global memory into its exact CAS loop (the native \
+                 atom.add.f32 there flushes subnormals)"
+            }
+            Triple::Amdgcn => "AMD GPUs (HSA); @23 prints the @22 form, judged by llc 23",
+            Triple::Spirv64 => "OpenCL-flavoured SPIR-V (Kernel capability, physical addressing)",
+            Triple::X86_64 => "x86-64 CPUs, one coherence domain; @23 prints the @22 form",
+            Triple::SpirvVulkan => {
+                "a Vulkan compute shader per kernel; its parameters become storage-buffer \
+                 bindings and Workgroup variables; @22 takes relaxed atomics only, @23 \
+                 acquire, release and acq_rel (a relaxed RMW is printed acquire)"
+            }
+        }
+    }
+
+    /// The prefix of the rule ids that apply to this triple alone, if it has its own rules.
+    pub const fn rule_prefix(self) -> Option<&'static str> {
+        match self {
+            Triple::SpirvVulkan => Some("llvm.vulkan-"),
+            _ => None,
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Triple> {
         Triple::ALL.into_iter().find(|t| t.name() == name)
     }
@@ -85,6 +112,43 @@ pub const STORAGE_BUFFER: u32 = 11;
 pub const MIN_MAJOR: u32 = 14;
 pub const MAX_MAJOR: u32 = 23;
 pub const DEFAULT_MAJOR: u32 = 22;
+
+/// An explicit target option (`+<name>`): what it asserts about the program's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Knob {
+    CoarseGrained,
+}
+
+impl Knob {
+    pub const ALL: [Knob; 1] = [Knob::CoarseGrained];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Knob::CoarseGrained => "coarse-grained",
+        }
+    }
+
+    /// The one triple the option applies to.
+    pub const fn triple(self) -> Triple {
+        match self {
+            Knob::CoarseGrained => Triple::Amdgcn,
+        }
+    }
+
+    pub const fn help(self) -> &'static str {
+        match self {
+            Knob::CoarseGrained => {
+                "every address is coarse-grained memory, so float atomics carry \
+                 !amdgpu.no.fine.grained.memory and run natively; wrong for fine-grained \
+                 (host-coherent) memory, hence off by default"
+            }
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Knob> {
+        Knob::ALL.into_iter().find(|knob| knob.name() == name)
+    }
+}
 
 /// One LLVM target: a triple, the LLVM major version whose tools must accept the output, and the
 /// explicit target knobs.
@@ -133,13 +197,17 @@ impl LlvmTarget {
             ));
         }
         let mut target = LlvmTarget::new(triple, major);
-        for knob in parts {
-            match (knob, triple) {
-                ("coarse-grained", Triple::Amdgcn) => target.coarse_grained = true,
-                ("coarse-grained", _) => {
-                    return Err("`+coarse-grained` applies to amdgcn only".to_string())
-                }
-                _ => return Err(format!("unknown target option `+{knob}`")),
+        for name in parts {
+            let knob =
+                Knob::from_name(name).ok_or_else(|| format!("unknown target option `+{name}`"))?;
+            if knob.triple() != triple {
+                return Err(format!(
+                    "`+{name}` applies to {} only",
+                    knob.triple().name()
+                ));
+            }
+            match knob {
+                Knob::CoarseGrained => target.coarse_grained = true,
             }
         }
         Ok(target)
