@@ -328,9 +328,15 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
         ));
     }
     // llc 23 puts a storage-class bit on every Vulkan atomic, which a relaxed order must not
-    // have (VUID 10871): relaxed is printed acquire, the weakest order that may carry it.
+    // have (VUID 10871): relaxed is printed with the weakest order that may carry it, release
+    // for a store (which has no acquire part), acquire otherwise.
+    let weakest_ordered = if node.op == AtomicOp::Store {
+        MemoryOrder::Release
+    } else {
+        MemoryOrder::Acquire
+    };
     let relaxed_as = (vulkan && target.major >= 23 && node.order == MemoryOrder::Relaxed)
-        .then_some(MemoryOrder::Acquire);
+        .then_some(weakest_ordered);
     if let Some(to) = relaxed_as {
         legality.rewrites.push(Rewrite::OrderStrengthened {
             from: MemoryOrder::Relaxed,
