@@ -88,7 +88,7 @@ type BackendHelp = (&'static str, fn() -> String);
 const BACKENDS: [BackendHelp; 3] = [
     ("ptx", atomir_ptx::targets_help),
     ("visa", || atomir_visa::TARGETS_HELP.to_string()),
-    ("llvm", || atomir_llvm::TARGETS_HELP.to_string()),
+    ("llvm", atomir_llvm::targets_help),
 ];
 
 impl Target {

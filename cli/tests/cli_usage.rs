@@ -70,7 +70,7 @@ fn help_per_subcommand_lists_every_backend() {
             for help in [
                 &atomir::ptx::targets_help(),
                 atomir::visa::TARGETS_HELP,
-                atomir::llvm::TARGETS_HELP,
+                &atomir::llvm::targets_help(),
             ] {
                 for line in help.lines().filter(|l| !l.trim().is_empty()) {
                     assert!(

@@ -17,7 +17,7 @@ use cranelift_entity::SecondaryMap;
 
 use crate::legality::LlvmPlan;
 use crate::target::{LlvmTarget, Triple};
-use crate::{expansion, native};
+use crate::{expansion, native, vulkan};
 
 /// A scalar LLVM type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +104,9 @@ pub(crate) enum Ref {
     Lit(u128, Scal),
     /// `zeroinitializer`.
     Zero,
+    /// A pointer parameter of a Vulkan frame, viewed as the element type accessed through it
+    /// (see [`crate::vulkan`]).
+    Bound(Value, Scal),
 }
 
 /// Where the numbers of expansion variables start: an instruction prints far fewer temporaries.
@@ -179,6 +182,10 @@ pub(crate) struct Emitter<'a> {
     pub(crate) space: u32,
     /// The name of each value, by index.
     names: Vec<String>,
+    /// The kernel's index in the module.
+    pub(crate) kernel_index: usize,
+    /// Whether addresses are the views a Vulkan frame binds (a complete Vulkan module).
+    pub(crate) bound: bool,
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -211,6 +218,7 @@ impl fmt::Display for Shown<'_, '_> {
             Ref::Var(inst, var) => write!(f, "%.{inst}.{}", VAR_NUMBERS + var.as_u32()),
             Ref::Lit(bits, scal) => write_literal(f, bits, scal),
             Ref::Zero => f.write_str("zeroinitializer"),
+            Ref::Bound(value, scal) => vulkan::bound_address(f, self.0, value, scal),
         }
     }
 }
@@ -262,11 +270,13 @@ impl<'a> Emitter<'a> {
             result: None,
             space: 0,
             names,
+            kernel_index: 0,
+            bound: false,
         }
     }
 
     /// A value's name in the function.
-    fn name(&self, value: Value) -> &str {
+    pub(crate) fn name(&self, value: Value) -> &str {
         &self.names[value.as_u32() as usize]
     }
 
@@ -332,6 +342,9 @@ impl<'a> Emitter<'a> {
 
     /// The node's address in the node's own space (an `addrspacecast` when the pointer's differs).
     pub(crate) fn node_addr(&mut self, out: &mut String, inst: &AtomicInst, space: u32) -> Ref {
+        if self.bound {
+            return Ref::Bound(inst.addr, vulkan::access_type(inst.ty));
+        }
         let addr = self.value_ref(inst.addr);
         let from = self.value_ty(self.kernel.value_type(inst.addr));
         let to = self.raw_ptr(space);
@@ -469,6 +482,10 @@ pub struct LlvmPrinter<'m> {
     emitter: Option<Emitter<'m>>,
     /// The function name of each kernel of the module, by index.
     function_names: Vec<String>,
+    /// The frame of a complete Vulkan module.
+    vulkan: Option<vulkan::Frame>,
+    /// Why the current kernel cannot be printed in its frame, if it cannot.
+    unprintable: Option<String>,
 }
 
 impl<'m> LlvmPrinter<'m> {
@@ -478,10 +495,15 @@ impl<'m> LlvmPrinter<'m> {
             complete,
             emitter: None,
             function_names: Vec::new(),
+            vulkan: (complete && target.triple == Triple::SpirvVulkan).then(vulkan::Frame::default),
+            unprintable: None,
         }
     }
 
     fn emitter(&mut self) -> Result<&mut Emitter<'m>, Unprintable> {
+        if let Some(message) = &self.unprintable {
+            return Err(Unprintable(message.clone()));
+        }
         self.emitter
             .as_mut()
             .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))
@@ -507,7 +529,15 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
 
     fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
         let target = &self.target;
-        let em = Emitter::new(*target, kernel);
+        let mut em = Emitter::new(*target, kernel);
+        if let Some(frame) = &mut self.vulkan {
+            em.kernel_index = index;
+            em.bound = true;
+            let name = self.function_names.get(index).map_or("", String::as_str);
+            self.unprintable = frame.kernel_begin(&em, name, index, out);
+            self.emitter = Some(em);
+            return;
+        }
         out.push_str("define ");
         if self.complete {
             if let Some(cc) = target.triple.kernel_cc() {
@@ -640,6 +670,11 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         let Some(em) = self.emitter.take() else {
             return;
         };
+        self.unprintable = None;
+        if let Some(frame) = &mut self.vulkan {
+            frame.kernel_end(&em, em.kernel_index, out);
+            return;
+        }
         let result_space = self.target.triple.result_space();
         for (index, inst) in em.kernel.insts.values().enumerate() {
             let Some((inst, value)) = inst
@@ -661,6 +696,9 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
     }
 
     fn module_end(&mut self, out: &mut String) {
+        if let Some(frame) = &self.vulkan {
+            frame.module_end(out);
+        }
         if self.target.coarse_grained {
             out.push_str("!0 = !{}\n");
         }

@@ -19,6 +19,27 @@
 //!   a flushing float mode that is never a default.
 //! - The SPIR-V backend has no CAS expansion of its own; only ops with a SPIR-V instruction are
 //!   left to it.
+//! - Vulkan (`spirv-vulkan`, llc's `spirv1.6-unknown-vulkan1.3-compute`), judged by
+//!   `spirv-val --target-env vulkan1.3` (SPIRV-Tools 2025.5, which knows the 2025 atomic VUIDs):
+//!   - `SequentiallyConsistent` semantics are rejected in every Vulkan environment (VUID 10866),
+//!     and no weaker order may stand in for it: seq_cst is refused.
+//!   - Memory scope `CrossDevice` (llc's system scope) is not a Vulkan scope (VUID 04638), and
+//!     device would be narrower: system scope is refused; cluster is widened to device.
+//!   - A non-relaxed order needs the storage-class bit of the memory (VUID 10870) and a relaxed
+//!     one must have none (VUID 10871). llc 22 prints the order bit alone (so only relaxed is
+//!     valid there); llc 23 adds the pointer's storage-class bit to every order, relaxed too (so
+//!     only acquire/release/acq_rel are valid there, and a relaxed RMW is printed acquire, a
+//!     recorded strengthening).
+//!   - Device scope: the Vulkan rule that Device scope needs `vulkanMemoryModelDeviceScope`
+//!     applies under the Vulkan memory model only. llc declares `OpMemoryModel Logical GLSL450`
+//!     in every module (also with `SPV_KHR_vulkan_memory_model`), where Device scope needs no
+//!     feature; `tests/tests/llvm_matrix.rs` checks that the model is GLSL450.
+//!   - llc crashes on `cmpxchg` for Vulkan (StorageBuffer at 22 and 23, Workgroup at 23) and
+//!     22's Workgroup `cmpxchg` is invalid, so cas and every CAS-loop emulation are refused.
+//!   - Fences: both versions print `OpMemoryBarrier` with the order bit only (VUID 10870).
+//!   - llc 22 turns `load atomic`/`store atomic` into a plain `OpLoad`/`OpStore` (not atomic).
+//!   - llc 22 cannot meet the Int64Atomics requirement in the Vulkan environment ("Unable to
+//!     meet SPIR-V requirements"); 23 can.
 //! - `atomicrmw fmin/fmax` mean `llvm.minnum/maxnum`, whose order of -0.0 and +0.0 LangRef has
 //!   left unspecified; atomir's min/max order -0.0 < +0.0, so float min/max is our own CAS loop.
 
@@ -79,6 +100,24 @@ atomir_ir::rules! {
             "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
         PartWordCas = "llvm.part-word-cas":
             "the triple's smallest CAS is 32 bits: an 8/16-bit element lives in its 32-bit word",
+        VulkanNoSeqCst = "llvm.vulkan-no-seq-cst":
+            "Vulkan forbids sequentially consistent memory semantics (VUID 10866)",
+        VulkanNoSystemScope = "llvm.vulkan-no-system-scope":
+            "Vulkan has no scope wider than device (CrossDevice: VUID 04638)",
+        VulkanNoGeneric = "llvm.vulkan-no-generic":
+            "Vulkan's logical addressing has no generic pointers",
+        VulkanOrderedNeeds23 = "llvm.vulkan-ordered-needs-23":
+            "llc before 23 omits the storage-class bit of a non-relaxed order (VUID 10870)",
+        VulkanNoCmpxchg = "llvm.vulkan-no-cmpxchg":
+            "llc cannot compile cmpxchg for Vulkan: no cas and no CAS-loop emulation",
+        VulkanNoVector = "llvm.vulkan-no-vector":
+            "Vulkan atomics are scalar and logical addressing has no pointer arithmetic to split a vector",
+        VulkanNoFence = "llvm.vulkan-no-fence":
+            "llc's OpMemoryBarrier for Vulkan lacks the storage-class bit its order needs (VUID 10870)",
+        VulkanLoadStoreNeeds23 = "llvm.vulkan-load-store-needs-23":
+            "llc before 23 turns an atomic load or store into a plain, non-atomic one",
+        VulkanInt64Needs23 = "llvm.vulkan-int64-needs-23":
+            "llc before 23 cannot meet the Int64Atomics requirement for Vulkan",
         UnsupportedNode = "llvm.unsupported-node":
             "the LLVM backend does not lower this node yet (fences, loads, stores, usub_cond, \
              usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
@@ -105,6 +144,9 @@ pub struct LlvmPlan {
     /// Whether each `atomicrmw` is printed monotonic between fences that carry the node's order
     /// (NVPTX, whose llc drops the order of a plain `atomicrmw`).
     pub fenced_rmw: bool,
+    /// The order a relaxed access is printed with, where the target cannot print relaxed (a
+    /// strengthening recorded as a rewrite; Vulkan at LLVM 23).
+    pub relaxed_as: Option<MemoryOrder>,
 }
 
 impl Plan for LlvmPlan {
@@ -137,14 +179,119 @@ fn unsupported_node() -> Refusal {
 
 /// The table's answer for a fence.
 pub(crate) fn fence_plan(
-    _target: &LlvmTarget,
-    _fence: &atomir_ir::Fence,
+    target: &LlvmTarget,
+    fence: &atomir_ir::Fence,
 ) -> Result<LlvmPlan, Refusal> {
+    if target.triple == Triple::SpirvVulkan {
+        vulkan_order_and_scope(fence.order, fence.scope)?;
+        return Err(Refusal::new(
+            LlvmRule::VulkanNoFence,
+            format!(
+                "llc prints the fence {} for Vulkan as OpMemoryBarrier with the order bit only; \
+                 Vulkan requires a storage-class bit with a non-relaxed order (VUID 10870)",
+                fence.order
+            ),
+        ));
+    }
     Err(unsupported_node())
+}
+
+/// The Vulkan rules on any order and scope: no seq_cst, nothing wider than device.
+fn vulkan_order_and_scope(order: MemoryOrder, scope: Scope) -> Result<(), Refusal> {
+    if order == MemoryOrder::SeqCst {
+        return Err(Refusal::new(
+            LlvmRule::VulkanNoSeqCst,
+            "Vulkan forbids SequentiallyConsistent memory semantics (VUID 10866), and no weaker \
+             order may stand in for seq_cst",
+        ));
+    }
+    if scope == Scope::System {
+        return Err(Refusal::new(
+            LlvmRule::VulkanNoSystemScope,
+            "Vulkan has no memory scope wider than device (CrossDevice is invalid, VUID 04638); \
+             device scope would be narrower than system",
+        ));
+    }
+    Ok(())
+}
+
+/// The Vulkan rules a node must pass before its op is considered.
+fn vulkan_node(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
+    if target.major < 22 {
+        return Err(spirv_backend_needs_22(target));
+    }
+    vulkan_order_and_scope(node.order, node.scope)?;
+    if node.space == AddressSpace::Generic || node.pointer_space == AddressSpace::Generic {
+        return Err(vulkan_no_generic());
+    }
+    if node.shape.is_vector() {
+        return Err(Refusal::new(
+            LlvmRule::VulkanNoVector,
+            format!(
+                "Vulkan atomics are scalar, and splitting a {} node needs pointer arithmetic that \
+                 logical addressing lacks",
+                node.shape
+            ),
+        ));
+    }
+    let old = target.major < 23;
+    if old && matches!(node.op, AtomicOp::Load | AtomicOp::Store) {
+        return Err(Refusal::new(
+            LlvmRule::VulkanLoadStoreNeeds23,
+            format!(
+                "llc {} turns an atomic {} into a plain, non-atomic OpLoad/OpStore for Vulkan",
+                target.major, node.op
+            ),
+        ));
+    }
+    if old && node.order != MemoryOrder::Relaxed {
+        return Err(Refusal::new(
+            LlvmRule::VulkanOrderedNeeds23,
+            format!(
+                "llc {} prints the order {} for Vulkan without the storage-class bit Vulkan \
+                 requires (VUID 10870)",
+                target.major, node.order
+            ),
+        ));
+    }
+    if old && node.ty.bits() == 64 && node.ty.class() != TypeClass::Float {
+        return Err(Refusal::new(
+            LlvmRule::VulkanInt64Needs23,
+            format!(
+                "llc {} cannot meet the Int64Atomics requirement of a 64-bit integer atomic for \
+                 Vulkan",
+                target.major
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn vulkan_no_generic() -> Refusal {
+    Refusal::new(
+        LlvmRule::VulkanNoGeneric,
+        "Vulkan's logical addressing has no generic pointers: name the global or shared space",
+    )
+}
+
+fn spirv_backend_needs_22(target: &LlvmTarget) -> Refusal {
+    Refusal::new(
+        LlvmRule::SpirvBackendNeeds22,
+        format!(
+            "the llc of LLVM {} measured here has no {} target (the SPIR-V backend is built by \
+             default in the LLVM 22 used here)",
+            target.major,
+            target.triple.name()
+        ),
+    )
 }
 
 pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
     use AtomicOp::*;
+    let vulkan = target.triple == Triple::SpirvVulkan;
+    if vulkan {
+        vulkan_node(target, node)?;
+    }
     if matches!(
         node.op,
         Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
@@ -164,6 +311,37 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
     };
     if let Form::Expand(lowering) = form {
         legality.lowering = lowering;
+    }
+    if vulkan && (legality.lowering != Lowering::Native || node.op == AtomicOp::Cas) {
+        return Err(Refusal::new(
+            LlvmRule::VulkanNoCmpxchg,
+            format!(
+                "llc cannot compile cmpxchg for Vulkan, so {} of {} cannot be {}",
+                node.op,
+                node.ty,
+                if node.op == AtomicOp::Cas {
+                    "printed".to_string()
+                } else {
+                    format!("emulated (a {})", legality.strategy())
+                }
+            ),
+        ));
+    }
+    // llc 23 puts a storage-class bit on every Vulkan atomic, which a relaxed order must not
+    // have (VUID 10871): relaxed is printed with the weakest order that may carry it, release
+    // for a store (which has no acquire part), acquire otherwise.
+    let weakest_ordered = if node.op == AtomicOp::Store {
+        MemoryOrder::Release
+    } else {
+        MemoryOrder::Acquire
+    };
+    let relaxed_as = (vulkan && target.major >= 23 && node.order == MemoryOrder::Relaxed)
+        .then_some(weakest_ordered);
+    if let Some(to) = relaxed_as {
+        legality.rewrites.push(Rewrite::OrderStrengthened {
+            from: MemoryOrder::Relaxed,
+            to,
+        });
     }
 
     let uses_rmw = match form {
@@ -192,20 +370,14 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
         form,
         scope,
         fenced_rmw,
+        relaxed_as,
     })
 }
 
 /// Rules that refuse a node whatever its op.
 fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
-    if target.triple == Triple::Spirv64 && target.major < 22 {
-        return Err(Refusal::new(
-            LlvmRule::SpirvBackendNeeds22,
-            format!(
-                "the llc of LLVM {} measured here has no spirv64 target (the SPIR-V backend is \
-                 built by default in the LLVM 22 used here)",
-                target.major
-            ),
-        ));
+    if target.triple.is_spirv() && target.major < 22 {
+        return Err(spirv_backend_needs_22(target));
     }
     if target.address_space(node.space).is_none() {
         let rule = match target.triple {
@@ -311,7 +483,7 @@ fn check_bfloat_values(target: &LlvmTarget) -> Result<(), Refusal> {
             ),
         ));
     }
-    if target.triple == Triple::Spirv64 {
+    if target.triple.is_spirv() {
         // Measured with llc 22: a `bfloat` value needs SPV_KHR_bfloat16 and any arithmetic on it
         // SPV_INTEL_bfloat16_arithmetic, a vendor extension a portable consumer may lack.
         return Err(Refusal::new(
@@ -326,6 +498,25 @@ fn check_bfloat_values(target: &LlvmTarget) -> Result<(), Refusal> {
 /// The table's answer for a kernel parameter: its LLVM type must be one the triple can pass,
 /// used or not (a parameter is part of the function's type).
 pub(crate) fn param(target: &LlvmTarget, ty: ValueType) -> Result<(), Refusal> {
+    if target.triple == Triple::SpirvVulkan {
+        // A Vulkan entry point has no parameters: each becomes a binding of its own type.
+        match ty {
+            ValueType::Ptr(AddressSpace::Generic) => return Err(vulkan_no_generic()),
+            ValueType::Ptr(AddressSpace::SharedCluster) => {
+                return Err(Refusal::new(
+                    LlvmRule::SpirvNoSharedCluster,
+                    "spirv-vulkan has no address space for another block's shared memory",
+                ))
+            }
+            ValueType::Data(_, shape) if shape.is_vector() => {
+                return Err(Refusal::new(
+                    LlvmRule::VulkanNoVector,
+                    format!("a {shape} parameter: Vulkan atomics are scalar"),
+                ))
+            }
+            _ => {}
+        }
+    }
     match ty {
         // A `bf16` parameter is a `bfloat` (vector) argument.
         ValueType::Data(ElemType::Bf16, shape) => {
@@ -343,7 +534,7 @@ pub(crate) fn param(target: &LlvmTarget, ty: ValueType) -> Result<(), Refusal> {
             Ok(())
         }
         // A `b128` parameter is an `i128` argument.
-        ValueType::Data(ElemType::B128, _) if target.triple == Triple::Spirv64 => {
+        ValueType::Data(ElemType::B128, _) if target.triple.is_spirv() => {
             // Measured with llc 22: OpTypeInt of 128 bits needs
             // SPV_ALTERA_arbitrary_precision_integers.
             Err(Refusal::new(
@@ -361,7 +552,7 @@ fn printed_scope(target: &LlvmTarget, scope: Scope, legality: &mut Legality) -> 
     let printed = match (target.triple, scope) {
         // A CPU has one coherence domain: every GPU scope is the whole system.
         (Triple::X86_64, _) => Scope::System,
-        (Triple::Spirv64, Scope::Cluster) => Scope::Device,
+        (Triple::Spirv64 | Triple::SpirvVulkan, Scope::Cluster) => Scope::Device,
         (Triple::Amdgcn, Scope::Cluster) if target.major < 22 => Scope::Device,
         (_, scope) => scope,
     };
@@ -385,7 +576,7 @@ fn cas128_native(target: &LlvmTarget) -> bool {
         Triple::Nvptx64 => target.major >= 22,
         // cmpxchg16b, or libatomic's __atomic_compare_exchange_16.
         Triple::X86_64 => true,
-        Triple::Amdgcn | Triple::Spirv64 => false,
+        Triple::Amdgcn | Triple::Spirv64 | Triple::SpirvVulkan => false,
     }
 }
 
@@ -438,8 +629,7 @@ fn element_lowering(target: &LlvmTarget, node: &AtomicNode) -> Result<Lowering, 
     if small && !small_native {
         let native_small_float =
             float && matches!(op, AtomicOp::Add) && triple == Triple::Nvptx64 && target.major >= 22;
-        let native_spirv_half =
-            triple == Triple::Spirv64 && ty == ElemType::F16 && op == AtomicOp::Add;
+        let native_spirv_half = triple.is_spirv() && ty == ElemType::F16 && op == AtomicOp::Add;
         if native_small_float || native_spirv_half {
             return Ok(Lowering::Native);
         }
@@ -451,16 +641,16 @@ fn element_lowering(target: &LlvmTarget, node: &AtomicNode) -> Result<Lowering, 
         // rule llvm.amdgcn-uinc-wrap-needs-19: llc 16 cannot select them on amdgcn (19 can;
         // 17 and 18 unmeasured), so the CAS loop it is.
         AtomicOp::Inc | AtomicOp::Dec => match triple {
-            Triple::Spirv64 => false,
+            Triple::Spirv64 | Triple::SpirvVulkan => false,
             Triple::Amdgcn => target.major >= 19,
             _ => target.major >= 16,
         },
         // rule llvm.spirv-no-nand: no SPIR-V instruction and no expansion in its backend.
         // rule llvm.nvptx-old-no-expansion: NVPTX before 22 neither selects nor expands nand.
-        AtomicOp::Nand => triple != Triple::Spirv64 && !old_nvptx,
+        AtomicOp::Nand => !triple.is_spirv() && !old_nvptx,
         AtomicOp::Add | AtomicOp::Sub if float => match triple {
             // SPV_EXT_shader_atomic_float_add covers f32/f64 add; bf16 has no extension.
-            Triple::Spirv64 => ty != ElemType::Bf16 && op == AtomicOp::Add,
+            Triple::Spirv64 | Triple::SpirvVulkan => ty != ElemType::Bf16 && op == AtomicOp::Add,
             // x86 half/bfloat arithmetic before 22 is not selectable in every version.
             Triple::X86_64 => !small || target.major >= 22,
             // rule llvm.nvptx-old-no-expansion: no fsub before 22.
@@ -490,7 +680,7 @@ fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
         Triple::Amdgcn => bits == 32,
         // llc expands it to one 32- or 64-bit CAS loop.
         Triple::Nvptx64 => bits <= 64 && node.scope != Scope::System,
-        Triple::Spirv64 | Triple::X86_64 => false,
+        Triple::Spirv64 | Triple::X86_64 | Triple::SpirvVulkan => false,
     };
     fits && target.major >= 19
         && node.ty.class() == TypeClass::Float

@@ -13,6 +13,7 @@ mod expansion;
 mod legality;
 mod native;
 pub mod target;
+mod vulkan;
 
 use atomir_ir::lower::{Table, Target};
 use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
@@ -21,20 +22,78 @@ use emit::LlvmPrinter;
 pub use legality::{Form, LlvmPlan};
 
 pub use legality::LlvmRule;
-pub use target::{LlvmTarget, Triple};
+pub use target::{Knob, LlvmTarget, Triple};
 
-/// Help text for this backend's target names, shown by `atomir lower --help`.
-pub const TARGETS_HELP: &str = "\
-llvm:<triple>[@<major>][+<option>]   LLVM IR for one triple, accepted by that LLVM version's tools
-  triples:  nvptx64, amdgcn, spirv64, x86_64
-  major:    14 to 23 (default 22); 14 prints typed pointers, 15 and later opaque `ptr`;
-            nvptx64@23 keeps orders on atomicrmw, and llc 23 turns f32 fadd on global memory
-            into its exact CAS loop (the native atom.add.f32 there flushes subnormals)
-  options:  +coarse-grained (amdgcn only): every address is coarse-grained memory, so float
-            atomics carry !amdgpu.no.fine.grained.memory and run natively; wrong for
-            fine-grained (host-coherent) memory, hence off by default
-  --module: one kernel function per kernel (ptx_kernel / amdgpu_kernel / spir_kernel) with a
-            target triple; each used result is stored through a trailing pointer parameter";
+/// Help text for this backend's target names, shown by `atomir lower --help`; the triples,
+/// versions, options and triple-specific rules are read from the target and rule tables, so it
+/// cannot disagree with what `parse_target` accepts.
+pub fn targets_help() -> String {
+    use target::{Knob, DEFAULT_MAJOR, MAX_MAJOR, MIN_MAJOR};
+    let mut text = String::from(
+        "llvm:<triple>[@<major>][+<option>]   LLVM IR for one triple, accepted by that LLVM version's tools\n",
+    );
+    wrapped(
+        &mut text,
+        "  major:    ",
+        &format!(
+            "{MIN_MAJOR} to {MAX_MAJOR} (default {DEFAULT_MAJOR}); {MIN_MAJOR} prints typed \
+             pointers, {} and later opaque `ptr`",
+            MIN_MAJOR + 1
+        ),
+    );
+    text.push_str("  triples:\n");
+    for triple in Triple::ALL {
+        let lead = format!("    {} ({}): ", triple.name(), triple.triple_string());
+        wrapped(&mut text, &lead, triple.note());
+        let Some(prefix) = triple.rule_prefix() else {
+            continue;
+        };
+        for rule in LlvmRule::ALL.iter().filter(|r| r.id().starts_with(prefix)) {
+            wrapped(
+                &mut text,
+                &format!("      [{}] ", rule.id()),
+                rule.summary(),
+            );
+        }
+    }
+    text.push_str("  options:\n");
+    for knob in Knob::ALL {
+        let lead = format!("    +{} ({} only): ", knob.name(), knob.triple().name());
+        wrapped(&mut text, &lead, knob.help());
+    }
+    wrapped(
+        &mut text,
+        "  --module: ",
+        "one kernel function per kernel (ptx_kernel / amdgpu_kernel / spir_kernel, a compute \
+         entry point for spirv-vulkan) with a target triple; each used result is stored through \
+         a trailing pointer parameter (a binding of its own for spirv-vulkan)",
+    );
+    text.truncate(text.trim_end().len());
+    text
+}
+
+/// Appends `lead` and `body`, its words wrapped before 96 columns onto lines indented by 8.
+fn wrapped(text: &mut String, lead: &str, body: &str) {
+    const WIDTH: usize = 96;
+    const INDENT: &str = "        ";
+    text.push_str(lead);
+    let mut column = lead.len();
+    let mut first = true;
+    for word in body.split_whitespace() {
+        if !first && column + 1 + word.len() > WIDTH {
+            text.push('\n');
+            text.push_str(INDENT);
+            column = INDENT.len();
+        } else if !first {
+            text.push(' ');
+            column += 1;
+        }
+        text.push_str(word);
+        column += word.len();
+        first = false;
+    }
+    text.push('\n');
+}
 
 /// Parses the part of a target name after `llvm:`.
 pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
@@ -130,11 +189,122 @@ mod tests {
         assert!(at22.contains("fence"), "{at22}");
     }
 
+    fn vulkan_cell(
+        order: atomir_ir::MemoryOrder,
+        scope: atomir_ir::Scope,
+    ) -> atomir_ir::matrix::Cell {
+        use atomir_ir::{AddressSpace, AtomicOp, ElemType, VectorShape};
+        atomir_ir::matrix::Cell {
+            op: AtomicOp::Add,
+            ty: ElemType::U32,
+            shape: VectorShape::Scalar,
+            order,
+            scope,
+            space: AddressSpace::Global,
+            result_used: true,
+        }
+    }
+
+    fn lowered(spec: &str, module: &Module) -> Result<String, atomir_ir::LowerError> {
+        let mut out = String::new();
+        LlvmTarget::parse(spec)
+            .unwrap()
+            .lower(
+                module,
+                &LowerOptions {
+                    complete_module: true,
+                },
+                &mut out,
+            )
+            .map(|_| out)
+    }
+
+    /// The Vulkan rules: seq_cst and system scope refused at every version, a non-relaxed order
+    /// refused at 22, relaxed printed acquire at 23 (and monotonic at 22).
+    #[test]
+    fn vulkan_orders_and_scopes() {
+        use atomir_ir::{MemoryOrder, Rewrite, Scope};
+        let rule = |spec: &str, order, scope| {
+            LlvmTarget::parse(spec)
+                .unwrap()
+                .legalize(&vulkan_cell(order, scope).node())
+                .err()
+                .map(|refusal| refusal.rule.id())
+        };
+        for spec in ["spirv-vulkan@22", "spirv-vulkan@23"] {
+            let seq_cst = rule(spec, MemoryOrder::SeqCst, Scope::Device);
+            assert_eq!(seq_cst, Some("llvm.vulkan-no-seq-cst"));
+            let system = rule(spec, MemoryOrder::Relaxed, Scope::System);
+            assert_eq!(system, Some("llvm.vulkan-no-system-scope"));
+        }
+        let acquire22 = rule("spirv-vulkan@22", MemoryOrder::Acquire, Scope::Device);
+        assert_eq!(acquire22, Some("llvm.vulkan-ordered-needs-23"));
+        assert_eq!(
+            rule("spirv-vulkan@23", MemoryOrder::Acquire, Scope::Device),
+            None
+        );
+
+        let module = Module {
+            kernels: vec![vulkan_cell(MemoryOrder::Relaxed, Scope::Block).kernel()],
+        };
+        let at23 = lowered("spirv-vulkan@23", &module).unwrap();
+        assert!(at23.contains("syncscope(\"workgroup\") acquire"), "{at23}");
+        assert!(at23.contains("define void @"), "{at23}");
+        assert!(at23.contains("\"hlsl.shader\"=\"compute\""), "{at23}");
+        let legality = LlvmTarget::parse("spirv-vulkan@23")
+            .unwrap()
+            .legalize(&vulkan_cell(MemoryOrder::Relaxed, Scope::Block).node())
+            .unwrap();
+        assert!(legality.rewrites.contains(&Rewrite::OrderStrengthened {
+            from: MemoryOrder::Relaxed,
+            to: MemoryOrder::Acquire
+        }));
+        let at22 = lowered("spirv-vulkan@22", &module).unwrap();
+        assert!(
+            at22.contains("syncscope(\"workgroup\") monotonic"),
+            "{at22}"
+        );
+    }
+
+    /// One shared parameter accessed as two types would need two Workgroup variables, which
+    /// are two memories: the Vulkan frame refuses to print it; one global buffer accessed as two
+    /// types is two views of one binding.
+    #[test]
+    fn vulkan_frame_views_and_shared_types() {
+        use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, ElemType, MemoryOrder, ValueType};
+        let kernel_through = |space: AddressSpace| {
+            let mut kernel = atomir_ir::Kernel::new("k");
+            let p = kernel.add_param("p", ValueType::Ptr(space));
+            let x = kernel.add_param("x", ValueType::scalar(ElemType::U32));
+            let f = kernel.add_param("f", ValueType::scalar(ElemType::F32));
+            for (ty, operand) in [(ElemType::U32, x), (ElemType::F32, f)] {
+                let mut inst = AtomicInst::new(AtomicOp::Add, ty, p, operand.into());
+                inst.space = space;
+                inst.order = MemoryOrder::Acquire;
+                kernel.push(inst, None);
+            }
+            Module {
+                kernels: vec![kernel],
+            }
+        };
+        let global = lowered("spirv-vulkan@23", &kernel_through(AddressSpace::Global)).unwrap();
+        assert!(global.contains("%.a0.i32 = call"), "{global}");
+        assert!(global.contains("%.a0.float = call"), "{global}");
+        let shared = lowered("spirv-vulkan@23", &kernel_through(AddressSpace::Shared));
+        let error = shared.expect_err("two Workgroup variables for one parameter");
+        assert!(error.to_string().contains("Workgroup variable"), "{error}");
+    }
+
     /// `legalize` and `lower` agree on every cell: a refused cell fails to lower with the same
     /// rule, an accepted one lowers to one function.
     #[test]
     fn legalize_and_lower_agree() {
-        for spec in ["spirv64@22", "nvptx64@14"] {
+        for spec in [
+            "spirv64@22",
+            "nvptx64@14",
+            "spirv-vulkan@22",
+            "spirv-vulkan@23",
+        ] {
             let target = LlvmTarget::parse(spec).unwrap();
             let mut out = String::new();
             for cell in cells().step_by(7) {

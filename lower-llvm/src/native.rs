@@ -27,6 +27,10 @@ impl Mem {
         plan: &LlvmPlan,
         space: atomir_ir::AddressSpace,
     ) -> Mem {
+        let mut bracket = bracket;
+        if let (MemoryOrder::Relaxed, Some(order)) = (bracket.order, plan.relaxed_as) {
+            bracket.order = order;
+        }
         Mem {
             bracket,
             syncscope: em.target.syncscope_name(plan.scope),

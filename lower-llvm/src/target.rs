@@ -11,14 +11,19 @@ pub enum Triple {
     Amdgcn,
     Spirv64,
     X86_64,
+    /// SPIR-V for a Vulkan compute shader (logical addressing, the GLSL450 memory model that
+    /// llc declares, resources through descriptor bindings).
+    SpirvVulkan,
 }
 
 impl Triple {
-    pub const ALL: [Triple; 4] = [
+    /// Every triple, in the order targets are listed and a refusal's smallest target is searched.
+    pub const ALL: [Triple; 5] = [
         Triple::Nvptx64,
         Triple::Amdgcn,
         Triple::Spirv64,
         Triple::X86_64,
+        Triple::SpirvVulkan,
     ];
 
     /// The short name used in target specs.
@@ -28,6 +33,39 @@ impl Triple {
             Triple::Amdgcn => "amdgcn",
             Triple::Spirv64 => "spirv64",
             Triple::X86_64 => "x86_64",
+            Triple::SpirvVulkan => "spirv-vulkan",
+        }
+    }
+
+    /// Whether the triple's output is SPIR-V (and its code generation needs llc's SPIR-V backend).
+    pub const fn is_spirv(self) -> bool {
+        matches!(self, Triple::Spirv64 | Triple::SpirvVulkan)
+    }
+
+    /// What the triple's output is for, and what its versions change, as the target help says.
+    pub const fn note(self) -> &'static str {
+        match self {
+            Triple::Nvptx64 => {
+                "NVIDIA GPUs through llc's NVPTX backend; from @23 the order stays on atomicrmw, \
+                 and llc 23 turns f32 fadd on global memory into its exact CAS loop (the native \
+                 atom.add.f32 there flushes subnormals)"
+            }
+            Triple::Amdgcn => "AMD GPUs (HSA); @23 prints the @22 form, judged by llc 23",
+            Triple::Spirv64 => "OpenCL-flavoured SPIR-V (Kernel capability, physical addressing)",
+            Triple::X86_64 => "x86-64 CPUs, one coherence domain; @23 prints the @22 form",
+            Triple::SpirvVulkan => {
+                "a Vulkan compute shader per kernel; its parameters become storage-buffer \
+                 bindings and Workgroup variables; @22 takes relaxed atomics only, @23 \
+                 acquire, release and acq_rel (a relaxed RMW is printed acquire)"
+            }
+        }
+    }
+
+    /// The prefix of the rule ids that apply to this triple alone, if it has its own rules.
+    pub const fn rule_prefix(self) -> Option<&'static str> {
+        match self {
+            Triple::SpirvVulkan => Some("llvm.vulkan-"),
+            _ => None,
         }
     }
 
@@ -42,16 +80,18 @@ impl Triple {
             Triple::Amdgcn => "amdgcn-amd-amdhsa",
             Triple::Spirv64 => "spirv64-unknown-unknown",
             Triple::X86_64 => "x86_64-unknown-linux-gnu",
+            Triple::SpirvVulkan => "spirv1.6-unknown-vulkan1.3-compute",
         }
     }
 
-    /// The calling convention that makes a function a kernel entry point (none on a CPU).
+    /// The calling convention that makes a function a kernel entry point (none on a CPU; a
+    /// Vulkan entry point is marked by function attributes instead).
     pub const fn kernel_cc(self) -> Option<&'static str> {
         match self {
             Triple::Nvptx64 => Some("ptx_kernel"),
             Triple::Amdgcn => Some("amdgpu_kernel"),
             Triple::Spirv64 => Some("spir_kernel"),
-            Triple::X86_64 => None,
+            Triple::X86_64 | Triple::SpirvVulkan => None,
         }
     }
 
@@ -59,15 +99,56 @@ impl Triple {
     pub const fn result_space(self) -> u32 {
         match self {
             Triple::X86_64 => 0,
+            Triple::SpirvVulkan => STORAGE_BUFFER,
             _ => 1,
         }
     }
 }
 
+/// The SPIR-V backend's address space of Vulkan's StorageBuffer storage class.
+pub const STORAGE_BUFFER: u32 = 11;
+
 /// LLVM major versions accepted in a target spec.
 pub const MIN_MAJOR: u32 = 14;
 pub const MAX_MAJOR: u32 = 23;
 pub const DEFAULT_MAJOR: u32 = 22;
+
+/// An explicit target option (`+<name>`): what it asserts about the program's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Knob {
+    CoarseGrained,
+}
+
+impl Knob {
+    pub const ALL: [Knob; 1] = [Knob::CoarseGrained];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Knob::CoarseGrained => "coarse-grained",
+        }
+    }
+
+    /// The one triple the option applies to.
+    pub const fn triple(self) -> Triple {
+        match self {
+            Knob::CoarseGrained => Triple::Amdgcn,
+        }
+    }
+
+    pub const fn help(self) -> &'static str {
+        match self {
+            Knob::CoarseGrained => {
+                "every address is coarse-grained memory, so float atomics carry \
+                 !amdgpu.no.fine.grained.memory and run natively; wrong for fine-grained \
+                 (host-coherent) memory, hence off by default"
+            }
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Knob> {
+        Knob::ALL.into_iter().find(|knob| knob.name() == name)
+    }
+}
 
 /// One LLVM target: a triple, the LLVM major version whose tools must accept the output, and the
 /// explicit target knobs.
@@ -104,8 +185,10 @@ impl LlvmTarget {
             None => (head, DEFAULT_MAJOR),
         };
         let triple = Triple::from_name(triple_name).ok_or_else(|| {
+            let names: Vec<&str> = Triple::ALL.iter().map(|t| t.name()).collect();
             format!(
-                "unknown LLVM triple `{triple_name}`; expected nvptx64, amdgcn, spirv64 or x86_64"
+                "unknown LLVM triple `{triple_name}`; expected one of {}",
+                names.join(", ")
             )
         })?;
         if !(MIN_MAJOR..=MAX_MAJOR).contains(&major) {
@@ -114,13 +197,17 @@ impl LlvmTarget {
             ));
         }
         let mut target = LlvmTarget::new(triple, major);
-        for knob in parts {
-            match (knob, triple) {
-                ("coarse-grained", Triple::Amdgcn) => target.coarse_grained = true,
-                ("coarse-grained", _) => {
-                    return Err("`+coarse-grained` applies to amdgcn only".to_string())
-                }
-                _ => return Err(format!("unknown target option `+{knob}`")),
+        for name in parts {
+            let knob =
+                Knob::from_name(name).ok_or_else(|| format!("unknown target option `+{name}`"))?;
+            if knob.triple() != triple {
+                return Err(format!(
+                    "`+{name}` applies to {} only",
+                    knob.triple().name()
+                ));
+            }
+            match knob {
+                Knob::CoarseGrained => target.coarse_grained = true,
             }
         }
         Ok(target)
@@ -135,6 +222,10 @@ impl LlvmTarget {
     pub const fn address_space(&self, space: AddressSpace) -> Option<u32> {
         match (self.triple, space) {
             (Triple::X86_64, _) => Some(0),
+            // Logical addressing: no generic pointers, no other block's shared memory.
+            (Triple::SpirvVulkan, AddressSpace::Global) => Some(STORAGE_BUFFER),
+            (Triple::SpirvVulkan, AddressSpace::Shared) => Some(3),
+            (Triple::SpirvVulkan, _) => None,
             (Triple::Spirv64, AddressSpace::Generic) => Some(4),
             (_, AddressSpace::Generic) => Some(0),
             (_, AddressSpace::Global) => Some(1),
@@ -155,8 +246,8 @@ impl LlvmTarget {
             (Triple::Amdgcn, Scope::Block) => "workgroup",
             (Triple::Amdgcn, Scope::Cluster) => "cluster",
             (Triple::Amdgcn, Scope::Device) => "agent",
-            (Triple::Spirv64, Scope::Block) => "workgroup",
-            (Triple::Spirv64, _) => "device",
+            (Triple::Spirv64 | Triple::SpirvVulkan, Scope::Block) => "workgroup",
+            (Triple::Spirv64 | Triple::SpirvVulkan, _) => "device",
             (Triple::X86_64, _) => "",
         }
     }

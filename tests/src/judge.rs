@@ -67,14 +67,15 @@ pub const PTX_TARGETS: &[&str] = &[
     "sm_90@7.8",
 ];
 pub const VISA_TARGETS: &[&str] = &["TGLLP", "DG2", "MTL", "PVC", "PVC+svm"];
-/// The LLVM majors judged here (the backend accepts 14 to 23; the matrix test judges 23).
-pub const LLVM_MAJORS: &[u32] = &[14, 15, 16, 19, 22];
+/// The LLVM majors judged here (the backend accepts 14 to 23).
+pub const LLVM_MAJORS: &[u32] = &[14, 15, 16, 19, 22, 23];
 pub const LLVM_TRIPLES: &[&str] = &[
     "nvptx64",
     "amdgcn",
     "spirv64",
     "x86_64",
     "amdgcn+coarse-grained",
+    "spirv-vulkan",
 ];
 
 /// Every target name judged, in a stable order.
@@ -82,7 +83,11 @@ pub fn all_target_names() -> Vec<String> {
     let mut names: Vec<String> = PTX_TARGETS.iter().map(|t| format!("ptx:{t}")).collect();
     names.extend(VISA_TARGETS.iter().map(|t| format!("visa:{t}")));
     for triple in LLVM_TRIPLES {
-        for major in LLVM_MAJORS {
+        // The SPIR-V triples refuse everything before 22, where llc has no SPIR-V backend.
+        let majors = LLVM_MAJORS
+            .iter()
+            .filter(|major| !triple.starts_with("spirv-vulkan") || **major >= 22);
+        for major in majors {
             let (head, knob) = match triple.split_once('+') {
                 Some((head, knob)) => (head, format!("+{knob}")),
                 None => (*triple, String::new()),
@@ -133,7 +138,7 @@ pub fn judge_target(name: &str) -> Option<JudgeTarget> {
         "llvm" => {
             let backend = name.parse().expect("an LLVM target");
             let target = LlvmTarget::parse(spec).expect("an LLVM target");
-            let tools = LlvmTools::require(target.major)?;
+            let tools = LlvmTools::require(target.major)?.with_spirv_val(&target);
             (backend, Judge::Llvm { tools, target })
         }
         other => panic!("unknown backend {other}"),

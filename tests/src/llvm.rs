@@ -46,13 +46,20 @@ impl LlvmTools {
 /// The `spirv-val` arguments that choose the environment a SPIR-V triple's binary is judged in
 /// (`None` for the other triples). The OpenCL flavour is judged in spirv-val's default
 /// (universal) environment: the OpenCL environments cap the SPIR-V version at 1.2, below the
-/// 1.4 llc writes, and cannot know that a device has the 64-bit atomics extensions.
+/// 1.4 llc writes, and cannot know that a device has the 64-bit atomics extensions. The Vulkan
+/// flavour is judged as Vulkan 1.3, the version its triple names (spirv-val 2025.5 also knows
+/// 1.4; the atomic rules are the same there).
 pub fn spirv_env(target: &LlvmTarget) -> Option<&'static [&'static str]> {
     match target.triple {
         Triple::Spirv64 => Some(&[]),
+        Triple::SpirvVulkan => Some(&["--target-env", "vulkan1.3"]),
         _ => None,
     }
 }
+
+/// The SPIR-V extensions llc may use for float atomics: a device that lacks one lacks the
+/// float atomic, which the module's capabilities then say.
+const SPIRV_FLOAT_ATOMICS: &str = "--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max,+SPV_EXT_shader_atomic_float16_add";
 
 /// The llc arguments that select the triple's reference processor at `major`.
 pub fn llc_args(target: &LlvmTarget) -> Vec<&'static str> {
@@ -65,9 +72,10 @@ pub fn llc_args(target: &LlvmTarget) -> Vec<&'static str> {
         // gfx942 arrived in LLVM 17; 16 has its sibling gfx940.
         (Triple::Amdgcn, 16) => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx940"],
         (Triple::Amdgcn, _) => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942"],
-        (Triple::Spirv64, _) => vec![
-            "-mtriple=spirv64-unknown-unknown",
-            "--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max,+SPV_EXT_shader_atomic_float16_add",
+        (Triple::Spirv64, _) => vec!["-mtriple=spirv64-unknown-unknown", SPIRV_FLOAT_ATOMICS],
+        (Triple::SpirvVulkan, _) => vec![
+            "-mtriple=spirv1.6-unknown-vulkan1.3-compute",
+            SPIRV_FLOAT_ATOMICS,
         ],
         (Triple::X86_64, _) => vec!["-mtriple=x86_64-unknown-linux-gnu"],
     }
@@ -172,8 +180,48 @@ pub fn check_file(
         if !valid {
             return Err(format!("spirv-val {}: {message}", env.join(" ")));
         }
+        if target.triple == Triple::SpirvVulkan {
+            glsl450_memory_model(llc_out)?;
+        }
     }
     Ok(())
+}
+
+/// `OpMemoryModel Logical GLSL450` in a Vulkan binary. The Vulkan table lets device scope
+/// through without `VulkanMemoryModelDeviceScope` because that capability is required under the
+/// Vulkan memory model only; a module that declared that model would need it.
+fn glsl450_memory_model(binary: &Path) -> Result<(), String> {
+    const OP_MEMORY_MODEL: u32 = 14;
+    const LOGICAL: u32 = 0;
+    const GLSL450: u32 = 1;
+    let bytes = std::fs::read(binary).map_err(|e| e.to_string())?;
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    // Header: magic, version, generator, bound, schema; then instructions, each led by a word
+    // of (word count << 16 | opcode).
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if words[at] & 0xffff == OP_MEMORY_MODEL {
+            let model = words.get(at + 1..at + 3);
+            return if model == Some(&[LOGICAL, GLSL450][..]) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{}: OpMemoryModel {model:?}, not Logical GLSL450: device scope would need \
+                     VulkanMemoryModelDeviceScope",
+                    binary.display()
+                ))
+            };
+        }
+        if count == 0 {
+            break;
+        }
+        at += count;
+    }
+    Err(format!("{}: no OpMemoryModel", binary.display()))
 }
 
 /// Checks `kernels` in one module; on failure, bisects down to one failing kernel and returns

@@ -1,7 +1,7 @@
-//! The LLVM lowering matrix: every cell for the four triples at LLVM 22, for nvptx64 and spirv64
-//! at LLVM 23, and for x86_64 and nvptx64 at LLVM 14 is either refused with a rule, or accepted by that version's own
+//! The LLVM lowering matrix: every cell for every triple at LLVM 22 and 23, and for x86_64 and
+//! nvptx64 at LLVM 14 is either refused with a rule, or accepted by that version's own
 //! llvm-as, opt (verifier) and llc (`-O0` from LLVM 15 on: see [`Codegen::Fast`]), and for
-//! SPIR-V, llc's binary by `spirv-val`. Functions identical up to their
+//! SPIR-V, llc's binary by `spirv-val` (Vulkan in the `vulkan1.3` environment). Functions identical up to their
 //! name are checked once; one module of many kernels per tool call; bisect on failure.
 
 use std::collections::hash_map::DefaultHasher;
@@ -18,9 +18,13 @@ use atomir_ir::{Backend, Kernel, LowerOptions, Module, Strategy};
 use atomir_llvm::LlvmTarget;
 use atomir_tests::llvm::{check_batch, Codegen, LlvmTools};
 
-const CONFIGS: [&str; 8] = [
+const CONFIGS: [&str; 12] = [
     "nvptx64@23",
     "spirv64@23",
+    "amdgcn@23",
+    "x86_64@23",
+    "spirv-vulkan@23",
+    "spirv-vulkan@22",
     "nvptx64@22",
     "amdgcn@22",
     "spirv64@22",
