@@ -6,10 +6,14 @@
 //! - `legality`: the legality table (rule ids `llvm.*`); it alone decides how a node is lowered.
 //! - `native`: the one place that prints atomic instructions and fences.
 //! - `expansion`: prints the shared expansions of [`atomir_ir::expand`] as basic blocks.
+//! - `ldst`, `ldst_emit`: the table's rows for atomic loads, stores and fences, and their
+//!   printing.
 //! - `emit`: functions, kernels and modules around them.
 
 mod emit;
 mod expansion;
+mod ldst;
+mod ldst_emit;
 mod legality;
 mod native;
 pub mod target;
@@ -18,7 +22,7 @@ use atomir_ir::lower::{Table, Target};
 use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
 
 use emit::LlvmPrinter;
-pub use legality::{Form, LlvmPlan};
+pub use legality::{Form, LlvmPlan, MemSpelling};
 
 pub use legality::LlvmRule;
 pub use target::{LlvmTarget, Triple};
@@ -94,7 +98,7 @@ impl Target for LlvmTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use atomir_ir::matrix::cells;
+    use atomir_ir::matrix::all_cells;
     use atomir_ir::Module;
 
     /// NVPTX from LLVM 23 carries the order and scope on `atomicrmw` itself; 22 needs fences
@@ -130,18 +134,18 @@ mod tests {
         assert!(at22.contains("fence"), "{at22}");
     }
 
-    /// `legalize` and `lower` agree on every cell: a refused cell fails to lower with the same
-    /// rule, an accepted one lowers to one function.
+    /// `legalize` and `lower` agree on every cell (loads, stores and fences among them): a
+    /// refused cell fails to lower with the same rule, an accepted one lowers to one function.
     #[test]
     fn legalize_and_lower_agree() {
-        for spec in ["spirv64@22", "nvptx64@14"] {
+        for spec in ["spirv64@22", "nvptx64@14", "nvptx64@22"] {
             let target = LlvmTarget::parse(spec).unwrap();
             let mut out = String::new();
-            for cell in cells().step_by(7) {
+            for cell in all_cells().step_by(7) {
                 let module = Module {
                     kernels: vec![cell.kernel()],
                 };
-                let verdict = target.legalize(&cell.node());
+                let verdict = target.legalize_node(&cell.node());
                 out.clear();
                 let lowered = target.lower(&module, &LowerOptions::default(), &mut out);
                 match (verdict, lowered) {
