@@ -18,7 +18,8 @@
 //!   with the semantics atomir chooses (the order and the storage classes). llc 23 refuses
 //!   16-bit integer atomics without SPV_INTEL_16bit_atomics.
 //! - amdgcn and x86-64 take every order and scope; amdgcn has no 16-byte atomic load or store
-//!   (x86-64 calls `__atomic_load_16`/`__atomic_store_16`).
+//!   (x86-64 calls `__atomic_load_16`/`__atomic_store_16`), and before 15 selects no 8- or
+//!   16-bit one (gfx90a, every order and address space).
 //!
 //! Cache hints have no LLVM IR spelling: like an RMW's, a load's or store's hint is not printed.
 
@@ -45,6 +46,16 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
             LlvmRule::SpirvNo16BitIntAtomics,
             "a 16-bit integer atomic load or store needs SPV_INTEL_16bit_atomics, a vendor \
              extension a SPIR-V consumer may not support",
+        ));
+    }
+    if target.triple == Triple::Amdgcn && target.major < 15 && node.ty.bits() < 32 {
+        return Err(Refusal::new(
+            LlvmRule::AmdgcnSmallLoadStoreNeeds15,
+            format!(
+                "the amdgcn backend of LLVM {} cannot select an 8- or 16-bit atomic load or \
+                 store (llc aborts: \"Cannot select: AtomicLoad\")",
+                target.major
+            ),
         ));
     }
     let mut legality = Legality::native();

@@ -88,6 +88,8 @@ atomir_ir::rules! {
              load or a relaxed store",
         SpirvNo16BitIntAtomics = "llvm.spirv-no-16-bit-int-atomics":
             "SPIR-V has 16-bit integer atomics only through SPV_INTEL_16bit_atomics",
+        AmdgcnSmallLoadStoreNeeds15 = "llvm.amdgcn-small-load-store-needs-15":
+            "amdgcn before LLVM 15 cannot select an 8- or 16-bit atomic load or store",
         SpirvLoadStoreByBuiltin = "llvm.spirv-load-store-by-builtin":
             "LLVM 22's SPIR-V backend prints `load/store atomic` as plain OpLoad/OpStore: loads, \
              stores and fences call the __spirv_AtomicLoad/AtomicStore/MemoryBarrier builtins",
