@@ -1,6 +1,6 @@
-//! atomir's LLVM IR backend: `atomicrmw` / `cmpxchg` for nvptx64, amdgcn, spirv64 and x86_64 at
-//! a chosen LLVM major version, whose own `llvm-as`, `opt` and `llc` must accept the output and
-//! keep its meaning.
+//! atomir's LLVM IR backend: `atomicrmw` / `cmpxchg`, atomic `load`/`store` and `fence` for
+//! nvptx64, amdgcn, spirv64 and x86_64 at a chosen LLVM major version, whose own `llvm-as`,
+//! `opt` and `llc` must accept the output and keep its meaning.
 //!
 //! - [`target`]: target specs and the per-triple spellings (address spaces, sync scopes).
 //! - `legality`: the legality table (rule ids `llvm.*`); it alone decides how a node is lowered.

@@ -1,5 +1,6 @@
-//! The one place that spells LLVM's atomic instructions: `atomicrmw`, `cmpxchg`, atomic `load`
-//! and the fences that carry an order NVPTX's llc would drop.
+//! The one place that spells LLVM's read-modify-write atomics: `atomicrmw`, `cmpxchg`, the
+//! atomic `load` a CAS loop starts from, and the fences that carry an order NVPTX's llc would
+//! drop. Stand-alone loads, stores and fences are spelled by [`crate::ldst_emit`].
 
 use std::fmt::Write;
 
