@@ -26,7 +26,9 @@
 use atomir_ir::lower::FencePolicy;
 use atomir_ir::{AtomicNode, AtomicOp, ElemType, Legality, Lowering, Refusal, Scope};
 
-use crate::legality::{check_target_wide, printed_scope, Form, LlvmPlan, LlvmRule, MemSpelling};
+use crate::legality::{
+    check_backend, check_target_wide, printed_scope, Form, LlvmPlan, LlvmRule, MemSpelling,
+};
 use crate::target::{LlvmTarget, Triple};
 
 /// The spelling of loads, stores and fences on a target.
@@ -94,16 +96,7 @@ pub(crate) fn fence_plan(
     target: &LlvmTarget,
     fence: &atomir_ir::Fence,
 ) -> Result<LlvmPlan, Refusal> {
-    if target.triple == Triple::Spirv64 && target.major < 22 {
-        return Err(Refusal::new(
-            LlvmRule::SpirvBackendNeeds22,
-            format!(
-                "the llc of LLVM {} measured here has no spirv64 target (the SPIR-V backend is \
-                 built by default in the LLVM 22 used here)",
-                target.major
-            ),
-        ));
-    }
+    check_backend(target)?;
     if target.triple == Triple::Nvptx64 && target.major < 22 {
         return Err(Refusal::new(
             LlvmRule::NvptxFenceNeeds22,

@@ -82,14 +82,19 @@ pub(crate) fn load_store(
             };
             let value = em.operand_element(out, operand, index as usize, scal);
             match spelling {
-                MemSpelling::Instruction => store(em, out, &access, value),
+                MemSpelling::Instruction => {
+                    instruction(em, out, &access, Some(value));
+                }
                 MemSpelling::SpirvBuiltin => spirv_store(em, out, &access, value, builtins),
             }
             continue;
         }
         let element = match spelling {
-            MemSpelling::Instruction => load(em, out, &access),
-            MemSpelling::SpirvBuiltin => spirv_load(em, out, &access, builtins),
+            MemSpelling::Instruction => instruction(em, out, &access, None),
+            MemSpelling::SpirvBuiltin => Some(spirv_load(em, out, &access, builtins)),
+        };
+        let Some(element) = element else {
+            continue;
         };
         loaded = Some(if inst.shape.is_vector() {
             let dst = em.fresh();
@@ -120,17 +125,29 @@ struct Access<'m> {
     space: AddressSpace,
 }
 
-fn load(em: &mut Emitter<'_>, out: &mut String, access: &Access<'_>) -> Ref {
+/// `load atomic` (no `value`; returns the loaded value) or `store atomic` of `value`, between
+/// the fences of its bracket.
+fn instruction(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    access: &Access<'_>,
+    value: Option<Ref>,
+) -> Option<Ref> {
     let (ptr, ptr_ty) = native::typed_addr(em, out, access.addr, access.mem.space, 1, access.scal);
     native::fence(out, access.mem, access.mem.bracket.leading);
-    let dst = em.fresh();
-    let _ = write!(
-        out,
-        "  {} = load atomic {}, {ptr_ty} {}",
-        em.show(dst),
-        access.scal,
-        em.show(ptr)
-    );
+    let scal = access.scal;
+    let loaded = match value {
+        Some(value) => {
+            let _ = write!(out, "  store atomic {scal} {}, ", em.show(value));
+            None
+        }
+        None => {
+            let dst = em.fresh();
+            let _ = write!(out, "  {} = load atomic {scal}, ", em.show(dst));
+            Some(dst)
+        }
+    };
+    let _ = write!(out, "{ptr_ty} {}", em.show(ptr));
     native::write_syncscope(out, access.mem.syncscope);
     let _ = writeln!(
         out,
@@ -139,27 +156,7 @@ fn load(em: &mut Emitter<'_>, out: &mut String, access: &Access<'_>) -> Ref {
         access.bytes
     );
     native::fence(out, access.mem, access.mem.bracket.trailing);
-    dst
-}
-
-fn store(em: &mut Emitter<'_>, out: &mut String, access: &Access<'_>, value: Ref) {
-    let (ptr, ptr_ty) = native::typed_addr(em, out, access.addr, access.mem.space, 1, access.scal);
-    native::fence(out, access.mem, access.mem.bracket.leading);
-    let _ = write!(
-        out,
-        "  store atomic {} {}, {ptr_ty} {}",
-        access.scal,
-        em.show(value),
-        em.show(ptr)
-    );
-    native::write_syncscope(out, access.mem.syncscope);
-    let _ = writeln!(
-        out,
-        " {}, align {}",
-        native::ordering(access.mem.bracket.order),
-        access.bytes
-    );
-    native::fence(out, access.mem, access.mem.bracket.trailing);
+    loaded
 }
 
 /// The Itanium mangling of a builtin's scalar argument type (OpenCL C's names for them).

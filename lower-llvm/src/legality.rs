@@ -233,8 +233,8 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
     })
 }
 
-/// Rules that refuse a node whatever its op.
-pub(crate) fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
+/// The rule that refuses every node, fences included, where the triple has no backend.
+pub(crate) fn check_backend(target: &LlvmTarget) -> Result<(), Refusal> {
     if target.triple == Triple::Spirv64 && target.major < 22 {
         return Err(Refusal::new(
             LlvmRule::SpirvBackendNeeds22,
@@ -245,6 +245,12 @@ pub(crate) fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Resul
             ),
         ));
     }
+    Ok(())
+}
+
+/// Rules that refuse a node whatever its op.
+pub(crate) fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
+    check_backend(target)?;
     if target.address_space(node.space).is_none() {
         let rule = match target.triple {
             Triple::Amdgcn => LlvmRule::AmdgcnNoSharedCluster,
