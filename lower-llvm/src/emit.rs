@@ -15,7 +15,8 @@ use atomir_ir::{
 };
 use cranelift_entity::SecondaryMap;
 
-use crate::legality::LlvmPlan;
+use crate::ldst_emit::{self, Builtins};
+use crate::legality::{Form, LlvmPlan};
 use crate::target::{LlvmTarget, Triple};
 use crate::{expansion, native, vulkan};
 
@@ -486,6 +487,8 @@ pub struct LlvmPrinter<'m> {
     vulkan: Option<vulkan::Frame>,
     /// Why the current kernel cannot be printed in its frame, if it cannot.
     unprintable: Option<String>,
+    /// The builtins the module calls (SPIR-V loads, stores and fences).
+    builtins: Builtins,
 }
 
 impl<'m> LlvmPrinter<'m> {
@@ -497,6 +500,7 @@ impl<'m> LlvmPrinter<'m> {
             function_names: Vec::new(),
             vulkan: (complete && target.triple == Triple::SpirvVulkan).then(vulkan::Frame::default),
             unprintable: None,
+            builtins: Builtins::default(),
         }
     }
 
@@ -580,9 +584,21 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         bracket: FenceBracket,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        let em = self.emitter()?;
+        let builtins = &mut self.builtins;
+        let em = self
+            .emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
         em.instruction_begin(out, at.inst.as_u32(), at.atomic);
-        let result = native::vector_rmw(em, out, at.atomic, plan, bracket);
+        let result = match plan.form {
+            Form::VectorRmw => native::vector_rmw(em, out, at.atomic, plan, bracket),
+            Form::LoadStore { spelling, .. } => {
+                ldst_emit::load_store(em, out, at.atomic, plan, bracket, spelling, builtins)
+            }
+            Form::Expand(_) | Form::Fence(_) => {
+                return Err(Unprintable(format!("{:?} is not printed whole", plan.form)))
+            }
+        };
         em.instruction_end(out, at.atomic, result);
         Ok(())
     }
@@ -590,11 +606,20 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
     fn fence(
         &mut self,
         _inst: Inst,
-        _fence: &atomir_ir::Fence,
-        _plan: &LlvmPlan,
-        _out: &mut String,
+        fence: &atomir_ir::Fence,
+        plan: &LlvmPlan,
+        out: &mut String,
     ) -> Result<(), Unprintable> {
-        Err(Unprintable("the LLVM table accepts no fence yet".into()))
+        let Form::Fence(spelling) = plan.form else {
+            return Err(Unprintable(format!("{:?} is not a fence", plan.form)));
+        };
+        let builtins = &mut self.builtins;
+        let em = self
+            .emitter
+            .as_ref()
+            .ok_or_else(|| Unprintable("a fence outside a kernel".into()))?;
+        ldst_emit::fence(em, out, fence.order, plan, spelling, builtins);
+        Ok(())
     }
 
     const PARAMS: Params = Params::Phis;
@@ -699,6 +724,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         if let Some(frame) = &self.vulkan {
             frame.module_end(out);
         }
+        self.builtins.print(out);
         if self.target.coarse_grained {
             out.push_str("!0 = !{}\n");
         }

@@ -1,15 +1,19 @@
-//! atomir's LLVM IR backend: `atomicrmw` / `cmpxchg` for nvptx64, amdgcn, spirv64 and x86_64 at
-//! a chosen LLVM major version, whose own `llvm-as`, `opt` and `llc` must accept the output and
-//! keep its meaning.
+//! atomir's LLVM IR backend: `atomicrmw` / `cmpxchg`, atomic `load`/`store` and `fence` for
+//! nvptx64, amdgcn, spirv64 and x86_64 at a chosen LLVM major version, whose own `llvm-as`,
+//! `opt` and `llc` must accept the output and keep its meaning.
 //!
 //! - [`target`]: target specs and the per-triple spellings (address spaces, sync scopes).
 //! - `legality`: the legality table (rule ids `llvm.*`); it alone decides how a node is lowered.
 //! - `native`: the one place that prints atomic instructions and fences.
 //! - `expansion`: prints the shared expansions of [`atomir_ir::expand`] as basic blocks.
+//! - `ldst`, `ldst_emit`: the table's rows for atomic loads, stores and fences, and their
+//!   printing.
 //! - `emit`: functions, kernels and modules around them.
 
 mod emit;
 mod expansion;
+mod ldst;
+mod ldst_emit;
 mod legality;
 mod native;
 pub mod target;
@@ -19,7 +23,7 @@ use atomir_ir::lower::{Table, Target};
 use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
 
 use emit::LlvmPrinter;
-pub use legality::{Form, LlvmPlan};
+pub use legality::{Form, LlvmPlan, MemSpelling};
 
 pub use legality::LlvmRule;
 pub use target::{Knob, LlvmTarget, Triple};
@@ -153,7 +157,7 @@ impl Target for LlvmTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use atomir_ir::matrix::cells;
+    use atomir_ir::matrix::all_cells;
     use atomir_ir::Module;
 
     /// NVPTX from LLVM 23 carries the order and scope on `atomicrmw` itself; 22 needs fences
@@ -295,23 +299,24 @@ mod tests {
         assert!(error.to_string().contains("Workgroup variable"), "{error}");
     }
 
-    /// `legalize` and `lower` agree on every cell: a refused cell fails to lower with the same
-    /// rule, an accepted one lowers to one function.
+    /// `legalize` and `lower` agree on every cell (loads, stores and fences among them): a
+    /// refused cell fails to lower with the same rule, an accepted one lowers to one function.
     #[test]
     fn legalize_and_lower_agree() {
         for spec in [
             "spirv64@22",
             "nvptx64@14",
+            "nvptx64@22",
             "spirv-vulkan@22",
             "spirv-vulkan@23",
         ] {
             let target = LlvmTarget::parse(spec).unwrap();
             let mut out = String::new();
-            for cell in cells().step_by(7) {
+            for cell in all_cells().step_by(7) {
                 let module = Module {
                     kernels: vec![cell.kernel()],
                 };
-                let verdict = target.legalize(&cell.node());
+                let verdict = target.legalize_node(&cell.node());
                 out.clear();
                 let lowered = target.lower(&module, &LowerOptions::default(), &mut out);
                 match (verdict, lowered) {

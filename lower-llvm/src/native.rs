@@ -1,5 +1,6 @@
-//! The one place that spells LLVM's atomic instructions: `atomicrmw`, `cmpxchg`, atomic `load`
-//! and the fences that carry an order NVPTX's llc would drop.
+//! The one place that spells LLVM's read-modify-write atomics: `atomicrmw`, `cmpxchg`, the
+//! atomic `load` a CAS loop starts from, and the fences that carry an order NVPTX's llc would
+//! drop. Stand-alone loads, stores and fences are spelled by [`crate::ldst_emit`].
 
 use std::fmt::Write;
 
@@ -44,7 +45,7 @@ impl Mem {
     }
 }
 
-const fn ordering(order: MemoryOrder) -> &'static str {
+pub(crate) const fn ordering(order: MemoryOrder) -> &'static str {
     match order {
         MemoryOrder::Relaxed => "monotonic",
         MemoryOrder::Acquire => "acquire",
@@ -63,14 +64,14 @@ const fn failure_ordering(order: MemoryOrder) -> &'static str {
     }
 }
 
-fn write_syncscope(out: &mut String, name: &str) {
+pub(crate) fn write_syncscope(out: &mut String, name: &str) {
     if !name.is_empty() {
         let _ = write!(out, " syncscope(\"{name}\")");
     }
 }
 
 /// Spells a fence of the bracket: `fence [syncscope] <order>`.
-fn fence(out: &mut String, mem: &Mem, fence: Option<Fence>) {
+pub(crate) fn fence(out: &mut String, mem: &Mem, fence: Option<Fence>) {
     let Some(fence) = fence else { return };
     out.push_str("  fence");
     write_syncscope(out, mem.syncscope);
@@ -79,7 +80,7 @@ fn fence(out: &mut String, mem: &Mem, fence: Option<Fence>) {
 
 /// A pointer of `(len, scal)` for a memory instruction: the raw pointer itself, or (typed
 /// pointers) a bitcast of it.
-fn typed_addr(
+pub(crate) fn typed_addr(
     em: &mut Emitter<'_>,
     out: &mut String,
     addr: Ref,

@@ -205,9 +205,11 @@ fn record(case: &Case, kernel: &Kernel, bytes: &mut Vec<u8>) {
     );
     let per_element: Vec<(u128, u128, u128)> =
         (0..elements).map(|e| inputs(cell.op, cell.ty, e)).collect();
-    // Slots: the operands, the new values of a cas, then the predicate.
+    // Slots: the operands (a load has none), the new values of a cas, then the predicate.
     let mut args = Vec::with_capacity(slots);
-    args.extend(per_element.iter().map(|v| v.1));
+    if cell.op != AtomicOp::Load {
+        args.extend(per_element.iter().map(|v| v.1));
+    }
     if cell.op == AtomicOp::Cas {
         args.extend(per_element.iter().map(|v| v.2));
     }

@@ -1,0 +1,306 @@
+//! Prints atomic loads, stores and stand-alone fences as their plan says: LLVM's own
+//! `load atomic`, `store atomic` and `fence`, or (SPIR-V) calls of the builtins that print the
+//! real instructions with explicit semantics. A vector node is one access per element.
+
+use std::fmt::{self, Write};
+
+use atomir_ir::lower::FenceBracket;
+use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, MemoryOrder, Scope};
+
+use crate::emit::{Emitter, Ref, Scal, Ty};
+use crate::legality::{LlvmPlan, MemSpelling};
+use crate::native::{self, Mem};
+
+/// The declarations of the builtins a lowering calls, printed once each after the last kernel.
+#[derive(Default)]
+pub(crate) struct Builtins {
+    declared: Vec<String>,
+    /// The declaration being checked, reused so that a call allocates nothing once declared.
+    scratch: String,
+}
+
+impl Builtins {
+    fn declare(&mut self, declaration: fmt::Arguments<'_>) {
+        self.scratch.clear();
+        let _ = writeln!(self.scratch, "{declaration}");
+        if !self.declared.contains(&self.scratch) {
+            self.declared.push(self.scratch.clone());
+        }
+    }
+
+    /// Prints the declarations of every builtin called.
+    pub(crate) fn print(&self, out: &mut String) {
+        for declaration in &self.declared {
+            out.push_str(declaration);
+        }
+    }
+}
+
+/// An atomic load or store of `inst`, element by element; returns the loaded value.
+pub(crate) fn load_store(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    inst: &AtomicInst,
+    plan: &LlvmPlan,
+    bracket: FenceBracket,
+    spelling: MemSpelling,
+    builtins: &mut Builtins,
+) -> Option<Ref> {
+    let space = em.target.address_space(inst.space).unwrap_or(0);
+    let base = em.node_addr(out, inst, space);
+    let scal = Scal::natural(inst.ty);
+    let bytes = inst.ty.bits() / 8;
+    let len = inst.shape.len() as u32;
+    let mem = Mem::of(em, bracket, plan, inst.space);
+    let raw = em.raw_ptr(space);
+    let mut loaded: Option<Ref> = None;
+    for index in 0..len {
+        let addr = if index == 0 {
+            base
+        } else {
+            let dst = em.fresh();
+            let _ = writeln!(
+                out,
+                "  {} = getelementptr i8, {raw} {}, i64 {}",
+                em.show(dst),
+                em.show(base),
+                index * bytes
+            );
+            dst
+        };
+        let access = Access {
+            addr,
+            scal,
+            bytes,
+            mem: &mem,
+            scope: plan.scope,
+            space: inst.space,
+        };
+        if inst.op == AtomicOp::Store {
+            let Some(operand) = inst.operand else {
+                continue;
+            };
+            let value = em.operand_element(out, operand, index as usize, scal);
+            match spelling {
+                MemSpelling::Instruction => {
+                    instruction(em, out, &access, Some(value));
+                }
+                MemSpelling::SpirvBuiltin => spirv_store(em, out, &access, value, builtins),
+            }
+            continue;
+        }
+        let element = match spelling {
+            MemSpelling::Instruction => instruction(em, out, &access, None),
+            MemSpelling::SpirvBuiltin => Some(spirv_load(em, out, &access, builtins)),
+        };
+        let Some(element) = element else {
+            continue;
+        };
+        loaded = Some(if inst.shape.is_vector() {
+            let dst = em.fresh();
+            let vector = Ty::V(len, scal);
+            let _ = write!(out, "  {} = insertelement {vector} ", em.show(dst));
+            match loaded {
+                Some(previous) => {
+                    let _ = write!(out, "{}", em.show(previous));
+                }
+                None => out.push_str("poison"),
+            }
+            let _ = writeln!(out, ", {scal} {}, i32 {index}", em.show(element));
+            dst
+        } else {
+            element
+        });
+    }
+    loaded
+}
+
+/// One element's access.
+struct Access<'m> {
+    addr: Ref,
+    scal: Scal,
+    bytes: u32,
+    mem: &'m Mem,
+    scope: Scope,
+    space: AddressSpace,
+}
+
+/// `load atomic` (no `value`; returns the loaded value) or `store atomic` of `value`, between
+/// the fences of its bracket.
+fn instruction(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    access: &Access<'_>,
+    value: Option<Ref>,
+) -> Option<Ref> {
+    let (ptr, ptr_ty) = native::typed_addr(em, out, access.addr, access.mem.space, 1, access.scal);
+    native::fence(out, access.mem, access.mem.bracket.leading);
+    let scal = access.scal;
+    let loaded = match value {
+        Some(value) => {
+            let _ = write!(out, "  store atomic {scal} {}, ", em.show(value));
+            None
+        }
+        None => {
+            let dst = em.fresh();
+            let _ = write!(out, "  {} = load atomic {scal}, ", em.show(dst));
+            Some(dst)
+        }
+    };
+    let _ = write!(out, "{ptr_ty} {}", em.show(ptr));
+    native::write_syncscope(out, access.mem.syncscope);
+    let _ = writeln!(
+        out,
+        " {}, align {}",
+        native::ordering(access.mem.bracket.order),
+        access.bytes
+    );
+    native::fence(out, access.mem, access.mem.bracket.trailing);
+    loaded
+}
+
+/// The Itanium mangling of a builtin's scalar argument type (OpenCL C's names for them).
+const fn mangled(scal: Scal) -> &'static str {
+    match scal {
+        Scal::I(8) => "c",
+        Scal::I(16) => "s",
+        Scal::I(64) => "l",
+        Scal::I(_) => "i",
+        Scal::Half => "Dh",
+        Scal::BFloat => "DF16b",
+        Scal::F32 => "f",
+        Scal::F64 => "d",
+    }
+}
+
+/// SPIR-V's Scope operand.
+const fn spirv_scope(scope: Scope) -> u32 {
+    match scope {
+        Scope::System => 0,
+        Scope::Cluster | Scope::Device => 1,
+        Scope::Block => 2,
+    }
+}
+
+/// SPIR-V's memory-order bits of a Memory Semantics operand.
+const fn spirv_order(order: MemoryOrder) -> u32 {
+    match order {
+        MemoryOrder::Relaxed => 0,
+        MemoryOrder::Acquire => 0x2,
+        MemoryOrder::Release => 0x4,
+        MemoryOrder::AcqRel => 0x8,
+        MemoryOrder::SeqCst => 0x10,
+    }
+}
+
+/// SPIR-V's storage-class bits for the memory an address may name: WorkgroupMemory for
+/// shared, CrossWorkgroupMemory for global, both for a generic address.
+const fn spirv_storage(space: AddressSpace) -> u32 {
+    const WORKGROUP: u32 = 0x100;
+    const CROSS_WORKGROUP: u32 = 0x200;
+    match space {
+        AddressSpace::Shared | AddressSpace::SharedCluster => WORKGROUP,
+        AddressSpace::Global => CROSS_WORKGROUP,
+        AddressSpace::Generic => WORKGROUP | CROSS_WORKGROUP,
+    }
+}
+
+/// The mangled name of the load or store builtin of a scalar type in an address space.
+struct BuiltinName {
+    store: bool,
+    space: u32,
+    ty: Scal,
+}
+
+impl fmt::Display for BuiltinName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (space, code) = (self.space, mangled(self.ty));
+        if self.store {
+            write!(f, "_Z19__spirv_AtomicStorePU3AS{space}{code}ii{code}")
+        } else {
+            write!(f, "_Z18__spirv_AtomicLoadPU3AS{space}{code}ii")
+        }
+    }
+}
+
+fn spirv_load(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    access: &Access<'_>,
+    builtins: &mut Builtins,
+) -> Ref {
+    let (space, ty) = (access.mem.space, access.scal);
+    let name = BuiltinName {
+        store: false,
+        space,
+        ty,
+    };
+    builtins.declare(format_args!(
+        "declare spir_func {ty} @{name}(ptr addrspace({space}), i32, i32)"
+    ));
+    let dst = em.fresh();
+    let _ = writeln!(
+        out,
+        "  {} = call spir_func {ty} @{name}(ptr addrspace({space}) {}, i32 {}, i32 {})",
+        em.show(dst),
+        em.show(access.addr),
+        spirv_scope(access.scope),
+        spirv_order(access.mem.bracket.order) | spirv_storage(access.space)
+    );
+    dst
+}
+
+fn spirv_store(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    access: &Access<'_>,
+    value: Ref,
+    builtins: &mut Builtins,
+) {
+    let (space, ty) = (access.mem.space, access.scal);
+    let name = BuiltinName {
+        store: true,
+        space,
+        ty,
+    };
+    builtins.declare(format_args!(
+        "declare spir_func void @{name}(ptr addrspace({space}), i32, i32, {ty})"
+    ));
+    let _ = writeln!(
+        out,
+        "  call spir_func void @{name}(ptr addrspace({space}) {}, i32 {}, i32 {}, {ty} {})",
+        em.show(access.addr),
+        spirv_scope(access.scope),
+        spirv_order(access.mem.bracket.order) | spirv_storage(access.space),
+        em.show(value)
+    );
+}
+
+/// A stand-alone fence of `order` at the plan's scope.
+pub(crate) fn fence(
+    em: &Emitter<'_>,
+    out: &mut String,
+    order: MemoryOrder,
+    plan: &LlvmPlan,
+    spelling: MemSpelling,
+    builtins: &mut Builtins,
+) {
+    match spelling {
+        MemSpelling::Instruction => {
+            out.push_str("  fence");
+            native::write_syncscope(out, em.target.syncscope_name(plan.scope));
+            let _ = writeln!(out, " {}", native::ordering(order));
+        }
+        MemSpelling::SpirvBuiltin => {
+            const NAME: &str = "_Z21__spirv_MemoryBarrierjj";
+            builtins.declare(format_args!("declare spir_func void @{NAME}(i32, i32)"));
+            // A fence orders every storage class a kernel's atomics may touch.
+            let semantics = spirv_order(order) | spirv_storage(AddressSpace::Generic);
+            let _ = writeln!(
+                out,
+                "  call spir_func void @{NAME}(i32 {}, i32 {semantics})",
+                spirv_scope(plan.scope)
+            );
+        }
+    }
+}
