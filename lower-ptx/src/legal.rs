@@ -316,7 +316,7 @@ atomir_ir::rules! {
         B128NeedsSm90 = "ptx.b128-needs-sm90":
             "a 128-bit atomic needs sm_90 and PTX ISA 8.3; nothing narrower makes 128 bits atomic",
         B128SysNeedsPtx84 = "ptx.b128-sys-needs-ptx84":
-            "a 128-bit atomic with system scope needs PTX ISA 8.4",
+            "a 128-bit atomic with system scope needs sm_90 and PTX ISA 8.4",
         LdStB128NeedsPtx83 = "ptx.ld-st-b128-needs-ptx83":
             "a 128-bit load or store needs sm_70 and PTX ISA 8.3",
         LdStB128SysNeedsPtx84 = "ptx.ld-st-b128-sys-needs-ptx84":
@@ -342,19 +342,24 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     if matches!(node.op, AtomicOp::Load | AtomicOp::Store) {
         return ld_st_plan(node, target);
     }
+    // The system-scope rule is asked first: its requirement includes the other's, so the
+    // message names the same ISA as the smallest target (ptxas 13.5: "Feature '.b128 with
+    // .sys' requires PTX ISA .version 8.4", in every space).
     if node.ty == ElemType::B128 {
+        if node.scope == Scope::System && !target.has(Feature::B128System) {
+            return Err((
+                PtxRule::B128SysNeedsPtx84,
+                "a 128-bit atomic (cas/exch .b128) with system scope needs sm_90 and PTX ISA \
+                 8.4; no narrower operation can make 128 bits atomic"
+                    .into(),
+            ));
+        }
         if !target.has(Feature::B128) {
             return Err((
                 PtxRule::B128NeedsSm90,
                 "a 128-bit atomic (cas/exch .b128) needs sm_90 and PTX ISA 8.3; no narrower \
                  operation can make 128 bits atomic"
                     .into(),
-            ));
-        }
-        if node.scope == Scope::System && !target.has(Feature::B128System) {
-            return Err((
-                PtxRule::B128SysNeedsPtx84,
-                "a 128-bit atomic with system scope needs PTX ISA 8.4".into(),
             ));
         }
     }
@@ -435,16 +440,16 @@ fn printed_scope(scope: Scope, target: PtxTarget, legality: &mut Legality) -> Sc
 /// the RMWs of those targets have.
 fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     if node.ty == ElemType::B128 {
+        if node.scope == Scope::System && !target.has(Feature::LdStB128System) {
+            return Err((
+                PtxRule::LdStB128SysNeedsPtx84,
+                "a 128-bit load or store with system scope needs sm_70 and PTX ISA 8.4".into(),
+            ));
+        }
         if !target.has(Feature::LdStB128) {
             return Err((
                 PtxRule::LdStB128NeedsPtx83,
                 "a 128-bit load or store needs sm_70 and PTX ISA 8.3".into(),
-            ));
-        }
-        if node.scope == Scope::System && !target.has(Feature::LdStB128System) {
-            return Err((
-                PtxRule::LdStB128SysNeedsPtx84,
-                "a 128-bit load or store with system scope needs PTX ISA 8.4".into(),
             ));
         }
     }
