@@ -22,8 +22,9 @@ stopped, and its target's remaining cases are missing from the results.
 runs the litmus tests that `gpu_cases litmus-gen DIR` wrote (DIR/litmus.json, one cubin per
 test): each test's `litmus` entry is launched with about two blocks per SM (the blocks split
 evenly among the test's threads, one instance per thread of a block slot) and 128 threads per
-block, ITERATIONS fresh instances per thread per launch, again and again until the test's share
-of the budget (default 120 s in all) is spent; the device counts the outcomes. Writes
+block, LITMUS_ITERATIONS fresh instances per thread per launch, again and again until the
+test's share of the budget (default 120 s in all) is spent, cycling through two pairings of
+blocks, without and with memory stress; the device counts the outcomes. Writes
 OUTDIR/litmus-results.json for `gpu_cases litmus-check DIR OUTDIR/litmus-results.json`.
 """
 import concurrent.futures
@@ -181,11 +182,21 @@ def run_kernels(directory, outdir, budget):
 
 LITMUS_BLOCK = 128
 LITMUS_ITERATIONS = 64
+LITMUS_STRESS_WORDS = 1 << 22
+# (layout, stress blocks per SM): the launches of a test cycle through these conditions.
+LITMUS_CONDITIONS = [(0, 0), (1, 0), (0, 1), (1, 1)]
+
+
+def unpack_u64(array):
+    raw = cp.asnumpy(array).tobytes()
+    return list(struct.unpack(f"<{len(raw) // 8}Q", raw))
 
 
 def run_litmus(directory, outdir, budget):
-    """Launches every litmus test for its share of the budget; the device fills a histogram of
-    outcomes per test (see `atomir_tests::litmus`)."""
+    """Launches every litmus test for its share of the budget, cycling through the pairings of
+    blocks (layout 0: neighbouring blocks, 1: blocks half a grid apart) without and with memory
+    stress (one more block per SM hammering other memory); the device fills a histogram of
+    outcomes per test and condition (see `atomir_tests::litmus`)."""
     with open(f"{directory}/litmus.json") as f:
         spec = json.load(f)
     properties = cp.cuda.runtime.getDeviceProperties(0)
@@ -195,6 +206,7 @@ def run_litmus(directory, outdir, budget):
     results = {"device": device, "sm_count": sm_count, "tests": []}
     share = budget / max(1, len(spec["tests"]))
     started = time.time()
+    stress = cp.zeros(LITMUS_STRESS_WORDS, dtype=cp.uint32)
     for test in spec["tests"]:
         record = {"name": test["name"]}
         try:
@@ -207,24 +219,33 @@ def run_litmus(directory, outdir, budget):
             scratch = cp.zeros(instances * test["results"], dtype=cp.uint32)
             smids = cp.zeros(instances * roles, dtype=cp.uint32)
             sync = cp.zeros(2 * iterations * instances, dtype=cp.uint32)
-            histogram = cp.zeros(2 * test["keys"] + 1, dtype=cp.uint64)
+            histograms = [cp.zeros(2 * test["keys"] + 1, dtype=cp.uint64) for _ in LITMUS_CONDITIONS]
+            launches = [0] * len(LITMUS_CONDITIONS)
             sink = cp.zeros(1, dtype=cp.uint32)
-            launches, test_started = 0, time.time()
-            while launches == 0 or time.time() - test_started < share:
+            total, test_started = 0, time.time()
+            while total < len(LITMUS_CONDITIONS) or time.time() - test_started < share:
+                condition = total % len(LITMUS_CONDITIONS)
+                layout, stress_per_sm = LITMUS_CONDITIONS[condition]
                 locations.fill(0)
                 sync.fill(0)
-                function((roles * per_role,), (LITMUS_BLOCK,),
-                         (locations, scratch, smids, sync, histogram, sink, np.uint32(iterations)))
+                blocks = roles * per_role + stress_per_sm * sm_count
+                function((blocks,), (LITMUS_BLOCK,),
+                         (locations, scratch, smids, sync, histograms[condition], sink,
+                          np.uint32(iterations), np.uint32(per_role), np.uint32(layout), stress,
+                          np.uint32(LITMUS_STRESS_WORDS - 1)))
                 cp.cuda.runtime.deviceSynchronize()
-                launches += 1
-            raw = cp.asnumpy(histogram).tobytes()
+                launches[condition] += 1
+                total += 1
+            runs = [{"layout": layout, "stress": bool(stress_per_sm), "launches": launches[i],
+                     "histogram": unpack_u64(histograms[i])}
+                    for i, (layout, stress_per_sm) in enumerate(LITMUS_CONDITIONS)]
             record.update({
-                "histogram": list(struct.unpack(f"<{len(raw) // 8}Q", raw)),
-                "launches": launches, "iterations": iterations, "instances": instances,
-                "blocks": roles * per_role, "block": LITMUS_BLOCK,
+                "histogram": [sum(column) for column in zip(*(r["histogram"] for r in runs))],
+                "runs": runs, "launches": total, "iterations": iterations,
+                "instances": instances, "blocks": roles * per_role, "block": LITMUS_BLOCK,
                 "seconds": round(time.time() - test_started, 2),
             })
-            print(f"{test['name']}: {launches} launches of {instances} instances x {iterations} "
+            print(f"{test['name']}: {total} launches of {instances} instances x {iterations} "
                   f"iterations in {record['seconds']} s")
         except Exception as error:  # report per test, keep going
             record["error"] = f"{type(error).__name__}: {error}"

@@ -8,7 +8,8 @@
 //! ```text
 //! # litmus mp_release_acquire_device
 //! # threads t0 t1          the kernels, one thread each, in order
-//! # poll t1.f 1            optional: t1 runs again until its result %f is 1 (bounded)
+//! # wait t1 flag 1         optional: before its kernel, t1 waits until `flag` holds 1
+//! # preload data           optional: the locations preloaded into L1 (default all; `none`)
 //! # outcome t1.f t1.d      the observed values: results (thread.name) or final values (location)
 //! # weak t1.f=1 t1.d=0     the outcome the test is about
 //! # model forbidden        or `allowed`: whether the PTX memory model allows the weak outcome
@@ -17,19 +18,20 @@
 //! [`generate`] lowers each test's kernels with atomir to PTX, turns them into `.func`s called by
 //! a wrapper entry [`wrapper`] writes, and assembles the module with ptxas (a cubin, as the
 //! device's driver may not JIT-compile the ISA). The wrapper runs many instances per launch:
-//! the block count is a multiple of the thread count, block `role × B + b` runs thread `role`
-//! of the instances of block slot `b`, one instance per thread of the block, so the threads of
-//! one instance are in different CTAs (and mostly on different SMs: each records `%smid`).
-//! Every iteration uses fresh, zeroed locations. Before each iteration every thread loads every
-//! location of its instance into its L1 (`ld.global.ca`), then the threads of an instance meet
-//! at a relaxed barrier (a relaxed barrier invalidates no L1), then run their kernels. Only an
-//! acquire at a scope that includes the other thread invalidates the preloaded line, so a
-//! missing or too-narrow acquire shows as a stale read. After the kernels, thread 0 waits
-//! (acquire) for the others' release, reads the results and the final values of the locations,
-//! and counts the outcome in a histogram on the device: index `cross × 4^n + key`, where `key`
-//! packs the `n` outcome values (each clamped to 3) two bits each, and `cross` says every
-//! thread of the instance ran on a different SM. The last slot counts instances whose barrier
-//! gave up waiting (never counted as outcomes).
+//! each thread of the test has its own blocks, one instance per thread of a block slot, so the
+//! threads of one instance are in different CTAs (and mostly on different SMs: each records
+//! `%smid`). Every iteration uses fresh, zeroed locations. Before each iteration every thread
+//! loads the preloaded locations of its instance into its L1 (`ld.global.ca`), then the threads
+//! of an instance meet at a relaxed barrier (a relaxed barrier invalidates no L1), then run their
+//! kernels. Only an acquire at a scope that includes the other thread invalidates a preloaded
+//! line, so a missing or too-narrow acquire shows as a stale read. After the kernels, thread 0
+//! waits (acquire) for the others' release, reads the results and the final values of the
+//! locations, and counts the outcome in a histogram on the device: index `cross × 4^n + key`,
+//! where `key` packs the `n` outcome values (each clamped to 3) two bits each, and `cross` says
+//! every thread of the instance ran on a different SM. The last slot counts instances whose
+//! barrier gave up waiting (never counted as outcomes). What the wrapper adds to a thread (the
+//! preload, the relaxed barrier, the wait) is relaxed, so it creates no synchronization: a weak
+//! outcome the model forbids for the kernels stays forbidden with it.
 //!
 //! [`check`] applies the rule: a forbidden weak outcome observed at all fails; an allowed one
 //! never observed across SMs leaves the test without teeth (reported; an error in strict mode).
@@ -52,8 +54,12 @@ pub const TARGET: &str = "sm_90";
 const VALUE_CLAMP: u32 = 3;
 /// How long a thread waits at a barrier (loads of the counter) before giving up.
 const SPIN_LIMIT: u32 = 200_000;
-/// How many times a polling thread runs its kernel before giving up on the value.
-const POLL_LIMIT: u32 = 4_000;
+const MAX_THREADS: usize = 8;
+const MAX_LOCATIONS: usize = 8;
+/// Read-modify-writes per iteration of a stress thread.
+const STRESS_ROUNDS: u32 = 16;
+/// How many times a waiting thread reads the location before it gives up and runs its kernel.
+const WAIT_LIMIT: u32 = 4_000;
 
 /// Whether the PTX memory model allows a test's weak outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,8 +103,12 @@ pub struct Litmus {
     /// The weak outcome: one value per entry of `outcome`.
     pub weak: Vec<u32>,
     pub model: Model,
-    /// (thread, result index, value): that thread runs again until the result has the value.
-    pub poll: Option<(usize, usize, u32)>,
+    /// (thread, location, value): before its kernel, that thread waits until the location
+    /// holds the value (relaxed device-scope loads, which neither invalidate nor fill its L1:
+    /// outside the test, they let its kernel's first load see the other thread's store).
+    pub wait: Option<(usize, usize, u32)>,
+    /// The locations every thread loads into its L1 before the barrier.
+    pub preload: Vec<usize>,
     /// Per thread: the offset of its first result among all results of the test.
     pub result_offsets: Vec<usize>,
     pub results: usize,
@@ -140,8 +150,9 @@ pub fn parse(file: &str, source: &str) -> Result<Litmus, String> {
             continue;
         };
         let mut words = rest.split_whitespace();
-        if let Some(key @ ("litmus" | "threads" | "poll" | "outcome" | "weak" | "model")) =
-            words.next()
+        if let Some(
+            key @ ("litmus" | "threads" | "wait" | "preload" | "outcome" | "weak" | "model"),
+        ) = words.next()
         {
             header.insert(key, (number + 1, words.collect()));
         }
@@ -163,9 +174,10 @@ pub fn parse(file: &str, source: &str) -> Result<Litmus, String> {
             .ok_or_else(|| format!("{file}:{}: no kernel `{thread}`", at("threads")))?;
         kernels.push(kernel);
     }
-    if threads.len() < 2 {
+    // The wrapper keeps the threads' SM numbers in 8 registers and the locations in 8.
+    if !(2..=MAX_THREADS).contains(&threads.len()) {
         return Err(format!(
-            "{file}:{}: a litmus test has 2 threads or more",
+            "{file}:{}: a litmus test has 2 to {MAX_THREADS} threads",
             at("threads")
         ));
     }
@@ -196,6 +208,9 @@ pub fn parse(file: &str, source: &str) -> Result<Litmus, String> {
         }
         result_offsets.push(results);
         results += result_names(kernel).len();
+    }
+    if locations.len() > MAX_LOCATIONS {
+        return Err(format!("{file}: at most {MAX_LOCATIONS} locations"));
     }
     let lookup = |word: &str, line: usize| -> Result<Observed, String> {
         if let Some((thread, result)) = word.split_once('.') {
@@ -265,20 +280,35 @@ pub fn parse(file: &str, source: &str) -> Result<Litmus, String> {
             ))
         }
     };
-    let poll = match header.get("poll") {
+    let location = |word: &str, line: usize| -> Result<usize, String> {
+        locations
+            .iter()
+            .position(|l| l == word)
+            .ok_or_else(|| format!("{file}:{line}: no location `{word}`"))
+    };
+    let wait = match header.get("wait") {
         None => None,
         Some((line, words)) => {
-            let [what, value] = words.as_slice() else {
-                return Err(format!("{file}:{line}: poll THREAD.RESULT VALUE"));
+            let [thread, at, value] = words.as_slice() else {
+                return Err(format!("{file}:{line}: wait THREAD LOCATION VALUE"));
             };
-            let Observed::Result { thread, index, .. } = lookup(what, *line)? else {
-                return Err(format!("{file}:{line}: a poll waits for a result"));
-            };
+            let thread = threads
+                .iter()
+                .position(|t| t == thread)
+                .ok_or_else(|| format!("{file}:{line}: no thread `{thread}`"))?;
             let value = value
                 .parse()
                 .map_err(|_| format!("{file}:{line}: `{value}` is not a number"))?;
-            Some((thread, index, value))
+            Some((thread, location(at, *line)?, value))
         }
+    };
+    let preload = match header.get("preload") {
+        None => (0..locations.len()).collect(),
+        Some((_, words)) if words.as_slice() == ["none"] => Vec::new(),
+        Some((line, words)) => words
+            .iter()
+            .map(|w| location(w, *line))
+            .collect::<Result<Vec<_>, _>>()?,
     };
     Ok(Litmus {
         name: name.to_string(),
@@ -289,7 +319,8 @@ pub fn parse(file: &str, source: &str) -> Result<Litmus, String> {
         outcome,
         weak,
         model,
-        poll,
+        wait,
+        preload,
         result_offsets,
         results,
     })
@@ -327,33 +358,50 @@ fn keys(test: &Litmus) -> usize {
     1 << (2 * test.outcome.len())
 }
 
-/// The wrapper entry `litmus(locs, scratch, smids, sync, hist, sink, iterations)` around the
-/// test's kernels (made `.func`s): see the module documentation.
+/// The wrapper entry `litmus(locs, scratch, smids, sync, hist, sink, iterations, per_role,
+/// layout, stress, stress_mask)` around the test's kernels (made `.func`s): see the module
+/// documentation. `per_role` blocks run each thread of the test; with `layout` 0, block `b`
+/// runs thread `b % threads` of slot `b / threads` (neighbouring blocks pair up), with 1 thread
+/// `b / per_role` of slot `b % per_role` (blocks half a grid apart pair up): which of the two
+/// puts the threads of an instance on different SMs more often depends on the block scheduler,
+/// and `%smid` tells. Blocks beyond `threads × per_role` stress the memory system: they read and
+/// write words of `stress` (`stress_mask + 1` words, a power of two) all along.
 pub fn wrapper(test: &Litmus) -> String {
     let roles = test.threads.len();
     let locations = test.locations.len();
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        ".visible .entry litmus(\n\t.param .u64 p_locs,\n\t.param .u64 p_scratch,\n\t.param .u64 p_smids,\n\t.param .u64 p_sync,\n\t.param .u64 p_hist,\n\t.param .u64 p_sink,\n\t.param .u32 p_iters\n)\n{{"
+    let _ = writeln!(o, ".visible .entry litmus(");
+    for p in ["locs", "scratch", "smids", "sync", "hist", "sink"] {
+        let _ = writeln!(o, "\t.param .u64 p_{p},");
+    }
+    o.push_str(
+        "\t.param .u32 p_iters,\n\t.param .u32 p_per_role,\n\t.param .u32 p_layout,\n\
+         \t.param .u64 p_stress,\n\t.param .u32 p_stress_mask\n)\n{\n",
     );
     o.push_str(
-        "\t.reg .b64 %ld<16>;\n\t.reg .b64 %la<8>;\n\t.reg .b32 %lr<32>;\n\t.reg .pred %lp<8>;\n",
+        "\t.reg .b64 %ld<16>;\n\t.reg .b64 %la<8>;\n\t.reg .b32 %lr<40>;\n\t.reg .pred %lp<8>;\n",
     );
-    // %ld0 locs, %ld1 scratch, %ld2 smids, %ld3 sync, %ld4 hist, %ld5 sink, %lr0 iterations.
+    // %ld0 locs, %ld1 scratch, %ld2 smids, %ld3 sync, %ld4 hist, %ld5 sink, %ld14 stress,
+    // %lr0 iterations, %lr5 blocks per thread, %lr22 layout, %lr23 stress mask.
     for (i, p) in ["locs", "scratch", "smids", "sync", "hist", "sink"]
         .iter()
         .enumerate()
     {
         let _ = writeln!(o, "\tld.param.u64 %ld{i}, [p_{p}];");
     }
-    o.push_str("\tld.param.u32 %lr0, [p_iters];\n");
+    o.push_str(
+        "\tld.param.u32 %lr0, [p_iters];\n\tld.param.u32 %lr5, [p_per_role];\n\
+         \tld.param.u32 %lr22, [p_layout];\n\tld.param.u64 %ld14, [p_stress];\n\
+         \tld.param.u32 %lr23, [p_stress_mask];\n",
+    );
     let _ = writeln!(
         o,
-        "\tmov.u32 %lr1, %ctaid.x;\n\tmov.u32 %lr2, %nctaid.x;\n\tmov.u32 %lr3, %tid.x;\n\
-         \tmov.u32 %lr4, %ntid.x;\n\tdiv.u32 %lr5, %lr2, {roles};\n\tdiv.u32 %lr6, %lr1, %lr5;\n\
-         \trem.u32 %lr7, %lr1, %lr5;\n\tmad.lo.u32 %lr8, %lr7, %lr4, %lr3;\n\
-         \tmul.lo.u32 %lr9, %lr5, %lr4;\n\tsetp.ge.u32 %lp0, %lr6, {roles};\n\t@%lp0 bra DONE;"
+        "\tmov.u32 %lr1, %ctaid.x;\n\tmov.u32 %lr3, %tid.x;\n\tmov.u32 %lr4, %ntid.x;\n\
+         \tmul.lo.u32 %lr2, %lr5, {roles};\n\tsetp.ge.u32 %lp0, %lr1, %lr2;\n\t@%lp0 bra STRESS;\n\
+         \tsetp.eq.u32 %lp0, %lr22, 0;\n\t@%lp0 rem.u32 %lr6, %lr1, {roles};\n\
+         \t@%lp0 div.u32 %lr7, %lr1, {roles};\n\t@!%lp0 div.u32 %lr6, %lr1, %lr5;\n\
+         \t@!%lp0 rem.u32 %lr7, %lr1, %lr5;\n\tmad.lo.u32 %lr8, %lr7, %lr4, %lr3;\n\
+         \tmul.lo.u32 %lr9, %lr5, %lr4;"
     );
     // %lr6 role, %lr8 instance, %lr9 instances; record this thread's SM.
     let _ = writeln!(
@@ -374,8 +422,13 @@ pub fn wrapper(test: &Litmus) -> String {
         let _ = writeln!(
             o,
             "\tmad.lo.u32 %lr16, %lr15, {j}, %lr14;\n\tmul.wide.u32 %ld8, %lr16, 4;\n\
-             \tadd.u64 %la{j}, %ld0, %ld8;\n\tld.global.ca.u32 %lr17, [%la{j}];\n\
-             \tadd.u32 %lr13, %lr13, %lr17;"
+             \tadd.u64 %la{j}, %ld0, %ld8;"
+        );
+    }
+    for j in &test.preload {
+        let _ = writeln!(
+            o,
+            "\tld.global.ca.u32 %lr17, [%la{j}];\n\tadd.u32 %lr13, %lr13, %lr17;"
         );
     }
     // The barrier before the kernels: relaxed, so that it invalidates no L1.
@@ -395,13 +448,18 @@ pub fn wrapper(test: &Litmus) -> String {
     }
     o.push_str("\tbra AFTER;\n");
     for (role, thread) in test.threads.iter().enumerate() {
-        let kernel = test
-            .module
-            .kernels
-            .iter()
-            .find(|k| &k.name == thread)
-            .expect("parsed");
-        let _ = writeln!(o, "ROLE{role}:\n\tmov.u32 %lr19, 0;\nPOLL{role}:\n\t{{");
+        let kernel = test.kernel(role);
+        let _ = writeln!(o, "ROLE{role}:");
+        if let Some((_, at, value)) = test.wait.filter(|(thread, ..)| *thread == role) {
+            let _ = writeln!(
+                o,
+                "\tmov.u32 %lr19, 0;\nWAIT{role}:\n\tld.relaxed.gpu.global.u32 %lr17, [%la{at}];\n\
+                 \tsetp.eq.u32 %lp1, %lr17, {value};\n\t@%lp1 bra RUN{role};\n\
+                 \tadd.u32 %lr19, %lr19, 1;\n\tsetp.lt.u32 %lp2, %lr19, {WAIT_LIMIT};\n\
+                 \t@%lp2 bra WAIT{role};\nRUN{role}:"
+            );
+        }
+        o.push_str("\t{\n");
         let mut args = Vec::new();
         for (i, name) in param_names(kernel).iter().enumerate() {
             let j = test
@@ -412,7 +470,7 @@ pub fn wrapper(test: &Litmus) -> String {
             let _ = writeln!(o, "\t.param .u64 a{i};\n\tst.param.u64 [a{i}], %la{j};");
             args.push(format!("a{i}"));
         }
-        let first = test.params_len(kernel);
+        let first = kernel.params.len();
         for k in 0..result_names(kernel).len() {
             let slot = test.result_offsets[role] + k;
             let _ = writeln!(
@@ -424,17 +482,6 @@ pub fn wrapper(test: &Litmus) -> String {
             args.push(format!("a{}", first + k));
         }
         let _ = writeln!(o, "\tcall {thread}, ({});\n\t}}", args.join(", "));
-        if let Some((poll_thread, index, value)) = test.poll {
-            if poll_thread == role {
-                let _ = writeln!(
-                    o,
-                    "\tld.global.u32 %lr17, [%ld7+{}];\n\tsetp.eq.u32 %lp1, %lr17, {value};\n\
-                     \t@%lp1 bra AFTER;\n\tadd.u32 %lr19, %lr19, 1;\n\
-                     \tsetp.lt.u32 %lp2, %lr19, {POLL_LIMIT};\n\t@%lp2 bra POLL{role};",
-                    index * 4
-                );
-            }
-        }
         o.push_str("\tbra AFTER;\n");
     }
     // After the kernels: the others release, thread 0 acquires, reads and counts.
@@ -498,17 +545,24 @@ pub fn wrapper(test: &Litmus) -> String {
          \tadd.u64 %ld12, %ld4, %ld12;\n\tred.global.add.u64 [%ld12], 1;\n\tbra NEXT;\nARRIVE:\n\
          \tred.release.gpu.global.add.u32 [%ld10], 1;\nNEXT:\n\tadd.u32 %lr12, %lr12, 1;\n\
          \tsetp.lt.u32 %lp1, %lr12, %lr0;\n\t@%lp1 bra LOOP;\n\
-         \tsetp.eq.u32 %lp1, %lr13, 0x7f4a7c15;\n\t@%lp1 st.global.u32 [%ld5], %lr13;\nDONE:\n\tret;\n}}",
+         \tsetp.eq.u32 %lp1, %lr13, 0x7f4a7c15;\n\t@%lp1 st.global.u32 [%ld5], %lr13;\n\tret;",
         keys(test)
+    );
+    // Stress: STRESS_ROUNDS read-modify-writes per iteration, each thread on its own lines.
+    let _ = writeln!(
+        o,
+        "STRESS:\n\tmad.lo.u32 %lr16, %lr1, %lr4, %lr3;\n\tmul.lo.u32 %lr16, %lr16, 4099;\n\
+         \tmul.lo.u32 %lr18, %lr0, {STRESS_ROUNDS};\n\tmov.u32 %lr19, 0;\nSLOOP:\n\
+         \tmad.lo.u32 %lr17, %lr19, 131, %lr16;\n\tand.b32 %lr17, %lr17, %lr23;\n\
+         \tmul.wide.u32 %ld8, %lr17, 4;\n\tadd.u64 %ld8, %ld14, %ld8;\n\
+         \tld.global.cg.u32 %lr20, [%ld8];\n\tadd.u32 %lr20, %lr20, 1;\n\
+         \tst.global.cg.u32 [%ld8], %lr20;\n\tadd.u32 %lr19, %lr19, 1;\n\
+         \tsetp.lt.u32 %lp0, %lr19, %lr18;\n\t@%lp0 bra SLOOP;\n\tret;\n}}"
     );
     o
 }
 
 impl Litmus {
-    fn params_len(&self, kernel: &Kernel) -> usize {
-        kernel.params.len()
-    }
-
     /// The kernel of thread `role`.
     fn kernel(&self, role: usize) -> &Kernel {
         let thread = &self.threads[role];
@@ -603,7 +657,7 @@ fn values_label(test: &Litmus, values: &[u32]) -> String {
 }
 
 /// The outcome of running the threads one after the other, in order, each to completion (a
-/// polling thread once its value is there): one sequentially consistent execution, what
+/// waiting thread once its value is there): one sequentially consistent execution, what
 /// `litmus-simulate` stands in for a device with (it never shows a weak outcome of these tests).
 pub fn sequential_outcome(test: &Litmus) -> Vec<u32> {
     let mut memory = vec![0u128; test.locations.len()];
@@ -684,8 +738,37 @@ pub struct Report {
     pub toothless: usize,
 }
 
-/// Applies the rules to the harness's results: see the module documentation.
-pub fn check(tests: &Path, results: &Json) -> Result<Report, String> {
+/// Applies the rules to the harness's results: see the module documentation. `dir` is what
+/// [`generate`] wrote; its tests must be the ones in `tests` (a stale directory is an error).
+pub fn check(dir: &Path, tests: &Path, results: &Json) -> Result<Report, String> {
+    let generated: Json = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("litmus.json"))
+            .map_err(|e| format!("{}: {e}", dir.join("litmus.json").display()))?,
+    )
+    .map_err(|e| e.to_string())?;
+    let generated: Vec<(&str, u64)> = generated["tests"]
+        .as_array()
+        .ok_or("litmus.json: no `tests` list")?
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or_default(),
+                t["keys"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let loaded = load(tests)?;
+    let expected: Vec<(&str, u64)> = loaded
+        .iter()
+        .map(|t| (t.name.as_str(), keys(t) as u64))
+        .collect();
+    if generated != expected {
+        return Err(format!(
+            "{}: generated from other tests than {}; run litmus-gen again",
+            dir.display(),
+            tests.display()
+        ));
+    }
     let by_name: BTreeMap<&str, &Json> = results["tests"]
         .as_array()
         .ok_or("results: no `tests` list")?
@@ -704,7 +787,7 @@ pub fn check(tests: &Path, results: &Json) -> Result<Report, String> {
         "test", "model", "cross-SM", "same-SM", "weak(x)", "weak(s)", "lost"
     );
     let (mut failures, mut toothless) = (0, 0);
-    for test in load(tests)? {
+    for test in loaded {
         let n = keys(&test);
         let Some(result) = by_name.get(test.name.as_str()) else {
             failures += 1;
@@ -776,7 +859,7 @@ pub fn check(tests: &Path, results: &Json) -> Result<Report, String> {
                 (histogram[n + k], histogram[k], values)
             })
             .collect();
-        seen.sort_by(|a, b| (b.0 + b.1).cmp(&(a.0 + a.1)));
+        seen.sort_by_key(|(cross, same, _)| std::cmp::Reverse(cross + same));
         for (c, s, values) in seen {
             let _ = writeln!(
                 text,

@@ -50,7 +50,7 @@ fn harness_and_check_agree_on_a_sequential_stand_in() {
     assert!(ok, "harness: {message}");
     let text = std::fs::read_to_string(out.join("litmus-results.json")).unwrap();
     let mut results: Json = serde_json::from_str(&text).unwrap();
-    let report = litmus::check(&tests, &results).unwrap();
+    let report = litmus::check(&dir, &tests, &results).unwrap();
     println!("{}", report.text);
     let allowed = loaded.iter().filter(|t| t.model == Model::Allowed).count();
     assert_eq!(report.failures, 0, "{}", report.text);
@@ -68,7 +68,7 @@ fn harness_and_check_agree_on_a_sequential_stand_in() {
         .find(|t| t["name"] == "mp_release_acquire_device")
         .unwrap();
     entry["histogram"][key(&forbidden.weak)] = 1.into();
-    let report = litmus::check(&tests, &results).unwrap();
+    let report = litmus::check(&dir, &tests, &results).unwrap();
     assert_eq!(report.failures, 1, "{}", report.text);
     assert!(
         report.text.contains("FAIL: forbidden outcome observed"),
@@ -78,7 +78,7 @@ fn harness_and_check_agree_on_a_sequential_stand_in() {
 
     // A missing test fails too.
     results["tests"].as_array_mut().unwrap().pop();
-    let report = litmus::check(&tests, &results).unwrap();
+    let report = litmus::check(&dir, &tests, &results).unwrap();
     assert_eq!(report.failures, 2, "{}", report.text);
 }
 

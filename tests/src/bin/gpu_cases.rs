@@ -20,7 +20,7 @@
 //!   `kernels-simulate DIR OUT`: the differential of random kernels, run as one thread as our PTX
 //!   for every SM and as llc's PTX from our LLVM IR (see `atomir_tests::gpu_kernels`).
 //! - `gpu_cases litmus-gen DIR [TESTS]`, `litmus-check DIR RESULTS [TESTS] [--strict]`,
-//!   `litmus-simulate DIR OUT [TESTS]`: litmus tests of the memory model (default TESTS:
+//!   `litmus-simulate OUT [TESTS]`: litmus tests of the memory model (default TESTS:
 //!   `tests/gpu/litmus`; see `atomir_tests::litmus`).
 
 use std::collections::HashMap;
@@ -119,11 +119,10 @@ fn main() {
                 .unwrap_or_else(|e| fail(&e));
             lines.iter().for_each(|l| println!("{l}"));
         }
-        Some("litmus-simulate") if (4..=5).contains(&args.len()) => {
-            let tests = args.get(4).map_or(LITMUS_TESTS, String::as_str);
-            let _ = &args[2];
+        Some("litmus-simulate") if (3..=4).contains(&args.len()) => {
+            let tests = args.get(3).map_or(LITMUS_TESTS, String::as_str);
             let results = litmus::simulate(&workspace_path(tests), 1000).unwrap_or_else(|e| fail(&e));
-            write(&args[3], &results.to_string());
+            write(&args[2], &results.to_string());
         }
         Some("litmus-check") if (4..=6).contains(&args.len()) => {
             let strict = args[4..].iter().any(|a| a == "--strict");
@@ -134,7 +133,7 @@ fn main() {
             let text = std::fs::read_to_string(&args[3]).unwrap_or_else(|e| fail(&format!("{}: {e}", args[3])));
             let results: Json =
                 serde_json::from_str(&text).unwrap_or_else(|e| fail(&e.to_string()));
-            let report = litmus::check(&workspace_path(tests), &results).unwrap_or_else(|e| fail(&e));
+            let report = litmus::check(Path::new(&args[2]), &workspace_path(tests), &results).unwrap_or_else(|e| fail(&e));
             print!("{}", report.text);
             if report.failures > 0 || (strict && report.toothless > 0) {
                 std::process::exit(1);
@@ -143,8 +142,7 @@ fn main() {
         _ => fail(
             "usage: gpu_cases gen DIR TARGET... | gen-cubin DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | \
              dump TARGET FILE | kernels-gen DIR [PER_POOL [FIRST_SEED]] | kernels-check DIR \
-             RESULTS | kernels-simulate DIR OUT | litmus-gen DIR [TESTS] | litmus-simulate DIR OUT \
-             [TESTS] | litmus-check DIR RESULTS [TESTS] [--strict]",
+             RESULTS | kernels-simulate DIR OUT | litmus-gen DIR [TESTS] | litmus-simulate OUT [TESTS] | litmus-check DIR RESULTS [TESTS] [--strict]",
         ),
     }
 }
