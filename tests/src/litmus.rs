@@ -850,6 +850,21 @@ pub fn check(dir: &Path, tests: &Path, results: &Json) -> Result<Report, String>
             histogram[2 * n]
         );
         let _ = writeln!(text, "    weak: {}", values_label(&test, &test.weak));
+        for run in result["runs"].as_array().into_iter().flatten() {
+            let counts = |index: usize| run["histogram"][index].as_u64().unwrap_or(0);
+            let all: u64 = (0..2 * n).map(counts).sum();
+            let _ = writeln!(
+                text,
+                "    layout {} {}: {} launches, {} instances ({} cross-SM), weak {} cross-SM, {} same-SM",
+                run["layout"],
+                if run["stress"] == true { "with stress" } else { "no stress" },
+                run["launches"],
+                all,
+                (n..2 * n).map(counts).sum::<u64>(),
+                counts(n + weak),
+                counts(weak)
+            );
+        }
         let mut seen: Vec<(u64, u64, Vec<u32>)> = (0..n)
             .filter(|k| histogram[*k] + histogram[n + k] > 0)
             .map(|k| {
