@@ -13,7 +13,10 @@
 //!   PTX ISA allows a generic one only where the address points to `.global` (through a shared
 //!   one an H100 neither faults nor gives the right values);
 //! - `red` only `.relaxed` / `.release`, and no `cas`/`exch`;
-//! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90.
+//! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90;
+//! - `.L2::cache_hint` from sm_80 and PTX 7.4 on `atom`/`red` except `cas`, supported by the
+//!   ISA on `.global` and on a generic address only where it points to `.global` (ptxas cannot
+//!   know and accepts any generic one).
 
 use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
@@ -369,9 +372,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     let fences = fence_policy(target);
     legality.rewrites.extend(fences.rewrite(node.order));
 
-    let hint = node.hint.is_some()
-        && target.has(Feature::CacheHint)
-        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic);
+    let hint = node.hint.is_some() && hint_allowed(node, target);
 
     let native = if node.shape.is_vector() {
         vector_native(node, target)
@@ -413,12 +414,30 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             }
         }
     };
+    let printed_hint = matches!(form, Form::Native(PtxOp { hint: true, .. }));
+    if node.hint.is_some() && !printed_hint {
+        legality.rewrites.push(Rewrite::CacheHintDropped);
+    }
     Ok(PtxPlan {
         legality,
         scope,
         form,
         fences,
     })
+}
+
+/// Whether `.L2::cache_hint` may be printed for the node's address: from sm_80 and PTX ISA 7.4,
+/// on `.global`, or on a generic address known to point to global memory (a generic one made
+/// from a `ptr.global`). The ISA supports the qualifier "only for .global state space and for
+/// generic addressing where the address points to the .global state space", and a generic
+/// pointer may point to shared memory.
+fn hint_allowed(node: &AtomicNode, target: PtxTarget) -> bool {
+    target.has(Feature::CacheHint)
+        && match node.space {
+            AddressSpace::Global => true,
+            AddressSpace::Generic => node.pointer_space == AddressSpace::Global,
+            _ => false,
+        }
 }
 
 /// The scope printed: the node's, or `.gpu` where `.cluster` does not exist.
@@ -472,6 +491,10 @@ fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailu
     };
     if node.shape.is_vector() && !vector {
         legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
+    }
+    // `ld`/`st` are printed without `.L2::cache_hint`.
+    if node.hint.is_some() {
+        legality.rewrites.push(Rewrite::CacheHintDropped);
     }
     Ok(PtxPlan {
         legality,
