@@ -84,6 +84,9 @@ pub enum Rewrite {
     ScopeWidened { from: Scope, to: Scope },
     /// The order strengthened because the weaker one cannot be expressed on the target.
     OrderStrengthened { from: MemoryOrder, to: MemoryOrder },
+    /// The node's cache hint left out: the target has no form of this node with a hint (a hint
+    /// is a performance hint only and never changes a result, so it is never a refusal).
+    CacheHintDropped,
 }
 
 impl fmt::Display for Rewrite {
@@ -100,6 +103,7 @@ impl fmt::Display for Rewrite {
             Rewrite::OrderStrengthened { from, to } => {
                 write!(f, "order strengthened {from} -> {to}")
             }
+            Rewrite::CacheHintDropped => f.write_str("cache hint left out: no form with a hint"),
         }
     }
 }

@@ -13,7 +13,9 @@
 //!   or a value of its vector type; a literal fits the element type;
 //! - the op is meaningful on the element type ([`ElemType::supports`]);
 //! - a predicate is `pred`; an address is a pointer whose space agrees with the instruction's;
-//! - a cache hint only on global or generic accesses;
+//! - (a cache hint is valid on every access: it is a performance hint only, which a target
+//!   prints where it has a form for the node and otherwise leaves out, recording
+//!   `Rewrite::CacheHintDropped`; it never makes a node invalid or refused);
 //! - a result has the instruction's type (shape, element type).
 
 use std::fmt;
@@ -348,16 +350,6 @@ impl<'k, 'e> Checker<'k, 'e> {
                     );
                     self.report(loc, Some(id), message);
                 }
-            }
-        }
-
-        if let Some(hint) = inst.hint {
-            if !matches!(inst.space, AddressSpace::Global | AddressSpace::Generic) {
-                let message = format!(
-                    "cache hint `{hint}` applies to global memory only; a {} access takes none",
-                    inst.space
-                );
-                self.report(loc, Some(id), message);
             }
         }
 

@@ -400,6 +400,10 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
             .rewrites
             .extend(FencePolicy::RelaxedBetweenFences.rewrite(node.order));
     }
+    // LLVM IR has no L2 eviction policy on atomicrmw/cmpxchg.
+    if node.hint.is_some() {
+        legality.rewrites.push(Rewrite::CacheHintDropped);
+    }
     if fenced_rmw && node.scope < Scope::Device {
         // NVPTX's atom for a plain atomicrmw runs at gpu scope: wider than asked, never narrower.
         legality.rewrites.push(Rewrite::ScopeWidened {

@@ -13,7 +13,10 @@
 //!   PTX ISA allows a generic one only where the address points to `.global` (through a shared
 //!   one an H100 neither faults nor gives the right values);
 //! - `red` only `.relaxed` / `.release`, and no `cas`/`exch`;
-//! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90.
+//! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90;
+//! - `.L2::cache_hint` from sm_80 and PTX 7.4 on `atom`/`red` except `cas`, supported by the
+//!   ISA on `.global` and on a generic address only where it points to `.global` (ptxas cannot
+//!   know and accepts any generic one).
 
 use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
@@ -316,7 +319,7 @@ atomir_ir::rules! {
         B128NeedsSm90 = "ptx.b128-needs-sm90":
             "a 128-bit atomic needs sm_90 and PTX ISA 8.3; nothing narrower makes 128 bits atomic",
         B128SysNeedsPtx84 = "ptx.b128-sys-needs-ptx84":
-            "a 128-bit atomic with system scope needs PTX ISA 8.4",
+            "a 128-bit atomic with system scope needs sm_90 and PTX ISA 8.4",
         LdStB128NeedsPtx83 = "ptx.ld-st-b128-needs-ptx83":
             "a 128-bit load or store needs sm_70 and PTX ISA 8.3",
         LdStB128SysNeedsPtx84 = "ptx.ld-st-b128-sys-needs-ptx84":
@@ -342,19 +345,24 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     if matches!(node.op, AtomicOp::Load | AtomicOp::Store) {
         return ld_st_plan(node, target);
     }
+    // The system-scope rule is asked first: its requirement includes the other's, so the
+    // message names the same ISA as the smallest target (ptxas 13.5: "Feature '.b128 with
+    // .sys' requires PTX ISA .version 8.4", in every space).
     if node.ty == ElemType::B128 {
+        if node.scope == Scope::System && !target.has(Feature::B128System) {
+            return Err((
+                PtxRule::B128SysNeedsPtx84,
+                "a 128-bit atomic (cas/exch .b128) with system scope needs sm_90 and PTX ISA \
+                 8.4; no narrower operation can make 128 bits atomic"
+                    .into(),
+            ));
+        }
         if !target.has(Feature::B128) {
             return Err((
                 PtxRule::B128NeedsSm90,
                 "a 128-bit atomic (cas/exch .b128) needs sm_90 and PTX ISA 8.3; no narrower \
                  operation can make 128 bits atomic"
                     .into(),
-            ));
-        }
-        if node.scope == Scope::System && !target.has(Feature::B128System) {
-            return Err((
-                PtxRule::B128SysNeedsPtx84,
-                "a 128-bit atomic with system scope needs PTX ISA 8.4".into(),
             ));
         }
     }
@@ -364,9 +372,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     let fences = fence_policy(target);
     legality.rewrites.extend(fences.rewrite(node.order));
 
-    let hint = node.hint.is_some()
-        && target.has(Feature::CacheHint)
-        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic);
+    let hint = node.hint.is_some() && hint_allowed(node, target);
 
     let native = if node.shape.is_vector() {
         vector_native(node, target)
@@ -408,12 +414,30 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             }
         }
     };
+    let printed_hint = matches!(form, Form::Native(PtxOp { hint: true, .. }));
+    if node.hint.is_some() && !printed_hint {
+        legality.rewrites.push(Rewrite::CacheHintDropped);
+    }
     Ok(PtxPlan {
         legality,
         scope,
         form,
         fences,
     })
+}
+
+/// Whether `.L2::cache_hint` may be printed for the node's address: from sm_80 and PTX ISA 7.4,
+/// on `.global`, or on a generic address known to point to global memory (a generic one made
+/// from a `ptr.global`). The ISA supports the qualifier "only for .global state space and for
+/// generic addressing where the address points to the .global state space", and a generic
+/// pointer may point to shared memory.
+fn hint_allowed(node: &AtomicNode, target: PtxTarget) -> bool {
+    target.has(Feature::CacheHint)
+        && match node.space {
+            AddressSpace::Global => true,
+            AddressSpace::Generic => node.pointer_space == AddressSpace::Global,
+            _ => false,
+        }
 }
 
 /// The scope printed: the node's, or `.gpu` where `.cluster` does not exist.
@@ -435,16 +459,16 @@ fn printed_scope(scope: Scope, target: PtxTarget, legality: &mut Legality) -> Sc
 /// the RMWs of those targets have.
 fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     if node.ty == ElemType::B128 {
+        if node.scope == Scope::System && !target.has(Feature::LdStB128System) {
+            return Err((
+                PtxRule::LdStB128SysNeedsPtx84,
+                "a 128-bit load or store with system scope needs sm_70 and PTX ISA 8.4".into(),
+            ));
+        }
         if !target.has(Feature::LdStB128) {
             return Err((
                 PtxRule::LdStB128NeedsPtx83,
                 "a 128-bit load or store needs sm_70 and PTX ISA 8.3".into(),
-            ));
-        }
-        if node.scope == Scope::System && !target.has(Feature::LdStB128System) {
-            return Err((
-                PtxRule::LdStB128SysNeedsPtx84,
-                "a 128-bit load or store with system scope needs PTX ISA 8.4".into(),
             ));
         }
     }
@@ -467,6 +491,10 @@ fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailu
     };
     if node.shape.is_vector() && !vector {
         legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
+    }
+    // `ld`/`st` are printed without `.L2::cache_hint`.
+    if node.hint.is_some() {
+        legality.rewrites.push(Rewrite::CacheHintDropped);
     }
     Ok(PtxPlan {
         legality,

@@ -13,8 +13,10 @@
 //!   it does not flush. From PTX ISA 9.4 on sm_90 and newer every f32 add is printed
 //!   `.add.noftz.f32` instead, which keeps subnormals (IEEE) in every space.
 //! - A cache hint is a performance hint only: it is printed (`.L2::cache_hint` with a
-//!   `createpolicy`) where PTX has it (sm_80, PTX 7.4, global or generic, not on `cas`), and
-//!   left out elsewhere; `no_allocate` is spelled `L2::evict_first`.
+//!   `createpolicy`) on a native `atom`/`red` other than `cas` from sm_80 and PTX 7.4, on
+//!   `.global` or on a generic address made from a `ptr.global` pointer (the ISA supports it on
+//!   a generic address only where that points to global memory), and left out elsewhere with
+//!   `Rewrite::CacheHintDropped` recorded; `no_allocate` is spelled `L2::evict_first`.
 //! - The scope is always printed; `cluster` is widened to `gpu` before sm_90 (a recorded
 //!   `Rewrite::ScopeWidened`). Orders are never weakened.
 

@@ -209,6 +209,52 @@ fn refusals_name_the_rule_and_the_smallest_target() {
     assert_eq!(refusal.smallest_target.as_deref(), Some("ptx:sm_90@8.4"));
 }
 
+/// The ISA a 128-bit refusal names is the one of its smallest target: `.sys` needs PTX ISA 8.4
+/// in every space (ptxas 13.5), so a system-scope node below that is refused by the `.sys` rule.
+#[test]
+fn b128_refusals_name_the_isa_of_their_smallest_target() {
+    let atomics = ["sm_80", "sm_90@8.2", "sm_90@8.3"];
+    let loads = ["sm_70@8.2", "sm_80@8.3", "sm_90@8.3"];
+    for (op, used, rule, targets) in [
+        (AtomicOp::Cas, true, "ptx.b128-sys-needs-ptx84", atomics),
+        (AtomicOp::Exch, true, "ptx.b128-sys-needs-ptx84", atomics),
+        (
+            AtomicOp::Store,
+            false,
+            "ptx.ld-st-b128-sys-needs-ptx84",
+            loads,
+        ),
+    ] {
+        let isa = "8.4";
+        for space in [
+            AddressSpace::Global,
+            AddressSpace::Shared,
+            AddressSpace::Generic,
+        ] {
+            for target in targets {
+                let kernel = one(
+                    op,
+                    ElemType::B128,
+                    MemoryOrder::Relaxed,
+                    Scope::System,
+                    space,
+                    used,
+                );
+                let backend = PtxTarget::parse(target).unwrap();
+                let refusal = backend.legalize_inst(&kernel, first(&kernel)).unwrap_err();
+                let smallest = refusal.smallest_target.clone().unwrap_or_default();
+                assert_eq!(refusal.rule.id(), rule, "{op:?} {space:?} {target}");
+                assert!(smallest.ends_with(&format!("@{isa}")), "{smallest}");
+                assert!(
+                    refusal.reason.contains(&format!("PTX ISA {isa}")),
+                    "{target}: {}",
+                    refusal.reason
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn emulations_follow_the_target() {
     let check = |target: &str, op, ty, expected: Lowering| {

@@ -400,6 +400,10 @@ fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
         });
     }
     rewrites.extend(FENCES.rewrite(node.order));
+    // No vISA message here carries an L2 eviction policy.
+    if node.hint.is_some() {
+        rewrites.push(Rewrite::CacheHintDropped);
+    }
 
     let element = element_lowering(target, node, surface, &mut rewrites)?;
     Ok(Legality {

@@ -17,10 +17,20 @@ one module per target): each case once, one thread, through its wrapper
 its own worker process; a case that faults ends its worker (a fault poisons the CUDA context)
 and the next worker goes on after it. A worker that runs past the budget (default 150 s) is
 stopped, and its target's remaining cases are missing from the results.
+
+       python3 harness.py litmus DIR OUTDIR [BUDGET_SECONDS]
+runs the litmus tests that `gpu_cases litmus-gen DIR` wrote (DIR/litmus.json, one cubin per
+test): each test's `litmus` entry is launched with about two blocks per SM (the blocks split
+evenly among the test's threads, one instance per thread of a block slot) and 128 threads per
+block, LITMUS_ITERATIONS fresh instances per thread per launch, again and again until the
+test's share of the budget (default 120 s in all) is spent, cycling through two pairings of
+blocks, without and with memory stress; the device counts the outcomes. Writes
+OUTDIR/litmus-results.json for `gpu_cases litmus-check DIR OUTDIR/litmus-results.json`.
 """
 import concurrent.futures
 import json
 import os
+import struct
 import subprocess
 import sys
 import time
@@ -170,6 +180,82 @@ def run_kernels(directory, outdir, budget):
     print(f"kernels: {time.time() - started:.1f} s in all; results in {outdir}/kernels-results.json")
 
 
+LITMUS_BLOCK = 128
+LITMUS_ITERATIONS = 64
+LITMUS_STRESS_WORDS = 1 << 22
+# (layout, stress blocks per SM): the launches of a test cycle through these conditions.
+LITMUS_CONDITIONS = [(0, 0), (1, 0), (0, 1), (1, 1)]
+
+
+def unpack_u64(array):
+    raw = cp.asnumpy(array).tobytes()
+    return list(struct.unpack(f"<{len(raw) // 8}Q", raw))
+
+
+def run_litmus(directory, outdir, budget):
+    """Launches every litmus test for its share of the budget, cycling through the pairings of
+    blocks (layout 0: neighbouring blocks, 1: blocks half a grid apart) without and with memory
+    stress (one more block per SM hammering other memory); the device fills a histogram of
+    outcomes per test and condition (see `atomir_tests::litmus`)."""
+    with open(f"{directory}/litmus.json") as f:
+        spec = json.load(f)
+    properties = cp.cuda.runtime.getDeviceProperties(0)
+    sm_count = properties["multiProcessorCount"]
+    device = f"{properties['name'].decode()}, driver {cp.cuda.runtime.driverGetVersion()}"
+    print(f"litmus: {device}, {sm_count} SMs")
+    results = {"device": device, "sm_count": sm_count, "tests": []}
+    share = budget / max(1, len(spec["tests"]))
+    started = time.time()
+    stress = cp.zeros(LITMUS_STRESS_WORDS, dtype=cp.uint32)
+    for test in spec["tests"]:
+        record = {"name": test["name"]}
+        try:
+            function = cp.RawModule(path=f"{directory}/{test['module']}").get_function("litmus")
+            roles = test["threads"]
+            per_role = max(1, 2 * sm_count // roles)
+            instances = per_role * LITMUS_BLOCK
+            iterations = LITMUS_ITERATIONS
+            locations = cp.zeros(test["locations"] * iterations * instances, dtype=cp.uint32)
+            scratch = cp.zeros(instances * test["results"], dtype=cp.uint32)
+            smids = cp.zeros(instances * roles, dtype=cp.uint32)
+            sync = cp.zeros(2 * iterations * instances, dtype=cp.uint32)
+            histograms = [cp.zeros(2 * test["keys"] + 1, dtype=cp.uint64) for _ in LITMUS_CONDITIONS]
+            launches = [0] * len(LITMUS_CONDITIONS)
+            sink = cp.zeros(1, dtype=cp.uint32)
+            total, test_started = 0, time.time()
+            while total < len(LITMUS_CONDITIONS) or time.time() - test_started < share:
+                condition = total % len(LITMUS_CONDITIONS)
+                layout, stress_per_sm = LITMUS_CONDITIONS[condition]
+                locations.fill(0)
+                sync.fill(0)
+                blocks = roles * per_role + stress_per_sm * sm_count
+                function((blocks,), (LITMUS_BLOCK,),
+                         (locations, scratch, smids, sync, histograms[condition], sink,
+                          np.uint32(iterations), np.uint32(per_role), np.uint32(layout), stress,
+                          np.uint32(LITMUS_STRESS_WORDS - 1)))
+                cp.cuda.runtime.deviceSynchronize()
+                launches[condition] += 1
+                total += 1
+            runs = [{"layout": layout, "stress": bool(stress_per_sm), "launches": launches[i],
+                     "histogram": unpack_u64(histograms[i])}
+                    for i, (layout, stress_per_sm) in enumerate(LITMUS_CONDITIONS)]
+            record.update({
+                "histogram": [sum(column) for column in zip(*(r["histogram"] for r in runs))],
+                "runs": runs, "launches": total, "iterations": iterations,
+                "instances": instances, "blocks": roles * per_role, "block": LITMUS_BLOCK,
+                "seconds": round(time.time() - test_started, 2),
+            })
+            print(f"{test['name']}: {total} launches of {instances} instances x {iterations} "
+                  f"iterations in {record['seconds']} s")
+        except Exception as error:  # report per test, keep going
+            record["error"] = f"{type(error).__name__}: {error}"
+            print(f"{test['name']}: {record['error']}")
+        results["tests"].append(record)
+    with open(f"{outdir}/litmus-results.json", "w") as f:
+        json.dump(results, f)
+    print(f"litmus: {time.time() - started:.1f} s in all; results in {outdir}/litmus-results.json")
+
+
 def main():
     if sys.argv[1] == "kernels-worker":
         kernels_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
@@ -178,6 +264,11 @@ def main():
         os.makedirs(sys.argv[3], exist_ok=True)
         budget = float(sys.argv[4]) if len(sys.argv) > 4 else 150.0
         run_kernels(sys.argv[2], sys.argv[3], budget)
+        return
+    if sys.argv[1] == "litmus":
+        os.makedirs(sys.argv[3], exist_ok=True)
+        budget = float(sys.argv[4]) if len(sys.argv) > 4 else 120.0
+        run_litmus(sys.argv[2], sys.argv[3], budget)
         return
     directory, outdir, sms = sys.argv[1], sys.argv[2], sys.argv[3:]
     print(cp.cuda.runtime.getDeviceProperties(0)["name"], "driver", cp.cuda.runtime.driverGetVersion())

@@ -9,6 +9,7 @@ pub mod contention;
 pub mod gpu_kernels;
 pub mod judge;
 pub mod linearize;
+pub mod litmus;
 pub mod llvm;
 pub mod ptx;
 pub mod random;

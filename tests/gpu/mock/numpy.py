@@ -2,6 +2,7 @@
 without a GPU (see cupy.py here). Not used on the device."""
 uint8 = "uint8"
 uint64 = "uint64"
+uint32 = int
 
 
 class ndarray:
@@ -11,6 +12,9 @@ class ndarray:
 
     def copy(self):
         return ndarray(self.data)
+
+    def fill(self, value):
+        self.data[:] = bytes([value]) * len(self.data)
 
     def tobytes(self):
         return bytes(self.data)

@@ -19,6 +19,9 @@
 //! - `gpu_cases kernels-gen DIR [PER_POOL [FIRST_SEED]]`, `kernels-check DIR RESULTS`,
 //!   `kernels-simulate DIR OUT`: the differential of random kernels, run as one thread as our PTX
 //!   for every SM and as llc's PTX from our LLVM IR (see `atomir_tests::gpu_kernels`).
+//! - `gpu_cases litmus-gen DIR [TESTS]`, `litmus-check DIR RESULTS [TESTS] [--strict]`,
+//!   `litmus-simulate OUT [TESTS]`: litmus tests of the memory model (default TESTS:
+//!   `tests/gpu/litmus`; see `atomir_tests::litmus`).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -31,6 +34,7 @@ use atomir_ir::{
 use atomir_ptx::PtxTarget;
 use atomir_tests::gpu_kernels;
 use atomir_tests::linearize::Linearizer;
+use atomir_tests::litmus;
 use atomir_tests::ptx::{legalize_cells, module_text};
 use serde_json::{json, Value as Json};
 use std::path::Path;
@@ -40,6 +44,18 @@ const THREADS: usize = 512;
 const KERNEL_CASES_PER_POOL: usize = 80;
 const KERNEL_FIRST_SEED: u64 = 0x6_0010;
 const SLOTS: usize = 4;
+/// The litmus tests, relative to the workspace root.
+const LITMUS_TESTS: &str = "tests/gpu/litmus";
+
+/// A path as given, or relative to the workspace root where it does not exist as given.
+fn workspace_path(path: &str) -> std::path::PathBuf {
+    let given = Path::new(path);
+    if given.exists() {
+        given.to_path_buf()
+    } else {
+        atomir_tests::tools::workspace_root().join(path)
+    }
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -97,10 +113,36 @@ fn main() {
                 std::process::exit(1);
             }
         }
+        Some("litmus-gen") if (3..=4).contains(&args.len()) => {
+            let tests = args.get(3).map_or(LITMUS_TESTS, String::as_str);
+            let lines = litmus::generate(&workspace_path(tests), Path::new(&args[2]))
+                .unwrap_or_else(|e| fail(&e));
+            lines.iter().for_each(|l| println!("{l}"));
+        }
+        Some("litmus-simulate") if (3..=4).contains(&args.len()) => {
+            let tests = args.get(3).map_or(LITMUS_TESTS, String::as_str);
+            let results = litmus::simulate(&workspace_path(tests), 1000).unwrap_or_else(|e| fail(&e));
+            write(&args[2], &results.to_string());
+        }
+        Some("litmus-check") if (4..=6).contains(&args.len()) => {
+            let strict = args[4..].iter().any(|a| a == "--strict");
+            let tests = args[4..]
+                .iter()
+                .find(|a| *a != "--strict")
+                .map_or(LITMUS_TESTS, String::as_str);
+            let text = std::fs::read_to_string(&args[3]).unwrap_or_else(|e| fail(&format!("{}: {e}", args[3])));
+            let results: Json =
+                serde_json::from_str(&text).unwrap_or_else(|e| fail(&e.to_string()));
+            let report = litmus::check(Path::new(&args[2]), &workspace_path(tests), &results).unwrap_or_else(|e| fail(&e));
+            print!("{}", report.text);
+            if report.failures > 0 || (strict && report.toothless > 0) {
+                std::process::exit(1);
+            }
+        }
         _ => fail(
             "usage: gpu_cases gen DIR TARGET... | gen-cubin DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | \
              dump TARGET FILE | kernels-gen DIR [PER_POOL [FIRST_SEED]] | kernels-check DIR \
-             RESULTS | kernels-simulate DIR OUT",
+             RESULTS | kernels-simulate DIR OUT | litmus-gen DIR [TESTS] | litmus-simulate OUT [TESTS] | litmus-check DIR RESULTS [TESTS] [--strict]",
         ),
     }
 }
