@@ -72,6 +72,10 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
         FencePolicy::OnAccess
     };
     legality.rewrites.extend(fences.rewrite(node.order));
+    // LLVM IR has no L2 eviction policy on load/store atomic either.
+    if node.hint.is_some() {
+        legality.rewrites.push(atomir_ir::Rewrite::CacheHintDropped);
+    }
     if target.triple == Triple::Nvptx64 && target.major < 22 && node.scope < Scope::System {
         // `ld.volatile`/`st.volatile` have the synchronizing semantics of `.relaxed.sys`.
         legality.rewrites.push(atomir_ir::Rewrite::ScopeWidened {

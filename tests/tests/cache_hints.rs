@@ -14,6 +14,8 @@ const KERNEL: &str = "kernel k(%g: ptr.global, %s: ptr.shared, %p: ptr.generic, 
   %e = atomic.add.relaxed.device.generic.u32.evict_last [%s], %x
   %f = atomic.add.relaxed.device.generic.u32.evict_last [%p], %x
   %h = atomic.add.relaxed.device.global.u32 [%g], %x
+  %l = atomic.load.acquire.device.global.u32.evict_last [%g]
+  atomic.store.release.device.global.u32.evict_last [%g], %x
 }
 ";
 
@@ -45,14 +47,15 @@ fn ptx_prints_a_hint_only_where_it_has_the_form_and_records_the_rest() {
     let sm90 = atomir_ptx::parse_target("sm_90").unwrap();
     // global add: printed; cas: no hinted form; shared: none; generic from ptr.global: points
     // to global memory; generic from ptr.shared or an unknown generic pointer: the ISA
-    // supports a hint on a generic address only where it points to global memory.
+    // supports a hint on a generic address only where it points to global memory; loads and
+    // stores are printed without one.
     assert_eq!(
         verdicts(sm90.as_ref()),
-        [true, false, false, true, false, false, false].map(Some)
+        [true, false, false, true, false, false, false, false, false].map(Some)
     );
     // Before sm_80 there is no `.L2::cache_hint`.
     let sm70 = atomir_ptx::parse_target("sm_70").unwrap();
-    assert_eq!(verdicts(sm70.as_ref()), [Some(false); 7]);
+    assert_eq!(verdicts(sm70.as_ref()), [Some(false); 9]);
 
     let module = text::parse(KERNEL).unwrap();
     let mut code = String::new();
@@ -89,12 +92,12 @@ fn visa_and_llvm_record_every_hint_they_leave_out() {
         let no = Some(false);
         assert_eq!(
             verdicts(target.as_ref()),
-            [no, no, no, none, none, none, no],
+            [no, no, no, none, none, none, no, no, no],
             "visa:{name}"
         );
     }
     for name in ["nvptx64", "amdgcn"] {
         let target = atomir_llvm::parse_target(name).unwrap();
-        assert_eq!(verdicts(target.as_ref()), [Some(false); 7], "llvm:{name}");
+        assert_eq!(verdicts(target.as_ref()), [Some(false); 9], "llvm:{name}");
     }
 }
