@@ -1,363 +1,13 @@
-//! Judging whole modules (not single matrix cells) with each target's own tool.
-//!
-//! Every target a backend accepts and a tool can judge is a [`JudgeTarget`]: its backend and a
-//! judge that takes a complete module's text (`LowerOptions { complete_module: true }`, as
-//! `atomir lower --module` prints it) and says whether the tool accepts it, with the tool's
-//! message when it does not. Many modules are judged per tool call: [`pack`] groups modules whose
-//! kernel names cannot meet (so that joining them adds no collision of its own), each group is
-//! lowered as one module, and a rejected group is bisected down to the module, then the kernel,
-//! that fails. [`shrink`] then removes instructions and parameters while the same tool still
-//! fails the same way, so a failure comes with a small kernel.
-//!
-//! A refusal (a `LowerError` with a rule) is a fine answer; a panic while lowering is a failure.
+//! Packing modules into batches for a tool, bisecting a rejected batch, and shrinking a
+//! rejected kernel to a small input that is still rejected.
 
-use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use atomir_ir::{text, verify, Backend, LowerError, LowerOptions, Module, Site, ValueType};
-use atomir_llvm::LlvmTarget;
+use atomir_ir::{text, verify, Backend, LowerOptions, Module, Site};
 
-use crate::llvm::{check_file, Codegen, LlvmTools};
-use crate::tools::{require, Tool};
-
-/// A backend for one target, as the backend crates hand them out.
-pub type TargetBackend = atomir::Target;
-
-/// The tool that judges a target's complete modules.
-pub enum Judge {
-    Ptxas {
-        ptxas: PathBuf,
-        arch: String,
-    },
-    GenxIr {
-        genx: PathBuf,
-        platform: String,
-    },
-    Llvm {
-        tools: LlvmTools,
-        target: LlvmTarget,
-    },
-}
-
-pub struct JudgeTarget {
-    /// The full target name, e.g. `ptx:sm_90`, `visa:PVC+svm`, `llvm:amdgcn@15`.
-    pub name: String,
-    pub backend: TargetBackend,
-    pub judge: Judge,
-}
-
-/// The PTX targets judged: every SM at the default ISA, and the oldest ISA of two SMs (features
-/// gated by ISA version).
-pub const PTX_TARGETS: &[&str] = &[
-    "sm_60",
-    "sm_70",
-    "sm_75",
-    "sm_80",
-    "sm_86",
-    "sm_89",
-    "sm_90",
-    "sm_90a",
-    "sm_100",
-    "sm_120",
-    "sm_60@5.0",
-    "sm_90@7.8",
-];
-pub const VISA_TARGETS: &[&str] = &["TGLLP", "DG2", "MTL", "PVC", "PVC+svm"];
-/// The LLVM majors judged here (the backend accepts 14 to 23).
-pub const LLVM_MAJORS: &[u32] = &[14, 15, 16, 19, 22, 23];
-pub const LLVM_TRIPLES: &[&str] = &[
-    "nvptx64",
-    "amdgcn",
-    "spirv64",
-    "x86_64",
-    "amdgcn+coarse-grained",
-    "spirv-vulkan",
-];
-
-/// Every target name judged, in a stable order.
-pub fn all_target_names() -> Vec<String> {
-    let mut names: Vec<String> = PTX_TARGETS.iter().map(|t| format!("ptx:{t}")).collect();
-    names.extend(VISA_TARGETS.iter().map(|t| format!("visa:{t}")));
-    for triple in LLVM_TRIPLES {
-        // The SPIR-V triples refuse everything before 22, where llc has no SPIR-V backend.
-        let majors = LLVM_MAJORS
-            .iter()
-            .filter(|major| !triple.starts_with("spirv-vulkan") || **major >= 22);
-        for major in majors {
-            let (head, knob) = match triple.split_once('+') {
-                Some((head, knob)) => (head, format!("+{knob}")),
-                None => (*triple, String::new()),
-            };
-            names.push(format!("llvm:{head}@{major}{knob}"));
-        }
-    }
-    names
-}
-
-/// The backend and judge of a full target name; `None` (with a printed reason) when its tool is
-/// missing and tools are not required.
-pub fn judge_target(name: &str) -> Option<JudgeTarget> {
-    let (prefix, spec) = name.split_once(':').expect("`<backend>:<target>`");
-    let (backend, judge) = match prefix {
-        "ptx" => {
-            let backend = name.parse().expect("a PTX target");
-            let arch = spec.split('@').next().unwrap_or(spec).to_string();
-            let number: u32 = arch
-                .trim_start_matches("sm_")
-                .trim_end_matches('a')
-                .parse()
-                .expect("sm_NN");
-            let tool = if number < 75 {
-                Tool::Ptxas12
-            } else {
-                Tool::Ptxas13
-            };
-            (
-                backend,
-                Judge::Ptxas {
-                    ptxas: require(tool)?,
-                    arch,
-                },
-            )
-        }
-        "visa" => {
-            let backend = name.parse().expect("a vISA target");
-            let platform = spec.split('+').next().unwrap_or(spec).to_string();
-            (
-                backend,
-                Judge::GenxIr {
-                    genx: require(Tool::GenxIr)?,
-                    platform,
-                },
-            )
-        }
-        "llvm" => {
-            let backend = name.parse().expect("an LLVM target");
-            let target = LlvmTarget::parse(spec).expect("an LLVM target");
-            let tools = LlvmTools::require(target.major)?.with_spirv_val(&target);
-            (backend, Judge::Llvm { tools, target })
-        }
-        other => panic!("unknown backend {other}"),
-    };
-    Some(JudgeTarget {
-        name: name.to_string(),
-        backend,
-        judge,
-    })
-}
-
-/// Runs a tool, returning its message on failure, with how it ended (a crash says so).
-fn run_tool(command: &mut Command) -> Result<(), String> {
-    match command.output() {
-        Ok(output) if output.status.success() => Ok(()),
-        Ok(output) => {
-            let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&output.stderr));
-            let how = match output.status.code() {
-                Some(code) => format!("exit status {code}"),
-                None => {
-                    use std::os::unix::process::ExitStatusExt;
-                    format!(
-                        "CRASHED (signal {})",
-                        output.status.signal().unwrap_or_default()
-                    )
-                }
-            };
-            Err(format!("[{how}] {}", text.trim()))
-        }
-        Err(error) => Err(format!("could not run {command:?}: {error}")),
-    }
-}
-
-impl JudgeTarget {
-    /// Whether the tool accepts a complete module's text; `scratch` is a folder of this caller's
-    /// own. `module` is what the text was lowered from (for the PTX address-space check).
-    pub fn judge(&self, module: &Module, code: &str, scratch: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(scratch).map_err(|e| e.to_string())?;
-        match &self.judge {
-            Judge::Ptxas { ptxas, arch } => {
-                let file = scratch.join("module.ptx");
-                std::fs::write(&file, code).map_err(|e| e.to_string())?;
-                run_tool(
-                    Command::new(ptxas)
-                        .arg(format!("-arch={arch}"))
-                        .arg("-O0")
-                        .arg(&file)
-                        .arg("-o")
-                        .arg(scratch.join("module.cubin")),
-                )
-                .map_err(|m| format!("ptxas: {m}"))?;
-                shared_window_check(module, code).map_err(|m| format!("address check: {m}"))
-            }
-            Judge::GenxIr { genx, platform } => {
-                let file = scratch.join("module.visaasm");
-                std::fs::write(&file, code).map_err(|e| e.to_string())?;
-                for stale in ["module.errors.txt", ".errors.txt"] {
-                    let _ = std::fs::remove_file(scratch.join(stale));
-                }
-                run_tool(
-                    Command::new(genx)
-                        .current_dir(scratch)
-                        .arg("module.visaasm")
-                        .args(["-platform", platform, "-output"]),
-                )
-                .map_err(|mut message| {
-                    for errors in ["module.errors.txt", ".errors.txt"] {
-                        if let Ok(extra) = std::fs::read_to_string(scratch.join(errors)) {
-                            message.push_str(&extra);
-                        }
-                    }
-                    format!("GenX_IR -platform {platform}: {message}")
-                })
-            }
-            Judge::Llvm { tools, target } => {
-                let file = scratch.join("module.ll");
-                std::fs::write(&file, code).map_err(|e| e.to_string())?;
-                // llc 14 at -O0 aborts on NVPTX shared-memory atomics that its default level
-                // compiles (see the LLVM matrix test), and llc 15 and 16 at -O0 on an
-                // addrspacecast of a shared pointer to generic ("Cannot cast between two
-                // non-generic address spaces"), which their default level compiles too.
-                let nvptx_before_17 =
-                    target.triple == atomir_llvm::Triple::Nvptx64 && target.major < 17;
-                let codegen = if target.major < 15 || nvptx_before_17 {
-                    Codegen::Default
-                } else {
-                    Codegen::Fast
-                };
-                check_file(tools, target, &file, &scratch.join("module.s"), codegen)
-            }
-        }
-    }
-
-    /// Lowers `module` as `--module` does, turning a panic into an error.
-    pub fn lower(&self, module: &Module) -> Lowered {
-        let options = LowerOptions {
-            complete_module: true,
-        };
-        let mut code = String::new();
-        match catch_unwind(AssertUnwindSafe(|| {
-            self.backend.lower(module, &options, &mut code)
-        })) {
-            Ok(Ok(_)) => Lowered::Code(code),
-            Ok(Err(error)) => Lowered::Refused(error),
-            Err(panic) => Lowered::Panicked(panic_message(&*panic)),
-        }
-    }
-}
-
-/// What lowering one module gave.
-pub enum Lowered {
-    Code(String),
-    Refused(LowerError),
-    Panicked(String),
-}
-
-/// The text of a panic's payload.
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "a panic without a message".into())
-}
-
-// ---- the PTX address-space check ---------------------------------------------------------------
-
-/// ptxas accepts a generic access through a shared-window address (it cannot know where a
-/// register points); the hardware faults. Tracks, per `.entry`, the registers that hold a
-/// `ptr.shared`/`ptr.shared_cluster` parameter (or values computed from one) until a
-/// `cvta.shared` turns them generic, and reports a generic-space `atom`/`red`/`ld`/`st` whose
-/// address is such a register. A straight-line approximation: enough for code that converts
-/// where it loads the parameter.
-pub fn shared_window_check(module: &Module, code: &str) -> Result<(), String> {
-    let mut entries = code.split(".entry ").skip(1);
-    for kernel in &module.kernels {
-        let Some(entry) = entries.next() else {
-            return Ok(());
-        };
-        let shared_params: HashSet<usize> = kernel
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| {
-                matches!(
-                    p.ty,
-                    ValueType::Ptr(atomir_ir::AddressSpace::Shared)
-                        | ValueType::Ptr(atomir_ir::AddressSpace::SharedCluster)
-                )
-            })
-            .map(|(i, _)| i)
-            .collect();
-        if shared_params.is_empty() {
-            continue;
-        }
-        let mut window: HashSet<String> = HashSet::new();
-        for line in entry.lines() {
-            let line = line.trim();
-            let line = match line.strip_prefix('@') {
-                Some(rest) => rest.split_once(' ').map_or("", |(_, r)| r).trim(),
-                None => line,
-            };
-            let Some((opcode, operands)) = line.split_once(char::is_whitespace) else {
-                continue;
-            };
-            let operands: Vec<&str> = operands
-                .trim_end_matches(';')
-                .split(',')
-                .map(str::trim)
-                .collect();
-            let address = operands.iter().find_map(|o| {
-                o.strip_prefix('[')
-                    .map(|a| a.trim_end_matches(']').split('+').next().unwrap_or(""))
-            });
-            let memory = ["atom.", "red.", "ld.", "st.", "cp.", "prefetch"]
-                .iter()
-                .any(|m| opcode.starts_with(m));
-            if opcode.starts_with("ld.param") {
-                let param = address.and_then(|a| a.rsplit("_param_").next()?.parse::<usize>().ok());
-                if let Some(index) = param {
-                    if shared_params.contains(&index) {
-                        window.insert(operands[0].to_string());
-                        continue;
-                    }
-                }
-                window.remove(operands[0]);
-                continue;
-            }
-            if memory {
-                let generic = !opcode.contains(".shared")
-                    && !opcode.contains(".global")
-                    && !opcode.contains(".param")
-                    && !opcode.contains(".local");
-                if let Some(address) = address {
-                    if generic && window.contains(address) {
-                        return Err(format!(
-                            "kernel `{}`: generic `{opcode}` through `{address}`, a shared-window \
-                             address (from a ptr.shared parameter, never converted with \
-                             cvta.shared): `{line}`",
-                            kernel.name
-                        ));
-                    }
-                }
-            }
-            let Some(dest) = operands.first() else {
-                continue;
-            };
-            if opcode.starts_with("cvta.shared") || opcode.starts_with("cvta.to.") {
-                window.remove(*dest);
-            } else if operands[1..].iter().any(|o| window.contains(*o)) {
-                window.insert(dest.to_string());
-            } else {
-                window.remove(*dest);
-            }
-        }
-    }
-    Ok(())
-}
+use super::{JudgeTarget, Lowered};
 
 // ---- packing, bisecting, shrinking -------------------------------------------------------------
 
@@ -365,7 +15,7 @@ pub fn shared_window_check(module: &Module, code: &str) -> Result<(), String> {
 /// (`a$b`, `a_b`), or one is the other followed by `_…` (`k` next to `k_param_0`, `k_out_0`,
 /// `k_BB_0`). Modules of one batch must not hold such a pair across them, so that joining them
 /// adds no collision of its own.
-fn names_may_meet(a: &str, b: &str) -> bool {
+pub(super) fn names_may_meet(a: &str, b: &str) -> bool {
     let (a, b) = (a.replace('$', "_"), b.replace('$', "_"));
     let extends = |long: &str, short: &str| {
         long.strip_prefix(short)
@@ -450,7 +100,7 @@ impl Rejection {
     }
 }
 
-fn indent(text: &str) -> String {
+pub(super) fn indent(text: &str) -> String {
     text.lines().map(|l| format!("    {l}\n")).collect()
 }
 
@@ -505,7 +155,11 @@ pub fn signature(message: &str) -> String {
 }
 
 /// The judge's verdict on a set of modules lowered together.
-fn judge_union(target: &JudgeTarget, modules: &[&Module], scratch: &Path) -> Result<(), String> {
+pub(super) fn judge_union(
+    target: &JudgeTarget,
+    modules: &[&Module],
+    scratch: &Path,
+) -> Result<(), String> {
     let union = Module {
         kernels: modules
             .iter()
@@ -643,7 +297,7 @@ pub fn shrink(
 /// Smaller versions of a module's canonical text, biggest cuts first: without one kernel,
 /// without every parameter its kernel never names, without one instruction, without one
 /// parameter.
-fn shrink_candidates(printed: &str) -> Vec<String> {
+pub(super) fn shrink_candidates(printed: &str) -> Vec<String> {
     let kernels: Vec<Vec<&str>> = printed
         .split("\n\n")
         .map(|k| k.lines().filter(|l| !l.is_empty()).collect())
@@ -737,7 +391,7 @@ pub struct Tally {
 
 /// `kernel` without what a refusal is about: an instruction nothing reads the result of, or a
 /// parameter nothing reads.
-fn without(kernel: &atomir_ir::Kernel, site: Site) -> Option<atomir_ir::Kernel> {
+pub(super) fn without(kernel: &atomir_ir::Kernel, site: Site) -> Option<atomir_ir::Kernel> {
     match site {
         Site::Inst(inst) => without_inst(kernel, inst),
         Site::Param(param) => without_param(kernel, param as usize),
@@ -745,7 +399,7 @@ fn without(kernel: &atomir_ir::Kernel, site: Site) -> Option<atomir_ir::Kernel> 
 }
 
 /// `kernel` without parameter number `param`, if nothing reads it.
-fn without_param(kernel: &atomir_ir::Kernel, param: usize) -> Option<atomir_ir::Kernel> {
+pub(super) fn without_param(kernel: &atomir_ir::Kernel, param: usize) -> Option<atomir_ir::Kernel> {
     let mut printed = String::new();
     text::print_kernel(&mut printed, kernel);
     let (header, body) = printed.split_once('\n')?;
@@ -769,7 +423,10 @@ fn without_param(kernel: &atomir_ir::Kernel, param: usize) -> Option<atomir_ir::
 }
 
 /// `kernel` without instruction `inst`, if nothing reads its result.
-fn without_inst(kernel: &atomir_ir::Kernel, inst: atomir_ir::Inst) -> Option<atomir_ir::Kernel> {
+pub(super) fn without_inst(
+    kernel: &atomir_ir::Kernel,
+    inst: atomir_ir::Inst,
+) -> Option<atomir_ir::Kernel> {
     let mut printed = String::new();
     text::print_kernel(&mut printed, kernel);
     let mut lines: Vec<&str> = printed.lines().collect();
@@ -855,33 +512,4 @@ pub fn accepted_parts(
             }
         })
         .collect()
-}
-
-/// A one-line summary of a tally.
-pub fn summary(tally: &Tally) -> String {
-    let mut text = format!(
-        "{} kernels: {} lowered, {} refused instructions dropped",
-        tally.kernels,
-        tally.accepted,
-        tally.refused.values().sum::<usize>()
-    );
-    if !tally.refused.is_empty() {
-        let rules: Vec<String> = tally
-            .refused
-            .iter()
-            .map(|(rule, n)| format!("{rule} {n}"))
-            .collect();
-        let _ = write!(text, " ({})", rules.join(", "));
-    }
-    if !tally.panics.is_empty() {
-        let _ = write!(text, ", {} PANICS", tally.panics.len());
-    }
-    text
-}
-
-/// A scratch folder under the target directory for one worker.
-pub fn scratch_dir(tag: &str) -> PathBuf {
-    crate::tools::workspace_root()
-        .join("target/judge-scratch")
-        .join(format!("{}-{tag}", std::process::id()))
 }
