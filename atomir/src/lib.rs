@@ -38,8 +38,9 @@
 //! add.space = AddressSpace::Global;
 //! kernel.push(add, None);
 //! let module = Module { kernels: vec![kernel] };
+//! let verified = atomir::verify::verify(&module).expect("the kernel is well formed");
 //! let mut ptx = String::new();
-//! target.lower(&module, &LowerOptions::default(), &mut ptx)?;
+//! target.lower(&verified, &LowerOptions::default(), &mut ptx)?;
 //! assert!(ptx.contains("red"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -48,6 +49,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use atomir_ir as ir;
+pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
     text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
     Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
@@ -158,7 +160,7 @@ impl Target {
     /// Lowers a verified module, appending the code to `out`; a refusal leaves `out` as it was.
     pub fn lower(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
@@ -169,7 +171,7 @@ impl Target {
     /// in chunks); a refusal writes nothing.
     pub fn lower_into(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         sink: &mut dyn std::io::Write,
     ) -> Result<LowerReport, WriteError> {
@@ -196,7 +198,7 @@ impl Backend for Target {
 
     fn lower(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
@@ -205,7 +207,7 @@ impl Backend for Target {
 
     fn lower_into(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         sink: &mut dyn std::io::Write,
     ) -> Result<LowerReport, WriteError> {
@@ -297,6 +299,7 @@ mod tests {
     #[test]
     fn lowering_into_a_writer_writes_what_lowering_into_a_string_builds() {
         let module = long_module();
+        let module = verify::verify(&module).expect("the module verifies");
         let mut compared = 0;
         for target in Target::all() {
             for complete_module in [false, true] {
@@ -342,7 +345,9 @@ mod tests {
         let options = LowerOptions {
             complete_module: false,
         };
-        match target.lower_into(&long_module(), &options, &mut Broken) {
+        let module = long_module();
+        let module = verify::verify(&module).expect("the module verifies");
+        match target.lower_into(&module, &options, &mut Broken) {
             Err(WriteError::Io(error)) => assert_eq!(error.to_string(), "gone"),
             other => panic!("a failing writer gave {other:?}"),
         }

@@ -14,6 +14,7 @@ use crate::kernel::{Fence, Inst, Kernel, Module, Param, SourceLoc};
 use crate::node::{AtomicNode, Node};
 use crate::rule::RuleId;
 use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
+use crate::verify::Verified;
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -423,15 +424,26 @@ pub trait Backend {
         }
     }
 
-    /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts).
+    /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts); an id
+    /// the kernel does not hold is refused.
     fn legalize_inst(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        self.legalize_node(&Node::of(kernel, inst))
+        match Node::of(kernel, inst) {
+            Some(node) => self.legalize_node(&node),
+            None => Err(Refusal::new(
+                crate::rule::KitRule::NoSuchInstruction,
+                format!(
+                    "kernel `{}` has {} instructions; it holds no {inst}",
+                    kernel.name,
+                    kernel.insts.len()
+                ),
+            )),
+        }
     }
 
     /// Lowers a verified module, appending the emitted code to `out`.
     fn lower(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError>;
@@ -441,7 +453,7 @@ pub trait Backend {
     /// the code is gathered whole, then written.)
     fn lower_into(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         sink: &mut dyn std::io::Write,
     ) -> Result<LowerReport, WriteError> {

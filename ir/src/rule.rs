@@ -81,5 +81,11 @@ rules! {
     pub enum KitRule {
         Unprintable = "lower.unprintable":
             "the printer cannot print what the table accepted (a bug: the table and the printer disagree)",
+        UndefinedNode = "lower.undefined-node":
+            "the IR gives the node no meaning (an op its type lacks, an order its op has no part for)",
+        Unverified = "lower.unverified":
+            "the kernel built for a node does not verify (a bug of the builder)",
+        NoSuchInstruction = "lower.no-such-instruction":
+            "the kernel holds no instruction of that id (an id of another kernel)",
     }
 }

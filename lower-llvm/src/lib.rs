@@ -119,7 +119,11 @@ mod tests {
             let mut out = String::new();
             LlvmTarget::parse(spec)
                 .unwrap()
-                .lower(&module, &LowerOptions::default(), &mut out)
+                .lower(
+                    &atomir_ir::verify::verify(&module).unwrap(),
+                    &LowerOptions::default(),
+                    &mut out,
+                )
                 .unwrap();
             out
         };
@@ -143,7 +147,11 @@ mod tests {
                 };
                 let verdict = target.legalize(&cell.node());
                 out.clear();
-                let lowered = target.lower(&module, &LowerOptions::default(), &mut out);
+                let lowered = target.lower(
+                    &atomir_ir::verify::verify(&module).unwrap(),
+                    &LowerOptions::default(),
+                    &mut out,
+                );
                 match (verdict, lowered) {
                     (Ok(legality), Ok(report)) => {
                         assert_eq!(

@@ -1042,9 +1042,10 @@ pub fn lower_cases(backend: &dyn Backend, cases: &[Case]) -> Result<String, Stri
         kernels: cases.iter().map(|c| c.kernel.clone()).collect(),
     };
     let mut code = String::new();
+    let verified = atomir_ir::verify::verify(&module).map_err(|d| d[0].to_string())?;
     backend
         .lower(
-            &module,
+            &verified,
             &atomir_ir::LowerOptions {
                 complete_module: true,
             },

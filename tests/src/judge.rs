@@ -234,8 +234,12 @@ impl JudgeTarget {
             complete_module: true,
         };
         let mut code = String::new();
+        let verified = match verify::verify(module) {
+            Ok(verified) => verified,
+            Err(diagnostics) => return Lowered::Unverified(diagnostics[0].to_string()),
+        };
         match catch_unwind(AssertUnwindSafe(|| {
-            self.backend.lower(module, &options, &mut code)
+            self.backend.lower(&verified, &options, &mut code)
         })) {
             Ok(Ok(_)) => Lowered::Code(code),
             Ok(Err(error)) => Lowered::Refused(error),
@@ -249,6 +253,8 @@ pub enum Lowered {
     Code(String),
     Refused(LowerError),
     Panicked(String),
+    /// The module does not verify (the first diagnostic), so it was not lowered.
+    Unverified(String),
 }
 
 /// The text of a panic's payload.
@@ -511,6 +517,7 @@ fn judge_union(target: &JudgeTarget, modules: &[&Module], scratch: &Path) -> Res
         Lowered::Code(code) => target.judge(&union, &code, scratch),
         Lowered::Refused(error) => Err(format!("refused when joined: {error}")),
         Lowered::Panicked(message) => Err(format!("lowering panicked when joined: {message}")),
+        Lowered::Unverified(message) => Err(format!("does not verify when joined: {message}")),
     }
 }
 
@@ -790,8 +797,9 @@ pub fn accepted_kernel(
     let mut code = String::new();
     loop {
         code.clear();
+        let verified = verify::verify(&module).ok()?;
         let lowered = catch_unwind(AssertUnwindSafe(|| {
-            backend.lower(&module, &options, &mut code)
+            backend.lower(&verified, &options, &mut code)
         }));
         match lowered {
             Ok(Ok(_)) => return module.kernels.pop(),
@@ -843,6 +851,15 @@ pub fn accepted_parts(
                             origin: origin.clone(),
                             input: text::print(&kept),
                             message: format!("lowering panicked: {message}"),
+                        });
+                        return Module::default();
+                    }
+                    Lowered::Unverified(message) => {
+                        tally.panics.push(Rejection {
+                            target: target.name.clone(),
+                            origin: origin.clone(),
+                            input: text::print(&kept),
+                            message: format!("does not verify: {message}"),
                         });
                         return Module::default();
                     }

@@ -79,9 +79,10 @@ pub fn lower_module(target: &LlvmTarget, kernels: &[Kernel]) -> Result<String, S
         kernels: kernels.to_vec(),
     };
     let mut text = String::new();
+    let verified = atomir_ir::verify::verify(&module).map_err(|d| d[0].to_string())?;
     target
         .lower(
-            &module,
+            &verified,
             &LowerOptions {
                 complete_module: true,
             },

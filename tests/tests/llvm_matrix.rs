@@ -81,7 +81,13 @@ fn prepare(spec: &'static str) -> Option<Config> {
                 // Cells whose functions differ only in their name (e.g. every scope on a CPU)
                 // are judged once.
                 text.clear();
-                target.lower(&module, &options, &mut text).unwrap();
+                target
+                    .lower(
+                        &atomir_ir::verify::verify(&module).unwrap(),
+                        &options,
+                        &mut text,
+                    )
+                    .unwrap();
                 let body = &text[text.find('(').unwrap()..];
                 let mut hasher = DefaultHasher::new();
                 body.hash(&mut hasher);

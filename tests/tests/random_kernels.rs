@@ -271,8 +271,16 @@ fn built_and_parsed_modules_lower_alike() {
         let parsed = text::parse(&generated.text).unwrap();
         for backend in &backends {
             let (mut a, mut b) = (String::new(), String::new());
-            let built = backend.lower(&generated.module, &options, &mut a);
-            let read = backend.lower(&parsed, &options, &mut b);
+            let built = backend.lower(
+                &atomir_ir::verify::verify(&generated.module).unwrap(),
+                &options,
+                &mut a,
+            );
+            let read = backend.lower(
+                &atomir_ir::verify::verify(&parsed).unwrap(),
+                &options,
+                &mut b,
+            );
             match (built, read) {
                 (Ok(_), Ok(_)) => {
                     assert_eq!(a, b, "seed {seed} on {}", backend.target_name());

@@ -51,7 +51,8 @@ fn kernel(name: &str, predicate: bool) -> Kernel {
             space: AddressSpace::Global,
             ..AtomicInst::new(AtomicOp::Add, ElemType::U32, p, x.into())
         },
-        Some("r"),
+        // Not `r`: the result of the empty-named value below takes that name.
+        Some("rv"),
     );
     for name in VALUE_NAMES.iter().skip(1) {
         let ty = if name.ends_with('f') {
@@ -91,7 +92,13 @@ fn lower(target: &str) -> String {
     let options = LowerOptions {
         complete_module: true,
     };
-    backend.lower(&module, &options, &mut out).unwrap();
+    backend
+        .lower(
+            &atomir_ir::verify::verify(&module).unwrap(),
+            &options,
+            &mut out,
+        )
+        .unwrap();
     out
 }
 
@@ -201,7 +208,11 @@ fn every_tool_accepts_the_names() {
         };
         target
             .backend
-            .lower(&module, &options, &mut code)
+            .lower(
+                &atomir_ir::verify::verify(&module).unwrap(),
+                &options,
+                &mut code,
+            )
             .unwrap_or_else(|error| panic!("{name}: {error:?}"));
         let scratch = scratch_dir(&format!("names-{}", name.replace([':', '@'], "-")));
         if let Err(message) = target.judge(&module, &code, &scratch) {

@@ -44,7 +44,7 @@ fn lower_matrix(target: VisaTarget) -> (BTreeMap<Strategy, usize>, Vec<(String, 
                 out.clear();
                 target
                     .lower(
-                        &module,
+                        &atomir_ir::verify::verify(&module).unwrap(),
                         &LowerOptions {
                             complete_module: true,
                         },

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use atomir_bench::{generated_module, targets, tools};
-use atomir_ir::{text, LowerOptions};
+use atomir_ir::{text, verify, LowerOptions};
 
 fn main() {
     if let Err(error) = compare() {
@@ -31,6 +31,7 @@ fn compare() -> Result<(), String> {
     println!("|---:|---:|---:|---:|---:|---:|");
     for atomics in [1_000usize, 10_000, 100_000] {
         let module = generated_module(atomics);
+        let module = verify::verify(&module).map_err(|d| d[0].to_string())?;
         let mut ll = String::new();
         llvm.lower(
             &module,

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use atomir_bench::sass::{ptx_functions, ptx_keeps_order_and_scope, summarize_sass, SassSummary};
 use atomir_bench::{targets, tools};
 use atomir_ir::matrix::{cells, Cell};
-use atomir_ir::{Backend, LowerOptions, Module};
+use atomir_ir::{verify, Backend, LowerOptions, Module};
 
 const BATCH: usize = 1500;
 
@@ -44,9 +44,13 @@ fn dedupe(backend: &dyn Backend, cells: &[Cell]) -> Unique {
             kernels: vec![cell.kernel()],
         };
         text.clear();
+        let Ok(verified) = verify::verify(&module) else {
+            unique.of_cell.push(None);
+            continue;
+        };
         if backend
             .lower(
-                &module,
+                &verified,
                 &LowerOptions {
                     complete_module: true,
                 },
@@ -211,9 +215,10 @@ fn sass_of(
     through_llc: Option<(&Path, &mut String)>,
 ) -> Result<HashMap<String, SassSummary>, String> {
     let mut text = String::new();
+    let module = verify::verify(module).map_err(|d| d[0].to_string())?;
     backend
         .lower(
-            module,
+            &module,
             &LowerOptions {
                 complete_module: true,
             },

@@ -33,6 +33,7 @@ use crate::legal::{
 use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
 use crate::types::AtomicOp;
+use crate::verify::Verified;
 
 /// What a table decided for one node: everything the printer needs to honour the verdict.
 pub trait Plan {
@@ -250,8 +251,13 @@ pub fn legalize_signature<T: Table>(table: &T, params: &[Param]) -> Result<(), (
     })
 }
 
-/// The plan for `node`, or the refusal with the smallest target that accepts the node.
+/// The plan for `node`, or the refusal with the smallest target that accepts the node. A node
+/// the IR does not define ([`Node::undefined`]) is refused before the table is asked, and no
+/// target accepts it.
 pub fn legalize<T: Table>(table: &T, node: &Node) -> Result<T::Plan, Refusal> {
+    if let Some(reason) = node.undefined() {
+        return Err(Refusal::new(KitRule::UndefinedNode, reason));
+    }
     table.plan_node(node).map_err(|mut refusal| {
         refusal.smallest_target = smallest_accepting(table, node);
         refusal
@@ -261,7 +267,7 @@ pub fn legalize<T: Table>(table: &T, node: &Node) -> Result<T::Plan, Refusal> {
 /// Lowers `module` for `target` with its own printer.
 pub fn lower_module<T: Target>(
     target: &T,
-    module: &Module,
+    module: &Verified<'_>,
     options: &LowerOptions,
     out: &mut String,
 ) -> Result<LowerReport, LowerError> {
@@ -276,10 +282,10 @@ pub fn lower_module<T: Target>(
 pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     table: &T,
     printer: P,
-    module: &'m Module,
+    module: &Verified<'m>,
     out: &mut String,
 ) -> Result<LowerReport, LowerError> {
-    drive(table, printer, module, out, None).map_err(|error| match error {
+    drive(table, printer, module.module(), out, None).map_err(|error| match error {
         WriteError::Lower(error) => error,
         WriteError::Io(_) => unreachable!("a lowering into a string writes nothing else"),
     })
@@ -294,7 +300,7 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
 /// that code in `sink`.
 pub fn lower_into<T: Target>(
     target: &T,
-    module: &Module,
+    module: &Verified<'_>,
     options: &LowerOptions,
     sink: &mut dyn io::Write,
 ) -> Result<LowerReport, WriteError> {
@@ -302,7 +308,7 @@ pub fn lower_into<T: Target>(
     let report = drive(
         target,
         target.printer(options),
-        module,
+        module.module(),
         &mut out,
         Some(sink),
     )?;
@@ -335,8 +341,8 @@ fn drive<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     let mut plan_of: HashMap<Node, u32> = HashMap::new();
     let mut chosen: Vec<u32> = Vec::new();
     for (index, kernel) in module.kernels.iter().enumerate() {
-        for inst in kernel.insts.keys() {
-            let node = Node::of(kernel, inst);
+        for (inst, data) in kernel.insts.iter() {
+            let node = Node::of_data(kernel, data);
             let plan = match plan_of.get(&node) {
                 Some(&plan) => plan,
                 None => {
@@ -519,7 +525,7 @@ impl<T: Target> Backend for T {
 
     fn lower(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
@@ -528,7 +534,7 @@ impl<T: Target> Backend for T {
 
     fn lower_into(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         sink: &mut dyn io::Write,
     ) -> Result<LowerReport, WriteError> {
