@@ -54,9 +54,10 @@ pub use atomir_ir::{
     text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
     Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
     LowerReport, Lowering, MemoryOrder, Module, Operand, Param, Predicate, Refusal, Rewrite,
-    RuleId, Scalar, Scope, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef, ValueType,
-    VectorList, VectorShape, Verdict, WriteError,
+    RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef,
+    ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
+pub use atomir_ir::{InstLowering, OnRefusal};
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use smallvec::SmallVec;
@@ -167,6 +168,12 @@ impl Target {
         self.backend().lower(module, options, out)
     }
 
+    /// Lowers every instruction of a verified module on its own: one answer per instruction,
+    /// in program order, its code or its refusal.
+    pub fn lower_each(&self, module: &Verified<'_>, options: &LowerOptions) -> Vec<InstLowering> {
+        self.backend().lower_each(module, options)
+    }
+
     /// Lowers a verified module, writing the code to `sink` as it is printed (kernel by kernel,
     /// in chunks); a refusal writes nothing.
     pub fn lower_into(
@@ -180,6 +187,10 @@ impl Target {
 }
 
 impl Backend for Target {
+    fn lower_each(&self, module: &Verified<'_>, options: &LowerOptions) -> Vec<InstLowering> {
+        self.backend().lower_each(module, options)
+    }
+
     fn target_name(&self) -> String {
         self.backend().target_name()
     }
@@ -303,7 +314,7 @@ mod tests {
         let mut compared = 0;
         for target in Target::all() {
             for complete_module in [false, true] {
-                let options = LowerOptions { complete_module };
+                let options = LowerOptions::fragment().with_complete_module(complete_module);
                 let mut whole = String::new();
                 let built = target.lower(&module, &options, &mut whole);
                 let mut written = Vec::new();
@@ -342,9 +353,7 @@ mod tests {
             }
         }
         let target: Target = "ptx:sm_90".parse().unwrap();
-        let options = LowerOptions {
-            complete_module: false,
-        };
+        let options = LowerOptions::fragment();
         let module = long_module();
         let module = verify::verify(&module).expect("the module verifies");
         match target.lower_into(&module, &options, &mut Broken) {

@@ -214,7 +214,7 @@ fn drive(module: &Module, targets: &[Target]) -> Result<bool, TestCaseError> {
     if let Ok(verified) = &verified {
         for target in targets {
             for complete_module in [false, true] {
-                let options = LowerOptions { complete_module };
+                let options = LowerOptions::fragment().with_complete_module(complete_module);
                 let mut out = String::new();
                 let lowered = no_panic(&format!("{target}: lower"), || {
                     target.lower(verified, &options, &mut out)

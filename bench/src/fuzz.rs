@@ -645,9 +645,7 @@ impl Fuzzer {
             let (name, backend) = &self.targets[index];
             self.out.clear();
             let out = &mut self.out;
-            let options = LowerOptions {
-                complete_module: number.is_multiple_of(2),
-            };
+            let options = LowerOptions::fragment().with_complete_module(number.is_multiple_of(2));
             let Some(verified) = &verified else {
                 // Only a verified module can be lowered (the type says so); the legality
                 // queries take any kernel and must answer every one without panicking.

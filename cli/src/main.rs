@@ -205,9 +205,7 @@ fn lower(args: &Args, _out: &mut String) -> Outcome {
     }
     let (name, module) = load_file(&file)?;
     let module = verified(&name, &module)?;
-    let options = LowerOptions {
-        complete_module: args.module,
-    };
+    let options = LowerOptions::fragment().with_complete_module(args.module);
     // Straight to standard output as it is printed: the code of a large module is several
     // times the size of the module, and is never held whole.
     let mut stdout = open_stdout().map_err(cannot_write)?;

@@ -86,6 +86,10 @@ pub struct VectorList {
 }
 
 impl VectorList {
+    pub(crate) const fn new(start: u32, len: u32) -> Self {
+        VectorList { start, len }
+    }
+
     pub const fn len(self) -> usize {
         self.len as usize
     }
@@ -286,7 +290,7 @@ pub struct Kernel {
     pub insts: PrimaryMap<Inst, InstData>,
     pub inst_locs: SecondaryMap<Inst, SourceLoc>,
     pub constants: PrimaryMap<Constant, u128>,
-    vector_pool: Vec<Scalar>,
+    pub(crate) vector_pool: Vec<Scalar>,
 }
 
 impl Kernel {

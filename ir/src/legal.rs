@@ -298,10 +298,60 @@ impl fmt::Display for Refusal {
 pub type Verdict = Result<Legality, Refusal>;
 
 /// Options every backend understands.
+///
+/// New options will come, so the struct is built from [`LowerOptions::fragment`] (the
+/// default) or [`LowerOptions::module`] and changed with the `with_…` methods.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LowerOptions {
     /// Wrap the output as a complete unit the target's own tools accept.
     pub complete_module: bool,
+    /// What to do with an instruction the target refuses.
+    pub on_refusal: OnRefusal,
+}
+
+impl LowerOptions {
+    /// Code for the inside of a unit of the client's (no module wrapper); stops at the first
+    /// refusal. The default.
+    pub const fn fragment() -> Self {
+        LowerOptions {
+            complete_module: false,
+            on_refusal: OnRefusal::Stop,
+        }
+    }
+
+    /// A complete unit the target's own tools accept; stops at the first refusal.
+    pub const fn module() -> Self {
+        LowerOptions {
+            complete_module: true,
+            ..LowerOptions::fragment()
+        }
+    }
+
+    /// These options, wrapping the output as a complete unit or not.
+    pub const fn with_complete_module(mut self, complete_module: bool) -> Self {
+        self.complete_module = complete_module;
+        self
+    }
+
+    /// These options, doing `on_refusal` with a refused instruction.
+    pub const fn with_on_refusal(mut self, on_refusal: OnRefusal) -> Self {
+        self.on_refusal = on_refusal;
+        self
+    }
+}
+
+/// What a lowering does with an instruction its target refuses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OnRefusal {
+    /// Lower nothing: the first refusal is the lowering's error.
+    #[default]
+    Stop,
+    /// Lower what the target accepts and report the rest in [`LowerReport::refusals`]. An
+    /// instruction that reads the result of one left out is left out too; a kernel whose
+    /// parameters the target cannot carry is left out whole (its signature is its interface).
+    Skip,
 }
 
 /// What a refusal is about: one instruction, or one parameter whose type the target cannot
@@ -343,6 +393,7 @@ pub struct LowerReport {
     verdicts: Vec<Legality>,
     verdict_index: HashMap<Legality, u32>,
     decisions: Vec<Decision>,
+    refusals: Vec<LowerError>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -385,6 +436,24 @@ impl LowerReport {
         })
     }
 
+    /// What was left out of the code, in program order ([`OnRefusal::Skip`]): each refused
+    /// instruction, each instruction that reads a result left out, and each kernel whose
+    /// parameters the target cannot carry (its instructions are then not in
+    /// [`LowerReport::decisions`]).
+    pub fn refusals(&self) -> &[LowerError] {
+        &self.refusals
+    }
+
+    /// Records that `error`'s instruction or kernel is left out of the code.
+    pub fn refuse(&mut self, error: LowerError) {
+        self.refusals.push(error);
+    }
+
+    /// Forgets the decisions after the first `len` (a kernel left out whole).
+    pub(crate) fn truncate_decisions(&mut self, len: usize) {
+        self.decisions.truncate(len);
+    }
+
     /// The number of instructions recorded.
     pub fn len(&self) -> usize {
         self.decisions.len()
@@ -398,6 +467,7 @@ impl LowerReport {
     pub fn shrink_to_fit(&mut self) {
         self.decisions.shrink_to_fit();
         self.verdicts.shrink_to_fit();
+        self.refusals.shrink_to_fit();
     }
 }
 
@@ -447,6 +517,16 @@ pub trait Backend {
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError>;
+
+    /// Lowers every instruction of a verified module on its own: one answer per instruction,
+    /// in program order, its code or its refusal ([`crate::lower::lower_each`]).
+    fn lower_each(
+        &self,
+        module: &Verified<'_>,
+        options: &LowerOptions,
+    ) -> Vec<crate::lower::InstLowering> {
+        crate::lower::lower_each(self, module, options)
+    }
 
     /// Lowers a verified module, writing the code to `sink` kernel by kernel, in chunks, so
     /// memory follows the module rather than its code. A refusal writes nothing. (By default

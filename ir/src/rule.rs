@@ -85,6 +85,8 @@ rules! {
             "the IR gives the node no meaning (an op its type lacks, an order its op has no part for)",
         Unverified = "lower.unverified":
             "the kernel built for a node does not verify (a bug of the builder)",
+        ReadsRefused = "lower.reads-refused-result":
+            "the instruction reads the result of an instruction left out of the code",
         NoSuchInstruction = "lower.no-such-instruction":
             "the kernel holds no instruction of that id (an id of another kernel)",
     }

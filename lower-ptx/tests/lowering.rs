@@ -400,13 +400,7 @@ fn a_million_atomics_lower_quickly() {
     let module = atomir_ir::verify::verify(&module).unwrap();
     let start = std::time::Instant::now();
     backend
-        .lower(
-            &module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut out,
-        )
+        .lower(&module, &LowerOptions::module(), &mut out)
         .unwrap();
     let elapsed = start.elapsed();
     assert_eq!(

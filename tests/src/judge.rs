@@ -1,7 +1,7 @@
 //! Judging whole modules (not single matrix cells) with each target's own tool.
 //!
 //! Every target a backend accepts and a tool can judge is a [`JudgeTarget`]: its backend and a
-//! judge that takes a complete module's text (`LowerOptions { complete_module: true }`, as
+//! judge that takes a complete module's text (`LowerOptions::module()`, as
 //! `atomir lower --module` prints it) and says whether the tool accepts it, with the tool's
 //! message when it does not. Many modules are judged per tool call: [`pack`] groups modules whose
 //! kernel names cannot meet (so that joining them adds no collision of its own), each group is
@@ -230,9 +230,7 @@ impl JudgeTarget {
 
     /// Lowers `module` as `--module` does, turning a panic into an error.
     pub fn lower(&self, module: &Module) -> Lowered {
-        let options = LowerOptions {
-            complete_module: true,
-        };
+        let options = LowerOptions::module();
         let mut code = String::new();
         let verified = match verify::verify(module) {
             Ok(verified) => verified,
@@ -791,9 +789,7 @@ pub fn accepted_kernel(
     let mut module = Module {
         kernels: vec![kernel],
     };
-    let options = LowerOptions {
-        complete_module: true,
-    };
+    let options = LowerOptions::module();
     let mut code = String::new();
     loop {
         code.clear();

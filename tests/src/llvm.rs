@@ -81,13 +81,7 @@ pub fn lower_module(target: &LlvmTarget, kernels: &[Kernel]) -> Result<String, S
     let mut text = String::new();
     let verified = atomir_ir::verify::verify(&module).map_err(|d| d[0].to_string())?;
     target
-        .lower(
-            &verified,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut text,
-        )
+        .lower(&verified, &LowerOptions::module(), &mut text)
         .map_err(|e| e.to_string())?;
     Ok(text)
 }

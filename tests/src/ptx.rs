@@ -81,13 +81,7 @@ pub fn module_text(backend: &PtxTarget, module: &Module) -> String {
     let mut text = String::new();
     let verified = atomir_ir::verify::verify(module).expect("cells verify");
     backend
-        .lower(
-            &verified,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut text,
-        )
+        .lower(&verified, &LowerOptions::module(), &mut text)
         .expect("legalized cells lower");
     text
 }

@@ -89,9 +89,7 @@ fn lower_golden(backend: &dyn Backend, module: &Module, input: &str) -> (String,
     }
     let mut code = String::new();
     if !accepted.kernels.is_empty() {
-        let options = LowerOptions {
-            complete_module: true,
-        };
+        let options = LowerOptions::module();
         if let Err(error) = backend.lower(
             &atomir_ir::verify::verify(&accepted).unwrap(),
             &options,

@@ -66,9 +66,7 @@ fn prepare(spec: &'static str) -> Option<Config> {
     let mut accepted: Vec<Kernel> = Vec::new();
     let mut seen = HashSet::new();
     let mut text = String::new();
-    let options = LowerOptions {
-        complete_module: true,
-    };
+    let options = LowerOptions::module();
     let mut module = Module::default();
     for cell in cells() {
         module.kernels.clear();

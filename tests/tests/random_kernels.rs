@@ -259,9 +259,7 @@ fn built_and_parsed_modules_lower_alike() {
                 .map(|s| atomir_llvm::parse_target(s).unwrap()),
         )
         .collect();
-    let options = atomir_ir::LowerOptions {
-        complete_module: true,
-    };
+    let options = atomir_ir::LowerOptions::module();
     let mut compared = 0;
     // Enough seeds that modules every backend lowers whole are common, although a module with
     // one instruction a backend refuses (loads, stores, fences and the newer ops, for now) is

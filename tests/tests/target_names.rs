@@ -89,9 +89,7 @@ fn lower(target: &str) -> String {
     let module = module(true);
     let backend: atomir::Target = target.parse().unwrap();
     let mut out = String::new();
-    let options = LowerOptions {
-        complete_module: true,
-    };
+    let options = LowerOptions::module();
     backend
         .lower(
             &atomir_ir::verify::verify(&module).unwrap(),
@@ -203,9 +201,7 @@ fn every_tool_accepts_the_names() {
             continue;
         };
         let mut code = String::new();
-        let options = LowerOptions {
-            complete_module: true,
-        };
+        let options = LowerOptions::module();
         target
             .backend
             .lower(

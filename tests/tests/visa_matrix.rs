@@ -45,9 +45,7 @@ fn lower_matrix(target: VisaTarget) -> (BTreeMap<Strategy, usize>, Vec<(String, 
                 target
                     .lower(
                         &atomir_ir::verify::verify(&module).unwrap(),
-                        &LowerOptions {
-                            complete_module: true,
-                        },
+                        &LowerOptions::module(),
                         &mut out,
                     )
                     .unwrap_or_else(|e| panic!("{cell}: legal but not lowered: {e}"));

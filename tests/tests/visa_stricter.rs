@@ -170,9 +170,7 @@ fn no_emitted_cell_uses_a_form_the_hardware_lacks() {
                         kernels: vec![kernel],
                     })
                     .unwrap(),
-                    &LowerOptions {
-                        complete_module: true,
-                    },
+                    &LowerOptions::module(),
                     &mut out,
                 )
                 .unwrap();

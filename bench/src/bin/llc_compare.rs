@@ -33,14 +33,8 @@ fn compare() -> Result<(), String> {
         let module = generated_module(atomics);
         let module = verify::verify(&module).map_err(|d| d[0].to_string())?;
         let mut ll = String::new();
-        llvm.lower(
-            &module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut ll,
-        )
-        .map_err(|e| e.to_string())?;
+        llvm.lower(&module, &LowerOptions::module(), &mut ll)
+            .map_err(|e| e.to_string())?;
         let ll_path = dir.join(format!("k{atomics}.ll"));
         std::fs::write(&ll_path, &ll).map_err(|e| e.to_string())?;
         let atom_path = dir.join(format!("k{atomics}.atom"));

@@ -49,13 +49,7 @@ fn dedupe(backend: &dyn Backend, cells: &[Cell]) -> Unique {
             continue;
         };
         if backend
-            .lower(
-                &verified,
-                &LowerOptions {
-                    complete_module: true,
-                },
-                &mut text,
-            )
+            .lower(&verified, &LowerOptions::module(), &mut text)
             .is_err()
         {
             unique.of_cell.push(None);
@@ -217,13 +211,7 @@ fn sass_of(
     let mut text = String::new();
     let module = verify::verify(module).map_err(|d| d[0].to_string())?;
     backend
-        .lower(
-            &module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut text,
-        )
+        .lower(&module, &LowerOptions::module(), &mut text)
         .map_err(|e| e.to_string())?;
     let ptx_path = dir.join(format!("{stem}.ptx"));
     match through_llc {
