@@ -4,7 +4,9 @@
 
 mod expand_common;
 
-use atomir_ir::expand::{expand, Expansion, Prim, Reuse, UnaryOp};
+use atomir_ir::expand::{
+    expand, BinaryOp, Expansion, Prim, PrimType, Reuse, SoftFloat, SoftFloatNeeds, UnaryOp,
+};
 use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::{ElemType, Lowering, VectorShape};
 use expand_common::{check, node, specials, supported_ops, Case, BASE, MEMORY_BYTES};
@@ -33,6 +35,10 @@ fn prove_pass(mut pass: impl FnMut(&mut Expansion)) -> usize {
                     let mut all = element_lowerings.clone();
                     if ty.bits() <= 16 && !ty.is_packed() {
                         all.push(Lowering::masked(op));
+                        // A load of the containing word (vISA's 8-bit loads).
+                        if op == atomir_ir::AtomicOp::Load {
+                            all.push(Lowering::MaskedOp);
+                        }
                     }
                     for element in all {
                         let lowering = Lowering::per_element(element, shape);
@@ -119,4 +125,101 @@ fn reuse_turns_the_exit_extraction_into_copies() {
         )),
         "{expansion}"
     );
+}
+
+#[test]
+fn soft_float_keeps_every_expansion_meaning() {
+    let mut soft = SoftFloat::new();
+    let needs = SoftFloatNeeds {
+        min_max: true,
+        bf16_narrowing: true,
+    };
+    let mut rewritten = 0;
+    let changed = prove_pass(|expansion| rewritten += soft.run(expansion, needs));
+    // Not a vacuous pass: every float min/max and bf16 add/sub expansion is rewritten.
+    assert!(rewritten > 50, "soft float rewrote {rewritten} primitives");
+    assert!(
+        changed > rewritten,
+        "soft float changed {changed} primitives"
+    );
+}
+
+#[test]
+fn soft_float_leaves_no_float_min_max_or_bf16_arithmetic() {
+    let needs = SoftFloatNeeds {
+        min_max: true,
+        bf16_narrowing: true,
+    };
+    for (op, ty) in [
+        (atomir_ir::AtomicOp::Min, ElemType::F16),
+        (atomir_ir::AtomicOp::Max, ElemType::F64),
+        (atomir_ir::AtomicOp::Add, ElemType::Bf16),
+    ] {
+        let mut expansion = expand(&node(op, ty, VectorShape::Scalar, true), Lowering::CasLoop);
+        SoftFloat::new().run(&mut expansion, needs);
+        let float_left = expansion.blocks.values().flat_map(|b| &b.prims).any(|p| {
+            matches!(
+                p,
+                Prim::Binary {
+                    op: BinaryOp::FMin | BinaryOp::FMax,
+                    ..
+                }
+            ) || matches!(p, Prim::Binary { dst, op: BinaryOp::FAdd | BinaryOp::FSub, .. }
+                    if expansion.vars[*dst] == PrimType::Bf16)
+        });
+        assert!(!float_left, "{op} {ty}:\n{expansion}");
+    }
+}
+
+/// Every 16-bit value against every special value, both ways round, through the soft-float
+/// CAS loop in the interpreter: float min/max of f16 and bf16, bf16 add and sub.
+#[test]
+fn soft_float_is_exact_on_every_16_bit_value() {
+    use atomir_ir::interp::Inputs;
+    use atomir_ir::semantics::{apply, FloatMode};
+    let needs = SoftFloatNeeds {
+        min_max: true,
+        bf16_narrowing: true,
+    };
+    let cases = [
+        (atomir_ir::AtomicOp::Min, ElemType::F16),
+        (atomir_ir::AtomicOp::Max, ElemType::F16),
+        (atomir_ir::AtomicOp::Min, ElemType::Bf16),
+        (atomir_ir::AtomicOp::Max, ElemType::Bf16),
+        (atomir_ir::AtomicOp::Add, ElemType::Bf16),
+        (atomir_ir::AtomicOp::Sub, ElemType::Bf16),
+    ];
+    let mut interp = Interpreter::new();
+    let mut memory = Memory::new(BASE, MEMORY_BYTES);
+    for (op, ty) in cases {
+        let inst = node(op, ty, VectorShape::Scalar, true);
+        let mut expansion = expand(&inst, Lowering::CasLoop);
+        assert!(SoftFloat::new().run(&mut expansion, needs) > 0, "{op} {ty}");
+        expansion
+            .validate(&inst)
+            .unwrap_or_else(|e| panic!("{op} {ty}: {e}"));
+        let specials = specials(ty);
+        for every in 0..=u16::MAX {
+            for &special in &specials {
+                for (old, operand) in [(u128::from(every), special), (special, u128::from(every))] {
+                    memory.write(BASE, 2, old).expect("in memory");
+                    let inputs = Inputs {
+                        addr: BASE,
+                        operands: &[operand],
+                        new_values: &[],
+                    };
+                    let outcome = interp
+                        .run(&expansion, &mut memory, inputs)
+                        .unwrap_or_else(|e| panic!("{op} {ty}: {e}"));
+                    let expected = apply(op, ty, old, operand, 0, FloatMode::Ieee);
+                    let stored = memory.read(BASE, 2).expect("in memory");
+                    assert_eq!(
+                        (stored, outcome.results.as_slice()),
+                        (expected, &[old][..]),
+                        "{op} {ty} old {old:#x} operand {operand:#x}"
+                    );
+                }
+            }
+        }
+    }
 }

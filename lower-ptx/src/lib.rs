@@ -143,7 +143,10 @@ impl Table for PtxTarget {
     }
 
     fn passes(&self) -> Passes {
-        Passes { reuse: true }
+        Passes {
+            reuse: true,
+            ..Passes::default()
+        }
     }
 }
 

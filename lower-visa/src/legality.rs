@@ -29,8 +29,8 @@ atomir_ir::rules! {
         NoInt64Alu = "visa.no-int64-alu":
             "a CAS loop on 64-bit integers needs a 64-bit integer ALU the platform lacks",
         UnsupportedNode = "visa.unsupported-node":
-            "the vISA backend does not lower this node yet (fences, loads, stores, usub_cond, \
-             usub_sat, fminimum, fmaximum, fminimumnum, fmaximumnum)",
+            "the vISA backend does not lower this node yet (usub_cond, usub_sat, fminimum, \
+             fmaximum, fminimumnum, fmaximumnum)",
     }
 }
 
@@ -123,7 +123,8 @@ pub enum MsgOp {
     FSub,
     FMin,
     FMax,
-    /// LSC only: an atomic load (SVM uses `or` with zero).
+    /// An atomic load: `lsc_atomic_load` (SVM: `or` with zero; SLM 64-bit: `icas` of zero
+    /// with zero). An atomic store is [`MsgOp::Xchg`] with its result unused.
     Load,
 }
 
@@ -205,15 +206,15 @@ pub const fn msg_op(op: AtomicOp, ty: ElemType) -> Option<MsgOp> {
         AtomicOp::Xor => MsgOp::Xor,
         AtomicOp::Exch => MsgOp::Xchg,
         AtomicOp::Cas => MsgOp::Cas,
+        AtomicOp::Load => MsgOp::Load,
+        AtomicOp::Store => MsgOp::Xchg,
         AtomicOp::Nand
         | AtomicOp::UsubCond
         | AtomicOp::UsubSat
         | AtomicOp::FMinimum
         | AtomicOp::FMaximum
         | AtomicOp::FMinimumNum
-        | AtomicOp::FMaximumNum
-        | AtomicOp::Load
-        | AtomicOp::Store => return None,
+        | AtomicOp::FMaximumNum => return None,
     })
 }
 
@@ -322,7 +323,7 @@ pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refus
 }
 
 /// Messages carry no order: fences before and after them do.
-const FENCES: FencePolicy = FencePolicy::RelaxedBetweenFences;
+pub(crate) const FENCES: FencePolicy = FencePolicy::RelaxedBetweenFences;
 
 /// What the vISA table decided for one node: the verdict, and the message that carries each
 /// native element (a split element, or the widened op of a masked op).
@@ -366,11 +367,6 @@ fn unsupported_node() -> Refusal {
     )
 }
 
-/// The table's answer for a fence.
-pub fn fence_plan(_target: VisaTarget, _fence: &atomir_ir::Fence) -> Result<VisaPlan, Refusal> {
-    Err(unsupported_node())
-}
-
 /// The platforms a refusal's smallest target is searched among, oldest first
 /// ([`Platform::ALL`]), each with its default messages.
 pub fn candidates() -> Vec<VisaTarget> {
@@ -381,7 +377,7 @@ fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
     use AtomicOp::*;
     if matches!(
         node.op,
-        Load | Store | UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
+        UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
     ) {
         return Err(unsupported_node());
     }
@@ -421,7 +417,7 @@ fn element_lowering(
     let (op, ty) = (node.op, node.ty);
     if ty.bits() == 8 {
         // No 8-bit atomics anywhere: the containing 32-bit word.
-        return Ok(Lowering::masked(op));
+        return Ok(crate::memory::part_word(op));
     }
     let cas_loop = |rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>| {
         if let Some(refusal) = loop_alu_refusal(target, op, ty) {

@@ -6,10 +6,12 @@
 //! - [`legality`]: the one legality table (rule ids `visa.*`).
 //! - [`emit`]: the printer (execution model, data layout, native messages, primitives).
 //! - [`encode`]: the binary form of `SVM_ATOMIC`.
+//! - [`memory`]: atomic loads, stores and stand-alone fences (single-copy atomicity, order).
 
 pub mod emit;
 pub mod encode;
 pub mod legality;
+pub mod memory;
 pub mod target;
 
 use atomir_ir::lower::{Table, Target};
@@ -46,7 +48,7 @@ impl Table for VisaTarget {
     }
 
     fn plan_fence(&self, fence: &Fence) -> Result<VisaPlan, Refusal> {
-        legality::fence_plan(*self, fence)
+        memory::fence_plan(*self, fence)
     }
 
     fn candidates(&self) -> Vec<VisaTarget> {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use atomir_ir::matrix::cells;
+use atomir_ir::matrix::all_cells;
 use atomir_ir::{Backend, LowerOptions, Module};
 use atomir_visa::{Platform, VisaTarget};
 
@@ -90,6 +90,33 @@ fn forbidden_form(target: VisaTarget, text: &str) -> Option<String> {
                 }
             }
         }
+        // 6. Plain (non-atomic) data-port messages: no source makes any of their widths
+        // single-copy atomic, and GenX_IR turns `svm_gather.2` into a one-byte read.
+        if [
+            "lsc_load",
+            "lsc_store",
+            "svm_gather",
+            "svm_scatter",
+            "svm_block_",
+        ]
+        .iter()
+        .any(|plain| mnemonic.starts_with(plain))
+        {
+            return Some(format!("a plain (non-atomic) access: {line}"));
+        }
+        // 7. An LSC atomic of a data size or vector no atomic message has (GenX_IR rejects
+        // most; the hardware has d16c32, d32 and d64, one element each).
+        if mnemonic.starts_with("lsc_atomic_") {
+            let sizes = line
+                .split_whitespace()
+                .filter_map(|operand| operand.split_once(':').map(|(_, size)| size))
+                .filter(|size| size.starts_with('d'));
+            for size in sizes {
+                if !matches!(size, "d16c32" | "d32" | "d64") {
+                    return Some(format!("LSC atomic of data size `{size}`: {line}"));
+                }
+            }
+        }
         // 5. LSC SIMD width beyond the platform's.
         if mnemonic.starts_with("lsc_") {
             let limit = if target.platform == Platform::Pvc {
@@ -139,6 +166,19 @@ fn the_scan_catches_each_form() {
             dg2,
             "lsc_atomic_iadd.ugm (M1, 32) x:d32 flat[a]:a64 x %null",
         ),
+        (dg2, "lsc_load.ugm (M1, 16) x:d32 flat[a]:a64"),
+        (dg2, "lsc_store.slm (M1, 16) flat[x]:a32 x:d16"),
+        (tgllp, "svm_gather.4.1 (M1, 8) a.0 x.0"),
+        (tgllp, "svm_scatter.2.1 (M1, 8) a.0 x.0"),
+        (tgllp, "svm_block_ld (1) a(0,0)<0;1,0> x.0"),
+        (
+            dg2,
+            "lsc_atomic_load.ugm (M1, 16) x:d16 flat[a]:a64 %null %null",
+        ),
+        (
+            dg2,
+            "lsc_atomic_store.ugm (M1, 16) %null:d32x2 flat[a]:a64 x %null",
+        ),
     ] {
         assert!(
             forbidden_form(target, &kernel(decls, line)).is_some(),
@@ -147,6 +187,11 @@ fn the_scan_catches_each_form() {
     }
     let fine = kernel(decls, "svm_atomic.cmpxchg.64 (M1, 8) a.0 q.0 q.0 q.0");
     assert_eq!(forbidden_form(tgllp, &fine), None);
+    let fine = kernel(
+        decls,
+        "lsc_atomic_store.ugm (M1, 16) %null:d16c32 flat[a]:a64 x %null",
+    );
+    assert_eq!(forbidden_form(dg2, &fine), None);
 }
 
 #[test]
@@ -154,10 +199,11 @@ fn no_emitted_cell_uses_a_form_the_hardware_lacks() {
     let mut targets: Vec<VisaTarget> = Platform::ALL.into_iter().map(VisaTarget::new).collect();
     targets.push(VisaTarget::parse("PVC+svm").unwrap());
     targets.push(VisaTarget::parse("DG2+svm").unwrap());
+    targets.push(VisaTarget::parse("MTL+svm").unwrap());
     let mut out = String::new();
     for target in targets {
         let mut scanned = 0;
-        for cell in cells() {
+        for cell in all_cells() {
             let kernel = cell.kernel();
             let inst = kernel.insts.keys().next().unwrap();
             if target.legalize_inst(&kernel, inst).is_err() {

@@ -408,11 +408,14 @@ fn part_word_element(
 
     if !needs_loop {
         // and/or/xor act bit by bit: widen the operand with bits that leave the rest unchanged.
-        let placed = place(b, operand);
-        let value = if node.op == AtomicOp::And {
-            b.binary(BinaryOp::Or, placed, keep)
-        } else {
-            placed
+        // A load reads the word and has no operand.
+        let value = match node.op {
+            AtomicOp::Load => b.constant(PrimType::I32, 0),
+            AtomicOp::And => {
+                let placed = place(b, operand);
+                b.binary(BinaryOp::Or, placed, keep)
+            }
+            _ => place(b, operand),
         };
         let old_word = b.var(PrimType::I32);
         b.push(Prim::Rmw {

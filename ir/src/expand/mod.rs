@@ -16,6 +16,7 @@
 mod build;
 mod prim;
 mod reuse;
+mod softfloat;
 mod validate;
 
 use cranelift_entity::{entity_impl, PrimaryMap};
@@ -26,6 +27,7 @@ use std::fmt;
 pub use build::{expand, mem_attrs, Expander};
 pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, TypeError, UnaryOp};
 pub use reuse::Reuse;
+pub use softfloat::{SoftFloat, SoftFloatNeeds};
 
 /// A basic block of an expansion.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

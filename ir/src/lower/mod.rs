@@ -25,9 +25,9 @@ pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 
-use crate::expand::{Block, Expander, Expansion, Prim, Reuse, Var};
 use cranelift_entity::SecondaryMap;
 
+use crate::expand::{Block, Expander, Expansion, Prim, Reuse, SoftFloat, SoftFloatNeeds, Var};
 use crate::kernel::{
     self, AtomicInst, Inst, InstData, Kernel, Module, Operand, Param, Scalar, Value,
 };
@@ -96,6 +96,9 @@ pub trait Table: Sized {
 pub struct Passes {
     /// Reuse pure results along single edges ([`Reuse`]).
     pub reuse: bool,
+    /// Float primitives the target cannot spell, rewritten in integers ([`SoftFloat`]); runs
+    /// before reuse, so reuse sees the rewritten primitives.
+    pub soft_float: SoftFloatNeeds,
 }
 
 /// A backend's printer, for one lowering of a module whose kernels live for `'m`.
@@ -182,6 +185,28 @@ pub trait Printer<'m> {
     ) -> Result<(), Unprintable> {
         Err(Unprintable(
             "a printer that binds block parameters by copies got a terminator".into(),
+        ))
+    }
+
+    /// Whether the printer spells the fences of an expansion whose accesses are relaxed between
+    /// fences ([`FencePolicy::RelaxedBetweenFences`]) once around the whole expansion, through
+    /// [`Printer::expansion_fence`], rather than around each of its accesses. Once is enough:
+    /// every access of the expansion lies between the same release fence and acquire fence
+    /// (LLVM's AtomicExpand brackets a CAS loop the same way), and a retry or a further
+    /// element runs no fence.
+    const BRACKETS_EXPANSIONS: bool = false;
+
+    /// One fence of the bracket around a whole expansion ([`Printer::BRACKETS_EXPANSIONS`]):
+    /// the leading one after [`Printer::expansion_begin`], the trailing one before
+    /// [`Printer::expansion_end`].
+    fn expansion_fence(
+        &mut self,
+        _x: &Expanding<'_, Self::Plan>,
+        _fence: Fence,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "a printer that brackets each access got an expansion's fence".into(),
         ))
     }
 
@@ -581,6 +606,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     let mut expander = Expander::new();
     let mut linear = Linear::new();
     let mut reuse = Reuse::new();
+    let mut soft_float = SoftFloat::new();
     let passes = table.passes();
     let mut chosen = chosen.into_iter();
     printer.module_begin(module, out);
@@ -616,6 +642,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                 printer.whole(at, plan, bracket, out)
             } else {
                 let expansion = expander.expand(&node, plan.legality().lowering);
+                soft_float.run(expansion, passes.soft_float);
                 if passes.reuse {
                     reuse.run(expansion);
                 }
@@ -653,6 +680,12 @@ fn print_steps<'m, P: Printer<'m>>(
     out: &mut String,
 ) -> Result<(), Unprintable> {
     printer.expansion_begin(x, out)?;
+    let once = P::BRACKETS_EXPANSIONS
+        .then(|| expansion_bracket(x))
+        .flatten();
+    if let Some(leading) = once.and_then(|bracket| bracket.leading) {
+        printer.expansion_fence(x, leading, out)?;
+    }
     for step in steps {
         match *step {
             Step::Block { block, entry } => printer.block(x, block, entry, out),
@@ -664,7 +697,10 @@ fn print_steps<'m, P: Printer<'m>>(
                     Prim::Rmw { mem, .. } => Some((Access::Rmw, mem)),
                     _ => None,
                 }
-                .map(|(access, mem)| FenceBracket::around(mem.order, x.plan.fences(access)));
+                .map(|(access, mem)| match once {
+                    Some(once) => FenceBracket::bare(once.order),
+                    None => FenceBracket::around(mem.order, x.plan.fences(access)),
+                });
                 printer.prim(x, prim, bracket, out)?;
             }
             Step::Copy { dst, src } => printer.copy(x, dst, src, out),
@@ -674,7 +710,26 @@ fn print_steps<'m, P: Printer<'m>>(
             Step::Terminator(block) => printer.terminator(x, block, out)?,
         }
     }
+    if let Some(trailing) = once.and_then(|bracket| bracket.trailing) {
+        printer.expansion_fence(x, trailing, out)?;
+    }
     printer.expansion_end(x, out)
+}
+
+/// The one bracket around a whole expansion, where every access of it is relaxed between fences
+/// under the plan's policy (the node's order is the order of each of its accesses).
+fn expansion_bracket<P: Plan>(x: &Expanding<'_, P>) -> Option<FenceBracket> {
+    let mut accesses = x.expansion.blocks.values().flat_map(|block| &block.prims);
+    let between_fences = accesses.all(|prim| {
+        let access = match prim {
+            Prim::Load { .. } => Access::Load,
+            Prim::Cas { .. } => Access::Cas,
+            Prim::Rmw { .. } => Access::Rmw,
+            _ => return true,
+        };
+        x.plan.fences(access) == FencePolicy::RelaxedBetweenFences
+    });
+    between_fences.then(|| FenceBracket::around(x.node.order, FencePolicy::RelaxedBetweenFences))
 }
 
 /// The error of a printer that cannot print what its table accepted.

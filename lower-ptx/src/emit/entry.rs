@@ -1,0 +1,235 @@
+//! The `.entry` around a kernel's body: its signature, the loads of its parameters, and the
+//! stores of its results (per thread for a test entry).
+
+use std::fmt::Write;
+
+use atomir_ir::{AddressSpace, Value, ValueDef, ValueType};
+
+use atomir_ir::lower::append_buffer;
+
+use super::native::memory_type;
+use super::regs::value_class;
+use super::{write_value, Class, KernelEmitter, KernelState, ParamMode, Temp};
+use crate::target::Feature;
+
+/// The `.entry` signature (into `out`) and the loads of its parameters (into `body`); returns
+/// the used results and, for a per-thread test entry, the thread's index.
+pub(super) fn entry_begin(
+    emitter: &mut KernelEmitter<'_>,
+    name: &str,
+    mode: ParamMode,
+    body: &mut String,
+    out: &mut String,
+) -> (Vec<Value>, Option<Temp>) {
+    let kernel = emitter.kernel;
+    let _ = write!(out, ".visible .entry {name}(");
+    let mut first = true;
+    let mut param = |out: &mut String, decl: &str, index: usize, suffix: &str| {
+        out.push_str(if first { "\n\t" } else { ",\n\t" });
+        first = false;
+        let _ = write!(out, ".param {decl} {name}_{suffix}{index}");
+    };
+    let results: Vec<Value> = kernel
+        .values
+        .iter()
+        .filter(|(_, data)| matches!(data.def, ValueDef::Result(_)))
+        .map(|(value, _)| value)
+        .collect();
+    for (index, p) in kernel.params.iter().enumerate() {
+        match mode {
+            ParamMode::PerThread => param(out, ".u64", index, "param_"),
+            _ => match p.ty {
+                ValueType::Ptr(_) => param(out, ".u64", index, "param_"),
+                ValueType::Pred => param(out, ".u32", index, "param_"),
+                ValueType::Data(elem, shape) if shape.is_vector() || elem.bits() == 128 => {
+                    let bytes = elem.bytes() as usize * shape.len();
+                    param(out, ".align 16 .b8", index, "param_");
+                    let _ = write!(out, "[{bytes}]");
+                }
+                ValueType::Data(elem, _) => {
+                    let decl = match elem.bits() {
+                        8 => ".u8",
+                        16 => ".b16",
+                        32 => ".b32",
+                        _ => ".b64",
+                    };
+                    param(out, decl, index, "param_");
+                }
+            },
+        }
+    }
+    // Every used result is stored through a trailing pointer, so that it is observable.
+    for index in 0..results.len() {
+        param(out, ".u64", index, "out_");
+    }
+    out.push_str("\n)\n{\n");
+
+    // Prologue: parameters into value registers.
+    let thread = (mode == ParamMode::PerThread).then(|| {
+        let (ctaid, ntid, tid) = (
+            emitter.temp(Class::B32),
+            emitter.temp(Class::B32),
+            emitter.temp(Class::B32),
+        );
+        let index = emitter.temp(Class::B64);
+        let _ = writeln!(body, "\tmov.u32 %_r{}, %ctaid.x;", ctaid.number);
+        let _ = writeln!(body, "\tmov.u32 %_r{}, %ntid.x;", ntid.number);
+        let _ = writeln!(body, "\tmov.u32 %_r{}, %tid.x;", tid.number);
+        let _ = writeln!(
+            body,
+            "\tmad.lo.u32 %_r{0}, %_r{1}, %_r{2}, %_r{0};",
+            tid.number, ctaid.number, ntid.number
+        );
+        let _ = writeln!(
+            body,
+            "\tcvt.u64.u32 %_d{}, %_r{};",
+            index.number, tid.number
+        );
+        index
+    });
+    for (index, p) in kernel.params.iter().enumerate() {
+        let (class, lanes) = value_class(p.ty);
+        let elem_bits = match p.ty {
+            ValueType::Data(elem, _) => elem.bits(),
+            ValueType::Ptr(_) => 64,
+            ValueType::Pred => 32,
+        };
+        let stride = (elem_bits.max(8) / 8) as usize * lanes;
+        // The address the value is read from: the parameter itself, or this thread's slot.
+        let (space, base) = match thread {
+            Some(thread) => {
+                let slot = emitter.temp(Class::B64);
+                let _ = writeln!(
+                    body,
+                    "\tld.param.u64 %_d{}, [{name}_param_{index}];",
+                    slot.number
+                );
+                let _ = writeln!(
+                    body,
+                    "\tmad.lo.u64 %_d{0}, %_d{1}, {stride}, %_d{0};",
+                    slot.number, thread.number
+                );
+                ("global", format!("%_d{}", slot.number))
+            }
+            None => ("param", format!("{name}_param_{index}")),
+        };
+        for lane in 0..lanes {
+            let offset = lane * (elem_bits.max(8) / 8) as usize;
+            let lane_index = (lanes > 1).then_some(lane);
+            match class {
+                Class::Pred => {
+                    let raw = emitter.temp(Class::B32);
+                    let _ = writeln!(body, "\tld.{space}.u32 %_r{}, [{base}];", raw.number);
+                    body.push_str("\tsetp.ne.u32 ");
+                    write_value(body, &emitter.names, p.value, None);
+                    let _ = writeln!(body, ", %_r{}, 0;", raw.number);
+                }
+                // Never read where the target has no `.b128` registers: nothing there can read
+                // a 128-bit value (see `legal::param`).
+                Class::B128 if !emitter.target.has(Feature::B128Register) => {}
+                Class::B128 => {
+                    let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
+                    let _ = writeln!(
+                        body,
+                        "\tld.{space}.v2.b64 {{%_d{}, %_d{}}}, [{base}+{offset}];",
+                        low.number, high.number
+                    );
+                    body.push_str("\tmov.b128 ");
+                    write_value(body, &emitter.names, p.value, lane_index);
+                    let _ = writeln!(body, ", {{%_d{}, %_d{}}};", low.number, high.number);
+                }
+                _ => {
+                    let _ = write!(body, "\tld.{space}.{} ", memory_type(elem_bits));
+                    write_value(body, &emitter.names, p.value, lane_index);
+                    let _ = writeln!(body, ", [{base}+{offset}];");
+                }
+            }
+        }
+        if p.ty == ValueType::Ptr(AddressSpace::Global) {
+            body.push_str("\tcvta.to.global.u64 ");
+            write_value(body, &emitter.names, p.value, None);
+            body.push_str(", ");
+            write_value(body, &emitter.names, p.value, None);
+            body.push_str(";\n");
+        }
+    }
+    (results, thread)
+}
+
+/// The stores of the used results (into `body`), the declarations (into `out`), then the body.
+pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
+    let emitter = &mut state.emitter;
+    let kernel = emitter.kernel;
+    let name = &state.name;
+    let thread = state.thread;
+    let results = &state.results;
+    for (index, result) in results.iter().enumerate() {
+        let ty = kernel.value_type(*result);
+        let (class, lanes) = value_class(ty);
+        let ValueType::Data(elem, _) = ty else {
+            continue;
+        };
+        let bytes = elem.bytes().max(1) as usize;
+        let slot = emitter.temp(Class::B64);
+        let _ = writeln!(
+            body,
+            "\tld.param.u64 %_d{0}, [{name}_out_{index}];\n\tcvta.to.global.u64 %_d{0}, %_d{0};",
+            slot.number
+        );
+        if let Some(thread) = &thread {
+            let _ = writeln!(
+                body,
+                "\tmad.lo.u64 %_d{0}, %_d{1}, {2}, %_d{0};",
+                slot.number,
+                thread.number,
+                bytes * lanes
+            );
+        }
+        for lane in 0..lanes {
+            let lane_index = (lanes > 1).then_some(lane);
+            if class == Class::B128 {
+                let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
+                let _ = write!(
+                    body,
+                    "\tmov.b128 {{%_d{}, %_d{}}}, ",
+                    low.number, high.number
+                );
+                write_value(body, &emitter.names, *result, lane_index);
+                body.push_str(";\n");
+                let _ = writeln!(
+                    body,
+                    "\tst.global.v2.b64 [%_d{}+{}], {{%_d{}, %_d{}}};",
+                    slot.number,
+                    lane * bytes,
+                    low.number,
+                    high.number
+                );
+            } else {
+                let _ = write!(
+                    body,
+                    "\tst.global.{} [%_d{}+{}], ",
+                    memory_type(elem.bits()),
+                    slot.number,
+                    lane * bytes
+                );
+                write_value(body, &emitter.names, *result, lane_index);
+                body.push_str(";\n");
+            }
+        }
+    }
+    // Declarations, then the body.
+    for (value, data) in kernel.values.iter() {
+        let (class, lanes) = value_class(data.ty);
+        if class == Class::B128 && !emitter.target.has(Feature::B128Register) {
+            continue;
+        }
+        for lane in 0..lanes {
+            let _ = write!(out, "\t.reg {} ", class.decl());
+            write_value(out, &emitter.names, value, (lanes > 1).then_some(lane));
+            out.push_str(";\n");
+        }
+    }
+    emitter.declare_temps(out);
+    append_buffer(out, body);
+    out.push_str("\tret;\n}\n");
+}

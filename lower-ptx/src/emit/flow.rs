@@ -1,0 +1,175 @@
+//! Control flow of an expansion: binding its inputs, labels, blocks, branches and the results
+//! copied out.
+
+use std::fmt::Write;
+
+use atomir_ir::expand::{Block, Expansion, Prim, PrimType, Var};
+use atomir_ir::{AddressSpace, AtomicInst, Inst, ValueType};
+
+use atomir_ir::lower::{FenceBracket, Label, Unprintable};
+
+use super::{Class, KernelEmitter, Src};
+use crate::legal::{Form, PtxPlan};
+
+impl<'k> KernelEmitter<'k> {
+    /// Prints an expansion: inputs bound by `mov`, blocks as labels, block parameters as
+    /// `mov`s before each jump, results moved to the node's result registers.
+    /// Binds an expansion's inputs: a register per variable, the address and operands moved in.
+    pub(super) fn expansion_begin(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        expansion: &Expansion,
+    ) -> Result<(), Unprintable> {
+        self.element = match plan.form {
+            Form::Expand { element } => element,
+            Form::Native(_) | Form::LdSt { .. } | Form::Fence => None,
+        };
+        if self.element.is_none()
+            && expansion
+                .memory_prims()
+                .any(|p| matches!(p, Prim::Rmw { .. }))
+        {
+            return Err(Unprintable(
+                "an expansion with a native element the plan does not name".into(),
+            ));
+        }
+        self.zero_skipped_result(out, inst);
+        self.guard_begin(out, inst, id);
+        let mut vars = std::mem::take(&mut self.vars);
+        vars.clear();
+        vars.extend(
+            expansion
+                .vars
+                .values()
+                .map(|ty| self.temp(Class::of_prim(*ty))),
+        );
+        self.vars = vars;
+        self.zero_extended.clear();
+        self.zero_extended.resize(self.vars.len(), false);
+        self.masked.clear();
+        self.masked.resize(self.vars.len(), None);
+        let addr = self.address(out, inst);
+        self.mov(out, self.var(expansion.addr), addr, 64);
+        let natural = PrimType::natural(inst.ty).bits();
+        if let Some(node_operand) = inst.operand {
+            for (lane, operand) in expansion.operands.iter().enumerate() {
+                let src = self.operand(out, node_operand, lane, inst.ty, false);
+                self.mov(out, self.var(*operand), src, natural);
+            }
+        }
+        if let Some(new_value) = inst.new_value {
+            for (lane, target) in expansion.new_values.iter().enumerate() {
+                let src = self.operand(out, new_value, lane, inst.ty, false);
+                self.mov(out, self.var(*target), src, natural);
+            }
+        }
+        Ok(())
+    }
+
+    /// The address of a node: its pointer, converted to a generic address where a generic node
+    /// goes through a pointer into a shared window (a shared-window address used as a generic
+    /// one names other memory).
+    pub(super) fn address(&mut self, out: &mut String, inst: &AtomicInst) -> Src {
+        let pointer = Src::Value(inst.addr, None);
+        if inst.space != AddressSpace::Generic {
+            return pointer;
+        }
+        let window = match self.kernel.values.get(inst.addr).map(|v| v.ty) {
+            Some(ValueType::Ptr(AddressSpace::Shared)) => ".shared",
+            Some(ValueType::Ptr(AddressSpace::SharedCluster)) => ".shared::cluster",
+            _ => return pointer,
+        };
+        let generic = self.temp(Class::B64);
+        let _ = write!(out, "\tcvta{window}.u64 ");
+        Self::put_temp(out, generic);
+        out.push_str(", ");
+        self.put(out, pointer);
+        out.push_str(";\n");
+        Src::Temp(generic)
+    }
+
+    /// The register of an expansion variable.
+    pub(super) fn var(&self, v: Var) -> Src {
+        Src::Temp(self.vars[v.as_u32() as usize])
+    }
+
+    pub(super) fn label(out: &mut String, id: Inst, label: Label) {
+        match label {
+            Label::Block(block) => {
+                let _ = write!(out, "$L{}_b{}", id.as_u32(), block.as_u32());
+            }
+            Label::Edge(edge) => {
+                let _ = write!(out, "$L{}_e{edge}", id.as_u32());
+            }
+            Label::Done => {
+                let _ = write!(out, "$L{}_done", id.as_u32());
+            }
+        }
+    }
+
+    pub(super) fn block(&mut self, out: &mut String, id: Inst, block: Block, entry: bool) {
+        if !entry {
+            Self::label(out, id, Label::Block(block));
+            out.push_str(":\n");
+        }
+        // A masked copy is only known valid in the block that made it.
+        self.masked.fill(None);
+    }
+
+    /// `bra.uni`, or with a guard `@p bra` / `@!p bra`.
+    pub(super) fn branch(&self, out: &mut String, id: Inst, guard: Option<(Var, bool)>, to: Label) {
+        out.push('\t');
+        match guard {
+            Some((cond, negated)) => {
+                out.push_str(if negated { "@!" } else { "@" });
+                self.put(out, self.var(cond));
+                out.push_str(" bra ");
+            }
+            None => out.push_str("bra.uni "),
+        }
+        Self::label(out, id, to);
+        out.push_str(";\n");
+    }
+
+    /// Moves the old values to the instruction's result.
+    pub(super) fn expansion_end(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        expansion: &Expansion,
+    ) {
+        if expansion.blocks.len() > 1 {
+            Self::label(out, id, Label::Done);
+            out.push_str(":\n");
+        }
+        if let Some(result) = inst.result {
+            let natural = PrimType::natural(inst.ty).bits();
+            for (lane, old) in expansion.results.iter().enumerate() {
+                let lane = inst.shape.is_vector().then_some(lane);
+                self.mov(out, Src::Value(result, lane), self.var(*old), natural);
+            }
+        }
+        self.guard_end(out, inst, id);
+    }
+}
+
+impl<'k> KernelEmitter<'k> {
+    /// One primitive of an expansion, or a copy of an equal pure one computed before it.
+    pub(super) fn step(
+        &mut self,
+        out: &mut String,
+        plan: &PtxPlan,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        expansion: &Expansion,
+    ) {
+        let vars = std::mem::take(&mut self.vars);
+        let element = self.element;
+        self.prim(out, plan, element, prim, bracket, &vars, expansion);
+        self.vars = vars;
+    }
+}

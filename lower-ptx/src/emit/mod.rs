@@ -1,0 +1,396 @@
+//! Printing PTX: one native node ([`KernelEmitter::native`]), the primitives of a shared
+//! expansion ([`KernelEmitter::prim`]), and the kernel around them ([`write_kernel`]).
+//!
+//! Everything is written into `&mut String`s that the caller reuses; the native path allocates
+//! nothing per instruction.
+
+use std::fmt::Write;
+
+use atomir_ir::expand::{Block, Prim, PrimType, Var};
+use atomir_ir::{Inst, Kernel, Value};
+
+use atomir_ir::lower::{
+    At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params, Printer,
+    Unprintable, PTX_ENTRY_NAMES,
+};
+use atomir_ir::Module;
+
+use crate::legal::{Form, PtxOp, PtxPlan};
+use crate::target::PtxTarget;
+
+mod entry;
+mod flow;
+mod native;
+mod prim;
+mod regs;
+use entry::{entry_begin, entry_end};
+
+/// A register class: PTX declares registers by bit size; 8-bit data lives in 16-bit registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    Pred,
+    B16,
+    B32,
+    B64,
+    B128,
+}
+
+impl Class {
+    const ALL: [Class; 5] = [Class::Pred, Class::B16, Class::B32, Class::B64, Class::B128];
+
+    const fn prefix(self) -> &'static str {
+        match self {
+            Class::Pred => "%_p",
+            Class::B16 => "%_h",
+            Class::B32 => "%_r",
+            Class::B64 => "%_d",
+            Class::B128 => "%_q",
+        }
+    }
+
+    const fn decl(self) -> &'static str {
+        match self {
+            Class::Pred => ".pred",
+            Class::B16 => ".b16",
+            Class::B32 => ".b32",
+            Class::B64 => ".b64",
+            Class::B128 => ".b128",
+        }
+    }
+
+    const fn bits(self) -> u32 {
+        match self {
+            Class::Pred => 1,
+            Class::B16 => 16,
+            Class::B32 => 32,
+            Class::B64 => 64,
+            Class::B128 => 128,
+        }
+    }
+
+    const fn of_bits(bits: u32) -> Class {
+        match bits {
+            1 => Class::Pred,
+            8 | 16 => Class::B16,
+            32 => Class::B32,
+            64 => Class::B64,
+            _ => Class::B128,
+        }
+    }
+
+    const fn of_prim(ty: PrimType) -> Class {
+        Class::of_bits(ty.bits())
+    }
+
+    const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A temporary register (`%_r7`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Temp {
+    class: Class,
+    number: u32,
+}
+
+/// A source operand: a temporary, or (a lane of) a value of the kernel.
+#[derive(Clone, Copy, Debug)]
+enum Src {
+    Temp(Temp),
+    Value(Value, Option<usize>),
+}
+
+/// How kernel parameters reach the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ParamMode {
+    /// Only the instructions (no entry, no declarations): readable output for diffs.
+    Listing,
+    /// A complete `.entry` whose parameters are the kernel's.
+    Entry,
+    /// A test entry: every parameter is a pointer to one value per thread, and every result is
+    /// stored to one slot per thread of an output array (see the GPU harness).
+    PerThread,
+}
+
+/// Register names: a letter first (the printer's temporaries start with `_`), no `$` (it
+/// separates a vector's lanes, `%name$<i>`), not a special register or its prefix.
+static REGISTER_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_',
+    well_formed: |name| name.starts_with(|c: char| c.is_ascii_alphabetic()),
+    lead: "v",
+    keywords: &[
+        "tid",
+        "ntid",
+        "laneid",
+        "warpid",
+        "nwarpid",
+        "ctaid",
+        "nctaid",
+        "smid",
+        "nsmid",
+        "gridid",
+        "clock",
+        "clock64",
+        "clock_hi",
+        "globaltimer",
+        "globaltimer_lo",
+        "globaltimer_hi",
+        "total_smem_size",
+        "aggr_smem_size",
+        "dynamic_smem_size",
+        "current_graph_exec",
+        "is_explicit_cluster",
+        "clusterid",
+        "nclusterid",
+        "cluster_ctaid",
+        "cluster_nctaid",
+        "cluster_ctarank",
+        "cluster_nctarank",
+        "warpsz",
+    ],
+    prefixes: &["lanemask_", "pm", "envreg", "reserved_smem"],
+    suffixes: &[],
+};
+
+/// Writes the register of a value (its name from [`REGISTER_NAMES`]); lane `i` of a vector
+/// value is `%name$i`.
+fn write_value(out: &mut String, names: &[String], value: Value, lane: Option<usize>) {
+    out.push('%');
+    out.push_str(&names[value.as_u32() as usize]);
+    if let Some(lane) = lane {
+        let _ = write!(out, "${lane}");
+    }
+}
+
+fn mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
+
+/// Emits the body of one kernel, counting the temporaries it uses.
+pub(crate) struct KernelEmitter<'k> {
+    pub target: PtxTarget,
+    pub kernel: &'k Kernel,
+    counts: [u32; 5],
+    /// Per expansion variable of type `I8`: whether its register is known zero-extended.
+    /// 8-bit values live in 16-bit registers whose high byte is unspecified, and are masked
+    /// only where an operation reads the high byte.
+    zero_extended: Vec<bool>,
+    /// Per expansion variable: its masked copy, valid in the block that made it.
+    masked: Vec<Option<Temp>>,
+    /// The registers of the current expansion's variables.
+    vars: Vec<Temp>,
+    /// The native form of the current expansion's `Rmw` primitives.
+    element: Option<PtxOp>,
+    /// The register name of each value, by index.
+    names: Vec<String>,
+}
+
+/// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
+pub struct PtxPrinter<'m> {
+    target: PtxTarget,
+    mode: ParamMode,
+    /// The current kernel's body, printed after its declarations.
+    body: String,
+    kernel: Option<KernelState<'m>>,
+    /// The `.entry` name of each kernel of the module, by index.
+    entry_names: Vec<String>,
+}
+
+/// What the printer keeps while it prints one kernel.
+struct KernelState<'m> {
+    emitter: KernelEmitter<'m>,
+    /// The `.entry`'s name.
+    name: String,
+    /// The kernel's used results, stored through trailing pointers.
+    results: Vec<Value>,
+    /// This thread's index, in a per-thread test entry.
+    thread: Option<Temp>,
+}
+
+impl<'m> PtxPrinter<'m> {
+    pub(crate) fn new(target: PtxTarget, mode: ParamMode) -> Self {
+        PtxPrinter {
+            target,
+            mode,
+            body: String::new(),
+            kernel: None,
+            entry_names: Vec::new(),
+        }
+    }
+
+    /// The current kernel and where its instructions go: `out` for a listing, the body else.
+    fn current<'a>(
+        &'a mut self,
+        out: &'a mut String,
+    ) -> Result<(&'a mut KernelEmitter<'m>, &'a mut String), Unprintable> {
+        let listing = self.mode == ParamMode::Listing;
+        let state = self
+            .kernel
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        let sink = if listing { out } else { &mut self.body };
+        Ok((&mut state.emitter, sink))
+    }
+}
+
+impl<'m> Printer<'m> for PtxPrinter<'m> {
+    type Plan = PtxPlan;
+
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        Namer::new(&PTX_ENTRY_NAMES).assign(kernels, &mut self.entry_names);
+        if self.mode != ParamMode::Listing {
+            let _ = writeln!(out, "// Generated by atomir for ptx:{}", self.target);
+            let _ = writeln!(out, ".version {}", self.target.isa);
+            let _ = writeln!(out, ".target {}", self.target.sm.name());
+            out.push_str(".address_size 64\n\n");
+        }
+    }
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
+        if index > 0 {
+            out.push('\n');
+        }
+        let mut emitter = KernelEmitter::new(self.target, kernel);
+        self.body.clear();
+        let name = self.entry_names.get(index).cloned().unwrap_or_default();
+        let (results, thread) = if self.mode == ParamMode::Listing {
+            let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
+            (Vec::new(), None)
+        } else {
+            entry_begin(&mut emitter, &name, self.mode, &mut self.body, out)
+        };
+        self.kernel = Some(KernelState {
+            emitter,
+            name,
+            results,
+            thread,
+        });
+    }
+
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &PtxPlan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        match plan.form {
+            Form::Native(op) => emitter.native(sink, at.inst, at.atomic, plan, op, bracket),
+            Form::LdSt { vector } => emitter.ld_st(sink, at.inst, at.atomic, plan, vector, bracket),
+            Form::Expand { .. } | Form::Fence => {
+                return Err(Unprintable("a whole node without a native form".into()))
+            }
+        }
+        Ok(())
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        fence: &atomir_ir::Fence,
+        plan: &PtxPlan,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        if plan.form != Form::Fence {
+            return Err(Unprintable("a fence without a fence plan".into()));
+        }
+        let (emitter, sink) = self.current(out)?;
+        // Spelled as the leading fence of an access of the fence's order would be.
+        let spelled = Fence {
+            side: FenceSide::Leading,
+            order: fence.order,
+        };
+        emitter.fence(sink, Some(spelled), plan);
+        Ok(())
+    }
+
+    const PARAMS: Params = Params::Copies;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.expansion_begin(sink, x.inst, x.atomic, x.plan, x.expansion)
+    }
+
+    fn block(&mut self, x: &Expanding<'_, PtxPlan>, block: Block, entry: bool, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.block(sink, x.inst, block, entry);
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.step(sink, x.plan, prim, bracket, x.expansion);
+        Ok(())
+    }
+
+    fn copy(&mut self, x: &Expanding<'_, PtxPlan>, dst: Var, src: Var, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            let bits = Class::of_prim(x.expansion.vars[dst]).bits();
+            emitter.mov(sink, emitter.var(dst), emitter.var(src), bits);
+        }
+    }
+
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        out: &mut String,
+    ) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.branch(sink, x.inst, Some((cond, negated)), to);
+        }
+    }
+
+    fn jump(&mut self, x: &Expanding<'_, PtxPlan>, to: Label, out: &mut String) {
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.branch(sink, x.inst, None, to);
+        }
+    }
+
+    fn label(&mut self, x: &Expanding<'_, PtxPlan>, label: Label, out: &mut String) {
+        if let Ok((_, sink)) = self.current(out) {
+            KernelEmitter::label(sink, x.inst, label);
+            sink.push_str(":\n");
+        }
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.expansion_end(sink, x.inst, x.atomic, x.expansion);
+        Ok(())
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(mut state) = self.kernel.take() else {
+            return;
+        };
+        if self.mode != ParamMode::Listing {
+            entry_end(&mut state, &mut self.body, out);
+        }
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+}

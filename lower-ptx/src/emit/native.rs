@@ -1,0 +1,394 @@
+//! Native instructions: fences, `atom`/`red` with their qualifiers, `ld`/`st`, and the
+//! result lanes they write.
+
+use std::fmt::Write;
+
+use atomir_ir::expand::MemAttrs;
+use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, CacheHint, Inst, Kernel, MemoryOrder, Scalar};
+
+use atomir_ir::lower::{Fence, FenceBracket};
+
+use super::{write_value, Class, KernelEmitter, Src, Temp};
+use crate::legal::{membar_level, scope_name, PtxOp, PtxPlan};
+use crate::target::{Feature, PtxTarget};
+
+/// `.shared::cta` where the ISA spells it (7.8+), `.shared` before.
+pub(super) fn space_suffix(target: PtxTarget, space: AddressSpace) -> &'static str {
+    match space {
+        AddressSpace::Generic => "",
+        AddressSpace::Global => ".global",
+        AddressSpace::Shared if target.has(Feature::Cluster) => ".shared::cta",
+        AddressSpace::Shared => ".shared",
+        AddressSpace::SharedCluster => ".shared::cluster",
+    }
+}
+
+pub(super) fn hint_policy(hint: CacheHint) -> &'static str {
+    match hint {
+        CacheHint::EvictFirst | CacheHint::NoAllocate => "L2::evict_first",
+        CacheHint::EvictLast => "L2::evict_last",
+        CacheHint::EvictNormal => "L2::evict_normal",
+    }
+}
+
+impl<'k> KernelEmitter<'k> {
+    /// The destinations of `lanes` of an instruction's result, in braces when `braced` (one
+    /// vector instruction); an unused result takes a fresh temporary per lane.
+    pub(super) fn result_lanes(
+        &mut self,
+        out: &mut String,
+        inst: &AtomicInst,
+        lanes: std::ops::Range<usize>,
+        braced: bool,
+    ) {
+        let class = Class::of_bits(inst.ty.bits());
+        if braced {
+            out.push('{');
+        }
+        let first = lanes.start;
+        for lane in lanes {
+            if lane > first {
+                out.push_str(", ");
+            }
+            match inst.result {
+                Some(result) => {
+                    let lane = inst.shape.is_vector().then_some(lane);
+                    write_value(out, &self.names, result, lane);
+                }
+                None => {
+                    let temp = self.temp(class);
+                    Self::put_temp(out, temp);
+                }
+            }
+        }
+        if braced {
+            out.push('}');
+        }
+    }
+}
+
+impl<'k> KernelEmitter<'k> {
+    /// Spells a fence of the bracket: `fence.sc`/`fence.acq_rel` where the target has `.sem`,
+    /// a `membar` (sequentially consistent) before.
+    pub(super) fn fence(&self, out: &mut String, fence: Option<Fence>, plan: &PtxPlan) {
+        let Some(fence) = fence else { return };
+        if !self.target.has(Feature::Sem) {
+            let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
+        } else if fence.order == MemoryOrder::SeqCst {
+            let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
+        } else {
+            let _ = writeln!(out, "\tfence.acq_rel.{};", scope_name(plan.scope));
+        }
+    }
+
+    /// `.<sem>` of an access's own order, where the target spells orders on instructions.
+    pub(super) fn sem(&self, out: &mut String, order: MemoryOrder) {
+        if self.target.has(Feature::Sem) {
+            out.push('.');
+            out.push_str(match order {
+                MemoryOrder::Relaxed => "relaxed",
+                MemoryOrder::Acquire => "acquire",
+                MemoryOrder::Release => "release",
+                MemoryOrder::AcqRel => "acq_rel",
+                MemoryOrder::SeqCst => "seq_cst",
+            });
+        }
+    }
+
+    /// Starts a guarded region: a branch over it when the predicate does not hold.
+    /// The result of a predicated node is 0 where the predicate fails (the IR defines it so):
+    /// set before the node, which leaves its destination alone where it does not execute.
+    pub(super) fn zero_skipped_result(&mut self, out: &mut String, inst: &AtomicInst) {
+        let (Some(_), Some(result)) = (inst.predicate, inst.result) else {
+            return;
+        };
+        let class = Class::of_bits(inst.ty.bits());
+        let zero128 = (class == Class::B128).then(|| {
+            let zero = self.temp(Class::B64);
+            out.push_str("\tmov.b64 ");
+            Self::put_temp(out, zero);
+            out.push_str(", 0;\n");
+            zero
+        });
+        for lane in 0..inst.shape.len() {
+            let lane = inst.shape.is_vector().then_some(lane);
+            let _ = write!(out, "\tmov.b{} ", class.bits());
+            write_value(out, &self.names, result, lane);
+            match zero128 {
+                Some(zero) => {
+                    out.push_str(", {");
+                    Self::put_temp(out, zero);
+                    out.push_str(", ");
+                    Self::put_temp(out, zero);
+                    out.push_str("};\n");
+                }
+                None => out.push_str(", 0;\n"),
+            }
+        }
+    }
+
+    pub(super) fn guard_begin(&self, out: &mut String, inst: &AtomicInst, id: Inst) {
+        if let Some(predicate) = inst.predicate {
+            out.push('\t');
+            out.push_str(if predicate.negated { "@" } else { "@!" });
+            write_value(out, &self.names, predicate.value, None);
+            let _ = writeln!(out, " bra $L{}_end;", id.as_u32());
+        }
+    }
+
+    pub(super) fn guard_end(&self, out: &mut String, inst: &AtomicInst, id: Inst) {
+        if inst.predicate.is_some() {
+            let _ = writeln!(out, "$L{}_end:", id.as_u32());
+        }
+    }
+
+    /// The one place a native `atom`/`red` node is printed.
+    pub(super) fn native(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        s: PtxOp,
+        bracket: FenceBracket,
+    ) {
+        self.zero_skipped_result(out, inst);
+        let lanes = inst.shape.len();
+        let single = inst.predicate.is_some()
+            && !s.negate
+            && !s.hint
+            && bracket.is_bare()
+            && operand_is_registers(self.kernel, inst);
+        if !single {
+            self.guard_begin(out, inst, id);
+        }
+        let mut operands = [Src::Temp(Temp {
+            class: Class::B32,
+            number: 0,
+        }); 8];
+        let mut new_values = operands;
+        for lane in 0..lanes {
+            // Every node the table prints whole has an operand (loads are refused).
+            let Some(operand) = inst.operand else {
+                break;
+            };
+            operands[lane] = self.operand(out, operand, lane, inst.ty, s.negate);
+            if let Some(new_value) = inst.new_value {
+                new_values[lane] = self.operand(out, new_value, lane, inst.ty, false);
+            }
+        }
+        let addr = self.address(out, inst);
+        let policy = match (s.hint, inst.hint) {
+            (true, Some(hint)) => {
+                let temp = self.temp(Class::B64);
+                out.push_str("\tcreatepolicy.fractional.");
+                out.push_str(hint_policy(hint));
+                out.push_str(".b64 ");
+                Self::put_temp(out, temp);
+                out.push_str(", 1.0;\n");
+                Some(temp)
+            }
+            _ => None,
+        };
+        self.fence(out, bracket.leading, plan);
+        out.push('\t');
+        if single {
+            if let Some(predicate) = inst.predicate {
+                out.push_str(if predicate.negated { "@!" } else { "@" });
+                write_value(out, &self.names, predicate.value, None);
+                out.push(' ');
+            }
+        }
+        out.push_str(if s.reduction { "red" } else { "atom" });
+        self.sem(out, bracket.order);
+        out.push('.');
+        out.push_str(scope_name(plan.scope));
+        out.push_str(space_suffix(self.target, inst.space));
+        out.push('.');
+        out.push_str(s.op.as_str());
+        if s.noftz {
+            out.push_str(".noftz");
+        }
+        if policy.is_some() {
+            out.push_str(".L2::cache_hint");
+        }
+        if inst.shape.is_vector() {
+            out.push('.');
+            out.push_str(inst.shape.as_str());
+        }
+        out.push('.');
+        out.push_str(s.ty.as_str());
+        out.push(' ');
+        if !s.reduction {
+            self.result_lanes(out, inst, 0..lanes, inst.shape.is_vector());
+            out.push_str(", ");
+        }
+        out.push('[');
+        self.put(out, addr);
+        out.push_str("], ");
+        self.list(out, &operands[..lanes], inst.shape.is_vector());
+        if inst.new_value.is_some() {
+            out.push_str(", ");
+            self.list(out, &new_values[..lanes], inst.shape.is_vector());
+        }
+        if let Some(policy) = policy {
+            out.push_str(", ");
+            Self::put_temp(out, policy);
+        }
+        out.push_str(";\n");
+        self.fence(out, bracket.trailing, plan);
+        if !single {
+            self.guard_end(out, inst, id);
+        }
+    }
+
+    /// The one place an atomic `ld`/`st` is printed: one vector instruction, or one per
+    /// element at its byte offset, each with the fences of the bracket.
+    pub(super) fn ld_st(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        vector: bool,
+        bracket: FenceBracket,
+    ) {
+        self.zero_skipped_result(out, inst);
+        let addr = self.address(out, inst);
+        self.guard_begin(out, inst, id);
+        let load = inst.op == AtomicOp::Load;
+        let lanes = inst.shape.len();
+        let mut values = [Src::Temp(Temp {
+            class: Class::B32,
+            number: 0,
+        }); 8];
+        if let Some(operand) = inst.operand {
+            for (lane, value) in values.iter_mut().enumerate().take(lanes) {
+                *value = self.operand(out, operand, lane, inst.ty, false);
+            }
+        }
+        let per_instruction = if vector { lanes } else { 1 };
+        for first in (0..lanes).step_by(per_instruction) {
+            self.fence(out, bracket.leading, plan);
+            out.push_str(if load { "\tld" } else { "\tst" });
+            if self.target.has(Feature::Sem) {
+                self.sem(out, bracket.order);
+                out.push('.');
+                out.push_str(scope_name(plan.scope));
+            } else {
+                out.push_str(".volatile");
+            }
+            out.push_str(space_suffix(self.target, inst.space));
+            if vector {
+                out.push('.');
+                out.push_str(inst.shape.as_str());
+            }
+            let _ = write!(out, ".b{} ", inst.ty.bits());
+            let lanes_here = first..first + per_instruction;
+            if load {
+                self.result_lanes(out, inst, lanes_here.clone(), vector);
+                out.push_str(", ");
+            }
+            out.push('[');
+            self.put(out, addr);
+            if first > 0 {
+                let _ = write!(out, "+{}", first * inst.ty.bytes() as usize);
+            }
+            out.push(']');
+            if !load {
+                out.push_str(", ");
+                self.list(out, &values[lanes_here], vector);
+            }
+            out.push_str(";\n");
+            self.fence(out, bracket.trailing, plan);
+        }
+        self.guard_end(out, inst, id);
+    }
+
+    pub(super) fn list(&self, out: &mut String, srcs: &[Src], braces: bool) {
+        if braces {
+            out.push('{');
+        }
+        for (index, src) in srcs.iter().enumerate() {
+            if index > 0 {
+                out.push_str(", ");
+            }
+            self.put(out, *src);
+        }
+        if braces {
+            out.push('}');
+        }
+    }
+}
+
+impl<'k> KernelEmitter<'k> {
+    /// `atom{.sem}.<scope>{.space}` or `red…` of a primitive (order fences printed by the caller).
+    pub(super) fn atom_head(
+        &self,
+        out: &mut String,
+        plan: &PtxPlan,
+        mem: MemAttrs,
+        order: MemoryOrder,
+        reduction: bool,
+    ) {
+        out.push_str(if reduction { "\tred" } else { "\tatom" });
+        self.sem(out, order);
+        out.push('.');
+        out.push_str(scope_name(plan.scope));
+        out.push_str(space_suffix(self.target, mem.space));
+    }
+
+    /// An atomic load: `ld.relaxed`/`ld.acquire` with the scope (sm_70+), `ld.volatile` plus
+    /// membars before.
+    pub(super) fn load(
+        &self,
+        out: &mut String,
+        plan: &PtxPlan,
+        mem: MemAttrs,
+        bracket: FenceBracket,
+        dst: Temp,
+        addr: Temp,
+    ) {
+        let bits = dst.class.bits();
+        self.fence(out, bracket.leading, plan);
+        if self.target.has(Feature::Sem) {
+            // A load has no release part: its own order is acquire or relaxed.
+            let sem = if bracket.order.has_acquire() {
+                "acquire"
+            } else {
+                "relaxed"
+            };
+            let _ = write!(out, "\tld.{sem}.{}", scope_name(plan.scope));
+        } else {
+            out.push_str("\tld.volatile");
+        }
+        out.push_str(space_suffix(self.target, mem.space));
+        let _ = write!(out, ".b{bits} ");
+        Self::put_temp(out, dst);
+        out.push_str(", [");
+        Self::put_temp(out, addr);
+        out.push_str("];\n");
+        self.fence(out, bracket.trailing, plan);
+    }
+}
+
+pub(super) fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
+    let is_value = |operand: atomir_ir::Operand| match operand {
+        atomir_ir::Operand::Scalar(scalar) => matches!(scalar, Scalar::Value(_)),
+        atomir_ir::Operand::Vector(list) => kernel
+            .vector_elements(list)
+            .iter()
+            .all(|s| matches!(s, Scalar::Value(_))),
+    };
+    inst.operand.is_none_or(is_value) && inst.new_value.is_none_or(is_value)
+}
+
+/// The `ld`/`st` type of one lane of a value of class `class` holding `elem`.
+pub(super) fn memory_type(elem_bits: u32) -> &'static str {
+    match elem_bits {
+        8 => "u8",
+        16 => "b16",
+        32 => "b32",
+        _ => "b64",
+    }
+}

@@ -1,0 +1,412 @@
+//! Control flow of an expansion: binding its inputs, giving its variables temporaries by
+//! live range, labels, `goto`s, the copies on edges and the results copied out.
+
+use cranelift_entity::EntityRef;
+use std::fmt::Write;
+
+use atomir_ir::expand::{Expansion, Prim, PrimType, Terminator, Var};
+use atomir_ir::lower::{FenceBracket, Label};
+use atomir_ir::{AddressSpace, Inst, Kernel, Scalar, ValueType};
+
+use super::{operand_scalar, storage_of, EmitError, Storage, View, VisaPrinter};
+use crate::legality::{Surface, VisaPlan};
+
+impl<'m> VisaPrinter<'m> {
+    /// Binds an expansion's inputs to the IR's variables; everything else is a temp.
+    pub(super) fn expansion_begin(
+        &mut self,
+        kernel: &Kernel,
+        inst_id: Inst,
+        inst: &atomir_ir::AtomicInst,
+        expansion: &Expansion,
+    ) -> Result<(), EmitError> {
+        self.reached_done = false;
+        let surface = match inst.space {
+            AddressSpace::Shared => Surface::Slm,
+            _ => Surface::Global,
+        };
+        // Bind the expansion's inputs to the IR's variables; everything else is a temp.
+        self.var_slots.clear();
+        self.var_slots.resize(expansion.vars.len(), usize::MAX);
+        self.var_slots[expansion.addr.index()] = self.value_slot(kernel, inst.addr, None);
+        let mut pending_consts: smallvec::SmallVec<[(usize, u128); 4]> = smallvec::SmallVec::new();
+        for (inputs, operand) in [
+            (&expansion.operands, inst.operand),
+            (&expansion.new_values, inst.new_value),
+        ] {
+            let Some(operand) = operand else { continue };
+            for (i, var) in inputs.iter().enumerate() {
+                let slot = match operand_scalar(kernel, operand, i) {
+                    Some(Scalar::Value(v)) => {
+                        let elem = match kernel.value_type(v) {
+                            ValueType::Data(_, shape) if shape.is_vector() => Some(i as u8),
+                            _ => None,
+                        };
+                        self.value_slot(kernel, v, elem)
+                    }
+                    Some(Scalar::Const(c)) => {
+                        // One register per distinct literal: inputs are never written.
+                        let (bits, storage) =
+                            (kernel.constants[c], storage_of(expansion.vars[*var]));
+                        match pending_consts.iter().find(|&&(slot, value)| {
+                            value == bits && self.slots[slot].storage == storage
+                        }) {
+                            Some(&(slot, _)) => slot,
+                            None => {
+                                let slot = self.temp(storage);
+                                pending_consts.push((slot, bits));
+                                slot
+                            }
+                        }
+                    }
+                    None => return Err(format!("operand {i} of {inst_id} has no element")),
+                };
+                self.var_slots[var.index()] = slot;
+            }
+        }
+        if let Some(result) = inst.result {
+            let vector = inst.shape.is_vector();
+            for (i, var) in expansion.results.iter().enumerate() {
+                let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
+                if self.var_slots[var.index()] == usize::MAX {
+                    self.var_slots[var.index()] = slot;
+                }
+            }
+        }
+        self.allocate_temps(expansion, surface, inst.predicate.is_some());
+        self.used = used_vars(expansion);
+
+        // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
+        // by SIMD control flow in the channels where the predicate fails.
+        self.pred = inst
+            .predicate
+            .map(|p| (self.value_slot(kernel, p.value, None), p.negated));
+        self.single = expansion.blocks.len() == 1;
+        self.surface = surface;
+        // The result of a predicated node is 0 where the predicate fails (the IR defines it
+        // so). It is zeroed before the node: a one-block expansion writes it under the
+        // predicate; a longer one is skipped in those channels and then copies its result
+        // variables, which are zeroed too.
+        if let (Some(_), Some(result)) = (self.pred, inst.result) {
+            let vector = inst.shape.is_vector();
+            for (i, var) in expansion.results.iter().enumerate() {
+                let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
+                self.constant(slot, 0);
+                let from = self.var_slots[var.index()];
+                if !self.single && from != slot {
+                    self.constant(from, 0);
+                }
+            }
+        }
+        if let (Some((slot, negated)), false) = (self.pred, self.single) {
+            self.op_start(Some((slot, !negated)), "goto", self.n);
+            let _ = writeln!(self.body, "L{}_skip", inst_id.index());
+        }
+        for (slot, bits) in pending_consts {
+            self.constant(slot, bits);
+        }
+        Ok(())
+    }
+
+    /// Gives every variable not bound to an IR value a temp, two variables sharing one where
+    /// their live ranges do not meet (linear scan over the layout order): a split's elements
+    /// are independent loops, and GenX_IR spills (DG2), fails to re-encode (MTL) or crashes
+    /// (PVC) when each keeps its own SIMD16 temporaries.
+    pub(super) fn allocate_temps(
+        &mut self,
+        expansion: &Expansion,
+        surface: Surface,
+        predicated: bool,
+    ) {
+        let mut ranges = live_ranges(expansion);
+        let end = ranges.end;
+        let mut order: Vec<Var> = expansion
+            .vars
+            .keys()
+            .filter(|var| self.var_slots[var.index()] == usize::MAX)
+            .collect();
+        for &var in &expansion.results {
+            let range = &mut ranges.of[var.index()];
+            // A predicated loop's result temps are zeroed before it and copied after it.
+            if predicated {
+                range.0 = 0;
+            }
+            range.1 = end;
+        }
+        // A variable the layout never names (a copy cycle's saved register) lives throughout.
+        for &var in &order {
+            let range = &mut ranges.of[var.index()];
+            if range.0 > range.1 {
+                *range = (0, end);
+            }
+        }
+        order.sort_by_key(|var| ranges.of[var.index()]);
+        // (last position, slot) of the temps in use; slots whose range ended.
+        let mut active: Vec<(u32, usize)> = Vec::new();
+        let mut released: Vec<usize> = Vec::new();
+        for var in order {
+            let (start, last) = ranges.of[var.index()];
+            active.retain(|&(until, slot)| {
+                let live = until >= start;
+                if !live {
+                    released.push(slot);
+                }
+                live
+            });
+            // Shared addresses are 32-bit SLM offsets.
+            let storage = match (expansion.vars[var], surface) {
+                (PrimType::Ptr, Surface::Slm) => Storage::Dword,
+                (ty, _) => storage_of(ty),
+            };
+            let slot = match released
+                .iter()
+                .position(|&slot| self.slots[slot].storage == storage)
+            {
+                Some(index) => released.swap_remove(index),
+                None => self.temp(storage),
+            };
+            active.push((last, slot));
+            self.var_slots[var.index()] = slot;
+        }
+    }
+
+    /// The predicate of a memory message: the node's, in a one-block expansion.
+    pub(super) fn line_pred(&self) -> Option<(usize, bool)> {
+        if self.single {
+            self.pred
+        } else {
+            None
+        }
+    }
+
+    pub(super) fn step(
+        &mut self,
+        plan: &VisaPlan,
+        expansion: &Expansion,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+    ) -> Result<(), EmitError> {
+        // Scratch temps a primitive takes die with it.
+        let scratch_from = self.busy_temps.len();
+        let printed = match prim.mem() {
+            Some(mem) => {
+                let bracket = bracket.unwrap_or(FenceBracket::bare(mem.order));
+                self.memory(expansion, plan, prim, mem, bracket)
+            }
+            None if prim.def().is_some_and(|d| !self.used[d.index()]) => Ok(()),
+            None => self.alu(expansion, prim),
+        };
+        self.free_temps
+            .extend(self.busy_temps.drain(scratch_from..));
+        printed
+    }
+
+    pub(super) fn label(&mut self, inst: Inst, label: Label) {
+        let _ = match label {
+            Label::Block(block) => write!(self.body, "L{}_{}", inst.index(), block.index()),
+            Label::Edge(edge) => write!(self.body, "L{}_e{edge}", inst.index()),
+            Label::Done => write!(self.body, "L{}_done", inst.index()),
+        };
+    }
+
+    /// `[(P)] goto (M1, N) label`.
+    pub(super) fn goto(&mut self, inst: Inst, guard: Option<(Var, bool)>, to: Label) {
+        let pred = guard.map(|(cond, negated)| (self.var_slots[cond.index()], negated));
+        self.op_start(pred, "goto", self.n);
+        self.label(inst, to);
+        self.body.push('\n');
+        self.reached_done |= to == Label::Done;
+    }
+
+    /// Moves the old values to the instruction's result.
+    pub(super) fn expansion_end(
+        &mut self,
+        kernel: &Kernel,
+        inst_id: Inst,
+        inst: &atomir_ir::AtomicInst,
+        expansion: &Expansion,
+    ) {
+        if self.reached_done {
+            self.label(inst_id, Label::Done);
+            self.body.push_str(":\n");
+        }
+        if self.pred.is_some() && !self.single {
+            let _ = writeln!(self.body, "L{}_skip:", inst_id.index());
+        }
+        // Results computed in temps move to the IR's result.
+        if let Some(result) = inst.result {
+            let vector = inst.shape.is_vector();
+            let line_pred = self.line_pred();
+            for (i, var) in expansion.results.iter().enumerate() {
+                let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
+                let from = self.var_slots[var.index()];
+                if from != slot {
+                    self.copy(line_pred, slot, from);
+                }
+            }
+        }
+        self.free_temps.append(&mut self.busy_temps);
+    }
+
+    /// `to = from`, bit for bit.
+    pub(super) fn copy(&mut self, pred: Option<(usize, bool)>, to: usize, from: usize) {
+        let n = self.n;
+        match self.slots[to].storage {
+            Storage::Qword => {
+                self.op_start(pred, "mov", 2 * n);
+                self.dst(to, View::Halves, 0, 1);
+                self.body.push(' ');
+                self.src(from, View::Halves, 0, 1);
+            }
+            _ => {
+                self.op_start(pred, "mov", n);
+                self.dst(to, View::Base, 0, 1);
+                self.body.push(' ');
+                self.src(from, View::Base, 0, 1);
+            }
+        }
+        self.body.push('\n');
+    }
+
+    pub(super) fn constant(&mut self, slot: usize, bits: u128) {
+        let n = self.n;
+        match self.slots[slot].storage {
+            Storage::Qword => {
+                for (col, half) in [(0, bits as u32), (1, (bits >> 32) as u32)] {
+                    self.op_start(None, "mov", n);
+                    self.dst(slot, View::Halves, col, 2);
+                    let _ = writeln!(self.body, " 0x{half:x}:ud");
+                }
+            }
+            _ => {
+                self.op_start(None, "mov", n);
+                self.dst(slot, View::Base, 0, 1);
+                let _ = writeln!(self.body, " 0x{:x}:ud", bits as u32);
+            }
+        }
+    }
+}
+
+/// The positions at which each variable of an expansion is live, in layout order.
+pub(super) struct LiveRanges {
+    /// Per variable: (first, last) position; first > last where the layout never names it.
+    of: Vec<(u32, u32)>,
+    /// The position after the last block (the results are copied out there).
+    end: u32,
+}
+
+/// Live ranges over the layout order: position 0 is before the entry (inputs bound, literals
+/// set), then each block's start, primitives and terminator (which reads its condition and
+/// arguments and writes its targets' parameters, as the edge copies do). A range that meets a
+/// loop (a backward edge) without lying inside it covers the whole loop: the value crosses the
+/// backward edge. A range inside a loop is defined before it is read in each iteration (one
+/// definition each, dominating its uses).
+pub(super) fn live_ranges(expansion: &Expansion) -> LiveRanges {
+    let mut of = vec![(u32::MAX, 0u32); expansion.vars.len()];
+    let mut touch = |var: Var, at: u32| {
+        let range = &mut of[var.index()];
+        range.0 = range.0.min(at);
+        range.1 = range.1.max(at);
+    };
+    let mut starts = Vec::with_capacity(expansion.blocks.len());
+    let mut at = 0u32;
+    for data in expansion.blocks.values() {
+        at += 1;
+        starts.push(at);
+        for prim in &data.prims {
+            at += 1;
+            for var in prim.uses().into_iter().chain(prim.def()) {
+                touch(var, at);
+            }
+        }
+        at += 1;
+        if let Terminator::Branch { cond, .. } = &data.terminator {
+            touch(*cond, at);
+        }
+        for edge in data.terminator.successors() {
+            let params = &expansion.blocks[edge.block].params;
+            for &var in edge.args.iter().chain(params) {
+                touch(var, at);
+            }
+        }
+    }
+    let mut loops: smallvec::SmallVec<[(u32, u32); 8]> = smallvec::SmallVec::new();
+    let mut at_end = 0u32;
+    for (index, data) in expansion.blocks.values().enumerate() {
+        at_end = starts[index] + data.prims.len() as u32 + 1;
+        for edge in data.terminator.successors() {
+            let head = starts[edge.block.index()];
+            if head <= at_end {
+                loops.push((head, at_end));
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        for range in of.iter_mut().filter(|range| range.0 <= range.1) {
+            for &(head, latch) in &loops {
+                let meets = range.0 <= latch && range.1 >= head;
+                let inside = range.0 >= head && range.1 <= latch;
+                let covered = (range.0.min(head), range.1.max(latch));
+                if meets && !inside && covered != *range {
+                    *range = covered;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return LiveRanges {
+                of,
+                end: at_end + 1,
+            };
+        }
+    }
+}
+
+/// Which vars are live: read by a memory op, a branch, the results, or a live ALU op (a memory
+/// op whose old value nobody reads writes `%null`; a dead ALU op is not printed).
+pub(super) fn used_vars(expansion: &Expansion) -> Vec<bool> {
+    let mut used = vec![false; expansion.vars.len()];
+    for data in expansion.blocks.values() {
+        match &data.terminator {
+            Terminator::Branch {
+                cond,
+                then,
+                otherwise,
+            } => {
+                used[cond.index()] = true;
+                for var in then.args.iter().chain(&otherwise.args) {
+                    used[var.index()] = true;
+                }
+            }
+            Terminator::Jump(target) => {
+                for var in &target.args {
+                    used[var.index()] = true;
+                }
+            }
+            Terminator::Return => {}
+        }
+    }
+    for var in &expansion.results {
+        used[var.index()] = true;
+    }
+    loop {
+        let mut changed = false;
+        for data in expansion.blocks.values() {
+            for prim in &data.prims {
+                let live = prim.mem().is_some() || prim.def().is_some_and(|d| used[d.index()]);
+                if live {
+                    for var in prim.uses() {
+                        if !used[var.index()] {
+                            used[var.index()] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return used;
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! Printing vISA text.
+//!
+//! Execution model: the IR is per-thread (SIMT). A vISA kernel runs one hardware thread of `N`
+//! channels (SIMD8 for SVM targets, SIMD16 for LSC targets, PVC included: GenX_IR accepts
+//! SIMD32 there too, but SIMD16 keeps every 64-bit emulation op, done on dword halves, within
+//! one 32-lane instruction). Each channel is one IR thread: every IR value is an `N`-element
+//! variable (a vector value `k*N`, element `i` at row block `i`), every address an `N`-element
+//! `uq` (global, `flat[..]:a64`) or `ud` (shared, `flat[..]:a32`) vector, every instruction
+//! `(M1, N)`. Divergence (a CAS retry, a predicated expansion) is SIMD control flow: `goto`.
+//!
+//! Every node goes through [`atomir_ir::expand::expand`] (a native node as a one-element
+//! native split), so the memory primitives ([`Printer::memory`], the one place natives are
+//! spelled) and the ALU primitives ([`Printer::alu`]) are each printed in one place.
+//!
+//! Data layout: 8/16/32-bit data live in dwords (`ud`), zero-extended (16-bit atomics take
+//! them unpacked, as `.16`/`d16c32` want); 64-bit data in `uq`. Typed views (`f`, `d`, `hf`,
+//! `w`, `b`, dword halves of a qword, `q`, `df`) are `.decl … alias=<…>` of the same storage.
+//! On platforms without 64-bit integer ALU, 64-bit data are only moved, compared for equality
+//! and combined bitwise, on dword halves; the legality table refuses the rest there.
+
+use cranelift_entity::EntityRef;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use atomir_ir::expand::{Block, Prim, PrimType, Var};
+use atomir_ir::lower::{
+    append_buffer, At, Expanding, FenceBracket, Label, NameRules, Namer, Params, Printer, Suffix,
+    Unprintable,
+};
+use atomir_ir::{
+    AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueType,
+};
+
+use crate::legality::{input_layout, Surface, VisaPlan};
+use crate::target::VisaTarget;
+
+mod flow;
+mod native;
+mod prim;
+mod regs;
+
+/// Where a variable's bits live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Storage {
+    Dword,
+    Qword,
+    Pred,
+}
+
+/// A typed view of a storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum View {
+    /// The storage itself (`ud`, `uq` or the predicate).
+    Base = 0,
+    F,
+    D,
+    Hf,
+    W,
+    B,
+    /// The dword halves of a qword.
+    Halves,
+    Q,
+    Df,
+}
+
+impl View {
+    const fn suffix(self) -> &'static str {
+        match self {
+            View::Base => "",
+            View::F => "__f",
+            View::D => "__d",
+            View::Hf => "__hf",
+            View::W => "__w",
+            View::B => "__b",
+            View::Halves => "__u",
+            View::Q => "__q",
+            View::Df => "__df",
+        }
+    }
+
+    /// (vISA type, elements per channel).
+    const fn decl(self, storage: Storage) -> (&'static str, u32) {
+        match (self, storage) {
+            (View::Base, Storage::Dword) => ("ud", 1),
+            (View::Base, _) => ("uq", 1),
+            (View::F, _) => ("f", 1),
+            (View::D, _) => ("d", 1),
+            (View::Hf, _) => ("hf", 2),
+            (View::W, _) => ("w", 2),
+            (View::B, _) => ("b", 4),
+            (View::Halves, _) => ("ud", 2),
+            (View::Q, _) => ("q", 1),
+            (View::Df, _) => ("df", 1),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlotName {
+    Value(Value),
+    Elem(Value, u8),
+    Temp(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    name: SlotName,
+    storage: Storage,
+    /// Channels × elements of the root declaration (roots only).
+    elems: u32,
+    /// The root slot and byte offset for an element of a vector value.
+    root: Option<(usize, u32)>,
+    views: u16,
+}
+
+/// The vISA printer of one lowering; keeps its buffers between kernels.
+pub struct VisaPrinter<'m> {
+    target: VisaTarget,
+    /// Whether the output is a complete module (`.kernel`, inputs, `ret`) or a listing.
+    complete: bool,
+    /// The kernel being printed.
+    kernel: Option<&'m Kernel>,
+    n: u32,
+    body: String,
+    decls: String,
+    slots: Vec<Slot>,
+    value_slots: HashMap<(Value, u8), usize>,
+    var_slots: Vec<usize>,
+    temps: u32,
+    /// The name of each value of the current kernel (after `v_`), by index.
+    names: Vec<String>,
+    /// The name of each kernel of the module, by index, and the current kernel's index.
+    kernel_names: Vec<String>,
+    kernel_index: usize,
+    namer: Namer,
+    /// Temps of earlier expansions, free to reuse: an expansion's temps die with it (its
+    /// results are copied to the IR's values), and GenX_IR's PVC register allocator crashes on
+    /// kernels with about a hundred distinct SIMD16 qword variables, however short-lived.
+    free_temps: Vec<usize>,
+    /// Temps of the current expansion, freed at its end.
+    busy_temps: Vec<usize>,
+    /// Per variable of the current expansion: whether anything reads it.
+    used: Vec<bool>,
+    /// The current node's predicate, and whether its expansion is one block.
+    pred: Option<(usize, bool)>,
+    single: bool,
+    surface: Surface,
+    /// Whether the expansion jumps to its end (which then needs a label).
+    reached_done: bool,
+}
+
+/// Why printing failed (a legality/emitter disagreement, never user input).
+pub type EmitError = String;
+
+impl<'m> Printer<'m> for VisaPrinter<'m> {
+    type Plan = VisaPlan;
+
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        Namer::new(&KERNEL_NAMES).assign(kernels, &mut self.kernel_names);
+        if self.complete {
+            out.push_str(".version 4.1\n");
+        }
+    }
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, _out: &mut String) {
+        self.kernel = Some(kernel);
+        self.kernel_index = index;
+        self.body.clear();
+        self.decls.clear();
+        self.slots.clear();
+        self.value_slots.clear();
+        self.temps = 0;
+        let values = kernel.values.values().map(|data| &data.name[..]);
+        self.namer.assign(values, &mut self.names);
+        self.free_temps.clear();
+        self.busy_temps.clear();
+        let n = self.n;
+        // Parameters first, so that their inputs lie in order.
+        for param in &kernel.params {
+            self.value_slot(kernel, param.value, None);
+        }
+        if self.complete {
+            // Predicates cannot be kernel inputs: they arrive as dwords.
+            for param in &kernel.params {
+                if param.ty == ValueType::Pred {
+                    let slot = self.value_slot(kernel, param.value, None);
+                    let _ = write!(self.body, "    cmp.ne (M1, {n}) ");
+                    self.name(slot, View::Base);
+                    self.body.push(' ');
+                    write_value_name(&mut self.body, &self.names, param.value);
+                    let _ = writeln!(self.body, "{PREDICATE_INPUT}(0,0)<1;1,0> 0x0:ud");
+                }
+            }
+        }
+    }
+
+    fn whole(
+        &mut self,
+        _at: At<'_>,
+        _plan: &VisaPlan,
+        _bracket: FenceBracket,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "vISA prints every node through its expansion".into(),
+        ))
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        fence: &atomir_ir::Fence,
+        _plan: &VisaPlan,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.current()?;
+        self.standalone_fence(fence);
+        Ok(())
+    }
+
+    const PARAMS: Params = Params::Copies;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.expansion_begin(kernel, x.inst, x.atomic, x.expansion)
+            .map_err(Unprintable)
+    }
+
+    fn block(&mut self, x: &Expanding<'_, VisaPlan>, block: Block, entry: bool, _out: &mut String) {
+        if !entry {
+            self.label(x.inst, Label::Block(block));
+            self.body.push_str(":\n");
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.current()?;
+        self.step(x.plan, x.expansion, prim, bracket)
+            .map_err(Unprintable)
+    }
+
+    fn copy(&mut self, _x: &Expanding<'_, VisaPlan>, dst: Var, src: Var, _out: &mut String) {
+        let (to, from) = (self.var_slots[dst.index()], self.var_slots[src.index()]);
+        if self.kernel.is_some() && to != from {
+            self.copy(None, to, from);
+        }
+    }
+
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        _out: &mut String,
+    ) {
+        if self.kernel.is_some() {
+            self.goto(x.inst, Some((cond, negated)), to);
+        }
+    }
+
+    fn jump(&mut self, x: &Expanding<'_, VisaPlan>, to: Label, _out: &mut String) {
+        if self.kernel.is_some() {
+            self.goto(x.inst, None, to);
+        }
+    }
+
+    fn label(&mut self, x: &Expanding<'_, VisaPlan>, label: Label, _out: &mut String) {
+        self.label(x.inst, label);
+        self.body.push_str(":\n");
+    }
+
+    const BRACKETS_EXPANSIONS: bool = true;
+
+    fn expansion_fence(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        fence: atomir_ir::lower::Fence,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.current()?;
+        let node = x.node;
+        let mem = atomir_ir::expand::MemAttrs {
+            order: node.order,
+            scope: node.scope,
+            space: node.space,
+            hint: node.hint,
+        };
+        self.fence(Some(fence), mem);
+        Ok(())
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.expansion_end(kernel, x.inst, x.atomic, x.expansion);
+        Ok(())
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(kernel) = self.kernel.take() else {
+            return;
+        };
+        let name = self.kernel_names.get(self.kernel_index);
+        let name = name.cloned().unwrap_or_default();
+        let complete = self.complete;
+        if complete {
+            let _ = writeln!(out, ".kernel \"{name}\"");
+        } else {
+            let _ = writeln!(out, "// kernel {}", kernel.name);
+        }
+        self.write_decls(kernel);
+        out.push_str(&self.decls);
+        if complete {
+            let layout = input_layout(self.target, &kernel.params);
+            for (param, (offset, size)) in kernel.params.iter().zip(layout) {
+                out.push_str(".input ");
+                write_value_name(out, &self.names, param.value);
+                if param.ty == ValueType::Pred {
+                    out.push_str(PREDICATE_INPUT);
+                }
+                let _ = writeln!(out, " offset={offset} size={size}");
+            }
+            let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
+            let _ = writeln!(out, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
+        }
+        append_buffer(out, &mut self.body);
+        if complete {
+            out.push_str("    ret (M1, 1)\n");
+        }
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+}
+
+const fn low_mask(bits: u32) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    }
+}
+
+fn storage_of(ty: PrimType) -> Storage {
+    match ty {
+        PrimType::Pred => Storage::Pred,
+        t if t.bits() == 64 => Storage::Qword,
+        _ => Storage::Dword,
+    }
+}
+
+/// The storage and element count of an IR value. Shared pointers are 32-bit SLM offsets.
+fn value_storage(ty: ValueType) -> (Storage, u32) {
+    match ty {
+        ValueType::Pred => (Storage::Pred, 1),
+        ValueType::Ptr(AddressSpace::Shared) => (Storage::Dword, 1),
+        ValueType::Ptr(_) => (Storage::Qword, 1),
+        ValueType::Data(ty, shape) => (
+            if ty.bits() == 64 {
+                Storage::Qword
+            } else {
+                Storage::Dword
+            },
+            shape.len() as u32,
+        ),
+    }
+}
+
+fn operand_scalar(kernel: &Kernel, operand: Operand, index: usize) -> Option<Scalar> {
+    kernel.operand_element(operand, index)
+}
+
+/// Value names after `v_`: the printer's own suffixes (vector lanes `__e<i>`, typed views, a
+/// predicate's dword input) never end one, so a name and its suffixed forms are all distinct.
+/// Temporaries (`t<k>`) and labels (`L…`, `<kernel>_BB_0`) do not start with `v_`.
+static VALUE_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_',
+    well_formed: |name| !name.is_empty(),
+    lead: "n",
+    keywords: &[],
+    prefixes: &[],
+    suffixes: &[
+        Suffix::numbered(LANE),
+        Suffix::exact(View::F.suffix()),
+        Suffix::exact(View::D.suffix()),
+        Suffix::exact(View::Hf.suffix()),
+        Suffix::exact(View::W.suffix()),
+        Suffix::exact(View::B.suffix()),
+        Suffix::exact(View::Halves.suffix()),
+        Suffix::exact(View::Q.suffix()),
+        Suffix::exact(View::Df.suffix()),
+        Suffix::exact(PREDICATE_INPUT),
+    ],
+};
+
+/// Kernel names (in `.kernel`, `.function` and the label `<name>_BB_0`): GenX_IR rejects a
+/// label that starts with a digit or holds a `.` or a space; `$` it accepts.
+static KERNEL_NAMES: NameRules = NameRules {
+    char_ok: |c| c.is_ascii_alphanumeric() || c == '_' || c == '$',
+    well_formed: |name| name.starts_with(|c: char| !c.is_ascii_digit()),
+    lead: "k",
+    keywords: &[],
+    prefixes: &[],
+    suffixes: &[],
+};
+
+/// The suffix of a vector value's lane slot, before the lane's number.
+const LANE: &str = "__e";
+/// The suffix of a predicate parameter's dword input.
+const PREDICATE_INPUT: &str = "__in";
+
+fn write_value_name(out: &mut String, names: &[String], value: Value) {
+    out.push_str("v_");
+    out.push_str(&names[value.index()]);
+}
+
+fn write_slot_name(out: &mut String, names: &[String], name: SlotName) {
+    match name {
+        SlotName::Value(v) => write_value_name(out, names, v),
+        SlotName::Elem(v, i) => {
+            write_value_name(out, names, v);
+            let _ = write!(out, "{LANE}{i}");
+        }
+        SlotName::Temp(k) => {
+            let _ = write!(out, "t{k}");
+        }
+    }
+}
+
+/// Whether the node's type is one the printer can lay out (guards the legality table).
+pub fn printable(ty: ElemType, op: AtomicOp) -> bool {
+    ty.bits() <= 64 && ty.supports(op)
+}

@@ -1,0 +1,535 @@
+//! The expansion's ALU primitives, bf16 arithmetic among them.
+
+use cranelift_entity::EntityRef;
+use std::fmt::Write;
+
+use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, Prim, PrimType, UnaryOp, Var};
+
+use super::{low_mask, EmitError, Storage, View, VisaPrinter};
+
+impl<'m> VisaPrinter<'m> {
+    /// The one place that prints the expansion's ALU primitives.
+    pub(super) fn alu(&mut self, expansion: &Expansion, prim: &Prim) -> Result<(), EmitError> {
+        let n = self.n;
+        let s = |v: Var| self.var_slots[v.index()];
+        let ty = |v: Var| expansion.vars[v];
+        let has64 = self.target.platform.has_64bit_alu();
+        match *prim {
+            Prim::Const { dst, bits } => {
+                let bits = if ty(dst).bits() >= 128 {
+                    bits
+                } else {
+                    bits & ((1u128 << ty(dst).bits()) - 1)
+                };
+                self.constant(s(dst), bits);
+            }
+            Prim::Unary { dst, op, src } => {
+                let (d, a, from, to) = (s(dst), s(src), ty(src), ty(dst));
+                match op {
+                    UnaryOp::Not if to == PrimType::Pred => {
+                        self.line(
+                            "not",
+                            n,
+                            (d, View::Base, 0, 1),
+                            (a, View::Base, 0, 1),
+                            None,
+                            None,
+                        );
+                    }
+                    UnaryOp::Not if to.bits() == 64 => {
+                        self.line(
+                            "not",
+                            2 * n,
+                            (d, View::Halves, 0, 1),
+                            (a, View::Halves, 0, 1),
+                            None,
+                            None,
+                        );
+                    }
+                    UnaryOp::Not => {
+                        self.line(
+                            "not",
+                            n,
+                            (d, View::Base, 0, 1),
+                            (a, View::Base, 0, 1),
+                            None,
+                            None,
+                        );
+                        self.mask(d, to.bits());
+                    }
+                    UnaryOp::Bitcast | UnaryOp::Copy => {
+                        if d != a {
+                            self.copy(None, d, a);
+                        }
+                    }
+                    UnaryOp::Zext if to.bits() == 64 => {
+                        if from.bits() == 64 {
+                            self.copy(None, d, a);
+                        } else {
+                            self.line(
+                                "mov",
+                                n,
+                                (d, View::Halves, 0, 2),
+                                (a, View::Base, 0, 1),
+                                None,
+                                None,
+                            );
+                            self.op_start(None, "mov", n);
+                            self.dst(d, View::Halves, 1, 2);
+                            self.body.push_str(" 0x0:ud\n");
+                        }
+                    }
+                    UnaryOp::Zext => {
+                        self.line(
+                            "mov",
+                            n,
+                            (d, View::Base, 0, 1),
+                            (a, View::Base, 0, 1),
+                            None,
+                            None,
+                        );
+                    }
+                    UnaryOp::Trunc => {
+                        if from.bits() == 64 {
+                            self.line(
+                                "mov",
+                                n,
+                                (d, View::Base, 0, 1),
+                                (a, View::Halves, 0, 2),
+                                None,
+                                None,
+                            );
+                            self.mask(d, to.bits());
+                        } else {
+                            self.line(
+                                "and",
+                                n,
+                                (d, View::Base, 0, 1),
+                                (a, View::Base, 0, 1),
+                                None,
+                                Some(low_mask(to.bits())),
+                            );
+                        }
+                    }
+                }
+            }
+            Prim::Binary { dst, op, a, b } => {
+                let (d, x, y, t) = (s(dst), s(a), s(b), ty(a));
+                let bits = t.bits();
+                let opname = match op {
+                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::FAdd | BinaryOp::FSub => "add",
+                    BinaryOp::And => "and",
+                    BinaryOp::Or => "or",
+                    BinaryOp::Xor => "xor",
+                    BinaryOp::Shl => "shl",
+                    BinaryOp::LShr => "shr",
+                    BinaryOp::SMin | BinaryOp::UMin | BinaryOp::FMin => "min",
+                    BinaryOp::SMax | BinaryOp::UMax | BinaryOp::FMax => "max",
+                };
+                let negate = matches!(op, BinaryOp::Sub | BinaryOp::FSub);
+                let bitwise = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+                match t {
+                    PrimType::Pred => {
+                        if !bitwise {
+                            return Err(format!("{op:?} on predicates"));
+                        }
+                        self.line(
+                            opname,
+                            n,
+                            (d, View::Base, 0, 1),
+                            (x, View::Base, 0, 1),
+                            Some((y, View::Base, 0, 1, false)),
+                            None,
+                        );
+                    }
+                    PrimType::F32 => self.line(
+                        opname,
+                        n,
+                        (d, View::F, 0, 1),
+                        (x, View::F, 0, 1),
+                        Some((y, View::F, 0, 1, negate)),
+                        None,
+                    ),
+                    PrimType::F16 => {
+                        self.line(
+                            opname,
+                            n,
+                            (d, View::Hf, 0, 2),
+                            (x, View::Hf, 0, 2),
+                            Some((y, View::Hf, 0, 2, negate)),
+                            None,
+                        );
+                        self.mask(d, 16);
+                    }
+                    PrimType::Bf16 => self.bf16(opname, negate, d, x, y),
+                    PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
+                        self.line(
+                            opname,
+                            2 * n,
+                            (d, View::Halves, 0, 1),
+                            (x, View::Halves, 0, 1),
+                            Some((y, View::Halves, 0, 1, false)),
+                            None,
+                        );
+                    }
+                    PrimType::F64 | PrimType::I64 if !has64 => {
+                        return Err(format!("64-bit {op:?} on a platform without a 64-bit ALU"));
+                    }
+                    PrimType::F64 => self.line(
+                        opname,
+                        n,
+                        (d, View::Df, 0, 1),
+                        (x, View::Df, 0, 1),
+                        Some((y, View::Df, 0, 1, negate)),
+                        None,
+                    ),
+                    PrimType::I64 => {
+                        let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
+                            View::Q
+                        } else {
+                            View::Base
+                        };
+                        self.line(
+                            opname,
+                            n,
+                            (d, view, 0, 1),
+                            (x, view, 0, 1),
+                            Some((y, view, 0, 1, negate)),
+                            None,
+                        );
+                    }
+                    _ if matches!(op, BinaryOp::SMin | BinaryOp::SMax) && bits < 32 => {
+                        // Sign-extend the low bits into dword temps.
+                        let view = if bits == 16 { View::W } else { View::B };
+                        let stride = 32 / bits;
+                        let (ex, ey) = (self.temp(Storage::Dword), self.temp(Storage::Dword));
+                        self.line(
+                            "mov",
+                            n,
+                            (ex, View::D, 0, 1),
+                            (x, view, 0, stride),
+                            None,
+                            None,
+                        );
+                        self.line(
+                            "mov",
+                            n,
+                            (ey, View::D, 0, 1),
+                            (y, view, 0, stride),
+                            None,
+                            None,
+                        );
+                        self.line(
+                            opname,
+                            n,
+                            (d, View::D, 0, 1),
+                            (ex, View::D, 0, 1),
+                            Some((ey, View::D, 0, 1, false)),
+                            None,
+                        );
+                        self.mask(d, bits);
+                    }
+                    _ => {
+                        let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
+                            View::D
+                        } else {
+                            View::Base
+                        };
+                        self.line(
+                            opname,
+                            n,
+                            (d, view, 0, 1),
+                            (x, view, 0, 1),
+                            Some((y, view, 0, 1, negate)),
+                            None,
+                        );
+                        if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Shl) {
+                            self.mask(d, bits);
+                        }
+                    }
+                }
+            }
+            Prim::Cmp { dst, cond, a, b } => {
+                let (d, x, y) = (s(dst), s(a), s(b));
+                let c = match cond {
+                    CmpCond::Eq => "cmp.eq",
+                    CmpCond::Ne => "cmp.ne",
+                    CmpCond::Ult => "cmp.lt",
+                    CmpCond::Ule => "cmp.le",
+                    CmpCond::Ugt => "cmp.gt",
+                    CmpCond::Uge => "cmp.ge",
+                };
+                if ty(a).bits() == 64 {
+                    if matches!(cond, CmpCond::Eq | CmpCond::Ne) {
+                        let diff = self.temp(Storage::Qword);
+                        let any = self.temp(Storage::Dword);
+                        self.line(
+                            "xor",
+                            2 * n,
+                            (diff, View::Halves, 0, 1),
+                            (x, View::Halves, 0, 1),
+                            Some((y, View::Halves, 0, 1, false)),
+                            None,
+                        );
+                        self.line(
+                            "or",
+                            n,
+                            (any, View::Base, 0, 1),
+                            (diff, View::Halves, 0, 2),
+                            Some((diff, View::Halves, 1, 2, false)),
+                            None,
+                        );
+                        self.op_start(None, c, n);
+                        self.name(d, View::Base);
+                        self.body.push(' ');
+                        self.src(any, View::Base, 0, 1);
+                        self.body.push_str(" 0x0:ud\n");
+                        return Ok(());
+                    }
+                    if !has64 {
+                        return Err(
+                            "64-bit ordered compare on a platform without a 64-bit ALU".into()
+                        );
+                    }
+                }
+                self.op_start(None, c, n);
+                self.name(d, View::Base);
+                self.body.push(' ');
+                self.src(x, View::Base, 0, 1);
+                self.body.push(' ');
+                self.src(y, View::Base, 0, 1);
+                self.body.push('\n');
+            }
+            Prim::Select {
+                dst,
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let (d, p, x, y) = (s(dst), s(cond), s(if_true), s(if_false));
+                let cols: &[u32] = if ty(dst).bits() == 64 { &[0, 1] } else { &[0] };
+                for &col in cols {
+                    let (view, stride) = if cols.len() == 2 {
+                        (View::Halves, 2)
+                    } else {
+                        (View::Base, 1)
+                    };
+                    self.op_start(Some((p, false)), "sel", n);
+                    self.dst(d, view, col, stride);
+                    self.body.push(' ');
+                    self.src(x, view, col, stride);
+                    self.body.push(' ');
+                    self.src(y, view, col, stride);
+                    self.body.push('\n');
+                }
+            }
+            Prim::PtrAlignDown { dst, ptr, align } => {
+                let (d, p) = (s(dst), s(ptr));
+                if self.slots[p].storage == Storage::Qword {
+                    self.line(
+                        "and",
+                        n,
+                        (d, View::Halves, 0, 2),
+                        (p, View::Halves, 0, 2),
+                        None,
+                        Some(!(align - 1)),
+                    );
+                    self.line(
+                        "mov",
+                        n,
+                        (d, View::Halves, 1, 2),
+                        (p, View::Halves, 1, 2),
+                        None,
+                        None,
+                    );
+                } else {
+                    self.line(
+                        "and",
+                        n,
+                        (d, View::Base, 0, 1),
+                        (p, View::Base, 0, 1),
+                        None,
+                        Some(!(align - 1)),
+                    );
+                }
+            }
+            Prim::PtrLowBits { dst, ptr, align } => {
+                let (d, p) = (s(dst), s(ptr));
+                let (view, stride) = if self.slots[p].storage == Storage::Qword {
+                    (View::Halves, 2)
+                } else {
+                    (View::Base, 1)
+                };
+                self.line(
+                    "and",
+                    n,
+                    (d, View::Base, 0, 1),
+                    (p, view, 0, stride),
+                    None,
+                    Some(align - 1),
+                );
+            }
+            Prim::PtrAdd { dst, ptr, bytes } => {
+                let (d, p) = (s(dst), s(ptr));
+                if self.slots[p].storage == Storage::Qword {
+                    // 64-bit add on dword halves: low + bytes, carry into the high half.
+                    let carry = self.temp(Storage::Pred);
+                    self.line(
+                        "add",
+                        n,
+                        (d, View::Halves, 0, 2),
+                        (p, View::Halves, 0, 2),
+                        None,
+                        Some(bytes),
+                    );
+                    self.op_start(None, "cmp.lt", n);
+                    self.name(carry, View::Base);
+                    self.body.push(' ');
+                    self.src(d, View::Halves, 0, 2);
+                    let _ = writeln!(self.body, " 0x{bytes:x}:ud");
+                    self.line(
+                        "mov",
+                        n,
+                        (d, View::Halves, 1, 2),
+                        (p, View::Halves, 1, 2),
+                        None,
+                        None,
+                    );
+                    self.op_start(Some((carry, false)), "add", n);
+                    self.dst(d, View::Halves, 1, 2);
+                    self.body.push(' ');
+                    self.src(d, View::Halves, 1, 2);
+                    self.body.push_str(" 0x1:ud\n");
+                } else {
+                    self.line(
+                        "add",
+                        n,
+                        (d, View::Base, 0, 1),
+                        (p, View::Base, 0, 1),
+                        None,
+                        Some(bytes),
+                    );
+                }
+            }
+            Prim::Load { .. } | Prim::Cas { .. } | Prim::Rmw { .. } => {
+                return Err("memory primitive printed as ALU".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// A bf16 operation, computed in f32 (exact for min/max; for add/sub, f32 has more than
+    /// 2p+2 bits of a bf16's p, so rounding twice equals rounding once) and rounded to
+    /// nearest even back to bf16, NaNs quieted.
+    pub(super) fn bf16(&mut self, opname: &str, negate: bool, d: usize, x: usize, y: usize) {
+        let n = self.n;
+        let (fx, fy, r, t) = (
+            self.temp(Storage::Dword),
+            self.temp(Storage::Dword),
+            self.temp(Storage::Dword),
+            self.temp(Storage::Dword),
+        );
+        let nan = self.temp(Storage::Pred);
+        self.line(
+            "shl",
+            n,
+            (fx, View::Base, 0, 1),
+            (x, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        self.line(
+            "shl",
+            n,
+            (fy, View::Base, 0, 1),
+            (y, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        self.line(
+            opname,
+            n,
+            (r, View::F, 0, 1),
+            (fx, View::F, 0, 1),
+            Some((fy, View::F, 0, 1, negate)),
+            None,
+        );
+        // t = r + 0x7fff + ((r >> 16) & 1); d = t >> 16
+        self.line(
+            "shr",
+            n,
+            (t, View::Base, 0, 1),
+            (r, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        self.line(
+            "and",
+            n,
+            (t, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            None,
+            Some(1),
+        );
+        self.line(
+            "add",
+            n,
+            (t, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            None,
+            Some(0x7fff),
+        );
+        self.line(
+            "add",
+            n,
+            (t, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            Some((r, View::Base, 0, 1, false)),
+            None,
+        );
+        self.line(
+            "shr",
+            n,
+            (d, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        // NaN: keep the sign and payload's top bits, set the quiet bit.
+        self.line(
+            "and",
+            n,
+            (t, View::Base, 0, 1),
+            (r, View::Base, 0, 1),
+            None,
+            Some(0x7fff_ffff),
+        );
+        self.op_start(None, "cmp.gt", n);
+        self.name(nan, View::Base);
+        self.body.push(' ');
+        self.src(t, View::Base, 0, 1);
+        self.body.push_str(" 0x7f800000:ud\n");
+        self.line(
+            "shr",
+            n,
+            (t, View::Base, 0, 1),
+            (r, View::Base, 0, 1),
+            None,
+            Some(16),
+        );
+        self.line(
+            "or",
+            n,
+            (t, View::Base, 0, 1),
+            (t, View::Base, 0, 1),
+            None,
+            Some(0x40),
+        );
+        self.op_start(Some((nan, false)), "mov", n);
+        self.dst(d, View::Base, 0, 1);
+        self.body.push(' ');
+        self.src(t, View::Base, 0, 1);
+        self.body.push('\n');
+        self.mask(d, 16);
+    }
+}

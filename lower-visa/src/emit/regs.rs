@@ -1,0 +1,318 @@
+//! Registers: the declarations of a kernel's variables and their typed views, temporaries,
+//! and the spelling of operands and of one instruction line.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use atomir_ir::lower::{Namer, Unprintable};
+use atomir_ir::{Kernel, Value, ValueType};
+
+use super::{
+    value_storage, write_slot_name, write_value_name, Slot, SlotName, Storage, View, VisaPrinter,
+    PREDICATE_INPUT, VALUE_NAMES,
+};
+use crate::legality::Surface;
+use crate::target::VisaTarget;
+
+impl<'m> VisaPrinter<'m> {
+    pub(super) fn current(&self) -> Result<&'m Kernel, Unprintable> {
+        self.kernel
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))
+    }
+
+    pub(crate) fn new(target: VisaTarget, complete: bool) -> Self {
+        VisaPrinter {
+            target,
+            complete,
+            kernel: None,
+            n: target.simd(),
+            body: String::new(),
+            decls: String::new(),
+            slots: Vec::new(),
+            value_slots: HashMap::new(),
+            var_slots: Vec::new(),
+            temps: 0,
+            names: Vec::new(),
+            kernel_names: Vec::new(),
+            kernel_index: 0,
+            namer: Namer::new(&VALUE_NAMES),
+            free_temps: Vec::new(),
+            busy_temps: Vec::new(),
+            used: Vec::new(),
+            pred: None,
+            single: true,
+            surface: Surface::Global,
+            reached_done: false,
+        }
+    }
+
+    pub(super) fn write_decls(&mut self, kernel: &Kernel) {
+        let n = self.n;
+        let decls = &mut self.decls;
+        // The dwords a predicate parameter arrives as (predicates cannot be kernel inputs).
+        if self.complete {
+            for param in &kernel.params {
+                if param.ty == ValueType::Pred {
+                    decls.push_str(".decl ");
+                    write_value_name(decls, &self.names, param.value);
+                    decls.push_str(PREDICATE_INPUT);
+                    let _ = writeln!(decls, " v_type=G type=ud num_elts={n} align=GRF");
+                }
+            }
+        }
+        // Roots, then aliases of them.
+        for slot in &self.slots {
+            if slot.root.is_some() {
+                continue;
+            }
+            decls.push_str(".decl ");
+            write_slot_name(decls, &self.names, slot.name);
+            match slot.storage {
+                Storage::Pred => {
+                    let _ = writeln!(decls, " v_type=P num_elts={n}");
+                }
+                storage => {
+                    let ty = if storage == Storage::Dword {
+                        "ud"
+                    } else {
+                        "uq"
+                    };
+                    let _ = writeln!(
+                        decls,
+                        " v_type=G type={ty} num_elts={} align=GRF",
+                        slot.elems
+                    );
+                }
+            }
+        }
+        for slot in &self.slots {
+            if slot.storage == Storage::Pred {
+                continue;
+            }
+            let (root_name, offset, elems) = match slot.root {
+                Some((root, offset)) => (self.slots[root].name, offset, n),
+                None => (slot.name, 0, slot.elems),
+            };
+            for view in [
+                View::Base,
+                View::F,
+                View::D,
+                View::Hf,
+                View::W,
+                View::B,
+                View::Halves,
+                View::Q,
+                View::Df,
+            ] {
+                if slot.views & (1 << view as u8) == 0
+                    || (view == View::Base && slot.root.is_none())
+                {
+                    continue;
+                }
+                let (ty, per) = view.decl(slot.storage);
+                decls.push_str(".decl ");
+                write_slot_name(decls, &self.names, slot.name);
+                decls.push_str(view.suffix());
+                let _ = write!(
+                    decls,
+                    " v_type=G type={ty} num_elts={} alias=<",
+                    elems * per
+                );
+                write_slot_name(decls, &self.names, root_name);
+                let _ = writeln!(decls, ", {offset}>");
+            }
+        }
+    }
+
+    /// The slot of an IR value, or of element `elem` of a vector value.
+    pub(super) fn value_slot(&mut self, kernel: &Kernel, value: Value, elem: Option<u8>) -> usize {
+        let key = (value, elem.unwrap_or(u8::MAX));
+        if let Some(slot) = self.value_slots.get(&key) {
+            return *slot;
+        }
+        let ty = kernel.value_type(value);
+        let (storage, count) = value_storage(ty);
+        let slot = match elem {
+            // With 32-byte registers (a 4 KiB file), a lane of a vector that is not a parameter
+            // is a variable of its own: only inputs must be contiguous (the payload), and a
+            // 1 KiB v8.u64 result declared whole must find 1 KiB free at once (DG2 spilled where
+            // its lanes fit one by one). PVC keeps vectors whole: its register file has room,
+            // and its allocator crashes on many distinct qword variables.
+            Some(i)
+                if count > 1
+                    && self.target.platform.grf_bytes() < 64
+                    && !kernel.params.iter().any(|p| p.value == value) =>
+            {
+                self.slots.push(Slot {
+                    name: SlotName::Elem(value, i),
+                    storage,
+                    elems: self.n,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
+            Some(i) if count > 1 => {
+                let root = self.value_slot(kernel, value, None);
+                let stride = self.lane_bytes(storage);
+                self.slots.push(Slot {
+                    name: SlotName::Elem(value, i),
+                    storage,
+                    elems: self.n,
+                    root: Some((root, u32::from(i) * stride)),
+                    views: 1,
+                });
+                self.slots.len() - 1
+            }
+            Some(_) => self.value_slot(kernel, value, None),
+            None => {
+                let bytes = if storage == Storage::Qword { 8 } else { 4 };
+                let elems = if count > 1 {
+                    count * self.lane_bytes(storage) / bytes
+                } else {
+                    self.n
+                };
+                self.slots.push(Slot {
+                    name: SlotName::Value(value),
+                    storage,
+                    elems,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
+        };
+        self.value_slots.insert(key, slot);
+        slot
+    }
+
+    /// The bytes between two lanes of a vector value (`Raw operand should be GRF-aligned`
+    /// otherwise on PVC+svm).
+    pub(super) fn lane_bytes(&self, storage: Storage) -> u32 {
+        self.target
+            .lane_bytes(if storage == Storage::Qword { 8 } else { 4 })
+    }
+
+    pub(super) fn temp(&mut self, storage: Storage) -> usize {
+        let slot = match self
+            .free_temps
+            .iter()
+            .position(|&slot| self.slots[slot].storage == storage)
+        {
+            Some(index) => self.free_temps.swap_remove(index),
+            None => {
+                self.temps += 1;
+                self.slots.push(Slot {
+                    name: SlotName::Temp(self.temps),
+                    storage,
+                    elems: self.n,
+                    root: None,
+                    views: 0,
+                });
+                self.slots.len() - 1
+            }
+        };
+        self.busy_temps.push(slot);
+        slot
+    }
+
+    /// Writes a slot's (view's) name into the body.
+    pub(super) fn name(&mut self, slot: usize, view: View) {
+        self.slots[slot].views |= 1 << view as u8;
+        write_slot_name(&mut self.body, &self.names, self.slots[slot].name);
+        self.body.push_str(view.suffix());
+    }
+
+    pub(super) fn src(&mut self, slot: usize, view: View, col: u32, stride: u32) {
+        self.name(slot, view);
+        if self.slots[slot].storage == Storage::Pred {
+            return;
+        }
+        let _ = write!(self.body, "(0,{col})<{stride};1,0>");
+    }
+
+    pub(super) fn neg_src(&mut self, slot: usize, view: View, col: u32, stride: u32) {
+        self.body.push_str("(-)");
+        self.src(slot, view, col, stride);
+    }
+
+    pub(super) fn dst(&mut self, slot: usize, view: View, col: u32, stride: u32) {
+        self.name(slot, view);
+        if self.slots[slot].storage == Storage::Pred {
+            return;
+        }
+        let _ = write!(self.body, "(0,{col})<{stride}>");
+    }
+
+    /// `    [(P)] op (M1, N) `
+    pub(super) fn op_start(&mut self, pred: Option<(usize, bool)>, op: &str, exec: u32) {
+        self.body.push_str("    ");
+        if let Some((slot, negated)) = pred {
+            self.body.push('(');
+            if negated {
+                self.body.push('!');
+            }
+            self.name(slot, View::Base);
+            self.body.push_str(") ");
+        }
+        let _ = write!(self.body, "{op} (M1, {exec}) ");
+    }
+}
+
+impl<'m> VisaPrinter<'m> {
+    pub(super) fn raw_or_null(&mut self, slot: Option<usize>, view: View, suffix: &str) {
+        match slot {
+            Some(slot) => {
+                self.name(slot, view);
+                self.body.push_str(suffix);
+            }
+            None => {
+                self.body.push_str("%null");
+                self.body.push_str(suffix);
+            }
+        }
+    }
+
+    /// `op (M1, exec) dst src0 [src1]` over the given views/columns/strides.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn line(
+        &mut self,
+        op: &str,
+        exec: u32,
+        dst: (usize, View, u32, u32),
+        a: (usize, View, u32, u32),
+        b: Option<(usize, View, u32, u32, bool)>,
+        imm: Option<u32>,
+    ) {
+        self.op_start(None, op, exec);
+        self.dst(dst.0, dst.1, dst.2, dst.3);
+        self.body.push(' ');
+        self.src(a.0, a.1, a.2, a.3);
+        if let Some((slot, view, col, stride, negate)) = b {
+            self.body.push(' ');
+            if negate {
+                self.neg_src(slot, view, col, stride);
+            } else {
+                self.src(slot, view, col, stride);
+            }
+        }
+        if let Some(imm) = imm {
+            let _ = write!(self.body, " 0x{imm:x}:ud");
+        }
+        self.body.push('\n');
+    }
+
+    pub(super) fn mask(&mut self, slot: usize, bits: u32) {
+        if bits < 32 {
+            let n = self.n;
+            self.line(
+                "and",
+                n,
+                (slot, View::Base, 0, 1),
+                (slot, View::Base, 0, 1),
+                None,
+                Some((1u32 << bits) - 1),
+            );
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Atomic loads, stores and stand-alone fences on vISA.
+//!
+//! **Single-copy atomicity.** No public source states that a plain data-port access
+//! (`lsc_load`/`lsc_store`, `svm_gather`/`svm_scatter`, `svm_block_ld`/`svm_block_st`) of any
+//! width is single-copy atomic, and IGC never relies on one: its OpenCL built-ins make an atomic
+//! load an `or` with zero and an atomic store an exchange, because "the L3$ has 2 pipelines -
+//! coherent and non-coherent" whose order is not guaranteed against each other, while atomics
+//! always take the coherent one (`IGC/BiFModule/Implementation/atomics.cl`). Its vector
+//! backend lowers `load atomic`/`store atomic` on LSC platforms to `lsc_atomic_load`/
+//! `lsc_atomic_store` and asserts a data size of 16c32, 32 or 64 bits
+//! (`GenXLoadStoreLowering.cpp`). GenX_IR is laxer than that: it assembles plain loads and
+//! stores of every size and silently turns `svm_gather.2` (a block size that does not exist)
+//! into a one-byte read. So every atomic load and store here is an atomic message:
+//!
+//! - LSC: `lsc_atomic_load` / `lsc_atomic_store` with `d16c32`, `d32` or `d64` (GenX_IR refuses
+//!   `d8`, `d16`, `d8c32`: "LSC atomics only support D16U32, D32, or D64"); on SLM no `d64`
+//!   ("LSC SLM D64 atomics only support icas"): a 64-bit SLM load is an `icas` of zero with
+//!   zero, a 64-bit SLM store the CAS loop.
+//! - SVM (TGLLP, `+svm`): `svm_atomic.or` with zero / `svm_atomic.xchg` with the result
+//!   dropped, `.16`, 32-bit and `.64`.
+//! - 8 bits: no atomic message exists. A load reads the containing aligned dword atomically and
+//!   extracts the byte (no write, unlike a CAS loop); a store is the masked CAS loop on that
+//!   dword.
+//! - Vectors: split per element (an atomic message carries one element per channel:
+//!   "LSC_DATA_ELEMS must be 1 for atomic operations"). Each element is single-copy atomic, as
+//!   the IR's vector accesses promise, not the vector as a whole.
+//! - 128 bits: no message is atomic on them; refused (`visa.no-128-bit`) on every platform.
+//!
+//! **Order.** Messages carry no order: the fences of the shared [`FenceBracket`] under the
+//! table's [`FencePolicy::RelaxedBetweenFences`] surround them, as for every RMW (an acquire
+//! load has its fence after it, a release store before it, a seq_cst access both), so loads,
+//! stores and RMWs of one order agree. A stand-alone fence is spelled as those fences: the
+//! leading one for its release part, the trailing one for its acquire part (one of them where
+//! both spell the same, as `evict` below system scope does).
+
+use atomir_ir::lower::{FenceBracket, FencePolicy};
+use atomir_ir::{AtomicOp, Fence, Legality, Lowering, Refusal, Rewrite, Scope};
+
+use crate::legality::{VisaPlan, FENCES};
+use crate::target::VisaTarget;
+
+/// The lowering of an 8-bit element of `op`, which no atomic message carries: the containing
+/// aligned dword. A load is one atomic load of that dword (a masked op, whose widened message is
+/// the load itself); the rest as [`Lowering::masked`] says.
+pub(crate) const fn part_word(op: AtomicOp) -> Lowering {
+    match op {
+        AtomicOp::Load => Lowering::MaskedOp,
+        op => Lowering::masked(op),
+    }
+}
+
+/// The table's answer for a stand-alone fence: every order at every scope, `cluster` widened to
+/// the device as for accesses.
+pub fn fence_plan(_target: VisaTarget, fence: &Fence) -> Result<VisaPlan, Refusal> {
+    let mut legality = Legality::native();
+    if fence.scope == Scope::Cluster {
+        legality.rewrites.push(Rewrite::ScopeWidened {
+            from: Scope::Cluster,
+            to: Scope::Device,
+        });
+    }
+    Ok(VisaPlan {
+        legality,
+        message: None,
+    })
+}
+
+/// The fences that spell a stand-alone fence: those around an access of the fence's order.
+pub(crate) const fn standalone_bracket(fence: &Fence) -> FenceBracket {
+    const _: () = assert!(matches!(FENCES, FencePolicy::RelaxedBetweenFences));
+    FenceBracket::around(fence.order, FENCES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atomir_ir::lower::FenceSide;
+    use atomir_ir::MemoryOrder;
+
+    /// A fence's bracket orders what the fence orders: a release part before, an acquire part
+    /// after, never neither.
+    #[test]
+    fn standalone_fences_keep_their_order() {
+        for &order in MemoryOrder::ALL.iter().filter(|o| o.is_fence_order()) {
+            let bracket = standalone_bracket(&Fence {
+                order,
+                scope: Scope::Device,
+            });
+            assert_eq!(
+                bracket.leading.is_some(),
+                order.has_release(),
+                "{order}: {bracket:?}"
+            );
+            assert_eq!(
+                bracket.trailing.map(|f| f.side),
+                order.has_acquire().then_some(FenceSide::Trailing),
+                "{order}: {bracket:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_8_bit_load_reads_its_word_without_writing() {
+        assert_eq!(part_word(AtomicOp::Load), Lowering::MaskedOp);
+        assert_eq!(part_word(AtomicOp::Store), Lowering::MaskedCasLoop);
+        assert_eq!(part_word(AtomicOp::Or), Lowering::MaskedOp);
+    }
+}
