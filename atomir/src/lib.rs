@@ -8,10 +8,25 @@
 //! Ask a target about one atomic node (no kernel needed), find every target that accepts it,
 //! and lower a module:
 //!
+//! # Entry points
+//!
+//! 1. Build a [`Kernel`] in code (or parse the text form with [`text::parse`]).
+//! 2. [`verify::verify`] it: the [`Verified`] module it returns is what every lowering takes,
+//!    so no unverified kernel reaches a printer. Nothing in this API panics on a kernel built
+//!    in code; a malformed one is a list of diagnostics.
+//! 3. Ask a [`Target`] about a node ([`Target::legalize`], no kernel needed), or find every
+//!    target that accepts it ([`supported_targets`]).
+//! 4. Lower: the whole module ([`Target::lower`], [`Target::lower_into`]), stopping at the
+//!    first refusal or, with [`OnRefusal::Skip`], lowering what is accepted and reporting the
+//!    rest ([`LowerReport::refusals`]); or one answer per instruction
+//!    ([`Target::lower_each`]).
+//!
+//! ## PTX
+//!
 //! ```
 //! use atomir::{
-//!     supported_targets, AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType, Kernel,
-//!     LowerOptions, MemoryOrder, Module, Target, ValueType,
+//!     supported_targets, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType,
+//!     Kernel, LowerOptions, MemoryOrder, Module, Target, ValueType,
 //! };
 //!
 //! let target: Target = "ptx:sm_90".parse()?;
@@ -30,7 +45,7 @@
 //! let accepting = supported_targets(&node);
 //! assert!(accepting.contains(&target));
 //!
-//! // A kernel built in code, lowered for one target.
+//! // A kernel built in code, verified, lowered for one target.
 //! let mut kernel = Kernel::new("histogram");
 //! let bins = kernel.add_param("bins", ValueType::Ptr(AddressSpace::Global));
 //! let x = kernel.add_param("x", ValueType::scalar(ElemType::F32));
@@ -38,10 +53,80 @@
 //! add.space = AddressSpace::Global;
 //! kernel.push(add, None);
 //! let module = Module { kernels: vec![kernel] };
-//! let verified = atomir::verify::verify(&module).expect("the kernel is well formed");
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
 //! let mut ptx = String::new();
-//! target.lower(&verified, &LowerOptions::default(), &mut ptx)?;
-//! assert!(ptx.contains("red"));
+//! target.lower(&verified, &LowerOptions::fragment(), &mut ptx)?;
+//! assert!(ptx.contains("red.relaxed.gpu.global.add.f32"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Intel vISA
+//!
+//! A u8 add, which no vISA message does natively: the target widens it to a masked CAS loop
+//! on its 32-bit word.
+//!
+//! ```
+//! use atomir::{
+//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, Lowering, LowerOptions,
+//!     Module, Target, ValueType,
+//! };
+//!
+//! let target: Target = "visa:PVC".parse()?;
+//! let mut kernel = Kernel::new("bytes");
+//! let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+//! let one = kernel.constant(1);
+//! let mut add = AtomicInst::new(AtomicOp::Add, ElemType::U8, p, one.into());
+//! add.space = AddressSpace::Global;
+//! let inst = kernel.push(add, Some("old"));
+//! let module = Module { kernels: vec![kernel] };
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
+//!
+//! use atomir::Backend;
+//! let legality = target.legalize_inst(&verified.kernels[0], inst)?;
+//! assert_eq!(legality.lowering, Lowering::MaskedCasLoop);
+//! let mut visa = String::new();
+//! let report = target.lower(&verified, &LowerOptions::module(), &mut visa)?;
+//! assert_eq!(report.len(), 1);
+//! assert!(visa.contains(".kernel \"bytes\""));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## LLVM IR
+//!
+//! A kernel with an atomic the target refuses: lowering stops at it by default; with
+//! [`OnRefusal::Skip`] the rest is lowered and the refusal reported, with its rule and the
+//! smallest target of the backend that would accept it.
+//!
+//! ```
+//! use atomir::{
+//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, LowerOptions, Module,
+//!     OnRefusal, Target, ValueType,
+//! };
+//!
+//! let target: Target = "llvm:nvptx64@14".parse()?;
+//! let mut kernel = Kernel::new("mixed");
+//! let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+//! let x = kernel.add_param("x", ValueType::scalar(ElemType::U32));
+//! let h = kernel.add_param("h", ValueType::scalar(ElemType::Bf16x2));
+//! let global = |inst: AtomicInst| AtomicInst { space: AddressSpace::Global, ..inst };
+//! kernel.push(global(AtomicInst::new(AtomicOp::Add, ElemType::U32, p, x.into())), Some("a"));
+//! kernel.push(global(AtomicInst::new(AtomicOp::Add, ElemType::Bf16x2, p, h.into())), None);
+//! let module = Module { kernels: vec![kernel] };
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
+//!
+//! let mut llvm = String::new();
+//! let stopped = target.lower(&verified, &LowerOptions::module(), &mut llvm);
+//! assert!(stopped.is_err() && llvm.is_empty());
+//!
+//! let options = LowerOptions::module().with_on_refusal(OnRefusal::Skip);
+//! let report = target.lower(&verified, &options, &mut llvm)?;
+//! assert!(llvm.contains("atomicrmw add"));
+//! let refusal = &report.refusals()[0].refusal;
+//! println!("{} (rule {}), accepted from {:?}", refusal.reason, refusal.rule, refusal.smallest_target);
+//!
+//! // One answer per instruction: code, or the refusal.
+//! let each = target.lower_each(&verified, &LowerOptions::fragment());
+//! assert!(each[0].result.is_ok() && each[1].result.is_err());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -384,6 +384,8 @@ impl fmt::Display for LowerError {
 
 impl std::error::Error for LowerError {}
 
+impl std::error::Error for Refusal {}
+
 /// What a lowering did to each instruction, for reports and counts.
 ///
 /// Programs repeat a handful of kinds of atomic, so each distinct verdict is stored once and an
@@ -549,6 +551,24 @@ pub trait Backend {
 pub enum WriteError {
     Lower(LowerError),
     Io(std::io::Error),
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::Lower(error) => error.fmt(f),
+            WriteError::Io(error) => write!(f, "cannot write the code: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::Lower(error) => Some(error),
+            WriteError::Io(error) => Some(error),
+        }
+    }
 }
 
 impl From<LowerError> for WriteError {
