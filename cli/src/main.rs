@@ -215,6 +215,7 @@ fn lower(args: &Args, _out: &mut String) -> Outcome {
         .map_err(|error| match error {
             WriteError::Lower(error) => input(format!("{name}:{error}")),
             WriteError::Io(error) => cannot_write(error),
+            other => input(format!("{name}: {other}")),
         })?;
     stdout.flush().map_err(cannot_write)
 }

@@ -18,6 +18,7 @@ use crate::verify::Verified;
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Strategy {
     /// One native instruction of the target, as the node says.
     Native,
@@ -64,6 +65,7 @@ impl fmt::Display for Strategy {
 /// A meaning-preserving change of the node before it is emitted. Every rewrite keeps or
 /// strengthens order and scope; one that strengthens says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Rewrite {
     /// `sub x` as `add (-x)`, negated in the IR (never as text).
     SubAsAddOfNegation,
@@ -109,6 +111,7 @@ impl fmt::Display for Rewrite {
 /// `AtomicExpansionKind`. Widths and element counts are not repeated here: they follow from the
 /// node (its type and shape), which is what [`crate::expand`] builds from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Lowering {
     /// The target's own instruction for the whole node (its vector form for a vector node).
     #[default]
@@ -357,6 +360,7 @@ pub enum OnRefusal {
 /// What a refusal is about: one instruction, or one parameter whose type the target cannot
 /// carry (used or not: a kernel's signature is its interface).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Site {
     Inst(Inst),
     /// The parameter's position in the signature.
@@ -548,6 +552,7 @@ pub trait Backend {
 
 /// Why a lowering into a writer failed: a refusal, or the writer's own error.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum WriteError {
     Lower(LowerError),
     Io(std::io::Error),

@@ -46,6 +46,7 @@ macro_rules! rules {
     ) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         $vis enum $name { $($(#[$vmeta])* $variant),+ }
 
         impl $name {

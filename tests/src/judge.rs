@@ -741,6 +741,8 @@ fn without(kernel: &atomir_ir::Kernel, site: Site) -> Option<atomir_ir::Kernel> 
     match site {
         Site::Inst(inst) => without_inst(kernel, inst),
         Site::Param(param) => without_param(kernel, param as usize),
+        // A site of a kind this reducer does not know: nothing to remove.
+        _ => None,
     }
 }
 
