@@ -130,6 +130,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![warn(missing_docs)]
+
 use std::fmt;
 use std::str::FromStr;
 
