@@ -8,10 +8,25 @@
 //! Ask a target about one atomic node (no kernel needed), find every target that accepts it,
 //! and lower a module:
 //!
+//! # Entry points
+//!
+//! 1. Build a [`Kernel`] in code (or parse the text form with [`text::parse`]).
+//! 2. [`verify::verify`] it: the [`Verified`] module it returns is what every lowering takes,
+//!    so no unverified kernel reaches a printer. Nothing in this API panics on a kernel built
+//!    in code; a malformed one is a list of diagnostics.
+//! 3. Ask a [`Target`] about a node ([`Target::legalize`], no kernel needed), or find every
+//!    target that accepts it ([`supported_targets`]).
+//! 4. Lower: the whole module ([`Target::lower`], [`Target::lower_into`]), stopping at the
+//!    first refusal or, with [`OnRefusal::Skip`], lowering what is accepted and reporting the
+//!    rest ([`LowerReport::refusals`]); or one answer per instruction
+//!    ([`Target::lower_each`]).
+//!
+//! ## PTX
+//!
 //! ```
 //! use atomir::{
-//!     supported_targets, AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType, Kernel,
-//!     LowerOptions, MemoryOrder, Module, Target, ValueType,
+//!     supported_targets, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType,
+//!     Kernel, LowerOptions, MemoryOrder, Module, Target, ValueType,
 //! };
 //!
 //! let target: Target = "ptx:sm_90".parse()?;
@@ -30,7 +45,7 @@
 //! let accepting = supported_targets(&node);
 //! assert!(accepting.contains(&target));
 //!
-//! // A kernel built in code, lowered for one target.
+//! // A kernel built in code, verified, lowered for one target.
 //! let mut kernel = Kernel::new("histogram");
 //! let bins = kernel.add_param("bins", ValueType::Ptr(AddressSpace::Global));
 //! let x = kernel.add_param("x", ValueType::scalar(ElemType::F32));
@@ -38,23 +53,98 @@
 //! add.space = AddressSpace::Global;
 //! kernel.push(add, None);
 //! let module = Module { kernels: vec![kernel] };
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
 //! let mut ptx = String::new();
-//! target.lower(&module, &LowerOptions::default(), &mut ptx)?;
-//! assert!(ptx.contains("red"));
+//! target.lower(&verified, &LowerOptions::fragment(), &mut ptx)?;
+//! assert!(ptx.contains("red.relaxed.gpu.global.add.f32"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! ## Intel vISA
+//!
+//! A u8 add, which no vISA message does natively: the target widens it to a masked CAS loop
+//! on its 32-bit word.
+//!
+//! ```
+//! use atomir::{
+//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, Lowering, LowerOptions,
+//!     Module, Target, ValueType,
+//! };
+//!
+//! let target: Target = "visa:PVC".parse()?;
+//! let mut kernel = Kernel::new("bytes");
+//! let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+//! let one = kernel.constant(1);
+//! let mut add = AtomicInst::new(AtomicOp::Add, ElemType::U8, p, one.into());
+//! add.space = AddressSpace::Global;
+//! let inst = kernel.push(add, Some("old"));
+//! let module = Module { kernels: vec![kernel] };
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
+//!
+//! use atomir::Backend;
+//! let legality = target.legalize_inst(&verified.kernels[0], inst)?;
+//! assert_eq!(legality.lowering, Lowering::MaskedCasLoop);
+//! let mut visa = String::new();
+//! let report = target.lower(&verified, &LowerOptions::module(), &mut visa)?;
+//! assert_eq!(report.len(), 1);
+//! assert!(visa.contains(".kernel \"bytes\""));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## LLVM IR
+//!
+//! A kernel with an atomic the target refuses: lowering stops at it by default; with
+//! [`OnRefusal::Skip`] the rest is lowered and the refusal reported, with its rule and the
+//! smallest target of the backend that would accept it.
+//!
+//! ```
+//! use atomir::{
+//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, LowerOptions, Module,
+//!     OnRefusal, Target, ValueType,
+//! };
+//!
+//! let target: Target = "llvm:nvptx64@14".parse()?;
+//! let mut kernel = Kernel::new("mixed");
+//! let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+//! let x = kernel.add_param("x", ValueType::scalar(ElemType::U32));
+//! let h = kernel.add_param("h", ValueType::scalar(ElemType::Bf16x2));
+//! let global = |inst: AtomicInst| AtomicInst { space: AddressSpace::Global, ..inst };
+//! kernel.push(global(AtomicInst::new(AtomicOp::Add, ElemType::U32, p, x.into())), Some("a"));
+//! kernel.push(global(AtomicInst::new(AtomicOp::Add, ElemType::Bf16x2, p, h.into())), None);
+//! let module = Module { kernels: vec![kernel] };
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
+//!
+//! let mut llvm = String::new();
+//! let stopped = target.lower(&verified, &LowerOptions::module(), &mut llvm);
+//! assert!(stopped.is_err() && llvm.is_empty());
+//!
+//! let options = LowerOptions::module().with_on_refusal(OnRefusal::Skip);
+//! let report = target.lower(&verified, &options, &mut llvm)?;
+//! assert!(llvm.contains("atomicrmw add"));
+//! let refusal = &report.refusals()[0].refusal;
+//! println!("{} (rule {}), accepted from {:?}", refusal.reason, refusal.rule, refusal.smallest_target);
+//!
+//! // One answer per instruction: code, or the refusal.
+//! let each = target.lower_each(&verified, &LowerOptions::fragment());
+//! assert!(each[0].result.is_ok() && each[1].result.is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
 
 use std::fmt;
 use std::str::FromStr;
 
 pub use atomir_ir as ir;
+pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
     text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
     Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
     LowerReport, Lowering, MemoryOrder, Module, Operand, Param, Predicate, Refusal, Rewrite,
-    RuleId, Scalar, Scope, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef, ValueType,
-    VectorList, VectorShape, Verdict, WriteError,
+    RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef,
+    ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
+pub use atomir_ir::{InstLowering, OnRefusal};
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use smallvec::SmallVec;
@@ -158,18 +248,24 @@ impl Target {
     /// Lowers a verified module, appending the code to `out`; a refusal leaves `out` as it was.
     pub fn lower(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
         self.backend().lower(module, options, out)
     }
 
+    /// Lowers every instruction of a verified module on its own: one answer per instruction,
+    /// in program order, its code or its refusal.
+    pub fn lower_each(&self, module: &Verified<'_>, options: &LowerOptions) -> Vec<InstLowering> {
+        self.backend().lower_each(module, options)
+    }
+
     /// Lowers a verified module, writing the code to `sink` as it is printed (kernel by kernel,
     /// in chunks); a refusal writes nothing.
     pub fn lower_into(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         sink: &mut dyn std::io::Write,
     ) -> Result<LowerReport, WriteError> {
@@ -178,6 +274,10 @@ impl Target {
 }
 
 impl Backend for Target {
+    fn lower_each(&self, module: &Verified<'_>, options: &LowerOptions) -> Vec<InstLowering> {
+        self.backend().lower_each(module, options)
+    }
+
     fn target_name(&self) -> String {
         self.backend().target_name()
     }
@@ -196,7 +296,7 @@ impl Backend for Target {
 
     fn lower(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
@@ -205,7 +305,7 @@ impl Backend for Target {
 
     fn lower_into(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         sink: &mut dyn std::io::Write,
     ) -> Result<LowerReport, WriteError> {
@@ -297,10 +397,11 @@ mod tests {
     #[test]
     fn lowering_into_a_writer_writes_what_lowering_into_a_string_builds() {
         let module = long_module();
+        let module = verify::verify(&module).expect("the module verifies");
         let mut compared = 0;
         for target in Target::all() {
             for complete_module in [false, true] {
-                let options = LowerOptions { complete_module };
+                let options = LowerOptions::fragment().with_complete_module(complete_module);
                 let mut whole = String::new();
                 let built = target.lower(&module, &options, &mut whole);
                 let mut written = Vec::new();
@@ -339,10 +440,10 @@ mod tests {
             }
         }
         let target: Target = "ptx:sm_90".parse().unwrap();
-        let options = LowerOptions {
-            complete_module: false,
-        };
-        match target.lower_into(&long_module(), &options, &mut Broken) {
+        let options = LowerOptions::fragment();
+        let module = long_module();
+        let module = verify::verify(&module).expect("the module verifies");
+        match target.lower_into(&module, &options, &mut Broken) {
             Err(WriteError::Io(error)) => assert_eq!(error.to_string(), "gone"),
             other => panic!("a failing writer gave {other:?}"),
         }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use atomir_bench::{generated_module, targets};
-use atomir_ir::LowerOptions;
+use atomir_ir::{verify, LowerOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 fn lowering(c: &mut Criterion) {
@@ -19,6 +19,7 @@ fn lowering(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("lower/{target}"));
         for atomics in [1_000usize, 10_000, 100_000, 1_000_000] {
             let module = generated_module(atomics);
+            let module = verify::verify(&module).expect("the generated module verifies");
             let mut out = String::new();
             group.throughput(Throughput::Elements(atomics as u64));
             if atomics >= 100_000 {

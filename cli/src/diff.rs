@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use atomir_ir::{Backend, LowerOptions, Module, Strategy, Verdict};
+use atomir_ir::rule::KitRule;
+use atomir_ir::{verify, Backend, LowerOptions, Module, Refusal, Strategy, Verdict};
 
 use crate::slice::single_instruction;
 use crate::unified::hunks;
@@ -36,8 +37,12 @@ fn lower_alone(backend: &dyn Backend, module: &Module) -> Side {
     };
     let mut code = String::new();
     let verdict = backend.legalize_inst(kernel, inst).and_then(|legality| {
+        let module = verify::verify(module).map_err(|diagnostics| {
+            let first = diagnostics.first().map(ToString::to_string);
+            Refusal::new(KitRule::Unverified, first.unwrap_or_default())
+        })?;
         backend
-            .lower(module, &LowerOptions::default(), &mut code)
+            .lower(&module, &LowerOptions::default(), &mut code)
             .map(|_| legality)
             .map_err(|error| error.refusal)
     });

@@ -9,6 +9,7 @@ use atomir_cli::filter::CellFilter;
 use atomir_cli::report::{self, Format, TargetMatrix};
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::matrix::{all_cells, AnyCell};
+use atomir_ir::verify::Verified;
 use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module, WriteError};
 
 const USAGE: &str = "\
@@ -143,22 +144,23 @@ fn rendered(name: &str, diagnostics: Diagnostics) -> Failure {
     Failure::Input(lines)
 }
 
-/// Parses and (unless only formatting) verifies, rendering diagnostics against `name`.
-fn load(name: &str, source: &str, verified: bool) -> Result<Module, Failure> {
-    let module = text::parse_with_limit(source, MAX_DIAGNOSTICS)
-        .map_err(|diagnostics| rendered(name, diagnostics))?;
-    if verified {
-        verify::verify_with_limit(&module, MAX_DIAGNOSTICS)
-            .map_err(|diagnostics| rendered(name, diagnostics))?;
-    }
-    Ok(module)
+/// Parses, rendering diagnostics against `name`.
+fn load(name: &str, source: &str) -> Result<Module, Failure> {
+    text::parse_with_limit(source, MAX_DIAGNOSTICS)
+        .map_err(|diagnostics| rendered(name, diagnostics))
 }
 
-/// Reads, parses and verifies `file`; the source text is dropped before the caller lowers, so
-/// a large input is not held twice (as text and as a module) while the output grows.
+/// Verifies, rendering diagnostics against `name`.
+fn verified<'m>(name: &str, module: &'m Module) -> Result<Verified<'m>, Failure> {
+    verify::verify_with_limit(module, MAX_DIAGNOSTICS)
+        .map_err(|diagnostics| rendered(name, diagnostics))
+}
+
+/// Reads and parses `file`; the source text is dropped before the caller verifies and lowers,
+/// so a large input is not held twice (as text and as a module) while the output grows.
 fn load_file(file: &str) -> Result<(String, Module), Failure> {
     let (name, source) = read_input(file)?;
-    let module = load(&name, &source, true)?;
+    let module = load(&name, &source)?;
     Ok((name, module))
 }
 
@@ -179,13 +181,14 @@ fn no_targets_allowed(command: &str, args: &Args) -> Outcome {
 fn check(args: &Args, _out: &mut String) -> Outcome {
     no_targets_allowed("check", args)?;
     let (name, source) = read_input(&one_file("check", args)?)?;
-    load(&name, &source, true).map(|_| ())
+    let module = load(&name, &source)?;
+    verified(&name, &module).map(|_| ())
 }
 
 fn fmt(args: &Args, out: &mut String) -> Outcome {
     no_targets_allowed("fmt", args)?;
     let (name, source) = read_input(&one_file("fmt", args)?)?;
-    let module = load(&name, &source, false)?;
+    let module = load(&name, &source)?;
     out.push_str(&text::print(&module));
     Ok(())
 }
@@ -201,9 +204,8 @@ fn lower(args: &Args, _out: &mut String) -> Outcome {
         return Err(usage("`atomir lower` takes no --format or --filter"));
     }
     let (name, module) = load_file(&file)?;
-    let options = LowerOptions {
-        complete_module: args.module,
-    };
+    let module = verified(&name, &module)?;
+    let options = LowerOptions::fragment().with_complete_module(args.module);
     // Straight to standard output as it is printed: the code of a large module is several
     // times the size of the module, and is never held whole.
     let mut stdout = open_stdout().map_err(cannot_write)?;
@@ -213,6 +215,7 @@ fn lower(args: &Args, _out: &mut String) -> Outcome {
         .map_err(|error| match error {
             WriteError::Lower(error) => input(format!("{name}:{error}")),
             WriteError::Io(error) => cannot_write(error),
+            other => input(format!("{name}: {other}")),
         })?;
     stdout.flush().map_err(cannot_write)
 }
@@ -266,7 +269,8 @@ fn diff(args: &Args, out: &mut String) -> Outcome {
     if args.format.is_some() || !args.filters.is_empty() {
         return Err(usage("`atomir diff` takes no --format or --filter"));
     }
-    let (_, module) = load_file(&file)?;
+    let (name, module) = load_file(&file)?;
+    let module = verified(&name, &module)?;
     atomir_cli::diff::diff_targets(&module, &a, &b, out);
     Ok(())
 }

@@ -1,84 +1,20 @@
 //! One instruction of a kernel as a kernel of its own, so that two targets' code for it can be
 //! compared side by side.
 
-use std::collections::HashMap;
-
-use atomir_ir::{Inst, InstData, Kernel, Operand, Scalar, Value, ValueDef};
+use atomir_ir::{Inst, Kernel};
 
 /// A well-formed kernel holding only `inst`: every parameter of `kernel`, plus one parameter for
 /// each result of another instruction that `inst` reads (it is an input once the instruction
 /// stands alone). Names, locations and constants are kept.
 pub fn single_instruction(kernel: &Kernel, inst: Inst) -> Kernel {
-    let mut sliced = Kernel::new(kernel.name.clone());
-    sliced.loc = kernel.loc;
-    let mut values: HashMap<Value, Value> = HashMap::new();
-    for param in &kernel.params {
-        let new = sliced.add_param(kernel.value_name(param.value), param.ty);
-        sliced.values[new].loc = kernel.values[param.value].loc;
-        values.insert(param.value, new);
-    }
-    let original = match kernel.insts[inst] {
-        InstData::Atomic(original) => original,
-        InstData::Fence(fence) => {
-            // A fence reads no value: it stands alone as it is.
-            let new_inst = sliced.push_fence(fence);
-            sliced.inst_locs[new_inst] = kernel.inst_locs[inst];
-            return sliced;
-        }
-    };
-    let mut import = |sliced: &mut Kernel, value: Value| -> Value {
-        *values.entry(value).or_insert_with(|| {
-            let new = sliced.add_param(kernel.value_name(value), kernel.value_type(value));
-            sliced.values[new].loc = kernel.values[value].loc;
-            new
-        })
-    };
-
-    let mut node = original;
-    node.addr = import(&mut sliced, original.addr);
-    if let Some(predicate) = &mut node.predicate {
-        predicate.value = import(&mut sliced, predicate.value);
-    }
-    let mut remap_operand = |sliced: &mut Kernel, operand: Operand| -> Operand {
-        let mut scalar = |sliced: &mut Kernel, s: Scalar| match s {
-            Scalar::Value(v) => Scalar::Value(import(sliced, v)),
-            Scalar::Const(c) => Scalar::Const(sliced.constant(kernel.constants[c])),
-        };
-        match operand {
-            Operand::Scalar(s) => Operand::Scalar(scalar(sliced, s)),
-            Operand::Vector(list) => {
-                let elements: Vec<Scalar> = kernel
-                    .vector_elements(list)
-                    .iter()
-                    .map(|&s| scalar(sliced, s))
-                    .collect();
-                sliced.vector(&elements)
-            }
-        }
-    };
-    node.operand = original
-        .operand
-        .map(|operand| remap_operand(&mut sliced, operand));
-    node.new_value = original
-        .new_value
-        .map(|operand| remap_operand(&mut sliced, operand));
-
-    let result_name = original
-        .result
-        .map(|value| kernel.value_name(value).to_string());
-    let new_inst = sliced.push(node, result_name.as_deref());
-    sliced.inst_locs[new_inst] = kernel.inst_locs[inst];
-    if let (Some(old), Some(new)) = (original.result, sliced.insts[new_inst].result()) {
-        sliced.values[new].loc = kernel.values[old].loc;
-        debug_assert_eq!(sliced.values[new].def, ValueDef::Result(new_inst));
-    }
-    sliced
+    kernel.slice(|kept| kept == inst)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use atomir_ir::{AtomicInst, AtomicOp, ElemType, ValueType};
+    use atomir_ir::{Operand, Scalar};
 
     #[test]
     fn a_read_result_becomes_a_parameter() {

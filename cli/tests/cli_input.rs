@@ -169,7 +169,11 @@ fn lower_prints_code_or_a_refusal_with_rule_and_position() {
             let mut expected = String::new();
             let module = text::parse(&source_of(&cell)).expect("printed text parses");
             backend
-                .lower(&module, &LowerOptions::default(), &mut expected)
+                .lower(
+                    &atomir_ir::verify::verify(&module).unwrap(),
+                    &LowerOptions::default(),
+                    &mut expected,
+                )
                 .expect("accepted");
             pretty_assertions::assert_eq!(text_of(&out.stdout), expected);
             let module_out = atomir(

@@ -86,6 +86,10 @@ pub struct VectorList {
 }
 
 impl VectorList {
+    pub(crate) const fn new(start: u32, len: u32) -> Self {
+        VectorList { start, len }
+    }
+
     pub const fn len(self) -> usize {
         self.len as usize
     }
@@ -286,7 +290,7 @@ pub struct Kernel {
     pub insts: PrimaryMap<Inst, InstData>,
     pub inst_locs: SecondaryMap<Inst, SourceLoc>,
     pub constants: PrimaryMap<Constant, u128>,
-    vector_pool: Vec<Scalar>,
+    pub(crate) vector_pool: Vec<Scalar>,
 }
 
 impl Kernel {
@@ -331,6 +335,11 @@ impl Kernel {
             .get(start..start.checked_add(list.len as usize)?)
     }
 
+    /// The elements of `list`, a list of this kernel.
+    ///
+    /// # Panics
+    /// On a list of another kernel's pool; [`Kernel::checked_vector_elements`] answers `None`
+    /// instead. The verifier rejects such a list, so printers of a verified kernel use this.
     pub fn vector_elements(&self, list: VectorList) -> &[Scalar] {
         &self.vector_pool[list.start as usize..(list.start + list.len) as usize]
     }
@@ -371,10 +380,18 @@ impl Kernel {
             .filter_map(|(id, data)| data.as_atomic().map(|inst| (id, inst)))
     }
 
+    /// The name of `value`, without its `%`.
+    ///
+    /// # Panics
+    /// On a value of another kernel (`self.values.get(value)` answers `None` instead).
     pub fn value_name(&self, value: Value) -> &str {
         &self.values[value].name
     }
 
+    /// The type of `value`.
+    ///
+    /// # Panics
+    /// On a value of another kernel (`self.values.get(value)` answers `None` instead).
     pub fn value_type(&self, value: Value) -> ValueType {
         self.values[value].ty
     }
@@ -384,7 +401,7 @@ impl Kernel {
     pub fn operand_element(&self, operand: Operand, index: usize) -> Option<Scalar> {
         match operand {
             Operand::Scalar(scalar) => Some(scalar),
-            Operand::Vector(list) => self.vector_elements(list).get(index).copied(),
+            Operand::Vector(list) => self.checked_vector_elements(list)?.get(index).copied(),
         }
     }
 

@@ -14,9 +14,11 @@ use crate::kernel::{Fence, Inst, Kernel, Module, Param, SourceLoc};
 use crate::node::{AtomicNode, Node};
 use crate::rule::RuleId;
 use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
+use crate::verify::Verified;
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Strategy {
     /// One native instruction of the target, as the node says.
     Native,
@@ -63,6 +65,7 @@ impl fmt::Display for Strategy {
 /// A meaning-preserving change of the node before it is emitted. Every rewrite keeps or
 /// strengthens order and scope; one that strengthens says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Rewrite {
     /// `sub x` as `add (-x)`, negated in the IR (never as text).
     SubAsAddOfNegation,
@@ -112,6 +115,7 @@ impl fmt::Display for Rewrite {
 /// `AtomicExpansionKind`. Widths and element counts are not repeated here: they follow from the
 /// node (its type and shape), which is what [`crate::expand`] builds from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Lowering {
     /// The target's own instruction for the whole node (its vector form for a vector node).
     #[default]
@@ -301,15 +305,66 @@ impl fmt::Display for Refusal {
 pub type Verdict = Result<Legality, Refusal>;
 
 /// Options every backend understands.
+///
+/// New options will come, so the struct is built from [`LowerOptions::fragment`] (the
+/// default) or [`LowerOptions::module`] and changed with the `with_…` methods.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LowerOptions {
     /// Wrap the output as a complete unit the target's own tools accept.
     pub complete_module: bool,
+    /// What to do with an instruction the target refuses.
+    pub on_refusal: OnRefusal,
+}
+
+impl LowerOptions {
+    /// Code for the inside of a unit of the client's (no module wrapper); stops at the first
+    /// refusal. The default.
+    pub const fn fragment() -> Self {
+        LowerOptions {
+            complete_module: false,
+            on_refusal: OnRefusal::Stop,
+        }
+    }
+
+    /// A complete unit the target's own tools accept; stops at the first refusal.
+    pub const fn module() -> Self {
+        LowerOptions {
+            complete_module: true,
+            ..LowerOptions::fragment()
+        }
+    }
+
+    /// These options, wrapping the output as a complete unit or not.
+    pub const fn with_complete_module(mut self, complete_module: bool) -> Self {
+        self.complete_module = complete_module;
+        self
+    }
+
+    /// These options, doing `on_refusal` with a refused instruction.
+    pub const fn with_on_refusal(mut self, on_refusal: OnRefusal) -> Self {
+        self.on_refusal = on_refusal;
+        self
+    }
+}
+
+/// What a lowering does with an instruction its target refuses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OnRefusal {
+    /// Lower nothing: the first refusal is the lowering's error.
+    #[default]
+    Stop,
+    /// Lower what the target accepts and report the rest in [`LowerReport::refusals`]. An
+    /// instruction that reads the result of one left out is left out too; a kernel whose
+    /// parameters the target cannot carry is left out whole (its signature is its interface).
+    Skip,
 }
 
 /// What a refusal is about: one instruction, or one parameter whose type the target cannot
 /// carry (used or not: a kernel's signature is its interface).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Site {
     Inst(Inst),
     /// The parameter's position in the signature.
@@ -337,6 +392,8 @@ impl fmt::Display for LowerError {
 
 impl std::error::Error for LowerError {}
 
+impl std::error::Error for Refusal {}
+
 /// What a lowering did to each instruction, for reports and counts.
 ///
 /// Programs repeat a handful of kinds of atomic, so each distinct verdict is stored once and an
@@ -346,6 +403,7 @@ pub struct LowerReport {
     verdicts: Vec<Legality>,
     verdict_index: HashMap<Legality, u32>,
     decisions: Vec<Decision>,
+    refusals: Vec<LowerError>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -388,6 +446,24 @@ impl LowerReport {
         })
     }
 
+    /// What was left out of the code, in program order ([`OnRefusal::Skip`]): each refused
+    /// instruction, each instruction that reads a result left out, and each kernel whose
+    /// parameters the target cannot carry (its instructions are then not in
+    /// [`LowerReport::decisions`]).
+    pub fn refusals(&self) -> &[LowerError] {
+        &self.refusals
+    }
+
+    /// Records that `error`'s instruction or kernel is left out of the code.
+    pub fn refuse(&mut self, error: LowerError) {
+        self.refusals.push(error);
+    }
+
+    /// Forgets the decisions after the first `len` (a kernel left out whole).
+    pub(crate) fn truncate_decisions(&mut self, len: usize) {
+        self.decisions.truncate(len);
+    }
+
     /// The number of instructions recorded.
     pub fn len(&self) -> usize {
         self.decisions.len()
@@ -401,6 +477,7 @@ impl LowerReport {
     pub fn shrink_to_fit(&mut self) {
         self.decisions.shrink_to_fit();
         self.verdicts.shrink_to_fit();
+        self.refusals.shrink_to_fit();
     }
 }
 
@@ -427,25 +504,46 @@ pub trait Backend {
         }
     }
 
-    /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts).
+    /// The answer for instruction `inst` of `kernel` (its node with the kernel's facts); an id
+    /// the kernel does not hold is refused.
     fn legalize_inst(&self, kernel: &Kernel, inst: Inst) -> Verdict {
-        self.legalize_node(&Node::of(kernel, inst))
+        match Node::of(kernel, inst) {
+            Some(node) => self.legalize_node(&node),
+            None => Err(Refusal::new(
+                crate::rule::KitRule::NoSuchInstruction,
+                format!(
+                    "kernel `{}` has {} instructions; it holds no {inst}",
+                    kernel.name,
+                    kernel.insts.len()
+                ),
+            )),
+        }
     }
 
     /// Lowers a verified module, appending the emitted code to `out`.
     fn lower(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError>;
+
+    /// Lowers every instruction of a verified module on its own: one answer per instruction,
+    /// in program order, its code or its refusal ([`crate::lower::lower_each`]).
+    fn lower_each(
+        &self,
+        module: &Verified<'_>,
+        options: &LowerOptions,
+    ) -> Vec<crate::lower::InstLowering> {
+        crate::lower::lower_each(self, module, options)
+    }
 
     /// Lowers a verified module, writing the code to `sink` kernel by kernel, in chunks, so
     /// memory follows the module rather than its code. A refusal writes nothing. (By default
     /// the code is gathered whole, then written.)
     fn lower_into(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         sink: &mut dyn std::io::Write,
     ) -> Result<LowerReport, WriteError> {
@@ -458,9 +556,28 @@ pub trait Backend {
 
 /// Why a lowering into a writer failed: a refusal, or the writer's own error.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum WriteError {
     Lower(LowerError),
     Io(std::io::Error),
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::Lower(error) => error.fmt(f),
+            WriteError::Io(error) => write!(f, "cannot write the code: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::Lower(error) => Some(error),
+            WriteError::Io(error) => Some(error),
+        }
+    }
 }
 
 impl From<LowerError> for WriteError {

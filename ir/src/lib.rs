@@ -19,6 +19,7 @@ pub mod matrix;
 pub mod node;
 pub mod rule;
 pub mod semantics;
+mod slice;
 pub mod text;
 pub mod types;
 pub mod verify;
@@ -30,9 +31,10 @@ pub use kernel::{
     SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
-    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, Refusal, Rewrite, Site,
-    Strategy, Verdict, WriteError,
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, OnRefusal, Refusal,
+    Rewrite, Site, Strategy, Verdict, WriteError,
 };
+pub use lower::InstLowering;
 pub use node::{AtomicNode, Node};
 pub use rule::RuleId;
 pub use types::{

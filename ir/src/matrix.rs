@@ -319,12 +319,20 @@ pub fn run<C: Into<AnyCell>>(
             let verdict = backend.legalize_node(&cell.node());
             let mut code = String::new();
             let verdict = match verdict {
-                Ok(legality) => match backend.lower(&module, options, &mut code) {
-                    Ok(_) => Ok(legality),
-                    Err(error) => {
-                        code.clear();
-                        Err(error.refusal)
-                    }
+                Ok(legality) => match crate::verify::verify(&module) {
+                    Ok(verified) => match backend.lower(&verified, options, &mut code) {
+                        Ok(_) => Ok(legality),
+                        Err(error) => {
+                            code.clear();
+                            Err(error.refusal)
+                        }
+                    },
+                    Err(diagnostics) => Err(Refusal::new(
+                        crate::rule::KitRule::Unverified,
+                        diagnostics
+                            .first()
+                            .map_or_else(String::new, ToString::to_string),
+                    )),
                 },
                 Err(refusal) => Err(refusal),
             };

@@ -98,11 +98,50 @@ pub enum Node {
 }
 
 impl Node {
-    /// The node of instruction `inst` of `kernel`, with the kernel's facts.
-    pub fn of(kernel: &Kernel, inst: Inst) -> Self {
-        match &kernel.insts[inst] {
+    /// The node of instruction `inst` of `kernel`, with the kernel's facts, or `None` when the
+    /// kernel holds no instruction `inst` (an id of another kernel).
+    pub fn of(kernel: &Kernel, inst: Inst) -> Option<Self> {
+        kernel
+            .insts
+            .get(inst)
+            .map(|data| Node::of_data(kernel, data))
+    }
+
+    /// The node of `data`, an instruction of `kernel`, with the kernel's facts.
+    pub fn of_data(kernel: &Kernel, data: &InstData) -> Self {
+        match data {
             InstData::Atomic(atomic) => Node::Atomic(AtomicNode::of(kernel, atomic)),
             InstData::Fence(fence) => Node::Fence(*fence),
+        }
+    }
+
+    /// Why the IR gives this node no meaning, whatever the target: an op its element type has
+    /// no meaning for, an order its op has no part for, a load whose value is not used, a store
+    /// with a result, a relaxed fence. `None` for a node the IR defines. The verifier states
+    /// the same rules for instructions; this is their node-level form, for a node built in
+    /// code and asked about without a kernel.
+    pub fn undefined(&self) -> Option<String> {
+        match self {
+            Node::Atomic(node) => {
+                let (op, ty) = (node.op, node.ty);
+                if !ty.supports(op) {
+                    Some(format!("`{op}` is not defined on {ty}"))
+                } else if !op.admits_order(node.order) {
+                    Some(format!("a {op} cannot be {}", node.order))
+                } else if op.requires_result() && !node.result_used {
+                    Some(format!(
+                        "a {op} returns the value it reads, which must be used"
+                    ))
+                } else if op.has_no_result() && node.result_used {
+                    Some(format!("a {op} returns nothing"))
+                } else {
+                    None
+                }
+            }
+            Node::Fence(fence) if !fence.order.is_fence_order() => {
+                Some(format!("a {} fence orders nothing", fence.order))
+            }
+            Node::Fence(_) => None,
         }
     }
 

@@ -46,6 +46,7 @@ macro_rules! rules {
     ) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         $vis enum $name { $($(#[$vmeta])* $variant),+ }
 
         impl $name {
@@ -81,5 +82,13 @@ rules! {
     pub enum KitRule {
         Unprintable = "lower.unprintable":
             "the printer cannot print what the table accepted (a bug: the table and the printer disagree)",
+        UndefinedNode = "lower.undefined-node":
+            "the IR gives the node no meaning (an op its type lacks, an order its op has no part for)",
+        Unverified = "lower.unverified":
+            "the kernel built for a node does not verify (a bug of the builder)",
+        ReadsRefused = "lower.reads-refused-result":
+            "the instruction reads the result of an instruction left out of the code",
+        NoSuchInstruction = "lower.no-such-instruction":
+            "the kernel holds no instruction of that id (an id of another kernel)",
     }
 }

@@ -36,8 +36,50 @@ macro_rules! spelled {
                 f.write_str(self.as_str())
             }
         }
+
+        impl ::std::str::FromStr for $name {
+            type Err = $crate::types::UnknownName;
+
+            /// Parses the canonical spelling, as the text form writes it.
+            fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {
+                Self::from_name(text).ok_or_else(|| {
+                    $crate::types::UnknownName::new(
+                        stringify!($name),
+                        text,
+                        Self::ALL.iter().map(|value| value.as_str()),
+                    )
+                })
+            }
+        }
     };
 }
+
+/// Why a spelling names no value of an enum: what was given and what is expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    message: String,
+}
+
+impl UnknownName {
+    /// `text` names no `kind`; `expected` are the spellings that do.
+    pub fn new<'a>(kind: &str, text: &str, expected: impl IntoIterator<Item = &'a str>) -> Self {
+        let expected: Vec<&str> = expected.into_iter().collect();
+        UnknownName {
+            message: format!(
+                "`{text}` is not a {kind}; expected one of {}",
+                expected.join(", ")
+            ),
+        }
+    }
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for UnknownName {}
 
 spelled! {
     /// The operation of an atomic access. Semantics (per element): `old = *a; *a = op(old, b[, c])`;
@@ -303,6 +345,24 @@ spelled! {
     }
 }
 
+/// The order of a Rust atomic access: `Relaxed` is relaxed, `SeqCst` is seq_cst, and so on.
+///
+/// `Ordering` is `#[non_exhaustive]`: an order a later Rust adds maps to `seq_cst`, the
+/// strongest, so a conversion never weakens an order.
+impl From<std::sync::atomic::Ordering> for MemoryOrder {
+    fn from(order: std::sync::atomic::Ordering) -> Self {
+        use std::sync::atomic::Ordering;
+        match order {
+            Ordering::Relaxed => MemoryOrder::Relaxed,
+            Ordering::Acquire => MemoryOrder::Acquire,
+            Ordering::Release => MemoryOrder::Release,
+            Ordering::AcqRel => MemoryOrder::AcqRel,
+            Ordering::SeqCst => MemoryOrder::SeqCst,
+            _ => MemoryOrder::SeqCst,
+        }
+    }
+}
+
 impl MemoryOrder {
     /// Whether a fence of this order orders anything: a relaxed fence is meaningless.
     pub const fn is_fence_order(self) -> bool {
@@ -380,6 +440,15 @@ pub enum ValueType {
 impl ValueType {
     pub const fn scalar(ty: ElemType) -> ValueType {
         ValueType::Data(ty, VectorShape::Scalar)
+    }
+}
+
+impl std::str::FromStr for ValueType {
+    type Err = String;
+
+    /// Parses a type as the text form spells it: `pred`, `ptr.global`, `u32`, `v4.f32`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        crate::text::parse_value_type(text)
     }
 }
 

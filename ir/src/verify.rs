@@ -31,13 +31,38 @@ use crate::kernel::{
 use crate::text::literal::mask;
 use crate::types::{AddressSpace, AtomicOp, ElemType, TypeClass, ValueType, VectorShape};
 
-/// Checks every target-independent rule, returning all violations found.
-pub fn verify(module: &Module) -> Result<(), Vec<Diagnostic>> {
+/// A module the verifier accepted: the proof every lowering entry point asks for.
+///
+/// Only [`verify`] and [`verify_with_limit`] make one, and it borrows the module, so the module
+/// cannot change between verification and lowering. It reads as the module (`Deref`).
+#[derive(Clone, Copy, Debug)]
+pub struct Verified<'m> {
+    module: &'m Module,
+}
+
+impl<'m> Verified<'m> {
+    /// The verified module, for as long as it is borrowed.
+    pub const fn module(&self) -> &'m Module {
+        self.module
+    }
+}
+
+impl std::ops::Deref for Verified<'_> {
+    type Target = Module;
+
+    fn deref(&self) -> &Module {
+        self.module
+    }
+}
+
+/// Checks every target-independent rule, returning the module as [`Verified`] or all
+/// violations found.
+pub fn verify(module: &Module) -> Result<Verified<'_>, Vec<Diagnostic>> {
     verify_with_limit(module, usize::MAX).map_err(Diagnostics::into_vec)
 }
 
 /// [`verify`], keeping the first `limit` violations and only counting the rest.
-pub fn verify_with_limit(module: &Module, limit: usize) -> Result<(), Diagnostics> {
+pub fn verify_with_limit(module: &Module, limit: usize) -> Result<Verified<'_>, Diagnostics> {
     let mut errors = Diagnostics::with_limit(limit);
     let mut kernel_names: FnvHashMap<&str, SourceLoc> = FnvHashMap::default();
     for kernel in &module.kernels {
@@ -52,7 +77,7 @@ pub fn verify_with_limit(module: &Module, limit: usize) -> Result<(), Diagnostic
         Checker::new(kernel, &mut errors).check();
     }
     if errors.is_empty() {
-        Ok(())
+        Ok(Verified { module })
     } else {
         Err(errors)
     }

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use atomir_ir::kernel::Module;
 use atomir_ir::matrix::all_cells;
 use atomir_ir::text::{parse, print};
-use atomir_ir::verify::verify;
 use proptest::prelude::*;
 
 const LITERALS: &str = "\
@@ -374,4 +373,9 @@ mod literal_bits {
             }
         }
     }
+}
+
+/// The verifier's answer without the proof, to compare with `Ok(())`.
+fn verify(module: &atomir_ir::Module) -> Result<(), Vec<atomir_ir::Diagnostic>> {
+    atomir_ir::verify::verify(module).map(|_| ())
 }

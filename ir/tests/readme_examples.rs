@@ -2,7 +2,6 @@
 //! comments, so the documentation cannot drift from the text form.
 
 use atomir_ir::text::{parse, print};
-use atomir_ir::verify::verify;
 
 /// The fenced code blocks of the README whose first line that is not a comment starts a kernel.
 fn kernel_blocks(readme: &str) -> Vec<String> {
@@ -50,4 +49,9 @@ fn readme_kernels_parse_and_verify() {
         loads += printed.matches("atomic.load.").count();
     }
     assert!(fences > 0 && loads > 0, "the README shows loads and fences");
+}
+
+/// The verifier's answer without the proof, to compare with `Ok(())`.
+fn verify(module: &atomir_ir::Module) -> Result<(), Vec<atomir_ir::Diagnostic>> {
+    atomir_ir::verify::verify(module).map(|_| ())
 }

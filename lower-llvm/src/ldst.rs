@@ -136,9 +136,11 @@ mod tests {
 
     fn lowered(spec: &str, kernels: Vec<atomir_ir::Kernel>) -> Result<String, String> {
         let mut out = String::new();
+        let module = Module { kernels };
+        let verified = atomir_ir::verify::verify(&module).map_err(|d| d[0].to_string())?;
         LlvmTarget::parse(spec)
             .unwrap()
-            .lower(&Module { kernels }, &LowerOptions::default(), &mut out)
+            .lower(&verified, &LowerOptions::default(), &mut out)
             .map_err(|e| e.to_string())?;
         Ok(out)
     }
@@ -188,7 +190,9 @@ mod tests {
             order: MemoryOrder::Release,
             scope: Scope::Device,
         };
-        let kernels = vec![load.kernel(), load.kernel(), fence.kernel()];
+        let mut again = load.kernel();
+        again.name.push_str("_again");
+        let kernels = vec![load.kernel(), again, fence.kernel()];
         let out = lowered("spirv64@22", kernels).unwrap();
         let load_name = "@_Z18__spirv_AtomicLoadPU3AS1iii";
         assert_eq!(

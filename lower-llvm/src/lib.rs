@@ -182,7 +182,11 @@ mod tests {
             let mut out = String::new();
             LlvmTarget::parse(spec)
                 .unwrap()
-                .lower(&module, &LowerOptions::default(), &mut out)
+                .lower(
+                    &atomir_ir::verify::verify(&module).unwrap(),
+                    &LowerOptions::default(),
+                    &mut out,
+                )
                 .unwrap();
             out
         };
@@ -211,15 +215,10 @@ mod tests {
 
     fn lowered(spec: &str, module: &Module) -> Result<String, atomir_ir::LowerError> {
         let mut out = String::new();
+        let verified = atomir_ir::verify::verify(module).expect("the test's module verifies");
         LlvmTarget::parse(spec)
             .unwrap()
-            .lower(
-                module,
-                &LowerOptions {
-                    complete_module: true,
-                },
-                &mut out,
-            )
+            .lower(&verified, &LowerOptions::module(), &mut out)
             .map(|_| out)
     }
 
@@ -318,7 +317,11 @@ mod tests {
                 };
                 let verdict = target.legalize_node(&cell.node());
                 out.clear();
-                let lowered = target.lower(&module, &LowerOptions::default(), &mut out);
+                let lowered = target.lower(
+                    &atomir_ir::verify::verify(&module).unwrap(),
+                    &LowerOptions::default(),
+                    &mut out,
+                );
                 match (verdict, lowered) {
                     (Ok(legality), Ok(report)) => {
                         assert_eq!(

@@ -26,8 +26,9 @@ pub mod target;
 
 use atomir_ir::lower::{lower_with, Passes, Table, Target};
 use atomir_ir::semantics::FloatMode;
+use atomir_ir::verify::Verified;
 use atomir_ir::{
-    AtomicNode, Backend, Fence, LowerError, LowerOptions, LowerReport, Module, Param, Refusal,
+    AtomicNode, Backend, Fence, LowerError, LowerOptions, LowerReport, Param, Refusal,
 };
 
 use emit::PtxPrinter;
@@ -193,7 +194,7 @@ impl PtxTarget {
     #[doc(hidden)]
     pub fn lower_per_thread(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
         lower_with(

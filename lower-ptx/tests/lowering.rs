@@ -34,9 +34,10 @@ fn lower(target: &str, kernel: Kernel) -> String {
     let mut out = String::new();
     backend
         .lower(
-            &Module {
+            &atomir_ir::verify::verify(&Module {
                 kernels: vec![kernel],
-            },
+            })
+            .unwrap(),
             &LowerOptions::default(),
             &mut out,
         )
@@ -442,15 +443,10 @@ fn a_million_atomics_lower_quickly() {
     };
     let backend = PtxTarget::parse("sm_90").unwrap();
     let mut out = String::with_capacity(64 << 20);
+    let module = atomir_ir::verify::verify(&module).unwrap();
     let start = std::time::Instant::now();
     backend
-        .lower(
-            &module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut out,
-        )
+        .lower(&module, &LowerOptions::module(), &mut out)
         .unwrap();
     let elapsed = start.elapsed();
     assert_eq!(

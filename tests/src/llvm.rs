@@ -87,14 +87,9 @@ pub fn lower_module(target: &LlvmTarget, kernels: &[Kernel]) -> Result<String, S
         kernels: kernels.to_vec(),
     };
     let mut text = String::new();
+    let verified = atomir_ir::verify::verify(&module).map_err(|d| d[0].to_string())?;
     target
-        .lower(
-            &module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut text,
-        )
+        .lower(&verified, &LowerOptions::module(), &mut text)
         .map_err(|e| e.to_string())?;
     Ok(text)
 }

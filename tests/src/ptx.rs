@@ -79,14 +79,9 @@ pub fn assemble(ptxas: &Path, target: PtxTarget, text: &str, scratch: &Path) -> 
 /// Lowers `module` as a complete PTX module for `backend`.
 pub fn module_text(backend: &PtxTarget, module: &Module) -> String {
     let mut text = String::new();
+    let verified = atomir_ir::verify::verify(module).expect("cells verify");
     backend
-        .lower(
-            module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut text,
-        )
+        .lower(&verified, &LowerOptions::module(), &mut text)
         .expect("legalized cells lower");
     text
 }

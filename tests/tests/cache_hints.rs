@@ -59,14 +59,9 @@ fn ptx_prints_a_hint_only_where_it_has_the_form_and_records_the_rest() {
 
     let module = text::parse(KERNEL).unwrap();
     let mut code = String::new();
-    sm90.lower(
-        &module,
-        &LowerOptions {
-            complete_module: true,
-        },
-        &mut code,
-    )
-    .unwrap();
+    let verified = atomir_ir::verify::verify(&module).unwrap();
+    sm90.lower(&verified, &LowerOptions::module(), &mut code)
+        .unwrap();
     assert_eq!(code.matches(".L2::cache_hint").count(), 2, "{code}");
     assert_eq!(code.matches("createpolicy").count(), 2, "{code}");
     if let Some(ptxas) = require(Tool::Ptxas13) {

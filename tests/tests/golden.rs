@@ -76,7 +76,11 @@ fn lower_golden(backend: &dyn Backend, module: &Module, input: &str) -> (String,
             kernels: vec![kernel.clone()],
         };
         scratch.clear();
-        match backend.lower(&alone, &LowerOptions::default(), &mut scratch) {
+        match backend.lower(
+            &atomir_ir::verify::verify(&alone).unwrap(),
+            &LowerOptions::default(),
+            &mut scratch,
+        ) {
             Ok(_) => accepted.kernels.push(kernel.clone()),
             Err(error) => {
                 let _ = writeln!(refusals, "{input}:{error}");
@@ -85,10 +89,12 @@ fn lower_golden(backend: &dyn Backend, module: &Module, input: &str) -> (String,
     }
     let mut code = String::new();
     if !accepted.kernels.is_empty() {
-        let options = LowerOptions {
-            complete_module: true,
-        };
-        if let Err(error) = backend.lower(&accepted, &options, &mut code) {
+        let options = LowerOptions::module();
+        if let Err(error) = backend.lower(
+            &atomir_ir::verify::verify(&accepted).unwrap(),
+            &options,
+            &mut code,
+        ) {
             panic!("{input}: every kernel lowers alone but not together: {error}");
         }
     }

@@ -308,7 +308,13 @@ fn every_x86_64_cell_runs_correctly_under_contention() {
             continue;
         }
         text.clear();
-        target.lower(&module, &options, &mut text).unwrap();
+        target
+            .lower(
+                &atomir_ir::verify::verify(&module).unwrap(),
+                &options,
+                &mut text,
+            )
+            .unwrap();
         let mut hasher = DefaultHasher::new();
         text[text.find('(').unwrap()..].hash(&mut hasher);
         if !seen.insert(hasher.finish()) {

@@ -71,9 +71,7 @@ fn prepare(spec: &'static str) -> Option<Config> {
     let mut accepted: Vec<Kernel> = Vec::new();
     let mut seen = HashSet::new();
     let mut text = String::new();
-    let options = LowerOptions {
-        complete_module: true,
-    };
+    let options = LowerOptions::module();
     let mut module = Module::default();
     // ATOMIR_LLVM_OPS=load,store,fence narrows the judged cells while debugging some ops.
     let ops = std::env::var("ATOMIR_LLVM_OPS").ok();
@@ -95,7 +93,13 @@ fn prepare(spec: &'static str) -> Option<Config> {
                 // Cells whose functions differ only in their name (e.g. every scope on a CPU)
                 // are judged once.
                 text.clear();
-                target.lower(&module, &options, &mut text).unwrap();
+                target
+                    .lower(
+                        &atomir_ir::verify::verify(&module).unwrap(),
+                        &options,
+                        &mut text,
+                    )
+                    .unwrap();
                 let body = &text[text.find('(').unwrap()..];
                 let mut hasher = DefaultHasher::new();
                 body.hash(&mut hasher);

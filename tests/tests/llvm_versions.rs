@@ -62,7 +62,11 @@ fn accepted(target: &LlvmTarget, kernels: Vec<Kernel>, refused: &mut usize) -> V
                 kernels: vec![kernel.clone()],
             };
             out.clear();
-            match target.lower(&alone, &LowerOptions::default(), &mut out) {
+            match target.lower(
+                &atomir_ir::verify::verify(&alone).unwrap(),
+                &LowerOptions::default(),
+                &mut out,
+            ) {
                 Ok(_) => true,
                 Err(error) => {
                     check_refusal(&kernel.name, &error.refusal);

@@ -259,9 +259,7 @@ fn built_and_parsed_modules_lower_alike() {
                 .map(|s| atomir_llvm::parse_target(s).unwrap()),
         )
         .collect();
-    let options = atomir_ir::LowerOptions {
-        complete_module: true,
-    };
+    let options = atomir_ir::LowerOptions::module();
     let mut compared = 0;
     // Enough seeds that modules every backend lowers whole are common, although a module with
     // one instruction a backend refuses (loads, stores, fences and the newer ops, for now) is
@@ -271,8 +269,16 @@ fn built_and_parsed_modules_lower_alike() {
         let parsed = text::parse(&generated.text).unwrap();
         for backend in &backends {
             let (mut a, mut b) = (String::new(), String::new());
-            let built = backend.lower(&generated.module, &options, &mut a);
-            let read = backend.lower(&parsed, &options, &mut b);
+            let built = backend.lower(
+                &atomir_ir::verify::verify(&generated.module).unwrap(),
+                &options,
+                &mut a,
+            );
+            let read = backend.lower(
+                &atomir_ir::verify::verify(&parsed).unwrap(),
+                &options,
+                &mut b,
+            );
             match (built, read) {
                 (Ok(_), Ok(_)) => {
                     assert_eq!(a, b, "seed {seed} on {}", backend.target_name());

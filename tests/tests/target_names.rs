@@ -51,7 +51,8 @@ fn kernel(name: &str, predicate: bool) -> Kernel {
             space: AddressSpace::Global,
             ..AtomicInst::new(AtomicOp::Add, ElemType::U32, p, x.into())
         },
-        Some("r"),
+        // Not `r`: the result of the empty-named value below takes that name.
+        Some("rv"),
     );
     for name in VALUE_NAMES.iter().skip(1) {
         let ty = if name.ends_with('f') {
@@ -88,10 +89,14 @@ fn lower(target: &str) -> String {
     let module = module(true);
     let backend: atomir::Target = target.parse().unwrap();
     let mut out = String::new();
-    let options = LowerOptions {
-        complete_module: true,
-    };
-    backend.lower(&module, &options, &mut out).unwrap();
+    let options = LowerOptions::module();
+    backend
+        .lower(
+            &atomir_ir::verify::verify(&module).unwrap(),
+            &options,
+            &mut out,
+        )
+        .unwrap();
     out
 }
 
@@ -196,12 +201,14 @@ fn every_tool_accepts_the_names() {
             continue;
         };
         let mut code = String::new();
-        let options = LowerOptions {
-            complete_module: true,
-        };
+        let options = LowerOptions::module();
         target
             .backend
-            .lower(&module, &options, &mut code)
+            .lower(
+                &atomir_ir::verify::verify(&module).unwrap(),
+                &options,
+                &mut code,
+            )
             .unwrap_or_else(|error| panic!("{name}: {error:?}"));
         let scratch = scratch_dir(&format!("names-{}", name.replace([':', '@'], "-")));
         if let Err(message) = target.judge(&module, &code, &scratch) {

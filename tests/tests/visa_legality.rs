@@ -34,7 +34,7 @@ fn inc_with_all_ones_bound_is_native_unbounded_otherwise_a_cas_loop() {
     let mut out = String::new();
     target
         .lower(
-            &Module { kernels: vec![k] },
+            &atomir_ir::verify::verify(&Module { kernels: vec![k] }).unwrap(),
             &LowerOptions::default(),
             &mut out,
         )
@@ -70,7 +70,7 @@ fn cluster_scope_widens_to_gpu_and_says_so() {
     let mut out = String::new();
     target
         .lower(
-            &Module { kernels: vec![k] },
+            &atomir_ir::verify::verify(&Module { kernels: vec![k] }).unwrap(),
             &LowerOptions::default(),
             &mut out,
         )

@@ -54,10 +54,8 @@ fn lower_matrix(target: VisaTarget) -> (BTreeMap<Strategy, usize>, Vec<(String, 
                 out.clear();
                 target
                     .lower(
-                        &module,
-                        &LowerOptions {
-                            complete_module: true,
-                        },
+                        &atomir_ir::verify::verify(&module).unwrap(),
+                        &LowerOptions::module(),
                         &mut out,
                     )
                     .unwrap_or_else(|e| panic!("{cell}: legal but not lowered: {e}"));

@@ -15,8 +15,13 @@ fn module(body: &str, params: &str) -> Module {
 fn lower(target: &str, body: &str, params: &str) -> Result<String, LowerError> {
     let target = VisaTarget::parse(target).unwrap();
     let mut out = String::new();
+    let module = module(body, params);
     target
-        .lower(&module(body, params), &LowerOptions::default(), &mut out)
+        .lower(
+            &verify(&module).unwrap(),
+            &LowerOptions::default(),
+            &mut out,
+        )
         .map(|_| out)
 }
 

@@ -212,12 +212,11 @@ fn no_emitted_cell_uses_a_form_the_hardware_lacks() {
             out.clear();
             target
                 .lower(
-                    &Module {
+                    &atomir_ir::verify::verify(&Module {
                         kernels: vec![kernel],
-                    },
-                    &LowerOptions {
-                        complete_module: true,
-                    },
+                    })
+                    .unwrap(),
+                    &LowerOptions::module(),
                     &mut out,
                 )
                 .unwrap();

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use atomir_bench::{generated_module, targets, tools};
-use atomir_ir::{text, LowerOptions};
+use atomir_ir::{text, verify, LowerOptions};
 
 fn main() {
     if let Err(error) = compare() {
@@ -31,15 +31,10 @@ fn compare() -> Result<(), String> {
     println!("|---:|---:|---:|---:|---:|---:|");
     for atomics in [1_000usize, 10_000, 100_000] {
         let module = generated_module(atomics);
+        let module = verify::verify(&module).map_err(|d| d[0].to_string())?;
         let mut ll = String::new();
-        llvm.lower(
-            &module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut ll,
-        )
-        .map_err(|e| e.to_string())?;
+        llvm.lower(&module, &LowerOptions::module(), &mut ll)
+            .map_err(|e| e.to_string())?;
         let ll_path = dir.join(format!("k{atomics}.ll"));
         std::fs::write(&ll_path, &ll).map_err(|e| e.to_string())?;
         let atom_path = dir.join(format!("k{atomics}.atom"));

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use atomir_bench::{generated_module, targets, AllocSnapshot, CountingAlloc};
-use atomir_ir::LowerOptions;
+use atomir_ir::{verify, LowerOptions};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -29,6 +29,7 @@ fn main() {
             let ir = AllocSnapshot::take();
             let module = generated_module(atomics);
             let ir_bytes = ir.live_since();
+            let module = verify::verify(&module).expect("the generated module verifies");
 
             // Warm once so the output buffer has its final capacity, then time the best of 5.
             let mut out = String::new();

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use atomir_bench::sass::{ptx_functions, ptx_keeps_order_and_scope, summarize_sass, SassSummary};
 use atomir_bench::{targets, tools};
 use atomir_ir::matrix::{cells, Cell};
-use atomir_ir::{Backend, LowerOptions, Module};
+use atomir_ir::{verify, Backend, LowerOptions, Module};
 
 const BATCH: usize = 1500;
 
@@ -44,14 +44,12 @@ fn dedupe(backend: &dyn Backend, cells: &[Cell]) -> Unique {
             kernels: vec![cell.kernel()],
         };
         text.clear();
+        let Ok(verified) = verify::verify(&module) else {
+            unique.of_cell.push(None);
+            continue;
+        };
         if backend
-            .lower(
-                &module,
-                &LowerOptions {
-                    complete_module: true,
-                },
-                &mut text,
-            )
+            .lower(&verified, &LowerOptions::module(), &mut text)
             .is_err()
         {
             unique.of_cell.push(None);
@@ -211,14 +209,9 @@ fn sass_of(
     through_llc: Option<(&Path, &mut String)>,
 ) -> Result<HashMap<String, SassSummary>, String> {
     let mut text = String::new();
+    let module = verify::verify(module).map_err(|d| d[0].to_string())?;
     backend
-        .lower(
-            module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut text,
-        )
+        .lower(&module, &LowerOptions::module(), &mut text)
         .map_err(|e| e.to_string())?;
     let ptx_path = dir.join(format!("{stem}.ptx"));
     match through_llc {

@@ -25,14 +25,20 @@ pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 
+use cranelift_entity::SecondaryMap;
+
 use crate::expand::{Block, Expander, Expansion, Prim, Reuse, SoftFloat, SoftFloatNeeds, Var};
-use crate::kernel::{self, AtomicInst, Inst, InstData, Kernel, Module, Param};
+use crate::kernel::{
+    self, AtomicInst, Inst, InstData, Kernel, Module, Operand, Param, Scalar, Value,
+};
 use crate::legal::{
-    Backend, Legality, LowerError, LowerOptions, LowerReport, Refusal, Site, Verdict, WriteError,
+    Backend, Legality, LowerError, LowerOptions, LowerReport, OnRefusal, Refusal, Site, Verdict,
+    WriteError,
 };
 use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
 use crate::types::AtomicOp;
+use crate::verify::Verified;
 
 /// What a table decided for one node: everything the printer needs to honour the verdict.
 pub trait Plan {
@@ -275,8 +281,13 @@ pub fn legalize_signature<T: Table>(table: &T, params: &[Param]) -> Result<(), (
     })
 }
 
-/// The plan for `node`, or the refusal with the smallest target that accepts the node.
+/// The plan for `node`, or the refusal with the smallest target that accepts the node. A node
+/// the IR does not define ([`Node::undefined`]) is refused before the table is asked, and no
+/// target accepts it.
 pub fn legalize<T: Table>(table: &T, node: &Node) -> Result<T::Plan, Refusal> {
+    if let Some(reason) = node.undefined() {
+        return Err(Refusal::new(KitRule::UndefinedNode, reason));
+    }
     table.plan_node(node).map_err(|mut refusal| {
         refusal.smallest_target = smallest_accepting(table, node);
         refusal
@@ -286,14 +297,18 @@ pub fn legalize<T: Table>(table: &T, node: &Node) -> Result<T::Plan, Refusal> {
 /// Lowers `module` for `target` with its own printer.
 pub fn lower_module<T: Target>(
     target: &T,
-    module: &Module,
+    module: &Verified<'_>,
     options: &LowerOptions,
     out: &mut String,
 ) -> Result<LowerReport, LowerError> {
-    lower_with(target, target.printer(options), module, out)
+    lower_target(target, module.module(), options, out, None).map_err(|error| match error {
+        WriteError::Lower(error) => error,
+        WriteError::Io(_) => unreachable!("a lowering into a string writes nothing else"),
+    })
 }
 
-/// Lowers `module` with `table` and `printer`, appending the code to `out`.
+/// Lowers `module` with `table` and `printer`, appending the code to `out`; the first refusal
+/// is the error.
 ///
 /// Every instruction is legalized before anything is printed, so a refusal leaves `out` as it
 /// was; a printer that fails leaves it as it was too. Programs repeat a handful of kinds of
@@ -301,10 +316,12 @@ pub fn lower_module<T: Target>(
 pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     table: &T,
     printer: P,
-    module: &'m Module,
+    module: &Verified<'m>,
     out: &mut String,
 ) -> Result<LowerReport, LowerError> {
-    drive(table, printer, module, out, None).map_err(|error| match error {
+    let module = module.module();
+    let planned = plan(table, module, OnRefusal::Stop)?;
+    print(table, printer, module, planned, out, None).map_err(|error| match error {
         WriteError::Lower(error) => error,
         WriteError::Io(_) => unreachable!("a lowering into a string writes nothing else"),
     })
@@ -319,19 +336,79 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
 /// that code in `sink`.
 pub fn lower_into<T: Target>(
     target: &T,
-    module: &Module,
+    module: &Verified<'_>,
     options: &LowerOptions,
     sink: &mut dyn io::Write,
 ) -> Result<LowerReport, WriteError> {
     let mut out = String::new();
-    let report = drive(
-        target,
-        target.printer(options),
-        module,
-        &mut out,
-        Some(sink),
-    )?;
-    Ok(report)
+    lower_target(target, module.module(), options, &mut out, Some(sink))
+}
+
+/// What one instruction lowered alone came to: its code, or why the target refuses it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstLowering {
+    /// The kernel's position in the module.
+    pub kernel: usize,
+    /// The instruction, by its id in its kernel.
+    pub inst: Inst,
+    /// The verdict and the instruction's code, or the refusal (at the instruction, or at a
+    /// parameter of its kernel the target cannot carry).
+    pub result: Result<(Legality, String), LowerError>,
+}
+
+/// Lowers every instruction of `module` on its own with `backend`, as [`Kernel::slice`] cuts
+/// it out (a result of another instruction it reads becomes an input), with `options`: one
+/// answer per instruction, in program order, code or refusal. Nothing stops at a refusal.
+pub fn lower_each<B: Backend + ?Sized>(
+    backend: &B,
+    module: &Verified<'_>,
+    options: &LowerOptions,
+) -> Vec<InstLowering> {
+    let options = options.clone().with_on_refusal(OnRefusal::Stop);
+    let mut answers = Vec::new();
+    let mut alone = Module::default();
+    for (index, kernel) in module.kernels.iter().enumerate() {
+        for inst in kernel.insts.keys() {
+            alone.kernels.clear();
+            alone.kernels.push(kernel.slice(|kept| kept == inst));
+            let mut code = String::new();
+            let result = match crate::verify::verify(&alone) {
+                Ok(verified) => backend.lower(&verified, &options, &mut code),
+                // A slice of a verified kernel verifies; should one not, say so.
+                Err(diagnostics) => Err(error(
+                    kernel,
+                    inst,
+                    Refusal::new(
+                        KitRule::Unverified,
+                        diagnostics
+                            .first()
+                            .map_or_else(String::new, ToString::to_string),
+                    ),
+                )),
+            };
+            let result = result
+                .map(|report| {
+                    let legality = report.decisions().next().map(|(_, _, legality)| legality);
+                    (legality.cloned().unwrap_or_default(), code)
+                })
+                .map_err(|mut error| {
+                    // The slice's ids are its own: name the instruction as the module does.
+                    error.site = match error.site {
+                        Site::Param(param) if (param as usize) < kernel.params.len() => {
+                            Site::Param(param)
+                        }
+                        _ => Site::Inst(inst),
+                    };
+                    error
+                });
+            answers.push(InstLowering {
+                kernel: index,
+                inst,
+                result,
+            });
+        }
+    }
+    answers
 }
 
 /// How much finished code a streaming lowering gathers before it hands it to its sink.
@@ -346,42 +423,185 @@ fn drain(out: &mut String, sink: &mut Option<&mut dyn io::Write>) -> Result<(), 
     Ok(())
 }
 
-/// The one driver of [`lower_with`] and [`lower_into`]: with a sink, `out` is handed to it as
-/// it fills and ends empty.
-fn drive<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
-    table: &T,
-    mut printer: P,
-    module: &'m Module,
+/// A module legalized: one plan per distinct node, the plan of every instruction that is
+/// printed (in program order), the report, and, where instructions are left out
+/// ([`OnRefusal::Skip`]), which are kept.
+struct Planned<P> {
+    plans: Vec<P>,
+    chosen: Vec<u32>,
+    report: LowerReport,
+    /// Per kernel, whether each instruction is kept (`None`: all of them); a kernel left out
+    /// whole keeps none and is not printed.
+    kept: Option<Vec<KernelKept>>,
+}
+
+struct KernelKept {
+    whole_kernel_refused: bool,
+    insts: SecondaryMap<Inst, bool>,
+}
+
+impl<P> Planned<P> {
+    /// The module to print: `module` itself, or its slices of kept instructions.
+    fn kept_module(&self, module: &Module) -> Option<Module> {
+        let kept = self.kept.as_ref()?;
+        let kernels = module
+            .kernels
+            .iter()
+            .zip(kept)
+            .filter(|(_, kept)| !kept.whole_kernel_refused)
+            .map(|(kernel, kept)| kernel.slice(|inst| kept.insts[inst]))
+            .collect();
+        Some(Module { kernels })
+    }
+}
+
+/// Lowers `module` for `target` with its own printer, as `options` say.
+fn lower_target<T: Target>(
+    target: &T,
+    module: &Module,
+    options: &LowerOptions,
     out: &mut String,
-    mut sink: Option<&mut dyn io::Write>,
+    sink: Option<&mut dyn io::Write>,
 ) -> Result<LowerReport, WriteError> {
+    let planned = plan(target, module, options.on_refusal)?;
+    match planned.kept_module(module) {
+        None => print(target, target.printer(options), module, planned, out, sink),
+        Some(kept) => print(target, target.printer(options), &kept, planned, out, sink),
+    }
+}
+
+/// Legalizes every instruction and kernel signature of `module`: the first refusal is the
+/// error ([`OnRefusal::Stop`]), or every refusal is reported and its instruction (or kernel)
+/// left out ([`OnRefusal::Skip`]).
+fn plan<T: Table>(
+    table: &T,
+    module: &Module,
+    on_refusal: OnRefusal,
+) -> Result<Planned<T::Plan>, LowerError> {
+    let skip = on_refusal == OnRefusal::Skip;
     let mut report = LowerReport::default();
     let mut plans: Vec<T::Plan> = Vec::new();
-    let mut plan_of: HashMap<Node, u32> = HashMap::new();
+    // Refusals too: a million refused atomics search their smallest target once.
+    let mut plan_of: HashMap<Node, Result<u32, Refusal>> = HashMap::new();
     let mut chosen: Vec<u32> = Vec::new();
+    let mut kept: Vec<KernelKept> = Vec::new();
+    let mut any_left_out = false;
     for (index, kernel) in module.kernels.iter().enumerate() {
-        for inst in kernel.insts.keys() {
-            let node = Node::of(kernel, inst);
-            let plan = match plan_of.get(&node) {
-                Some(&plan) => plan,
-                None => {
-                    let plan = legalize(table, &node)
-                        .map_err(|refusal| WriteError::from(error(kernel, inst, refusal)))?;
-                    plans.push(plan);
-                    let number = plans.len() as u32 - 1;
-                    plan_of.insert(node, number);
-                    number
+        let (kernel_chosen, kernel_decisions) = (chosen.len(), report.len());
+        let mut kernel_kept = KernelKept {
+            whole_kernel_refused: false,
+            insts: SecondaryMap::new(),
+        };
+        let mut left_out: SecondaryMap<Value, bool> = SecondaryMap::new();
+        for (inst, data) in kernel.insts.iter() {
+            if skip {
+                if let Some(value) = reads_any(kernel, data, &left_out) {
+                    let name = kernel.values.get(value).map_or("?", |data| &*data.name);
+                    let reason = format!("reads `%{name}`, the result of an instruction left out");
+                    report.refuse(error(
+                        kernel,
+                        inst,
+                        Refusal::new(KitRule::ReadsRefused, reason),
+                    ));
+                    if let Some(result) = data.result() {
+                        left_out[result] = true;
+                    }
+                    any_left_out = true;
+                    continue;
                 }
+            }
+            let node = Node::of_data(kernel, data);
+            let answer = match plan_of.get(&node) {
+                Some(answer) => answer,
+                None => {
+                    let answer = legalize(table, &node).map(|plan| {
+                        plans.push(plan);
+                        plans.len() as u32 - 1
+                    });
+                    plan_of.entry(node).or_insert(answer)
+                }
+            };
+            let plan = match answer {
+                Ok(plan) => *plan,
+                Err(refusal) if skip => {
+                    report.refuse(error(kernel, inst, refusal.clone()));
+                    if let Some(result) = data.result() {
+                        left_out[result] = true;
+                    }
+                    any_left_out = true;
+                    continue;
+                }
+                Err(refusal) => return Err(error(kernel, inst, refusal.clone())),
             };
             report.record(index, inst, plans[plan as usize].legality());
             chosen.push(plan);
+            kernel_kept.insts[inst] = true;
         }
         // After the instructions: a refused instruction is the more precise answer, and the
         // parameters it reads usually share its reason.
-        legalize_signature(table, &kernel.params)
-            .map_err(|(param, refusal)| WriteError::from(param_error(kernel, param, refusal)))?;
+        if let Err((param, refusal)) = legalize_signature(table, &kernel.params) {
+            let error = param_error(kernel, param, refusal);
+            if !skip {
+                return Err(error);
+            }
+            report.refuse(error);
+            report.truncate_decisions(kernel_decisions);
+            chosen.truncate(kernel_chosen);
+            kernel_kept.whole_kernel_refused = true;
+            any_left_out = true;
+        }
+        kept.push(kernel_kept);
     }
+    Ok(Planned {
+        plans,
+        chosen,
+        report,
+        kept: any_left_out.then_some(kept),
+    })
+}
 
+/// The first value `data` reads that `left_out` marks, if any.
+fn reads_any(
+    kernel: &Kernel,
+    data: &InstData,
+    left_out: &SecondaryMap<Value, bool>,
+) -> Option<Value> {
+    let InstData::Atomic(atomic) = data else {
+        return None;
+    };
+    let scalar = |scalar: &Scalar| match scalar {
+        Scalar::Value(value) if left_out[*value] => Some(*value),
+        _ => None,
+    };
+    let operand = |operand: &Option<Operand>| match operand {
+        Some(Operand::Scalar(s)) => scalar(s),
+        Some(Operand::Vector(list)) => kernel
+            .checked_vector_elements(*list)
+            .and_then(|elements| elements.iter().find_map(scalar)),
+        None => None,
+    };
+    let predicate = atomic.predicate.map(|p| p.value).filter(|v| left_out[*v]);
+    let addr = Some(atomic.addr).filter(|v| left_out[*v]);
+    addr.or(predicate)
+        .or_else(|| operand(&atomic.operand))
+        .or_else(|| operand(&atomic.new_value))
+}
+
+/// Prints a planned module: with a sink, `out` is handed to it as it fills and ends empty.
+fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
+    table: &T,
+    mut printer: P,
+    module: &'m Module,
+    planned: Planned<T::Plan>,
+    out: &mut String,
+    mut sink: Option<&mut dyn io::Write>,
+) -> Result<LowerReport, WriteError> {
+    let Planned {
+        plans,
+        chosen,
+        report,
+        ..
+    } = planned;
     let start = out.len();
     let mut expander = Expander::new();
     let mut linear = Linear::new();
@@ -574,7 +794,7 @@ impl<T: Target> Backend for T {
 
     fn lower(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
@@ -583,7 +803,7 @@ impl<T: Target> Backend for T {
 
     fn lower_into(
         &self,
-        module: &Module,
+        module: &Verified<'_>,
         options: &LowerOptions,
         sink: &mut dyn io::Write,
     ) -> Result<LowerReport, WriteError> {

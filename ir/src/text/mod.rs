@@ -17,6 +17,7 @@ mod printer;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::Module;
 
+pub(crate) use parser::parse_value_type;
 pub use printer::{print_kernel, write_inst};
 
 /// Parses the text form into a module. Positions in diagnostics are 1-based line:col (columns

@@ -141,7 +141,7 @@ fn unknown_qualifier(text: &str) -> String {
     )
 }
 
-fn parse_value_type(text: &str) -> Result<ValueType, String> {
+pub(crate) fn parse_value_type(text: &str) -> Result<ValueType, String> {
     if text == "pred" {
         return Ok(ValueType::Pred);
     }

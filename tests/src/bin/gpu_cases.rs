@@ -334,7 +334,7 @@ fn generate(dir: &str, target: PtxTarget, cubin: bool) {
     };
     let mut text = String::new();
     backend
-        .lower_per_thread(&module, &mut text)
+        .lower_per_thread(&atomir_ir::verify::verify(&module).unwrap(), &mut text)
         .unwrap_or_else(|e| fail(&e.to_string()));
     write(&format!("{dir}/{}.ptx", target.sm.name()), &text);
 

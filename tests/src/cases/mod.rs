@@ -229,14 +229,9 @@ pub fn lower_cases(backend: &dyn Backend, cases: &[Case]) -> Result<String, Stri
         kernels: cases.iter().map(|c| c.kernel.clone()).collect(),
     };
     let mut code = String::new();
+    let verified = atomir_ir::verify::verify(&module).map_err(|d| d[0].to_string())?;
     backend
-        .lower(
-            &module,
-            &atomir_ir::LowerOptions {
-                complete_module: true,
-            },
-            &mut code,
-        )
+        .lower(&verified, &atomir_ir::LowerOptions::module(), &mut code)
         .map_err(|e| e.to_string())?;
     Ok(code)
 }

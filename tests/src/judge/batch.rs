@@ -170,6 +170,7 @@ pub(super) fn judge_union(
         Lowered::Code(code) => target.judge(&union, &code, scratch),
         Lowered::Refused(error) => Err(format!("refused when joined: {error}")),
         Lowered::Panicked(message) => Err(format!("lowering panicked when joined: {message}")),
+        Lowered::Unverified(message) => Err(format!("does not verify when joined: {message}")),
     }
 }
 
@@ -395,6 +396,8 @@ pub(super) fn without(kernel: &atomir_ir::Kernel, site: Site) -> Option<atomir_i
     match site {
         Site::Inst(inst) => without_inst(kernel, inst),
         Site::Param(param) => without_param(kernel, param as usize),
+        // A site of a kind this reducer does not know: nothing to remove.
+        _ => None,
     }
 }
 
@@ -446,14 +449,13 @@ pub fn accepted_kernel(
     let mut module = Module {
         kernels: vec![kernel],
     };
-    let options = LowerOptions {
-        complete_module: true,
-    };
+    let options = LowerOptions::module();
     let mut code = String::new();
     loop {
         code.clear();
+        let verified = verify::verify(&module).ok()?;
         let lowered = catch_unwind(AssertUnwindSafe(|| {
-            backend.lower(&module, &options, &mut code)
+            backend.lower(&verified, &options, &mut code)
         }));
         match lowered {
             Ok(Ok(_)) => return module.kernels.pop(),
@@ -505,6 +507,15 @@ pub fn accepted_parts(
                             origin: origin.clone(),
                             input: text::print(&kept),
                             message: format!("lowering panicked: {message}"),
+                        });
+                        return Module::default();
+                    }
+                    Lowered::Unverified(message) => {
+                        tally.panics.push(Rejection {
+                            target: target.name.clone(),
+                            origin: origin.clone(),
+                            input: text::print(&kept),
+                            message: format!("does not verify: {message}"),
                         });
                         return Module::default();
                     }

@@ -1,7 +1,7 @@
 //! Judging whole modules (not single matrix cells) with each target's own tool.
 //!
 //! Every target a backend accepts and a tool can judge is a [`JudgeTarget`]: its backend and a
-//! judge that takes a complete module's text (`LowerOptions { complete_module: true }`, as
+//! judge that takes a complete module's text (`LowerOptions::module()`, as
 //! `atomir lower --module` prints it) and says whether the tool accepts it, with the tool's
 //! message when it does not. Many modules are judged per tool call: [`pack`] groups modules whose
 //! kernel names cannot meet (so that joining them adds no collision of its own), each group is
@@ -16,7 +16,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use atomir_ir::{LowerError, LowerOptions, Module};
+use atomir_ir::{verify, LowerError, LowerOptions, Module};
 use atomir_llvm::LlvmTarget;
 
 use crate::llvm::{check_file, Codegen, LlvmTools};
@@ -241,12 +241,14 @@ impl JudgeTarget {
 
     /// Lowers `module` as `--module` does, turning a panic into an error.
     pub fn lower(&self, module: &Module) -> Lowered {
-        let options = LowerOptions {
-            complete_module: true,
-        };
+        let options = LowerOptions::module();
         let mut code = String::new();
+        let verified = match verify::verify(module) {
+            Ok(verified) => verified,
+            Err(diagnostics) => return Lowered::Unverified(diagnostics[0].to_string()),
+        };
         match catch_unwind(AssertUnwindSafe(|| {
-            self.backend.lower(module, &options, &mut code)
+            self.backend.lower(&verified, &options, &mut code)
         })) {
             Ok(Ok(_)) => Lowered::Code(code),
             Ok(Err(error)) => Lowered::Refused(error),
@@ -260,6 +262,8 @@ pub enum Lowered {
     Code(String),
     Refused(LowerError),
     Panicked(String),
+    /// The module does not verify (the first diagnostic), so it was not lowered.
+    Unverified(String),
 }
 
 /// The text of a panic's payload.

@@ -6,14 +6,10 @@ use super::*;
 /// wrapper.
 pub fn module_text(test: &Litmus, target: PtxTarget) -> Result<String, String> {
     let mut code = String::new();
+    let verified =
+        atomir_ir::verify::verify(&test.module).map_err(|d| format!("{}: {}", test.file, d[0]))?;
     target
-        .lower(
-            &test.module,
-            &LowerOptions {
-                complete_module: true,
-            },
-            &mut code,
-        )
+        .lower(&verified, &LowerOptions::module(), &mut code)
         .map_err(|e| format!("{}: {e}", test.file))?;
     let mut text = ptx_functions(&code);
     text.push('\n');

@@ -250,7 +250,7 @@ pub fn check_text_path(generated: &Generated) -> Result<(), String> {
     if text::print(&reparsed) != printed {
         return Err(format!("seed {seed}: canonical print is not a fixed point"));
     }
-    verify::verify(&reparsed).map_err(|errors| {
+    verify::verify(&reparsed).map(|_| ()).map_err(|errors| {
         format!(
             "seed {seed}: re-parsed module does not verify: {}",
             errors[0]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::{
     AtomicNode, Backend, ElemType, Legality, LowerError, LowerOptions, LowerReport, Lowering,
-    Module, Refusal, Rewrite, Verdict,
+    Refusal, Rewrite, Verdict,
 };
 
 /// The targets whose output is pinned in golden files and counted in the matrix report.
@@ -170,7 +170,7 @@ impl Backend for FakeBackend {
 
     fn lower(
         &self,
-        module: &Module,
+        module: &atomir_ir::verify::Verified<'_>,
         _options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
