@@ -28,9 +28,6 @@ atomir_ir::rules! {
             "a kernel's inputs (one lane per SIMD channel) must fit the registers they are bound to",
         NoInt64Alu = "visa.no-int64-alu":
             "a CAS loop on 64-bit integers needs a 64-bit integer ALU the platform lacks",
-        UnsupportedNode = "visa.unsupported-node":
-            "the vISA backend does not lower this node yet (usub_cond, usub_sat, fminimum, \
-             fmaximum, fminimumnum, fmaximumnum)",
     }
 }
 
@@ -283,6 +280,8 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
             | AtomicOp::Max
             | AtomicOp::Inc
             | AtomicOp::Dec
+            | AtomicOp::UsubCond
+            | AtomicOp::UsubSat
     );
     needs_arith.then(|| {
         Refusal::new(
@@ -359,14 +358,6 @@ pub fn plan(target: VisaTarget, node: &AtomicNode) -> Result<VisaPlan, Refusal> 
     Ok(VisaPlan { legality, message })
 }
 
-/// The refusal of the nodes this table does not cover yet.
-fn unsupported_node() -> Refusal {
-    Refusal::new(
-        VisaRule::UnsupportedNode,
-        VisaRule::UnsupportedNode.summary(),
-    )
-}
-
 /// The platforms a refusal's smallest target is searched among, oldest first
 /// ([`Platform::ALL`]), each with its default messages.
 pub fn candidates() -> Vec<VisaTarget> {
@@ -374,13 +365,6 @@ pub fn candidates() -> Vec<VisaTarget> {
 }
 
 fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
-    use AtomicOp::*;
-    if matches!(
-        node.op,
-        UsubCond | UsubSat | FMinimum | FMaximum | FMinimumNum | FMaximumNum
-    ) {
-        return Err(unsupported_node());
-    }
     let ty = node.ty;
     if ty.bits() > 64 {
         return Err(Refusal::new(
