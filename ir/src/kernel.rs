@@ -158,17 +158,8 @@ impl AtomicInst {
     pub fn new(op: AtomicOp, ty: ElemType, addr: Value, operand: Operand) -> Self {
         AtomicInst {
             op,
-            ty,
-            shape: VectorShape::Scalar,
-            order: MemoryOrder::Relaxed,
-            scope: Scope::Device,
-            space: AddressSpace::Generic,
-            hint: None,
-            predicate: None,
-            addr,
             operand: Some(operand),
-            new_value: None,
-            result: None,
+            ..AtomicInst::load(ty, addr)
         }
     }
 

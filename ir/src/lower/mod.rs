@@ -27,7 +27,9 @@ pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 
 use cranelift_entity::SecondaryMap;
 
-use crate::expand::{Block, Expander, Expansion, Prim, Reuse, SoftFloat, SoftFloatNeeds, Var};
+use crate::expand::{
+    Block, Expander, Expansion, MemAttrs, Prim, Reuse, SoftFloat, SoftFloatNeeds, Var,
+};
 use crate::kernel::{
     self, AtomicInst, Inst, InstData, Kernel, Module, Operand, Param, Scalar, Value,
 };
@@ -691,13 +693,7 @@ fn print_steps<'m, P: Printer<'m>>(
             Step::Block { block, entry } => printer.block(x, block, entry, out),
             Step::Prim { block, index } => {
                 let prim = &x.expansion.blocks[block].prims[index as usize];
-                let bracket = match prim {
-                    Prim::Load { mem, .. } => Some((Access::Load, mem)),
-                    Prim::Cas { mem, .. } => Some((Access::Cas, mem)),
-                    Prim::Rmw { mem, .. } => Some((Access::Rmw, mem)),
-                    _ => None,
-                }
-                .map(|(access, mem)| match once {
+                let bracket = memory_access(prim).map(|(access, mem)| match once {
                     Some(once) => FenceBracket::bare(once.order),
                     None => FenceBracket::around(mem.order, x.plan.fences(access)),
                 });
@@ -721,15 +717,20 @@ fn print_steps<'m, P: Printer<'m>>(
 fn expansion_bracket<P: Plan>(x: &Expanding<'_, P>) -> Option<FenceBracket> {
     let mut accesses = x.expansion.blocks.values().flat_map(|block| &block.prims);
     let between_fences = accesses.all(|prim| {
-        let access = match prim {
-            Prim::Load { .. } => Access::Load,
-            Prim::Cas { .. } => Access::Cas,
-            Prim::Rmw { .. } => Access::Rmw,
-            _ => return true,
-        };
-        x.plan.fences(access) == FencePolicy::RelaxedBetweenFences
+        memory_access(prim)
+            .is_none_or(|(access, _)| x.plan.fences(access) == FencePolicy::RelaxedBetweenFences)
     });
     between_fences.then(|| FenceBracket::around(x.node.order, FencePolicy::RelaxedBetweenFences))
+}
+
+/// The kind of access a memory primitive is, and its attributes; `None` for any other primitive.
+fn memory_access(prim: &Prim) -> Option<(Access, &MemAttrs)> {
+    match prim {
+        Prim::Load { mem, .. } => Some((Access::Load, mem)),
+        Prim::Cas { mem, .. } => Some((Access::Cas, mem)),
+        Prim::Rmw { mem, .. } => Some((Access::Rmw, mem)),
+        _ => None,
+    }
 }
 
 /// The error of a printer that cannot print what its table accepted.

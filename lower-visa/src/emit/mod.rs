@@ -291,14 +291,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         _out: &mut String,
     ) -> Result<(), Unprintable> {
         self.current()?;
-        let node = x.node;
-        let mem = atomir_ir::expand::MemAttrs {
-            order: node.order,
-            scope: node.scope,
-            space: node.space,
-            hint: node.hint,
-        };
-        self.fence(Some(fence), mem);
+        self.fence(Some(fence), atomir_ir::expand::mem_attrs(x.node));
         Ok(())
     }
 
