@@ -34,7 +34,9 @@
 //! outcome the model forbids for the kernels stays forbidden with it.
 //!
 //! [`check`] applies the rule: a forbidden weak outcome observed at all fails; an allowed one
-//! never observed across SMs leaves the test without teeth (reported; an error in strict mode).
+//! never observed leaves the test without teeth (reported; an error in strict mode). The threads
+//! of an instance always run in different CTAs, so a weak outcome seen with two of them on one
+//! SM still shows what a scope that stops at the CTA allows; the verdict says where it was seen.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
