@@ -136,6 +136,10 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use atomir_ir as ir;
+pub use atomir_ir::lower::splice;
+pub use atomir_ir::lower::{
+    Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames,
+};
 pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
     text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
@@ -271,6 +275,20 @@ impl Target {
     ) -> Result<LowerReport, WriteError> {
         self.backend().lower_into(module, options, sink)
     }
+
+    /// Lowers instruction `inst` of kernel number `kernel` as a fragment for the inside of the
+    /// client's own unit, its values named by `names`, into `fragment` (cleared first, its
+    /// storage reused). [`splice`] states the contract and the naming conventions.
+    pub fn splice(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+        names: &SpliceNames,
+        fragment: &mut Fragment,
+    ) -> Result<Legality, LowerError> {
+        self.backend().splice(module, kernel, inst, names, fragment)
+    }
 }
 
 impl Backend for Target {
@@ -310,6 +328,17 @@ impl Backend for Target {
         sink: &mut dyn std::io::Write,
     ) -> Result<LowerReport, WriteError> {
         Target::lower_into(self, module, options, sink)
+    }
+
+    fn splice(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+        names: &SpliceNames,
+        fragment: &mut Fragment,
+    ) -> Result<Legality, LowerError> {
+        Target::splice(self, module, kernel, inst, names, fragment)
     }
 }
 

@@ -10,8 +10,8 @@ use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::{Inst, Kernel, Value};
 
 use atomir_ir::lower::{
-    At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params, Printer,
-    Unprintable, PTX_ENTRY_NAMES,
+    At, Binding, Expanding, Fence, FenceBracket, FenceSide, Fragment, Label, NameRules, Namer,
+    Params, Printer, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::Module;
 
@@ -38,13 +38,14 @@ pub(crate) enum Class {
 impl Class {
     const ALL: [Class; 5] = [Class::Pred, Class::B16, Class::B32, Class::B64, Class::B128];
 
-    const fn prefix(self) -> &'static str {
+    /// The letter after a temporary's prefix: `%_r7` in a kernel, `%<prefix>r7` in a fragment.
+    const fn letter(self) -> &'static str {
         match self {
-            Class::Pred => "%_p",
-            Class::B16 => "%_h",
-            Class::B32 => "%_r",
-            Class::B64 => "%_d",
-            Class::B128 => "%_q",
+            Class::Pred => "p",
+            Class::B16 => "h",
+            Class::B32 => "r",
+            Class::B64 => "d",
+            Class::B128 => "q",
         }
     }
 
@@ -153,14 +154,31 @@ static REGISTER_NAMES: NameRules = NameRules {
     suffixes: &[],
 };
 
-/// Writes the register of a value (its name from [`REGISTER_NAMES`]); lane `i` of a vector
-/// value is `%name$i`.
-fn write_value(out: &mut String, names: &[String], value: Value, lane: Option<usize>) {
+/// The registers of a kernel's values, by index: one name per value (lane `i` of a vector
+/// value is `%name$i`), or a client's name per lane in a spliced fragment.
+#[derive(Debug, Default)]
+pub(crate) struct ValueNames(Vec<Binding>);
+
+/// Writes the register of a value (its name from [`REGISTER_NAMES`], or the client's); lane
+/// `i` of a vector value is `%name$i`, or the client's register of that lane.
+fn write_value(out: &mut String, names: &ValueNames, value: Value, lane: Option<usize>) {
     out.push('%');
-    out.push_str(&names[value.as_u32() as usize]);
-    if let Some(lane) = lane {
-        let _ = write!(out, "${lane}");
+    let names = &names.0[value.as_u32() as usize];
+    match (lane, &names[..]) {
+        (Some(lane), lanes) if lanes.len() > 1 => out.push_str(&lanes[lane]),
+        (Some(lane), [name]) => {
+            let _ = write!(out, "{name}${lane}");
+        }
+        (_, lanes) => out.push_str(lanes.first().map_or("", String::as_str)),
     }
+}
+
+/// How the printer names its temporaries and labels: as a kernel's (`%_r7`, `$L3_b1`), or with
+/// a fragment's prefix (`%<prefix>r7`, `$<prefix>b1`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum MadeNames<'k> {
+    Kernel,
+    Spliced(&'k SpliceNames),
 }
 
 fn mask(bits: u32) -> u128 {
@@ -187,7 +205,11 @@ pub(crate) struct KernelEmitter<'k> {
     /// The native form of the current expansion's `Rmw` primitives.
     element: Option<PtxOp>,
     /// The register name of each value, by index.
-    names: Vec<String>,
+    names: ValueNames,
+    /// How temporaries and labels are named.
+    made: MadeNames<'k>,
+    /// The result of the instruction a spliced fragment holds.
+    spliced_result: Option<Value>,
 }
 
 /// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
@@ -367,8 +389,8 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
     }
 
     fn label(&mut self, x: &Expanding<'_, PtxPlan>, label: Label, out: &mut String) {
-        if let Ok((_, sink)) = self.current(out) {
-            KernelEmitter::label(sink, x.inst, label);
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.label(sink, x.inst, label);
             sink.push_str(":\n");
         }
     }
@@ -393,4 +415,37 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
     }
 
     fn module_end(&mut self, _out: &mut String) {}
+
+    fn splice_begin(
+        &mut self,
+        kernel: &'m Kernel,
+        inst: Inst,
+        names: &'m SpliceNames,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        if self.mode != ParamMode::Listing {
+            return Err(Unprintable("a spliced fragment in a kernel's entry".into()));
+        }
+        let emitter = KernelEmitter::spliced(self.target, kernel, inst, names);
+        self.kernel = Some(KernelState {
+            emitter,
+            name: String::new(),
+            results: Vec::new(),
+            thread: None,
+        });
+        Ok(())
+    }
+
+    fn splice_end(
+        &mut self,
+        _out: &mut String,
+        fragment: &mut Fragment,
+    ) -> Result<(), Unprintable> {
+        let state = self
+            .kernel
+            .take()
+            .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
+        state.emitter.splice_parts(fragment);
+        Ok(())
+    }
 }
