@@ -395,6 +395,20 @@ fn check_bindings<'m, P: Printer<'m>>(
     data: &InstData,
     names: &SpliceNames,
 ) -> Result<(), Refusal> {
+    let client_name = |name: &str| splice::plain_identifier(name) && !names.is_made(name);
+    if let Some((predecessor, continuation)) = names.blocks() {
+        if let Some(bad) = [predecessor, continuation]
+            .into_iter()
+            .find(|name| !client_name(name))
+        {
+            let reason = format!(
+                "block `{bad}`: a client's name is an identifier ([A-Za-z_][A-Za-z0-9_]*) that \
+                 does not continue the prefix `{}` with a lowercase letter",
+                names.prefix()
+            );
+            return Err(Refusal::new(KitRule::SpliceName, reason));
+        }
+    }
     let InstData::Atomic(atomic) = data else {
         return Ok(());
     };
@@ -419,7 +433,7 @@ fn check_bindings<'m, P: Printer<'m>>(
             return Err(Refusal::new(KitRule::SpliceName, reason));
         }
         for bound in binding {
-            if !splice::plain_identifier(bound) || names.is_made(bound) {
+            if !client_name(bound) {
                 let reason = format!(
                     "`%{name}` is bound to `{bound}`: a client's name is an identifier \
                      ([A-Za-z_][A-Za-z0-9_]*) that does not continue the prefix `{}` with a \

@@ -192,19 +192,25 @@ impl SpliceNames {
 
     /// Writes a name the fragment makes up: `<prefix><kind>[<number>]`. The one place such a
     /// name is spelled; `kind` starts with a lowercase letter.
-    pub fn write_made(&self, out: &mut String, kind: &str, number: Option<u32>) {
+    pub fn write_made<W: Write + ?Sized>(
+        &self,
+        out: &mut W,
+        kind: &str,
+        number: Option<u32>,
+    ) -> std::fmt::Result {
         debug_assert!(kind.starts_with(|c: char| c.is_ascii_lowercase()));
-        out.push_str(&self.prefix);
-        out.push_str(kind);
-        if let Some(number) = number {
-            let _ = write!(out, "{number}");
+        out.write_str(&self.prefix)?;
+        out.write_str(kind)?;
+        match number {
+            Some(number) => write!(out, "{number}"),
+            None => Ok(()),
         }
     }
 
     /// A name the fragment makes up, as a new string ([`SpliceNames::write_made`]).
     pub fn made(&self, kind: &str, number: Option<u32>) -> String {
         let mut name = String::new();
-        self.write_made(&mut name, kind, number);
+        let _ = self.write_made(&mut name, kind, number);
         name
     }
 
