@@ -127,7 +127,7 @@ impl<'k> KernelEmitter<'k> {
                 let _ = write!(out, "{}", temp.number);
             }
             MadeNames::Spliced(splice) => {
-                splice.write_made(out, temp.class.letter(), Some(temp.number));
+                let _ = splice.write_made(out, temp.class.letter(), Some(temp.number));
             }
         }
     }
@@ -143,7 +143,9 @@ impl<'k> KernelEmitter<'k> {
                     let _ = write!(out, "{number}");
                 }
             }
-            MadeNames::Spliced(splice) => splice.write_made(out, kind, number),
+            MadeNames::Spliced(splice) => {
+                let _ = splice.write_made(out, kind, number);
+            }
         }
     }
 }
