@@ -192,6 +192,8 @@ pub(crate) struct Emitter<'a> {
     splice: Option<&'a SpliceNames>,
     /// The instruction a spliced fragment holds.
     spliced_inst: Option<Inst>,
+    /// In a fragment, its result where the client left it unbound, with the fragment's name.
+    unbound_result: Option<(Value, String)>,
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -315,6 +317,7 @@ impl<'a> Emitter<'a> {
             bound: false,
             splice: None,
             spliced_inst: None,
+            unbound_result: None,
         }
     }
 
@@ -327,19 +330,11 @@ impl<'a> Emitter<'a> {
         splice: &'a SpliceNames,
     ) -> Self {
         let result = kernel.atomic(inst).and_then(|atomic| atomic.result);
-        let names = kernel
-            .values
-            .keys()
-            .map(|value| match splice.name(value) {
-                Some(name) => name.to_owned(),
-                None if Some(value) == result => splice.made("result", None),
-                None => String::new(),
-            })
-            .collect();
+        let unbound = result.filter(|&value| splice.name(value).is_none());
         Emitter {
-            names,
             splice: Some(splice),
             spliced_inst: Some(inst),
+            unbound_result: unbound.map(|value| (value, splice.made("result", None))),
             ..Emitter::new_unnamed(target, kernel)
         }
     }
@@ -361,6 +356,7 @@ impl<'a> Emitter<'a> {
             bound: false,
             splice: None,
             spliced_inst: None,
+            unbound_result: None,
         }
     }
 
@@ -370,7 +366,11 @@ impl<'a> Emitter<'a> {
 
     /// A value's name in the function.
     pub(crate) fn name(&self, value: Value) -> &str {
-        &self.names[value.as_u32() as usize]
+        match (self.splice, &self.unbound_result) {
+            (_, Some((result, name))) if *result == value => name,
+            (Some(splice), _) => splice.name(value).unwrap_or(""),
+            (None, _) => &self.names[value.as_u32() as usize],
+        }
     }
 
     pub(crate) fn show(&self, r: Ref) -> Shown<'_, 'a> {

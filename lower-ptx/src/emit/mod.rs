@@ -154,17 +154,36 @@ static REGISTER_NAMES: NameRules = NameRules {
     suffixes: &[],
 };
 
-/// The registers of a kernel's values, by index: one name per value (lane `i` of a vector
-/// value is `%name$i`), or a client's name per lane in a spliced fragment.
-#[derive(Debug, Default)]
-pub(crate) struct ValueNames(Vec<Binding>);
+/// The registers of a kernel's values: one name per value, by index (lane `i` of a vector value
+/// is `%name$i`), or in a spliced fragment the client's bindings, looked up where they are
+/// (one name, or one per lane) and the fragment's own names of an unbound result.
+#[derive(Debug)]
+pub(crate) enum ValueNames<'k> {
+    Kernel(Vec<Binding>),
+    Spliced {
+        splice: &'k SpliceNames,
+        result: Option<(Value, Binding)>,
+    },
+}
+
+impl ValueNames<'_> {
+    /// The names of `value`: one, or one per lane.
+    fn of(&self, value: Value) -> &[String] {
+        match self {
+            ValueNames::Kernel(names) => &names[value.as_u32() as usize],
+            ValueNames::Spliced { splice, result } => match result {
+                Some((result, names)) if *result == value => names,
+                _ => splice.binding(value).unwrap_or(&[]),
+            },
+        }
+    }
+}
 
 /// Writes the register of a value (its name from [`REGISTER_NAMES`], or the client's); lane
 /// `i` of a vector value is `%name$i`, or the client's register of that lane.
-fn write_value(out: &mut String, names: &ValueNames, value: Value, lane: Option<usize>) {
+fn write_value(out: &mut String, names: &ValueNames<'_>, value: Value, lane: Option<usize>) {
     out.push('%');
-    let names = &names.0[value.as_u32() as usize];
-    match (lane, &names[..]) {
+    match (lane, names.of(value)) {
         (Some(lane), lanes) if lanes.len() > 1 => out.push_str(&lanes[lane]),
         (Some(lane), [name]) => {
             let _ = write!(out, "{name}${lane}");
@@ -204,8 +223,8 @@ pub(crate) struct KernelEmitter<'k> {
     vars: Vec<Temp>,
     /// The native form of the current expansion's `Rmw` primitives.
     element: Option<PtxOp>,
-    /// The register name of each value, by index.
-    names: ValueNames,
+    /// The register name of each value.
+    names: ValueNames<'k>,
     /// How temporaries and labels are named.
     made: MadeNames<'k>,
     /// The result of the instruction a spliced fragment holds.

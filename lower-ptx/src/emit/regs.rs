@@ -30,7 +30,7 @@ impl<'k> KernelEmitter<'k> {
             masked: Vec::new(),
             vars: Vec::new(),
             element: None,
-            names: ValueNames(names),
+            names: ValueNames::Kernel(names),
             made: MadeNames::Kernel,
             spliced_result: None,
         }
@@ -47,24 +47,20 @@ impl<'k> KernelEmitter<'k> {
         splice: &'k SpliceNames,
     ) -> Self {
         let result = kernel.atomic(inst).and_then(|atomic| atomic.result);
-        let names = kernel
-            .values
-            .iter()
-            .map(|(value, data)| match splice.binding(value) {
-                Some(binding) => binding.iter().cloned().collect(),
-                None if Some(value) == result => match data.ty {
-                    ValueType::Data(_, shape) if shape.is_vector() => (0..shape.len())
-                        .map(|lane| splice.made("result", Some(lane as u32)))
-                        .collect(),
-                    _ => smallvec![splice.made("result", None)],
-                },
-                None => Binding::new(),
-            })
-            .collect();
+        let unbound = result.filter(|&value| splice.binding(value).is_none());
+        let result = unbound.map(|value| {
+            let names = match kernel.value_type(value) {
+                ValueType::Data(_, shape) if shape.is_vector() => (0..shape.len())
+                    .map(|lane| splice.made("result", Some(lane as u32)))
+                    .collect(),
+                _ => smallvec![splice.made("result", None)],
+            };
+            (value, names)
+        });
         KernelEmitter {
-            names: ValueNames(names),
+            names: ValueNames::Spliced { splice, result },
             made: MadeNames::Spliced(splice),
-            spliced_result: result,
+            spliced_result: kernel.atomic(inst).and_then(|atomic| atomic.result),
             ..KernelEmitter::new_unnamed(target, kernel)
         }
     }
@@ -78,7 +74,7 @@ impl<'k> KernelEmitter<'k> {
             masked: Vec::new(),
             vars: Vec::new(),
             element: None,
-            names: ValueNames::default(),
+            names: ValueNames::Kernel(Vec::new()),
             made: MadeNames::Kernel,
             spliced_result: None,
         }
@@ -98,7 +94,7 @@ impl<'k> KernelEmitter<'k> {
             return;
         };
         let bound = splice.binding(value).is_some();
-        let names = self.names.0[value.as_u32() as usize].clone();
+        let names: Binding = self.names.of(value).iter().cloned().collect();
         if !bound {
             let (class, _) = value_class(self.kernel.value_type(value));
             for name in &names {

@@ -364,21 +364,18 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.free_temps.clear();
         self.busy_temps.clear();
         let result = kernel.atomic(inst).and_then(|atomic| atomic.result);
-        let bindings = kernel
-            .values
-            .iter()
-            .map(|(value, data)| match names.binding(value) {
-                Some(binding) => binding.iter().cloned().collect(),
-                None if Some(value) == result => match data.ty {
+        let unbound = result
+            .filter(|&value| names.binding(value).is_none())
+            .map(|value| {
+                let lanes: Binding = match kernel.value_type(value) {
                     ValueType::Data(_, shape) if shape.is_vector() => (0..shape.len())
                         .map(|lane| names.made("result", Some(lane as u32)))
                         .collect(),
                     _ => smallvec::smallvec![names.made("result", None)],
-                },
-                None => Binding::new(),
-            })
-            .collect();
-        self.names.splice = Some((names, bindings));
+                };
+                (value, lanes)
+            });
+        self.names.splice = Some((names, unbound));
         self.spliced_result = result;
         Ok(())
     }
@@ -401,10 +398,10 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
             fragment.temp(name.to_owned(), ty);
         }
         append_buffer(out, &mut self.body);
-        if let (Some(value), Some((splice, bindings))) = (self.spliced_result, &self.names.splice) {
+        if let (Some(value), Some((splice, _))) = (self.spliced_result, &self.names.splice) {
             fragment.results.push(FragmentResult {
                 value,
-                names: bindings[value.index()].clone(),
+                names: self.names.spliced(value).iter().cloned().collect(),
                 bound: splice.binding(value).is_some(),
             });
         }
@@ -496,11 +493,20 @@ const PREDICATE_INPUT: &str = "__in";
 pub(crate) struct Names<'m> {
     /// The name of each value of the current kernel (after `v_`), by index.
     kernel: Vec<String>,
-    /// In a fragment: the client's names of each value (one, or one per lane), by index.
-    splice: Option<(&'m SpliceNames, Vec<Binding>)>,
+    /// In a fragment: the client's names, and the fragment's own names of an unbound result.
+    splice: Option<(&'m SpliceNames, Option<(Value, Binding)>)>,
 }
 
 impl Names<'_> {
+    /// In a fragment, the names of `value`: one, or one per lane.
+    fn spliced(&self, value: Value) -> &[String] {
+        match &self.splice {
+            Some((_, Some((result, names)))) if *result == value => names,
+            Some((splice, _)) => splice.binding(value).unwrap_or(&[]),
+            None => &[],
+        }
+    }
+
     /// Whether a slot is a variable of the client's, declared by the client.
     fn is_clients(&self, name: SlotName) -> bool {
         let Some((splice, _)) = self.splice else {
@@ -515,7 +521,7 @@ impl Names<'_> {
 
 fn write_value_name(out: &mut String, names: &Names<'_>, value: Value) {
     match &names.splice {
-        Some((_, bindings)) => out.push_str(bindings[value.index()].first().map_or("", |n| n)),
+        Some(_) => out.push_str(names.spliced(value).first().map_or("", |n| n)),
         None => {
             out.push_str("v_");
             out.push_str(&names.kernel[value.index()]);
@@ -525,8 +531,8 @@ fn write_value_name(out: &mut String, names: &Names<'_>, value: Value) {
 
 fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
     match (name, &names.splice) {
-        (SlotName::Elem(v, i), Some((_, bindings))) => {
-            out.push_str(bindings[v.index()].get(usize::from(i)).map_or("", |n| n));
+        (SlotName::Elem(v, i), Some(_)) => {
+            out.push_str(names.spliced(v).get(usize::from(i)).map_or("", |n| n));
         }
         (SlotName::Temp(k), Some((splice, _))) => {
             let _ = splice.write_made(out, "t", Some(k));
