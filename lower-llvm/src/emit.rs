@@ -858,6 +858,9 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         let splice = em
             .splice
             .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
+        fragment
+            .declarations
+            .extend(self.builtins.take().map(|line| line.trim_end().to_owned()));
         out.push_str("  br label %");
         let _ = match splice.blocks() {
             Some((_, continuation)) => out.write_str(continuation),

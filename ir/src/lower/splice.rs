@@ -22,8 +22,10 @@
 //!   never meet).
 //! - **Declarations are the client's.** The fragment declares nothing; [`Fragment::temps`]
 //!   lists each temporary with its type as the target spells it in a declaration, and the
-//!   client declares them (PTX `.reg <ty> %<name>;`, vISA `.decl <name> <ty>`); LLVM fragments
-//!   need none (their temporaries are SSA values defined in the code).
+//!   client declares them (PTX `.reg <ty> %<name>;`, vISA `.decl <name> <ty>`, views with
+//!   `alias=<…>` after the variables they alias); LLVM fragments need none (their temporaries
+//!   are SSA values defined in the code), but may call builtins whose `declare`s
+//!   [`Fragment::declarations`] lists for the client's module.
 //! - **Control flow** (LLVM): the client names the block the fragment starts in
 //!   ([`SpliceNames::with_blocks`]: the predecessor, which the fragment's phis name) and the
 //!   block it continues to. The code begins with the predecessor's terminator and ends with a
@@ -253,6 +255,10 @@ pub struct Fragment {
     pub temps: Vec<FragmentTemp>,
     /// The instruction's result, if it has one.
     pub results: Vec<FragmentResult>,
+    /// What the code needs at the top level of the client's unit, one item a line: LLVM's
+    /// `declare`s of the builtins it calls (SPIR-V loads, stores, fences). The client puts
+    /// each distinct line in its module once.
+    pub declarations: Vec<String>,
     /// What expanding the instruction reuses from one fragment to the next.
     pub(crate) scratch: super::Scratch,
 }
@@ -263,6 +269,7 @@ impl std::fmt::Debug for Fragment {
             .field("code", &self.code)
             .field("temps", &self.temps)
             .field("results", &self.results)
+            .field("declarations", &self.declarations)
             .finish()
     }
 }
@@ -273,6 +280,7 @@ impl Fragment {
         self.code.clear();
         self.temps.clear();
         self.results.clear();
+        self.declarations.clear();
     }
 
     /// Lists a temporary for the client to declare.
