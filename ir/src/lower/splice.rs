@@ -9,7 +9,7 @@
 //!   and vISA, an SSA value for LLVM, written without its sigil (`%` in PTX and LLVM). A vector
 //!   value is bound lane by lane ([`SpliceNames::bind_lanes`]) where the target keeps lanes in
 //!   registers of their own (PTX, vISA) and whole where it has vector values (LLVM). An input
-//!   left unbound is a refusal ([`KitRule::Unbound`]), never a guess.
+//!   left unbound is a refusal ([`KitRule::Unbound`](crate::rule::KitRule::Unbound)), never a guess.
 //! - **The result is the client's too, or the fragment's.** A bound result is written to the
 //!   client's name (PTX, vISA) or defined under it (LLVM: the fragment defines the SSA value).
 //!   An unbound result gets a name of the fragment's. Either way [`Fragment::results`] says
