@@ -25,7 +25,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// One kernel of `FRAGMENTS` pseudo-random cells `target` accepts (in the given spaces), every
 /// value named `<role><cell>[_<lane>]`: pointers `p`, operands `b`, new values `c`, results
-/// `r`.
+/// `r`, and the predicates `q` of every third instruction.
 fn many(target: Target, seed: u64, spaces: &[AddressSpace]) -> Kernel {
     many_of(target, seed, spaces, FRAGMENTS)
 }
@@ -77,6 +77,14 @@ fn many_of(target: Target, seed: u64, spaces: &[AddressSpace], fragments: usize)
         atomic.operand = atomic.operand.map(&mut operand);
         atomic.new_value = atomic.new_value.map(&mut operand);
         atomic.result = None;
+        // Every third instruction runs where a predicate of the client's says.
+        if index % 3 == 0 {
+            let value = kernel.add_param(&format!("q{index}"), ValueType::Pred);
+            atomic.predicate = Some(atomir::Predicate {
+                value,
+                negated: index % 2 == 0,
+            });
+        }
         let result = cell.result_used.then(|| format!("r{index}"));
         kernel.push(atomic, result.as_deref());
     }
