@@ -123,8 +123,13 @@ impl<'m> VisaPrinter<'m> {
                     BinaryOp::Xor => "xor",
                     BinaryOp::Shl => "shl",
                     BinaryOp::LShr => "shr",
-                    BinaryOp::SMin | BinaryOp::UMin | BinaryOp::FMin => "min",
-                    BinaryOp::SMax | BinaryOp::UMax | BinaryOp::FMax => "max",
+                    BinaryOp::SMin | BinaryOp::UMin => "min",
+                    BinaryOp::SMax | BinaryOp::UMax => "max",
+                    // The hardware's float min/max may differ from the semantics on NaNs and
+                    // signed zeros: the soft-float pass (`VisaTarget::passes`) rewrites them.
+                    BinaryOp::FMin | BinaryOp::FMax => {
+                        return Err(format!("{op:?} is rewritten by the soft-float pass"));
+                    }
                 };
                 let negate = matches!(op, BinaryOp::Sub | BinaryOp::FSub);
                 let bitwise = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
@@ -161,7 +166,8 @@ impl<'m> VisaPrinter<'m> {
                         );
                         self.mask(d, 16);
                     }
-                    PrimType::Bf16 => self.bf16(opname, negate, d, x, y),
+                    // bf16 arithmetic is rewritten by the soft-float pass (no bf16 ALU type).
+                    PrimType::Bf16 => return Err(format!("{op:?} on bf16 is not rewritten")),
                     PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
                         self.line(
                             opname,
@@ -416,120 +422,5 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         Ok(())
-    }
-
-    /// A bf16 operation, computed in f32 (exact for min/max; for add/sub, f32 has more than
-    /// 2p+2 bits of a bf16's p, so rounding twice equals rounding once) and rounded to
-    /// nearest even back to bf16, NaNs quieted.
-    pub(super) fn bf16(&mut self, opname: &str, negate: bool, d: usize, x: usize, y: usize) {
-        let n = self.n;
-        let (fx, fy, r, t) = (
-            self.temp(Storage::Dword),
-            self.temp(Storage::Dword),
-            self.temp(Storage::Dword),
-            self.temp(Storage::Dword),
-        );
-        let nan = self.temp(Storage::Pred);
-        self.line(
-            "shl",
-            n,
-            (fx, View::Base, 0, 1),
-            (x, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        self.line(
-            "shl",
-            n,
-            (fy, View::Base, 0, 1),
-            (y, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        self.line(
-            opname,
-            n,
-            (r, View::F, 0, 1),
-            (fx, View::F, 0, 1),
-            Some((fy, View::F, 0, 1, negate)),
-            None,
-        );
-        // t = r + 0x7fff + ((r >> 16) & 1); d = t >> 16
-        self.line(
-            "shr",
-            n,
-            (t, View::Base, 0, 1),
-            (r, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        self.line(
-            "and",
-            n,
-            (t, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            None,
-            Some(1),
-        );
-        self.line(
-            "add",
-            n,
-            (t, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            None,
-            Some(0x7fff),
-        );
-        self.line(
-            "add",
-            n,
-            (t, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            Some((r, View::Base, 0, 1, false)),
-            None,
-        );
-        self.line(
-            "shr",
-            n,
-            (d, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        // NaN: keep the sign and payload's top bits, set the quiet bit.
-        self.line(
-            "and",
-            n,
-            (t, View::Base, 0, 1),
-            (r, View::Base, 0, 1),
-            None,
-            Some(0x7fff_ffff),
-        );
-        self.op_start(None, "cmp.gt", n);
-        self.name(nan, View::Base);
-        self.body.push(' ');
-        self.src(t, View::Base, 0, 1);
-        self.body.push_str(" 0x7f800000:ud\n");
-        self.line(
-            "shr",
-            n,
-            (t, View::Base, 0, 1),
-            (r, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        self.line(
-            "or",
-            n,
-            (t, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            None,
-            Some(0x40),
-        );
-        self.op_start(Some((nan, false)), "mov", n);
-        self.dst(d, View::Base, 0, 1);
-        self.body.push(' ');
-        self.src(t, View::Base, 0, 1);
-        self.body.push('\n');
-        self.mask(d, 16);
     }
 }
