@@ -138,23 +138,9 @@ impl<'m> VisaPrinter<'m> {
                         if !bitwise {
                             return Err(format!("{op:?} on predicates"));
                         }
-                        self.line(
-                            opname,
-                            n,
-                            (d, View::Base, 0, 1),
-                            (x, View::Base, 0, 1),
-                            Some((y, View::Base, 0, 1, false)),
-                            None,
-                        );
+                        self.binary_line(opname, n, View::Base, d, x, y, false);
                     }
-                    PrimType::F32 => self.line(
-                        opname,
-                        n,
-                        (d, View::F, 0, 1),
-                        (x, View::F, 0, 1),
-                        Some((y, View::F, 0, 1, negate)),
-                        None,
-                    ),
+                    PrimType::F32 => self.binary_line(opname, n, View::F, d, x, y, negate),
                     PrimType::F16 => {
                         self.line(
                             opname,
@@ -169,40 +155,19 @@ impl<'m> VisaPrinter<'m> {
                     // bf16 arithmetic is rewritten by the soft-float pass (no bf16 ALU type).
                     PrimType::Bf16 => return Err(format!("{op:?} on bf16 is not rewritten")),
                     PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
-                        self.line(
-                            opname,
-                            2 * n,
-                            (d, View::Halves, 0, 1),
-                            (x, View::Halves, 0, 1),
-                            Some((y, View::Halves, 0, 1, false)),
-                            None,
-                        );
+                        self.binary_line(opname, 2 * n, View::Halves, d, x, y, false);
                     }
                     PrimType::F64 | PrimType::I64 if !has64 => {
                         return Err(format!("64-bit {op:?} on a platform without a 64-bit ALU"));
                     }
-                    PrimType::F64 => self.line(
-                        opname,
-                        n,
-                        (d, View::Df, 0, 1),
-                        (x, View::Df, 0, 1),
-                        Some((y, View::Df, 0, 1, negate)),
-                        None,
-                    ),
+                    PrimType::F64 => self.binary_line(opname, n, View::Df, d, x, y, negate),
                     PrimType::I64 => {
                         let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
                             View::Q
                         } else {
                             View::Base
                         };
-                        self.line(
-                            opname,
-                            n,
-                            (d, view, 0, 1),
-                            (x, view, 0, 1),
-                            Some((y, view, 0, 1, negate)),
-                            None,
-                        );
+                        self.binary_line(opname, n, view, d, x, y, negate);
                     }
                     _ if matches!(op, BinaryOp::SMin | BinaryOp::SMax) && bits < 32 => {
                         // Sign-extend the low bits into dword temps.
@@ -225,14 +190,7 @@ impl<'m> VisaPrinter<'m> {
                             None,
                             None,
                         );
-                        self.line(
-                            opname,
-                            n,
-                            (d, View::D, 0, 1),
-                            (ex, View::D, 0, 1),
-                            Some((ey, View::D, 0, 1, false)),
-                            None,
-                        );
+                        self.binary_line(opname, n, View::D, d, ex, ey, false);
                         self.mask(d, bits);
                     }
                     _ => {
@@ -241,14 +199,7 @@ impl<'m> VisaPrinter<'m> {
                         } else {
                             View::Base
                         };
-                        self.line(
-                            opname,
-                            n,
-                            (d, view, 0, 1),
-                            (x, view, 0, 1),
-                            Some((y, view, 0, 1, negate)),
-                            None,
-                        );
+                        self.binary_line(opname, n, view, d, x, y, negate);
                         if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Shl) {
                             self.mask(d, bits);
                         }
@@ -269,14 +220,7 @@ impl<'m> VisaPrinter<'m> {
                     if matches!(cond, CmpCond::Eq | CmpCond::Ne) {
                         let diff = self.temp(Storage::Qword);
                         let any = self.temp(Storage::Dword);
-                        self.line(
-                            "xor",
-                            2 * n,
-                            (diff, View::Halves, 0, 1),
-                            (x, View::Halves, 0, 1),
-                            Some((y, View::Halves, 0, 1, false)),
-                            None,
-                        );
+                        self.binary_line("xor", 2 * n, View::Halves, diff, x, y, false);
                         self.line(
                             "or",
                             n,
