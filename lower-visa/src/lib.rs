@@ -14,7 +14,8 @@ pub mod legality;
 pub mod memory;
 pub mod target;
 
-use atomir_ir::lower::{Table, Target};
+use atomir_ir::expand::SoftFloatNeeds;
+use atomir_ir::lower::{Passes, Table, Target};
 use atomir_ir::{AtomicNode, Backend, Fence, LowerOptions, Param, Refusal};
 
 use emit::VisaPrinter;
@@ -53,6 +54,16 @@ impl Table for VisaTarget {
 
     fn candidates(&self) -> Vec<VisaTarget> {
         legality::candidates()
+    }
+
+    fn passes(&self) -> Passes {
+        Passes {
+            soft_float: SoftFloatNeeds {
+                min_max: true,
+                bf16_narrowing: true,
+            },
+            ..Passes::default()
+        }
     }
 }
 

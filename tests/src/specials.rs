@@ -1,6 +1,7 @@
 //! Float special values as runnable cases: every pair of a type's special values (NaNs of
 //! different payloads, quiet and signalling, both signs of zero, subnormals, infinities, the
-//! largest finite values and rounding ties) fed to float min, max, add and sub, for `f16`,
+//! largest finite values and rounding ties) fed to float min, max, fminimum, fmaximum,
+//! fminimumnum, fmaximumnum, add and sub, for `f16`,
 //! `bf16`, `f32`, `f64` and the packed `f16x2`/`bf16x2`. The old value lies in memory, the
 //! operand comes in a parameter; each atomic has its own address, so the final memory holds
 //! every new value and the results every old one.
@@ -30,8 +31,18 @@ pub const TYPES: [ElemType; 6] = [
     ElemType::Bf16x2,
 ];
 
-/// The ops tested.
-pub const OPS: [AtomicOp; 4] = [AtomicOp::Min, AtomicOp::Max, AtomicOp::Add, AtomicOp::Sub];
+/// The ops tested: every float min/max-like op (`min`/`max` are minimumNumber/maximumNumber,
+/// `fminimum`/`fmaximum` propagate a NaN) and the arithmetic that rounds.
+pub const OPS: [AtomicOp; 8] = [
+    AtomicOp::Min,
+    AtomicOp::Max,
+    AtomicOp::FMinimum,
+    AtomicOp::FMaximum,
+    AtomicOp::FMinimumNum,
+    AtomicOp::FMaximumNum,
+    AtomicOp::Add,
+    AtomicOp::Sub,
+];
 
 /// Special values of a scalar float type: +0, -0, 1, the smallest and a negative subnormal, the
 /// largest subnormal, the largest finite, +inf, -inf, the canonical quiet NaN, quiet NaNs with

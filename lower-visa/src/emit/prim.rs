@@ -123,8 +123,13 @@ impl<'m> VisaPrinter<'m> {
                     BinaryOp::Xor => "xor",
                     BinaryOp::Shl => "shl",
                     BinaryOp::LShr => "shr",
-                    BinaryOp::SMin | BinaryOp::UMin | BinaryOp::FMin => "min",
-                    BinaryOp::SMax | BinaryOp::UMax | BinaryOp::FMax => "max",
+                    BinaryOp::SMin | BinaryOp::UMin => "min",
+                    BinaryOp::SMax | BinaryOp::UMax => "max",
+                    // The hardware's float min/max may differ from the semantics on NaNs and
+                    // signed zeros: the soft-float pass (`VisaTarget::passes`) rewrites them.
+                    BinaryOp::FMin | BinaryOp::FMax => {
+                        return Err(format!("{op:?} is rewritten by the soft-float pass"));
+                    }
                 };
                 let negate = matches!(op, BinaryOp::Sub | BinaryOp::FSub);
                 let bitwise = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
@@ -133,23 +138,9 @@ impl<'m> VisaPrinter<'m> {
                         if !bitwise {
                             return Err(format!("{op:?} on predicates"));
                         }
-                        self.line(
-                            opname,
-                            n,
-                            (d, View::Base, 0, 1),
-                            (x, View::Base, 0, 1),
-                            Some((y, View::Base, 0, 1, false)),
-                            None,
-                        );
+                        self.binary_line(opname, n, View::Base, d, x, y, false);
                     }
-                    PrimType::F32 => self.line(
-                        opname,
-                        n,
-                        (d, View::F, 0, 1),
-                        (x, View::F, 0, 1),
-                        Some((y, View::F, 0, 1, negate)),
-                        None,
-                    ),
+                    PrimType::F32 => self.binary_line(opname, n, View::F, d, x, y, negate),
                     PrimType::F16 => {
                         self.line(
                             opname,
@@ -161,42 +152,22 @@ impl<'m> VisaPrinter<'m> {
                         );
                         self.mask(d, 16);
                     }
-                    PrimType::Bf16 => self.bf16(opname, negate, d, x, y),
+                    // bf16 arithmetic is rewritten by the soft-float pass (no bf16 ALU type).
+                    PrimType::Bf16 => return Err(format!("{op:?} on bf16 is not rewritten")),
                     PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
-                        self.line(
-                            opname,
-                            2 * n,
-                            (d, View::Halves, 0, 1),
-                            (x, View::Halves, 0, 1),
-                            Some((y, View::Halves, 0, 1, false)),
-                            None,
-                        );
+                        self.binary_line(opname, 2 * n, View::Halves, d, x, y, false);
                     }
                     PrimType::F64 | PrimType::I64 if !has64 => {
                         return Err(format!("64-bit {op:?} on a platform without a 64-bit ALU"));
                     }
-                    PrimType::F64 => self.line(
-                        opname,
-                        n,
-                        (d, View::Df, 0, 1),
-                        (x, View::Df, 0, 1),
-                        Some((y, View::Df, 0, 1, negate)),
-                        None,
-                    ),
+                    PrimType::F64 => self.binary_line(opname, n, View::Df, d, x, y, negate),
                     PrimType::I64 => {
                         let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
                             View::Q
                         } else {
                             View::Base
                         };
-                        self.line(
-                            opname,
-                            n,
-                            (d, view, 0, 1),
-                            (x, view, 0, 1),
-                            Some((y, view, 0, 1, negate)),
-                            None,
-                        );
+                        self.binary_line(opname, n, view, d, x, y, negate);
                     }
                     _ if matches!(op, BinaryOp::SMin | BinaryOp::SMax) && bits < 32 => {
                         // Sign-extend the low bits into dword temps.
@@ -219,14 +190,7 @@ impl<'m> VisaPrinter<'m> {
                             None,
                             None,
                         );
-                        self.line(
-                            opname,
-                            n,
-                            (d, View::D, 0, 1),
-                            (ex, View::D, 0, 1),
-                            Some((ey, View::D, 0, 1, false)),
-                            None,
-                        );
+                        self.binary_line(opname, n, View::D, d, ex, ey, false);
                         self.mask(d, bits);
                     }
                     _ => {
@@ -235,14 +199,7 @@ impl<'m> VisaPrinter<'m> {
                         } else {
                             View::Base
                         };
-                        self.line(
-                            opname,
-                            n,
-                            (d, view, 0, 1),
-                            (x, view, 0, 1),
-                            Some((y, view, 0, 1, negate)),
-                            None,
-                        );
+                        self.binary_line(opname, n, view, d, x, y, negate);
                         if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Shl) {
                             self.mask(d, bits);
                         }
@@ -263,14 +220,7 @@ impl<'m> VisaPrinter<'m> {
                     if matches!(cond, CmpCond::Eq | CmpCond::Ne) {
                         let diff = self.temp(Storage::Qword);
                         let any = self.temp(Storage::Dword);
-                        self.line(
-                            "xor",
-                            2 * n,
-                            (diff, View::Halves, 0, 1),
-                            (x, View::Halves, 0, 1),
-                            Some((y, View::Halves, 0, 1, false)),
-                            None,
-                        );
+                        self.binary_line("xor", 2 * n, View::Halves, diff, x, y, false);
                         self.line(
                             "or",
                             n,
@@ -416,120 +366,5 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         Ok(())
-    }
-
-    /// A bf16 operation, computed in f32 (exact for min/max; for add/sub, f32 has more than
-    /// 2p+2 bits of a bf16's p, so rounding twice equals rounding once) and rounded to
-    /// nearest even back to bf16, NaNs quieted.
-    pub(super) fn bf16(&mut self, opname: &str, negate: bool, d: usize, x: usize, y: usize) {
-        let n = self.n;
-        let (fx, fy, r, t) = (
-            self.temp(Storage::Dword),
-            self.temp(Storage::Dword),
-            self.temp(Storage::Dword),
-            self.temp(Storage::Dword),
-        );
-        let nan = self.temp(Storage::Pred);
-        self.line(
-            "shl",
-            n,
-            (fx, View::Base, 0, 1),
-            (x, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        self.line(
-            "shl",
-            n,
-            (fy, View::Base, 0, 1),
-            (y, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        self.line(
-            opname,
-            n,
-            (r, View::F, 0, 1),
-            (fx, View::F, 0, 1),
-            Some((fy, View::F, 0, 1, negate)),
-            None,
-        );
-        // t = r + 0x7fff + ((r >> 16) & 1); d = t >> 16
-        self.line(
-            "shr",
-            n,
-            (t, View::Base, 0, 1),
-            (r, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        self.line(
-            "and",
-            n,
-            (t, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            None,
-            Some(1),
-        );
-        self.line(
-            "add",
-            n,
-            (t, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            None,
-            Some(0x7fff),
-        );
-        self.line(
-            "add",
-            n,
-            (t, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            Some((r, View::Base, 0, 1, false)),
-            None,
-        );
-        self.line(
-            "shr",
-            n,
-            (d, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        // NaN: keep the sign and payload's top bits, set the quiet bit.
-        self.line(
-            "and",
-            n,
-            (t, View::Base, 0, 1),
-            (r, View::Base, 0, 1),
-            None,
-            Some(0x7fff_ffff),
-        );
-        self.op_start(None, "cmp.gt", n);
-        self.name(nan, View::Base);
-        self.body.push(' ');
-        self.src(t, View::Base, 0, 1);
-        self.body.push_str(" 0x7f800000:ud\n");
-        self.line(
-            "shr",
-            n,
-            (t, View::Base, 0, 1),
-            (r, View::Base, 0, 1),
-            None,
-            Some(16),
-        );
-        self.line(
-            "or",
-            n,
-            (t, View::Base, 0, 1),
-            (t, View::Base, 0, 1),
-            None,
-            Some(0x40),
-        );
-        self.op_start(Some((nan, false)), "mov", n);
-        self.dst(d, View::Base, 0, 1);
-        self.body.push(' ');
-        self.src(t, View::Base, 0, 1);
-        self.body.push('\n');
-        self.mask(d, 16);
     }
 }

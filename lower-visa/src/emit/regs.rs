@@ -309,6 +309,28 @@ impl<'m> VisaPrinter<'m> {
         self.body.push('\n');
     }
 
+    /// `op (M1, exec) dst a [-]b`, all three whole registers in one view.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn binary_line(
+        &mut self,
+        op: &str,
+        exec: u32,
+        view: View,
+        dst: usize,
+        a: usize,
+        b: usize,
+        negate_b: bool,
+    ) {
+        self.line(
+            op,
+            exec,
+            (dst, view, 0, 1),
+            (a, view, 0, 1),
+            Some((b, view, 0, 1, negate_b)),
+            None,
+        );
+    }
+
     pub(super) fn mask(&mut self, slot: usize, bits: u32) {
         if bits < 32 {
             let n = self.n;
