@@ -129,6 +129,15 @@
 //! assert!(each[0].result.is_ok() && each[1].result.is_err());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `semantics` (default): forwarded to `atomir-ir`. It compiles the reference semantics'
+//!   evaluators ([`ir::semantics::apply`], the float functions) and the interpreter of
+//!   expansions ([`ir::interp`]), which a client uses to check a lowering against the
+//!   definition of every op; they need the `half` crate (and its derive dependencies). A
+//!   client that only builds, verifies, legalizes and lowers sets `default-features = false`:
+//!   everything above still works, and `half` is not compiled.
 
 #![warn(missing_docs)]
 

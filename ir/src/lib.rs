@@ -8,9 +8,16 @@
 //! - [`text`]: the text form (parser and canonical printer); [`verify`]: the verifier;
 //!   [`diag`]: diagnostics with line and column.
 //! - [`semantics`]: reference semantics; [`interp`]: an interpreter of expansions.
+//!
+//! # Features
+//!
+//! - `semantics` (default): the reference semantics' evaluators ([`semantics::apply`]) and the
+//!   interpreter ([`interp`]), which need the `half` crate. A client that only verifies,
+//!   legalizes and lowers builds with `default-features = false` and never compiles `half`.
 
 pub mod diag;
 pub mod expand;
+#[cfg(feature = "semantics")]
 pub mod interp;
 pub mod kernel;
 pub mod legal;
