@@ -10,6 +10,8 @@
 //!   printing.
 //! - `emit`: functions, kernels and modules around them.
 
+#![warn(missing_docs)]
+
 mod emit;
 mod expansion;
 mod ldst;

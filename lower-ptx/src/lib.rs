@@ -20,6 +20,8 @@
 //! - The scope is always printed; `cluster` is widened to `gpu` before sm_90 (a recorded
 //!   `Rewrite::ScopeWidened`). Orders are never weakened.
 
+#![warn(missing_docs)]
+
 mod emit;
 mod legal;
 pub mod target;

@@ -8,6 +8,8 @@
 //! - [`encode`]: the binary form of `SVM_ATOMIC`.
 //! - [`memory`]: atomic loads, stores and stand-alone fences (single-copy atomicity, order).
 
+#![warn(missing_docs)]
+
 pub mod emit;
 pub mod encode;
 pub mod legality;
