@@ -15,6 +15,8 @@
 //!   interpreter ([`interp`]), which need the `half` crate. A client that only verifies,
 //!   legalizes and lowers builds with `default-features = false` and never compiles `half`.
 
+#![warn(missing_docs)]
+
 pub mod diag;
 pub mod expand;
 #[cfg(feature = "semantics")]

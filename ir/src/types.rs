@@ -14,7 +14,9 @@ macro_rules! spelled {
     ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        $vis enum $name { $($(#[$vmeta])* $variant),+ }
+        $vis enum $name {
+            $($(#[$vmeta])* #[doc = ""] #[doc = concat!("Spelled `", $text, "`.")] $variant),+
+        }
 
         impl $name {
             /// Every value, in declaration order.
@@ -186,10 +188,13 @@ impl AtomicOp {
 /// The kind of data an element type holds, which decides which operations make sense on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TypeClass {
+    /// `uN`: integer arithmetic, unsigned min/max, and `inc`/`dec`, `usub_cond`/`usub_sat`.
     Unsigned,
+    /// `sN`: integer arithmetic, signed min/max.
     Signed,
     /// Untyped bits (`bN`): only bitwise ops, exch and cas.
     Bits,
+    /// `f16`, `bf16`, `f32`, `f64`: float add/sub/min/max, exch and cas (on bit patterns).
     Float,
     /// Two 16-bit floats packed in one 32-bit word; each half is an independent atomic element.
     PackedFloat,
@@ -219,10 +224,12 @@ impl ElemType {
         }
     }
 
+    /// Width of the whole element in bytes.
     pub const fn bytes(self) -> u32 {
         self.bits() / 8
     }
 
+    /// The kind of data, which decides which operations the type has.
     pub const fn class(self) -> TypeClass {
         use ElemType::*;
         match self {
@@ -234,10 +241,12 @@ impl ElemType {
         }
     }
 
+    /// A scalar float or a packed pair of floats.
     pub const fn is_float(self) -> bool {
         matches!(self.class(), TypeClass::Float | TypeClass::PackedFloat)
     }
 
+    /// `f16x2` or `bf16x2`: two independent 16-bit lanes in one 32-bit element.
     pub const fn is_packed(self) -> bool {
         matches!(self.class(), TypeClass::PackedFloat)
     }
@@ -310,6 +319,7 @@ spelled! {
 // A shape always has at least one element, so an `is_empty` would be meaningless.
 #[allow(clippy::len_without_is_empty)]
 impl VectorShape {
+    /// The number of elements: 1, 2, 4 or 8.
     pub const fn len(self) -> usize {
         match self {
             VectorShape::Scalar => 1,
@@ -319,10 +329,12 @@ impl VectorShape {
         }
     }
 
+    /// Any shape but scalar.
     pub const fn is_vector(self) -> bool {
         !matches!(self, VectorShape::Scalar)
     }
 
+    /// The shape of `len` elements; `None` unless `len` is 1, 2, 4 or 8.
     pub const fn from_len(len: usize) -> Option<Self> {
         match len {
             1 => Some(VectorShape::Scalar),
@@ -365,10 +377,12 @@ impl From<std::sync::atomic::Ordering> for MemoryOrder {
 
 impl MemoryOrder {
     /// Whether a fence of this order orders anything: a relaxed fence is meaningless.
+    /// Whether a fence may carry this order (any but relaxed).
     pub const fn is_fence_order(self) -> bool {
         !matches!(self, MemoryOrder::Relaxed)
     }
 
+    /// acquire, acq_rel or seq_cst: later accesses may not move before this one.
     pub const fn has_acquire(self) -> bool {
         matches!(
             self,
@@ -376,6 +390,7 @@ impl MemoryOrder {
         )
     }
 
+    /// release, acq_rel or seq_cst: earlier accesses may not move after this one.
     pub const fn has_release(self) -> bool {
         matches!(
             self,
@@ -432,12 +447,16 @@ spelled! {
 /// The type of a value: a pointer into a space, a predicate, or a (vector of) element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ValueType {
+    /// An address into a space (`ptr.global`, `ptr.generic`, …).
     Ptr(AddressSpace),
+    /// A predicate, which only guards instructions.
     Pred,
+    /// Data: an element type, scalar or vector.
     Data(ElemType, VectorShape),
 }
 
 impl ValueType {
+    /// Scalar data of element type `ty`.
     pub const fn scalar(ty: ElemType) -> ValueType {
         ValueType::Data(ty, VectorShape::Scalar)
     }
