@@ -442,6 +442,22 @@ mod tests {
         }
     }
 
+    /// The smallest f64 above half the smallest f16 subnormal rounds up to that subnormal; a
+    /// converter that drops the low sticky bits (as `half`'s `from_f64` does) gives zero.
+    #[test]
+    fn just_above_a_tie_rounds_up() {
+        let just_above = f64::from_bits(2f64.powi(-25).to_bits() + 1);
+        assert_eq!(just_above.to_string(), "0.00000002980232238769532");
+        assert_eq!(
+            literal_bits("2.980232238769532e-8", ElemType::F16),
+            Ok(0x0001)
+        );
+        assert_eq!(
+            literal_bits("2.9802322387695312e-8", ElemType::F16),
+            Ok(0x0000)
+        );
+    }
+
     #[test]
     fn float_spellings() {
         assert_eq!(spell(1.0f32.to_bits() as u128, ElemType::F32), "1.0");
