@@ -20,6 +20,12 @@
 //!    first refusal or, with [`OnRefusal::Skip`], lowering what is accepted and reporting the
 //!    rest ([`LowerReport::refusals`]); or one answer per instruction
 //!    ([`Target::lower_each`]).
+//! 5. Or splice: lower one instruction at a time as a fragment for the inside of a kernel or
+//!    function of your own ([`Target::splice`]), its values bound to your registers or SSA
+//!    values ([`SpliceNames`]); the [`Fragment`] lists the temporaries to declare and where the
+//!    result is. The [`splice`] module states the contract and the naming conventions. A
+//!    compiler that builds its IR through its own builders takes the expansion's control-flow
+//!    graph instead ([`ir::expand`], below).
 //!
 //! ## PTX
 //!
@@ -130,6 +136,170 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Splicing into your own code
+//!
+//! ## PTX: into a kernel of your own
+//!
+//! Two u8 adds (each a masked CAS loop on its word, with labels and temporaries) spliced into
+//! one hand-written kernel: each fragment has its own prefix, so nothing clashes; you declare
+//! what [`Fragment::temps`] lists.
+//!
+//! ```
+//! use atomir::{
+//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Fragment, Kernel, Module,
+//!     SpliceNames, Target, ValueType,
+//! };
+//!
+//! let mut kernel = Kernel::new("bytes");
+//! let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+//! let b = kernel.add_param("b", ValueType::scalar(ElemType::U8));
+//! let mut add = AtomicInst::new(AtomicOp::Add, ElemType::U8, p, b.into());
+//! add.space = AddressSpace::Global;
+//! let first = kernel.push(add, Some("old"));
+//! let second = kernel.push(add, None);
+//! let module = Module { kernels: vec![kernel] };
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
+//! let old = module.kernels[0].atomic(first).and_then(|a| a.result).unwrap();
+//!
+//! // My registers: %ptr, %byte (8-bit data live in 16-bit registers), %prev.
+//! let mut names = SpliceNames::default();
+//! names.bind(p, "ptr").bind(b, "byte").bind(old, "prev");
+//! let target: Target = "ptx:sm_70".parse()?;
+//! let (mut decls, mut body) = (String::new(), String::new());
+//! let mut fragment = Fragment::default();
+//! for (number, inst) in [first, second].into_iter().enumerate() {
+//!     names.set_numbered("a", number as u32)?;
+//!     target.splice(&verified, 0, inst, &names, &mut fragment)?;
+//!     for temp in &fragment.temps {
+//!         decls.push_str(&format!("\t.reg {} %{};\n", temp.ty, temp.name));
+//!     }
+//!     body.push_str(&fragment.code);
+//! }
+//! assert!(body.contains("$a0_b1:") && body.contains("$a1_b1:"));
+//! assert!(body.contains("mov.b16 %prev, "));
+//! let ptx = format!(
+//!     ".version 8.8\n.target sm_70\n.address_size 64\n\
+//!      .visible .entry mine(.param .u64 mine_p, .param .u8 mine_b)\n{{\n\
+//!      \t.reg .b64 %ptr;\n\t.reg .b16 %byte, %prev;\n{decls}\
+//!      \tld.param.u64 %ptr, [mine_p];\n\tld.param.u8 %byte, [mine_b];\n{body}\tret;\n}}\n"
+//! );
+//! # let _ = ptx;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## LLVM IR: into a function of your own
+//!
+//! You name the block the fragment starts in and the one it continues to; the fragment's
+//! blocks and values carry its prefix, and it defines the result under the name you bound.
+//!
+//! ```
+//! use atomir::{
+//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Fragment, Kernel, Module,
+//!     SpliceNames, Target, ValueType,
+//! };
+//!
+//! let mut kernel = Kernel::new("k");
+//! let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+//! let x = kernel.add_param("x", ValueType::scalar(ElemType::U32));
+//! let mut max = AtomicInst::new(AtomicOp::Max, ElemType::U32, p, x.into());
+//! max.space = AddressSpace::Global;
+//! let inst = kernel.push(max, Some("old"));
+//! let module = Module { kernels: vec![kernel] };
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
+//! let old = module.kernels[0].atomic(inst).and_then(|a| a.result).unwrap();
+//!
+//! let mut names = SpliceNames::new("m_")?.with_blocks("entry", "rest");
+//! names.bind(p, "slot").bind(x, "value").bind(old, "before");
+//! let mut fragment = Fragment::default();
+//! let target: Target = "llvm:x86_64".parse()?;
+//! target.splice(&verified, 0, inst, &names, &mut fragment)?;
+//! let function = format!(
+//!     "define i32 @mine(ptr %slot, i32 %value) {{\nentry:\n{}rest:\n  ret i32 %before\n}}\n",
+//!     fragment.code
+//! );
+//! assert!(fragment.code.starts_with("  br label %m_b0\n"));
+//! assert!(fragment.code.contains("%before = phi i32"));
+//! assert!(fragment.code.ends_with("br label %rest\n"));
+//! assert!(fragment.temps.is_empty() && fragment.results[0].bound);
+//! # let _ = function;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Intel vISA: into a kernel of your own
+//!
+//! Your variables are declared as the target keeps values: one element per SIMD channel
+//! (`ud` for data of 32 bits or less and shared pointers, `uq` for 64-bit data and global
+//! pointers). The fragment's declarations include views (`alias=<…>`) of your variables,
+//! which go after the variables they alias.
+//!
+//! ```
+//! use atomir::{
+//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Fragment, Kernel, Module,
+//!     SpliceNames, Target, ValueType,
+//! };
+//!
+//! let mut kernel = Kernel::new("k");
+//! let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+//! let x = kernel.add_param("x", ValueType::scalar(ElemType::U32));
+//! let mut add = AtomicInst::new(AtomicOp::Add, ElemType::U32, p, x.into());
+//! add.space = AddressSpace::Global;
+//! let inst = kernel.push(add, None);
+//! let module = Module { kernels: vec![kernel] };
+//! let verified = verify::verify(&module).expect("the kernel is well formed");
+//!
+//! let mut names = SpliceNames::new("f0_")?;
+//! names.bind(p, "addr").bind(x, "amount");
+//! let mut fragment = Fragment::default();
+//! let target: Target = "visa:PVC".parse()?;
+//! target.splice(&verified, 0, inst, &names, &mut fragment)?;
+//! assert!(fragment.code.contains("flat[addr]:a64 amount"));
+//! for temp in &fragment.temps {
+//!     println!(".decl {} {}", temp.name, temp.ty);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Through your own IR builder: the expansion's control-flow graph
+//!
+//! A compiler that builds IR with its own builders (an LLVM `IRBuilder`, cranelift's
+//! `FunctionBuilder`) takes no text: it asks the target how a node is carried out and, for
+//! a node that is not native, builds the shared expansion itself: a small CFG of typed
+//! primitives whose blocks take parameters (phis), its inputs and results named.
+//!
+//! ```
+//! use atomir::ir::expand::{expand, Prim, Terminator};
+//! use atomir::{AddressSpace, AtomicNode, AtomicOp, ElemType, Lowering, Target};
+//!
+//! let mut node = AtomicNode::new(AtomicOp::Add, ElemType::U8);
+//! node.space = AddressSpace::Global;
+//! node.pointer_space = AddressSpace::Global;
+//! node.result_used = true;
+//! let target: Target = "visa:PVC".parse()?;
+//! let legality = target.legalize(&node)?;
+//! assert_eq!(legality.lowering, Lowering::MaskedCasLoop);
+//!
+//! let expansion = expand(&node, legality.lowering);
+//! // Bind `expansion.addr` and `expansion.operands` to your values, make one block of yours
+//! // per block (its `params` become phis), translate each primitive, then each terminator.
+//! let mut cas = 0;
+//! for (block, data) in &expansion.blocks {
+//!     for prim in &data.prims {
+//!         if let Prim::Cas { .. } = prim {
+//!             cas += 1;
+//!         }
+//!     }
+//!     match &data.terminator {
+//!         Terminator::Jump(edge) => println!("{block:?} -> {:?}", edge.block),
+//!         Terminator::Branch { then, otherwise, .. } => {
+//!             println!("{block:?} -> {:?} | {:?}", then.block, otherwise.block)
+//!         }
+//!         Terminator::Return => println!("{block:?}: old value in {:?}", expansion.results),
+//!     }
+//! }
+//! assert_eq!(cas, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Features
 //!
 //! - `semantics` (default): forwarded to `atomir-ir`. It compiles the reference semantics'
@@ -145,6 +315,10 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use atomir_ir as ir;
+pub use atomir_ir::lower::splice;
+pub use atomir_ir::lower::{
+    Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames,
+};
 pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
     text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
@@ -280,6 +454,20 @@ impl Target {
     ) -> Result<LowerReport, WriteError> {
         self.backend().lower_into(module, options, sink)
     }
+
+    /// Lowers instruction `inst` of kernel number `kernel` as a fragment for the inside of the
+    /// client's own unit, its values named by `names`, into `fragment` (cleared first, its
+    /// storage reused). [`splice`] states the contract and the naming conventions.
+    pub fn splice(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+        names: &SpliceNames,
+        fragment: &mut Fragment,
+    ) -> Result<Legality, LowerError> {
+        self.backend().splice(module, kernel, inst, names, fragment)
+    }
 }
 
 impl Backend for Target {
@@ -319,6 +507,17 @@ impl Backend for Target {
         sink: &mut dyn std::io::Write,
     ) -> Result<LowerReport, WriteError> {
         Target::lower_into(self, module, options, sink)
+    }
+
+    fn splice(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+        names: &SpliceNames,
+        fragment: &mut Fragment,
+    ) -> Result<Legality, LowerError> {
+        Target::splice(self, module, kernel, inst, names, fragment)
     }
 }
 

@@ -577,6 +577,18 @@ pub trait Backend {
         sink.write_all(out.as_bytes()).map_err(WriteError::Io)?;
         Ok(report)
     }
+
+    /// Lowers instruction `inst` of kernel number `kernel` as a fragment to splice into the
+    /// client's own code, its values named by `names`, into `fragment`
+    /// ([`crate::lower::splice`] states the contract and the naming conventions).
+    fn splice(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+        names: &crate::lower::SpliceNames,
+        fragment: &mut crate::lower::Fragment,
+    ) -> Result<Legality, LowerError>;
 }
 
 /// Why a lowering into a writer failed: a refusal, or the writer's own error.

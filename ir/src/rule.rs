@@ -94,5 +94,9 @@ rules! {
             "the instruction reads the result of an instruction left out of the code",
         NoSuchInstruction = "lower.no-such-instruction":
             "the kernel holds no instruction of that id (an id of another kernel)",
+        Unbound = "lower.splice.unbound":
+            "a spliced instruction reads a value bound to no name of the client's",
+        SpliceName = "lower.splice.name":
+            "a client's name is no plain identifier, lies in the fragment's namespace, or names a vector's lanes in the wrong number",
     }
 }

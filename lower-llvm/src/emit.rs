@@ -6,8 +6,8 @@ use std::fmt::{self, Write};
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
-    self, At, Expanding, FenceBracket, NameRules, Namer, Params, Printer, Unprintable,
-    PTX_ENTRY_NAMES,
+    self, At, Expanding, FenceBracket, Fragment, FragmentResult, NameRules, Namer, Params, Printer,
+    SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::{
     AtomicInst, Constant, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueDef,
@@ -187,6 +187,13 @@ pub(crate) struct Emitter<'a> {
     pub(crate) kernel_index: usize,
     /// Whether addresses are the views a Vulkan frame binds (a complete Vulkan module).
     pub(crate) bound: bool,
+    /// The names of a spliced fragment: every value is the client's, what the printer makes up
+    /// carries the prefix.
+    splice: Option<&'a SpliceNames>,
+    /// The instruction a spliced fragment holds.
+    spliced_inst: Option<Inst>,
+    /// In a fragment, its result where the client left it unbound, with the fragment's name.
+    unbound_result: Option<(Value, String)>,
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -207,12 +214,47 @@ impl fmt::Display for Label {
     }
 }
 
+/// Displays a [`Label`] with the emitter's names: a kernel's (`.3.b1`), or in a spliced
+/// fragment the client's blocks around it and `<prefix>b1`, `<prefix>end` inside.
+pub(crate) struct ShownLabel<'e, 'a>(&'e Emitter<'a>, Label);
+
+impl fmt::Display for ShownLabel<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(splice) = self.0.splice else {
+            return self.1.fmt(f);
+        };
+        match (self.1, splice.blocks()) {
+            // A plain identifier: the driver checked.
+            (Label::Entry, Some((predecessor, _))) => f.write_str(predecessor),
+            (Label::Entry, None) => splice.write_made(f, "entry", None),
+            (Label::Block(_, k), _) => splice.write_made(f, "b", Some(k)),
+            (Label::End(_), _) => splice.write_made(f, "end", None),
+        }
+    }
+}
+
 /// Displays a [`Ref`] with the emitter's names.
 pub(crate) struct Shown<'e, 'a>(&'e Emitter<'a>, Ref);
 
 impl fmt::Display for Shown<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.1 {
+        match (self.1, self.0.splice) {
+            (Ref::Tmp(_, n), Some(splice)) => {
+                f.write_char('%')?;
+                splice.write_made(f, "t", Some(n))
+            }
+            (Ref::Var(_, var), Some(splice)) => {
+                f.write_char('%')?;
+                splice.write_made(f, "v", Some(var.as_u32()))
+            }
+            (r, _) => self.show_in_kernel(f, r),
+        }
+    }
+}
+
+impl Shown<'_, '_> {
+    fn show_in_kernel(&self, f: &mut fmt::Formatter<'_>, r: Ref) -> fmt::Result {
+        match r {
             Ref::Param(value) => write_ident(f, '%', self.0.name(value)),
             Ref::Tmp(inst, n) => write!(f, "%.{inst}.{n}"),
             // Numbered far above the instruction's temporaries, which count from 1.
@@ -273,12 +315,62 @@ impl<'a> Emitter<'a> {
             names,
             kernel_index: 0,
             bound: false,
+            splice: None,
+            spliced_inst: None,
+            unbound_result: None,
         }
+    }
+
+    /// An emitter for one instruction of `kernel` spliced into the client's function: every
+    /// value is the client's SSA value, an unbound result is `%<prefix>result`.
+    pub(crate) fn spliced(
+        target: LlvmTarget,
+        kernel: &'a Kernel,
+        inst: Inst,
+        splice: &'a SpliceNames,
+    ) -> Self {
+        let result = kernel.atomic(inst).and_then(|atomic| atomic.result);
+        let unbound = result.filter(|&value| splice.name(value).is_none());
+        Emitter {
+            splice: Some(splice),
+            spliced_inst: Some(inst),
+            unbound_result: unbound.map(|value| (value, splice.made("result", None))),
+            ..Emitter::new_unnamed(target, kernel)
+        }
+    }
+
+    fn new_unnamed(target: LlvmTarget, kernel: &'a Kernel) -> Self {
+        Emitter {
+            target,
+            kernel,
+            results: SecondaryMap::new(),
+            inst: 0,
+            next_tmp: 0,
+            label: Label::Entry,
+            before: Label::Entry,
+            refs: Vec::new(),
+            result: None,
+            space: 0,
+            names: Vec::new(),
+            kernel_index: 0,
+            bound: false,
+            splice: None,
+            spliced_inst: None,
+            unbound_result: None,
+        }
+    }
+
+    pub(crate) fn show_label(&self, label: Label) -> ShownLabel<'_, 'a> {
+        ShownLabel(self, label)
     }
 
     /// A value's name in the function.
     pub(crate) fn name(&self, value: Value) -> &str {
-        &self.names[value.as_u32() as usize]
+        match (self.splice, &self.unbound_result) {
+            (_, Some((result, name))) if *result == value => name,
+            (Some(splice), _) => splice.name(value).unwrap_or(""),
+            (None, _) => &self.names[value.as_u32() as usize],
+        }
     }
 
     pub(crate) fn show(&self, r: Ref) -> Shown<'_, 'a> {
@@ -335,6 +427,9 @@ impl<'a> Emitter<'a> {
 
     /// Where a kernel value lives.
     pub(crate) fn value_ref(&self, value: Value) -> Ref {
+        if self.splice.is_some() {
+            return Ref::Param(value);
+        }
         match self.kernel.values[value].def {
             ValueDef::Param(_) => Ref::Param(value),
             ValueDef::Result(_) => self.results[value].unwrap_or(Ref::Zero),
@@ -430,15 +525,17 @@ impl<'a> Emitter<'a> {
                 let cond = self.value_ref(predicate.value);
                 let _ = writeln!(
                     out,
-                    "  br i1 {}, label %{then}, label %{otherwise}",
-                    self.show(cond)
+                    "  br i1 {}, label %{}, label %{}",
+                    self.show(cond),
+                    self.show_label(then),
+                    self.show_label(otherwise)
                 );
             }
             None => {
-                let _ = writeln!(out, "  br label %{first}");
+                let _ = writeln!(out, "  br label %{}", self.show_label(first));
             }
         }
-        let _ = writeln!(out, "{first}:");
+        let _ = writeln!(out, "{}:", self.show_label(first));
         self.label = first;
     }
 
@@ -451,22 +548,32 @@ impl<'a> Emitter<'a> {
     ) {
         let index = self.inst;
         let end = Label::End(index);
+        let end = self.show_label(end);
         let _ = writeln!(out, "  br label %{end}\n{end}:");
         let from = self.label;
-        self.label = end;
+        self.label = Label::End(index);
         let (Some(value), Some(mut result)) = (inst.result, result) else {
             return;
         };
-        if inst.predicate.is_some() {
+        // A fragment defines the result under its name, which only a phi can do in SSA.
+        if inst.predicate.is_some() || self.splice.is_some() {
             let ty = self.value_ty(inst.result_type());
-            let dst = self.fresh();
-            let before = self.before;
-            let _ = writeln!(
+            let dst = match self.splice {
+                Some(_) => Ref::Param(value),
+                None => self.fresh(),
+            };
+            let _ = write!(
                 out,
-                "  {} = phi {ty} [ {}, %{from} ], [ zeroinitializer, %{before} ]",
+                "  {} = phi {ty} [ {}, %{} ]",
                 self.show(dst),
-                self.show(result)
+                self.show(result),
+                self.show_label(from)
             );
+            if inst.predicate.is_some() {
+                let before = self.show_label(self.before);
+                let _ = write!(out, ", [ zeroinitializer, %{before} ]");
+            }
+            out.push('\n');
             result = dst;
         }
         self.results[value] = Some(result);
@@ -618,6 +725,11 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             .emitter
             .as_ref()
             .ok_or_else(|| Unprintable("a fence outside a kernel".into()))?;
+        if em.splice.is_some() {
+            // A fragment begins with its predecessor's terminator, a fence's too.
+            let first = em.show_label(Label::Block(0, 0));
+            let _ = writeln!(out, "  br label %{first}\n{first}:");
+        }
         ldst_emit::fence(em, out, fence.order, plan, spelling, builtins);
         Ok(())
     }
@@ -718,6 +830,55 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             );
         }
         out.push_str("  ret void\n}\n\n");
+    }
+
+    const SPLICES_LANES: bool = false;
+
+    fn splice_begin(
+        &mut self,
+        kernel: &'m Kernel,
+        inst: Inst,
+        names: &'m SpliceNames,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        if self.complete {
+            return Err(Unprintable(
+                "a spliced fragment in a complete module".into(),
+            ));
+        }
+        self.emitter = Some(Emitter::spliced(self.target, kernel, inst, names));
+        Ok(())
+    }
+
+    fn splice_end(&mut self, out: &mut String, fragment: &mut Fragment) -> Result<(), Unprintable> {
+        let em = self
+            .emitter
+            .take()
+            .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
+        let splice = em
+            .splice
+            .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
+        fragment
+            .declarations
+            .extend(self.builtins.take().map(|line| line.trim_end().to_owned()));
+        out.push_str("  br label %");
+        let _ = match splice.blocks() {
+            Some((_, continuation)) => out.write_str(continuation),
+            None => splice.write_made(out, "cont", None),
+        };
+        out.push('\n');
+        let result = em
+            .spliced_inst
+            .and_then(|inst| em.kernel.atomic(inst))
+            .and_then(|atomic| atomic.result);
+        if let Some(value) = result {
+            fragment.results.push(FragmentResult {
+                value,
+                names: smallvec::smallvec![em.name(value).to_owned()],
+                bound: splice.binding(value).is_some(),
+            });
+        }
+        Ok(())
     }
 
     fn module_end(&mut self, out: &mut String) {

@@ -65,7 +65,7 @@ pub(crate) fn block(
     let index = em.inst;
     let label = Label::Block(index, block.as_u32());
     if !entry {
-        let _ = writeln!(out, "{label}:");
+        let _ = writeln!(out, "{}:", em.show_label(label));
     }
     em.label = label;
     for (position, param) in expansion.blocks[block].params.iter().enumerate() {
@@ -78,7 +78,7 @@ pub(crate) fn block(
                 "{} [ {}, %{} ]",
                 if number == 0 { "" } else { "," },
                 em.show(arg),
-                Label::Block(index, pred.as_u32())
+                em.show_label(Label::Block(index, pred.as_u32()))
             );
         }
         out.push('\n');
@@ -99,7 +99,7 @@ pub(crate) fn terminator(
             let _ = writeln!(
                 out,
                 "  br label %{}",
-                Label::Block(index, target.block.as_u32())
+                em.show_label(Label::Block(index, target.block.as_u32()))
             );
         }
         Terminator::Branch {
@@ -111,8 +111,8 @@ pub(crate) fn terminator(
                 out,
                 "  br i1 {}, label %{}, label %{}",
                 em.show(em.refs[cond.index()]),
-                Label::Block(index, then.block.as_u32()),
-                Label::Block(index, otherwise.block.as_u32())
+                em.show_label(Label::Block(index, then.block.as_u32())),
+                em.show_label(Label::Block(index, otherwise.block.as_u32()))
             );
         }
         Terminator::Return => {

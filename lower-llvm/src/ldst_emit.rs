@@ -28,6 +28,11 @@ impl Builtins {
         }
     }
 
+    /// The declarations of every builtin called, one a line, and forgets them.
+    pub(crate) fn take(&mut self) -> std::vec::Drain<'_, String> {
+        self.declared.drain(..)
+    }
+
     /// Prints the declarations of every builtin called.
     pub(crate) fn print(&self, out: &mut String) {
         for declaration in &self.declared {

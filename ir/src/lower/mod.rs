@@ -17,6 +17,7 @@
 mod fence;
 mod linear;
 pub mod namer;
+pub mod splice;
 
 use std::collections::HashMap;
 use std::io;
@@ -24,6 +25,7 @@ use std::io;
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
+pub use splice::{Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames};
 
 use cranelift_entity::SecondaryMap;
 
@@ -225,6 +227,33 @@ pub trait Printer<'m> {
 
     /// After the last kernel.
     fn module_end(&mut self, out: &mut String);
+
+    /// Whether a spliced vector value is bound lane by lane (a register per lane) rather than
+    /// whole (an SSA vector).
+    const SPLICES_LANES: bool = true;
+
+    /// Before the one instruction of `kernel` a spliced fragment holds: its values are named
+    /// by `names` (every value it reads is bound; the driver checked), what it makes up by the
+    /// prefix, and nothing of a kernel around it is printed.
+    fn splice_begin(
+        &mut self,
+        _kernel: &'m Kernel,
+        _inst: Inst,
+        _names: &'m SpliceNames,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the printer does not splice".into()))
+    }
+
+    /// After a spliced instruction: the temporaries it used and where its result is, into
+    /// `fragment` (whose code is `out`).
+    fn splice_end(
+        &mut self,
+        _out: &mut String,
+        _fragment: &mut Fragment,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the printer does not splice".into()))
+    }
 }
 
 /// The instruction being printed.
@@ -301,6 +330,147 @@ pub fn legalize<T: Table>(table: &T, node: &Node) -> Result<T::Plan, Refusal> {
         refusal.smallest_target = smallest_accepting(table, node);
         refusal
     })
+}
+
+/// Lowers instruction `inst` of kernel number `kernel` of `module` for `target` as a fragment
+/// to splice into the client's own code, named by `names` (the [`splice`] contract), into
+/// `fragment` (cleared first; its storage, and its scratch space, are reused). A refusal, an
+/// input left unbound, or a client's name in the fragment's namespace is the error, and leaves
+/// `fragment` empty.
+pub fn splice_inst<T: Target>(
+    target: &T,
+    module: &Verified<'_>,
+    kernel: usize,
+    inst: Inst,
+    names: &SpliceNames,
+    fragment: &mut Fragment,
+) -> Result<Legality, LowerError> {
+    fragment.clear();
+    let Some(kernel) = module.module().kernels.get(kernel) else {
+        let reason = format!("the module holds no kernel number {kernel}");
+        return Err(LowerError {
+            kernel: String::new(),
+            site: Site::Inst(inst),
+            loc: Default::default(),
+            refusal: Refusal::new(KitRule::NoSuchInstruction, reason),
+        });
+    };
+    let Some(data) = kernel.insts.get(inst) else {
+        let reason = format!("the kernel holds no instruction {}", inst.as_u32());
+        return Err(error(
+            kernel,
+            inst,
+            Refusal::new(KitRule::NoSuchInstruction, reason),
+        ));
+    };
+    let node = Node::of_data(kernel, data);
+    let plan = legalize(target, &node).map_err(|refusal| error(kernel, inst, refusal))?;
+    check_bindings::<T::Printer<'_>>(kernel, data, names)
+        .map_err(|refusal| error(kernel, inst, refusal))?;
+    let mut printer = target.printer(&LowerOptions::fragment());
+    let mut out = std::mem::take(&mut fragment.code);
+    let mut scratch = std::mem::take(&mut fragment.scratch);
+    let printed = printer
+        .splice_begin(kernel, inst, names, &mut out)
+        .and_then(|()| {
+            print_inst(
+                &mut printer,
+                &mut scratch,
+                target.passes(),
+                kernel,
+                inst,
+                &plan,
+                &mut out,
+            )
+        })
+        .and_then(|()| printer.splice_end(&mut out, fragment));
+    fragment.code = out;
+    fragment.scratch = scratch;
+    match printed {
+        Ok(()) => Ok(plan.legality().clone()),
+        Err(Unprintable(message)) => {
+            fragment.clear();
+            Err(unprintable(kernel, inst, message))
+        }
+    }
+}
+
+/// Whether every value `data` reads is bound, every binding has the shape the printer binds
+/// (one name, or one per lane), and no client's name lies in the fragment's namespace.
+fn check_bindings<'m, P: Printer<'m>>(
+    kernel: &Kernel,
+    data: &InstData,
+    names: &SpliceNames,
+) -> Result<(), Refusal> {
+    let client_name = |name: &str| splice::plain_identifier(name) && !names.is_made(name);
+    if let Some((predecessor, continuation)) = names.blocks() {
+        if let Some(bad) = [predecessor, continuation]
+            .into_iter()
+            .find(|name| !client_name(name))
+        {
+            let reason = format!(
+                "block `{bad}`: a client's name is an identifier ([A-Za-z_][A-Za-z0-9_]*) that \
+                 does not continue the prefix `{}` with a lowercase letter",
+                names.prefix()
+            );
+            return Err(Refusal::new(KitRule::SpliceName, reason));
+        }
+    }
+    let InstData::Atomic(atomic) = data else {
+        return Ok(());
+    };
+    let check = |value: Value, required: bool| -> Result<(), Refusal> {
+        let name = kernel.values.get(value).map_or("?", |data| &*data.name);
+        let Some(binding) = names.binding(value) else {
+            if !required {
+                return Ok(());
+            }
+            let reason = format!("`%{name}` is read but bound to no name of the client's");
+            return Err(Refusal::new(KitRule::Unbound, reason));
+        };
+        let lanes = match kernel.value_type(value) {
+            crate::types::ValueType::Data(_, shape) if P::SPLICES_LANES => shape.len(),
+            _ => 1,
+        };
+        if binding.len() != lanes {
+            let reason = format!(
+                "`%{name}` is bound to {} names; the target keeps it in {lanes}",
+                binding.len()
+            );
+            return Err(Refusal::new(KitRule::SpliceName, reason));
+        }
+        for bound in binding {
+            if !client_name(bound) {
+                let reason = format!(
+                    "`%{name}` is bound to `{bound}`: a client's name is an identifier \
+                     ([A-Za-z_][A-Za-z0-9_]*) that does not continue the prefix `{}` with a \
+                     lowercase letter",
+                    names.prefix()
+                );
+                return Err(Refusal::new(KitRule::SpliceName, reason));
+            }
+        }
+        Ok(())
+    };
+    check(atomic.addr, true)?;
+    if let Some(predicate) = atomic.predicate {
+        check(predicate.value, true)?;
+    }
+    for operand in [atomic.operand, atomic.new_value].into_iter().flatten() {
+        let elements = match operand {
+            Operand::Scalar(ref scalar) => std::slice::from_ref(scalar),
+            Operand::Vector(list) => kernel.checked_vector_elements(list).unwrap_or(&[]),
+        };
+        for scalar in elements {
+            if let Scalar::Value(value) = scalar {
+                check(*value, true)?;
+            }
+        }
+    }
+    if let Some(result) = atomic.result {
+        check(result, false)?;
+    }
+    Ok(())
 }
 
 /// Lowers `module` for `target` with its own printer.
@@ -612,10 +782,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
         ..
     } = planned;
     let start = out.len();
-    let mut expander = Expander::new();
-    let mut linear = Linear::new();
-    let mut reuse = Reuse::new();
-    let mut soft_float = SoftFloat::new();
+    let mut scratch = Scratch::default();
     let passes = table.passes();
     let mut chosen = chosen.into_iter();
     printer.module_begin(module, out);
@@ -624,47 +791,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
         printer.kernel_begin(kernel, index, out);
         for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
             let plan = &plans[plan as usize];
-            let atomic = match &kernel.insts[inst] {
-                InstData::Atomic(atomic) => atomic,
-                InstData::Fence(fence) => {
-                    if let Err(Unprintable(message)) = printer.fence(inst, fence, plan, out) {
-                        out.truncate(start);
-                        return Err(unprintable(kernel, inst, message).into());
-                    }
-                    continue;
-                }
-            };
-            let node = AtomicNode::of(kernel, atomic);
-            let printed = if plan.is_whole() {
-                let access = match node.op {
-                    AtomicOp::Cas => Access::Cas,
-                    AtomicOp::Load => Access::Load,
-                    AtomicOp::Store => Access::Store,
-                    _ => Access::Rmw,
-                };
-                let bracket = FenceBracket::around(node.order, plan.fences(access));
-                let at = At {
-                    inst,
-                    atomic,
-                    node: &node,
-                };
-                printer.whole(at, plan, bracket, out)
-            } else {
-                let expansion = expander.expand(&node, plan.legality().lowering);
-                soft_float.run(expansion, passes.soft_float);
-                if passes.reuse {
-                    reuse.run(expansion);
-                }
-                let steps = linear.walk(expansion, P::PARAMS);
-                let x = Expanding {
-                    inst,
-                    atomic,
-                    node: &node,
-                    plan,
-                    expansion,
-                };
-                print_steps(&mut printer, &x, steps, out)
-            };
+            let printed = print_inst(&mut printer, &mut scratch, passes, kernel, inst, plan, out);
             if let Err(Unprintable(message)) = printed {
                 out.truncate(start);
                 return Err(unprintable(kernel, inst, message).into());
@@ -679,6 +806,61 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     printer.module_end(out);
     drain(out, &mut sink)?;
     Ok(report)
+}
+
+/// What printing reuses from one instruction to the next.
+#[derive(Default)]
+pub struct Scratch {
+    expander: Expander,
+    linear: Linear,
+    reuse: Reuse,
+    soft_float: SoftFloat,
+}
+
+/// Prints one instruction of `kernel` as `plan` says: a fence, a node whole, or its expansion.
+fn print_inst<'m, P: Printer<'m>>(
+    printer: &mut P,
+    scratch: &mut Scratch,
+    passes: Passes,
+    kernel: &Kernel,
+    inst: Inst,
+    plan: &P::Plan,
+    out: &mut String,
+) -> Result<(), Unprintable> {
+    let atomic = match &kernel.insts[inst] {
+        InstData::Atomic(atomic) => atomic,
+        InstData::Fence(fence) => return printer.fence(inst, fence, plan, out),
+    };
+    let node = AtomicNode::of(kernel, atomic);
+    if plan.is_whole() {
+        let access = match node.op {
+            AtomicOp::Cas => Access::Cas,
+            AtomicOp::Load => Access::Load,
+            AtomicOp::Store => Access::Store,
+            _ => Access::Rmw,
+        };
+        let bracket = FenceBracket::around(node.order, plan.fences(access));
+        let at = At {
+            inst,
+            atomic,
+            node: &node,
+        };
+        return printer.whole(at, plan, bracket, out);
+    }
+    let expansion = scratch.expander.expand(&node, plan.legality().lowering);
+    scratch.soft_float.run(expansion, passes.soft_float);
+    if passes.reuse {
+        scratch.reuse.run(expansion);
+    }
+    let steps = scratch.linear.walk(expansion, P::PARAMS);
+    let x = Expanding {
+        inst,
+        atomic,
+        node: &node,
+        plan,
+        expansion,
+    };
+    print_steps(printer, &x, steps, out)
 }
 
 /// Hands an expansion's steps to the printer, each memory primitive with its fence bracket.
@@ -816,6 +998,17 @@ impl<T: Target> Backend for T {
         sink: &mut dyn io::Write,
     ) -> Result<LowerReport, WriteError> {
         lower_into(self, module, options, sink)
+    }
+
+    fn splice(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+        names: &SpliceNames,
+        fragment: &mut Fragment,
+    ) -> Result<Legality, LowerError> {
+        splice_inst(self, module, kernel, inst, names, fragment)
     }
 }
 

@@ -84,7 +84,7 @@ impl<'k> KernelEmitter<'k> {
         };
         let generic = self.temp(Class::B64);
         let _ = write!(out, "\tcvta{window}.u64 ");
-        Self::put_temp(out, generic);
+        self.put_temp(out, generic);
         out.push_str(", ");
         self.put(out, pointer);
         out.push_str(";\n");
@@ -96,23 +96,17 @@ impl<'k> KernelEmitter<'k> {
         Src::Temp(self.vars[v.as_u32() as usize])
     }
 
-    pub(super) fn label(out: &mut String, id: Inst, label: Label) {
+    pub(super) fn label(&self, out: &mut String, id: Inst, label: Label) {
         match label {
-            Label::Block(block) => {
-                let _ = write!(out, "$L{}_b{}", id.as_u32(), block.as_u32());
-            }
-            Label::Edge(edge) => {
-                let _ = write!(out, "$L{}_e{edge}", id.as_u32());
-            }
-            Label::Done => {
-                let _ = write!(out, "$L{}_done", id.as_u32());
-            }
+            Label::Block(block) => self.write_label(out, id, "b", Some(block.as_u32())),
+            Label::Edge(edge) => self.write_label(out, id, "e", Some(edge)),
+            Label::Done => self.write_label(out, id, "done", None),
         }
     }
 
     pub(super) fn block(&mut self, out: &mut String, id: Inst, block: Block, entry: bool) {
         if !entry {
-            Self::label(out, id, Label::Block(block));
+            self.label(out, id, Label::Block(block));
             out.push_str(":\n");
         }
         // A masked copy is only known valid in the block that made it.
@@ -130,7 +124,7 @@ impl<'k> KernelEmitter<'k> {
             }
             None => out.push_str("bra.uni "),
         }
-        Self::label(out, id, to);
+        self.label(out, id, to);
         out.push_str(";\n");
     }
 
@@ -143,7 +137,7 @@ impl<'k> KernelEmitter<'k> {
         expansion: &Expansion,
     ) {
         if expansion.blocks.len() > 1 {
-            Self::label(out, id, Label::Done);
+            self.label(out, id, Label::Done);
             out.push_str(":\n");
         }
         if let Some(result) = inst.result {

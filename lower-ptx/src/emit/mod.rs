@@ -10,8 +10,8 @@ use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::{Inst, Kernel, Value};
 
 use atomir_ir::lower::{
-    At, Expanding, Fence, FenceBracket, FenceSide, Label, NameRules, Namer, Params, Printer,
-    Unprintable, PTX_ENTRY_NAMES,
+    At, Binding, Expanding, Fence, FenceBracket, FenceSide, Fragment, Label, NameRules, Namer,
+    Params, Printer, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::Module;
 
@@ -38,13 +38,14 @@ pub(crate) enum Class {
 impl Class {
     const ALL: [Class; 5] = [Class::Pred, Class::B16, Class::B32, Class::B64, Class::B128];
 
-    const fn prefix(self) -> &'static str {
+    /// The letter after a temporary's prefix: `%_r7` in a kernel, `%<prefix>r7` in a fragment.
+    const fn letter(self) -> &'static str {
         match self {
-            Class::Pred => "%_p",
-            Class::B16 => "%_h",
-            Class::B32 => "%_r",
-            Class::B64 => "%_d",
-            Class::B128 => "%_q",
+            Class::Pred => "p",
+            Class::B16 => "h",
+            Class::B32 => "r",
+            Class::B64 => "d",
+            Class::B128 => "q",
         }
     }
 
@@ -153,14 +154,50 @@ static REGISTER_NAMES: NameRules = NameRules {
     suffixes: &[],
 };
 
-/// Writes the register of a value (its name from [`REGISTER_NAMES`]); lane `i` of a vector
-/// value is `%name$i`.
-fn write_value(out: &mut String, names: &[String], value: Value, lane: Option<usize>) {
-    out.push('%');
-    out.push_str(&names[value.as_u32() as usize]);
-    if let Some(lane) = lane {
-        let _ = write!(out, "${lane}");
+/// The registers of a kernel's values: one name per value, by index (lane `i` of a vector value
+/// is `%name$i`), or in a spliced fragment the client's bindings, looked up where they are
+/// (one name, or one per lane) and the fragment's own names of an unbound result.
+#[derive(Debug)]
+pub(crate) enum ValueNames<'k> {
+    Kernel(Vec<Binding>),
+    Spliced {
+        splice: &'k SpliceNames,
+        result: Option<(Value, Binding)>,
+    },
+}
+
+impl ValueNames<'_> {
+    /// The names of `value`: one, or one per lane.
+    fn of(&self, value: Value) -> &[String] {
+        match self {
+            ValueNames::Kernel(names) => &names[value.as_u32() as usize],
+            ValueNames::Spliced { splice, result } => match result {
+                Some((result, names)) if *result == value => names,
+                _ => splice.binding(value).unwrap_or(&[]),
+            },
+        }
     }
+}
+
+/// Writes the register of a value (its name from [`REGISTER_NAMES`], or the client's); lane
+/// `i` of a vector value is `%name$i`, or the client's register of that lane.
+fn write_value(out: &mut String, names: &ValueNames<'_>, value: Value, lane: Option<usize>) {
+    out.push('%');
+    match (lane, names.of(value)) {
+        (Some(lane), lanes) if lanes.len() > 1 => out.push_str(&lanes[lane]),
+        (Some(lane), [name]) => {
+            let _ = write!(out, "{name}${lane}");
+        }
+        (_, lanes) => out.push_str(lanes.first().map_or("", String::as_str)),
+    }
+}
+
+/// How the printer names its temporaries and labels: as a kernel's (`%_r7`, `$L3_b1`), or with
+/// a fragment's prefix (`%<prefix>r7`, `$<prefix>b1`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum MadeNames<'k> {
+    Kernel,
+    Spliced(&'k SpliceNames),
 }
 
 fn mask(bits: u32) -> u128 {
@@ -186,8 +223,12 @@ pub(crate) struct KernelEmitter<'k> {
     vars: Vec<Temp>,
     /// The native form of the current expansion's `Rmw` primitives.
     element: Option<PtxOp>,
-    /// The register name of each value, by index.
-    names: Vec<String>,
+    /// The register name of each value.
+    names: ValueNames<'k>,
+    /// How temporaries and labels are named.
+    made: MadeNames<'k>,
+    /// The result of the instruction a spliced fragment holds.
+    spliced_result: Option<Value>,
 }
 
 /// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
@@ -367,8 +408,8 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
     }
 
     fn label(&mut self, x: &Expanding<'_, PtxPlan>, label: Label, out: &mut String) {
-        if let Ok((_, sink)) = self.current(out) {
-            KernelEmitter::label(sink, x.inst, label);
+        if let Ok((emitter, sink)) = self.current(out) {
+            emitter.label(sink, x.inst, label);
             sink.push_str(":\n");
         }
     }
@@ -393,4 +434,37 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
     }
 
     fn module_end(&mut self, _out: &mut String) {}
+
+    fn splice_begin(
+        &mut self,
+        kernel: &'m Kernel,
+        inst: Inst,
+        names: &'m SpliceNames,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        if self.mode != ParamMode::Listing {
+            return Err(Unprintable("a spliced fragment in a kernel's entry".into()));
+        }
+        let emitter = KernelEmitter::spliced(self.target, kernel, inst, names);
+        self.kernel = Some(KernelState {
+            emitter,
+            name: String::new(),
+            results: Vec::new(),
+            thread: None,
+        });
+        Ok(())
+    }
+
+    fn splice_end(
+        &mut self,
+        _out: &mut String,
+        fragment: &mut Fragment,
+    ) -> Result<(), Unprintable> {
+        let state = self
+            .kernel
+            .take()
+            .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
+        state.emitter.splice_parts(fragment);
+        Ok(())
+    }
 }

@@ -57,7 +57,7 @@ impl<'k> KernelEmitter<'k> {
                 }
                 None => {
                     let temp = self.temp(class);
-                    Self::put_temp(out, temp);
+                    self.put_temp(out, temp);
                 }
             }
         }
@@ -106,7 +106,7 @@ impl<'k> KernelEmitter<'k> {
         let zero128 = (class == Class::B128).then(|| {
             let zero = self.temp(Class::B64);
             out.push_str("\tmov.b64 ");
-            Self::put_temp(out, zero);
+            self.put_temp(out, zero);
             out.push_str(", 0;\n");
             zero
         });
@@ -117,9 +117,9 @@ impl<'k> KernelEmitter<'k> {
             match zero128 {
                 Some(zero) => {
                     out.push_str(", {");
-                    Self::put_temp(out, zero);
+                    self.put_temp(out, zero);
                     out.push_str(", ");
-                    Self::put_temp(out, zero);
+                    self.put_temp(out, zero);
                     out.push_str("};\n");
                 }
                 None => out.push_str(", 0;\n"),
@@ -132,13 +132,16 @@ impl<'k> KernelEmitter<'k> {
             out.push('\t');
             out.push_str(if predicate.negated { "@" } else { "@!" });
             write_value(out, &self.names, predicate.value, None);
-            let _ = writeln!(out, " bra $L{}_end;", id.as_u32());
+            out.push_str(" bra ");
+            self.write_label(out, id, "end", None);
+            out.push_str(";\n");
         }
     }
 
     pub(super) fn guard_end(&self, out: &mut String, inst: &AtomicInst, id: Inst) {
         if inst.predicate.is_some() {
-            let _ = writeln!(out, "$L{}_end:", id.as_u32());
+            self.write_label(out, id, "end", None);
+            out.push_str(":\n");
         }
     }
 
@@ -184,7 +187,7 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str("\tcreatepolicy.fractional.");
                 out.push_str(hint_policy(hint));
                 out.push_str(".b64 ");
-                Self::put_temp(out, temp);
+                self.put_temp(out, temp);
                 out.push_str(", 1.0;\n");
                 Some(temp)
             }
@@ -233,7 +236,7 @@ impl<'k> KernelEmitter<'k> {
         }
         if let Some(policy) = policy {
             out.push_str(", ");
-            Self::put_temp(out, policy);
+            self.put_temp(out, policy);
         }
         out.push_str(";\n");
         self.fence(out, bracket.trailing, plan);
@@ -364,9 +367,9 @@ impl<'k> KernelEmitter<'k> {
         }
         out.push_str(space_suffix(self.target, mem.space));
         let _ = write!(out, ".b{bits} ");
-        Self::put_temp(out, dst);
+        self.put_temp(out, dst);
         out.push_str(", [");
-        Self::put_temp(out, addr);
+        self.put_temp(out, addr);
         out.push_str("];\n");
         self.fence(out, bracket.trailing, plan);
     }

@@ -33,14 +33,14 @@ impl<'k> KernelEmitter<'k> {
         match float_sign_mask(ty) {
             Some(sign) => {
                 let _ = write!(out, "\txor.b{} ", class.bits());
-                Self::put_temp(out, temp);
+                self.put_temp(out, temp);
                 out.push_str(", ");
                 self.put(out, src);
                 let _ = writeln!(out, ", {sign:#x};");
             }
             None => {
                 let _ = write!(out, "\tneg.s{} ", class.bits());
-                Self::put_temp(out, temp);
+                self.put_temp(out, temp);
                 out.push_str(", ");
                 self.put(out, src);
                 out.push_str(";\n");
@@ -88,13 +88,13 @@ impl<'k> KernelEmitter<'k> {
                 self.fence(out, bracket.leading, plan);
                 self.atom_head(out, plan, mem, bracket.order, false);
                 let _ = write!(out, ".cas.b{bits} ");
-                Self::put_temp(out, t(dst));
+                self.put_temp(out, t(dst));
                 out.push_str(", [");
-                Self::put_temp(out, t(addr));
+                self.put_temp(out, t(addr));
                 out.push_str("], ");
-                Self::put_temp(out, t(expected));
+                self.put_temp(out, t(expected));
                 out.push_str(", ");
-                Self::put_temp(out, t(new));
+                self.put_temp(out, t(new));
                 out.push_str(";\n");
                 self.fence(out, bracket.trailing, plan);
             }
@@ -130,13 +130,13 @@ impl<'k> KernelEmitter<'k> {
                         Some(dst) => t(dst),
                         None => self.temp(Class::of_bits(elem.bits())),
                     };
-                    Self::put_temp(out, dst);
+                    self.put_temp(out, dst);
                     out.push_str(", ");
                 }
                 out.push('[');
-                Self::put_temp(out, t(addr));
+                self.put_temp(out, t(addr));
                 out.push_str("], ");
-                Self::put_temp(out, value);
+                self.put_temp(out, value);
                 out.push_str(";\n");
                 self.fence(out, bracket.trailing, plan);
             }
@@ -231,11 +231,11 @@ impl<'k> KernelEmitter<'k> {
                     CmpCond::Uge => "hs",
                 };
                 let _ = write!(out, "\tsetp.{cond}.u{bits} ");
-                Self::put_temp(out, t(dst));
+                self.put_temp(out, t(dst));
                 out.push_str(", ");
-                Self::put_temp(out, a);
+                self.put_temp(out, a);
                 out.push_str(", ");
-                Self::put_temp(out, b);
+                self.put_temp(out, b);
                 out.push_str(";\n");
             }
             Prim::Select {
@@ -249,13 +249,13 @@ impl<'k> KernelEmitter<'k> {
                     [if_true.as_u32() as usize]
                     && self.zero_extended[if_false.as_u32() as usize];
                 let _ = write!(out, "\tselp.b{bits} ");
-                Self::put_temp(out, t(dst));
+                self.put_temp(out, t(dst));
                 out.push_str(", ");
-                Self::put_temp(out, t(if_true));
+                self.put_temp(out, t(if_true));
                 out.push_str(", ");
-                Self::put_temp(out, t(if_false));
+                self.put_temp(out, t(if_false));
                 out.push_str(", ");
-                Self::put_temp(out, t(cond));
+                self.put_temp(out, t(cond));
                 out.push_str(";\n");
             }
             Prim::PtrAlignDown { dst, ptr, align } => {
@@ -307,32 +307,32 @@ impl<'k> KernelEmitter<'k> {
             self.line(out, opcode, &[T(d), T(a), T(b)]);
             return;
         }
-        let int = |out: &mut String, name: &str, kind: char, a: Temp, b: Temp| {
+        let int = |this: &Self, out: &mut String, name: &str, kind: char, a: Temp, b: Temp| {
             let _ = write!(out, "\t{name}.{kind}{bits} ");
-            Self::put_temp(out, d);
+            this.put_temp(out, d);
             out.push_str(", ");
-            Self::put_temp(out, a);
+            this.put_temp(out, a);
             out.push_str(", ");
-            Self::put_temp(out, b);
+            this.put_temp(out, b);
             out.push_str(";\n");
         };
         match op {
-            BinaryOp::Add => int(out, "add", 'u', a, b),
-            BinaryOp::Sub => int(out, "sub", 'u', a, b),
-            BinaryOp::And => int(out, "and", 'b', a, b),
-            BinaryOp::Or => int(out, "or", 'b', a, b),
-            BinaryOp::Xor => int(out, "xor", 'b', a, b),
-            BinaryOp::UMin => int(out, "min", 'u', a, b),
-            BinaryOp::UMax => int(out, "max", 'u', a, b),
+            BinaryOp::Add => int(self, out, "add", 'u', a, b),
+            BinaryOp::Sub => int(self, out, "sub", 'u', a, b),
+            BinaryOp::And => int(self, out, "and", 'b', a, b),
+            BinaryOp::Or => int(self, out, "or", 'b', a, b),
+            BinaryOp::Xor => int(self, out, "xor", 'b', a, b),
+            BinaryOp::UMin => int(self, out, "min", 'u', a, b),
+            BinaryOp::UMax => int(self, out, "max", 'u', a, b),
             BinaryOp::SMin | BinaryOp::SMax if ty == PrimType::I8 => {
                 let (sa, sb) = (self.temp(Class::B16), self.temp(Class::B16));
                 self.line(out, "cvt.s16.s8", &[T(sa), T(a)]);
                 self.line(out, "cvt.s16.s8", &[T(sb), T(b)]);
                 let name = if op == BinaryOp::SMin { "min" } else { "max" };
-                int(out, name, 's', sa, sb);
+                int(self, out, name, 's', sa, sb);
             }
-            BinaryOp::SMin => int(out, "min", 's', a, b),
-            BinaryOp::SMax => int(out, "max", 's', a, b),
+            BinaryOp::SMin => int(self, out, "min", 's', a, b),
+            BinaryOp::SMax => int(self, out, "max", 's', a, b),
             BinaryOp::Shl | BinaryOp::LShr => {
                 let amount = if bits == 32 {
                     b
@@ -348,7 +348,7 @@ impl<'k> KernelEmitter<'k> {
                 };
                 let name = if op == BinaryOp::Shl { "shl" } else { "shr" };
                 let kind = if op == BinaryOp::Shl { 'b' } else { 'u' };
-                int(out, name, kind, a, amount);
+                int(self, out, name, kind, a, amount);
             }
             BinaryOp::FAdd | BinaryOp::FSub => {
                 let name = if op == BinaryOp::FAdd { "add" } else { "sub" };

@@ -6,10 +6,14 @@ use std::fmt::Write;
 use atomir_ir::expand::{Expansion, PrimType, Var};
 use atomir_ir::{ElemType, Kernel, Scalar, ValueType};
 
-use atomir_ir::lower::Namer;
+use atomir_ir::lower::{Binding, Fragment, FragmentResult, Namer, SpliceNames};
+use atomir_ir::Inst;
+use smallvec::smallvec;
 
 use super::prim::float_sign_mask;
-use super::{mask, write_value, Class, KernelEmitter, Src, Temp, REGISTER_NAMES};
+use super::{
+    mask, write_value, Class, KernelEmitter, MadeNames, Src, Temp, ValueNames, REGISTER_NAMES,
+};
 use crate::target::PtxTarget;
 
 impl<'k> KernelEmitter<'k> {
@@ -17,6 +21,7 @@ impl<'k> KernelEmitter<'k> {
         let mut names = Vec::new();
         let values = kernel.values.values().map(|data| &data.name[..]);
         Namer::new(&REGISTER_NAMES).assign(values, &mut names);
+        let names = names.into_iter().map(|name| smallvec![name]).collect();
         KernelEmitter {
             target,
             kernel,
@@ -25,8 +30,82 @@ impl<'k> KernelEmitter<'k> {
             masked: Vec::new(),
             vars: Vec::new(),
             element: None,
-            names,
+            names: ValueNames::Kernel(names),
+            made: MadeNames::Kernel,
+            spliced_result: None,
         }
+    }
+
+    /// An emitter for instruction `inst` of `kernel` spliced into the client's code: the
+    /// values are the client's registers, an unbound result is the fragment's
+    /// `<prefix>result` (per lane `<prefix>result<i>`), and what the printer makes up carries
+    /// the prefix.
+    pub fn spliced(
+        target: PtxTarget,
+        kernel: &'k Kernel,
+        inst: Inst,
+        splice: &'k SpliceNames,
+    ) -> Self {
+        let result = kernel.atomic(inst).and_then(|atomic| atomic.result);
+        let unbound = result.filter(|&value| splice.binding(value).is_none());
+        let result = unbound.map(|value| {
+            let names = match kernel.value_type(value) {
+                ValueType::Data(_, shape) if shape.is_vector() => (0..shape.len())
+                    .map(|lane| splice.made("result", Some(lane as u32)))
+                    .collect(),
+                _ => smallvec![splice.made("result", None)],
+            };
+            (value, names)
+        });
+        KernelEmitter {
+            names: ValueNames::Spliced { splice, result },
+            made: MadeNames::Spliced(splice),
+            spliced_result: kernel.atomic(inst).and_then(|atomic| atomic.result),
+            ..KernelEmitter::new_unnamed(target, kernel)
+        }
+    }
+
+    fn new_unnamed(target: PtxTarget, kernel: &'k Kernel) -> Self {
+        KernelEmitter {
+            target,
+            kernel,
+            counts: [0; 5],
+            zero_extended: Vec::new(),
+            masked: Vec::new(),
+            vars: Vec::new(),
+            element: None,
+            names: ValueNames::Kernel(Vec::new()),
+            made: MadeNames::Kernel,
+            spliced_result: None,
+        }
+    }
+
+    /// A fragment's temporaries (its own result registers among them) and where its result is.
+    pub fn splice_parts(&self, fragment: &mut Fragment) {
+        let MadeNames::Spliced(splice) = self.made else {
+            return;
+        };
+        for class in Class::ALL {
+            for number in 0..self.counts[class.index()] {
+                fragment.temp(splice.made(class.letter(), Some(number)), class.decl());
+            }
+        }
+        let Some(value) = self.spliced_result else {
+            return;
+        };
+        let bound = splice.binding(value).is_some();
+        let names: Binding = self.names.of(value).iter().cloned().collect();
+        if !bound {
+            let (class, _) = value_class(self.kernel.value_type(value));
+            for name in &names {
+                fragment.temp(name.clone(), class.decl());
+            }
+        }
+        fragment.results.push(FragmentResult {
+            value,
+            names,
+            bound,
+        });
     }
 
     pub(super) fn temp(&mut self, class: Class) -> Temp {
@@ -35,16 +114,42 @@ impl<'k> KernelEmitter<'k> {
         Temp { class, number }
     }
 
-    pub(super) fn put_temp(out: &mut String, temp: Temp) {
-        out.push_str(temp.class.prefix());
-        let _ = write!(out, "{}", temp.number);
+    pub(super) fn put_temp(&self, out: &mut String, temp: Temp) {
+        out.push('%');
+        match self.made {
+            MadeNames::Kernel => {
+                out.push('_');
+                out.push_str(temp.class.letter());
+                let _ = write!(out, "{}", temp.number);
+            }
+            MadeNames::Spliced(splice) => {
+                let _ = splice.write_made(out, temp.class.letter(), Some(temp.number));
+            }
+        }
+    }
+
+    /// A label the printer makes up for instruction `id`: `$L<id>_<kind>[<number>]` in a
+    /// kernel, `$<prefix><kind>[<number>]` in a fragment.
+    pub(super) fn write_label(&self, out: &mut String, id: Inst, kind: &str, number: Option<u32>) {
+        out.push('$');
+        match self.made {
+            MadeNames::Kernel => {
+                let _ = write!(out, "L{}_{kind}", id.as_u32());
+                if let Some(number) = number {
+                    let _ = write!(out, "{number}");
+                }
+            }
+            MadeNames::Spliced(splice) => {
+                let _ = splice.write_made(out, kind, number);
+            }
+        }
     }
 }
 
 impl<'k> KernelEmitter<'k> {
     pub(super) fn put(&self, out: &mut String, src: Src) {
         match src {
-            Src::Temp(temp) => Self::put_temp(out, temp),
+            Src::Temp(temp) => self.put_temp(out, temp),
             Src::Value(value, lane) => write_value(out, &self.names, value, lane),
         }
     }
@@ -63,16 +168,16 @@ impl<'k> KernelEmitter<'k> {
                 let low = self.constant(out, 64, value);
                 let high = self.constant(out, 64, value >> 64);
                 out.push_str("\tmov.b128 ");
-                Self::put_temp(out, temp);
+                self.put_temp(out, temp);
                 out.push_str(", {");
-                Self::put_temp(out, low);
+                self.put_temp(out, low);
                 out.push_str(", ");
-                Self::put_temp(out, high);
+                self.put_temp(out, high);
                 out.push_str("};\n");
             }
             class => {
                 let _ = write!(out, "\tmov.b{} ", class.bits());
-                Self::put_temp(out, temp);
+                self.put_temp(out, temp);
                 let _ = writeln!(out, ", {value:#x};");
             }
         }
@@ -143,7 +248,7 @@ impl<'k> KernelEmitter<'k> {
         for (index, operand) in operands.iter().enumerate() {
             out.push_str(if index == 0 { " " } else { ", " });
             match *operand {
-                Operand::T(temp) => Self::put_temp(out, temp),
+                Operand::T(temp) => self.put_temp(out, temp),
                 Operand::Imm(value) => {
                     let _ = write!(out, "{value:#x}");
                 }
@@ -189,7 +294,12 @@ impl<'k> KernelEmitter<'k> {
         for class in Class::ALL {
             let count = self.counts[class.index()];
             if count > 0 {
-                let _ = writeln!(out, "\t.reg {} {}<{count}>;", class.decl(), class.prefix());
+                let _ = writeln!(
+                    out,
+                    "\t.reg {} %_{}<{count}>;",
+                    class.decl(),
+                    class.letter()
+                );
             }
         }
     }

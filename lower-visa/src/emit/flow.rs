@@ -8,7 +8,7 @@ use atomir_ir::expand::{Expansion, Prim, PrimType, Terminator, Var};
 use atomir_ir::lower::{FenceBracket, Label};
 use atomir_ir::{AddressSpace, Inst, Kernel, Scalar, ValueType};
 
-use super::{operand_scalar, storage_of, EmitError, Storage, View, VisaPrinter};
+use super::{operand_scalar, storage_of, write_label, EmitError, Storage, View, VisaPrinter};
 use crate::legality::{Surface, VisaPlan};
 
 impl<'m> VisaPrinter<'m> {
@@ -100,7 +100,8 @@ impl<'m> VisaPrinter<'m> {
         }
         if let (Some((slot, negated)), false) = (self.pred, self.single) {
             self.op_start(Some((slot, !negated)), "goto", self.n);
-            let _ = writeln!(self.body, "L{}_skip", inst_id.index());
+            write_label(&mut self.body, &self.names, inst_id, "skip", None);
+            self.body.push('\n');
         }
         for (slot, bits) in pending_consts {
             self.constant(slot, bits);
@@ -202,11 +203,17 @@ impl<'m> VisaPrinter<'m> {
     }
 
     pub(super) fn label(&mut self, inst: Inst, label: Label) {
-        let _ = match label {
-            Label::Block(block) => write!(self.body, "L{}_{}", inst.index(), block.index()),
-            Label::Edge(edge) => write!(self.body, "L{}_e{edge}", inst.index()),
-            Label::Done => write!(self.body, "L{}_done", inst.index()),
+        let (kind, number) = match label {
+            Label::Block(block) => ("", Some(block.as_u32())),
+            Label::Edge(edge) => ("e", Some(edge)),
+            Label::Done => ("done", None),
         };
+        // A kernel's block labels are `L<inst>_<block>`; a fragment's `<prefix>b<block>`.
+        let kind = match (kind, &self.names.splice) {
+            ("", Some(_)) => "b",
+            (kind, _) => kind,
+        };
+        write_label(&mut self.body, &self.names, inst, kind, number);
     }
 
     /// `[(P)] goto (M1, N) label`.
@@ -231,7 +238,8 @@ impl<'m> VisaPrinter<'m> {
             self.body.push_str(":\n");
         }
         if self.pred.is_some() && !self.single {
-            let _ = writeln!(self.body, "L{}_skip:", inst_id.index());
+            write_label(&mut self.body, &self.names, inst_id, "skip", None);
+            self.body.push_str(":\n");
         }
         // Results computed in temps move to the IR's result.
         if let Some(result) = inst.result {

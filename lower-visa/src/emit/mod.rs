@@ -24,8 +24,8 @@ use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
-    append_buffer, At, Expanding, FenceBracket, Label, NameRules, Namer, Params, Printer, Suffix,
-    Unprintable,
+    append_buffer, At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label,
+    NameRules, Namer, Params, Printer, SpliceNames, Suffix, Unprintable,
 };
 use atomir_ir::{
     AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueType,
@@ -128,8 +128,8 @@ pub struct VisaPrinter<'m> {
     value_slots: HashMap<(Value, u8), usize>,
     var_slots: Vec<usize>,
     temps: u32,
-    /// The name of each value of the current kernel (after `v_`), by index.
-    names: Vec<String>,
+    /// The name of each value of the current kernel, and how made-up names are spelled.
+    names: Names<'m>,
     /// The name of each kernel of the module, by index, and the current kernel's index.
     kernel_names: Vec<String>,
     kernel_index: usize,
@@ -148,6 +148,8 @@ pub struct VisaPrinter<'m> {
     surface: Surface,
     /// Whether the expansion jumps to its end (which then needs a label).
     reached_done: bool,
+    /// The result of the instruction a spliced fragment holds.
+    spliced_result: Option<Value>,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).
@@ -173,7 +175,8 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.value_slots.clear();
         self.temps = 0;
         let values = kernel.values.values().map(|data| &data.name[..]);
-        self.namer.assign(values, &mut self.names);
+        self.namer.assign(values, &mut self.names.kernel);
+        self.names.splice = None;
         self.free_temps.clear();
         self.busy_temps.clear();
         let n = self.n;
@@ -339,6 +342,72 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     }
 
     fn module_end(&mut self, _out: &mut String) {}
+
+    fn splice_begin(
+        &mut self,
+        kernel: &'m Kernel,
+        inst: Inst,
+        names: &'m SpliceNames,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        if self.complete {
+            return Err(Unprintable(
+                "a spliced fragment in a complete module".into(),
+            ));
+        }
+        self.kernel = Some(kernel);
+        self.body.clear();
+        self.decls.clear();
+        self.slots.clear();
+        self.value_slots.clear();
+        self.temps = 0;
+        self.free_temps.clear();
+        self.busy_temps.clear();
+        let result = kernel.atomic(inst).and_then(|atomic| atomic.result);
+        let unbound = result
+            .filter(|&value| names.binding(value).is_none())
+            .map(|value| {
+                let lanes: Binding = match kernel.value_type(value) {
+                    ValueType::Data(_, shape) if shape.is_vector() => (0..shape.len())
+                        .map(|lane| names.made("result", Some(lane as u32)))
+                        .collect(),
+                    _ => smallvec::smallvec![names.made("result", None)],
+                };
+                (value, lanes)
+            });
+        self.names.splice = Some((names, unbound));
+        self.spliced_result = result;
+        Ok(())
+    }
+
+    fn splice_end(&mut self, out: &mut String, fragment: &mut Fragment) -> Result<(), Unprintable> {
+        let kernel = self
+            .kernel
+            .take()
+            .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
+        self.write_decls(kernel);
+        for line in self.decls.lines() {
+            let declared = line
+                .strip_prefix(".decl ")
+                .and_then(|decl| decl.split_once(' '));
+            let Some((name, ty)) = declared else {
+                return Err(Unprintable(format!(
+                    "a declaration the printer cannot read: {line}"
+                )));
+            };
+            fragment.temp(name.to_owned(), ty);
+        }
+        append_buffer(out, &mut self.body);
+        if let (Some(value), Some((splice, _))) = (self.spliced_result, &self.names.splice) {
+            fragment.results.push(FragmentResult {
+                value,
+                names: self.names.spliced(value).iter().cloned().collect(),
+                bound: splice.binding(value).is_some(),
+            });
+        }
+        self.names.splice = None;
+        Ok(())
+    }
 }
 
 const fn low_mask(bits: u32) -> u32 {
@@ -417,20 +486,93 @@ const LANE: &str = "__e";
 /// The suffix of a predicate parameter's dword input.
 const PREDICATE_INPUT: &str = "__in";
 
-fn write_value_name(out: &mut String, names: &[String], value: Value) {
-    out.push_str("v_");
-    out.push_str(&names[value.index()]);
+/// The names of a kernel's values, and how the printer spells what it makes up: a kernel's
+/// (`v_<name>`, lanes `v_<name>__e<i>`, temporaries `t<k>`, labels `L<inst>_…`), or a spliced
+/// fragment's (the client's variables, and `<prefix>…` for the rest).
+#[derive(Debug, Default)]
+pub(crate) struct Names<'m> {
+    /// The name of each value of the current kernel (after `v_`), by index.
+    kernel: Vec<String>,
+    /// In a fragment: the client's names, and the fragment's own names of an unbound result.
+    splice: Option<(&'m SpliceNames, Option<(Value, Binding)>)>,
 }
 
-fn write_slot_name(out: &mut String, names: &[String], name: SlotName) {
-    match name {
-        SlotName::Value(v) => write_value_name(out, names, v),
-        SlotName::Elem(v, i) => {
+impl Names<'_> {
+    /// In a fragment, the names of `value`: one, or one per lane.
+    fn spliced(&self, value: Value) -> &[String] {
+        match &self.splice {
+            Some((_, Some((result, names)))) if *result == value => names,
+            Some((splice, _)) => splice.binding(value).unwrap_or(&[]),
+            None => &[],
+        }
+    }
+
+    /// Whether a slot is a variable of the client's, declared by the client.
+    fn is_clients(&self, name: SlotName) -> bool {
+        let Some((splice, _)) = self.splice else {
+            return false;
+        };
+        match name {
+            SlotName::Value(v) | SlotName::Elem(v, _) => splice.binding(v).is_some(),
+            SlotName::Temp(_) => false,
+        }
+    }
+}
+
+fn write_value_name(out: &mut String, names: &Names<'_>, value: Value) {
+    match &names.splice {
+        Some(_) => out.push_str(names.spliced(value).first().map_or("", |n| n)),
+        None => {
+            out.push_str("v_");
+            out.push_str(&names.kernel[value.index()]);
+        }
+    }
+}
+
+fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
+    match (name, &names.splice) {
+        (SlotName::Elem(v, i), Some(_)) => {
+            out.push_str(names.spliced(v).get(usize::from(i)).map_or("", |n| n));
+        }
+        (SlotName::Temp(k), Some((splice, _))) => {
+            let _ = splice.write_made(out, "t", Some(k));
+        }
+        (SlotName::Value(v), _) => write_value_name(out, names, v),
+        (SlotName::Elem(v, i), None) => {
             write_value_name(out, names, v);
             let _ = write!(out, "{LANE}{i}");
         }
-        SlotName::Temp(k) => {
+        (SlotName::Temp(k), None) => {
             let _ = write!(out, "t{k}");
+        }
+    }
+}
+
+/// Writes the name of a typed view of slot number `index`: the slot's name and the view's
+/// suffix, except that in a fragment a view of a client's variable is the fragment's own
+/// (`<prefix>a<index>__<view>`), so that fragments viewing one variable never clash.
+fn write_view_name(out: &mut String, names: &Names<'_>, index: usize, name: SlotName, view: View) {
+    match names.splice {
+        Some((splice, _)) if view != View::Base && names.is_clients(name) => {
+            let _ = splice.write_made(out, "a", Some(index as u32));
+        }
+        _ => write_slot_name(out, names, name),
+    }
+    out.push_str(view.suffix());
+}
+
+/// Writes a label the printer makes up for instruction `inst`: `L<inst>_<kind>[<number>]` in a
+/// kernel, `<prefix><kind>[<number>]` in a fragment.
+fn write_label(out: &mut String, names: &Names<'_>, inst: Inst, kind: &str, number: Option<u32>) {
+    match names.splice {
+        Some((splice, _)) => {
+            let _ = splice.write_made(out, kind, number);
+        }
+        None => {
+            let _ = write!(out, "L{}_{kind}", inst.index());
+            if let Some(number) = number {
+                let _ = write!(out, "{number}");
+            }
         }
     }
 }

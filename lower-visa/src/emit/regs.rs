@@ -8,8 +8,8 @@ use atomir_ir::lower::{Namer, Unprintable};
 use atomir_ir::{Kernel, Value, ValueType};
 
 use super::{
-    value_storage, write_slot_name, write_value_name, Slot, SlotName, Storage, View, VisaPrinter,
-    PREDICATE_INPUT, VALUE_NAMES,
+    value_storage, write_slot_name, write_value_name, write_view_name, Names, Slot, SlotName,
+    Storage, View, VisaPrinter, PREDICATE_INPUT, VALUE_NAMES,
 };
 use crate::legality::Surface;
 use crate::target::VisaTarget;
@@ -32,7 +32,7 @@ impl<'m> VisaPrinter<'m> {
             value_slots: HashMap::new(),
             var_slots: Vec::new(),
             temps: 0,
-            names: Vec::new(),
+            names: Names::default(),
             kernel_names: Vec::new(),
             kernel_index: 0,
             namer: Namer::new(&VALUE_NAMES),
@@ -43,6 +43,7 @@ impl<'m> VisaPrinter<'m> {
             single: true,
             surface: Surface::Global,
             reached_done: false,
+            spliced_result: None,
         }
     }
 
@@ -60,9 +61,9 @@ impl<'m> VisaPrinter<'m> {
                 }
             }
         }
-        // Roots, then aliases of them.
+        // Roots, then aliases of them; a fragment declares none of the client's variables.
         for slot in &self.slots {
-            if slot.root.is_some() {
+            if slot.root.is_some() || self.names.is_clients(slot.name) {
                 continue;
             }
             decls.push_str(".decl ");
@@ -85,7 +86,7 @@ impl<'m> VisaPrinter<'m> {
                 }
             }
         }
-        for slot in &self.slots {
+        for (index, slot) in self.slots.iter().enumerate() {
             if slot.storage == Storage::Pred {
                 continue;
             }
@@ -111,8 +112,7 @@ impl<'m> VisaPrinter<'m> {
                 }
                 let (ty, per) = view.decl(slot.storage);
                 decls.push_str(".decl ");
-                write_slot_name(decls, &self.names, slot.name);
-                decls.push_str(view.suffix());
+                write_view_name(decls, &self.names, index, slot.name, view);
                 let _ = write!(
                     decls,
                     " v_type=G type={ty} num_elts={} alias=<",
@@ -138,10 +138,12 @@ impl<'m> VisaPrinter<'m> {
             // 1 KiB v8.u64 result declared whole must find 1 KiB free at once (DG2 spilled where
             // its lanes fit one by one). PVC keeps vectors whole: its register file has room,
             // and its allocator crashes on many distinct qword variables.
+            // In a fragment each lane is a variable of the client's (or the fragment's result).
             Some(i)
                 if count > 1
-                    && self.target.platform.grf_bytes() < 64
-                    && !kernel.params.iter().any(|p| p.value == value) =>
+                    && (self.names.splice.is_some()
+                        || self.target.platform.grf_bytes() < 64
+                            && !kernel.params.iter().any(|p| p.value == value)) =>
             {
                 self.slots.push(Slot {
                     name: SlotName::Elem(value, i),
@@ -219,8 +221,13 @@ impl<'m> VisaPrinter<'m> {
     /// Writes a slot's (view's) name into the body.
     pub(super) fn name(&mut self, slot: usize, view: View) {
         self.slots[slot].views |= 1 << view as u8;
-        write_slot_name(&mut self.body, &self.names, self.slots[slot].name);
-        self.body.push_str(view.suffix());
+        write_view_name(
+            &mut self.body,
+            &self.names,
+            slot,
+            self.slots[slot].name,
+            view,
+        );
     }
 
     pub(super) fn src(&mut self, slot: usize, view: View, col: u32, stride: u32) {

@@ -168,6 +168,23 @@ impl Backend for FakeBackend {
         Ok(Legality::native())
     }
 
+    /// The report tests lower whole modules only.
+    fn splice(
+        &self,
+        module: &atomir_ir::verify::Verified<'_>,
+        kernel: usize,
+        inst: atomir_ir::Inst,
+        _names: &atomir_ir::lower::SpliceNames,
+        _fragment: &mut atomir_ir::lower::Fragment,
+    ) -> Result<Legality, LowerError> {
+        let kernel = &module.kernels[kernel];
+        let refusal = atomir_ir::Refusal::new(
+            atomir_ir::rule::KitRule::Unprintable,
+            "the fake backend prints no fragments",
+        );
+        Err(atomir_ir::lower::error(kernel, inst, refusal))
+    }
+
     fn lower(
         &self,
         module: &atomir_ir::verify::Verified<'_>,

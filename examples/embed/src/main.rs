@@ -1,0 +1,31 @@
+//! Prints the hand-written PTX kernels and LLVM functions with the atomics spliced in, and what
+//! each target refused.
+
+use atomir::Target;
+use atomir_embed::{llvm_function, program, ptx_kernel};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let program = program();
+    for name in [
+        "ptx:sm_70",
+        "ptx:sm_90",
+        "llvm:nvptx64",
+        "llvm:x86_64",
+        "llvm:nvptx64@15",
+    ] {
+        let target: Target = name.parse()?;
+        let spliced = match target {
+            Target::Ptx(_) => ptx_kernel(&program, target)?,
+            _ => llvm_function(&program, target)?,
+        };
+        println!(
+            "// ===== {target}: {} of 6 atomics spliced",
+            spliced.spliced.len()
+        );
+        for refusal in &spliced.refusals {
+            println!("// refused: {refusal}");
+        }
+        println!("{}", spliced.text);
+    }
+    Ok(())
+}
