@@ -299,6 +299,15 @@
 //! assert_eq!(cas, 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `semantics` (default): forwarded to `atomir-ir`. It compiles the reference semantics'
+//!   evaluators ([`ir::semantics::apply`], the float functions) and the interpreter of
+//!   expansions ([`ir::interp`]), which a client uses to check a lowering against the
+//!   definition of every op; they need the `half` crate (and its derive dependencies). A
+//!   client that only builds, verifies, legalizes and lowers sets `default-features = false`:
+//!   everything above still works, and `half` is not compiled.
 
 #![warn(missing_docs)]
 

@@ -7,11 +7,14 @@ use crate::kernel::SourceLoc;
 /// An error at a line and column, with what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Where: the line and column of the text form, or unknown for a kernel built in code.
     pub loc: SourceLoc,
+    /// What is wrong and what was expected, in one line.
     pub message: String,
 }
 
 impl Diagnostic {
+    /// A diagnostic at `loc`.
     pub fn new(loc: SourceLoc, message: impl Into<String>) -> Self {
         Diagnostic {
             loc,
@@ -60,6 +63,7 @@ impl Diagnostics {
         self.kept.len() < self.limit
     }
 
+    /// Records a diagnostic: kept while under the limit, otherwise only counted.
     pub fn push(&mut self, diagnostic: Diagnostic) {
         if self.keeps_next() {
             self.kept.push(diagnostic);

@@ -39,18 +39,22 @@ impl Memory {
         }
     }
 
+    /// The memory `[base, base + bytes.len())` holding `bytes`, little-endian.
     pub fn from_bytes(base: u64, bytes: Vec<u8>) -> Self {
         Memory { base, bytes }
     }
 
+    /// The address of the first byte.
     pub fn base(&self) -> u64 {
         self.base
     }
 
+    /// The contents, the byte at `base` first.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
 
+    /// The contents, mutably (to set up a test or play another thread).
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.bytes
     }
@@ -95,23 +99,44 @@ impl Memory {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InterpError {
     /// More primitives and terminators ran than the step limit allows (a loop that never exits).
-    StepLimitExceeded { limit: u64 },
+    StepLimitExceeded {
+        /// The limit in force.
+        limit: u64,
+    },
     /// A register was read before any definition on the path taken.
     UndefinedVar(Var),
     /// An access not aligned to its own width.
-    Misaligned { addr: u64, bytes: u32 },
+    Misaligned {
+        /// The address accessed.
+        addr: u64,
+        /// The access width in bytes.
+        bytes: u32,
+    },
     /// An access outside the memory.
-    OutOfBounds { addr: u64, bytes: u32 },
+    OutOfBounds {
+        /// The address accessed.
+        addr: u64,
+        /// The access width in bytes.
+        bytes: u32,
+    },
     /// An operand's type does not fit the primitive.
     Type(TypeError),
     /// A primitive the interpreter cannot give a meaning to (e.g. an `Rmw` of `cas`).
     Unsupported(&'static str),
     /// The inputs do not match the expansion's operand or new-value registers.
-    InputCount { expected: usize, found: usize },
+    InputCount {
+        /// Registers the expansion has (operands, or new values).
+        expected: usize,
+        /// Values given for them.
+        found: usize,
+    },
     /// A jump passes a different number of arguments than the target block has parameters.
     ArityMismatch {
+        /// The block jumped to.
         block: Block,
+        /// Its parameters.
         expected: usize,
+        /// The arguments passed.
         found: usize,
     },
 }
@@ -151,6 +176,7 @@ impl std::error::Error for InterpError {}
 /// The values bound to an expansion's input registers, as bit patterns.
 #[derive(Clone, Copy, Debug)]
 pub struct Inputs<'a> {
+    /// The node's address, bound to [`Expansion::addr`](crate::expand::Expansion::addr).
     pub addr: u64,
     /// One per element: the `b` operand (for `cas`, the expected value).
     pub operands: &'a [u128],
@@ -161,7 +187,9 @@ pub struct Inputs<'a> {
 /// A `Cas` about to execute, as seen by an [`Interference`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CasSite {
+    /// The address the `Cas` targets.
     pub addr: u64,
+    /// Its width in bytes.
     pub bytes: u32,
     /// How many `Cas` primitives this run executed before this one.
     pub index: u32,
@@ -169,6 +197,7 @@ pub struct CasSite {
 
 /// Another thread's stores, simulated: called before every `Cas`; may change memory.
 pub trait Interference {
+    /// Runs before the `Cas` at `site` reads memory; whatever it stores there, the `Cas` sees.
     fn before_cas(&mut self, memory: &mut Memory, site: CasSite);
 }
 
@@ -194,6 +223,7 @@ pub struct Outcome {
     pub steps: u64,
     /// `Cas` primitives executed, and how many of them did not store.
     pub cas_attempts: u32,
+    /// Of those, the ones that found another value than expected and stored nothing.
     pub cas_failures: u32,
 }
 
@@ -249,6 +279,7 @@ fn sign_extend(value: u128, bits: u32) -> i128 {
 }
 
 impl Interpreter {
+    /// An interpreter with a step limit of 100 000 and IEEE float `Rmw`s.
     pub fn new() -> Self {
         Interpreter {
             step_limit: 100_000,

@@ -32,11 +32,14 @@ entity_impl!(Constant, "const");
 /// A 1-based line and column in the source text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SourceLoc {
+    /// 1-based line; 0 for an item built in code.
     pub line: u32,
+    /// 1-based column, in characters.
     pub col: u32,
 }
 
 impl SourceLoc {
+    /// Line and column, both 1-based (`0, 0` means no location).
     pub const fn new(line: u32, col: u32) -> Self {
         SourceLoc { line, col }
     }
@@ -62,19 +65,25 @@ pub enum ValueDef {
     Result(Inst),
 }
 
+/// A value of a kernel: a parameter or an instruction's old value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValueData {
     /// The name without its `%`.
     pub name: Box<str>,
+    /// Its type: a pointer, or data of an element type and shape.
     pub ty: ValueType,
+    /// The parameter or instruction that defines it.
     pub def: ValueDef,
+    /// Where the text form names it (unknown for built kernels).
     pub loc: SourceLoc,
 }
 
 /// One element of an operand: a value or a literal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scalar {
+    /// A parameter or an earlier result.
     Value(Value),
+    /// A literal of the kernel's constant pool, read as the instruction's element type.
     Const(Constant),
 }
 
@@ -90,10 +99,12 @@ impl VectorList {
         VectorList { start, len }
     }
 
+    /// The number of scalars, which a verified kernel has equal to its node's vector width.
     pub const fn len(self) -> usize {
         self.len as usize
     }
 
+    /// Whether the list has no scalar (never in a verified kernel).
     pub const fn is_empty(self) -> bool {
         self.len == 0
     }
@@ -102,6 +113,7 @@ impl VectorList {
 /// A value operand of an atomic instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
+    /// One scalar, for a scalar node.
     Scalar(Scalar),
     /// `{a, b, …}`: one scalar per vector element.
     Vector(VectorList),
@@ -122,7 +134,9 @@ impl From<Constant> for Operand {
 /// Guards an instruction: it executes only where the predicate (or its negation) holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Predicate {
+    /// A `pred` value (a parameter).
     pub value: Value,
+    /// Execute where the value is false (`@!%p`).
     pub negated: bool,
 }
 
@@ -135,14 +149,24 @@ pub struct Predicate {
 /// store none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AtomicInst {
+    /// The read-modify-write (or load, store) performed on each element.
     pub op: AtomicOp,
+    /// The element type, which gives the operation and the literals their meaning.
     pub ty: ElemType,
+    /// Scalar, or a vector of independently atomic elements.
     pub shape: VectorShape,
+    /// The memory order of the access.
     pub order: MemoryOrder,
+    /// The threads the access is atomic and ordered with respect to.
     pub scope: Scope,
+    /// The memory `addr` points into (`generic` when not known).
     pub space: AddressSpace,
+    /// A cache-eviction hint; a target without it ignores it, recorded as a rewrite.
     pub hint: Option<CacheHint>,
+    /// The guard, if the instruction is predicated: a failing predicate touches no memory and
+    /// gives a zero result.
     pub predicate: Option<Predicate>,
+    /// The address of the first element: a pointer parameter whose space agrees with `space`.
     pub addr: Value,
     /// `b`: the operand of the operation; for `cas`, the expected value; for a store, the value
     /// stored. `None` for a load.
@@ -181,6 +205,7 @@ impl AtomicInst {
         }
     }
 
+    /// Whether the old value is used; an unused one lets a target print a reduction (`red`).
     pub const fn result_used(&self) -> bool {
         self.result.is_some()
     }
@@ -196,18 +221,23 @@ impl AtomicInst {
 /// Invariant (checked by [`crate::verify`]): `order` is not relaxed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Fence {
+    /// acquire, release, acq_rel or seq_cst.
     pub order: MemoryOrder,
+    /// The threads it orders the accesses with respect to.
     pub scope: Scope,
 }
 
 /// One instruction: an atomic access or a fence, each with only the fields it has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum InstData {
+    /// An atomic access: read-modify-write, load or store.
     Atomic(AtomicInst),
+    /// A stand-alone fence.
     Fence(Fence),
 }
 
 impl InstData {
+    /// The atomic access, unless this is a fence.
     pub const fn as_atomic(&self) -> Option<&AtomicInst> {
         match self {
             InstData::Atomic(inst) => Some(inst),
@@ -215,6 +245,7 @@ impl InstData {
         }
     }
 
+    /// The atomic access, mutably, unless this is a fence.
     pub fn as_atomic_mut(&mut self) -> Option<&mut AtomicInst> {
         match self {
             InstData::Atomic(inst) => Some(inst),
@@ -222,6 +253,7 @@ impl InstData {
         }
     }
 
+    /// The fence, unless this is an atomic access.
     pub const fn as_fence(&self) -> Option<&Fence> {
         match self {
             InstData::Fence(fence) => Some(fence),
@@ -229,6 +261,7 @@ impl InstData {
         }
     }
 
+    /// The memory order, of the access or the fence.
     pub const fn order(&self) -> MemoryOrder {
         match self {
             InstData::Atomic(inst) => inst.order,
@@ -236,6 +269,7 @@ impl InstData {
         }
     }
 
+    /// The scope, of the access or the fence.
     pub const fn scope(&self) -> Scope {
         match self {
             InstData::Atomic(inst) => inst.scope,
@@ -267,24 +301,35 @@ impl From<Fence> for InstData {
 /// A kernel parameter as written in the signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
+    /// The value the body refers to it by.
     pub value: Value,
+    /// Its declared type.
     pub ty: ValueType,
 }
 
 /// A kernel: a name, typed parameters, and instructions in program order.
 #[derive(Clone, Debug, Default)]
 pub struct Kernel {
+    /// The kernel's name, without `@`; backends print it as the entry point's name.
     pub name: String,
+    /// Where the text form declares it (unknown for built kernels).
     pub loc: SourceLoc,
+    /// The parameters, in signature order.
     pub params: Vec<Param>,
+    /// Every value: parameters and results.
     pub values: PrimaryMap<Value, ValueData>,
+    /// The instructions, in program order.
     pub insts: PrimaryMap<Inst, InstData>,
+    /// Where the text form writes each instruction (unknown for built kernels).
     pub inst_locs: SecondaryMap<Inst, SourceLoc>,
+    /// The literal pool: raw bits, zero-extended; the element type of the instruction that
+    /// reads a constant gives it its meaning.
     pub constants: PrimaryMap<Constant, u128>,
     pub(crate) vector_pool: Vec<Scalar>,
 }
 
 impl Kernel {
+    /// An empty kernel named `name` (without `@`).
     pub fn new(name: impl Into<String>) -> Self {
         Kernel {
             name: name.into(),
@@ -305,10 +350,13 @@ impl Kernel {
         value
     }
 
+    /// Adds a literal to the pool: its raw bits (an f32 `1.0` is `0x3f80_0000`).
     pub fn constant(&mut self, bits: u128) -> Constant {
         self.constants.push(bits)
     }
 
+    /// Stores `elements` in the kernel's pool and returns them as a vector operand: the
+    /// operand is only meaningful in this kernel.
     pub fn vector(&mut self, elements: &[Scalar]) -> Operand {
         let list = VectorList {
             start: self.vector_pool.len() as u32,
@@ -410,5 +458,6 @@ impl Kernel {
 /// A translation unit: one or more kernels.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
+    /// The kernels, in source order; names are unique.
     pub kernels: Vec<Kernel>,
 }

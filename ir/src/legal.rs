@@ -35,6 +35,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, in the order reports list them.
     pub const ALL: [Strategy; 6] = [
         Strategy::Native,
         Strategy::Rewrite,
@@ -44,6 +45,7 @@ impl Strategy {
         Strategy::Illegal,
     ];
 
+    /// The name reports and the JSON matrix use (`cas-loop`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Strategy::Native => "native",
@@ -84,9 +86,19 @@ pub enum Rewrite {
     /// bitwise ops on the untyped spelling).
     RetypedSameBits,
     /// The scope widened because the narrower one cannot be expressed on the target.
-    ScopeWidened { from: Scope, to: Scope },
+    ScopeWidened {
+        /// The node's scope.
+        from: Scope,
+        /// The wider scope emitted.
+        to: Scope,
+    },
     /// The order strengthened because the weaker one cannot be expressed on the target.
-    OrderStrengthened { from: MemoryOrder, to: MemoryOrder },
+    OrderStrengthened {
+        /// The node's order.
+        from: MemoryOrder,
+        /// The stronger order emitted (`to.implies(from)` holds).
+        to: MemoryOrder,
+    },
     /// The node's cache hint left out: the target has no form of this node with a hint (a hint
     /// is a performance hint only and never changes a result, so it is never a refusal).
     CacheHintDropped,
@@ -185,15 +197,19 @@ impl Lowering {
 /// A legality table's positive answer for one node.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Legality {
+    /// The meaning-preserving changes made to the node, in the order they apply.
     pub rewrites: SmallVec<[Rewrite; 3]>,
+    /// How the (rewritten) node is carried out: natively, or by which emulation.
     pub lowering: Lowering,
 }
 
 impl Legality {
+    /// One native instruction, no rewrite.
     pub fn native() -> Self {
         Legality::default()
     }
 
+    /// The given lowering, no rewrite yet.
     pub fn emulated(lowering: Lowering) -> Self {
         Legality {
             rewrites: SmallVec::new(),
@@ -201,6 +217,7 @@ impl Legality {
         }
     }
 
+    /// This answer with `rewrite` recorded after the others.
     pub fn with(mut self, rewrite: Rewrite) -> Self {
         self.rewrites.push(rewrite);
         self
@@ -277,6 +294,7 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// A refusal by `rule`, with the reason in words; no smallest target yet.
     pub fn new(rule: impl Into<RuleId>, reason: impl Into<String>) -> Self {
         Refusal {
             rule: rule.into(),
@@ -285,6 +303,7 @@ impl Refusal {
         }
     }
 
+    /// This refusal, naming the canonical name of the smallest target that accepts the node.
     pub fn accepted_by(mut self, target: impl Into<String>) -> Self {
         self.smallest_target = Some(target.into());
         self
@@ -366,6 +385,7 @@ pub enum OnRefusal {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Site {
+    /// An instruction of the kernel.
     Inst(Inst),
     /// The parameter's position in the signature.
     Param(u32),
@@ -374,9 +394,13 @@ pub enum Site {
 /// A refusal at a place in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LowerError {
+    /// The name of the kernel refused.
     pub kernel: String,
+    /// The instruction or parameter refused.
     pub site: Site,
+    /// Where the text form writes it (unknown for a kernel built in code).
     pub loc: SourceLoc,
+    /// The rule, the reason, and the smallest target that would accept it.
     pub refusal: Refusal,
 }
 
@@ -469,6 +493,7 @@ impl LowerReport {
         self.decisions.len()
     }
 
+    /// Whether no instruction was recorded.
     pub fn is_empty(&self) -> bool {
         self.decisions.is_empty()
     }
@@ -570,7 +595,9 @@ pub trait Backend {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum WriteError {
+    /// The target refused an instruction or a parameter.
     Lower(LowerError),
+    /// The writer failed.
     Io(std::io::Error),
 }
 

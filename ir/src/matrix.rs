@@ -15,12 +15,19 @@ use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueTy
 /// One cell of the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cell {
+    /// The operation.
     pub op: AtomicOp,
+    /// The element type.
     pub ty: ElemType,
+    /// Scalar or vector.
     pub shape: VectorShape,
+    /// The memory order.
     pub order: MemoryOrder,
+    /// The scope.
     pub scope: Scope,
+    /// The address space, of the node and of its pointer parameter.
     pub space: AddressSpace,
+    /// Whether the kernel uses the old value (`false`: a reduction).
     pub result_used: bool,
 }
 
@@ -105,7 +112,9 @@ impl fmt::Display for Cell {
 /// A fence of the matrix: an order that orders something, at a scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FenceCell {
+    /// The order (never relaxed).
     pub order: MemoryOrder,
+    /// The scope.
     pub scope: Scope,
 }
 
@@ -152,11 +161,14 @@ pub fn fence_cells() -> impl Iterator<Item = FenceCell> {
 /// A cell of the whole matrix: an atomic access or a fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AnyCell {
+    /// An atomic read-modify-write, load or store.
     Access(Cell),
+    /// A stand-alone fence.
     Fence(FenceCell),
 }
 
 impl AnyCell {
+    /// The cell's stable identifier, also its kernel's name.
     pub fn name(&self) -> String {
         match self {
             AnyCell::Access(cell) => cell.name(),
@@ -164,6 +176,7 @@ impl AnyCell {
         }
     }
 
+    /// The cell's one-instruction kernel.
     pub fn kernel(&self) -> Kernel {
         match self {
             AnyCell::Access(cell) => cell.kernel(),
@@ -195,6 +208,7 @@ impl AnyCell {
         }
     }
 
+    /// The order of the access or fence.
     pub fn order(&self) -> MemoryOrder {
         match self {
             AnyCell::Access(cell) => cell.order,
@@ -202,6 +216,7 @@ impl AnyCell {
         }
     }
 
+    /// The scope of the access or fence.
     pub fn scope(&self) -> Scope {
         match self {
             AnyCell::Access(cell) => cell.scope,
@@ -268,7 +283,9 @@ pub fn cells() -> impl Iterator<Item = Cell> {
 /// cell, the code the backend emits for the one-instruction kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CellOutcome {
+    /// The cell judged.
     pub cell: AnyCell,
+    /// The target's answer: the lowering, or the refusal.
     pub verdict: Verdict,
     /// The emitted code; empty when the cell is refused.
     pub code: String,
@@ -294,6 +311,7 @@ impl CellOutcome {
         }
     }
 
+    /// The refusal, if the target refused the cell.
     pub fn refusal(&self) -> Option<&Refusal> {
         self.verdict.as_ref().err()
     }

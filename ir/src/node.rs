@@ -11,12 +11,19 @@ use crate::types::{
 /// Everything a legality table may read about one atomic instruction, as typed values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AtomicNode {
+    /// The operation on each element.
     pub op: AtomicOp,
+    /// The element type.
     pub ty: ElemType,
+    /// Scalar or vector; atomicity is per element.
     pub shape: VectorShape,
+    /// The memory order; a table never weakens it.
     pub order: MemoryOrder,
+    /// The scope; a table may only widen it, recorded as a rewrite.
     pub scope: Scope,
+    /// The memory the access addresses (`generic` when not known).
     pub space: AddressSpace,
+    /// A cache-eviction hint, which a target may drop (recorded as a rewrite).
     pub hint: Option<CacheHint>,
     /// Whether the old value is used; `false` is a pure reduction.
     pub result_used: bool,
@@ -79,6 +86,8 @@ impl AtomicNode {
         }
     }
 
+    /// Whether the old value is used ([`AtomicNode::result_used`], as a method for symmetry
+    /// with [`crate::AtomicInst::result_used`]).
     pub const fn result_used(&self) -> bool {
         self.result_used
     }
@@ -93,7 +102,9 @@ impl AtomicNode {
 /// it is its own node).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
+    /// An atomic read-modify-write, load or store.
     Atomic(AtomicNode),
+    /// A stand-alone fence.
     Fence(Fence),
 }
 

@@ -13,6 +13,8 @@ pub struct RuleId {
 }
 
 impl RuleId {
+    /// A rule with its stable id (`<backend>.<name>`, kebab-case) and one-line summary; the
+    /// [`rules!`](crate::rules) enums build theirs with it.
     pub const fn new(id: &'static str, summary: &'static str) -> Self {
         RuleId { id, summary }
     }
@@ -47,7 +49,9 @@ macro_rules! rules {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
-        $vis enum $name { $($(#[$vmeta])* $variant),+ }
+        $vis enum $name {
+            $($(#[$vmeta])* #[doc = concat!("`", $id, "`: ", $summary, ".")] $variant),+
+        }
 
         impl $name {
             /// Every rule of this enum, in declaration order.

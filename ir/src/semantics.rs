@@ -53,11 +53,21 @@
 //!
 //! [`apply`] is total: for a combination [`ElemType::supports`] rejects (the verifier refuses
 //! those) it reads the bits as an unsigned integer, so it never panics.
+//!
+//! The evaluators ([`apply`], [`apply_vector`], `float_add` and the other float functions) are
+//! compiled with the crate's `semantics` feature (on by default), which brings in the `half`
+//! crate for 16-bit float arithmetic. A build for lowering only turns it off; the definitions
+//! lowering itself uses ([`FloatMode`], [`width_mask`], [`canonical_nan`], the NaN and subnormal
+//! predicates, [`same_value`]) stay.
 
+#[cfg(feature = "semantics")]
 use half::{bf16, f16};
+#[cfg(feature = "semantics")]
 use smallvec::SmallVec;
 
-use crate::types::{AtomicOp, ElemType, TypeClass};
+use crate::types::ElemType;
+#[cfg(feature = "semantics")]
+use crate::types::{AtomicOp, TypeClass};
 
 /// How float arithmetic treats subnormal numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -132,6 +142,7 @@ pub fn flush_subnormal(ty: ElemType, bits: u128) -> u128 {
     }
 }
 
+#[cfg(feature = "semantics")]
 /// The bits of a float operation's input or result after the mode has acted on them.
 fn by_mode(ty: ElemType, bits: u128, mode: FloatMode) -> u128 {
     let bits = bits & width_mask(ty.bits());
@@ -141,6 +152,7 @@ fn by_mode(ty: ElemType, bits: u128, mode: FloatMode) -> u128 {
     }
 }
 
+#[cfg(feature = "semantics")]
 /// Round-to-nearest-even add (`negate_b = false`) or subtract on a scalar float type.
 fn float_add_sub(ty: ElemType, a: u128, b: u128, negate_b: bool, mode: FloatMode) -> u128 {
     let a = by_mode(ty, a, mode);
@@ -180,16 +192,19 @@ fn float_add_sub(ty: ElemType, a: u128, b: u128, negate_b: bool, mode: FloatMode
     by_mode(ty, result, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// Float add on a scalar float type (`f16`, `bf16`, `f32`, `f64`), round to nearest even.
 pub fn float_add(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
     float_add_sub(ty, a, b, false, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// Float subtract `a - b` on a scalar float type, round to nearest even.
 pub fn float_sub(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
     float_add_sub(ty, a, b, true, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// A scalar float's bits mapped to an unsigned key whose order is the numeric order, with
 /// `-0 < +0` (NaNs excluded by the caller).
 fn total_order_key(ty: ElemType, bits: u128) -> u128 {
@@ -201,6 +216,7 @@ fn total_order_key(ty: ElemType, bits: u128) -> u128 {
     }
 }
 
+#[cfg(feature = "semantics")]
 fn float_min_max(ty: ElemType, a: u128, b: u128, want_max: bool, mode: FloatMode) -> u128 {
     let a = by_mode(ty, a, mode);
     let b = by_mode(ty, b, mode);
@@ -220,16 +236,19 @@ fn float_min_max(ty: ElemType, a: u128, b: u128, want_max: bool, mode: FloatMode
     by_mode(ty, result, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// IEEE minNum on a scalar float type with `-0 < +0`; see the module documentation for NaNs.
 pub fn float_min(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
     float_min_max(ty, a, b, false, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// IEEE maxNum on a scalar float type with `-0 < +0`; see the module documentation for NaNs.
 pub fn float_max(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
     float_min_max(ty, a, b, true, mode)
 }
 
+#[cfg(feature = "semantics")]
 fn float_minimum_maximum(ty: ElemType, a: u128, b: u128, want_max: bool, mode: FloatMode) -> u128 {
     let a = by_mode(ty, a, mode);
     let b = by_mode(ty, b, mode);
@@ -239,24 +258,28 @@ fn float_minimum_maximum(ty: ElemType, a: u128, b: u128, want_max: bool, mode: F
     float_min_max(ty, a, b, want_max, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// IEEE 754-2019 minimum on a scalar float type: any NaN operand gives the canonical quiet NaN;
 /// `-0 < +0`.
 pub fn float_minimum(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
     float_minimum_maximum(ty, a, b, false, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// IEEE 754-2019 maximum on a scalar float type: any NaN operand gives the canonical quiet NaN;
 /// `-0 < +0`.
 pub fn float_maximum(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
     float_minimum_maximum(ty, a, b, true, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// Sign-extends the low `bits` bits to a full `i128`.
 fn sign_extend(value: u128, bits: u32) -> i128 {
     let unused = 128 - bits;
     ((value << unused) as i128) >> unused
 }
 
+#[cfg(feature = "semantics")]
 /// `op` on a non-packed element; `ty` decides how the bits are read.
 fn apply_scalar(
     op: AtomicOp,
@@ -338,6 +361,7 @@ fn apply_scalar(
     result & mask
 }
 
+#[cfg(feature = "semantics")]
 /// The new memory bits of ONE element after `op` with operand `operand` (`b`) and, for `cas`,
 /// `new_value` (`c`; ignored otherwise). The old value (the atomic's result) is `old` itself.
 pub fn apply(
@@ -364,6 +388,7 @@ pub fn apply(
     apply_scalar(op, ty, old, operand, new_value, mode)
 }
 
+#[cfg(feature = "semantics")]
 /// [`apply`] to each element of a vector access; atomicity (and so the definition) is per
 /// element. `new_values` is read only for `cas` (a missing entry reads as zero).
 pub fn apply_vector(
@@ -404,5 +429,5 @@ pub fn same_value(ty: ElemType, a: u128, b: u128) -> bool {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "semantics"))]
 mod tests;

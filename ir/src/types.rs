@@ -14,7 +14,9 @@ macro_rules! spelled {
     ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        $vis enum $name { $($(#[$vmeta])* $variant),+ }
+        $vis enum $name {
+            $($(#[$vmeta])* #[doc = ""] #[doc = concat!("Spelled `", $text, "`.")] $variant),+
+        }
 
         impl $name {
             /// Every value, in declaration order.
@@ -99,8 +101,11 @@ spelled! {
         /// Signed or unsigned max by element type; on floats IEEE 754-2019 maximumNumber
         /// (identical to [`AtomicOp::FMaximumNum`]).
         Max => "max",
+        /// Bitwise and (integer and `bN` types up to 64 bits).
         And => "and",
+        /// Bitwise or (integer and `bN` types up to 64 bits).
         Or => "or",
+        /// Bitwise xor (integer and `bN` types up to 64 bits).
         Xor => "xor",
         /// `!(old & b)`.
         Nand => "nand",
@@ -186,10 +191,13 @@ impl AtomicOp {
 /// The kind of data an element type holds, which decides which operations make sense on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TypeClass {
+    /// `uN`: integer arithmetic, unsigned min/max, and `inc`/`dec`, `usub_cond`/`usub_sat`.
     Unsigned,
+    /// `sN`: integer arithmetic, signed min/max.
     Signed,
     /// Untyped bits (`bN`): only bitwise ops, exch and cas.
     Bits,
+    /// `f16`, `bf16`, `f32`, `f64`: float add/sub/min/max, exch and cas (on bit patterns).
     Float,
     /// Two 16-bit floats packed in one 32-bit word; each half is an independent atomic element.
     PackedFloat,
@@ -197,12 +205,53 @@ pub enum TypeClass {
 
 spelled! {
     /// Element type of an atomic access.
+    ///
+    /// The class ([`ElemType::class`]) decides the operations ([`ElemType::supports`]): `uN`
+    /// has every integer op including the unsigned-only `inc`/`dec`/`usub_*`, `sN` reads
+    /// min/max as signed, `bN` is bits for bitwise ops, `exch`, `cas`, loads and stores, floats
+    /// have add/sub and the four float min/max spellings. 8- and 16-bit types exist because
+    /// programs have them; a target without such atomics widens them to the containing 32-bit
+    /// word.
     pub enum ElemType {
-        U8 => "u8", U16 => "u16", U32 => "u32", U64 => "u64",
-        S8 => "s8", S16 => "s16", S32 => "s32", S64 => "s64",
-        B8 => "b8", B16 => "b16", B32 => "b32", B64 => "b64", B128 => "b128",
-        F16 => "f16", Bf16 => "bf16", F32 => "f32", F64 => "f64",
-        F16x2 => "f16x2", Bf16x2 => "bf16x2",
+        /// Unsigned 8-bit integer.
+        U8 => "u8",
+        /// Unsigned 16-bit integer.
+        U16 => "u16",
+        /// Unsigned 32-bit integer.
+        U32 => "u32",
+        /// Unsigned 64-bit integer.
+        U64 => "u64",
+        /// Signed (two's-complement) 8-bit integer.
+        S8 => "s8",
+        /// Signed 16-bit integer.
+        S16 => "s16",
+        /// Signed 32-bit integer.
+        S32 => "s32",
+        /// Signed 64-bit integer.
+        S64 => "s64",
+        /// 8 untyped bits.
+        B8 => "b8",
+        /// 16 untyped bits.
+        B16 => "b16",
+        /// 32 untyped bits.
+        B32 => "b32",
+        /// 64 untyped bits.
+        B64 => "b64",
+        /// 128 untyped bits: `exch`, `cas`, load and store only (PTX `.b128` from sm_90).
+        B128 => "b128",
+        /// IEEE binary16.
+        F16 => "f16",
+        /// bfloat16: f32's 8-bit exponent with a 7-bit significand.
+        Bf16 => "bf16",
+        /// IEEE binary32.
+        F32 => "f32",
+        /// IEEE binary64.
+        F64 => "f64",
+        /// Two f16 lanes in one 32-bit element, the low lane at the lower address; arithmetic
+        /// is per lane, `exch`/`cas` move the whole word.
+        F16x2 => "f16x2",
+        /// Two bf16 lanes in one 32-bit element, as [`ElemType::F16x2`].
+        Bf16x2 => "bf16x2",
     }
 }
 
@@ -219,10 +268,12 @@ impl ElemType {
         }
     }
 
+    /// Width of the whole element in bytes.
     pub const fn bytes(self) -> u32 {
         self.bits() / 8
     }
 
+    /// The kind of data, which decides which operations the type has.
     pub const fn class(self) -> TypeClass {
         use ElemType::*;
         match self {
@@ -234,10 +285,12 @@ impl ElemType {
         }
     }
 
+    /// A scalar float or a packed pair of floats.
     pub const fn is_float(self) -> bool {
         matches!(self.class(), TypeClass::Float | TypeClass::PackedFloat)
     }
 
+    /// `f16x2` or `bf16x2`: two independent 16-bit lanes in one 32-bit element.
     pub const fn is_packed(self) -> bool {
         matches!(self.class(), TypeClass::PackedFloat)
     }
@@ -300,9 +353,13 @@ impl ElemType {
 spelled! {
     /// How many elements one atomic instruction touches. Atomicity is per element.
     pub enum VectorShape {
+        /// One element (the text form writes no shape).
         Scalar => "scalar",
+        /// Two consecutive elements (PTX `.v2`).
         V2 => "v2",
+        /// Four consecutive elements (PTX `.v4`).
         V4 => "v4",
+        /// Eight consecutive elements (natively only PTX `.v8` of f16 and bf16; others split).
         V8 => "v8",
     }
 }
@@ -310,6 +367,7 @@ spelled! {
 // A shape always has at least one element, so an `is_empty` would be meaningless.
 #[allow(clippy::len_without_is_empty)]
 impl VectorShape {
+    /// The number of elements: 1, 2, 4 or 8.
     pub const fn len(self) -> usize {
         match self {
             VectorShape::Scalar => 1,
@@ -319,10 +377,12 @@ impl VectorShape {
         }
     }
 
+    /// Any shape but scalar.
     pub const fn is_vector(self) -> bool {
         !matches!(self, VectorShape::Scalar)
     }
 
+    /// The shape of `len` elements; `None` unless `len` is 1, 2, 4 or 8.
     pub const fn from_len(len: usize) -> Option<Self> {
         match len {
             1 => Some(VectorShape::Scalar),
@@ -336,11 +396,21 @@ impl VectorShape {
 
 spelled! {
     /// C++/PTX memory order of the whole read-modify-write.
+    ///
+    /// PTX spells it `.relaxed`/`.acquire`/`.release`/`.acq_rel` from sm_70 (`seq_cst` as
+    /// `fence.sc` then `.acquire`; `membar`s before sm_70); LLVM as `monotonic`, `acquire`,
+    /// `release`, `acq_rel`, `seq_cst`; vISA messages carry no order, so fences around them do.
     pub enum MemoryOrder {
+        /// Atomicity only, no ordering of other accesses (C++ `memory_order_relaxed`, LLVM
+        /// `monotonic`).
         Relaxed => "relaxed",
+        /// Later accesses of the thread stay after this one; pairs with a release it reads from.
         Acquire => "acquire",
+        /// Earlier accesses of the thread stay before this one.
         Release => "release",
+        /// Both acquire and release (read-modify-writes and fences only).
         AcqRel => "acq_rel",
+        /// acq_rel, and a single total order of all seq_cst operations.
         SeqCst => "seq_cst",
     }
 }
@@ -365,10 +435,12 @@ impl From<std::sync::atomic::Ordering> for MemoryOrder {
 
 impl MemoryOrder {
     /// Whether a fence of this order orders anything: a relaxed fence is meaningless.
+    /// Whether a fence may carry this order (any but relaxed).
     pub const fn is_fence_order(self) -> bool {
         !matches!(self, MemoryOrder::Relaxed)
     }
 
+    /// acquire, acq_rel or seq_cst: later accesses may not move before this one.
     pub const fn has_acquire(self) -> bool {
         matches!(
             self,
@@ -376,6 +448,7 @@ impl MemoryOrder {
         )
     }
 
+    /// release, acq_rel or seq_cst: earlier accesses may not move after this one.
     pub const fn has_release(self) -> bool {
         matches!(
             self,
@@ -394,10 +467,18 @@ impl MemoryOrder {
 
 spelled! {
     /// The set of threads the atomicity and ordering are guaranteed towards, narrowest first.
+    ///
+    /// A target without the exact scope may widen it (recorded as
+    /// [`Rewrite::ScopeWidened`](crate::Rewrite::ScopeWidened)), never narrow it.
     pub enum Scope {
+        /// The threads of one block / workgroup (PTX `.cta`, vISA `group`, LLVM `block` on
+        /// NVPTX and `workgroup` on AMDGPU and SPIR-V).
         Block => "block",
+        /// The blocks of one cluster (PTX `.cluster`, sm_90 on).
         Cluster => "cluster",
+        /// Every thread of the device (PTX `.gpu`, vISA `gpu`, LLVM `device` / `agent`).
         Device => "device",
+        /// Every thread of every device and the host (PTX `.sys`, LLVM's default system scope).
         System => "system",
     }
 }
@@ -412,19 +493,34 @@ impl Scope {
 spelled! {
     /// The state space the address points into.
     pub enum AddressSpace {
+        /// Not known statically: global or shared, resolved by the hardware (PTX without a
+        /// space qualifier, LLVM `addrspace(0)`, or 4 on SPIR-V).
         Generic => "generic",
+        /// Device memory (PTX `.global`, vISA SVM / LSC `ugm`, LLVM `addrspace(1)` on GPU
+        /// triples).
         Global => "global",
+        /// The block's on-chip memory (PTX `.shared`, vISA LSC `slm`, LLVM `addrspace(3)`).
         Shared => "shared",
+        /// Another block's shared memory in the same cluster (PTX `.shared::cluster`, sm_90 on;
+        /// NVPTX `addrspace(7)`).
         SharedCluster => "shared_cluster",
     }
 }
 
 spelled! {
     /// An L2 cache eviction hint; a performance hint only, never a change of meaning.
+    ///
+    /// PTX carries it as `.L2::cache_hint` with a `createpolicy` of the matching policy; the
+    /// other backends drop it (recorded as
+    /// [`Rewrite::CacheHintDropped`](crate::Rewrite::CacheHintDropped)).
     pub enum CacheHint {
+        /// The line is among the first evicted (`L2::evict_first`).
         EvictFirst => "evict_first",
+        /// The line is among the last evicted (`L2::evict_last`).
         EvictLast => "evict_last",
+        /// The default policy, stated (`L2::evict_normal`).
         EvictNormal => "evict_normal",
+        /// Do not keep the line; PTX prints it as `L2::evict_first`.
         NoAllocate => "no_allocate",
     }
 }
@@ -432,12 +528,16 @@ spelled! {
 /// The type of a value: a pointer into a space, a predicate, or a (vector of) element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ValueType {
+    /// An address into a space (`ptr.global`, `ptr.generic`, …).
     Ptr(AddressSpace),
+    /// A predicate, which only guards instructions.
     Pred,
+    /// Data: an element type, scalar or vector.
     Data(ElemType, VectorShape),
 }
 
 impl ValueType {
+    /// Scalar data of element type `ty`.
     pub const fn scalar(ty: ElemType) -> ValueType {
         ValueType::Data(ty, VectorShape::Scalar)
     }

@@ -159,7 +159,9 @@ pub enum Form {
     /// An atomic load or store: one access per element (a vector is split), its order carried
     /// as `fences` says.
     LoadStore {
+        /// Whether the order is on the access itself or on fences around a monotonic one.
         fences: FencePolicy,
+        /// LLVM instructions, or SPIR-V builtin calls.
         spelling: MemSpelling,
     },
     /// A stand-alone fence.
@@ -169,7 +171,9 @@ pub enum Form {
 /// The legality table's full answer: the verdict, and what the printer needs to honour it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LlvmPlan {
+    /// The verdict: the lowering chosen (with the rewrites it made), or the refusal.
     pub legality: Legality,
+    /// How the printer emits the node.
     pub form: Form,
     /// The scope printed (equal to the node's, or a wider one recorded as a rewrite).
     pub scope: Scope,

@@ -9,6 +9,29 @@
 //! - `ldst`, `ldst_emit`: the table's rows for atomic loads, stores and fences, and their
 //!   printing.
 //! - `emit`: functions, kernels and modules around them.
+//!
+//! # Example
+//!
+//! The LLVM version is part of the target: llc has a spirv64 backend only from 22 on (of the
+//! versions measured), so an older one refuses every node and names the smallest that works.
+//!
+//! ```
+//! use atomir_ir::{AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, Lowering};
+//! use atomir_llvm::LlvmTarget;
+//!
+//! let mut add = AtomicNode::new(AtomicOp::Add, ElemType::U32);
+//! add.space = AddressSpace::Global;
+//! let x86 = LlvmTarget::parse("x86_64")?;
+//! assert_eq!(x86.target_name(), "llvm:x86_64@22");
+//! assert_eq!(x86.legalize(&add).unwrap().lowering, Lowering::Native);
+//!
+//! let refusal = LlvmTarget::parse("spirv64@19")?.legalize(&add).unwrap_err();
+//! assert_eq!(refusal.rule.id(), "llvm.spirv-backend-needs-22");
+//! println!("{refusal}");
+//! # Ok::<(), String>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod emit;
 mod expansion;

@@ -7,9 +7,13 @@ use std::fmt;
 /// The LLVM triples this backend prints for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Triple {
+    /// `nvptx64-nvidia-cuda`: NVIDIA GPUs through llc's NVPTX backend (`ptx_kernel`).
     Nvptx64,
+    /// `amdgcn-amd-amdhsa`: AMD GPUs (`amdgpu_kernel`).
     Amdgcn,
+    /// `spirv64-unknown-unknown`: OpenCL-flavoured SPIR-V (`spir_kernel`), physical addressing.
     Spirv64,
+    /// `x86_64-unknown-linux-gnu`: a CPU, where the output also runs (threaded) as a check.
     X86_64,
     /// SPIR-V for a Vulkan compute shader (logical addressing, the GLSL450 memory model that
     /// llc declares, resources through descriptor bindings).
@@ -69,6 +73,8 @@ impl Triple {
         }
     }
 
+    /// The triple of a target-name spelling (`nvptx64`, `spirv-vulkan`), as [`Triple::name`]
+    /// writes it.
     pub fn from_name(name: &str) -> Option<Triple> {
         Triple::ALL.into_iter().find(|t| t.name() == name)
     }
@@ -108,20 +114,25 @@ impl Triple {
 /// The SPIR-V backend's address space of Vulkan's StorageBuffer storage class.
 pub const STORAGE_BUFFER: u32 = 11;
 
-/// LLVM major versions accepted in a target spec.
+/// The oldest LLVM major version accepted in a target spec (`@14`).
 pub const MIN_MAJOR: u32 = 14;
+/// The newest LLVM major version accepted in a target spec (`@23`).
 pub const MAX_MAJOR: u32 = 23;
+/// The version a target spec without `@<major>` means.
 pub const DEFAULT_MAJOR: u32 = 22;
 
 /// An explicit target option (`+<name>`): what it asserts about the program's memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Knob {
+    /// `+coarse-grained` (amdgcn): see [`LlvmTarget::coarse_grained`].
     CoarseGrained,
 }
 
 impl Knob {
+    /// Every knob.
     pub const ALL: [Knob; 1] = [Knob::CoarseGrained];
 
+    /// The spelling after `+` in a target name.
     pub const fn name(self) -> &'static str {
         match self {
             Knob::CoarseGrained => "coarse-grained",
@@ -135,6 +146,7 @@ impl Knob {
         }
     }
 
+    /// What the knob asserts and why it is off by default, for `--help` and docs.
     pub const fn help(self) -> &'static str {
         match self {
             Knob::CoarseGrained => {
@@ -154,7 +166,10 @@ impl Knob {
 /// explicit target knobs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LlvmTarget {
+    /// What the module is printed for.
     pub triple: Triple,
+    /// The LLVM major version (from [`MIN_MAJOR`] to [`MAX_MAJOR`]) whose `llvm-as`, `opt` and
+    /// `llc` must accept the output: it decides the syntax and which atomics are native.
     pub major: u32,
     /// AMDGPU only: every address the module touches is coarse-grained memory, so float atomics
     /// may carry `!amdgpu.no.fine.grained.memory` and run natively. False for fine-grained
@@ -163,6 +178,7 @@ pub struct LlvmTarget {
 }
 
 impl LlvmTarget {
+    /// The target with no knobs; [`LlvmTarget::parse`] checks the version range.
     pub const fn new(triple: Triple, major: u32) -> Self {
         LlvmTarget {
             triple,

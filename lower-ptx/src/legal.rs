@@ -30,9 +30,11 @@ use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
 /// honour it (the one decision `legalize` and `lower` share).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PtxPlan {
+    /// The verdict: the lowering chosen (with the rewrites it made), or the refusal.
     pub legality: Legality,
     /// The scope printed (the node's, or a wider one where the node's cannot be expressed).
     pub scope: Scope,
+    /// How the node is printed.
     pub form: Form,
     /// How fences carry the order (the same for every access of the target).
     pub fences: FencePolicy,
@@ -45,11 +47,17 @@ pub enum Form {
     Native(PtxOp),
     /// The shared expansion by [`Legality::lowering`]; `element` is the native form of its
     /// `Rmw` primitives (a split element, or the widened op of a masked op), if it has any.
-    Expand { element: Option<PtxOp> },
+    Expand {
+        /// The native form of the expansion's `Rmw` primitives, if it has any.
+        element: Option<PtxOp>,
+    },
     /// An atomic load or store: `ld`/`st` with `.relaxed/.acquire/.release` and a scope from
     /// sm_70, `.volatile` before; one `.v2/.v4` instruction where `vector`, else one per element
     /// at its offset.
-    LdSt { vector: bool },
+    LdSt {
+        /// One `.v2`/`.v4` access for the whole node.
+        vector: bool,
+    },
     /// A stand-alone fence: `fence.sc`/`fence.acq_rel` from sm_70, `membar` before.
     Fence,
 }
@@ -106,7 +114,9 @@ impl PtxType {
 /// One native `atom`/`red`: the PTX backend's typed native form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PtxOp {
+    /// The operation (`atom.<op>`).
     pub op: PtxRmw,
+    /// The type qualifier, which also decides signed or unsigned min/max.
     pub ty: PtxType,
     /// `.noftz` (the f16/bf16 forms, and f32 add where [`Feature::NoftzF32`] has it).
     pub noftz: bool,

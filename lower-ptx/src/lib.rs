@@ -19,6 +19,33 @@
 //!   `Rewrite::CacheHintDropped` recorded; `no_allocate` is spelled `L2::evict_first`.
 //! - The scope is always printed; `cluster` is widened to `gpu` before sm_90 (a recorded
 //!   `Rewrite::ScopeWidened`). Orders are never weakened.
+//!
+//! # Example
+//!
+//! Ask the table about single nodes, no kernel needed: a relaxed f32 add whose result is unused
+//! becomes a `red`, and a 128-bit CAS is refused before sm_90, naming the rule and the smallest
+//! architecture that has it.
+//!
+//! ```
+//! use atomir_ir::{AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, Lowering, Rewrite};
+//! use atomir_ptx::PtxTarget;
+//!
+//! let sm80 = PtxTarget::parse("sm_80")?;
+//! let mut add = AtomicNode::new(AtomicOp::Add, ElemType::F32);
+//! add.space = AddressSpace::Global;
+//! add.pointer_space = AddressSpace::Global;
+//! let legality = sm80.legalize(&add).expect("sm_80 adds f32 natively");
+//! assert_eq!(legality.lowering, Lowering::Native);
+//! assert!(legality.rewrites.contains(&Rewrite::DeadResultAsReduction));
+//!
+//! let cas = AtomicNode::new(AtomicOp::Cas, ElemType::B128);
+//! let refusal = sm80.legalize(&cas).unwrap_err();
+//! assert_eq!(refusal.rule.id(), "ptx.b128-needs-sm90");
+//! assert!(refusal.smallest_target.as_deref().unwrap().starts_with("ptx:sm_90"));
+//! # Ok::<(), String>(())
+//! ```
+
+#![warn(missing_docs)]
 
 mod emit;
 mod legal;

@@ -70,7 +70,10 @@ macro_rules! sm_table {
         /// (family) variants have, for atomics, the features of their base architecture.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Sm {
-            $($variant,)*
+            $(
+                #[doc = concat!("`", $name, "`: PTX ISA ", $major, ".", $minor, " or newer.")]
+                $variant,
+            )*
         }
 
         impl Sm {
@@ -126,6 +129,7 @@ sm_table! {
 }
 
 impl Sm {
+    /// The `.target` spelling, `sm_90a`.
     pub const fn name(self) -> &'static str {
         self.row().name
     }
@@ -168,6 +172,7 @@ impl Sm {
         self.judge().newest_isa()
     }
 
+    /// The architecture of a `.target` spelling (`sm_90a`), exactly as [`Sm::name`] writes it.
     pub fn from_name(name: &str) -> Option<Sm> {
         Sm::ALL.iter().copied().find(|sm| sm.name() == name)
     }
@@ -176,11 +181,14 @@ impl Sm {
 /// A PTX ISA version (`.version major.minor`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PtxIsa {
+    /// The major version (`9` of `9.4`).
     pub major: u8,
+    /// The minor version (`4` of `9.4`).
     pub minor: u8,
 }
 
 impl PtxIsa {
+    /// `.version major.minor`; [`PtxIsa::is_known`] says whether it was published.
     pub const fn new(major: u8, minor: u8) -> Self {
         PtxIsa { major, minor }
     }
@@ -214,11 +222,15 @@ impl fmt::Display for PtxIsa {
 /// A PTX target: an architecture and the PTX ISA version the module declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PtxTarget {
+    /// The architecture (`.target`).
     pub sm: Sm,
+    /// The PTX ISA version (`.version`); a valid target has it at least [`Sm::min_isa`].
     pub isa: PtxIsa,
 }
 
 impl PtxTarget {
+    /// The pair as given, unchecked; [`PtxTarget::parse`] checks the version against the
+    /// architecture.
     pub const fn new(sm: Sm, isa: PtxIsa) -> Self {
         PtxTarget { sm, isa }
     }

@@ -18,10 +18,13 @@ pub struct ExecSize {
     pub size: u8,
     /// 1..=8 (`M1`..`M8`).
     pub mask: u8,
+    /// `_NM`: run the channels whatever the dispatch mask says.
     pub no_mask: bool,
 }
 
 impl ExecSize {
+    /// `(M<mask>[_NM], <size>)`; an error names a size other than 1, 2, 4, 8 or a mask outside
+    /// `M1..M8`.
     pub fn new(size: u8, mask: u8, no_mask: bool) -> Result<Self, String> {
         if !matches!(size, 1 | 2 | 4 | 8) {
             return Err(format!(
@@ -63,7 +66,9 @@ impl ExecSize {
 pub enum PredControl {
     /// Per channel.
     Normal,
+    /// `.any`: every channel runs if the predicate holds in any channel of the group.
     Any,
+    /// `.all`: every channel runs only if the predicate holds in all channels of the group.
     All,
 }
 
@@ -72,11 +77,14 @@ pub enum PredControl {
 pub struct Pred {
     /// Predicate variable id (12 bits); 0 = not predicated.
     pub id: u16,
+    /// How the predicate's channels combine.
     pub control: PredControl,
+    /// `!P<id>`: the channels where the predicate is false run.
     pub inverse: bool,
 }
 
 impl Pred {
+    /// Not predicated (variable id 0): every enabled channel runs.
     pub const NONE: Pred = Pred {
         id: 0,
         control: PredControl::Normal,
@@ -100,31 +108,52 @@ impl Pred {
 /// The data width of an SVM atomic (`.16`, none, `.64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Width {
+    /// `.16`: each operand is the low 16 bits of a dword (unpacked), word-aligned accesses.
     W16,
+    /// No suffix: 32-bit data, dword-aligned.
     W32,
+    /// `.64`: 64-bit data and operand types, qword-aligned.
     W64,
 }
 
-/// The op codes of the seed's table (bits 4:0 of the op byte).
+/// The op codes of the seed's table (bits 4:0 of the op byte). Operand types follow the
+/// spec: `imin`/`imax` on signed D/Q, `fmin`/`fmax`/`fcmpwr` on F, the others on UD/UQ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum SvmOp {
+    /// `add`: wrapping integer add.
     Add = 0x00,
+    /// `sub`: wrapping integer subtract.
     Sub = 0x01,
+    /// `inc`: add one, no operand (src0 is `%null`).
     Inc = 0x02,
+    /// `dec`: subtract one, no operand (src0 is `%null`).
     Dec = 0x03,
+    /// `min`: unsigned minimum.
     Min = 0x04,
+    /// `max`: unsigned maximum.
     Max = 0x05,
+    /// `xchg`: exchange.
     Xchg = 0x06,
+    /// `cmpxchg`: compare (src0) and exchange (src1).
     Cmpxchg = 0x07,
+    /// `and`.
     And = 0x08,
+    /// `or`.
     Or = 0x09,
+    /// `xor`.
     Xor = 0x0A,
+    /// `imin`: signed minimum.
     Imin = 0x0B,
+    /// `imax`: signed maximum.
     Imax = 0x0C,
+    /// `predec`: the table's pre-decrement (src0 is `%null`); no lowering emits it.
     Predec = 0x0D,
+    /// `fmax`: f32 maximum.
     Fmax = 0x10,
+    /// `fmin`: f32 minimum.
     Fmin = 0x11,
+    /// `fcmpwr`: f32 compare (src0) and write (src1); no lowering emits it.
     Fcmpwr = 0x12,
 }
 
@@ -153,11 +182,14 @@ pub const fn op_byte(op: SvmOp, width: Width) -> u8 {
 /// A raw operand: a variable index (0 = `%null`) and a byte offset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RawOperand {
+    /// The variable index; below [`FIRST_DECLARED_VAR`] a predefined variable, 0 `%null`.
     pub var: u32,
+    /// Byte offset into the variable.
     pub offset: u16,
 }
 
 impl RawOperand {
+    /// `%null` (V0): an operand the op does not read, or a result nobody reads.
     pub const NULL: RawOperand = RawOperand { var: 0, offset: 0 };
 
     /// The `n`-th declared variable (0-based) at `offset` bytes.
@@ -168,6 +200,7 @@ impl RawOperand {
         }
     }
 
+    /// Whether this is `%null`.
     pub const fn is_null(self) -> bool {
         self.var == 0
     }
@@ -181,13 +214,21 @@ impl RawOperand {
 /// One `SVM_ATOMIC` instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SvmAtomic {
+    /// How many channels, under which part of the mask.
     pub exec: ExecSize,
+    /// The predicate, or [`Pred::NONE`].
     pub pred: Pred,
+    /// The operation.
     pub op: SvmOp,
+    /// The data width (bits 6:5 of the op byte).
     pub width: Width,
+    /// A UQ variable of byte addresses, one per channel; never `%null`.
     pub addresses: RawOperand,
+    /// The old values, one per channel; `%null` when the result is unused.
     pub dst: RawOperand,
+    /// The operand (the compare value of `cmpxchg`/`fcmpwr`); `%null` for inc, dec, predec.
     pub src0: RawOperand,
+    /// The new value of `cmpxchg`/`fcmpwr`; `%null` for every other op.
     pub src1: RawOperand,
 }
 

@@ -103,22 +103,41 @@ pub enum Surface {
 /// A native atomic message operation, as the vISA text spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MsgOp {
+    /// Integer wrapping add: SVM `add`, LSC `iadd`.
     Add,
+    /// Integer wrapping subtract: SVM `sub`, LSC `isub`.
     Sub,
+    /// Wrapping increment, no operand: SVM `inc`, LSC `iinc`. Carries the IR's bounded `inc`
+    /// only where its bound is all ones (the message has no bound).
     Inc,
+    /// Wrapping decrement, no operand: SVM `dec`, LSC `idec` (the IR's `dec` with an all-ones
+    /// bound).
     Dec,
+    /// Unsigned minimum: SVM `min`, LSC `umin`.
     UMin,
+    /// Unsigned maximum: SVM `max`, LSC `umax`.
     UMax,
+    /// Signed minimum: SVM `minsint`, LSC `smin`.
     SMin,
+    /// Signed maximum: SVM `maxsint`, LSC `smax`.
     SMax,
+    /// Exchange (and, result unused, an atomic store): SVM `xchg`, LSC `store`.
     Xchg,
+    /// Integer compare-and-swap of the bit pattern: SVM `cmpxchg`, LSC `icas`.
     Cas,
+    /// Bitwise and: `and` in both.
     And,
+    /// Bitwise or: `or` in both.
     Or,
+    /// Bitwise xor: `xor` in both.
     Xor,
+    /// Float add: `fadd` in both.
     FAdd,
+    /// Float subtract: `fsub` in both.
     FSub,
+    /// Float minimum: `fmin` in both.
     FMin,
+    /// Float maximum: `fmax` in both.
     FMax,
     /// An atomic load: `lsc_atomic_load` (SVM: `or` with zero; SLM 64-bit: `icas` of zero
     /// with zero). An atomic store is [`MsgOp::Xchg`] with its result unused.
@@ -328,7 +347,11 @@ pub(crate) const FENCES: FencePolicy = FencePolicy::RelaxedBetweenFences;
 /// native element (a split element, or the widened op of a masked op).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VisaPlan {
+    /// The verdict: the lowering chosen, or the refusal.
     pub legality: Legality,
+    /// The message op of each native element (the node's op, or for a masked op its op on the
+    /// containing 32-bit word); `None` for CAS loops, whose `Cas` is the expansion's, and for
+    /// stand-alone fences.
     pub message: Option<MsgOp>,
 }
 

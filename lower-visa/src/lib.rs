@@ -7,6 +7,31 @@
 //! - [`emit`]: the printer (execution model, data layout, native messages, primitives).
 //! - [`encode`]: the binary form of `SVM_ATOMIC`.
 //! - [`memory`]: atomic loads, stores and stand-alone fences (single-copy atomicity, order).
+//!
+//! # Example
+//!
+//! No vISA message is atomic on 8 bits, so a u8 add becomes a masked CAS loop on its dword; a
+//! u32 add on shared memory needs LSC `slm` messages, which TGLLP's SVM messages do not reach.
+//!
+//! ```
+//! use atomir_ir::{AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, Lowering};
+//! use atomir_visa::VisaTarget;
+//!
+//! let pvc = VisaTarget::parse("PVC")?;
+//! let mut add = AtomicNode::new(AtomicOp::Add, ElemType::U8);
+//! add.space = AddressSpace::Global;
+//! let legality = pvc.legalize(&add).expect("a u8 add is emulated");
+//! assert_eq!(legality.lowering, Lowering::MaskedCasLoop);
+//!
+//! let tgllp = VisaTarget::parse("TGLLP")?;
+//! let mut shared = AtomicNode::new(AtomicOp::Add, ElemType::U32);
+//! shared.space = AddressSpace::Shared;
+//! let refusal = tgllp.legalize(&shared).unwrap_err();
+//! assert_eq!(refusal.rule.id(), "visa.svm-no-slm");
+//! # Ok::<(), String>(())
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod emit;
 pub mod encode;

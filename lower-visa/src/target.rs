@@ -16,6 +16,7 @@ pub enum Platform {
 }
 
 impl Platform {
+    /// Every platform, oldest first.
     pub const ALL: [Platform; 4] = [Platform::Tgllp, Platform::Dg2, Platform::Mtl, Platform::Pvc];
 
     /// The name GenX_IR's `-platform` takes.
@@ -28,12 +29,15 @@ impl Platform {
         }
     }
 
+    /// The platform of a GenX_IR `-platform` name, in any case (`pvc`, `PVC`).
     pub fn from_name(name: &str) -> Option<Self> {
         Platform::ALL
             .into_iter()
             .find(|p| p.as_str().eq_ignore_ascii_case(name))
     }
 
+    /// Whether the platform has LSC (load/store cache) messages, `lsc_atomic_*` and
+    /// `lsc_fence`; every platform after TGLLP does.
     pub const fn has_lsc(self) -> bool {
         !matches!(self, Platform::Tgllp)
     }
@@ -64,7 +68,9 @@ pub enum Messages {
 /// A vISA target: a platform and the messages it is lowered to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct VisaTarget {
+    /// The GPU generation, which decides the messages and ALU widths available.
     pub platform: Platform,
+    /// The messages atomics are lowered to: the platform's default, or SVM by `+svm`.
     pub messages: Messages,
 }
 

@@ -20,8 +20,8 @@ pub fn ptxas_for(target: PtxTarget) -> Tool {
     }
 }
 
-/// One lowered cell: its verdict's strategy and, when accepted, its module text is produced in
-/// batches by [`lower_cells`].
+/// One legalized cell: its verdict's strategy, or its refusal. The accepted cells' module is
+/// built alongside by [`legalize_cells`].
 #[derive(Clone, Debug)]
 pub struct Lowered {
     pub cell: AnyCell,

@@ -499,6 +499,7 @@ pub struct Expander {
 }
 
 impl Expander {
+    /// An expander with empty buffers.
     pub fn new() -> Self {
         Expander::default()
     }

@@ -9,9 +9,9 @@
 //! never weakens either. The first load of a CAS loop is relaxed on purpose: its value is only a
 //! guess that the CAS validates.
 //!
-//! - [`prim`]: register types and primitives, with their typing rules;
-//! - [`build`]: the expansions themselves and the [`Expander`];
-//! - [`validate`]: the checks every expansion passes.
+//! - register types and primitives, with their typing rules: [`PrimType`], [`Prim`];
+//! - the expansions themselves: [`expand`] and the [`Expander`];
+//! - the checks every expansion passes: [`Expansion::validate`].
 
 mod build;
 mod prim;
@@ -43,17 +43,24 @@ entity_impl!(Var, "t");
 /// `BlockCall`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
+    /// The block entered.
     pub block: Block,
+    /// One register per parameter of `block`, in order.
     pub args: SmallVec<[Var; 2]>,
 }
 
+/// How a block ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Terminator {
+    /// An unconditional jump.
     Jump(Edge),
     /// `if cond { then } else { otherwise }`.
     Branch {
+        /// A [`PrimType::Pred`].
         cond: Var,
+        /// The edge taken where `cond` holds.
         then: Edge,
+        /// The edge taken where it does not.
         otherwise: Edge,
     },
     /// The end of the expansion: [`Expansion::results`] hold the old values.
@@ -61,6 +68,7 @@ pub enum Terminator {
 }
 
 impl Terminator {
+    /// The outgoing edges: one for a jump, `[then, otherwise]` for a branch, none for return.
     pub fn successors(&self) -> SmallVec<[&Edge; 2]> {
         match self {
             Terminator::Jump(target) => smallvec![target],
@@ -72,10 +80,15 @@ impl Terminator {
     }
 }
 
+/// A basic block: parameters (cranelift-style block arguments instead of phis), straight-line
+/// primitives, one terminator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockData {
+    /// Registers defined on entry by the arguments of the edge taken.
     pub params: SmallVec<[Var; 2]>,
+    /// The primitives, in execution order.
     pub prims: Vec<Prim>,
+    /// How the block ends.
     pub terminator: Terminator,
 }
 
@@ -88,15 +101,22 @@ pub struct BlockData {
 /// is the entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expansion {
+    /// Every register and its type.
     pub vars: PrimaryMap<Var, PrimType>,
+    /// The blocks, in layout order; the first is the entry.
     pub blocks: PrimaryMap<Block, BlockData>,
+    /// Input: the node's address, a [`PrimType::Ptr`].
     pub addr: Var,
+    /// Inputs: the `b` operand of each element.
     pub operands: SmallVec<[Var; 8]>,
+    /// Inputs: the new value of each element of a `cas` (empty otherwise).
     pub new_values: SmallVec<[Var; 8]>,
+    /// Outputs after `Return`: the old value of each element (empty when unused).
     pub results: SmallVec<[Var; 8]>,
 }
 
 impl Expansion {
+    /// The entry block, always the first.
     pub fn entry(&self) -> Block {
         Block::from_u32(0)
     }

@@ -12,21 +12,33 @@ use crate::types::{AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Sco
 /// The type of a virtual register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PrimType {
+    /// A 1-bit predicate, the result of [`Prim::Cmp`] and the condition of branches and selects.
     Pred,
     /// A 64-bit address in the node's space.
     Ptr,
+    /// 8 bits, no signedness: ops that care ([`BinaryOp::SMin`], [`CmpCond::Ult`]) say how
+    /// they read it. Likewise the wider integer types.
     I8,
+    /// 16-bit integer bits.
     I16,
+    /// 32-bit integer bits.
     I32,
+    /// 64-bit integer bits.
     I64,
+    /// 128-bit integer bits (a `b128` exchange or CAS).
     I128,
+    /// IEEE binary16.
     F16,
+    /// bfloat16 (8-bit exponent, 7-bit significand).
     Bf16,
+    /// IEEE binary32.
     F32,
+    /// IEEE binary64.
     F64,
 }
 
 impl PrimType {
+    /// Width in bits (1 for a predicate, 64 for a pointer).
     pub const fn bits(self) -> u32 {
         match self {
             PrimType::Pred => 1,
@@ -49,6 +61,7 @@ impl PrimType {
         }
     }
 
+    /// `f16`, `bf16`, `f32` or `f64`.
     pub const fn is_float(self) -> bool {
         matches!(
             self,
@@ -56,6 +69,7 @@ impl PrimType {
         )
     }
 
+    /// `i8` to `i128` (not predicates or pointers).
     pub const fn is_int(self) -> bool {
         matches!(
             self,
@@ -114,115 +128,185 @@ pub enum UnaryOp {
 /// as [`crate::semantics`] defines them; float add/sub round to nearest even without flushing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
+    /// Wrapping integer add.
     Add,
+    /// Wrapping integer subtract, `a - b`.
     Sub,
+    /// Bitwise and (integers and predicates).
     And,
+    /// Bitwise or (integers and predicates).
     Or,
+    /// Bitwise xor (integers and predicates).
     Xor,
+    /// Shift left; an amount of the width or more gives zero.
     Shl,
+    /// Logical (zero-filling) shift right; an amount of the width or more gives zero.
     LShr,
+    /// Minimum of the operands read as two's-complement integers.
     SMin,
+    /// Maximum of the operands read as two's-complement integers.
     SMax,
+    /// Minimum of the operands read as unsigned integers.
     UMin,
+    /// Maximum of the operands read as unsigned integers.
     UMax,
+    /// Float add, round to nearest even, subnormals kept.
     FAdd,
+    /// Float subtract `a - b`, round to nearest even, subnormals kept.
     FSub,
+    /// Float minimum (IEEE 754-2019 minimumNumber, `-0 < +0`).
     FMin,
+    /// Float maximum (IEEE 754-2019 maximumNumber, `-0 < +0`).
     FMax,
 }
 
 /// Integer comparisons (on bit patterns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpCond {
+    /// Equal bit patterns (so a CAS loop's exit test compares floats by their bits).
     Eq,
+    /// Different bit patterns.
     Ne,
+    /// Unsigned `a < b`.
     Ult,
+    /// Unsigned `a <= b`.
     Ule,
+    /// Unsigned `a > b`.
     Ugt,
+    /// Unsigned `a >= b`.
     Uge,
 }
 
 /// Memory attributes carried by every memory primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MemAttrs {
+    /// The order this access carries (the node's, or relaxed inside a fenced expansion).
     pub order: MemoryOrder,
+    /// The set of threads the access is atomic and ordered with respect to.
     pub scope: Scope,
+    /// The memory the address points into.
     pub space: AddressSpace,
+    /// The node's cache hint, passed on to the access that touches memory.
     pub hint: Option<CacheHint>,
 }
 
-/// A primitive operation.
+/// A primitive operation. `dst` is the register a primitive defines (each register is defined
+/// once); every other `Var` is a register it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Prim {
     /// `dst = bits`, truncated to `dst`'s type.
     Const {
+        /// The register defined.
         dst: Var,
+        /// The constant's bits, zero-extended to 128.
         bits: u128,
     },
     /// An atomic load of `dst`'s width (an integer type).
     Load {
+        /// The loaded value.
         dst: Var,
+        /// A [`PrimType::Ptr`] aligned to `dst`'s width.
         addr: Var,
+        /// Order, scope, space and hint of the access.
         mem: MemAttrs,
     },
     /// Compare-and-swap of `dst`'s width: `dst = *addr; if dst == expected { *addr = new }`.
     Cas {
+        /// The value memory held (equal to `expected` exactly when the swap happened).
         dst: Var,
+        /// A [`PrimType::Ptr`] aligned to `dst`'s width.
         addr: Var,
+        /// The bits compared with memory.
         expected: Var,
+        /// The bits stored on a match.
         new: Var,
+        /// Order, scope, space and hint of the access (success and failure alike).
         mem: MemAttrs,
     },
     /// A native read-modify-write the target has: `dst = *addr; *addr = op(dst, value)`.
     /// `ty` is the element type the target instruction is spelled with.
     Rmw {
+        /// The old value, or `None` where it is unused (so a target may print a reduction).
         dst: Option<Var>,
+        /// The operation, as [`crate::semantics`] defines it on `ty`.
         op: AtomicOp,
+        /// The element type of the instruction (the node's, a split element's, or the
+        /// containing word's for a masked op).
         ty: ElemType,
+        /// A [`PrimType::Ptr`] aligned to `ty`'s width.
         addr: Var,
+        /// The operand (for `inc`/`dec`, the bound).
         value: Var,
+        /// Order, scope, space and hint of the access.
         mem: MemAttrs,
     },
+    /// `dst = op(src)`.
     Unary {
+        /// The result; its type is the target type of a conversion.
         dst: Var,
+        /// The operation.
         op: UnaryOp,
+        /// The operand.
         src: Var,
     },
+    /// `dst = op(a, b)`, all three of one type.
     Binary {
+        /// The result.
         dst: Var,
+        /// The operation.
         op: BinaryOp,
+        /// The left operand (the minuend of a subtract, the value shifted).
         a: Var,
+        /// The right operand (the subtrahend, the shift amount).
         b: Var,
     },
     /// `dst: pred = a cond b`.
     Cmp {
+        /// The predicate defined.
         dst: Var,
+        /// The comparison.
         cond: CmpCond,
+        /// The left operand.
         a: Var,
+        /// The right operand, of `a`'s type.
         b: Var,
     },
+    /// `dst = cond ? if_true : if_false`.
     Select {
+        /// The result, of the arms' type.
         dst: Var,
+        /// A [`PrimType::Pred`].
         cond: Var,
+        /// The value where `cond` holds.
         if_true: Var,
+        /// The value where it does not.
         if_false: Var,
     },
     /// `dst = ptr & !(align - 1)`.
     PtrAlignDown {
+        /// The aligned pointer.
         dst: Var,
+        /// The pointer.
         ptr: Var,
+        /// A power of two, in bytes.
         align: u32,
     },
     /// `dst: i32 = ptr & (align - 1)`.
     PtrLowBits {
+        /// The byte offset inside the aligned unit, an `i32`.
         dst: Var,
+        /// The pointer.
         ptr: Var,
+        /// A power of two, in bytes.
         align: u32,
     },
     /// `dst = ptr + bytes`.
     PtrAdd {
+        /// The offset pointer.
         dst: Var,
+        /// The pointer.
         ptr: Var,
+        /// The offset, in bytes.
         bytes: u32,
     },
 }
@@ -285,9 +369,11 @@ impl Prim {
 /// A primitive whose registers do not have the types it needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TypeError {
+    /// The offending register.
     pub var: Var,
     /// The register's type, `None` when the register does not exist.
     pub found: Option<PrimType>,
+    /// What the primitive needs of it.
     pub detail: &'static str,
 }
 

@@ -36,6 +36,7 @@ pub struct Reuse {
 }
 
 impl Reuse {
+    /// A pass with empty buffers.
     pub fn new() -> Self {
         Reuse::default()
     }

@@ -24,6 +24,7 @@ pub struct SoftFloatNeeds {
 }
 
 impl SoftFloatNeeds {
+    /// Whether the pass has anything to rewrite.
     pub const fn any(self) -> bool {
         self.min_max || self.bf16_narrowing
     }
@@ -36,6 +37,7 @@ pub struct SoftFloat {
 }
 
 impl SoftFloat {
+    /// A pass with empty buffers.
     pub fn new() -> Self {
         SoftFloat::default()
     }

@@ -61,7 +61,9 @@ impl FencePolicy {
 /// Which side of its access a fence stands on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FenceSide {
+    /// Before the access (its release part).
     Leading,
+    /// After the access (its acquire part).
     Trailing,
 }
 
@@ -69,7 +71,9 @@ pub enum FenceSide {
 /// `release` before the access, `acquire` after it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Fence {
+    /// Before or after the access.
     pub side: FenceSide,
+    /// The order the fence must provide.
     pub order: MemoryOrder,
 }
 
@@ -85,9 +89,11 @@ impl Fence {
 /// The fences around one access and the order left on the access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FenceBracket {
+    /// The fence before the access, if the order needs one.
     pub leading: Option<Fence>,
     /// The order spelled on the access itself.
     pub order: MemoryOrder,
+    /// The fence after the access, if the order needs one.
     pub trailing: Option<Fence>,
 }
 

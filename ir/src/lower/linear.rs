@@ -24,14 +24,36 @@ pub enum Label {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     /// A block begins; every block but the entry is a jump target.
-    Block { block: Block, entry: bool },
+    Block {
+        /// The block.
+        block: Block,
+        /// Whether it is the entry block (which no jump targets).
+        entry: bool,
+    },
     /// Primitive `index` of `block`.
-    Prim { block: Block, index: u32 },
+    Prim {
+        /// The block holding it.
+        block: Block,
+        /// Its position in the block's primitives.
+        index: u32,
+    },
     /// `dst = src`: one move of an edge's copies, in an order that reads every source before it
     /// is overwritten.
-    Copy { dst: Var, src: Var },
+    Copy {
+        /// The parameter written.
+        dst: Var,
+        /// The register read.
+        src: Var,
+    },
     /// Jump to `to` where `cond` holds (or, `negated`, where it does not); fall through else.
-    Branch { cond: Var, negated: bool, to: Label },
+    Branch {
+        /// A predicate register.
+        cond: Var,
+        /// Jump where `cond` is false instead.
+        negated: bool,
+        /// Where to.
+        to: Label,
+    },
     /// Jump to `to`.
     Jump(Label),
     /// An edge block begins (see [`Label::Edge`]).
@@ -57,6 +79,7 @@ pub struct Linear {
 }
 
 impl Linear {
+    /// A walk with empty buffers.
     pub fn new() -> Self {
         Linear::default()
     }

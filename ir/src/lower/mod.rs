@@ -111,6 +111,7 @@ pub struct Passes {
 /// the plan says returns [`Unprintable`] (a disagreement between table and printer, never a
 /// property of the input), which the driver reports as a refusal of that instruction.
 pub trait Printer<'m> {
+    /// The plan of the backend's table, which tells each hook what to print.
     type Plan: Plan;
 
     /// Before the first kernel.
@@ -269,10 +270,15 @@ pub struct At<'a> {
 /// The expansion being printed, with its instruction and plan.
 #[derive(Clone, Copy, Debug)]
 pub struct Expanding<'a, P> {
+    /// The instruction expanded.
     pub inst: Inst,
+    /// Its atomic access, as written.
     pub atomic: &'a AtomicInst,
+    /// Its node, with the kernel's facts.
     pub node: &'a AtomicNode,
+    /// The table's plan for it.
     pub plan: &'a P,
+    /// The expansion, after the passes the target asked for.
     pub expansion: &'a Expansion,
 }
 
@@ -282,6 +288,7 @@ pub struct Unprintable(pub String);
 
 /// A table and the printer of its backend: everything a [`Backend`] needs.
 pub trait Target: Table {
+    /// The backend's printer, over a module that lives for `'m`.
     type Printer<'m>: Printer<'m, Plan = Self::Plan>;
 
     /// A printer for one lowering with `options`.

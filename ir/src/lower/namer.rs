@@ -25,7 +25,9 @@ use std::collections::HashSet;
 /// escaped name is always allowed.
 #[derive(Clone, Copy, Debug)]
 pub struct Suffix {
+    /// The literal part of the suffix.
     pub text: &'static str,
+    /// Whether decimal digits follow it.
     pub digits: bool,
 }
 
@@ -115,6 +117,7 @@ pub struct Namer {
 }
 
 impl Namer {
+    /// A namer under `rules` that has handed out no name yet.
     pub fn new(rules: &'static NameRules) -> Self {
         Namer {
             rules,

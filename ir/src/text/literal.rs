@@ -3,8 +3,6 @@
 
 use std::fmt::Write;
 
-use half::{bf16, f16};
-
 use crate::types::{ElemType, TypeClass};
 
 /// All ones in the low `bits` bits.
@@ -211,8 +209,8 @@ fn decimal_float_bits(text: &str, ty: ElemType) -> u128 {
         other => {
             let value = text.parse::<f64>().unwrap_or(0.0);
             match other {
-                ElemType::F16 => f16::from_f64(value).to_bits() as u128,
-                ElemType::Bf16 => bf16::from_f64(value).to_bits() as u128,
+                ElemType::F16 => round_f64_to_16(value, F16_EXPONENT_BITS) as u128,
+                ElemType::Bf16 => round_f64_to_16(value, BF16_EXPONENT_BITS) as u128,
                 _ => value.to_bits() as u128,
             }
         }
@@ -265,10 +263,11 @@ fn write_hex_bits(out: &mut String, bits: u128, width: u32) {
 /// The shortest decimal that parses back (through [`literal_bits`]) to the same 16-bit float,
 /// spelled as Rust spells the nearest f64 (which keeps those digits and always has `.` or `e`).
 fn write_short_float(out: &mut String, bits: u128, ty: ElemType) {
-    let value = match ty {
-        ElemType::F16 => f16::from_bits(bits as u16).to_f64(),
-        _ => bf16::from_bits(bits as u16).to_f64(),
+    let exponent_bits = match ty {
+        ElemType::F16 => F16_EXPONENT_BITS,
+        _ => BF16_EXPONENT_BITS,
     };
+    let value = widen_16_to_f64(bits as u16, exponent_bits);
     for precision in 0..17 {
         let candidate = format!("{value:.precision$e}");
         let reparsed: f64 = candidate.parse().unwrap_or(f64::NAN);
@@ -278,6 +277,90 @@ fn write_short_float(out: &mut String, bits: u128, ty: ElemType) {
         }
     }
     let _ = write!(out, "{value:?}");
+}
+
+// The 16-bit float conversions are written out here rather than taken from a float crate so
+// that the text form (which a lowering-only build keeps) does not pull in the dependencies of
+// the reference semantics.
+
+/// Exponent field width of `f16` (IEEE binary16); its significand field is `15 - 5 = 10` bits.
+const F16_EXPONENT_BITS: u32 = 5;
+/// Exponent field width of `bf16`; its significand field is `15 - 8 = 7` bits.
+const BF16_EXPONENT_BITS: u32 = 8;
+
+/// The 16-bit float (1 sign bit, `exponent_bits`, the rest significand) nearest to `value`,
+/// ties to even; overflow gives infinity and a NaN gives the quiet NaN of the same sign.
+fn round_f64_to_16(value: f64, exponent_bits: u32) -> u16 {
+    let significand_bits = 15 - exponent_bits;
+    let sign = ((value.to_bits() >> 63) as u16) << 15;
+    let infinity = (mask(exponent_bits) as u16) << significand_bits;
+    if value.is_nan() {
+        return sign | infinity | (1 << (significand_bits - 1));
+    }
+    if value.is_infinite() {
+        return sign | infinity;
+    }
+    if value == 0.0 {
+        return sign;
+    }
+    // `value = m * 2^(e - 52)` with `m` holding its leading one (f64 subnormals are far below
+    // both formats' range, so reading them as if normal only decides between 0 and 0).
+    let raw = value.to_bits();
+    let e = ((raw >> 52) & 0x7ff) as i32 - 1023;
+    let m = (raw & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let bias = (1i32 << (exponent_bits - 1)) - 1;
+    let min_exponent = 1 - bias;
+    // Quantum of the result: 2^(max(e, min_exponent) - significand_bits).
+    let target_exponent = e.max(min_exponent);
+    let shift = (52 - significand_bits as i32 + (target_exponent - e)) as u32;
+    let rounded = if shift >= 64 {
+        0
+    } else {
+        let kept = m >> shift;
+        let rest = m & ((1u64 << shift) - 1);
+        let halfway = 1u64 << (shift - 1);
+        if rest > halfway || (rest == halfway && kept & 1 == 1) {
+            kept + 1
+        } else {
+            kept
+        }
+    };
+    // `rounded` carries the leading one (for normals), which lands in the exponent field as
+    // its `+ 1`; a significand that rounds up to the next power of two carries into the
+    // exponent the same way, and past the largest finite value into infinity.
+    let biased = (target_exponent + bias - 1).max(0) as u64;
+    let magnitude = (biased << significand_bits) + rounded;
+    if magnitude >= infinity as u64 {
+        sign | infinity
+    } else {
+        sign | magnitude as u16
+    }
+}
+
+/// The exact value of a 16-bit float (1 sign bit, `exponent_bits`, the rest significand).
+fn widen_16_to_f64(bits: u16, exponent_bits: u32) -> f64 {
+    let significand_bits = 15 - exponent_bits;
+    let negative = bits >> 15 == 1;
+    let exponent = ((bits >> significand_bits) as u32 & mask(exponent_bits) as u32) as i32;
+    let significand = (bits as u64) & mask(significand_bits) as u64;
+    let bias = (1i32 << (exponent_bits - 1)) - 1;
+    let magnitude = if exponent == mask(exponent_bits) as i32 {
+        if significand == 0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        }
+    } else if exponent == 0 {
+        significand as f64 * 2f64.powi(1 - bias - significand_bits as i32)
+    } else {
+        (significand | 1 << significand_bits) as f64
+            * 2f64.powi(exponent - bias - significand_bits as i32)
+    };
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
 }
 
 #[cfg(test)]
@@ -303,6 +386,76 @@ mod tests {
                 assert!(text.contains(['.', 'e', 'x']), "{text}");
             }
         }
+    }
+
+    /// Widening agrees with the `half` crate on every 16-bit pattern; rounding is checked
+    /// exactly at every boundary: each finite pattern maps to itself, and at every midpoint
+    /// between neighbours the f64 just below goes down, the one just above goes up and the
+    /// midpoint itself goes to the even pattern (the largest finite value's upper neighbour
+    /// being infinity). Every midpoint is exact in f64, so this is the whole of round to
+    /// nearest even. (`half`'s own `from_f64` keeps only the high 32 bits of the f64 as its
+    /// sticky bits, and so is not an oracle for rounding: 2^-25 * (1 + 2^-52) must give
+    /// the smallest f16 subnormal, where it gives zero.)
+    #[test]
+    fn sixteen_bit_conversions_round_to_nearest_even() {
+        use half::{bf16, f16};
+        for exponent_bits in [F16_EXPONENT_BITS, BF16_EXPONENT_BITS] {
+            let theirs = |bits: u16| match exponent_bits {
+                F16_EXPONENT_BITS => f16::from_bits(bits).to_f64(),
+                _ => bf16::from_bits(bits).to_f64(),
+            };
+            let infinity = (mask(exponent_bits) as u16) << (15 - exponent_bits);
+            for bits in 0..=u16::MAX {
+                let ours = widen_16_to_f64(bits, exponent_bits);
+                let reference = theirs(bits);
+                assert!(
+                    ours.to_bits() == reference.to_bits() || (ours.is_nan() && reference.is_nan()),
+                    "{bits:#06x}: {ours:e}, half gives {reference:e}"
+                );
+            }
+            let round = |value: f64| round_f64_to_16(value, exponent_bits);
+            assert_eq!(round(f64::INFINITY), infinity);
+            assert_eq!(round(f64::NEG_INFINITY), infinity | 0x8000);
+            assert!(widen_16_to_f64(round(f64::NAN), exponent_bits).is_nan());
+            for bits in 0..infinity {
+                let value = widen_16_to_f64(bits, exponent_bits);
+                assert_eq!(round(value), bits, "{value:e}");
+                assert_eq!(round(-value), bits | 0x8000, "{:e}", -value);
+                let next = if bits + 1 == infinity {
+                    // Where the next binade would start: the overflow threshold's other end.
+                    2f64.powi(1 << (exponent_bits - 1))
+                } else {
+                    widen_16_to_f64(bits + 1, exponent_bits)
+                };
+                let mid = (value + next) / 2.0;
+                let even = if bits % 2 == 0 { bits } else { bits + 1 };
+                let cases = [
+                    (f64::from_bits(mid.to_bits() - 1), bits),
+                    (mid, even),
+                    (f64::from_bits(mid.to_bits() + 1), bits + 1),
+                ];
+                for (input, expected) in cases {
+                    assert_eq!(round(input), expected, "{input:e}");
+                    assert_eq!(round(-input), expected | 0x8000, "{:e}", -input);
+                }
+            }
+        }
+    }
+
+    /// The smallest f64 above half the smallest f16 subnormal rounds up to that subnormal; a
+    /// converter that drops the low sticky bits (as `half`'s `from_f64` does) gives zero.
+    #[test]
+    fn just_above_a_tie_rounds_up() {
+        let just_above = f64::from_bits(2f64.powi(-25).to_bits() + 1);
+        assert_eq!(just_above.to_string(), "0.00000002980232238769532");
+        assert_eq!(
+            literal_bits("2.980232238769532e-8", ElemType::F16),
+            Ok(0x0001)
+        );
+        assert_eq!(
+            literal_bits("2.9802322387695312e-8", ElemType::F16),
+            Ok(0x0000)
+        );
     }
 
     #[test]

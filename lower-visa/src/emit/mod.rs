@@ -9,8 +9,8 @@
 //! `(M1, N)`. Divergence (a CAS retry, a predicated expansion) is SIMD control flow: `goto`.
 //!
 //! Every node goes through [`atomir_ir::expand::expand`] (a native node as a one-element
-//! native split), so the memory primitives ([`Printer::memory`], the one place natives are
-//! spelled) and the ALU primitives ([`Printer::alu`]) are each printed in one place.
+//! native split), so the memory primitives (`VisaPrinter::memory`, the one place natives are
+//! spelled) and the ALU primitives (`VisaPrinter::alu`) are each printed in one place.
 //!
 //! Data layout: 8/16/32-bit data live in dwords (`ud`), zero-extended (16-bit atomics take
 //! them unpacked, as `.16`/`d16c32` want); 64-bit data in `uq`. Typed views (`f`, `d`, `hf`,
