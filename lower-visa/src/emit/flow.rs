@@ -29,7 +29,7 @@ impl<'m> VisaPrinter<'m> {
         self.var_slots.clear();
         self.var_slots.resize(expansion.vars.len(), usize::MAX);
         self.var_slots[expansion.addr.index()] = self.value_slot(kernel, inst.addr, None);
-        let mut pending_consts: smallvec::SmallVec<[(usize, u128); 4]> = smallvec::SmallVec::new();
+        self.literals.clear();
         for (inputs, operand) in [
             (&expansion.operands, inst.operand),
             (&expansion.new_values, inst.new_value),
@@ -48,13 +48,13 @@ impl<'m> VisaPrinter<'m> {
                         // One register per distinct literal: inputs are never written.
                         let (bits, storage) =
                             (kernel.constants[c], storage_of(expansion.vars[*var]));
-                        match pending_consts.iter().find(|&&(slot, value)| {
+                        match self.literals.iter().find(|&&(slot, value)| {
                             value == bits && self.slots[slot].storage == storage
                         }) {
                             Some(&(slot, _)) => slot,
                             None => {
                                 let slot = self.temp(storage);
-                                pending_consts.push((slot, bits));
+                                self.literals.push((slot, bits));
                                 slot
                             }
                         }
@@ -84,17 +84,23 @@ impl<'m> VisaPrinter<'m> {
         self.single = expansion.blocks.len() == 1;
         self.surface = surface;
         // The result of a predicated node is 0 where the predicate fails (the IR defines it
-        // so). It is zeroed before the node: a one-block expansion writes it under the
-        // predicate; a longer one is skipped in those channels and then copies its result
-        // variables, which are zeroed too.
+        // so). It is zeroed before the node's messages: a one-block expansion writes it under
+        // the predicate (zeroed with the literals, after the leading fence); a longer one is
+        // skipped in those channels (zeroed before the skip, which the fence follows) and then
+        // copies its result variables, which are zeroed too. The operand literals are all
+        // bound above, so none of them takes a zeroed result's register.
         if let (Some(_), Some(result)) = (self.pred, inst.result) {
             let vector = inst.shape.is_vector();
             for (i, var) in expansion.results.iter().enumerate() {
                 let slot = self.value_slot(kernel, result, vector.then_some(i as u8));
-                self.constant(slot, 0);
                 let from = self.var_slots[var.index()];
-                if !self.single && from != slot {
-                    self.constant(from, 0);
+                if self.single {
+                    self.literals.push((slot, 0));
+                } else {
+                    self.constant(slot, 0);
+                    if from != slot {
+                        self.constant(from, 0);
+                    }
                 }
             }
         }
@@ -103,10 +109,23 @@ impl<'m> VisaPrinter<'m> {
             write_label(&mut self.body, &self.names, inst_id, "skip", None);
             self.body.push('\n');
         }
-        for (slot, bits) in pending_consts {
+        Ok(())
+    }
+
+    /// Sets the registers of the expansion's literal operands (and of a one-block expansion's
+    /// zeroed results). Called at its entry block, so after its leading fence: GenX_IR
+    /// -platform PVC crashes (SIGSEGV in its local def-hoisting, which `-nodefhoist` avoids)
+    /// where a register that a message reads (a data operand, or the old value of a predicated
+    /// destination) is set in the same block before an `lsc_fence` that precedes the message,
+    /// as the literal operands and zeroed results of a fenced vector CAS on shared memory
+    /// were. Registers are no memory access, so their place around the fence changes nothing
+    /// that the fence orders.
+    pub(super) fn set_literals(&mut self) {
+        for index in 0..self.literals.len() {
+            let (slot, bits) = self.literals[index];
             self.constant(slot, bits);
         }
-        Ok(())
+        self.literals.clear();
     }
 
     /// Gives every variable not bound to an IR value a temp, two variables sharing one where

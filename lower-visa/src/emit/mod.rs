@@ -142,6 +142,9 @@ pub struct VisaPrinter<'m> {
     busy_temps: Vec<usize>,
     /// Per variable of the current expansion: whether anything reads it.
     used: Vec<bool>,
+    /// The registers of the current expansion's literal operands (and zeroed results) and
+    /// their values, set at its entry block (after its leading fence).
+    literals: Vec<(usize, u128)>,
     /// The current node's predicate, and whether its expansion is one block.
     pred: Option<(usize, bool)>,
     single: bool,
@@ -236,7 +239,9 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     }
 
     fn block(&mut self, x: &Expanding<'_, VisaPlan>, block: Block, entry: bool, _out: &mut String) {
-        if !entry {
+        if entry {
+            self.set_literals();
+        } else {
             self.label(x.inst, Label::Block(block));
             self.body.push_str(":\n");
         }

@@ -38,6 +38,7 @@ impl<'m> VisaPrinter<'m> {
             namer: Namer::new(&VALUE_NAMES),
             free_temps: Vec::new(),
             busy_temps: Vec::new(),
+            literals: Vec::new(),
             used: Vec::new(),
             pred: None,
             single: true,
