@@ -156,6 +156,9 @@ pub(super) fn entry_begin(
     (results, thread)
 }
 
+/// The widest store PTX has before sm_100's 256-bit forms.
+const MAX_VECTOR_STORE_BYTES: usize = 16;
+
 /// The stores of the used results (into `body`), the declarations (into `out`), then the body.
 pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
     let emitter = &mut state.emitter;
@@ -185,16 +188,15 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
                 bytes * lanes
             );
         }
-        for lane in 0..lanes {
-            let lane_index = (lanes > 1).then_some(lane);
-            if class == Class::B128 {
+        if class == Class::B128 {
+            for lane in 0..lanes {
                 let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
                 let _ = write!(
                     body,
                     "\tmov.b128 {{%_d{}, %_d{}}}, ",
                     low.number, high.number
                 );
-                write_value(body, &emitter.names, *result, lane_index);
+                write_value(body, &emitter.names, *result, (lanes > 1).then_some(lane));
                 body.push_str(";\n");
                 let _ = writeln!(
                     body,
@@ -204,17 +206,40 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
                     low.number,
                     high.number
                 );
-            } else {
-                let _ = write!(
-                    body,
-                    "\tst.global.{} [%_d{}+{}], ",
-                    memory_type(elem.bits()),
-                    slot.number,
-                    lane * bytes
-                );
-                write_value(body, &emitter.names, *result, lane_index);
-                body.push_str(";\n");
             }
+            continue;
+        }
+        // One vector store per 16 bytes (at most four lanes, PTX's widest vector before
+        // sm_100): the result slot has the natural alignment of the whole vector, which is
+        // also what the LLVM backend's `store <N x T>` of the same result assumes.
+        let per_store = lanes.min(MAX_VECTOR_STORE_BYTES / bytes).clamp(1, 4);
+        for first in (0..lanes).step_by(per_store) {
+            let count = per_store.min(lanes - first);
+            let vector = match count {
+                1 => "",
+                2 => ".v2",
+                _ => ".v4",
+            };
+            let _ = write!(
+                body,
+                "\tst.global{vector}.{} [%_d{}+{}], ",
+                memory_type(elem.bits()),
+                slot.number,
+                first * bytes
+            );
+            if count > 1 {
+                body.push('{');
+            }
+            for lane in first..first + count {
+                if lane > first {
+                    body.push_str(", ");
+                }
+                write_value(body, &emitter.names, *result, (lanes > 1).then_some(lane));
+            }
+            if count > 1 {
+                body.push('}');
+            }
+            body.push_str(";\n");
         }
     }
     // Declarations, then the body.
