@@ -39,6 +39,8 @@ impl<'m> VisaPrinter<'m> {
             free_temps: Vec::new(),
             busy_temps: Vec::new(),
             literals: Vec::new(),
+            rematerialized: Vec::new(),
+            in_entry: false,
             used: Vec::new(),
             pred: None,
             single: true,
