@@ -64,6 +64,7 @@ impl<'m> VisaPrinter<'m> {
                 self.var_slots[var.index()] = slot;
             }
         }
+        self.rematerialize_literals(expansion);
         if let Some(result) = inst.result {
             let vector = inst.shape.is_vector();
             for (i, var) in expansion.results.iter().enumerate() {
@@ -126,6 +127,55 @@ impl<'m> VisaPrinter<'m> {
             self.constant(slot, bits);
         }
         self.literals.clear();
+    }
+
+    /// Moves the literal registers that only ALU primitives outside the entry block read from
+    /// `literals` (set once at the entry) to `rematerialized` (set before each such read). A
+    /// literal set at the entry stays live through the whole expansion, as GenX_IR sees it, so
+    /// a split vector atomic's literal lanes (read by one element's CAS loop each) all held a
+    /// register through every element's loop: with a v8.u64 nand of four distinct 64-bit
+    /// literals beside a v8.u64 result and operand, GenX_IR -platform DG2 spilled and exited 1
+    /// and MTL failed to re-encode. Set inside the loop that reads it, a literal lives only
+    /// there. Memory messages keep reading registers set at the entry (after the leading
+    /// fence: see `set_literals`).
+    fn rematerialize_literals(&mut self, expansion: &Expansion) {
+        self.rematerialized.clear();
+        if self.literals.is_empty() {
+            return;
+        }
+        let later_alu_only = read_only_by_later_alu(expansion);
+        let inputs = expansion.operands.iter().chain(&expansion.new_values);
+        let mut entry_read: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
+        for var in inputs {
+            if !later_alu_only[var.index()] {
+                entry_read.push(self.var_slots[var.index()]);
+            }
+        }
+        let mut index = 0;
+        while index < self.literals.len() {
+            let (slot, bits) = self.literals[index];
+            if entry_read.contains(&slot) {
+                index += 1;
+            } else {
+                self.literals.swap_remove(index);
+                self.rematerialized.push((slot, bits));
+            }
+        }
+    }
+
+    /// Sets the rematerialized literal registers that `prim` reads, right before it.
+    fn set_rematerialized(&mut self, prim: &Prim) {
+        let mut set: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
+        for var in prim.uses() {
+            let slot = self.var_slots[var.index()];
+            if set.contains(&slot) {
+                continue;
+            }
+            if let Some(&(_, bits)) = self.rematerialized.iter().find(|&&(s, _)| s == slot) {
+                self.constant(slot, bits);
+                set.push(slot);
+            }
+        }
     }
 
     /// Gives every variable not bound to an IR value a temp, two variables sharing one where
@@ -214,7 +264,12 @@ impl<'m> VisaPrinter<'m> {
                 self.memory(expansion, plan, prim, mem, bracket)
             }
             None if prim.def().is_some_and(|d| !self.used[d.index()]) => Ok(()),
-            None => self.alu(expansion, prim),
+            None => {
+                if !self.in_entry {
+                    self.set_rematerialized(prim);
+                }
+                self.alu(expansion, prim)
+            }
         };
         self.free_temps
             .extend(self.busy_temps.drain(scratch_from..));
@@ -388,6 +443,32 @@ pub(super) fn live_ranges(expansion: &Expansion) -> LiveRanges {
             };
         }
     }
+}
+
+/// Per variable: whether nothing but ALU primitives outside the entry block reads it (a memory
+/// primitive, a branch condition or an edge argument anywhere, or any read in the entry
+/// block, makes it false).
+fn read_only_by_later_alu(expansion: &Expansion) -> Vec<bool> {
+    let mut only = vec![true; expansion.vars.len()];
+    for (block, data) in expansion.blocks.iter() {
+        let entry = block == expansion.entry();
+        for prim in &data.prims {
+            if entry || prim.mem().is_some() {
+                for var in prim.uses() {
+                    only[var.index()] = false;
+                }
+            }
+        }
+        if let Terminator::Branch { cond, .. } = &data.terminator {
+            only[cond.index()] = false;
+        }
+        for edge in data.terminator.successors() {
+            for var in edge.args.iter() {
+                only[var.index()] = false;
+            }
+        }
+    }
+    only
 }
 
 /// Which vars are live: read by a memory op, a branch, the results, or a live ALU op (a memory

@@ -145,6 +145,12 @@ pub struct VisaPrinter<'m> {
     /// The registers of the current expansion's literal operands (and zeroed results) and
     /// their values, set at its entry block (after its leading fence).
     literals: Vec<(usize, u128)>,
+    /// The literal registers that only ALU primitives outside the expansion's entry block
+    /// read, and their values: set right before each such primitive instead (see
+    /// `set_rematerialized`).
+    rematerialized: Vec<(usize, u128)>,
+    /// Whether the expansion's entry block is being printed.
+    in_entry: bool,
     /// The current node's predicate, and whether its expansion is one block.
     pred: Option<(usize, bool)>,
     single: bool,
@@ -239,6 +245,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     }
 
     fn block(&mut self, x: &Expanding<'_, VisaPlan>, block: Block, entry: bool, _out: &mut String) {
+        self.in_entry = entry;
         if entry {
             self.set_literals();
         } else {

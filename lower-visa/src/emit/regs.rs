@@ -39,6 +39,8 @@ impl<'m> VisaPrinter<'m> {
             free_temps: Vec::new(),
             busy_temps: Vec::new(),
             literals: Vec::new(),
+            rematerialized: Vec::new(),
+            in_entry: false,
             used: Vec::new(),
             pred: None,
             single: true,
@@ -202,7 +204,11 @@ impl<'m> VisaPrinter<'m> {
             .iter()
             .position(|&slot| self.slots[slot].storage == storage)
         {
-            Some(index) => self.free_temps.swap_remove(index),
+            Some(index) => {
+                let slot = self.free_temps.swap_remove(index);
+                self.lifetime_start(slot);
+                slot
+            }
             None => {
                 self.temps += 1;
                 self.slots.push(Slot {
@@ -217,6 +223,19 @@ impl<'m> VisaPrinter<'m> {
         };
         self.busy_temps.push(slot);
         slot
+    }
+
+    /// `lifetime.start` of a temp taken over from an earlier owner, before its first write.
+    /// GenX_IR's liveness of a `cm` kernel lets no write under SIMD control flow (a CAS loop,
+    /// a predicated node's skipped channels) end a live range, so without it a temp reused by
+    /// a later expansion stays live from the earlier one through everything between: DG2
+    /// spilled and MTL failed to re-encode for register pressure that was not there, and PVC
+    /// crashed (SIGSEGV in its software scoreboarding). A lifetime start is a no-mask kill
+    /// for the liveness; it sets no register.
+    fn lifetime_start(&mut self, slot: usize) {
+        self.body.push_str("    lifetime.start ");
+        self.name(slot, View::Base);
+        self.body.push('\n');
     }
 
     /// Writes a slot's (view's) name into the body.
