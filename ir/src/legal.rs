@@ -160,6 +160,13 @@ impl Lowering {
         }
     }
 
+    /// Whether an element is a CAS retry loop (a masked one included): the lowerings whose
+    /// order a target may carry by one fence before the loop and one after it
+    /// ([`crate::lower::Access::Loop`]).
+    pub const fn retries(self) -> bool {
+        matches!(self.element(), Lowering::CasLoop | Lowering::MaskedCasLoop)
+    }
+
     /// Whether the node is split into per-element atomics.
     pub const fn is_split(self) -> bool {
         matches!(

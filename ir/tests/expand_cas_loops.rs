@@ -6,9 +6,10 @@
 
 mod expand_common;
 
+use atomir_ir::expand::{skips_unchanged, Prim};
 use atomir_ir::interp::{Interpreter, Memory};
-use atomir_ir::semantics::width_mask;
-use atomir_ir::{AtomicOp, ElemType, Lowering, VectorShape};
+use atomir_ir::semantics::{self, width_mask, FloatMode};
+use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
 use expand_common::{check, expand_valid, node, specials, supported_ops, Case, BASE, MEMORY_BYTES};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -49,6 +50,24 @@ struct Run {
     offset: u64,
     result_used: bool,
     interference: u32,
+    /// The node's order, where the op admits it (else the one [`node`] picks).
+    order: MemoryOrder,
+}
+
+/// [`node`] with `order` where the op admits it.
+fn ordered_node(
+    op: AtomicOp,
+    ty: ElemType,
+    shape: VectorShape,
+    result_used: bool,
+    order: MemoryOrder,
+) -> AtomicNode {
+    let node = node(op, ty, shape, result_used);
+    if op.admits_order(order) {
+        AtomicNode { order, ..node }
+    } else {
+        node
+    }
 }
 
 /// Checks one run; a loop must retry exactly once per disturbance.
@@ -59,7 +78,7 @@ fn prove(
     new: &[(bool, usize, u128)],
     seed: u64,
 ) {
-    let inst = node(run.op, run.ty, run.shape, run.result_used);
+    let inst = ordered_node(run.op, run.ty, run.shape, run.result_used, run.order);
     let expansion = expand_valid(&inst, run.lowering);
     let elements = run.shape.len();
     let values = |picks: &[(bool, usize, u128)]| -> Vec<u128> {
@@ -103,7 +122,10 @@ fn prove(
             "{} {}",
             run.op, run.ty
         );
-        if run.interference > 0 && elements == 1 {
+        // A relaxed or acquire loop whose op changes nothing leaves before its first CAS, where
+        // no disturbance can come.
+        let attempted = checked.cas_attempts > 0 || !skips_unchanged(inst.order);
+        if run.interference > 0 && elements == 1 && attempted {
             assert!(
                 checked.interfered > 0,
                 "{} {}: no retry exercised",
@@ -123,11 +145,12 @@ proptest! {
         (op, ty) in select(combos(&[8, 16, 32, 64])),
         old in picks(), operands in picks(), new in picks(),
         interference in 0u32..4, result_used in any::<bool>(), seed in any::<u64>(),
+        order in select(MemoryOrder::ALL),
     ) {
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
             lowering: Lowering::CasLoop,
-            offset: 0, result_used, interference,
+            offset: 0, result_used, interference, order,
         };
         prove(&run, &old, &operands, &new, seed);
     }
@@ -140,12 +163,13 @@ proptest! {
         high_half in any::<bool>(), widened in any::<bool>(),
         old in picks(), operands in picks(), new in picks(),
         interference in 0u32..4, result_used in any::<bool>(), seed in any::<u64>(),
+        order in select(MemoryOrder::ALL),
     ) {
         let lowering = if widened { Lowering::masked(op) } else { Lowering::MaskedCasLoop };
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
             lowering,
-            offset: if high_half { 2 } else { 0 }, result_used, interference,
+            offset: if high_half { 2 } else { 0 }, result_used, interference, order,
         };
         prove(&run, &old, &operands, &new, seed);
     }
@@ -156,12 +180,12 @@ proptest! {
         (op, ty) in select(combos(&[8])),
         offset in 0u64..4,
         old in picks(), operands in picks(), new in picks(),
-        interference in 1u32..5, seed in any::<u64>(),
+        interference in 1u32..5, seed in any::<u64>(), order in select(MemoryOrder::ALL),
     ) {
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
             lowering: Lowering::MaskedCasLoop,
-            offset, result_used: true, interference,
+            offset, result_used: true, interference, order,
         };
         prove(&run, &old, &operands, &new, seed);
     }
@@ -174,6 +198,7 @@ proptest! {
         element_kind in 0u8..3, element_offset in 0u64..4,
         old in picks(), operands in picks(), new in picks(),
         interference in 0u32..6, result_used in any::<bool>(), seed in any::<u64>(),
+        order in select(MemoryOrder::ALL),
     ) {
         let element = match element_kind {
             0 => Lowering::Native,
@@ -187,7 +212,7 @@ proptest! {
         let run = Run {
             op, ty, shape,
             lowering: Lowering::per_element(element, shape),
-            offset, result_used, interference,
+            offset, result_used, interference, order,
         };
         prove(&run, &old, &operands, &new, seed);
     }
@@ -195,10 +220,11 @@ proptest! {
 
 /// The retry path, pinned: another thread changes the value before each of the first three
 /// CAS attempts; the loop must retry three times and store op(last value it saw, operand).
+/// seq_cst, so that every attempt writes (a relaxed or acquire loop may leave without one).
 #[test]
 fn interference_forces_retries_and_lands_on_the_interfered_value() {
     for (op, ty) in combos(&[16, 32, 64]) {
-        let inst = node(op, ty, VectorShape::Scalar, true);
+        let inst = ordered_node(op, ty, VectorShape::Scalar, true, MemoryOrder::SeqCst);
         let expansion = expand_valid(&inst, Lowering::CasLoop);
         let specials = specials(ty);
         let mut interp = Interpreter::new();
@@ -231,4 +257,92 @@ fn interference_forces_retries_and_lands_on_the_interfered_value() {
             );
         }
     }
+}
+
+/// The loop's exits, pinned for every op, type and order: where the op leaves the value's bits
+/// unchanged, a relaxed or acquire loop returns the value it read without any CAS, and its first
+/// load carries the node's order; a release, acq_rel or seq_cst loop always runs its CAS (which
+/// stores), and its first load is relaxed. Where the bits change, every loop runs one CAS.
+#[test]
+fn unchanged_value_skips_the_cas_only_for_relaxed_and_acquire() {
+    let mut skipped = 0;
+    let mut written = 0;
+    for (op, ty) in combos(&[8, 16, 32, 64]) {
+        let lowerings: &[Lowering] = if ty.bits() <= 16 && !ty.is_packed() {
+            &[Lowering::CasLoop, Lowering::MaskedCasLoop]
+        } else {
+            &[Lowering::CasLoop]
+        };
+        for &order in MemoryOrder::ALL {
+            if !op.admits_order(order) {
+                continue;
+            }
+            let inst = ordered_node(op, ty, VectorShape::Scalar, true, order);
+            for &lowering in lowerings {
+                let expansion = expand_valid(&inst, lowering);
+                let first_load = expansion
+                    .memory_prims()
+                    .find_map(|prim| match prim {
+                        Prim::Load { mem, .. } => Some(mem.order),
+                        _ => None,
+                    })
+                    .expect("a CAS loop starts with a load");
+                let skips = skips_unchanged(order);
+                assert_eq!(
+                    skips,
+                    matches!(order, MemoryOrder::Relaxed | MemoryOrder::Acquire),
+                    "only a loop whose write promises nothing may leave without writing"
+                );
+                let expected_load = if skips { order } else { MemoryOrder::Relaxed };
+                assert_eq!(first_load, expected_load, "{op} {ty} {order} {lowering:?}");
+                let mut interp = Interpreter::new();
+                let mut memory = Memory::new(BASE, MEMORY_BYTES);
+                let specials = specials(ty);
+                for (index, &old) in specials.iter().enumerate() {
+                    for &operand in specials.iter().step_by(3) {
+                        let new_value = specials[(index * 5 + 1) % specials.len()];
+                        let new_values = [new_value];
+                        let bits =
+                            semantics::apply(op, ty, old, operand, new_value, FloatMode::Ieee);
+                        let checked = check(
+                            &mut interp,
+                            &mut memory,
+                            &Case {
+                                inst: &inst,
+                                expansion: &expansion,
+                                offset: 0,
+                                old: &[old],
+                                operands: &[operand],
+                                new_values: if op == AtomicOp::Cas {
+                                    &new_values
+                                } else {
+                                    &[]
+                                },
+                                seed: index as u64 + 7,
+                                interference: 0,
+                            },
+                        );
+                        let what = format!(
+                            "{op} {ty} {order} {lowering:?} old {old:x} operand {operand:x}"
+                        );
+                        if bits == old && skips {
+                            assert_eq!(checked.cas_attempts, 0, "{what}");
+                            skipped += 1;
+                        } else {
+                            assert_eq!(
+                                (checked.cas_attempts, checked.cas_failures),
+                                (1, 0),
+                                "{what}"
+                            );
+                            written += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        skipped > 1000 && written > 1000,
+        "skipped {skipped}, written {written}"
+    );
 }

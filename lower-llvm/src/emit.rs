@@ -6,8 +6,8 @@ use std::fmt::{self, Write};
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
-    self, At, Expanding, FenceBracket, Fragment, FragmentResult, NameRules, Namer, Params, Printer,
-    SpliceNames, Unprintable, PTX_ENTRY_NAMES,
+    self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, NameRules, Namer, Params,
+    Printer, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::{
     AtomicInst, Constant, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueDef,
@@ -17,6 +17,7 @@ use cranelift_entity::SecondaryMap;
 
 use crate::ldst_emit::{self, Builtins};
 use crate::legality::{Form, LlvmPlan};
+use crate::native::Mem;
 use crate::target::{LlvmTarget, Triple};
 use crate::{expansion, native, vulkan};
 
@@ -789,6 +790,18 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
     ) -> Result<(), Unprintable> {
         let em = self.emitter()?;
         expansion::terminator(em, out, x.atomic, x.expansion, block);
+        Ok(())
+    }
+
+    fn expansion_fence(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        fence: Fence,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        let mem = Mem::of(em, FenceBracket::bare(fence.order), x.plan, x.atomic.space);
+        native::fence(out, &mem, Some(fence));
         Ok(())
     }
 

@@ -92,6 +92,7 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
         },
         scope,
         fenced_rmw: false,
+        fenced_loop: false,
         // Vulkan's strengthened relaxed order: Vulkan refuses loads, stores and fences first.
         relaxed_as: None,
     })
@@ -120,6 +121,7 @@ pub(crate) fn fence_plan(
         form: Form::Fence(spelling(target)),
         scope,
         fenced_rmw: false,
+        fenced_loop: false,
         // Vulkan's strengthened relaxed order: Vulkan refuses loads, stores and fences first.
         relaxed_as: None,
     })

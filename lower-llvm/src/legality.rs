@@ -180,6 +180,10 @@ pub struct LlvmPlan {
     /// Whether each `atomicrmw` is printed monotonic between fences that carry the node's order
     /// (NVPTX, whose llc drops the order of a plain `atomicrmw`).
     pub fenced_rmw: bool,
+    /// Whether a CAS retry loop is printed with a monotonic load and `cmpxchg` between one
+    /// leading and one trailing fence that carry the node's order ([`Access::Loop`]), rather
+    /// than with the order on its `cmpxchg`, which llc then fences on every retry.
+    pub fenced_loop: bool,
     /// The order a relaxed access is printed with, where the target cannot print relaxed (a
     /// strengthening recorded as a rewrite; Vulkan at LLVM 23).
     pub relaxed_as: Option<MemoryOrder>,
@@ -194,11 +198,13 @@ impl Plan for LlvmPlan {
         !matches!(self.form, Form::Expand(_))
     }
 
-    /// NVPTX's `atomicrmw` is monotonic between fences (`fenced_rmw`); a load or store carries
-    /// its order as its plan says; everything else carries its order itself.
+    /// NVPTX's `atomicrmw` is monotonic between fences (`fenced_rmw`), and so is an NVPTX CAS
+    /// loop that is not seq_cst (`fenced_loop`); a load or store carries its order as its plan
+    /// says; everything else carries its order itself.
     fn fences(&self, access: Access) -> FencePolicy {
         match (access, self.form) {
             (Access::Rmw, _) if self.fenced_rmw => FencePolicy::RelaxedBetweenFences,
+            (Access::Loop, _) if self.fenced_loop => FencePolicy::RelaxedBetweenFences,
             (Access::Load | Access::Store, Form::LoadStore { fences, .. }) => fences,
             _ => FencePolicy::OnAccess,
         }
@@ -397,6 +403,12 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
             .rewrites
             .extend(FencePolicy::RelaxedBetweenFences.rewrite(node.order));
     }
+    let fenced_loop = fenced_loop(target, node, legality.lowering);
+    if fenced_loop {
+        legality
+            .rewrites
+            .extend(FencePolicy::RelaxedBetweenFences.rewrite(node.order));
+    }
     // LLVM IR has no L2 eviction policy on atomicrmw/cmpxchg.
     if node.hint.is_some() {
         legality.rewrites.push(Rewrite::CacheHintDropped);
@@ -413,8 +425,32 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
         form,
         scope,
         fenced_rmw,
+        fenced_loop,
         relaxed_as,
     })
+}
+
+/// Whether a CAS retry loop carries its order by fences around it ([`LlvmPlan::fenced_loop`]):
+/// on NVPTX from LLVM 22 (the first whose llc selects a fence) for release, acquire and
+/// acq_rel. Sound under LLVM's (C++'s) model: a release fence sequenced before the loop
+/// synchronizes with every acquire that reads the successful `cmpxchg`'s value or a later one
+/// of its (hypothetical) release sequence, as a release `cmpxchg` would ([atomics.fences]
+/// p2-p3), and a relaxed `cmpxchg` whose read an acquire fence follows synchronizes with the
+/// release it reads from, as an acquire one would (p4); between fence and `cmpxchg` lie only the
+/// loop's own reads and failed `cmpxchg`s of the same location, which coherence orders alone.
+/// llc prints them `fence.acq_rel` around relaxed `ld`/`atom.cas`, the PTX form of a lean loop.
+/// Elsewhere the ordered `cmpxchg` stays: seq_cst, because a seq_cst fence, a monotonic loop and
+/// an acquire fence are not shown to be a seq_cst `cmpxchg` under C++'s single total order;
+/// x86-64, whose `lock cmpxchg` carries every order at no cost; amdgcn and SPIR-V, whose fence
+/// form is not judged here (SPIR-V's fences are builtin calls with storage classes).
+fn fenced_loop(target: &LlvmTarget, node: &AtomicNode, lowering: Lowering) -> bool {
+    lowering.retries()
+        && target.triple == Triple::Nvptx64
+        && target.major >= 22
+        && matches!(
+            node.order,
+            MemoryOrder::Release | MemoryOrder::Acquire | MemoryOrder::AcqRel
+        )
 }
 
 /// The rule that refuses every node, fences included, where the triple has no backend.

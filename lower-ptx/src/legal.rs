@@ -71,10 +71,30 @@ impl Plan for PtxPlan {
         matches!(self.form, Form::Native(_) | Form::LdSt { .. } | Form::Fence)
     }
 
-    fn fences(&self, _access: Access) -> FencePolicy {
-        self.fences
+    /// Every access carries the order as the target's policy says; a CAS retry loop carries it
+    /// by one fence before the loop and one after it ([`LOOP_FENCES`]).
+    fn fences(&self, access: Access) -> FencePolicy {
+        match access {
+            Access::Loop => LOOP_FENCES,
+            _ => self.fences,
+        }
     }
 }
+
+/// How every PTX CAS retry loop carries its order: relaxed accesses between a leading fence
+/// (`fence.sc` for seq_cst, `fence.acq_rel` for a release part; `membar` before sm_70) before the
+/// loop's first load and a trailing `fence.acq_rel` (`membar`) after its exit, so no retry runs
+/// a fence. Sound under the PTX memory model: the leading fence followed in program order by the
+/// loop's strong writes at the node's scope (the successful `atom.cas` among them) is a release
+/// pattern, and the loop's strong reads (the one the result comes from among them) followed by
+/// the trailing fence an acquire pattern, each morally strong with its peers at the node's scope;
+/// a release (acquire) pattern synchronizes as a release (acquire) `atom` does, and only the
+/// loop's own accesses of the same word lie between pattern and loop. seq_cst keeps the leading
+/// `fence.sc` of the mapping it has on a native RMW (`fence.sc; atom.acquire`), its acquire part
+/// the acquire pattern the PTX atomics ABI also allows a seq_cst load (`fence.sc; ld.relaxed;
+/// fence.acquire`); `fence.acq_rel` is stronger than `fence.acquire`. Before sm_70 a `membar` is
+/// a full fence (`fence.sc` from sm_70) on each side.
+pub(crate) const LOOP_FENCES: FencePolicy = FencePolicy::RelaxedBetweenFences;
 
 atomir_ir::spelled! {
     /// The operation of a native `atom`/`red`, as PTX spells it.
@@ -424,6 +444,14 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             }
         }
     };
+    if legality.lowering.retries() && fences != LOOP_FENCES {
+        // The verdict names how the loop carries its order, not how a single access would.
+        let per_access = fences.rewrite(node.order);
+        legality
+            .rewrites
+            .retain(|rewrite| Some(*rewrite) != per_access);
+        legality.rewrites.extend(LOOP_FENCES.rewrite(node.order));
+    }
     let printed_hint = matches!(form, Form::Native(PtxOp { hint: true, .. }));
     if node.hint.is_some() && !printed_hint {
         legality.rewrites.push(Rewrite::CacheHintDropped);

@@ -465,14 +465,15 @@ fn byte_loops_mask_only_where_the_high_byte_is_read_and_extract_once() {
         one(
             AtomicOp::Add,
             ElemType::U8,
-            MemoryOrder::Relaxed,
+            MemoryOrder::Release,
             Scope::Device,
             AddressSpace::Global,
             true,
         ),
     );
     assert_eq!(count(&add, "and.b16"), 1, "{add}");
-    // The old element is extracted in the loop and reused after it.
+    // The old element is extracted in the loop and reused after it (a release loop leaves by
+    // its CAS only, so its exit has one edge).
     assert_eq!(count(&add, "shr.u32"), 1, "{add}");
     // unsigned max compares whole registers: both inputs are masked, the result is not.
     let max = lower(
@@ -480,7 +481,7 @@ fn byte_loops_mask_only_where_the_high_byte_is_read_and_extract_once() {
         one(
             AtomicOp::Max,
             ElemType::U8,
-            MemoryOrder::Relaxed,
+            MemoryOrder::Release,
             Scope::Device,
             AddressSpace::Global,
             true,
@@ -488,4 +489,20 @@ fn byte_loops_mask_only_where_the_high_byte_is_read_and_extract_once() {
     );
     assert_eq!(count(&max, "and.b16"), 2, "{max}");
     assert_eq!(count(&max, "shr.u32"), 1, "{max}");
+    // A relaxed loop may also leave without a CAS when nothing changes: its exit has two edges,
+    // so the old element is extracted once more after the loop, outside the retry path.
+    let relaxed = lower(
+        "sm_90",
+        one(
+            AtomicOp::Add,
+            ElemType::U8,
+            MemoryOrder::Relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        ),
+    );
+    assert_eq!(count(&relaxed, "and.b16"), 1, "{relaxed}");
+    assert_eq!(count(&relaxed, "shr.u32"), 2, "{relaxed}");
+    assert_eq!(count(&relaxed, "atom."), 1, "{relaxed}");
 }

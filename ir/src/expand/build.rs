@@ -296,10 +296,15 @@ pub fn mem_attrs(node: &AtomicNode) -> MemAttrs {
     }
 }
 
-/// The one CAS retry loop: a relaxed first load of the `bits_ty` word at `addr` (only a guess,
+/// The one CAS retry loop: a first load of the `bits_ty` word at `addr` (only a guess,
 /// validated by the CAS), then `new = compute(old)` and a CAS carrying the node's full memory
 /// attributes, retried with the value seen until it stores. Leaves the builder in the exit
 /// block and returns the word the successful CAS replaced.
+///
+/// Where the node is relaxed or acquire ([`skips_unchanged`]), a `new` whose bits equal `old`
+/// leaves without a CAS, returning `old`: the read that gave `old` is then the whole operation,
+/// so the first load carries the node's order (acquire for acquire) besides its scope. Release,
+/// acq_rel and seq_cst always write.
 fn cas_retry_loop(
     b: &mut Builder,
     mem: MemAttrs,
@@ -307,22 +312,43 @@ fn cas_retry_loop(
     bits_ty: PrimType,
     compute: impl FnOnce(&mut Builder, Var) -> Var,
 ) -> Var {
+    let skip = skips_unchanged(mem.order);
     let initial = b.var(bits_ty);
     b.push(Prim::Load {
         dst: initial,
         addr,
         mem: MemAttrs {
-            order: MemoryOrder::Relaxed,
+            order: if skip {
+                mem.order
+            } else {
+                MemoryOrder::Relaxed
+            },
             ..mem
         },
     });
     let (retry, retry_params) = b.block(&[bits_ty]);
+    let attempt = skip.then(|| b.block(&[]).0);
     let (done, done_params) = b.block(&[bits_ty]);
     b.jump(retry, &[initial]);
 
     b.switch_to(retry);
     let old = retry_params[0];
     let new = compute(b, old);
+    if let Some(attempt) = attempt {
+        let unchanged = b.cmp(CmpCond::Eq, new, old);
+        b.terminate(Terminator::Branch {
+            cond: unchanged,
+            then: Edge {
+                block: done,
+                args: smallvec![old],
+            },
+            otherwise: Edge {
+                block: attempt,
+                args: SmallVec::new(),
+            },
+        });
+        b.switch_to(attempt);
+    }
     let seen = b.var(bits_ty);
     b.push(Prim::Cas {
         dst: seen,
@@ -346,6 +372,16 @@ fn cas_retry_loop(
 
     b.switch_to(done);
     done_params[0]
+}
+
+/// Whether a CAS loop of `order` may leave without a CAS when the computed bits equal the
+/// loaded ones. The operation is then the read alone: a valid linearization (the read, then a
+/// write of the same bits right after it in the location's modification order) for relaxed and
+/// acquire, which promise nothing of the write. Not for release, acq_rel or seq_cst: a reader
+/// of that write would have to synchronize with (or be ordered after) an operation that never
+/// wrote.
+pub const fn skips_unchanged(order: MemoryOrder) -> bool {
+    matches!(order, MemoryOrder::Relaxed | MemoryOrder::Acquire)
 }
 
 /// Emits a CAS loop for one element at `addr`, leaving the builder in the exit block and

@@ -6,8 +6,9 @@
 //! backend prints the same primitives in its own syntax, so the algorithm lives here and only
 //! here. Memory primitives carry the node's scope and space, and the instruction that makes the
 //! node atomic (the CAS, or the native RMW) carries the node's full memory order: an expansion
-//! never weakens either. The first load of a CAS loop is relaxed on purpose: its value is only a
-//! guess that the CAS validates.
+//! never weakens either. The first load of a CAS loop is relaxed on purpose (its value is only a
+//! guess that the CAS validates), except in a relaxed or acquire loop, which leaves without a CAS
+//! when nothing changes: there the load may be the whole operation and carries the node's order.
 //!
 //! - register types and primitives, with their typing rules: [`PrimType`], [`Prim`];
 //! - the expansions themselves: [`expand`] and the [`Expander`];
@@ -24,7 +25,7 @@ use petgraph::graphmap::DiGraphMap;
 use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
-pub use build::{expand, mem_attrs, Expander};
+pub use build::{expand, mem_attrs, skips_unchanged, Expander};
 pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, TypeError, UnaryOp};
 pub use reuse::Reuse;
 pub use softfloat::{SoftFloat, SoftFloatNeeds};

@@ -17,6 +17,13 @@ pub enum Access {
     Load,
     /// An atomic store.
     Store,
+    /// A CAS retry loop as a whole (an expansion whose [`crate::legal::Lowering::retries`]):
+    /// under [`FencePolicy::RelaxedBetweenFences`] its order is one fence before the loop's
+    /// first load and one after its exit, every access inside relaxed, so that a retry runs no
+    /// fence (LLVM AtomicExpand's `emitLeadingFence`/`emitTrailingFence` around
+    /// `insertRMWCmpXchgLoop`); under any other policy each access of the loop keeps its own
+    /// bracket, the CAS its full order on every retry.
+    Loop,
 }
 
 /// How a target carries a memory order on an atomic access.

@@ -193,27 +193,27 @@ pub trait Printer<'m> {
         ))
     }
 
-    /// Whether the printer spells the fences of an expansion whose accesses are relaxed between
-    /// fences ([`FencePolicy::RelaxedBetweenFences`]) once around the whole expansion, through
-    /// [`Printer::expansion_fence`], rather than around each of its accesses. Once is enough:
-    /// every access of the expansion lies between the same release fence and acquire fence
-    /// (LLVM's AtomicExpand brackets a CAS loop the same way), and a retry or a further
-    /// element runs no fence.
+    /// Whether the printer spells the fences of an expansion whose accesses are all relaxed
+    /// between fences ([`FencePolicy::RelaxedBetweenFences`]) once around the whole expansion,
+    /// through [`Printer::expansion_fence`], rather than around each of its accesses. Once is
+    /// enough: every access of the expansion lies between the same release fence and acquire
+    /// fence (LLVM's AtomicExpand brackets a CAS loop the same way), and a further element runs
+    /// no fence. An expansion with a CAS retry loop is bracketed once wherever the plan says so
+    /// for [`Access::Loop`], whatever this says: every printer spells
+    /// [`Printer::expansion_fence`].
     const BRACKETS_EXPANSIONS: bool = false;
 
-    /// One fence of the bracket around a whole expansion ([`Printer::BRACKETS_EXPANSIONS`]):
-    /// the leading one after [`Printer::expansion_begin`], the trailing one before
+    /// One fence of the bracket around a whole expansion (a CAS retry loop under
+    /// [`Access::Loop`], or [`Printer::BRACKETS_EXPANSIONS`]): the leading one after
+    /// [`Printer::expansion_begin`], before the first step; the trailing one after the last
+    /// step (the exit block's, which ends the expansion without a jump), before
     /// [`Printer::expansion_end`].
     fn expansion_fence(
         &mut self,
-        _x: &Expanding<'_, Self::Plan>,
-        _fence: Fence,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        Err(Unprintable(
-            "a printer that brackets each access got an expansion's fence".into(),
-        ))
-    }
+        x: &Expanding<'_, Self::Plan>,
+        fence: Fence,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
 
     /// After the last step: the old values to the instruction's result.
     fn expansion_end(
@@ -871,9 +871,7 @@ fn print_steps<'m, P: Printer<'m>>(
     out: &mut String,
 ) -> Result<(), Unprintable> {
     printer.expansion_begin(x, out)?;
-    let once = P::BRACKETS_EXPANSIONS
-        .then(|| expansion_bracket(x))
-        .flatten();
+    let once = expansion_bracket(x, P::BRACKETS_EXPANSIONS);
     if let Some(leading) = once.and_then(|bracket| bracket.leading) {
         printer.expansion_fence(x, leading, out)?;
     }
@@ -901,14 +899,23 @@ fn print_steps<'m, P: Printer<'m>>(
     printer.expansion_end(x, out)
 }
 
-/// The one bracket around a whole expansion, where every access of it is relaxed between fences
-/// under the plan's policy (the node's order is the order of each of its accesses).
-fn expansion_bracket<P: Plan>(x: &Expanding<'_, P>) -> Option<FenceBracket> {
-    let mut accesses = x.expansion.blocks.values().flat_map(|block| &block.prims);
-    let between_fences = accesses.all(|prim| {
-        memory_access(prim)
-            .is_none_or(|(access, _)| x.plan.fences(access) == FencePolicy::RelaxedBetweenFences)
-    });
+/// The one bracket around a whole expansion, if its order is carried that way: for a CAS retry
+/// loop where the plan's [`Access::Loop`] policy says so (the release part once before the
+/// loop's first load, the acquire part once after its exit, no fence on a retry); otherwise,
+/// for a printer that `brackets` expansions, where every access of it is relaxed between
+/// fences under the plan's policy (the node's order is the order of each of its accesses).
+fn expansion_bracket<P: Plan>(x: &Expanding<'_, P>, brackets: bool) -> Option<FenceBracket> {
+    let between_fences = if x.plan.legality().lowering.retries() {
+        x.plan.fences(Access::Loop) == FencePolicy::RelaxedBetweenFences
+    } else {
+        let mut accesses = x.expansion.blocks.values().flat_map(|block| &block.prims);
+        brackets
+            && accesses.all(|prim| {
+                memory_access(prim).is_none_or(|(access, _)| {
+                    x.plan.fences(access) == FencePolicy::RelaxedBetweenFences
+                })
+            })
+    };
     between_fences.then(|| FenceBracket::around(x.node.order, FencePolicy::RelaxedBetweenFences))
 }
 

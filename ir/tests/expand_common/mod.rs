@@ -104,6 +104,8 @@ pub struct Case<'a> {
 /// What a checked run did besides being right.
 #[derive(Clone, Copy, Debug)]
 pub struct Checked {
+    /// `Cas` executions (a relaxed or acquire loop runs none when nothing changes).
+    pub cas_attempts: u32,
     /// `Cas` executions that did not store (retries of a loop).
     pub cas_failures: u32,
     /// Disturbances the simulated other thread made (each changed memory just before a `Cas`).
@@ -211,6 +213,7 @@ pub fn check(interp: &mut Interpreter, memory: &mut Memory, case: &Case<'_>) -> 
         describe()
     );
     Checked {
+        cas_attempts: outcome.cas_attempts,
         cas_failures: outcome.cas_failures,
         interfered,
     }

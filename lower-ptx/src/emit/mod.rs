@@ -414,6 +414,17 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         }
     }
 
+    fn expansion_fence(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        fence: Fence,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.fence(sink, Some(fence), x.plan);
+        Ok(())
+    }
+
     fn expansion_end(
         &mut self,
         x: &Expanding<'_, PtxPlan>,

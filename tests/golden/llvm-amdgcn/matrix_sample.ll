@@ -49,7 +49,7 @@ define amdgpu_kernel void @max_u16_shared(ptr addrspace(3) %a, i16 %x, ptr addrs
   %.0.1000009 = load atomic i32, ptr addrspace(3) %.0.1000002 syncscope("workgroup") monotonic, align 4
   br label %.0.b1
 .0.b1:
-  %.0.1000010 = phi i32 [ %.0.1000009, %.0.b0 ], [ %.0.1000019, %.0.b1 ]
+  %.0.1000010 = phi i32 [ %.0.1000009, %.0.b0 ], [ %.0.1000020, %.0.b2 ]
   %.0.1000012 = lshr i32 %.0.1000010, %.0.1000005
   %.0.1000013 = trunc i32 %.0.1000012 to i16
   %.0.6 = icmp ugt i16 %.0.1000013, %x
@@ -58,17 +58,20 @@ define amdgpu_kernel void @max_u16_shared(ptr addrspace(3) %a, i16 %x, ptr addrs
   %.0.1000016 = shl i32 %.0.1000015, %.0.1000005
   %.0.1000017 = and i32 %.0.1000010, %.0.1000008
   %.0.1000018 = or i32 %.0.1000017, %.0.1000016
-  %.0.7 = cmpxchg ptr addrspace(3) %.0.1000002, i32 %.0.1000010, i32 %.0.1000018 syncscope("workgroup") monotonic monotonic, align 4
-  %.0.1000019 = extractvalue { i32, i1 } %.0.7, 0
-  %.0.1000020 = icmp eq i32 %.0.1000019, %.0.1000010
-  br i1 %.0.1000020, label %.0.b2, label %.0.b1
+  %.0.1000019 = icmp eq i32 %.0.1000018, %.0.1000010
+  br i1 %.0.1000019, label %.0.b3, label %.0.b2
 .0.b2:
-  %.0.1000011 = phi i32 [ %.0.1000019, %.0.b1 ]
-  %.0.1000021 = lshr i32 %.0.1000011, %.0.1000005
-  %.0.1000022 = trunc i32 %.0.1000021 to i16
+  %.0.7 = cmpxchg ptr addrspace(3) %.0.1000002, i32 %.0.1000010, i32 %.0.1000018 syncscope("workgroup") monotonic monotonic, align 4
+  %.0.1000020 = extractvalue { i32, i1 } %.0.7, 0
+  %.0.1000021 = icmp eq i32 %.0.1000020, %.0.1000010
+  br i1 %.0.1000021, label %.0.b3, label %.0.b1
+.0.b3:
+  %.0.1000011 = phi i32 [ %.0.1000010, %.0.b1 ], [ %.0.1000020, %.0.b2 ]
+  %.0.1000022 = lshr i32 %.0.1000011, %.0.1000005
+  %.0.1000023 = trunc i32 %.0.1000022 to i16
   br label %.0.end
 .0.end:
-  store i16 %.0.1000022, ptr addrspace(1) %.out0
+  store i16 %.0.1000023, ptr addrspace(1) %.out0
   ret void
 }
 
@@ -148,7 +151,7 @@ define amdgpu_kernel void @cas_b16_used(ptr addrspace(1) %a, i16 %expected, i16 
   %.0.1000010 = load atomic i32, ptr addrspace(1) %.0.1000003 syncscope("agent") monotonic, align 4
   br label %.0.b1
 .0.b1:
-  %.0.1000011 = phi i32 [ %.0.1000010, %.0.b0 ], [ %.0.1000021, %.0.b1 ]
+  %.0.1000011 = phi i32 [ %.0.1000010, %.0.b0 ], [ %.0.1000022, %.0.b2 ]
   %.0.1000013 = lshr i32 %.0.1000011, %.0.1000006
   %.0.1000014 = trunc i32 %.0.1000013 to i16
   %.0.1000015 = icmp eq i16 %.0.1000014, %expected
@@ -157,17 +160,20 @@ define amdgpu_kernel void @cas_b16_used(ptr addrspace(1) %a, i16 %expected, i16 
   %.0.1000018 = shl i32 %.0.1000017, %.0.1000006
   %.0.1000019 = and i32 %.0.1000011, %.0.1000009
   %.0.1000020 = or i32 %.0.1000019, %.0.1000018
-  %.0.6 = cmpxchg ptr addrspace(1) %.0.1000003, i32 %.0.1000011, i32 %.0.1000020 syncscope("agent") monotonic monotonic, align 4
-  %.0.1000021 = extractvalue { i32, i1 } %.0.6, 0
-  %.0.1000022 = icmp eq i32 %.0.1000021, %.0.1000011
-  br i1 %.0.1000022, label %.0.b2, label %.0.b1
+  %.0.1000021 = icmp eq i32 %.0.1000020, %.0.1000011
+  br i1 %.0.1000021, label %.0.b3, label %.0.b2
 .0.b2:
-  %.0.1000012 = phi i32 [ %.0.1000021, %.0.b1 ]
-  %.0.1000023 = lshr i32 %.0.1000012, %.0.1000006
-  %.0.1000024 = trunc i32 %.0.1000023 to i16
+  %.0.6 = cmpxchg ptr addrspace(1) %.0.1000003, i32 %.0.1000011, i32 %.0.1000020 syncscope("agent") monotonic monotonic, align 4
+  %.0.1000022 = extractvalue { i32, i1 } %.0.6, 0
+  %.0.1000023 = icmp eq i32 %.0.1000022, %.0.1000011
+  br i1 %.0.1000023, label %.0.b3, label %.0.b1
+.0.b3:
+  %.0.1000012 = phi i32 [ %.0.1000011, %.0.b1 ], [ %.0.1000022, %.0.b2 ]
+  %.0.1000024 = lshr i32 %.0.1000012, %.0.1000006
+  %.0.1000025 = trunc i32 %.0.1000024 to i16
   br label %.0.end
 .0.end:
-  store i16 %.0.1000024, ptr addrspace(1) %.out0
+  store i16 %.0.1000025, ptr addrspace(1) %.out0
   ret void
 }
 
@@ -188,7 +194,7 @@ define amdgpu_kernel void @add_f16_used(ptr addrspace(1) %a, half %x, ptr addrsp
   %.0.1000009 = load atomic i32, ptr addrspace(1) %.0.1000002 syncscope("agent") monotonic, align 4
   br label %.0.b1
 .0.b1:
-  %.0.1000010 = phi i32 [ %.0.1000009, %.0.b0 ], [ %.0.1000021, %.0.b1 ]
+  %.0.1000010 = phi i32 [ %.0.1000009, %.0.b0 ], [ %.0.1000022, %.0.b2 ]
   %.0.1000012 = lshr i32 %.0.1000010, %.0.1000005
   %.0.1000013 = trunc i32 %.0.1000012 to i16
   %.0.1000014 = bitcast i16 %.0.1000013 to half
@@ -198,18 +204,21 @@ define amdgpu_kernel void @add_f16_used(ptr addrspace(1) %a, half %x, ptr addrsp
   %.0.1000018 = shl i32 %.0.1000017, %.0.1000005
   %.0.1000019 = and i32 %.0.1000010, %.0.1000008
   %.0.1000020 = or i32 %.0.1000019, %.0.1000018
-  %.0.6 = cmpxchg ptr addrspace(1) %.0.1000002, i32 %.0.1000010, i32 %.0.1000020 syncscope("agent") monotonic monotonic, align 4
-  %.0.1000021 = extractvalue { i32, i1 } %.0.6, 0
-  %.0.1000022 = icmp eq i32 %.0.1000021, %.0.1000010
-  br i1 %.0.1000022, label %.0.b2, label %.0.b1
+  %.0.1000021 = icmp eq i32 %.0.1000020, %.0.1000010
+  br i1 %.0.1000021, label %.0.b3, label %.0.b2
 .0.b2:
-  %.0.1000011 = phi i32 [ %.0.1000021, %.0.b1 ]
-  %.0.1000023 = lshr i32 %.0.1000011, %.0.1000005
-  %.0.1000024 = trunc i32 %.0.1000023 to i16
-  %.0.1000025 = bitcast i16 %.0.1000024 to half
+  %.0.6 = cmpxchg ptr addrspace(1) %.0.1000002, i32 %.0.1000010, i32 %.0.1000020 syncscope("agent") monotonic monotonic, align 4
+  %.0.1000022 = extractvalue { i32, i1 } %.0.6, 0
+  %.0.1000023 = icmp eq i32 %.0.1000022, %.0.1000010
+  br i1 %.0.1000023, label %.0.b3, label %.0.b1
+.0.b3:
+  %.0.1000011 = phi i32 [ %.0.1000010, %.0.b1 ], [ %.0.1000022, %.0.b2 ]
+  %.0.1000024 = lshr i32 %.0.1000011, %.0.1000005
+  %.0.1000025 = trunc i32 %.0.1000024 to i16
+  %.0.1000026 = bitcast i16 %.0.1000025 to half
   br label %.0.end
 .0.end:
-  store half %.0.1000025, ptr addrspace(1) %.out0
+  store half %.0.1000026, ptr addrspace(1) %.out0
   ret void
 }
 
@@ -232,7 +241,7 @@ define amdgpu_kernel void @min_f32_used(ptr addrspace(1) %a, float %x, ptr addrs
   %.0.1000002 = load atomic i32, ptr addrspace(1) %a syncscope("agent") monotonic, align 4
   br label %.0.b1
 .0.b1:
-  %.0.1000003 = phi i32 [ %.0.1000002, %.0.b0 ], [ %.0.1000008, %.0.b1 ]
+  %.0.1000003 = phi i32 [ %.0.1000002, %.0.b0 ], [ %.0.1000009, %.0.b2 ]
   %.0.1000005 = bitcast i32 %.0.1000003 to float
   %.0.1 = fcmp uno float %.0.1000005, %.0.1000005
   %.0.2 = fcmp uno float %x, %x
@@ -248,16 +257,19 @@ define amdgpu_kernel void @min_f32_used(ptr addrspace(1) %a, float %x, ptr addrs
   %.0.12 = select i1 %.0.2, float 0x7FF8000000000000, float %x
   %.0.1000006 = select i1 %.0.1, float %.0.12, float %.0.11
   %.0.1000007 = bitcast float %.0.1000006 to i32
-  %.0.13 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000003, i32 %.0.1000007 syncscope("agent") monotonic monotonic, align 4
-  %.0.1000008 = extractvalue { i32, i1 } %.0.13, 0
-  %.0.1000009 = icmp eq i32 %.0.1000008, %.0.1000003
-  br i1 %.0.1000009, label %.0.b2, label %.0.b1
+  %.0.1000008 = icmp eq i32 %.0.1000007, %.0.1000003
+  br i1 %.0.1000008, label %.0.b3, label %.0.b2
 .0.b2:
-  %.0.1000004 = phi i32 [ %.0.1000008, %.0.b1 ]
-  %.0.1000010 = bitcast i32 %.0.1000004 to float
+  %.0.13 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000003, i32 %.0.1000007 syncscope("agent") monotonic monotonic, align 4
+  %.0.1000009 = extractvalue { i32, i1 } %.0.13, 0
+  %.0.1000010 = icmp eq i32 %.0.1000009, %.0.1000003
+  br i1 %.0.1000010, label %.0.b3, label %.0.b1
+.0.b3:
+  %.0.1000004 = phi i32 [ %.0.1000003, %.0.b1 ], [ %.0.1000009, %.0.b2 ]
+  %.0.1000011 = bitcast i32 %.0.1000004 to float
   br label %.0.end
 .0.end:
-  store float %.0.1000010, ptr addrspace(1) %.out0
+  store float %.0.1000011, ptr addrspace(1) %.out0
   ret void
 }
 
@@ -280,7 +292,7 @@ define amdgpu_kernel void @max_v4_bf16x2(ptr addrspace(1) %a, i32 %x, ptr addrsp
   %.0.1000005 = load atomic i32, ptr addrspace(1) %a syncscope("agent") monotonic, align 4
   br label %.0.b1
 .0.b1:
-  %.0.1000006 = phi i32 [ %.0.1000005, %.0.b0 ], [ %.0.1000027, %.0.b1 ]
+  %.0.1000006 = phi i32 [ %.0.1000005, %.0.b0 ], [ %.0.1000028, %.0.b2 ]
   %.0.1000009 = lshr i32 %.0.1000006, 16
   %.0.1000010 = lshr i32 %x, 16
   %.0.1000011 = trunc i32 %.0.1000006 to i16
@@ -323,175 +335,187 @@ define amdgpu_kernel void @max_v4_bf16x2(ptr addrspace(1) %a, i32 %x, ptr addrsp
   %.0.1000024 = zext i16 %.0.1000023 to i32
   %.0.1000025 = shl i32 %.0.1000024, 16
   %.0.1000026 = or i32 %.0.1000017, %.0.1000025
-  %.0.25 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000006, i32 %.0.1000026 syncscope("agent") monotonic monotonic, align 4
-  %.0.1000027 = extractvalue { i32, i1 } %.0.25, 0
-  %.0.1000028 = icmp eq i32 %.0.1000027, %.0.1000006
-  br i1 %.0.1000028, label %.0.b2, label %.0.b1
+  %.0.1000027 = icmp eq i32 %.0.1000026, %.0.1000006
+  br i1 %.0.1000027, label %.0.b3, label %.0.b2
 .0.b2:
-  %.0.1000007 = phi i32 [ %.0.1000027, %.0.b1 ]
-  %.0.1000029 = getelementptr i8, ptr addrspace(1) %a, i64 4
-  %.0.1000030 = load atomic i32, ptr addrspace(1) %.0.1000029 syncscope("agent") monotonic, align 4
-  br label %.0.b3
+  %.0.25 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000006, i32 %.0.1000026 syncscope("agent") monotonic monotonic, align 4
+  %.0.1000028 = extractvalue { i32, i1 } %.0.25, 0
+  %.0.1000029 = icmp eq i32 %.0.1000028, %.0.1000006
+  br i1 %.0.1000029, label %.0.b3, label %.0.b1
 .0.b3:
-  %.0.1000031 = phi i32 [ %.0.1000030, %.0.b2 ], [ %.0.1000052, %.0.b3 ]
-  %.0.1000034 = lshr i32 %.0.1000031, 16
-  %.0.1000035 = lshr i32 %x, 16
-  %.0.1000036 = trunc i32 %.0.1000031 to i16
-  %.0.1000037 = trunc i32 %x to i16
-  %.0.1000038 = bitcast i16 %.0.1000037 to bfloat
-  %.0.1000039 = bitcast i16 %.0.1000036 to bfloat
-  %.0.26 = fcmp uno bfloat %.0.1000039, %.0.1000039
-  %.0.27 = fcmp uno bfloat %.0.1000038, %.0.1000038
-  %.0.28 = fcmp olt bfloat %.0.1000038, %.0.1000039
-  %.0.29 = fcmp olt bfloat %.0.1000039, %.0.1000038
-  %.0.30 = bitcast bfloat %.0.1000039 to i16
-  %.0.31 = bitcast bfloat %.0.1000038 to i16
+  %.0.1000007 = phi i32 [ %.0.1000006, %.0.b1 ], [ %.0.1000028, %.0.b2 ]
+  %.0.1000030 = getelementptr i8, ptr addrspace(1) %a, i64 4
+  %.0.1000031 = load atomic i32, ptr addrspace(1) %.0.1000030 syncscope("agent") monotonic, align 4
+  br label %.0.b4
+.0.b4:
+  %.0.1000032 = phi i32 [ %.0.1000031, %.0.b3 ], [ %.0.1000054, %.0.b5 ]
+  %.0.1000035 = lshr i32 %.0.1000032, 16
+  %.0.1000036 = lshr i32 %x, 16
+  %.0.1000037 = trunc i32 %.0.1000032 to i16
+  %.0.1000038 = trunc i32 %x to i16
+  %.0.1000039 = bitcast i16 %.0.1000038 to bfloat
+  %.0.1000040 = bitcast i16 %.0.1000037 to bfloat
+  %.0.26 = fcmp uno bfloat %.0.1000040, %.0.1000040
+  %.0.27 = fcmp uno bfloat %.0.1000039, %.0.1000039
+  %.0.28 = fcmp olt bfloat %.0.1000039, %.0.1000040
+  %.0.29 = fcmp olt bfloat %.0.1000040, %.0.1000039
+  %.0.30 = bitcast bfloat %.0.1000040 to i16
+  %.0.31 = bitcast bfloat %.0.1000039 to i16
   %.0.32 = and i16 %.0.30, %.0.31
   %.0.33 = bitcast i16 %.0.32 to bfloat
-  %.0.34 = select i1 %.0.29, bfloat %.0.1000038, bfloat %.0.33
-  %.0.35 = select i1 %.0.28, bfloat %.0.1000039, bfloat %.0.34
-  %.0.36 = select i1 %.0.27, bfloat %.0.1000039, bfloat %.0.35
-  %.0.37 = select i1 %.0.27, bfloat 0xR7FC0, bfloat %.0.1000038
-  %.0.1000040 = select i1 %.0.26, bfloat %.0.37, bfloat %.0.36
-  %.0.1000041 = bitcast bfloat %.0.1000040 to i16
-  %.0.1000042 = zext i16 %.0.1000041 to i32
-  %.0.1000043 = trunc i32 %.0.1000034 to i16
+  %.0.34 = select i1 %.0.29, bfloat %.0.1000039, bfloat %.0.33
+  %.0.35 = select i1 %.0.28, bfloat %.0.1000040, bfloat %.0.34
+  %.0.36 = select i1 %.0.27, bfloat %.0.1000040, bfloat %.0.35
+  %.0.37 = select i1 %.0.27, bfloat 0xR7FC0, bfloat %.0.1000039
+  %.0.1000041 = select i1 %.0.26, bfloat %.0.37, bfloat %.0.36
+  %.0.1000042 = bitcast bfloat %.0.1000041 to i16
+  %.0.1000043 = zext i16 %.0.1000042 to i32
   %.0.1000044 = trunc i32 %.0.1000035 to i16
-  %.0.1000045 = bitcast i16 %.0.1000044 to bfloat
-  %.0.1000046 = bitcast i16 %.0.1000043 to bfloat
-  %.0.38 = fcmp uno bfloat %.0.1000046, %.0.1000046
-  %.0.39 = fcmp uno bfloat %.0.1000045, %.0.1000045
-  %.0.40 = fcmp olt bfloat %.0.1000045, %.0.1000046
-  %.0.41 = fcmp olt bfloat %.0.1000046, %.0.1000045
-  %.0.42 = bitcast bfloat %.0.1000046 to i16
-  %.0.43 = bitcast bfloat %.0.1000045 to i16
+  %.0.1000045 = trunc i32 %.0.1000036 to i16
+  %.0.1000046 = bitcast i16 %.0.1000045 to bfloat
+  %.0.1000047 = bitcast i16 %.0.1000044 to bfloat
+  %.0.38 = fcmp uno bfloat %.0.1000047, %.0.1000047
+  %.0.39 = fcmp uno bfloat %.0.1000046, %.0.1000046
+  %.0.40 = fcmp olt bfloat %.0.1000046, %.0.1000047
+  %.0.41 = fcmp olt bfloat %.0.1000047, %.0.1000046
+  %.0.42 = bitcast bfloat %.0.1000047 to i16
+  %.0.43 = bitcast bfloat %.0.1000046 to i16
   %.0.44 = and i16 %.0.42, %.0.43
   %.0.45 = bitcast i16 %.0.44 to bfloat
-  %.0.46 = select i1 %.0.41, bfloat %.0.1000045, bfloat %.0.45
-  %.0.47 = select i1 %.0.40, bfloat %.0.1000046, bfloat %.0.46
-  %.0.48 = select i1 %.0.39, bfloat %.0.1000046, bfloat %.0.47
-  %.0.49 = select i1 %.0.39, bfloat 0xR7FC0, bfloat %.0.1000045
-  %.0.1000047 = select i1 %.0.38, bfloat %.0.49, bfloat %.0.48
-  %.0.1000048 = bitcast bfloat %.0.1000047 to i16
-  %.0.1000049 = zext i16 %.0.1000048 to i32
-  %.0.1000050 = shl i32 %.0.1000049, 16
-  %.0.1000051 = or i32 %.0.1000042, %.0.1000050
-  %.0.50 = cmpxchg ptr addrspace(1) %.0.1000029, i32 %.0.1000031, i32 %.0.1000051 syncscope("agent") monotonic monotonic, align 4
-  %.0.1000052 = extractvalue { i32, i1 } %.0.50, 0
-  %.0.1000053 = icmp eq i32 %.0.1000052, %.0.1000031
-  br i1 %.0.1000053, label %.0.b4, label %.0.b3
-.0.b4:
-  %.0.1000032 = phi i32 [ %.0.1000052, %.0.b3 ]
-  %.0.1000054 = getelementptr i8, ptr addrspace(1) %a, i64 8
-  %.0.1000055 = load atomic i32, ptr addrspace(1) %.0.1000054 syncscope("agent") monotonic, align 4
-  br label %.0.b5
+  %.0.46 = select i1 %.0.41, bfloat %.0.1000046, bfloat %.0.45
+  %.0.47 = select i1 %.0.40, bfloat %.0.1000047, bfloat %.0.46
+  %.0.48 = select i1 %.0.39, bfloat %.0.1000047, bfloat %.0.47
+  %.0.49 = select i1 %.0.39, bfloat 0xR7FC0, bfloat %.0.1000046
+  %.0.1000048 = select i1 %.0.38, bfloat %.0.49, bfloat %.0.48
+  %.0.1000049 = bitcast bfloat %.0.1000048 to i16
+  %.0.1000050 = zext i16 %.0.1000049 to i32
+  %.0.1000051 = shl i32 %.0.1000050, 16
+  %.0.1000052 = or i32 %.0.1000043, %.0.1000051
+  %.0.1000053 = icmp eq i32 %.0.1000052, %.0.1000032
+  br i1 %.0.1000053, label %.0.b6, label %.0.b5
 .0.b5:
-  %.0.1000056 = phi i32 [ %.0.1000055, %.0.b4 ], [ %.0.1000077, %.0.b5 ]
-  %.0.1000059 = lshr i32 %.0.1000056, 16
-  %.0.1000060 = lshr i32 %x, 16
-  %.0.1000061 = trunc i32 %.0.1000056 to i16
-  %.0.1000062 = trunc i32 %x to i16
-  %.0.1000063 = bitcast i16 %.0.1000062 to bfloat
-  %.0.1000064 = bitcast i16 %.0.1000061 to bfloat
-  %.0.51 = fcmp uno bfloat %.0.1000064, %.0.1000064
-  %.0.52 = fcmp uno bfloat %.0.1000063, %.0.1000063
-  %.0.53 = fcmp olt bfloat %.0.1000063, %.0.1000064
-  %.0.54 = fcmp olt bfloat %.0.1000064, %.0.1000063
-  %.0.55 = bitcast bfloat %.0.1000064 to i16
-  %.0.56 = bitcast bfloat %.0.1000063 to i16
-  %.0.57 = and i16 %.0.55, %.0.56
-  %.0.58 = bitcast i16 %.0.57 to bfloat
-  %.0.59 = select i1 %.0.54, bfloat %.0.1000063, bfloat %.0.58
-  %.0.60 = select i1 %.0.53, bfloat %.0.1000064, bfloat %.0.59
-  %.0.61 = select i1 %.0.52, bfloat %.0.1000064, bfloat %.0.60
-  %.0.62 = select i1 %.0.52, bfloat 0xR7FC0, bfloat %.0.1000063
-  %.0.1000065 = select i1 %.0.51, bfloat %.0.62, bfloat %.0.61
-  %.0.1000066 = bitcast bfloat %.0.1000065 to i16
-  %.0.1000067 = zext i16 %.0.1000066 to i32
-  %.0.1000068 = trunc i32 %.0.1000059 to i16
-  %.0.1000069 = trunc i32 %.0.1000060 to i16
-  %.0.1000070 = bitcast i16 %.0.1000069 to bfloat
-  %.0.1000071 = bitcast i16 %.0.1000068 to bfloat
-  %.0.63 = fcmp uno bfloat %.0.1000071, %.0.1000071
-  %.0.64 = fcmp uno bfloat %.0.1000070, %.0.1000070
-  %.0.65 = fcmp olt bfloat %.0.1000070, %.0.1000071
-  %.0.66 = fcmp olt bfloat %.0.1000071, %.0.1000070
-  %.0.67 = bitcast bfloat %.0.1000071 to i16
-  %.0.68 = bitcast bfloat %.0.1000070 to i16
-  %.0.69 = and i16 %.0.67, %.0.68
-  %.0.70 = bitcast i16 %.0.69 to bfloat
-  %.0.71 = select i1 %.0.66, bfloat %.0.1000070, bfloat %.0.70
-  %.0.72 = select i1 %.0.65, bfloat %.0.1000071, bfloat %.0.71
-  %.0.73 = select i1 %.0.64, bfloat %.0.1000071, bfloat %.0.72
-  %.0.74 = select i1 %.0.64, bfloat 0xR7FC0, bfloat %.0.1000070
-  %.0.1000072 = select i1 %.0.63, bfloat %.0.74, bfloat %.0.73
-  %.0.1000073 = bitcast bfloat %.0.1000072 to i16
-  %.0.1000074 = zext i16 %.0.1000073 to i32
-  %.0.1000075 = shl i32 %.0.1000074, 16
-  %.0.1000076 = or i32 %.0.1000067, %.0.1000075
-  %.0.75 = cmpxchg ptr addrspace(1) %.0.1000054, i32 %.0.1000056, i32 %.0.1000076 syncscope("agent") monotonic monotonic, align 4
-  %.0.1000077 = extractvalue { i32, i1 } %.0.75, 0
-  %.0.1000078 = icmp eq i32 %.0.1000077, %.0.1000056
-  br i1 %.0.1000078, label %.0.b6, label %.0.b5
+  %.0.50 = cmpxchg ptr addrspace(1) %.0.1000030, i32 %.0.1000032, i32 %.0.1000052 syncscope("agent") monotonic monotonic, align 4
+  %.0.1000054 = extractvalue { i32, i1 } %.0.50, 0
+  %.0.1000055 = icmp eq i32 %.0.1000054, %.0.1000032
+  br i1 %.0.1000055, label %.0.b6, label %.0.b4
 .0.b6:
-  %.0.1000057 = phi i32 [ %.0.1000077, %.0.b5 ]
-  %.0.1000079 = getelementptr i8, ptr addrspace(1) %a, i64 12
-  %.0.1000080 = load atomic i32, ptr addrspace(1) %.0.1000079 syncscope("agent") monotonic, align 4
+  %.0.1000033 = phi i32 [ %.0.1000032, %.0.b4 ], [ %.0.1000054, %.0.b5 ]
+  %.0.1000056 = getelementptr i8, ptr addrspace(1) %a, i64 8
+  %.0.1000057 = load atomic i32, ptr addrspace(1) %.0.1000056 syncscope("agent") monotonic, align 4
   br label %.0.b7
 .0.b7:
-  %.0.1000081 = phi i32 [ %.0.1000080, %.0.b6 ], [ %.0.1000102, %.0.b7 ]
-  %.0.1000084 = lshr i32 %.0.1000081, 16
-  %.0.1000085 = lshr i32 %x, 16
-  %.0.1000086 = trunc i32 %.0.1000081 to i16
-  %.0.1000087 = trunc i32 %x to i16
-  %.0.1000088 = bitcast i16 %.0.1000087 to bfloat
-  %.0.1000089 = bitcast i16 %.0.1000086 to bfloat
-  %.0.76 = fcmp uno bfloat %.0.1000089, %.0.1000089
-  %.0.77 = fcmp uno bfloat %.0.1000088, %.0.1000088
-  %.0.78 = fcmp olt bfloat %.0.1000088, %.0.1000089
-  %.0.79 = fcmp olt bfloat %.0.1000089, %.0.1000088
-  %.0.80 = bitcast bfloat %.0.1000089 to i16
-  %.0.81 = bitcast bfloat %.0.1000088 to i16
+  %.0.1000058 = phi i32 [ %.0.1000057, %.0.b6 ], [ %.0.1000080, %.0.b8 ]
+  %.0.1000061 = lshr i32 %.0.1000058, 16
+  %.0.1000062 = lshr i32 %x, 16
+  %.0.1000063 = trunc i32 %.0.1000058 to i16
+  %.0.1000064 = trunc i32 %x to i16
+  %.0.1000065 = bitcast i16 %.0.1000064 to bfloat
+  %.0.1000066 = bitcast i16 %.0.1000063 to bfloat
+  %.0.51 = fcmp uno bfloat %.0.1000066, %.0.1000066
+  %.0.52 = fcmp uno bfloat %.0.1000065, %.0.1000065
+  %.0.53 = fcmp olt bfloat %.0.1000065, %.0.1000066
+  %.0.54 = fcmp olt bfloat %.0.1000066, %.0.1000065
+  %.0.55 = bitcast bfloat %.0.1000066 to i16
+  %.0.56 = bitcast bfloat %.0.1000065 to i16
+  %.0.57 = and i16 %.0.55, %.0.56
+  %.0.58 = bitcast i16 %.0.57 to bfloat
+  %.0.59 = select i1 %.0.54, bfloat %.0.1000065, bfloat %.0.58
+  %.0.60 = select i1 %.0.53, bfloat %.0.1000066, bfloat %.0.59
+  %.0.61 = select i1 %.0.52, bfloat %.0.1000066, bfloat %.0.60
+  %.0.62 = select i1 %.0.52, bfloat 0xR7FC0, bfloat %.0.1000065
+  %.0.1000067 = select i1 %.0.51, bfloat %.0.62, bfloat %.0.61
+  %.0.1000068 = bitcast bfloat %.0.1000067 to i16
+  %.0.1000069 = zext i16 %.0.1000068 to i32
+  %.0.1000070 = trunc i32 %.0.1000061 to i16
+  %.0.1000071 = trunc i32 %.0.1000062 to i16
+  %.0.1000072 = bitcast i16 %.0.1000071 to bfloat
+  %.0.1000073 = bitcast i16 %.0.1000070 to bfloat
+  %.0.63 = fcmp uno bfloat %.0.1000073, %.0.1000073
+  %.0.64 = fcmp uno bfloat %.0.1000072, %.0.1000072
+  %.0.65 = fcmp olt bfloat %.0.1000072, %.0.1000073
+  %.0.66 = fcmp olt bfloat %.0.1000073, %.0.1000072
+  %.0.67 = bitcast bfloat %.0.1000073 to i16
+  %.0.68 = bitcast bfloat %.0.1000072 to i16
+  %.0.69 = and i16 %.0.67, %.0.68
+  %.0.70 = bitcast i16 %.0.69 to bfloat
+  %.0.71 = select i1 %.0.66, bfloat %.0.1000072, bfloat %.0.70
+  %.0.72 = select i1 %.0.65, bfloat %.0.1000073, bfloat %.0.71
+  %.0.73 = select i1 %.0.64, bfloat %.0.1000073, bfloat %.0.72
+  %.0.74 = select i1 %.0.64, bfloat 0xR7FC0, bfloat %.0.1000072
+  %.0.1000074 = select i1 %.0.63, bfloat %.0.74, bfloat %.0.73
+  %.0.1000075 = bitcast bfloat %.0.1000074 to i16
+  %.0.1000076 = zext i16 %.0.1000075 to i32
+  %.0.1000077 = shl i32 %.0.1000076, 16
+  %.0.1000078 = or i32 %.0.1000069, %.0.1000077
+  %.0.1000079 = icmp eq i32 %.0.1000078, %.0.1000058
+  br i1 %.0.1000079, label %.0.b9, label %.0.b8
+.0.b8:
+  %.0.75 = cmpxchg ptr addrspace(1) %.0.1000056, i32 %.0.1000058, i32 %.0.1000078 syncscope("agent") monotonic monotonic, align 4
+  %.0.1000080 = extractvalue { i32, i1 } %.0.75, 0
+  %.0.1000081 = icmp eq i32 %.0.1000080, %.0.1000058
+  br i1 %.0.1000081, label %.0.b9, label %.0.b7
+.0.b9:
+  %.0.1000059 = phi i32 [ %.0.1000058, %.0.b7 ], [ %.0.1000080, %.0.b8 ]
+  %.0.1000082 = getelementptr i8, ptr addrspace(1) %a, i64 12
+  %.0.1000083 = load atomic i32, ptr addrspace(1) %.0.1000082 syncscope("agent") monotonic, align 4
+  br label %.0.b10
+.0.b10:
+  %.0.1000084 = phi i32 [ %.0.1000083, %.0.b9 ], [ %.0.1000106, %.0.b11 ]
+  %.0.1000087 = lshr i32 %.0.1000084, 16
+  %.0.1000088 = lshr i32 %x, 16
+  %.0.1000089 = trunc i32 %.0.1000084 to i16
+  %.0.1000090 = trunc i32 %x to i16
+  %.0.1000091 = bitcast i16 %.0.1000090 to bfloat
+  %.0.1000092 = bitcast i16 %.0.1000089 to bfloat
+  %.0.76 = fcmp uno bfloat %.0.1000092, %.0.1000092
+  %.0.77 = fcmp uno bfloat %.0.1000091, %.0.1000091
+  %.0.78 = fcmp olt bfloat %.0.1000091, %.0.1000092
+  %.0.79 = fcmp olt bfloat %.0.1000092, %.0.1000091
+  %.0.80 = bitcast bfloat %.0.1000092 to i16
+  %.0.81 = bitcast bfloat %.0.1000091 to i16
   %.0.82 = and i16 %.0.80, %.0.81
   %.0.83 = bitcast i16 %.0.82 to bfloat
-  %.0.84 = select i1 %.0.79, bfloat %.0.1000088, bfloat %.0.83
-  %.0.85 = select i1 %.0.78, bfloat %.0.1000089, bfloat %.0.84
-  %.0.86 = select i1 %.0.77, bfloat %.0.1000089, bfloat %.0.85
-  %.0.87 = select i1 %.0.77, bfloat 0xR7FC0, bfloat %.0.1000088
-  %.0.1000090 = select i1 %.0.76, bfloat %.0.87, bfloat %.0.86
-  %.0.1000091 = bitcast bfloat %.0.1000090 to i16
-  %.0.1000092 = zext i16 %.0.1000091 to i32
-  %.0.1000093 = trunc i32 %.0.1000084 to i16
-  %.0.1000094 = trunc i32 %.0.1000085 to i16
-  %.0.1000095 = bitcast i16 %.0.1000094 to bfloat
-  %.0.1000096 = bitcast i16 %.0.1000093 to bfloat
-  %.0.88 = fcmp uno bfloat %.0.1000096, %.0.1000096
-  %.0.89 = fcmp uno bfloat %.0.1000095, %.0.1000095
-  %.0.90 = fcmp olt bfloat %.0.1000095, %.0.1000096
-  %.0.91 = fcmp olt bfloat %.0.1000096, %.0.1000095
-  %.0.92 = bitcast bfloat %.0.1000096 to i16
-  %.0.93 = bitcast bfloat %.0.1000095 to i16
+  %.0.84 = select i1 %.0.79, bfloat %.0.1000091, bfloat %.0.83
+  %.0.85 = select i1 %.0.78, bfloat %.0.1000092, bfloat %.0.84
+  %.0.86 = select i1 %.0.77, bfloat %.0.1000092, bfloat %.0.85
+  %.0.87 = select i1 %.0.77, bfloat 0xR7FC0, bfloat %.0.1000091
+  %.0.1000093 = select i1 %.0.76, bfloat %.0.87, bfloat %.0.86
+  %.0.1000094 = bitcast bfloat %.0.1000093 to i16
+  %.0.1000095 = zext i16 %.0.1000094 to i32
+  %.0.1000096 = trunc i32 %.0.1000087 to i16
+  %.0.1000097 = trunc i32 %.0.1000088 to i16
+  %.0.1000098 = bitcast i16 %.0.1000097 to bfloat
+  %.0.1000099 = bitcast i16 %.0.1000096 to bfloat
+  %.0.88 = fcmp uno bfloat %.0.1000099, %.0.1000099
+  %.0.89 = fcmp uno bfloat %.0.1000098, %.0.1000098
+  %.0.90 = fcmp olt bfloat %.0.1000098, %.0.1000099
+  %.0.91 = fcmp olt bfloat %.0.1000099, %.0.1000098
+  %.0.92 = bitcast bfloat %.0.1000099 to i16
+  %.0.93 = bitcast bfloat %.0.1000098 to i16
   %.0.94 = and i16 %.0.92, %.0.93
   %.0.95 = bitcast i16 %.0.94 to bfloat
-  %.0.96 = select i1 %.0.91, bfloat %.0.1000095, bfloat %.0.95
-  %.0.97 = select i1 %.0.90, bfloat %.0.1000096, bfloat %.0.96
-  %.0.98 = select i1 %.0.89, bfloat %.0.1000096, bfloat %.0.97
-  %.0.99 = select i1 %.0.89, bfloat 0xR7FC0, bfloat %.0.1000095
-  %.0.1000097 = select i1 %.0.88, bfloat %.0.99, bfloat %.0.98
-  %.0.1000098 = bitcast bfloat %.0.1000097 to i16
-  %.0.1000099 = zext i16 %.0.1000098 to i32
-  %.0.1000100 = shl i32 %.0.1000099, 16
-  %.0.1000101 = or i32 %.0.1000092, %.0.1000100
-  %.0.100 = cmpxchg ptr addrspace(1) %.0.1000079, i32 %.0.1000081, i32 %.0.1000101 syncscope("agent") monotonic monotonic, align 4
-  %.0.1000102 = extractvalue { i32, i1 } %.0.100, 0
-  %.0.1000103 = icmp eq i32 %.0.1000102, %.0.1000081
-  br i1 %.0.1000103, label %.0.b8, label %.0.b7
-.0.b8:
-  %.0.1000082 = phi i32 [ %.0.1000102, %.0.b7 ]
+  %.0.96 = select i1 %.0.91, bfloat %.0.1000098, bfloat %.0.95
+  %.0.97 = select i1 %.0.90, bfloat %.0.1000099, bfloat %.0.96
+  %.0.98 = select i1 %.0.89, bfloat %.0.1000099, bfloat %.0.97
+  %.0.99 = select i1 %.0.89, bfloat 0xR7FC0, bfloat %.0.1000098
+  %.0.1000100 = select i1 %.0.88, bfloat %.0.99, bfloat %.0.98
+  %.0.1000101 = bitcast bfloat %.0.1000100 to i16
+  %.0.1000102 = zext i16 %.0.1000101 to i32
+  %.0.1000103 = shl i32 %.0.1000102, 16
+  %.0.1000104 = or i32 %.0.1000095, %.0.1000103
+  %.0.1000105 = icmp eq i32 %.0.1000104, %.0.1000084
+  br i1 %.0.1000105, label %.0.b12, label %.0.b11
+.0.b11:
+  %.0.100 = cmpxchg ptr addrspace(1) %.0.1000082, i32 %.0.1000084, i32 %.0.1000104 syncscope("agent") monotonic monotonic, align 4
+  %.0.1000106 = extractvalue { i32, i1 } %.0.100, 0
+  %.0.1000107 = icmp eq i32 %.0.1000106, %.0.1000084
+  br i1 %.0.1000107, label %.0.b12, label %.0.b10
+.0.b12:
+  %.0.1000085 = phi i32 [ %.0.1000084, %.0.b10 ], [ %.0.1000106, %.0.b11 ]
   %.0.101 = insertelement <4 x i32> poison, i32 %.0.1000007, i32 0
-  %.0.102 = insertelement <4 x i32> %.0.101, i32 %.0.1000032, i32 1
-  %.0.103 = insertelement <4 x i32> %.0.102, i32 %.0.1000057, i32 2
-  %.0.104 = insertelement <4 x i32> %.0.103, i32 %.0.1000082, i32 3
+  %.0.102 = insertelement <4 x i32> %.0.101, i32 %.0.1000033, i32 1
+  %.0.103 = insertelement <4 x i32> %.0.102, i32 %.0.1000059, i32 2
+  %.0.104 = insertelement <4 x i32> %.0.103, i32 %.0.1000085, i32 3
   br label %.0.end
 .0.end:
   store <4 x i32> %.0.104, ptr addrspace(1) %.out0

@@ -1,0 +1,174 @@
+//! Where the order of a CAS retry loop goes, read from the emitted code of every ordered loop
+//! cell of the matrix: on a target that carries a loop's order by fences, one leading fence
+//! before the loop for a release part and one trailing fence after it for an acquire part, none
+//! between the loop's label and its backward branch (a retry runs no fence), and every access
+//! inside relaxed; on a target that keeps the ordered `cmpxchg`, no fence at all and the order on
+//! the `cmpxchg` of every retry.
+
+use atomir::Target;
+use atomir_ir::matrix::{self, cells, Cell};
+use atomir_ir::{LowerOptions, MemoryOrder};
+
+/// How a target is expected to carry a loop's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expect {
+    /// Fences around the loop, every access inside relaxed.
+    Fences,
+    /// The order on the loop's `cmpxchg`, no fence.
+    OnCmpxchg,
+}
+
+/// Every loop of the code: the line of its label and of the backward branch to it.
+fn loops(lines: &[&str]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let Some(label) = line.trim().strip_suffix(':') else {
+            continue;
+        };
+        let label = label.trim_start_matches('$');
+        if label.is_empty() || label.contains(char::is_whitespace) {
+            continue;
+        }
+        let back = lines
+            .iter()
+            .enumerate()
+            .skip(at + 1)
+            .rev()
+            .filter(|(_, later)| is_branch(later))
+            .find(|(_, later)| {
+                later
+                    .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+                    .any(|word| {
+                        word.trim_start_matches(['%', '$']) == label && !later.ends_with(':')
+                    })
+            })
+            .map(|(end, _)| end);
+        if let Some(end) = back {
+            found.push((at, end));
+        }
+    }
+    found
+}
+
+/// A branch of PTX (`bra`), vISA (`goto`) or LLVM IR (`br`).
+fn is_branch(line: &str) -> bool {
+    line.split_whitespace()
+        .any(|word| matches!(word, "bra" | "br" | "goto") || word.starts_with("bra."))
+}
+
+fn is_fence(line: &str) -> bool {
+    line.contains("fence") || line.contains("membar") || line.contains("MemoryBarrier")
+}
+
+/// Every third loop cell of `target` whose order is not relaxed (each op, type, order, scope and
+/// space still comes up), and their code.
+fn ordered_loop_cells(target: &Target) -> Vec<(Cell, String)> {
+    let backend = target.backend();
+    let chosen: Vec<Cell> = cells()
+        .filter(|cell| cell.order != MemoryOrder::Relaxed)
+        .step_by(3)
+        .filter(|cell| {
+            backend
+                .legalize(&cell.node())
+                .is_ok_and(|legality| legality.lowering.retries())
+        })
+        .collect();
+    matrix::run(backend, chosen, &LowerOptions::default())
+        .into_iter()
+        .filter_map(|outcome| match outcome.cell {
+            matrix::AnyCell::Access(cell) => Some((cell, outcome.code)),
+            matrix::AnyCell::Fence(_) => None,
+        })
+        .collect()
+}
+
+fn check(name: &str, expect: impl Fn(&Cell) -> Expect) -> usize {
+    let target: Target = name.parse().unwrap();
+    let lowered = ordered_loop_cells(&target);
+    assert!(
+        lowered.len() > 100,
+        "{name}: only {} loop cells",
+        lowered.len()
+    );
+    for (cell, code) in &lowered {
+        let lines: Vec<&str> = code.lines().collect();
+        let found = loops(&lines);
+        assert!(!found.is_empty(), "{name} {cell}: no loop found\n{code}");
+        let first = found.iter().map(|l| l.0).min().unwrap_or(0);
+        let last = found.iter().map(|l| l.1).max().unwrap_or(0);
+        let fences_before = lines[..first].iter().filter(|l| is_fence(l)).count();
+        let fences_after = lines[last..].iter().filter(|l| is_fence(l)).count();
+        let inside = &lines[first..=last];
+        let what = format!("{name} {cell}\n{code}");
+        assert!(
+            !inside.iter().any(|l| is_fence(l)),
+            "a fence inside the loops: {what}"
+        );
+        match expect(cell) {
+            Expect::Fences => {
+                assert_eq!(fences_before > 0, cell.order.has_release(), "{what}");
+                assert_eq!(fences_after > 0, cell.order.has_acquire(), "{what}");
+                for line in inside {
+                    for ordered in [".release", ".acquire", ".acq_rel", ".sc."] {
+                        assert!(!line.contains(ordered), "{ordered} in the loop: {what}");
+                    }
+                    if line.contains("= cmpxchg ") {
+                        assert!(line.contains("monotonic monotonic"), "{what}");
+                    }
+                }
+            }
+            Expect::OnCmpxchg => {
+                assert_eq!(fences_before + fences_after, 0, "{what}");
+                let ordering = match cell.order {
+                    MemoryOrder::Relaxed => "monotonic",
+                    MemoryOrder::Acquire => "acquire",
+                    MemoryOrder::Release => "release",
+                    MemoryOrder::AcqRel => "acq_rel",
+                    MemoryOrder::SeqCst => "seq_cst",
+                };
+                assert!(
+                    inside
+                        .iter()
+                        .any(|l| l.contains("cmpxchg") && l.contains(&format!(" {ordering} "))),
+                    "{what}"
+                );
+            }
+        }
+    }
+    lowered.len()
+}
+
+#[test]
+fn ptx_loops_are_fenced_once() {
+    for name in ["ptx:sm_90", "ptx:sm_70", "ptx:sm_60"] {
+        let checked = check(name, |_| Expect::Fences);
+        println!("{name}: {checked} ordered loop cells");
+    }
+}
+
+#[test]
+fn visa_loops_are_fenced_once() {
+    for name in ["visa:DG2", "visa:TGLLP"] {
+        let checked = check(name, |_| Expect::Fences);
+        println!("{name}: {checked} ordered loop cells");
+    }
+}
+
+/// NVPTX from LLVM 22 fences release, acquire and acq_rel loops; seq_cst and every other
+/// triple keep the ordered `cmpxchg` (NVPTX before 22 refuses ordered loops).
+#[test]
+fn llvm_loops_fence_only_where_shown_sound() {
+    let nvptx = |cell: &Cell| match cell.order {
+        MemoryOrder::SeqCst => Expect::OnCmpxchg,
+        _ => Expect::Fences,
+    };
+    for name in ["llvm:nvptx64", "llvm:nvptx64@23"] {
+        println!("{name}: {} ordered loop cells", check(name, nvptx));
+    }
+    for name in ["llvm:x86_64", "llvm:amdgcn", "llvm:spirv64"] {
+        println!(
+            "{name}: {} ordered loop cells",
+            check(name, |_| Expect::OnCmpxchg)
+        );
+    }
+}
