@@ -366,7 +366,8 @@ const BACKENDS: [BackendHelp; 3] = [
 
 impl Target {
     /// Every target the backends accept, PTX, then vISA, then LLVM, each in its backend's
-    /// order: every architecture at every PTX ISA version it can declare; every vISA platform
+    /// order: every architecture at every PTX ISA version it can declare, and with
+    /// `+packed-half-add` too where it has the packed f16 add; every vISA platform
     /// with its own messages and, where those are LSC, with `+svm`; every LLVM triple at every
     /// major version, and `amdgcn` with `+coarse-grained` too.
     pub fn all() -> Vec<Target> {
@@ -378,7 +379,16 @@ impl Target {
             let isas = isas
                 .clone()
                 .filter(|isa| *isa >= sm.min_isa() && *isa <= sm.newest_isa());
-            targets.extend(isas.map(|isa| Target::Ptx(PtxTarget::new(sm, isa))));
+            for isa in isas {
+                let target = PtxTarget::new(sm, isa);
+                targets.push(Target::Ptx(target));
+                if target.has(atomir_ptx::PtxKnob::PackedHalfAdd.needs()) {
+                    targets.push(Target::Ptx(PtxTarget {
+                        packed_half_add: true,
+                        ..target
+                    }));
+                }
+            }
         }
         for platform in Platform::ALL {
             let native = VisaTarget::new(platform);
@@ -677,6 +687,8 @@ mod tests {
         for name in [
             "ptx:sm_60@5.0",
             "ptx:sm_90a@9.1",
+            "ptx:sm_90@8.8+packed-half-add",
+            "ptx:sm_60@6.2+packed-half-add",
             "ptx:sm_120",
             "visa:TGLLP",
             "visa:PVC+svm",

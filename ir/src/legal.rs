@@ -102,6 +102,12 @@ pub enum Rewrite {
     /// The node's cache hint left out: the target has no form of this node with a hint (a hint
     /// is a performance hint only and never changes a result, so it is never a refusal).
     CacheHintDropped,
+    /// Opt-in only (the client asserted it, e.g. PTX's `+packed-half-add`): a scalar 16-bit
+    /// float add as the packed two-lane add on the aligned 32-bit word that contains it, the
+    /// operand in the addressed half and -0.0 in the other, which `x + -0.0` leaves bit for
+    /// bit unchanged unless `x` is a NaN (a NaN there may come back as another NaN). Not a
+    /// meaning-preserving rewrite without the client's assertion, so never a default.
+    HalfAddOnPackedWord,
 }
 
 impl fmt::Display for Rewrite {
@@ -119,6 +125,10 @@ impl fmt::Display for Rewrite {
                 write!(f, "order strengthened {from} -> {to}")
             }
             Rewrite::CacheHintDropped => f.write_str("cache hint left out: no form with a hint"),
+            Rewrite::HalfAddOnPackedWord => f.write_str(
+                "opt-in: packed add on the 32-bit word, -0.0 in the other half (a NaN there \
+                 may change)",
+            ),
         }
     }
 }

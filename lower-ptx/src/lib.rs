@@ -62,7 +62,7 @@ use emit::PtxPrinter;
 pub use legal::{Form, PtxOp, PtxPlan, PtxRmw, PtxType};
 
 pub use legal::PtxRule;
-pub use target::{Feature, PtxIsa, PtxTarget, Sm};
+pub use target::{Feature, PtxIsa, PtxKnob, PtxTarget, Sm};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`; every list in it
 /// is read from the target table, so it cannot disagree with what `parse_target` accepts.
@@ -77,7 +77,8 @@ pub fn targets_help() -> String {
             .join(" ")
     };
     let mut text = String::from(
-        "ptx:sm_XX[@X.Y]   NVIDIA PTX for an SM architecture, optionally with a PTX ISA version.\n",
+        "ptx:sm_XX[@X.Y][+<option>]   NVIDIA PTX for an SM architecture, optionally a PTX ISA \
+         version.\n",
     );
     let architectures: Vec<String> = Sm::ALL.iter().map(|sm| sm.name()[3..].into()).collect();
     wrap_list(&mut text, "  XX:", &architectures);
@@ -117,17 +118,33 @@ pub fn targets_help() -> String {
         })
         .collect();
     wrap_list(&mut text, "  features need both SM and ISA:", &features);
+    text.push_str("  options (explicit policies, never defaults):\n");
+    for knob in PtxKnob::ALL {
+        let (sm, isa) = knob.needs().requires();
+        let lead = format!("    +{} (needs sm_{sm}/{isa}):", knob.name());
+        let words: Vec<String> = knob.help().split(' ').map(String::from).collect();
+        wrap_words(&mut text, &lead, &words);
+    }
     text.truncate(text.trim_end().len());
     text
 }
 
 /// Appends `lead` and the comma-separated `items`, wrapped before 96 columns, and a newline.
 fn wrap_list(text: &mut String, lead: &str, items: &[String]) {
+    wrap(text, lead, items, ",");
+}
+
+/// Appends `lead` and the space-separated `words`, wrapped before 96 columns, and a newline.
+fn wrap_words(text: &mut String, lead: &str, words: &[String]) {
+    wrap(text, lead, words, "");
+}
+
+fn wrap(text: &mut String, lead: &str, items: &[String], comma: &str) {
     const WIDTH: usize = 96;
     text.push_str(lead);
     let mut column = lead.len();
     for (index, item) in items.iter().enumerate() {
-        let separator = if index + 1 == items.len() { "" } else { "," };
+        let separator = if index + 1 == items.len() { "" } else { comma };
         if column + item.len() + separator.len() + 1 > WIDTH {
             text.push_str("\n     ");
             column = 5;
@@ -168,7 +185,7 @@ impl Table for PtxTarget {
     }
 
     fn candidates(&self) -> Vec<PtxTarget> {
-        legal::candidates()
+        legal::candidates(self.packed_half_add)
     }
 
     fn passes(&self) -> Passes {

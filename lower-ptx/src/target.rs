@@ -219,24 +219,104 @@ impl fmt::Display for PtxIsa {
     }
 }
 
-/// A PTX target: an architecture and the PTX ISA version the module declares.
+/// An explicit lowering policy (`+<name>` after the target): what the client asserts about its
+/// program so that a faster form may replace the default one. Never on by default: each one
+/// changes a result where its assertion does not hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PtxKnob {
+    /// `+packed-half-add`: see [`PtxTarget::packed_half_add`].
+    PackedHalfAdd,
+}
+
+impl PtxKnob {
+    /// Every knob.
+    pub const ALL: [PtxKnob; 1] = [PtxKnob::PackedHalfAdd];
+
+    /// The spelling after `+` in a target name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PtxKnob::PackedHalfAdd => "packed-half-add",
+        }
+    }
+
+    /// The feature the knob's faster form needs; a target without it refuses the knob.
+    pub const fn needs(self) -> Feature {
+        match self {
+            PtxKnob::PackedHalfAdd => Feature::F16x2Add,
+        }
+    }
+
+    /// What the knob asserts and why it is off by default, for `--help` and docs.
+    pub const fn help(self) -> &'static str {
+        match self {
+            PtxKnob::PackedHalfAdd => {
+                "the other half of the aligned 32-bit word of every scalar f16/bf16 add or sub \
+                 holds f16/bf16 data, so the add is the packed f16x2/bf16x2 atom on that word \
+                 with -0.0 in the other half (ptxas makes scalar f16/bf16 adds a CAS loop); \
+                 the other half is read and written back atomically and unchanged, except \
+                 that a NaN there may come back as another NaN, hence off by default"
+            }
+        }
+    }
+
+    fn from_name(name: &str) -> Option<PtxKnob> {
+        PtxKnob::ALL.into_iter().find(|knob| knob.name() == name)
+    }
+}
+
+/// A PTX target: an architecture, the PTX ISA version the module declares, and the explicit
+/// lowering policies the client opted into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PtxTarget {
     /// The architecture (`.target`).
     pub sm: Sm,
     /// The PTX ISA version (`.version`); a valid target has it at least [`Sm::min_isa`].
     pub isa: PtxIsa,
+    /// `+packed-half-add`: the client asserts that the other 16-bit half of the aligned 32-bit
+    /// word of every scalar f16/bf16 add or sub holds f16/bf16 data (a NaN there may be
+    /// replaced by another NaN). A scalar f16 add then is `atom.add.noftz.f16x2` on that word
+    /// with the operand in the addressed half and -0.0 in the other (bf16 likewise where the
+    /// target has `bf16x2`); `x + -0.0 = x` bit for bit for every non-NaN `x`. False by
+    /// default: a NaN of the other half may change its bits, and to the memory model the other
+    /// half takes part in an atomic read-modify-write (so a concurrent non-atomic access to it
+    /// is a race). Needs [`Feature::F16x2Add`].
+    pub packed_half_add: bool,
 }
 
 impl PtxTarget {
-    /// The pair as given, unchecked; [`PtxTarget::parse`] checks the version against the
-    /// architecture.
+    /// The pair as given, unchecked, with no lowering policy; [`PtxTarget::parse`] checks the
+    /// version against the architecture.
     pub const fn new(sm: Sm, isa: PtxIsa) -> Self {
-        PtxTarget { sm, isa }
+        PtxTarget {
+            sm,
+            isa,
+            packed_half_add: false,
+        }
     }
 
-    /// Parses `sm_XX` or `sm_XX@X.Y` (the part of a target name after `ptx:`).
+    /// Parses `sm_XX[@X.Y][+<knob>]…` (the part of a target name after `ptx:`).
     pub fn parse(spec: &str) -> Result<PtxTarget, String> {
+        let mut parts = spec.split('+');
+        let mut target = PtxTarget::parse_base(parts.next().unwrap_or_default())?;
+        for name in parts {
+            let knob = PtxKnob::from_name(name)
+                .ok_or_else(|| format!("unknown PTX target option `+{name}`"))?;
+            if !target.has(knob.needs()) {
+                let (sm, isa) = knob.needs().requires();
+                return Err(format!(
+                    "`+{name}` needs {} (sm_{sm} and PTX ISA {isa}); ptx:{target} lacks it",
+                    knob.needs().label()
+                ));
+            }
+            match knob {
+                PtxKnob::PackedHalfAdd => target.packed_half_add = true,
+            }
+        }
+        Ok(target)
+    }
+
+    /// Parses `sm_XX` or `sm_XX@X.Y`.
+    fn parse_base(spec: &str) -> Result<PtxTarget, String> {
         let (sm_text, isa_text) = match spec.split_once('@') {
             Some((sm, isa)) => (sm, Some(isa)),
             None => (spec, None),
@@ -281,7 +361,7 @@ impl PtxTarget {
                 sm.newest_isa()
             ));
         }
-        Ok(PtxTarget { sm, isa })
+        Ok(PtxTarget::new(sm, isa))
     }
 
     /// Whether the target has a feature (both its architecture and its ISA version).
@@ -293,7 +373,11 @@ impl PtxTarget {
 
 impl fmt::Display for PtxTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}@{}", self.sm.name(), self.isa)
+        write!(f, "{}@{}", self.sm.name(), self.isa)?;
+        if self.packed_half_add {
+            write!(f, "+{}", PtxKnob::PackedHalfAdd.name())?;
+        }
+        Ok(())
     }
 }
 
@@ -450,6 +534,25 @@ mod tests {
             .unwrap_err()
             .contains("ptxas 12.9"));
         assert!(PtxTarget::parse("sm_90@x").is_err());
+    }
+
+    #[test]
+    fn knobs_parse_and_print_back() {
+        let target = PtxTarget::parse("sm_90+packed-half-add").unwrap();
+        assert!(target.packed_half_add);
+        assert_eq!(target.to_string(), "sm_90@8.8+packed-half-add");
+        assert_eq!(PtxTarget::parse(&target.to_string()), Ok(target));
+        assert!(!PtxTarget::parse("sm_90").unwrap().packed_half_add);
+        let old = PtxTarget::parse("sm_60@6.2+packed-half-add").unwrap();
+        assert_eq!(old.to_string(), "sm_60@6.2+packed-half-add");
+        // No `atom.add.noftz.f16x2` before PTX ISA 6.2: the knob would promise nothing.
+        assert!(PtxTarget::parse("sm_60@6.1+packed-half-add")
+            .unwrap_err()
+            .contains("PTX ISA 6.2"));
+        assert!(PtxTarget::parse("sm_90+packed")
+            .unwrap_err()
+            .contains("unknown PTX target option `+packed`"));
+        assert!(PtxTarget::parse("sm_90+").is_err());
     }
 
     #[test]

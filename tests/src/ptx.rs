@@ -194,6 +194,10 @@ pub enum Coverage {
     /// changes with the ISA version), in every shape, order, space and result use; and every
     /// fence.
     Sample { stride: usize, offset: usize },
+    /// Every scalar f16/bf16 add and sub cell: all that an opt-in `+packed-half-add` target
+    /// lowers otherwise than the same target without it (`tests/packed_half_add.rs` checks
+    /// that every other verdict is the default's).
+    HalfAdds,
 }
 
 impl Coverage {
@@ -209,6 +213,17 @@ impl Coverage {
                         || (cell.op == atomir_ir::AtomicOp::Add
                             && cell.ty == atomir_ir::ElemType::F32
                             && cell.scope == atomir_ir::Scope::Device)
+                }
+            },
+            Coverage::HalfAdds => match cell {
+                AnyCell::Fence(_) => false,
+                AnyCell::Access(cell) => {
+                    matches!(cell.op, atomir_ir::AtomicOp::Add | atomir_ir::AtomicOp::Sub)
+                        && matches!(
+                            cell.ty,
+                            atomir_ir::ElemType::F16 | atomir_ir::ElemType::Bf16
+                        )
+                        && !cell.shape.is_vector()
                 }
             },
         }
@@ -228,8 +243,10 @@ pub const MATRIX_ENV: &str = "ATOMIR_PTX_MATRIX";
 /// In full: sm_60, sm_70, sm_80, sm_90, sm_100 at their default ISA and sm_90 at PTX 9.4 (the
 /// first with the exact f32 add). Sampled, each on its own 1/64 of the cells plus every f32
 /// add (see [`Coverage::Sample`]): every other architecture at its default and at its oldest
-/// ISA, and sm_90 at every other ISA from 9.0 to 9.5. [`MATRIX_ENV`] replaces the list by the
-/// targets it names, each in full.
+/// ISA, and sm_90 at every other ISA from 9.0 to 9.5. With `+packed-half-add`, on the cells it
+/// changes ([`Coverage::HalfAdds`]): every architecture at its default ISA, sm_60 at PTX 6.2
+/// (the first with the packed f16 add) and sm_90 at 7.8 (the first with bf16x2).
+/// [`MATRIX_ENV`] replaces the list by the targets it names, each in full.
 pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
     if let Ok(list) = std::env::var(MATRIX_ENV) {
         return list
@@ -257,6 +274,20 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
             sampled.push(target);
         }
     }
+    let packed_half_add = Sm::ALL
+        .iter()
+        .map(|&sm| at_default(sm))
+        .chain([
+            PtxTarget::new(Sm::Sm60, PtxIsa::new(6, 2)),
+            PtxTarget::new(Sm::Sm90, PtxIsa::new(7, 8)),
+        ])
+        .map(|target| {
+            let target = PtxTarget {
+                packed_half_add: true,
+                ..target
+            };
+            (target, Coverage::HalfAdds)
+        });
     let sampled = sampled.into_iter().enumerate().map(|(offset, target)| {
         (
             target,
@@ -270,5 +301,6 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         .into_iter()
         .map(|target| (target, Coverage::Full))
         .chain(sampled)
+        .chain(packed_half_add)
         .collect())
 }

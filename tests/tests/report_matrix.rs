@@ -13,7 +13,7 @@ use atomir_cli::report::TargetMatrix;
 use atomir_cli::targets;
 use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::{Backend, Strategy};
-use report_support::{built_targets, check_golden, workspace_root};
+use report_support::{built_targets, check_golden, opt_in_targets, workspace_root};
 
 /// `op type: strategy count, …` per line, then the totals: small enough to review.
 fn summary(matrix: &TargetMatrix) -> String {
@@ -110,19 +110,45 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
 #[test]
 fn lowering_matrix_over_all_targets() {
     let all: Vec<AnyCell> = all_cells().collect();
-    let targets = built_targets();
-    let golden = workspace_root().join("tests/golden/matrix");
     let mut failures = Vec::new();
-    let mut table = format!("{:<16} {:>7}", "target", "cells");
+    let table = matrix_table(&built_targets(), &all, &mut failures);
+    println!("lowering matrix, {} cells per target:\n{table}", all.len());
+    // Opt-in policies change results where the client's assertion does not hold: never mixed
+    // with the defaults above.
+    let table = matrix_table(&opt_in_targets(), &all, &mut failures);
+    println!("opt-in lowering policies (not defaults), same cells:\n{table}");
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The matrix of each target: its counts per strategy as one row of the returned table, its
+/// claims checked and its summary compared with the golden file, problems added to `failures`.
+fn matrix_table(
+    targets: &[(&str, targets::TargetBackend)],
+    all: &[AnyCell],
+    failures: &mut Vec<String>,
+) -> String {
+    let golden = workspace_root().join("tests/golden/matrix");
+    let width = targets
+        .iter()
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0)
+        .max(16);
+    let mut table = format!("{:<width$} {:>7}", "target", "cells");
     for strategy in Strategy::ALL {
         let _ = write!(table, " {:>8}", strategy.as_str());
     }
     table.push('\n');
-    for (name, backend) in &targets {
-        let matrix = TargetMatrix::run(backend.backend(), &all);
+    for (name, backend) in targets {
+        let matrix = TargetMatrix::run(backend.backend(), all);
         assert_eq!(matrix.outcomes.len(), all.len());
         assert_eq!(matrix.totals().iter().sum::<usize>(), all.len());
-        let _ = write!(table, "{:<16} {:>7}", name, all.len());
+        let _ = write!(table, "{:<width$} {:>7}", name, all.len());
         for count in matrix.totals() {
             let _ = write!(table, " {count:>8}");
         }
@@ -133,11 +159,5 @@ fn lowering_matrix_over_all_targets() {
         let path = golden.join(format!("{}.txt", targets::file_name(name)));
         failures.extend(check_golden(&path, &summary(&matrix)));
     }
-    println!("lowering matrix, {} cells per target:\n{table}", all.len());
-    assert!(
-        failures.is_empty(),
-        "{} problems:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    table
 }

@@ -25,7 +25,7 @@ impl<'k> KernelEmitter<'k> {
     ) -> Result<(), Unprintable> {
         self.element = match plan.form {
             Form::Expand { element } => element,
-            Form::Native(_) | Form::LdSt { .. } | Form::Fence => None,
+            Form::Native(_) | Form::PackedHalf(_) | Form::LdSt { .. } | Form::Fence => None,
         };
         if self.element.is_none()
             && expansion

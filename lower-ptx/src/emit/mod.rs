@@ -324,6 +324,9 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         let (emitter, sink) = self.current(out)?;
         match plan.form {
             Form::Native(op) => emitter.native(sink, at.inst, at.atomic, plan, op, bracket),
+            Form::PackedHalf(op) => {
+                emitter.packed_half(sink, at.inst, at.atomic, plan, op, bracket)
+            }
             Form::LdSt { vector } => emitter.ld_st(sink, at.inst, at.atomic, plan, vector, bracket),
             Form::Expand { .. } | Form::Fence => {
                 return Err(Unprintable("a whole node without a native form".into()))

@@ -8,6 +8,7 @@ use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, CacheHint, Inst, Kernel, Mem
 
 use atomir_ir::lower::{Fence, FenceBracket};
 
+use super::regs::Operand;
 use super::{write_value, Class, KernelEmitter, Src, Temp};
 use crate::legal::{membar_level, scope_name, PtxOp, PtxPlan};
 use crate::target::{Feature, PtxTarget};
@@ -181,18 +182,7 @@ impl<'k> KernelEmitter<'k> {
             }
         }
         let addr = self.address(out, inst);
-        let policy = match (s.hint, inst.hint) {
-            (true, Some(hint)) => {
-                let temp = self.temp(Class::B64);
-                out.push_str("\tcreatepolicy.fractional.");
-                out.push_str(hint_policy(hint));
-                out.push_str(".b64 ");
-                self.put_temp(out, temp);
-                out.push_str(", 1.0;\n");
-                Some(temp)
-            }
-            _ => None,
-        };
+        let policy = self.policy(out, inst, s);
         self.fence(out, bracket.leading, plan);
         out.push('\t');
         if single {
@@ -202,26 +192,7 @@ impl<'k> KernelEmitter<'k> {
                 out.push(' ');
             }
         }
-        out.push_str(if s.reduction { "red" } else { "atom" });
-        self.sem(out, bracket.order);
-        out.push('.');
-        out.push_str(scope_name(plan.scope));
-        out.push_str(space_suffix(self.target, inst.space));
-        out.push('.');
-        out.push_str(s.op.as_str());
-        if s.noftz {
-            out.push_str(".noftz");
-        }
-        if policy.is_some() {
-            out.push_str(".L2::cache_hint");
-        }
-        if inst.shape.is_vector() {
-            out.push('.');
-            out.push_str(inst.shape.as_str());
-        }
-        out.push('.');
-        out.push_str(s.ty.as_str());
-        out.push(' ');
+        self.opcode(out, inst, plan, s, bracket.order, policy.is_some());
         if !s.reduction {
             self.result_lanes(out, inst, 0..lanes, inst.shape.is_vector());
             out.push_str(", ");
@@ -243,6 +214,157 @@ impl<'k> KernelEmitter<'k> {
         if !single {
             self.guard_end(out, inst, id);
         }
+    }
+
+    /// The `createpolicy` of a native form with a cache hint.
+    fn policy(&mut self, out: &mut String, inst: &AtomicInst, s: PtxOp) -> Option<Temp> {
+        let (true, Some(hint)) = (s.hint, inst.hint) else {
+            return None;
+        };
+        let temp = self.temp(Class::B64);
+        out.push_str("\tcreatepolicy.fractional.");
+        out.push_str(hint_policy(hint));
+        out.push_str(".b64 ");
+        self.put_temp(out, temp);
+        out.push_str(", 1.0;\n");
+        Some(temp)
+    }
+
+    /// `atom`/`red` with every qualifier of a native form, up to and including the type and
+    /// the space after it.
+    fn opcode(
+        &self,
+        out: &mut String,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        s: PtxOp,
+        order: MemoryOrder,
+        hinted: bool,
+    ) {
+        out.push_str(if s.reduction { "red" } else { "atom" });
+        self.sem(out, order);
+        out.push('.');
+        out.push_str(scope_name(plan.scope));
+        out.push_str(space_suffix(self.target, inst.space));
+        out.push('.');
+        out.push_str(s.op.as_str());
+        if s.noftz {
+            out.push_str(".noftz");
+        }
+        if hinted {
+            out.push_str(".L2::cache_hint");
+        }
+        if inst.shape.is_vector() {
+            out.push('.');
+            out.push_str(inst.shape.as_str());
+        }
+        out.push('.');
+        out.push_str(s.ty.as_str());
+        out.push(' ');
+    }
+
+    /// The one place the opt-in packed form of a scalar f16/bf16 add is printed: the packed
+    /// `atom`/`red` `s` on the aligned 32-bit word holding the address, the operand in the
+    /// addressed half (the high one where address bit 1 is set: PTX is little-endian) and
+    /// -0.0 in the other, and the old value taken from the addressed half. The node's order,
+    /// scope, space and hint are the packed instruction's, as they would be the scalar one's.
+    pub(super) fn packed_half(
+        &mut self,
+        out: &mut String,
+        id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        s: PtxOp,
+        bracket: FenceBracket,
+    ) {
+        self.zero_skipped_result(out, inst);
+        self.guard_begin(out, inst, id);
+        // A scalar add always has its operand (the table takes only add and sub).
+        let Some(operand) = inst.operand else {
+            return self.guard_end(out, inst, id);
+        };
+        let value = self.operand(out, operand, 0, inst.ty, s.negate);
+        let addr = self.address(out, inst);
+        let word = self.temp(Class::B64);
+        out.push_str("\tand.b64 ");
+        self.put_temp(out, word);
+        out.push_str(", ");
+        self.put(out, addr);
+        out.push_str(", -4;\n");
+        let high = self.temp(Class::Pred);
+        let bit = self.temp(Class::B64);
+        out.push_str("\tand.b64 ");
+        self.put_temp(out, bit);
+        out.push_str(", ");
+        self.put(out, addr);
+        out.push_str(", 2;\n");
+        self.line(
+            out,
+            "setp.ne.b64",
+            &[Operand::T(high), Operand::T(bit), Operand::Imm(0)],
+        );
+        let negative_zero = self.constant(out, 16, 0x8000);
+        let [in_low, in_high, packed] = [(); 3].map(|_| self.temp(Class::B32));
+        for (dst, low, high) in [
+            (in_low, value, Src::Temp(negative_zero)),
+            (in_high, Src::Temp(negative_zero), value),
+        ] {
+            out.push_str("\tmov.b32 ");
+            self.put_temp(out, dst);
+            out.push_str(", {");
+            self.put(out, low);
+            out.push_str(", ");
+            self.put(out, high);
+            out.push_str("};\n");
+        }
+        self.line(
+            out,
+            "selp.b32",
+            &[
+                Operand::T(packed),
+                Operand::T(in_high),
+                Operand::T(in_low),
+                Operand::T(high),
+            ],
+        );
+        let policy = self.policy(out, inst, s);
+        self.fence(out, bracket.leading, plan);
+        out.push('\t');
+        self.opcode(out, inst, plan, s, bracket.order, policy.is_some());
+        let old_word = (!s.reduction).then(|| self.temp(Class::B32));
+        if let Some(old_word) = old_word {
+            self.put_temp(out, old_word);
+            out.push_str(", ");
+        }
+        out.push('[');
+        self.put_temp(out, word);
+        out.push_str("], ");
+        self.put_temp(out, packed);
+        if let Some(policy) = policy {
+            out.push_str(", ");
+            self.put_temp(out, policy);
+        }
+        out.push_str(";\n");
+        self.fence(out, bracket.trailing, plan);
+        if let (Some(old_word), Some(result)) = (old_word, inst.result) {
+            let [old_low, old_high] = [(); 2].map(|_| self.temp(Class::B16));
+            out.push_str("\tmov.b32 {");
+            self.put_temp(out, old_low);
+            out.push_str(", ");
+            self.put_temp(out, old_high);
+            out.push_str("}, ");
+            self.put_temp(out, old_word);
+            out.push_str(";\n\tselp.b16 ");
+            write_value(out, &self.names, result, None);
+            out.push_str(", ");
+            self.put_temp(out, old_high);
+            out.push_str(", ");
+            self.put_temp(out, old_low);
+            out.push_str(", ");
+            self.put_temp(out, high);
+            out.push_str(";\n");
+        }
+        self.guard_end(out, inst, id);
     }
 
     /// The one place an atomic `ld`/`st` is printed: one vector instruction, or one per

@@ -57,7 +57,8 @@ pub struct JudgeTarget {
 }
 
 /// The PTX targets judged: every SM at the default ISA, and the oldest ISA of two SMs (features
-/// gated by ISA version).
+/// gated by ISA version); the opt-in `+packed-half-add` on sm_90 (f16 and bf16) and on sm_60 at
+/// the first ISA with the packed f16 add.
 pub const PTX_TARGETS: &[&str] = &[
     "sm_60",
     "sm_70",
@@ -71,6 +72,8 @@ pub const PTX_TARGETS: &[&str] = &[
     "sm_120",
     "sm_60@5.0",
     "sm_90@7.8",
+    "sm_60@6.2+packed-half-add",
+    "sm_90+packed-half-add",
 ];
 pub const VISA_TARGETS: &[&str] = &["TGLLP", "DG2", "MTL", "PVC", "PVC+svm"];
 /// The LLVM majors judged here (the backend accepts 14 to 23).
@@ -111,7 +114,7 @@ pub fn judge_target(name: &str) -> Option<JudgeTarget> {
     let (backend, judge) = match prefix {
         "ptx" => {
             let backend = name.parse().expect("a PTX target");
-            let arch = spec.split('@').next().unwrap_or(spec).to_string();
+            let arch = spec.split(['@', '+']).next().unwrap_or(spec).to_string();
             let number: u32 = arch
                 .trim_start_matches("sm_")
                 .trim_end_matches('a')

@@ -21,6 +21,12 @@ pub const TARGETS: [&str; 6] = [
     "llvm:amdgcn",
 ];
 
+/// Targets with an explicit lowering policy, which a client opts into and which is never a
+/// default: the matrix report counts them in a table of their own, and pins their per-op × type
+/// summary beside the defaults' (no golden lowering: their code is the default's but for the
+/// cells the policy names).
+pub const OPT_IN_TARGETS: [&str; 1] = ["ptx:sm_90+packed-half-add"];
+
 /// The environment variable that rewrites golden files instead of comparing them.
 pub const BLESS_ENV: &str = "ATOMIR_BLESS";
 
@@ -35,7 +41,16 @@ pub fn workspace_root() -> PathBuf {
 /// The targets of [`TARGETS`] whose backend is built, each with its name. A backend that is
 /// still a stub is skipped with a printed reason; any other refusal of a listed name fails.
 pub fn built_targets() -> Vec<(&'static str, TargetBackend)> {
-    TARGETS
+    parsed(&TARGETS)
+}
+
+/// The targets of [`OPT_IN_TARGETS`], each with its name.
+pub fn opt_in_targets() -> Vec<(&'static str, TargetBackend)> {
+    parsed(&OPT_IN_TARGETS)
+}
+
+fn parsed(names: &[&'static str]) -> Vec<(&'static str, TargetBackend)> {
+    names
         .iter()
         .map(|&name| match targets::parse_target(name) {
             Ok(backend) => (name, backend),
