@@ -142,6 +142,8 @@ pub struct VisaPrinter<'m> {
     busy_temps: Vec<usize>,
     /// Per variable of the current expansion: whether anything reads it.
     used: Vec<bool>,
+    /// The buffers of the temporaries' allocation.
+    allocation: flow::Allocation,
     /// The registers of the current expansion's literal operands (and zeroed results) and
     /// their values, set at its entry block (after its leading fence).
     literals: Vec<(usize, u128)>,

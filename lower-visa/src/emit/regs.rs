@@ -40,6 +40,7 @@ impl<'m> VisaPrinter<'m> {
             busy_temps: Vec::new(),
             literals: Vec::new(),
             used: Vec::new(),
+            allocation: super::flow::Allocation::default(),
             pred: None,
             single: true,
             surface: Surface::Global,
