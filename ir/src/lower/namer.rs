@@ -157,6 +157,7 @@ impl Namer {
         let names = names.into_iter();
         self.taken.clear();
         out.clear();
+        out.reserve(names.size_hint().0);
         let mut escapes = false;
         for name in names.clone() {
             let kept = self.rules.allows(name) && (distinct || self.taken.insert(name.to_owned()));
@@ -222,7 +223,7 @@ mod tests {
         suffixes: &[Suffix::numbered("__e"), Suffix::exact("__f")],
     };
 
-    fn assign(names: &[&str]) -> Vec<Cow<'static, str>> {
+    fn assign<'a>(names: &[&'a str]) -> Vec<Cow<'a, str>> {
         let mut out = Vec::new();
         Namer::new(&RULES).assign(names.iter().copied(), &mut out);
         out
