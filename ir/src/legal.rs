@@ -6,8 +6,8 @@
 //! smallest target that would accept it. The verdict is data, so the lowering matrix can print it
 //! and tests can count it.
 
+use fnv::FnvHashMap as HashMap;
 use smallvec::SmallVec;
-use std::collections::HashMap;
 use std::fmt;
 
 use crate::kernel::{Fence, Inst, Kernel, Module, Param, SourceLoc};
@@ -498,6 +498,12 @@ impl LowerReport {
     /// Records that `error`'s instruction or kernel is left out of the code.
     pub fn refuse(&mut self, error: LowerError) {
         self.refusals.push(error);
+    }
+
+    /// Makes room for `additional` more decisions (a kernel's instructions), so that recording
+    /// a large kernel grows the report once.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.decisions.reserve(additional);
     }
 
     /// Forgets the decisions after the first `len` (a kernel left out whole).

@@ -2,6 +2,7 @@
 //! instructions are printed by [`crate::native`] (the one place that spells `atomicrmw`,
 //! `cmpxchg`, atomic loads and fences) and [`crate::expansion`] (the shared expansions' CFGs).
 
+use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
@@ -183,7 +184,7 @@ pub(crate) struct Emitter<'a> {
     /// The number of the node's address space.
     pub(crate) space: u32,
     /// The name of each value, by index.
-    names: Vec<String>,
+    names: Vec<Cow<'a, str>>,
     /// The kernel's index in the module.
     pub(crate) kernel_index: usize,
     /// Whether addresses are the views a Vulkan frame binds (a complete Vulkan module).
@@ -301,11 +302,11 @@ impl<'a> Emitter<'a> {
     pub(crate) fn new(target: LlvmTarget, kernel: &'a Kernel) -> Self {
         let mut names = Vec::new();
         let values = kernel.values.values().map(|data| &data.name[..]);
-        Namer::new(&VALUE_NAMES).assign(values, &mut names);
+        Namer::new(&VALUE_NAMES).assign_distinct(values, &mut names);
         Emitter {
             target,
             kernel,
-            results: SecondaryMap::new(),
+            results: SecondaryMap::with_capacity(kernel.values.len()),
             inst: 0,
             next_tmp: 0,
             label: Label::Entry,
@@ -590,7 +591,7 @@ pub struct LlvmPrinter<'m> {
     complete: bool,
     emitter: Option<Emitter<'m>>,
     /// The function name of each kernel of the module, by index.
-    function_names: Vec<String>,
+    function_names: Vec<Cow<'m, str>>,
     /// The frame of a complete Vulkan module.
     vulkan: Option<vulkan::Frame>,
     /// Why the current kernel cannot be printed in its frame, if it cannot.
@@ -631,7 +632,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             Triple::Nvptx64 => &PTX_ENTRY_NAMES,
             _ => &FUNCTION_NAMES,
         };
-        Namer::new(rules).assign(kernels, &mut self.function_names);
+        Namer::new(rules).assign_distinct(kernels, &mut self.function_names);
         if self.complete {
             out.push_str("target triple = \"");
             out.push_str(self.target.triple.triple_string());
@@ -645,7 +646,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         if let Some(frame) = &mut self.vulkan {
             em.kernel_index = index;
             em.bound = true;
-            let name = self.function_names.get(index).map_or("", String::as_str);
+            let name = self.function_names.get(index).map_or("", |name| &**name);
             self.unprintable = frame.kernel_begin(&em, name, index, out);
             self.emitter = Some(em);
             return;
@@ -658,7 +659,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             }
         }
         out.push_str("void ");
-        let name = self.function_names.get(index).map_or("", String::as_str);
+        let name = self.function_names.get(index).map_or("", |name| &**name);
         let _ = write_ident(out, '@', name);
         out.push('(');
         let mut first = true;

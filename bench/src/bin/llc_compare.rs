@@ -2,7 +2,7 @@
 //! `llc -O0 -march=nvptx64 -mcpu=sm_90`, and as `atomir lower --target ptx:sm_90`, timed in
 //! the same run.
 //!
-//! `cargo run --release -p atomir-bench --bin llc_compare` (after `cargo build --release -p atomir`)
+//! `cargo run --release -p atomir-bench --bin llc_compare` (after `cargo build --release -p atomir-cli`)
 //! prints a Markdown table.
 
 use std::path::PathBuf;
@@ -92,7 +92,7 @@ fn atomir_binary() -> Result<PathBuf, String> {
         Ok(path)
     } else {
         Err(format!(
-            "{} not found: run `cargo build --release -p atomir` first",
+            "{} not found: run `cargo build --release -p atomir-cli` first",
             path.display()
         ))
     }

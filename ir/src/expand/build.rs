@@ -26,11 +26,13 @@ impl Builder {
     fn new(recycled: Option<Expansion>, mut spare_prims: Vec<Vec<Prim>>) -> Self {
         let mut expansion = match recycled {
             Some(mut old) => {
-                for (_, block) in std::mem::take(&mut old.blocks) {
-                    let mut prims = block.prims;
+                // The block map is cleared, not taken, so that it keeps its capacity too.
+                for block in old.blocks.values_mut() {
+                    let mut prims = std::mem::take(&mut block.prims);
                     prims.clear();
                     spare_prims.push(prims);
                 }
+                old.blocks.clear();
                 old.vars.clear();
                 old.operands.clear();
                 old.new_values.clear();

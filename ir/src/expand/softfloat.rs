@@ -48,8 +48,8 @@ impl SoftFloat {
             return 0;
         }
         let mut rewritten = 0;
-        let blocks: Vec<_> = expansion.blocks.keys().collect();
-        for block in blocks {
+        for index in 0..expansion.blocks.len() {
+            let block = super::Block::from_u32(index as u32);
             let wanted = |prim: &Prim, vars: &cranelift_entity::PrimaryMap<Var, PrimType>| {
                 rewrite_of(prim, vars, needs).is_some()
             };

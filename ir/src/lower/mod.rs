@@ -19,8 +19,9 @@ mod linear;
 pub mod namer;
 pub mod splice;
 
-use std::collections::HashMap;
 use std::io;
+
+use fnv::FnvHashMap as HashMap;
 
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use linear::{incoming, Label, Linear, Params, Step};
@@ -224,6 +225,11 @@ pub trait Printer<'m> {
 
     /// After the instructions of the current kernel.
     fn kernel_end(&mut self, out: &mut String);
+
+    /// Whether the printer writes a kernel's code into `out` as it goes and puts what must
+    /// precede it (declarations known only at the end) before it in [`Printer::kernel_end`]:
+    /// the driver then hands `out` to a sink only between kernels, never within one.
+    const HEADS_KERNEL_AT_END: bool = false;
 
     /// After the last kernel.
     fn module_end(&mut self, out: &mut String);
@@ -661,15 +667,17 @@ fn plan<T: Table>(
     let mut report = LowerReport::default();
     let mut plans: Vec<T::Plan> = Vec::new();
     // Refusals too: a million refused atomics search their smallest target once.
-    let mut plan_of: HashMap<Node, Result<u32, Refusal>> = HashMap::new();
+    let mut plan_of: HashMap<Node, Result<u32, Refusal>> = HashMap::default();
     let mut chosen: Vec<u32> = Vec::new();
     let mut kept: Vec<KernelKept> = Vec::new();
     let mut any_left_out = false;
     for (index, kernel) in module.kernels.iter().enumerate() {
         let (kernel_chosen, kernel_decisions) = (chosen.len(), report.len());
+        report.reserve(kernel.insts.len());
+        chosen.reserve(kernel.insts.len());
         let mut kernel_kept = KernelKept {
             whole_kernel_refused: false,
-            insts: SecondaryMap::new(),
+            insts: SecondaryMap::with_capacity(kernel.insts.len()),
         };
         let mut left_out: SecondaryMap<Value, bool> = SecondaryMap::new();
         for (inst, data) in kernel.insts.iter() {
@@ -796,7 +804,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                 out.truncate(start);
                 return Err(unprintable(kernel, inst, message).into());
             }
-            if out.len() >= CHUNK {
+            if !P::HEADS_KERNEL_AT_END && out.len() >= CHUNK {
                 drain(out, &mut sink)?;
             }
         }

@@ -17,6 +17,7 @@
 //! Architecture Invariant: every name a printer takes from the IR goes through a [`Namer`], and
 //! every name a printer makes up is outside what its [`NameRules`] allow.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// A printer's own suffix: `text`, followed by one or more decimal digits where `digits` holds.
@@ -126,9 +127,29 @@ impl Namer {
     }
 
     /// The target names of `names`, one namespace, in order: `out[i]` names `names[i]`.
-    /// Names the rules allow are kept (a repeated one only the first time); the others are
-    /// escaped. Distinct entries of `out` for any input.
-    pub fn assign<'a, I>(&mut self, names: I, out: &mut Vec<String>)
+    /// Names the rules allow are kept (a repeated one only the first time), borrowed; the
+    /// others are escaped. Distinct entries of `out` for any input.
+    pub fn assign<'a, I>(&mut self, names: I, out: &mut Vec<Cow<'a, str>>)
+    where
+        I: IntoIterator<Item = &'a str>,
+        I::IntoIter: Clone,
+    {
+        self.assign_names(names, out, false);
+    }
+
+    /// [`Namer::assign`] for names known to be distinct, as a verified module's kernels and a
+    /// verified kernel's values are (the verifier refuses a name defined twice): where every
+    /// name is allowed, as in most programs, nothing is hashed or copied. Names that are not
+    /// distinct would keep their one spelling.
+    pub fn assign_distinct<'a, I>(&mut self, names: I, out: &mut Vec<Cow<'a, str>>)
+    where
+        I: IntoIterator<Item = &'a str>,
+        I::IntoIter: Clone,
+    {
+        self.assign_names(names, out, true);
+    }
+
+    fn assign_names<'a, I>(&mut self, names: I, out: &mut Vec<Cow<'a, str>>, distinct: bool)
     where
         I: IntoIterator<Item = &'a str>,
         I::IntoIter: Clone,
@@ -136,14 +157,25 @@ impl Namer {
         let names = names.into_iter();
         self.taken.clear();
         out.clear();
+        out.reserve(names.size_hint().0);
+        let mut escapes = false;
         for name in names.clone() {
-            let kept = self.rules.allows(name) && self.taken.insert(name.to_owned());
+            let kept = self.rules.allows(name) && (distinct || self.taken.insert(name.to_owned()));
+            escapes |= !kept;
             // An empty entry is a placeholder: no target name is empty.
-            out.push(if kept { name.to_owned() } else { String::new() });
+            out.push(Cow::Borrowed(if kept { name } else { "" }));
+        }
+        if !escapes {
+            return;
+        }
+        if distinct {
+            // The kept names, which no escaped name may take.
+            let kept = out.iter().filter(|name| !name.is_empty());
+            self.taken.extend(kept.map(|name| name.to_string()));
         }
         for (name, slot) in names.zip(out.iter_mut()) {
             if slot.is_empty() {
-                *slot = self.escape(name);
+                *slot = Cow::Owned(self.escape(name));
             }
         }
     }
@@ -191,10 +223,26 @@ mod tests {
         suffixes: &[Suffix::numbered("__e"), Suffix::exact("__f")],
     };
 
-    fn assign(names: &[&str]) -> Vec<String> {
+    fn assign<'a>(names: &[&'a str]) -> Vec<Cow<'a, str>> {
         let mut out = Vec::new();
         Namer::new(&RULES).assign(names.iter().copied(), &mut out);
         out
+    }
+
+    /// Over distinct names, both entry points agree, escapes included.
+    #[test]
+    fn distinct_names_are_named_alike_by_both_entry_points() {
+        let sets: [&[&str]; 4] = [
+            &["a", "b1", "c_d"],
+            &["a$b", "a_b"],
+            &["ret", "pm0", "", "_", "9", "x__e0", "x", "do"],
+            &["a$b", "a%b", "a_b_1"],
+        ];
+        for names in sets {
+            let mut distinct = Vec::new();
+            Namer::new(&RULES).assign_distinct(names.iter().copied(), &mut distinct);
+            assert_eq!(distinct, assign(names), "{names:?}");
+        }
     }
 
     #[test]
@@ -263,7 +311,7 @@ mod tests {
         }
         for (name, target) in names.iter().zip(&out) {
             if RULES.allows(name) {
-                assert_eq!(name, target, "an allowed name was renamed");
+                assert_eq!(name, &**target, "an allowed name was renamed");
             }
         }
     }
@@ -304,7 +352,7 @@ mod tests {
         assert_eq!(out, expected);
         let mut symbols = HashSet::new();
         for name in &out {
-            assert!(symbols.insert(name.clone()), "{name} twice");
+            assert!(symbols.insert(name.to_string()), "{name} twice");
             for i in 0..3 {
                 assert!(symbols.insert(format!("{name}_param_{i}")));
                 assert!(symbols.insert(format!("{name}_out_{i}")));

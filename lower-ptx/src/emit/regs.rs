@@ -6,7 +6,7 @@ use std::fmt::Write;
 use atomir_ir::expand::{Expansion, PrimType, Var};
 use atomir_ir::{ElemType, Kernel, Scalar, ValueType};
 
-use atomir_ir::lower::{Binding, Fragment, FragmentResult, Namer, SpliceNames};
+use atomir_ir::lower::{Fragment, FragmentResult, Namer, SpliceNames};
 use atomir_ir::Inst;
 use smallvec::smallvec;
 
@@ -20,8 +20,7 @@ impl<'k> KernelEmitter<'k> {
     pub fn new(target: PtxTarget, kernel: &'k Kernel) -> Self {
         let mut names = Vec::new();
         let values = kernel.values.values().map(|data| &data.name[..]);
-        Namer::new(&REGISTER_NAMES).assign(values, &mut names);
-        let names = names.into_iter().map(|name| smallvec![name]).collect();
+        Namer::new(&REGISTER_NAMES).assign_distinct(values, &mut names);
         KernelEmitter {
             target,
             kernel,
@@ -94,7 +93,7 @@ impl<'k> KernelEmitter<'k> {
             return;
         };
         let bound = splice.binding(value).is_some();
-        let names: Binding = self.names.of(value).iter().cloned().collect();
+        let names = self.names.of(value).to_binding();
         if !bound {
             let (class, _) = value_class(self.kernel.value_type(value));
             for name in &names {

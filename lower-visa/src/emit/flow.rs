@@ -75,7 +75,7 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         self.allocate_temps(expansion, surface, inst.predicate.is_some());
-        self.used = used_vars(expansion);
+        used_vars(expansion, &mut self.used);
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
         // by SIMD control flow in the channels where the predicate fails.
@@ -188,13 +188,23 @@ impl<'m> VisaPrinter<'m> {
         surface: Surface,
         predicated: bool,
     ) {
-        let mut ranges = live_ranges(expansion);
+        // Taken for the call (moving the buffers costs nothing), so `self` stays free to borrow.
+        let mut allocation = std::mem::take(&mut self.allocation);
+        let Allocation {
+            ranges,
+            order,
+            active,
+            released,
+        } = &mut allocation;
+        live_ranges(expansion, ranges);
         let end = ranges.end;
-        let mut order: Vec<Var> = expansion
-            .vars
-            .keys()
-            .filter(|var| self.var_slots[var.index()] == usize::MAX)
-            .collect();
+        order.clear();
+        order.extend(
+            expansion
+                .vars
+                .keys()
+                .filter(|var| self.var_slots[var.index()] == usize::MAX),
+        );
         for &var in &expansion.results {
             let range = &mut ranges.of[var.index()];
             // A predicated loop's result temps are zeroed before it and copied after it.
@@ -204,17 +214,16 @@ impl<'m> VisaPrinter<'m> {
             range.1 = end;
         }
         // A variable the layout never names (a copy cycle's saved register) lives throughout.
-        for &var in &order {
+        for &var in order.iter() {
             let range = &mut ranges.of[var.index()];
             if range.0 > range.1 {
                 *range = (0, end);
             }
         }
         order.sort_by_key(|var| ranges.of[var.index()]);
-        // (last position, slot) of the temps in use; slots whose range ended.
-        let mut active: Vec<(u32, usize)> = Vec::new();
-        let mut released: Vec<usize> = Vec::new();
-        for var in order {
+        active.clear();
+        released.clear();
+        for &var in order.iter() {
             let (start, last) = ranges.of[var.index()];
             active.retain(|&(until, slot)| {
                 let live = until >= start;
@@ -238,6 +247,7 @@ impl<'m> VisaPrinter<'m> {
             active.push((last, slot));
             self.var_slots[var.index()] = slot;
         }
+        self.allocation = allocation;
     }
 
     /// The predicate of a memory message: the node's, in a one-block expansion.
@@ -369,12 +379,27 @@ impl<'m> VisaPrinter<'m> {
     }
 }
 
+/// The buffers of [`VisaPrinter::allocate_temps`], kept from one expansion to the next.
+#[derive(Debug, Default)]
+pub(super) struct Allocation {
+    ranges: LiveRanges,
+    /// The variables to give a temp, by live range.
+    order: Vec<Var>,
+    /// (last position, slot) of the temps in use.
+    active: Vec<(u32, usize)>,
+    /// Slots whose range ended.
+    released: Vec<usize>,
+}
+
 /// The positions at which each variable of an expansion is live, in layout order.
+#[derive(Debug, Default)]
 pub(super) struct LiveRanges {
     /// Per variable: (first, last) position; first > last where the layout never names it.
     of: Vec<(u32, u32)>,
     /// The position after the last block (the results are copied out there).
     end: u32,
+    /// The position of each block's start.
+    starts: Vec<u32>,
 }
 
 /// Live ranges over the layout order: position 0 is before the entry (inputs bound, literals
@@ -383,14 +408,16 @@ pub(super) struct LiveRanges {
 /// loop (a backward edge) without lying inside it covers the whole loop: the value crosses the
 /// backward edge. A range inside a loop is defined before it is read in each iteration (one
 /// definition each, dominating its uses).
-pub(super) fn live_ranges(expansion: &Expansion) -> LiveRanges {
-    let mut of = vec![(u32::MAX, 0u32); expansion.vars.len()];
+pub(super) fn live_ranges(expansion: &Expansion, ranges: &mut LiveRanges) {
+    let LiveRanges { of, end, starts } = ranges;
+    of.clear();
+    of.resize(expansion.vars.len(), (u32::MAX, 0u32));
     let mut touch = |var: Var, at: u32| {
         let range = &mut of[var.index()];
         range.0 = range.0.min(at);
         range.1 = range.1.max(at);
     };
-    let mut starts = Vec::with_capacity(expansion.blocks.len());
+    starts.clear();
     let mut at = 0u32;
     for data in expansion.blocks.values() {
         at += 1;
@@ -437,10 +464,8 @@ pub(super) fn live_ranges(expansion: &Expansion) -> LiveRanges {
             }
         }
         if !changed {
-            return LiveRanges {
-                of,
-                end: at_end + 1,
-            };
+            *end = at_end + 1;
+            return;
         }
     }
 }
@@ -473,8 +498,9 @@ fn read_only_by_later_alu(expansion: &Expansion) -> Vec<bool> {
 
 /// Which vars are live: read by a memory op, a branch, the results, or a live ALU op (a memory
 /// op whose old value nobody reads writes `%null`; a dead ALU op is not printed).
-pub(super) fn used_vars(expansion: &Expansion) -> Vec<bool> {
-    let mut used = vec![false; expansion.vars.len()];
+pub(super) fn used_vars(expansion: &Expansion, used: &mut Vec<bool>) {
+    used.clear();
+    used.resize(expansion.vars.len(), false);
     for data in expansion.blocks.values() {
         match &data.terminator {
             Terminator::Branch {
@@ -514,7 +540,7 @@ pub(super) fn used_vars(expansion: &Expansion) -> Vec<bool> {
             }
         }
         if !changed {
-            return used;
+            return;
         }
     }
 }

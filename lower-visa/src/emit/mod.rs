@@ -18,14 +18,15 @@
 //! On platforms without 64-bit integer ALU, 64-bit data are only moved, compared for equality
 //! and combined bitwise, on dword halves; the legality table refuses the rest there.
 
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
-    append_buffer, At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label,
-    NameRules, Namer, Params, Printer, SpliceNames, Suffix, Unprintable,
+    At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label, NameRules, Namer,
+    Params, Printer, SpliceNames, Suffix, Unprintable,
 };
 use atomir_ir::{
     AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueType,
@@ -103,6 +104,45 @@ enum SlotName {
     Temp(u32),
 }
 
+/// The slot of each IR value, and of each lane of a vector value that has one of its own.
+#[derive(Debug, Default)]
+struct ValueSlots {
+    /// By value: the slot of the whole value, [`ValueSlots::NONE`] until it has one. Dense,
+    /// four bytes a value, sized once per kernel.
+    whole: SecondaryMap<Value, u32>,
+    /// By value and lane: the slots of lanes (vector values only).
+    lanes: HashMap<(Value, u8), usize>,
+}
+
+impl ValueSlots {
+    const NONE: u32 = u32::MAX;
+
+    /// Forgets every slot, ready for the values of `kernel`.
+    fn clear(&mut self, kernel: &Kernel) {
+        self.whole = SecondaryMap::with_default(Self::NONE);
+        self.whole.resize(kernel.values.len());
+        self.lanes.clear();
+    }
+
+    fn get(&self, value: Value, lane: Option<u8>) -> Option<usize> {
+        match lane {
+            None => Some(self.whole[value])
+                .filter(|&slot| slot != Self::NONE)
+                .map(|slot| slot as usize),
+            Some(lane) => self.lanes.get(&(value, lane)).copied(),
+        }
+    }
+
+    fn insert(&mut self, value: Value, lane: Option<u8>, slot: usize) {
+        match lane {
+            None => self.whole[value] = slot as u32,
+            Some(lane) => {
+                self.lanes.insert((value, lane), slot);
+            }
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     name: SlotName,
@@ -122,16 +162,21 @@ pub struct VisaPrinter<'m> {
     /// The kernel being printed.
     kernel: Option<&'m Kernel>,
     n: u32,
+    /// Where the code goes: while a hook runs, the output itself ([`VisaPrinter::writing`]),
+    /// so that a kernel's code is written once, straight into it; between hooks, empty.
     body: String,
+    /// Where the current kernel starts in the output: its head (declarations, inputs) goes
+    /// there at its end, once every variable is known.
+    kernel_start: usize,
     decls: String,
     slots: Vec<Slot>,
-    value_slots: HashMap<(Value, u8), usize>,
+    value_slots: ValueSlots,
     var_slots: Vec<usize>,
     temps: u32,
     /// The name of each value of the current kernel, and how made-up names are spelled.
     names: Names<'m>,
     /// The name of each kernel of the module, by index, and the current kernel's index.
-    kernel_names: Vec<String>,
+    kernel_names: Vec<Cow<'m, str>>,
     kernel_index: usize,
     namer: Namer,
     /// Temps of earlier expansions, free to reuse: an expansion's temps die with it (its
@@ -142,6 +187,8 @@ pub struct VisaPrinter<'m> {
     busy_temps: Vec<usize>,
     /// Per variable of the current expansion: whether anything reads it.
     used: Vec<bool>,
+    /// The buffers of the temporaries' allocation.
+    allocation: flow::Allocation,
     /// The registers of the current expansion's literal operands (and zeroed results) and
     /// their values, set at its entry block (after its leading fence).
     literals: Vec<(usize, u128)>,
@@ -169,22 +216,191 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
 
     fn module_begin(&mut self, module: &'m Module, out: &mut String) {
         let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
-        Namer::new(&KERNEL_NAMES).assign(kernels, &mut self.kernel_names);
+        Namer::new(&KERNEL_NAMES).assign_distinct(kernels, &mut self.kernel_names);
         if self.complete {
             out.push_str(".version 4.1\n");
         }
     }
 
-    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, _out: &mut String) {
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
+        self.kernel_start = out.len();
+        self.writing(out, |printer| printer.kernel_begin(kernel, index));
+    }
+
+    fn whole(
+        &mut self,
+        _at: At<'_>,
+        _plan: &VisaPlan,
+        _bracket: FenceBracket,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "vISA prints every node through its expansion".into(),
+        ))
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        fence: &atomir_ir::Fence,
+        _plan: &VisaPlan,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.current()?;
+        self.writing(out, |printer| printer.standalone_fence(fence));
+        Ok(())
+    }
+
+    const PARAMS: Params = Params::Copies;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.writing(out, |printer| {
+            printer.expansion_begin(kernel, x.inst, x.atomic, x.expansion)
+        })
+        .map_err(Unprintable)
+    }
+
+    fn block(&mut self, x: &Expanding<'_, VisaPlan>, block: Block, entry: bool, out: &mut String) {
+        self.in_entry = entry;
+        self.writing(out, |printer| {
+            if entry {
+                printer.set_literals();
+            } else {
+                printer.label(x.inst, Label::Block(block));
+                printer.body.push_str(":\n");
+            }
+        });
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.current()?;
+        self.writing(out, |printer| {
+            printer.step(x.plan, x.expansion, prim, bracket)
+        })
+        .map_err(Unprintable)
+    }
+
+    fn copy(&mut self, _x: &Expanding<'_, VisaPlan>, dst: Var, src: Var, out: &mut String) {
+        let (to, from) = (self.var_slots[dst.index()], self.var_slots[src.index()]);
+        if self.kernel.is_some() && to != from {
+            self.writing(out, |printer| printer.copy(None, to, from));
+        }
+    }
+
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        out: &mut String,
+    ) {
+        if self.kernel.is_some() {
+            self.writing(out, |printer| {
+                printer.goto(x.inst, Some((cond, negated)), to)
+            });
+        }
+    }
+
+    fn jump(&mut self, x: &Expanding<'_, VisaPlan>, to: Label, out: &mut String) {
+        if self.kernel.is_some() {
+            self.writing(out, |printer| printer.goto(x.inst, None, to));
+        }
+    }
+
+    fn label(&mut self, x: &Expanding<'_, VisaPlan>, label: Label, out: &mut String) {
+        self.writing(out, |printer| {
+            printer.label(x.inst, label);
+            printer.body.push_str(":\n");
+        });
+    }
+
+    const BRACKETS_EXPANSIONS: bool = true;
+
+    fn expansion_fence(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        fence: atomir_ir::lower::Fence,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.current()?;
+        self.writing(out, |printer| {
+            printer.fence(Some(fence), atomir_ir::expand::mem_attrs(x.node))
+        });
+        Ok(())
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let kernel = self.current()?;
+        self.writing(out, |printer| {
+            printer.expansion_end(kernel, x.inst, x.atomic, x.expansion)
+        });
+        Ok(())
+    }
+
+    const HEADS_KERNEL_AT_END: bool = true;
+
+    fn kernel_end(&mut self, out: &mut String) {
+        self.kernel_end(out);
+    }
+
+    fn module_end(&mut self, _out: &mut String) {}
+
+    fn splice_begin(
+        &mut self,
+        kernel: &'m Kernel,
+        inst: Inst,
+        names: &'m SpliceNames,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.splice_begin(kernel, inst, names)
+    }
+
+    fn splice_end(
+        &mut self,
+        _out: &mut String,
+        fragment: &mut Fragment,
+    ) -> Result<(), Unprintable> {
+        self.splice_end(fragment)
+    }
+}
+
+impl<'m> VisaPrinter<'m> {
+    /// Runs `print` with the output as the printer's body, so that what it prints goes
+    /// straight into the output; the body is empty again afterwards.
+    fn writing<R>(&mut self, out: &mut String, print: impl FnOnce(&mut Self) -> R) -> R {
+        std::mem::swap(&mut self.body, out);
+        let result = print(self);
+        std::mem::swap(&mut self.body, out);
+        result
+    }
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize) {
         self.kernel = Some(kernel);
         self.kernel_index = index;
-        self.body.clear();
         self.decls.clear();
         self.slots.clear();
-        self.value_slots.clear();
+        // A slot per value and a few temporaries: grown once, not doubled along the kernel.
+        self.slots.reserve(kernel.values.len() + 16);
+        self.value_slots.clear(kernel);
         self.temps = 0;
         let values = kernel.values.values().map(|data| &data.name[..]);
-        self.namer.assign(values, &mut self.names.kernel);
+        self.namer.assign_distinct(values, &mut self.names.kernel);
         self.names.splice = None;
         self.free_temps.clear();
         self.busy_temps.clear();
@@ -208,118 +424,8 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         }
     }
 
-    fn whole(
-        &mut self,
-        _at: At<'_>,
-        _plan: &VisaPlan,
-        _bracket: FenceBracket,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        Err(Unprintable(
-            "vISA prints every node through its expansion".into(),
-        ))
-    }
-
-    fn fence(
-        &mut self,
-        _inst: Inst,
-        fence: &atomir_ir::Fence,
-        _plan: &VisaPlan,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        self.current()?;
-        self.standalone_fence(fence);
-        Ok(())
-    }
-
-    const PARAMS: Params = Params::Copies;
-
-    fn expansion_begin(
-        &mut self,
-        x: &Expanding<'_, VisaPlan>,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        let kernel = self.current()?;
-        self.expansion_begin(kernel, x.inst, x.atomic, x.expansion)
-            .map_err(Unprintable)
-    }
-
-    fn block(&mut self, x: &Expanding<'_, VisaPlan>, block: Block, entry: bool, _out: &mut String) {
-        self.in_entry = entry;
-        if entry {
-            self.set_literals();
-        } else {
-            self.label(x.inst, Label::Block(block));
-            self.body.push_str(":\n");
-        }
-    }
-
-    fn prim(
-        &mut self,
-        x: &Expanding<'_, VisaPlan>,
-        prim: &Prim,
-        bracket: Option<FenceBracket>,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        self.current()?;
-        self.step(x.plan, x.expansion, prim, bracket)
-            .map_err(Unprintable)
-    }
-
-    fn copy(&mut self, _x: &Expanding<'_, VisaPlan>, dst: Var, src: Var, _out: &mut String) {
-        let (to, from) = (self.var_slots[dst.index()], self.var_slots[src.index()]);
-        if self.kernel.is_some() && to != from {
-            self.copy(None, to, from);
-        }
-    }
-
-    fn branch(
-        &mut self,
-        x: &Expanding<'_, VisaPlan>,
-        cond: Var,
-        negated: bool,
-        to: Label,
-        _out: &mut String,
-    ) {
-        if self.kernel.is_some() {
-            self.goto(x.inst, Some((cond, negated)), to);
-        }
-    }
-
-    fn jump(&mut self, x: &Expanding<'_, VisaPlan>, to: Label, _out: &mut String) {
-        if self.kernel.is_some() {
-            self.goto(x.inst, None, to);
-        }
-    }
-
-    fn label(&mut self, x: &Expanding<'_, VisaPlan>, label: Label, _out: &mut String) {
-        self.label(x.inst, label);
-        self.body.push_str(":\n");
-    }
-
-    const BRACKETS_EXPANSIONS: bool = true;
-
-    fn expansion_fence(
-        &mut self,
-        x: &Expanding<'_, VisaPlan>,
-        fence: atomir_ir::lower::Fence,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        self.current()?;
-        self.fence(Some(fence), atomir_ir::expand::mem_attrs(x.node));
-        Ok(())
-    }
-
-    fn expansion_end(
-        &mut self,
-        x: &Expanding<'_, VisaPlan>,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        let kernel = self.current()?;
-        self.expansion_end(kernel, x.inst, x.atomic, x.expansion);
-        Ok(())
-    }
-
+    /// Puts the kernel's head (its name, declarations and inputs) before its code, which the
+    /// hooks wrote into `out` from [`VisaPrinter::kernel_start`] on.
     fn kernel_end(&mut self, out: &mut String) {
         let Some(kernel) = self.kernel.take() else {
             return;
@@ -327,40 +433,46 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         let name = self.kernel_names.get(self.kernel_index);
         let name = name.cloned().unwrap_or_default();
         let complete = self.complete;
+        let mut head = std::mem::take(&mut self.decls);
+        head.clear();
         if complete {
-            let _ = writeln!(out, ".kernel \"{name}\"");
+            let _ = writeln!(head, ".kernel \"{name}\"");
         } else {
-            let _ = writeln!(out, "// kernel {}", kernel.name);
+            let _ = writeln!(head, "// kernel {}", kernel.name);
         }
+        self.decls = head;
         self.write_decls(kernel);
-        out.push_str(&self.decls);
+        let head = &mut self.decls;
         if complete {
             let layout = input_layout(self.target, &kernel.params);
             for (param, (offset, size)) in kernel.params.iter().zip(layout) {
-                out.push_str(".input ");
-                write_value_name(out, &self.names, param.value);
+                head.push_str(".input ");
+                write_value_name(head, &self.names, param.value);
                 if param.ty == ValueType::Pred {
-                    out.push_str(PREDICATE_INPUT);
+                    head.push_str(PREDICATE_INPUT);
                 }
-                let _ = writeln!(out, " offset={offset} size={size}");
+                let _ = writeln!(head, " offset={offset} size={size}");
             }
-            let _ = writeln!(out, ".kernel_attr Target=\"cm\"");
-            let _ = writeln!(out, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
+            let _ = writeln!(head, ".kernel_attr Target=\"cm\"");
+            let _ = writeln!(head, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
         }
-        append_buffer(out, &mut self.body);
+        // The start is where `out` ended at the kernel's beginning, so a character boundary.
+        let start = if out.is_char_boundary(self.kernel_start) {
+            self.kernel_start
+        } else {
+            out.len()
+        };
+        out.insert_str(start, head);
         if complete {
             out.push_str("    ret (M1, 1)\n");
         }
     }
-
-    fn module_end(&mut self, _out: &mut String) {}
 
     fn splice_begin(
         &mut self,
         kernel: &'m Kernel,
         inst: Inst,
         names: &'m SpliceNames,
-        _out: &mut String,
     ) -> Result<(), Unprintable> {
         if self.complete {
             return Err(Unprintable(
@@ -368,10 +480,9 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
             ));
         }
         self.kernel = Some(kernel);
-        self.body.clear();
         self.decls.clear();
         self.slots.clear();
-        self.value_slots.clear();
+        self.value_slots.clear(kernel);
         self.temps = 0;
         self.free_temps.clear();
         self.busy_temps.clear();
@@ -392,7 +503,8 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         Ok(())
     }
 
-    fn splice_end(&mut self, out: &mut String, fragment: &mut Fragment) -> Result<(), Unprintable> {
+    /// Hands the fragment its temporaries and result; the hooks wrote its code into `out`.
+    fn splice_end(&mut self, fragment: &mut Fragment) -> Result<(), Unprintable> {
         let kernel = self
             .kernel
             .take()
@@ -409,7 +521,6 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
             };
             fragment.temp(name.to_owned(), ty);
         }
-        append_buffer(out, &mut self.body);
         if let (Some(value), Some((splice, _))) = (self.spliced_result, &self.names.splice) {
             fragment.results.push(FragmentResult {
                 value,
@@ -504,7 +615,7 @@ const PREDICATE_INPUT: &str = "__in";
 #[derive(Debug, Default)]
 pub(crate) struct Names<'m> {
     /// The name of each value of the current kernel (after `v_`), by index.
-    kernel: Vec<String>,
+    kernel: Vec<Cow<'m, str>>,
     /// In a fragment: the client's names, and the fragment's own names of an unbound result.
     splice: Option<(&'m SpliceNames, Option<(Value, Binding)>)>,
 }

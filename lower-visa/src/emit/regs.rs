@@ -1,7 +1,6 @@
 //! Registers: the declarations of a kernel's variables and their typed views, temporaries,
 //! and the spelling of operands and of one instruction line.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use atomir_ir::lower::{Namer, Unprintable};
@@ -9,7 +8,7 @@ use atomir_ir::{Kernel, Value, ValueType};
 
 use super::{
     value_storage, write_slot_name, write_value_name, write_view_name, Names, Slot, SlotName,
-    Storage, View, VisaPrinter, PREDICATE_INPUT, VALUE_NAMES,
+    Storage, ValueSlots, View, VisaPrinter, PREDICATE_INPUT, VALUE_NAMES,
 };
 use crate::legality::Surface;
 use crate::target::VisaTarget;
@@ -27,9 +26,10 @@ impl<'m> VisaPrinter<'m> {
             kernel: None,
             n: target.simd(),
             body: String::new(),
+            kernel_start: 0,
             decls: String::new(),
             slots: Vec::new(),
-            value_slots: HashMap::new(),
+            value_slots: ValueSlots::default(),
             var_slots: Vec::new(),
             temps: 0,
             names: Names::default(),
@@ -42,6 +42,7 @@ impl<'m> VisaPrinter<'m> {
             rematerialized: Vec::new(),
             in_entry: false,
             used: Vec::new(),
+            allocation: super::flow::Allocation::default(),
             pred: None,
             single: true,
             surface: Surface::Global,
@@ -129,9 +130,8 @@ impl<'m> VisaPrinter<'m> {
 
     /// The slot of an IR value, or of element `elem` of a vector value.
     pub(super) fn value_slot(&mut self, kernel: &Kernel, value: Value, elem: Option<u8>) -> usize {
-        let key = (value, elem.unwrap_or(u8::MAX));
-        if let Some(slot) = self.value_slots.get(&key) {
-            return *slot;
+        if let Some(slot) = self.value_slots.get(value, elem) {
+            return slot;
         }
         let ty = kernel.value_type(value);
         let (storage, count) = value_storage(ty);
@@ -187,7 +187,7 @@ impl<'m> VisaPrinter<'m> {
                 self.slots.len() - 1
             }
         };
-        self.value_slots.insert(key, slot);
+        self.value_slots.insert(value, elem, slot);
         slot
     }
 
