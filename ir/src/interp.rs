@@ -558,6 +558,18 @@ fn binary(op: BinaryOp, ty: PrimType, x: u128, y: u128) -> Option<u128> {
             BinaryOp::FSub => Some(semantics::float_sub(float, x, y, mode)),
             BinaryOp::FMin => Some(semantics::float_min(float, x, y, mode)),
             BinaryOp::FMax => Some(semantics::float_max(float, x, y, mode)),
+            BinaryOp::FMinAnyNan | BinaryOp::FMaxAnyNan => {
+                let both_nan = semantics::is_nan(float, x) && semantics::is_nan(float, y);
+                Some(if both_nan {
+                    // The NaN least like the canonical one (every significand bit set, as PTX
+                    // spells its own canonical NaN), so that only an exact fix-up passes.
+                    semantics::width_mask(bits - 1)
+                } else if op == BinaryOp::FMinAnyNan {
+                    semantics::float_min(float, x, y, mode)
+                } else {
+                    semantics::float_max(float, x, y, mode)
+                })
+            }
             _ => None,
         };
     }
@@ -594,6 +606,11 @@ fn binary(op: BinaryOp, ty: PrimType, x: u128, y: u128) -> Option<u128> {
         }
         BinaryOp::UMin => x.min(y),
         BinaryOp::UMax => x.max(y),
-        BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMin | BinaryOp::FMax => return None,
+        BinaryOp::FAdd
+        | BinaryOp::FSub
+        | BinaryOp::FMin
+        | BinaryOp::FMax
+        | BinaryOp::FMinAnyNan
+        | BinaryOp::FMaxAnyNan => return None,
     })
 }
