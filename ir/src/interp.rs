@@ -184,7 +184,8 @@ pub struct Inputs<'a> {
     pub new_values: &'a [u128],
 }
 
-/// A `Cas` about to execute, as seen by an [`Interference`].
+/// A `Cas` (or, with [`Interpreter::interfere_before_rmw`], an `Rmw`) about to execute, as
+/// seen by an [`Interference`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CasSite {
     /// The address the `Cas` targets.
@@ -235,6 +236,9 @@ pub struct Interpreter {
     /// How a native `Rmw` treats subnormals (the target's behaviour, e.g. PTX global f32 add
     /// flushes). Float primitives of an expansion never flush, as [`crate::expand`] defines.
     pub rmw_mode: FloatMode,
+    /// Whether the [`Interference`] also runs before every `Rmw` (then another thread may
+    /// change memory between an integer min/max and the CAS loop that follows it).
+    pub interfere_before_rmw: bool,
     regs: SecondaryMap<Var, Option<u128>>,
     args: Vec<u128>,
 }
@@ -284,6 +288,7 @@ impl Interpreter {
         Interpreter {
             step_limit: 100_000,
             rmw_mode: FloatMode::Ieee,
+            interfere_before_rmw: false,
             regs: SecondaryMap::new(),
             args: Vec::new(),
         }
@@ -482,6 +487,17 @@ impl Interpreter {
             } => {
                 let address = self.get(addr)? as u64;
                 let operand = self.get(value)?;
+                memory.read(address, ty.bytes())?;
+                if self.interfere_before_rmw {
+                    interference.before_cas(
+                        memory,
+                        CasSite {
+                            addr: address,
+                            bytes: ty.bytes(),
+                            index: outcome.cas_attempts,
+                        },
+                    );
+                }
                 let old = memory.read(address, ty.bytes())?;
                 let new = semantics::apply(op, ty, old, operand, 0, self.rmw_mode);
                 memory.write(address, ty.bytes(), new)?;
