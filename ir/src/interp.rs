@@ -184,7 +184,8 @@ pub struct Inputs<'a> {
     pub new_values: &'a [u128],
 }
 
-/// A `Cas` about to execute, as seen by an [`Interference`].
+/// A `Cas` (or, with [`Interpreter::interfere_before_rmw`], an `Rmw`) about to execute, as
+/// seen by an [`Interference`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CasSite {
     /// The address the `Cas` targets.
@@ -235,6 +236,9 @@ pub struct Interpreter {
     /// How a native `Rmw` treats subnormals (the target's behaviour, e.g. PTX global f32 add
     /// flushes). Float primitives of an expansion never flush, as [`crate::expand`] defines.
     pub rmw_mode: FloatMode,
+    /// Whether the [`Interference`] also runs before every `Rmw` (then another thread may
+    /// change memory between an integer min/max and the CAS loop that follows it).
+    pub interfere_before_rmw: bool,
     regs: SecondaryMap<Var, Option<u128>>,
     args: Vec<u128>,
 }
@@ -284,6 +288,7 @@ impl Interpreter {
         Interpreter {
             step_limit: 100_000,
             rmw_mode: FloatMode::Ieee,
+            interfere_before_rmw: false,
             regs: SecondaryMap::new(),
             args: Vec::new(),
         }
@@ -482,6 +487,17 @@ impl Interpreter {
             } => {
                 let address = self.get(addr)? as u64;
                 let operand = self.get(value)?;
+                memory.read(address, ty.bytes())?;
+                if self.interfere_before_rmw {
+                    interference.before_cas(
+                        memory,
+                        CasSite {
+                            addr: address,
+                            bytes: ty.bytes(),
+                            index: outcome.cas_attempts,
+                        },
+                    );
+                }
                 let old = memory.read(address, ty.bytes())?;
                 let new = semantics::apply(op, ty, old, operand, 0, self.rmw_mode);
                 memory.write(address, ty.bytes(), new)?;
@@ -558,6 +574,18 @@ fn binary(op: BinaryOp, ty: PrimType, x: u128, y: u128) -> Option<u128> {
             BinaryOp::FSub => Some(semantics::float_sub(float, x, y, mode)),
             BinaryOp::FMin => Some(semantics::float_min(float, x, y, mode)),
             BinaryOp::FMax => Some(semantics::float_max(float, x, y, mode)),
+            BinaryOp::FMinAnyNan | BinaryOp::FMaxAnyNan => {
+                let both_nan = semantics::is_nan(float, x) && semantics::is_nan(float, y);
+                Some(if both_nan {
+                    // The NaN least like the canonical one (every significand bit set, as PTX
+                    // spells its own canonical NaN), so that only an exact fix-up passes.
+                    semantics::width_mask(bits - 1)
+                } else if op == BinaryOp::FMinAnyNan {
+                    semantics::float_min(float, x, y, mode)
+                } else {
+                    semantics::float_max(float, x, y, mode)
+                })
+            }
             _ => None,
         };
     }
@@ -594,6 +622,11 @@ fn binary(op: BinaryOp, ty: PrimType, x: u128, y: u128) -> Option<u128> {
         }
         BinaryOp::UMin => x.min(y),
         BinaryOp::UMax => x.max(y),
-        BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMin | BinaryOp::FMax => return None,
+        BinaryOp::FAdd
+        | BinaryOp::FSub
+        | BinaryOp::FMin
+        | BinaryOp::FMax
+        | BinaryOp::FMinAnyNan
+        | BinaryOp::FMaxAnyNan => return None,
     })
 }

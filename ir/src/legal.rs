@@ -157,6 +157,13 @@ pub enum Lowering {
     SplitMaskedCasLoop,
     /// A vector node as per-element masked ops.
     SplitMaskedOp,
+    /// A 32/64-bit float `min`/`max`/`fminimumnum`/`fmaximumnum` by the integer min/max atomic
+    /// of its width on the operand's bits (signed or unsigned by the operand's sign), with a CAS
+    /// loop only where the operand is a NaN or memory held the NaN the integer op leaves in
+    /// place ([`crate::expand`] proves the conditions).
+    IntMinMax,
+    /// A vector node as per-element [`Lowering::IntMinMax`].
+    SplitIntMinMax,
 }
 
 impl Lowering {
@@ -167,6 +174,7 @@ impl Lowering {
             Lowering::CasLoop | Lowering::SplitCasLoop => Lowering::CasLoop,
             Lowering::MaskedCasLoop | Lowering::SplitMaskedCasLoop => Lowering::MaskedCasLoop,
             Lowering::MaskedOp | Lowering::SplitMaskedOp => Lowering::MaskedOp,
+            Lowering::IntMinMax | Lowering::SplitIntMinMax => Lowering::IntMinMax,
         }
     }
 
@@ -185,6 +193,7 @@ impl Lowering {
                 | Lowering::SplitCasLoop
                 | Lowering::SplitMaskedCasLoop
                 | Lowering::SplitMaskedOp
+                | Lowering::SplitIntMinMax
         )
     }
 
@@ -197,6 +206,7 @@ impl Lowering {
             Lowering::Native => Lowering::SplitNative,
             Lowering::CasLoop => Lowering::SplitCasLoop,
             Lowering::MaskedCasLoop => Lowering::SplitMaskedCasLoop,
+            Lowering::IntMinMax => Lowering::SplitIntMinMax,
             _ => Lowering::SplitMaskedOp,
         }
     }
@@ -244,7 +254,8 @@ impl Legality {
     pub fn strategy(&self) -> Strategy {
         match self.lowering {
             lowering if lowering.is_split() => Strategy::Split,
-            Lowering::CasLoop => Strategy::CasLoop,
+            // A CAS loop remains, for NaNs.
+            Lowering::CasLoop | Lowering::IntMinMax => Strategy::CasLoop,
             Lowering::MaskedCasLoop | Lowering::MaskedOp => Strategy::Widen,
             _ if self.rewrites.is_empty() => Strategy::Native,
             _ => Strategy::Rewrite,
@@ -271,10 +282,14 @@ impl Legality {
             Lowering::CasLoop => text.push_str(&format!(" on a {bits}-bit CAS")),
             Lowering::MaskedCasLoop => text.push_str(&masked(true)),
             Lowering::MaskedOp => text.push_str(&masked(false)),
+            Lowering::IntMinMax => text.push_str(&format!(
+                " only for NaNs, {bits}-bit integer min/max otherwise"
+            )),
             split => {
                 let each = match split.element() {
                     Lowering::Native => "native".to_string(),
                     Lowering::CasLoop => format!("{bits}-bit CAS loop"),
+                    Lowering::IntMinMax => format!("{bits}-bit integer min/max"),
                     _ => format!("{bits}-bit in a 32-bit word"),
                 };
                 text.push_str(&format!(" into {} elements, each {each}", shape.len()));

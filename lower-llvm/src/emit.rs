@@ -763,8 +763,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let em = self.emitter()?;
-        expansion::primitive(em, out, x.plan, x.expansion, prim, bracket);
-        Ok(())
+        expansion::primitive(em, out, x.plan, x.expansion, prim, bracket)
     }
 
     fn copy(&mut self, _x: &Expanding<'_, LlvmPlan>, _dst: Var, _src: Var, _out: &mut String) {}

@@ -5,9 +5,8 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{BinaryOp, Block, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
-use atomir_ir::lower::{incoming, FenceBracket};
-use atomir_ir::semantics::canonical_nan;
-use atomir_ir::{AtomicInst, ElemType};
+use atomir_ir::lower::{incoming, FenceBracket, Unprintable};
+use atomir_ir::AtomicInst;
 use cranelift_entity::EntityRef;
 
 use crate::emit::{Emitter, Label, Ref, Scal, Ty};
@@ -161,10 +160,11 @@ pub(crate) fn primitive(
     expansion: &Expansion,
     prim: &Prim,
     bracket: Option<FenceBracket>,
-) {
+) -> Result<(), Unprintable> {
     let refs = std::mem::take(&mut em.refs);
-    primitive_with(em, out, plan, expansion, &refs, prim, bracket);
+    let printed = primitive_with(em, out, plan, expansion, &refs, prim, bracket);
     em.refs = refs;
+    printed
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -176,7 +176,7 @@ fn primitive_with(
     refs: &[Ref],
     prim: &Prim,
     bracket: Option<FenceBracket>,
-) {
+) -> Result<(), Unprintable> {
     let space = em.space;
     let bracket = |order| bracket.unwrap_or(FenceBracket::bare(order));
     let r = |var: Var| refs[var.index()];
@@ -232,7 +232,9 @@ fn primitive_with(
                 UnaryOp::Trunc => writeln!(out, "  {d} = trunc {from} {s} to {to}"),
             };
         }
-        Prim::Binary { dst, op, a, b } => binary(em, out, ty(em, a), r(dst), op, r(a), r(b)),
+        Prim::Binary { dst, op, a, b } => {
+            return binary(em, out, ty(em, a), r(dst), op, r(a), r(b));
+        }
         Prim::Cmp { dst, cond, a, b } => {
             let cond = match cond {
                 CmpCond::Eq => "eq",
@@ -293,6 +295,7 @@ fn primitive_with(
             );
         }
     }
+    Ok(())
 }
 
 fn low_bits(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, ptr: Ref, align: u32) -> Ref {
@@ -325,7 +328,15 @@ fn gep(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, dst: Ref, ptr: Ref, b
     );
 }
 
-fn binary(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, op: BinaryOp, a: Ref, b: Ref) {
+fn binary(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    ty: Ty,
+    dst: Ref,
+    op: BinaryOp,
+    a: Ref,
+    b: Ref,
+) -> Result<(), Unprintable> {
     let simple = match op {
         BinaryOp::Add => Some("add"),
         BinaryOp::Sub => Some("sub"),
@@ -346,14 +357,19 @@ fn binary(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, op: BinaryOp
             em.show(a),
             em.show(b)
         );
-        return;
+        return Ok(());
     }
     let pick_a = match op {
         BinaryOp::SMin => "slt",
         BinaryOp::SMax => "sgt",
         BinaryOp::UMin => "ult",
         BinaryOp::UMax => "ugt",
-        _ => return float_min_max(em, out, ty, dst, op == BinaryOp::FMin, a, b),
+        // Rewritten by the soft-float pass before printing (`LlvmTarget::passes`).
+        _ => {
+            return Err(Unprintable(format!(
+                "{op:?} is rewritten by the soft-float pass"
+            )))
+        }
     };
     let cond = em.fresh();
     let _ = writeln!(
@@ -371,81 +387,5 @@ fn binary(em: &mut Emitter<'_>, out: &mut String, ty: Ty, dst: Ref, op: BinaryOp
         em.show(a),
         em.show(b)
     );
-}
-
-/// IEEE minNum/maxNum with -0.0 < +0.0: a NaN operand yields the other operand, two NaNs the
-/// canonical quiet NaN of `semantics`; equal operands (±0 included) yield the OR (min) or AND
-/// (max) of their bits, which picks -0.0 for min and +0.0 for max and is the value itself
-/// otherwise.
-fn float_min_max(
-    em: &mut Emitter<'_>,
-    out: &mut String,
-    ty: Ty,
-    dst: Ref,
-    min: bool,
-    a: Ref,
-    b: Ref,
-) {
-    let Ty::S(scal) = ty else {
-        unreachable!("float min/max on a scalar")
-    };
-    let (int, float) = match scal {
-        Scal::Half => (Scal::I(16), ElemType::F16),
-        Scal::BFloat => (Scal::I(16), ElemType::Bf16),
-        Scal::F32 => (Scal::I(32), ElemType::F32),
-        _ => (Scal::I(64), ElemType::F64),
-    };
-    let canonical = canonical_nan(float).unwrap_or_default();
-    macro_rules! line {
-        ($($fmt:tt)*) => {{
-            let r = em.fresh();
-            let _ = write!(out, "  {} = ", em.show(r));
-            let _ = writeln!(out, $($fmt)*);
-            r
-        }};
-    }
-    let a_nan = line!("fcmp uno {ty} {}, {}", em.show(a), em.show(a));
-    let b_nan = line!("fcmp uno {ty} {}, {}", em.show(b), em.show(b));
-    let (first, second) = if min { (a, b) } else { (b, a) };
-    // min: a < b picks a, b < a picks b; max: b < a picks a, a < b picks b.
-    let pick_a = line!("fcmp olt {ty} {}, {}", em.show(first), em.show(second));
-    let pick_b = line!("fcmp olt {ty} {}, {}", em.show(second), em.show(first));
-    let a_bits = line!("bitcast {ty} {} to {int}", em.show(a));
-    let b_bits = line!("bitcast {ty} {} to {int}", em.show(b));
-    let tie_op = if min { "or" } else { "and" };
-    let tie_bits = line!("{tie_op} {int} {}, {}", em.show(a_bits), em.show(b_bits));
-    let tie = line!("bitcast {int} {} to {ty}", em.show(tie_bits));
-    let s1 = line!(
-        "select i1 {}, {ty} {}, {ty} {}",
-        em.show(pick_b),
-        em.show(b),
-        em.show(tie)
-    );
-    let s2 = line!(
-        "select i1 {}, {ty} {}, {ty} {}",
-        em.show(pick_a),
-        em.show(a),
-        em.show(s1)
-    );
-    let s3 = line!(
-        "select i1 {}, {ty} {}, {ty} {}",
-        em.show(b_nan),
-        em.show(a),
-        em.show(s2)
-    );
-    // Two NaNs give the canonical quiet NaN, never an operand's (which may be signalling).
-    let other_or_canonical = line!(
-        "select i1 {}, {ty} {}, {ty} {}",
-        em.show(b_nan),
-        em.show(Ref::Lit(canonical, scal)),
-        em.show(b)
-    );
-    let _ = writeln!(
-        out,
-        "  {} = select i1 {}, {ty} {}, {ty} {}",
-        em.show(dst),
-        em.show(a_nan),
-        em.show(other_or_canonical),
-        em.show(s3)
-    );
+    Ok(())
 }

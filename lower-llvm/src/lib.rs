@@ -42,7 +42,8 @@ mod native;
 pub mod target;
 mod vulkan;
 
-use atomir_ir::lower::{Table, Target};
+use atomir_ir::expand::SoftFloatNeeds;
+use atomir_ir::lower::{Passes, Table, Target};
 use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
 
 use emit::LlvmPrinter;
@@ -166,6 +167,19 @@ impl Table for LlvmTarget {
         versions(self.triple, self.coarse_grained)
             .chain(others)
             .collect()
+    }
+
+    /// Float min/max as integer compare and select on a total-order key: no LLVM intrinsic
+    /// every version and triple lowers is exact on signed zeros and NaNs (`llvm.minnum` leaves
+    /// the sign of a zero open, `llvm.minimumnum` is missing before LLVM 20).
+    fn passes(&self) -> Passes {
+        Passes {
+            soft_float: SoftFloatNeeds {
+                min_max: true,
+                ..SoftFloatNeeds::default()
+            },
+            ..Passes::default()
+        }
     }
 }
 

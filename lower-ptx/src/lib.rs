@@ -51,6 +51,7 @@ mod emit;
 mod legal;
 pub mod target;
 
+use atomir_ir::expand::{FloatTypes, SoftFloatNeeds};
 use atomir_ir::lower::{lower_with, Passes, Table, Target};
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::verify::Verified;
@@ -191,7 +192,19 @@ impl Table for PtxTarget {
     fn passes(&self) -> Passes {
         Passes {
             reuse: true,
-            ..Passes::default()
+            soft_float: SoftFloatNeeds {
+                min_max: true,
+                // PTX ISA 9.7.3.11-12 (`min`/`max` on floating point): without `.ftz` or `.NaN`,
+                // `min.f32`/`max.f32`/`min.f64`/`max.f64` keep subnormals (sm_20+), give the
+                // other operand for one NaN and order -0.0 below +0.0; only the NaN of two NaNs
+                // is left open.
+                exact_min_max: FloatTypes {
+                    f32: true,
+                    f64: true,
+                    ..FloatTypes::NONE
+                },
+                bf16_narrowing: !self.has(Feature::CvtBf16),
+            },
         }
     }
 }

@@ -86,6 +86,7 @@ impl Table for VisaTarget {
             soft_float: SoftFloatNeeds {
                 min_max: true,
                 bf16_narrowing: true,
+                ..SoftFloatNeeds::default()
             },
             ..Passes::default()
         }

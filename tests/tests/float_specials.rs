@@ -9,9 +9,8 @@
 //! The printed code of the same values runs in `llvm_kernels_cpu` (x86-64) and on the GPU
 //! (`gpu_cases kernels-gen`).
 
-use atomir_ir::expand::{Expander, Reuse};
 use atomir_ir::interp::{Inputs, Interpreter, Memory};
-use atomir_ir::lower::Table;
+use atomir_ir::lower::{Scratch, Table};
 use atomir_ir::semantics::{apply, same_value, FloatMode};
 use atomir_ir::{AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, Lowering};
 use atomir_llvm::LlvmTarget;
@@ -23,8 +22,7 @@ const BASE: u64 = 0x1000;
 
 /// Runs every special pair through the expansions `target` prints; returns the nodes expanded.
 fn check_target<T: Table + Backend>(target: &T) -> usize {
-    let mut expander = Expander::new();
-    let mut reuse = Reuse::new();
+    let mut scratch = Scratch::new();
     let mut interp = Interpreter::new();
     let mut memory = Memory::new(BASE, 32);
     let passes = target.passes();
@@ -66,10 +64,7 @@ fn check_target<T: Table + Backend>(target: &T) -> usize {
             continue;
         }
         expanded += 1;
-        let expansion = expander.expand(&node, legality.lowering);
-        if passes.reuse {
-            reuse.run(expansion);
-        }
+        let expansion = scratch.expansion(&node, legality.lowering, passes);
         if let Err(error) = expansion.validate(&node) {
             panic!("{}: {op} {ty}: {error}\n{expansion}", target.target_name());
         }

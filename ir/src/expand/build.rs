@@ -403,6 +403,132 @@ fn cas_loop_element(
     b.unary(UnaryOp::Bitcast, replaced, PrimType::natural(ty))
 }
 
+/// Emits a float min/max element by the integer min/max atomic of its width
+/// ([`Lowering::IntMinMax`]), leaving the builder in the exit block and returning the old value.
+///
+/// Why it is exact (`semantics`: one NaN gives the other operand, two give the canonical NaN,
+/// -0 < +0). For max with an operand `b` that is not a NaN:
+/// - `b` with the sign bit clear (+0 to +inf): read as signed integers, every value with the
+///   sign bit set (every negative number, -0 and every negative NaN) is below `b`, and the
+///   values from +0 to +inf keep their float order, so the signed max stores `b` exactly where
+///   max does; a positive NaN in memory is above every non-NaN as a signed integer, so memory
+///   is left unchanged where the semantics would store `b`;
+/// - `b` with the sign bit set (-0 to -inf): read as unsigned integers, every value with the
+///   sign bit clear (every positive number, +0 and every positive NaN) is below `b`, and among
+///   negatives a larger magnitude is a larger integer and a smaller float, so the unsigned min
+///   stores `b` exactly where max does, negative NaNs (the largest integers) included; a
+///   positive NaN is again left in place.
+///
+/// So the integer op is right, or it left memory unchanged because memory held a positive NaN:
+/// then it was a read (it stored the value it found), and a CAS loop from there is exact. Min
+/// mirrors it (signed min for `b` >= +0, unsigned max for `b` <= -0; a negative NaN is left in
+/// place). A NaN operand goes to the CAS loop at once (two NaNs must give the canonical NaN).
+/// fminimum/fmaximum cannot use the trick: a NaN in memory must become the canonical NaN, and
+/// the integer op may replace one by `b`.
+fn int_min_max_element(
+    b: &mut Builder,
+    node: &AtomicNode,
+    ty: ElemType,
+    addr: Var,
+    operand: Var,
+) -> Var {
+    let bits = ty.bits();
+    let int = PrimType::int(bits);
+    let want_max = matches!(node.op, AtomicOp::Max | AtomicOp::FMaximumNum);
+    let (signed, unsigned) = match bits {
+        16 => (ElemType::S16, ElemType::U16),
+        32 => (ElemType::S32, ElemType::U32),
+        _ => (ElemType::S64, ElemType::U64),
+    };
+    let sign = 1u128 << (bits - 1);
+    let infinity = float_infinity_bits(ty);
+    let mem = mem_attrs(node);
+
+    let operand_bits = b.bits_of(operand);
+    let magnitude_mask = b.constant(int, sign - 1);
+    let infinity_bits = b.constant(int, infinity);
+    let sign_bit = b.constant(int, sign);
+    let operand_magnitude = b.binary(BinaryOp::And, operand_bits, magnitude_mask);
+    let operand_is_nan = b.cmp(CmpCond::Ugt, operand_magnitude, infinity_bits);
+    let entry = b.current;
+    // Blocks in layout order, the exit last (printers fall through from the expansion's end);
+    // terminators that name a later block are set once it exists.
+    let (by_int, _) = b.block(&[]);
+    let (signed_block, _) = b.block(&[]);
+    let (unsigned_block, _) = b.block(&[]);
+    let (check, check_params) = b.block(&[int]);
+    let (fallback, _) = b.block(&[]);
+    let edge = |block| Edge {
+        block,
+        args: smallvec![],
+    };
+    b.expansion.blocks[entry].terminator = Terminator::Branch {
+        cond: operand_is_nan,
+        then: edge(fallback),
+        otherwise: edge(by_int),
+    };
+
+    // max: signed max for b >= +0, unsigned min for b <= -0; min: signed min, unsigned max.
+    b.switch_to(by_int);
+    let negative = b.cmp(CmpCond::Uge, operand_bits, sign_bit);
+    b.terminate(Terminator::Branch {
+        cond: negative,
+        then: edge(unsigned_block),
+        otherwise: edge(signed_block),
+    });
+    let (signed_op, unsigned_op) = if want_max {
+        (AtomicOp::Max, AtomicOp::Min)
+    } else {
+        (AtomicOp::Min, AtomicOp::Max)
+    };
+    for (block, op, elem) in [
+        (signed_block, signed_op, signed),
+        (unsigned_block, unsigned_op, unsigned),
+    ] {
+        b.switch_to(block);
+        let old = b.var(int);
+        b.push(Prim::Rmw {
+            dst: Some(old),
+            op,
+            ty: elem,
+            addr,
+            value: operand_bits,
+            mem,
+        });
+        b.jump(check, &[old]);
+    }
+
+    // The NaN the integer op leaves in place: positive for max, negative for min.
+    b.switch_to(check);
+    let old = check_params[0];
+    let left_in_place = if want_max {
+        let above_infinity = b.cmp(CmpCond::Ugt, old, infinity_bits);
+        let sign_clear = b.cmp(CmpCond::Ult, old, sign_bit);
+        b.binary(BinaryOp::And, above_infinity, sign_clear)
+    } else {
+        let negative_infinity = b.constant(int, sign | infinity);
+        b.cmp(CmpCond::Ugt, old, negative_infinity)
+    };
+
+    b.switch_to(fallback);
+    let replaced = cas_retry_loop(b, mem, addr, int, |b, old| {
+        apply_op(b, node.op, ty, old, operand, None)
+    });
+    let (done, done_params) = b.block(&[int]);
+    b.jump(done, &[replaced]);
+    b.expansion.blocks[check].terminator = Terminator::Branch {
+        cond: left_in_place,
+        then: edge(fallback),
+        otherwise: Edge {
+            block: done,
+            args: smallvec![old],
+        },
+    };
+
+    b.switch_to(done);
+    b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
+}
+
 /// Emits an 8/16-bit access inside the aligned 32-bit word that contains it.
 fn part_word_element(
     b: &mut Builder,
@@ -581,6 +707,7 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
         let new_value = b.expansion.new_values.get(index).copied();
         let old = match element {
             Lowering::CasLoop => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
+            Lowering::IntMinMax => int_min_max_element(&mut b, node, ty, addr, operand),
             Lowering::MaskedCasLoop | Lowering::MaskedOp => part_word_element(
                 &mut b,
                 node,

@@ -28,7 +28,7 @@ use std::fmt;
 pub use build::{expand, mem_attrs, skips_unchanged, Expander};
 pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, TypeError, UnaryOp};
 pub use reuse::Reuse;
-pub use softfloat::{SoftFloat, SoftFloatNeeds};
+pub use softfloat::{FloatTypes, SoftFloat, SoftFloatNeeds};
 
 /// A basic block of an expansion.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -158,6 +158,28 @@ pub enum BinaryOp {
     FMin,
     /// Float maximum (IEEE 754-2019 maximumNumber, `-0 < +0`).
     FMax,
+    /// A target's float minimum: [`BinaryOp::FMin`] on every pair except two NaNs, which give
+    /// a NaN the target chooses (not necessarily [`crate::semantics::canonical_nan`]). Only the
+    /// soft-float pass makes it, for targets whose documented min says so.
+    FMinAnyNan,
+    /// A target's float maximum: [`BinaryOp::FMax`] on every pair except two NaNs, which give
+    /// a NaN the target chooses.
+    FMaxAnyNan,
+}
+
+impl BinaryOp {
+    /// Float arithmetic, on float registers only.
+    pub const fn is_float(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::FAdd
+                | BinaryOp::FSub
+                | BinaryOp::FMin
+                | BinaryOp::FMax
+                | BinaryOp::FMinAnyNan
+                | BinaryOp::FMaxAnyNan
+        )
+    }
 }
 
 /// Integer comparisons (on bit patterns).
@@ -509,10 +531,7 @@ impl Prim {
                 let operand = ty(a, "a binary operand")?;
                 expect(b, operand, "binary operands have one type")?;
                 expect(dst, operand, "a binary result has its operands' type")?;
-                let float_op = matches!(
-                    op,
-                    BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMin | BinaryOp::FMax
-                );
+                let float_op = op.is_float();
                 let logical = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
                 let fits = if float_op {
                     operand.is_float()

@@ -1,8 +1,11 @@
 //! Soft-float legalization: float primitives a target cannot spell, rewritten into integer,
 //! compare and select primitives with exactly the meaning [`crate::semantics`] gives them.
 //!
-//! - [`BinaryOp::FMin`]/[`BinaryOp::FMax`] on the bit patterns: -0 < +0, one NaN gives the
-//!   other operand, two NaNs give [`canonical_nan`] (hardware min/max differ on the last two).
+//! - [`BinaryOp::FMin`]/[`BinaryOp::FMax`]: -0 < +0, one NaN gives the other operand, two NaNs
+//!   give [`canonical_nan`] (hardware min/max differ on the last two). On a type whose target
+//!   min/max is exact on every other pair ([`SoftFloatNeeds::exact_min_max`]) the target's
+//!   [`BinaryOp::FMinAnyNan`]/[`BinaryOp::FMaxAnyNan`] plus one fix-up that turns its NaN into
+//!   the canonical one; elsewhere integer compare and select on a total-order key of the bits.
 //! - bf16 [`BinaryOp::FAdd`]/[`BinaryOp::FSub`] computed exactly in f32 and narrowed once to
 //!   nearest even on the integer bits (innocuous double rounding: 24 >= 2 * 8 + 2), for targets
 //!   without a bf16 conversion.
@@ -17,10 +20,49 @@ use crate::types::ElemType;
 /// Which soft-float rewrites to run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SoftFloatNeeds {
-    /// Float min/max as integer compare and select.
+    /// Float min/max rewritten: no [`BinaryOp::FMin`]/[`BinaryOp::FMax`] is left.
     pub min_max: bool,
+    /// The float types whose target min/max is exact ([`BinaryOp::FMin`]/[`BinaryOp::FMax`],
+    /// -0 < +0 and one NaN giving the other operand included) on every pair but two NaNs, so
+    /// that [`BinaryOp::FMinAnyNan`]/[`BinaryOp::FMaxAnyNan`] plus a NaN fix-up are exact.
+    /// Only a documented or measured instruction belongs here.
+    pub exact_min_max: FloatTypes,
     /// bf16 add/sub as f32 arithmetic narrowed to bf16 on the integer bits.
     pub bf16_narrowing: bool,
+}
+
+/// A set of float register types.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FloatTypes {
+    /// IEEE binary16.
+    pub f16: bool,
+    /// bfloat16.
+    pub bf16: bool,
+    /// IEEE binary32.
+    pub f32: bool,
+    /// IEEE binary64.
+    pub f64: bool,
+}
+
+impl FloatTypes {
+    /// No type.
+    pub const NONE: FloatTypes = FloatTypes {
+        f16: false,
+        bf16: false,
+        f32: false,
+        f64: false,
+    };
+
+    /// Whether `ty` is in the set (never for a non-float type).
+    pub const fn contains(self, ty: PrimType) -> bool {
+        match ty {
+            PrimType::F16 => self.f16,
+            PrimType::Bf16 => self.bf16,
+            PrimType::F32 => self.f32,
+            PrimType::F64 => self.f64,
+            _ => false,
+        }
+    }
 }
 
 impl SoftFloatNeeds {
@@ -69,7 +111,11 @@ impl SoftFloat {
                             expansion: &mut *expansion,
                             prims: &mut self.prims,
                         };
-                        out.min_max(dst, op, a, b, ty);
+                        if needs.exact_min_max.contains(ty) {
+                            out.target_min_max(dst, op, a, b, ty);
+                        } else {
+                            out.min_max(dst, op, a, b, ty);
+                        }
                         rewritten += 1;
                     }
                     Some(Rewrite::Bf16 { dst, op, a, b }) => {
@@ -128,6 +174,17 @@ fn rewrite_of(
     }
 }
 
+/// The integer type of a float register type's bits, its element type and +infinity's bits.
+fn float_layout(ty: PrimType) -> (PrimType, ElemType, u128) {
+    let int = PrimType::int(ty.bits());
+    match ty {
+        PrimType::F16 => (int, ElemType::F16, 0x7c00),
+        PrimType::Bf16 => (int, ElemType::Bf16, 0x7f80),
+        PrimType::F32 => (int, ElemType::F32, 0x7f80_0000),
+        _ => (int, ElemType::F64, 0x7ff0_0000_0000_0000),
+    }
+}
+
 /// Appends primitives, defining fresh registers of the expansion.
 struct Out<'a> {
     expansion: &'a mut Expansion,
@@ -174,18 +231,36 @@ impl Out<'_> {
         dst
     }
 
+    /// `dst = op(a, b)` for float min/max with the target's min/max, exact but for the NaN it
+    /// gives for two NaNs, which becomes the canonical one (a NaN result means both were NaNs).
+    fn target_min_max(&mut self, dst: Var, op: BinaryOp, a: Var, b: Var, ty: PrimType) {
+        let (int, float, infinity) = float_layout(ty);
+        let target_op = if op == BinaryOp::FMin {
+            BinaryOp::FMinAnyNan
+        } else {
+            BinaryOp::FMaxAnyNan
+        };
+        let picked = self.binary(target_op, ty, a, b);
+        let bits = self.unary(UnaryOp::Bitcast, int, picked);
+        let magnitude_mask = self.constant(int, (1u128 << (ty.bits() - 1)) - 1);
+        let infinity = self.constant(int, infinity);
+        let magnitude = self.binary(BinaryOp::And, int, bits, magnitude_mask);
+        let nan = self.cmp(CmpCond::Ugt, magnitude, infinity);
+        let canonical = self.constant(int, canonical_nan(float).unwrap_or_default());
+        let result = self.select(int, nan, canonical, bits);
+        self.prims.push(Prim::Unary {
+            dst,
+            op: UnaryOp::Bitcast,
+            src: result,
+        });
+    }
+
     /// `dst = op(a, b)` for float min/max, on the integer bits: each operand mapped to a key
     /// whose unsigned order is the float order with -0 < +0 (negatives inverted, positives
     /// with the sign bit set), NaNs picked out before the keys decide.
     fn min_max(&mut self, dst: Var, op: BinaryOp, a: Var, b: Var, ty: PrimType) {
         let bits = ty.bits();
-        let int = PrimType::int(bits);
-        let (infinity, float) = match ty {
-            PrimType::F16 => (0x7c00u128, ElemType::F16),
-            PrimType::Bf16 => (0x7f80, ElemType::Bf16),
-            PrimType::F32 => (0x7f80_0000, ElemType::F32),
-            _ => (0x7ff0_0000_0000_0000, ElemType::F64),
-        };
+        let (int, float, infinity) = float_layout(ty);
         let sign = 1u128 << (bits - 1);
         let magnitude_mask = self.constant(int, sign - 1);
         let infinity = self.constant(int, infinity);

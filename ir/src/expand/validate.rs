@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::{mem_attrs, Block, Expansion, Prim, PrimType, Terminator, Var};
 use crate::node::AtomicNode;
-use crate::types::AtomicOp;
+use crate::types::{AtomicOp, ElemType, TypeClass};
 
 /// A set of registers, one bit each.
 #[derive(Clone, PartialEq, Eq)]
@@ -250,8 +250,8 @@ impl Expansion {
                                 attrs.order, mem.order
                             ));
                         }
-                        if let Prim::Rmw { op, .. } = prim {
-                            if *op != node.op {
+                        if let Prim::Rmw { op, ty, .. } = prim {
+                            if *op != node.op && !is_float_min_max_by_int(node, *op, *ty) {
                                 return Err(format!(
                                     "{block}: {at} performs {op}, not {}",
                                     node.op
@@ -304,4 +304,17 @@ impl Expansion {
         }
         Ok(())
     }
+}
+
+/// Whether an `Rmw` of `op` on `ty` carries out a float min/max-like `node` by the integer
+/// trick ([`crate::Lowering::IntMinMax`]): an integer min or max of the node's width.
+fn is_float_min_max_by_int(node: &AtomicNode, op: AtomicOp, ty: ElemType) -> bool {
+    node.ty.class() == TypeClass::Float
+        && matches!(
+            node.op,
+            AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum
+        )
+        && matches!(op, AtomicOp::Min | AtomicOp::Max)
+        && matches!(ty.class(), TypeClass::Signed | TypeClass::Unsigned)
+        && ty.bits() == node.ty.bits()
 }

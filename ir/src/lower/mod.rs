@@ -37,8 +37,8 @@ use crate::kernel::{
     self, AtomicInst, Inst, InstData, Kernel, Module, Operand, Param, Scalar, Value,
 };
 use crate::legal::{
-    Backend, Legality, LowerError, LowerOptions, LowerReport, OnRefusal, Refusal, Site, Verdict,
-    WriteError,
+    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, OnRefusal, Refusal, Site,
+    Verdict, WriteError,
 };
 use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
@@ -825,6 +825,41 @@ pub struct Scratch {
     soft_float: SoftFloat,
 }
 
+impl Scratch {
+    /// Storage for [`Scratch::expansion`].
+    pub fn new() -> Self {
+        Scratch::default()
+    }
+
+    /// The expansion a printer is handed for `node` lowered by `lowering` on a target asking
+    /// for `passes`: expanded, then the passes run in the driver's order. Valid until the next
+    /// call.
+    pub fn expansion(
+        &mut self,
+        node: &AtomicNode,
+        lowering: Lowering,
+        passes: Passes,
+    ) -> &mut Expansion {
+        let expansion = self.expander.expand(node, lowering);
+        run_passes(&mut self.soft_float, &mut self.reuse, expansion, passes);
+        expansion
+    }
+}
+
+/// The passes, in the one order every printer sees: soft float first, so that reuse sees the
+/// rewritten primitives.
+fn run_passes(
+    soft_float: &mut SoftFloat,
+    reuse: &mut Reuse,
+    expansion: &mut Expansion,
+    passes: Passes,
+) {
+    soft_float.run(expansion, passes.soft_float);
+    if passes.reuse {
+        reuse.run(expansion);
+    }
+}
+
 /// Prints one instruction of `kernel` as `plan` says: a fence, a node whole, or its expansion.
 fn print_inst<'m, P: Printer<'m>>(
     printer: &mut P,
@@ -856,10 +891,12 @@ fn print_inst<'m, P: Printer<'m>>(
         return printer.whole(at, plan, bracket, out);
     }
     let expansion = scratch.expander.expand(&node, plan.legality().lowering);
-    scratch.soft_float.run(expansion, passes.soft_float);
-    if passes.reuse {
-        scratch.reuse.run(expansion);
-    }
+    run_passes(
+        &mut scratch.soft_float,
+        &mut scratch.reuse,
+        expansion,
+        passes,
+    );
     let steps = scratch.linear.walk(expansion, P::PARAMS);
     let x = Expanding {
         inst,

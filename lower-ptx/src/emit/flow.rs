@@ -160,10 +160,11 @@ impl<'k> KernelEmitter<'k> {
         prim: &Prim,
         bracket: Option<FenceBracket>,
         expansion: &Expansion,
-    ) {
+    ) -> Result<(), Unprintable> {
         let vars = std::mem::take(&mut self.vars);
         let element = self.element;
-        self.prim(out, plan, element, prim, bracket, &vars, expansion);
+        let printed = self.prim(out, plan, element, prim, bracket, &vars, expansion);
         self.vars = vars;
+        printed
     }
 }

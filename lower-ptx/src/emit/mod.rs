@@ -407,8 +407,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
-        emitter.step(sink, x.plan, prim, bracket, x.expansion);
-        Ok(())
+        emitter.step(sink, x.plan, prim, bracket, x.expansion)
     }
 
     fn copy(&mut self, x: &Expanding<'_, PtxPlan>, dst: Var, src: Var, out: &mut String) {

@@ -6,10 +6,9 @@ use std::fmt::Write;
 use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, MemAttrs, Prim, PrimType, UnaryOp, Var};
 use atomir_ir::ElemType;
 
-use atomir_ir::lower::FenceBracket;
-use atomir_ir::semantics::canonical_nan;
+use atomir_ir::lower::{FenceBracket, Unprintable};
 
-use super::regs::{format_op, Operand};
+use super::regs::Operand;
 use super::{Class, KernelEmitter, Src, Temp};
 use crate::legal::{PtxOp, PtxPlan};
 use crate::target::Feature;
@@ -62,7 +61,7 @@ impl<'k> KernelEmitter<'k> {
         bracket: Option<FenceBracket>,
         vars: &[Temp],
         expansion: &Expansion,
-    ) {
+    ) -> Result<(), Unprintable> {
         use Operand::{Imm, T};
         let bracket = |mem: MemAttrs| bracket.unwrap_or(FenceBracket::bare(mem.order));
         let t = |v: Var| vars[v.as_u32() as usize];
@@ -107,7 +106,9 @@ impl<'k> KernelEmitter<'k> {
                 ..
             } => {
                 // The expansion was checked to have an element form before printing began.
-                let Some(spelling) = element else { return };
+                let Some(spelling) = element else {
+                    return Err(Unprintable("an rmw without an element form".into()));
+                };
                 let value = if spelling.negate {
                     self.negate(out, Src::Temp(t(value)), elem)
                 } else {
@@ -213,7 +214,9 @@ impl<'k> KernelEmitter<'k> {
                 } else {
                     t(b)
                 };
-                self.binary(out, op, ty(dst), t(dst), a, b);
+                self.binary(out, op, ty(dst), t(dst), a, b).map_err(|op| {
+                    Unprintable(format!("{op:?} is rewritten by the soft-float pass"))
+                })?;
                 self.zero_extended[dst.as_u32() as usize] = dst_zero_extended;
             }
             Prim::Cmp { dst, cond, a, b } => {
@@ -230,13 +233,11 @@ impl<'k> KernelEmitter<'k> {
                     CmpCond::Ugt => "hi",
                     CmpCond::Uge => "hs",
                 };
-                let _ = write!(out, "\tsetp.{cond}.u{bits} ");
-                self.put_temp(out, t(dst));
-                out.push_str(", ");
-                self.put_temp(out, a);
-                out.push_str(", ");
-                self.put_temp(out, b);
-                out.push_str(";\n");
+                self.line(
+                    out,
+                    format_args!("setp.{cond}.u{bits}"),
+                    &[T(t(dst)), T(a), T(b)],
+                );
             }
             Prim::Select {
                 dst,
@@ -248,15 +249,11 @@ impl<'k> KernelEmitter<'k> {
                 self.zero_extended[dst.as_u32() as usize] = self.zero_extended
                     [if_true.as_u32() as usize]
                     && self.zero_extended[if_false.as_u32() as usize];
-                let _ = write!(out, "\tselp.b{bits} ");
-                self.put_temp(out, t(dst));
-                out.push_str(", ");
-                self.put_temp(out, t(if_true));
-                out.push_str(", ");
-                self.put_temp(out, t(if_false));
-                out.push_str(", ");
-                self.put_temp(out, t(cond));
-                out.push_str(";\n");
+                self.line(
+                    out,
+                    format_args!("selp.b{bits}"),
+                    &[T(t(dst)), T(t(if_true)), T(t(if_false)), T(t(cond))],
+                );
             }
             Prim::PtrAlignDown { dst, ptr, align } => {
                 let keep = !(u64::from(align) - 1);
@@ -282,6 +279,7 @@ impl<'k> KernelEmitter<'k> {
                 );
             }
         }
+        Ok(())
     }
 }
 
@@ -294,7 +292,7 @@ impl<'k> KernelEmitter<'k> {
         d: Temp,
         a: Temp,
         b: Temp,
-    ) {
+    ) -> Result<(), BinaryOp> {
         use Operand::{Imm, T};
         let class = Class::of_prim(ty);
         let bits = class.bits();
@@ -305,16 +303,14 @@ impl<'k> KernelEmitter<'k> {
                 _ => "xor.pred",
             };
             self.line(out, opcode, &[T(d), T(a), T(b)]);
-            return;
+            return Ok(());
         }
         let int = |this: &Self, out: &mut String, name: &str, kind: char, a: Temp, b: Temp| {
-            let _ = write!(out, "\t{name}.{kind}{bits} ");
-            this.put_temp(out, d);
-            out.push_str(", ");
-            this.put_temp(out, a);
-            out.push_str(", ");
-            this.put_temp(out, b);
-            out.push_str(";\n");
+            this.line(
+                out,
+                format_args!("{name}.{kind}{bits}"),
+                &[T(d), T(a), T(b)],
+            );
         };
         match op {
             BinaryOp::Add => int(self, out, "add", 'u', a, b),
@@ -353,19 +349,38 @@ impl<'k> KernelEmitter<'k> {
             BinaryOp::FAdd | BinaryOp::FSub => {
                 let name = if op == BinaryOp::FAdd { "add" } else { "sub" };
                 match ty {
-                    PrimType::F32 => self.line(out, &format_op(name, "f32"), &[T(d), T(a), T(b)]),
-                    PrimType::F64 => self.line(out, &format_op(name, "f64"), &[T(d), T(a), T(b)]),
-                    PrimType::F16 => self.line(out, &format_op(name, "f16"), &[T(d), T(a), T(b)]),
-                    _ => self.bf16_arith(out, name, d, a, b),
+                    PrimType::F32 => {
+                        self.line(out, format_args!("{name}.rn.f32"), &[T(d), T(a), T(b)])
+                    }
+                    PrimType::F64 => {
+                        self.line(out, format_args!("{name}.rn.f64"), &[T(d), T(a), T(b)])
+                    }
+                    PrimType::F16 => {
+                        self.line(out, format_args!("{name}.rn.f16"), &[T(d), T(a), T(b)])
+                    }
+                    _ if self.target.has(Feature::CvtBf16) => self.bf16_arith(out, name, d, a, b),
+                    _ => return Err(op),
                 }
             }
-            BinaryOp::FMin | BinaryOp::FMax => self.float_min_max(out, op, ty, d, a, b),
+            BinaryOp::FMinAnyNan | BinaryOp::FMaxAnyNan => {
+                let name = if op == BinaryOp::FMinAnyNan {
+                    "min"
+                } else {
+                    "max"
+                };
+                let spelled = if ty == PrimType::F64 { "f64" } else { "f32" };
+                self.line(out, format_args!("{name}.{spelled}"), &[T(d), T(a), T(b)]);
+            }
+            // Rewritten by the soft-float pass before printing (`PtxTarget::passes`).
+            BinaryOp::FMin | BinaryOp::FMax => return Err(op),
         }
         let _ = Imm;
+        Ok(())
     }
 
-    /// bf16 add/sub computed exactly in f32 and rounded once to nearest even (innocuous double
-    /// rounding: 24 >= 2 * 8 + 2).
+    /// bf16 add/sub computed exactly in f32 and rounded once to nearest even by the target's
+    /// conversion (innocuous double rounding: 24 >= 2 * 8 + 2); without one, the soft-float
+    /// pass has rewritten it (`PtxTarget::passes`).
     pub(super) fn bf16_arith(&mut self, out: &mut String, name: &str, d: Temp, a: Temp, b: Temp) {
         use Operand::{Imm, T};
         let (wa, wb, sum) = (
@@ -377,99 +392,7 @@ impl<'k> KernelEmitter<'k> {
             self.line(out, "cvt.u32.u16", &[T(wide), T(narrow)]);
             self.line(out, "shl.b32", &[T(wide), T(wide), Imm(16)]);
         }
-        self.line(out, &format_op(name, "f32"), &[T(sum), T(wa), T(wb)]);
-        if self.target.has(Feature::CvtBf16) {
-            self.line(out, "cvt.rn.bf16.f32", &[T(d), T(sum)]);
-            return;
-        }
-        let (abs, lsb, rounded, quiet) = (
-            self.temp(Class::B32),
-            self.temp(Class::B32),
-            self.temp(Class::B32),
-            self.temp(Class::B32),
-        );
-        let nan = self.temp(Class::Pred);
-        self.line(out, "and.b32", &[T(abs), T(sum), Imm(0x7fff_ffff)]);
-        self.line(out, "setp.gt.u32", &[T(nan), T(abs), Imm(0x7f80_0000)]);
-        self.line(out, "shr.u32", &[T(lsb), T(sum), Imm(16)]);
-        self.line(out, "and.b32", &[T(lsb), T(lsb), Imm(1)]);
-        self.line(out, "add.u32", &[T(lsb), T(lsb), Imm(0x7fff)]);
-        self.line(out, "add.u32", &[T(rounded), T(sum), T(lsb)]);
-        self.line(out, "shr.u32", &[T(rounded), T(rounded), Imm(16)]);
-        self.line(out, "shr.u32", &[T(quiet), T(sum), Imm(16)]);
-        self.line(out, "or.b32", &[T(quiet), T(quiet), Imm(0x40)]);
-        self.line(out, "selp.b32", &[T(rounded), T(quiet), T(rounded), T(nan)]);
-        self.line(out, "cvt.u16.u32", &[T(d), T(rounded)]);
-    }
-
-    /// IEEE minNum/maxNum with -0 < +0 on the bit patterns (exact for every input, NaNs
-    /// included: one NaN gives the other operand, two give the canonical NaN).
-    pub(super) fn float_min_max(
-        &mut self,
-        out: &mut String,
-        op: BinaryOp,
-        ty: PrimType,
-        d: Temp,
-        a: Temp,
-        b: Temp,
-    ) {
-        use Operand::{Imm, T};
-        let class = Class::of_prim(ty);
-        let bits = class.bits();
-        let (infinity, float) = match ty {
-            PrimType::F16 => (0x7c00u128, ElemType::F16),
-            PrimType::Bf16 => (0x7f80, ElemType::Bf16),
-            PrimType::F32 => (0x7f80_0000, ElemType::F32),
-            _ => (0x7ff0_0000_0000_0000, ElemType::F64),
-        };
-        let canonical = canonical_nan(float).unwrap_or_default();
-        let sign = 1u128 << (bits - 1);
-        let op_b = |name: &str| format!("{name}.b{bits}");
-        let mut nan = [Temp {
-            class: Class::Pred,
-            number: 0,
-        }; 2];
-        let mut key = [Temp { class, number: 0 }; 2];
-        for (index, x) in [a, b].into_iter().enumerate() {
-            let abs = self.temp(class);
-            nan[index] = self.temp(Class::Pred);
-            self.line(out, &op_b("and"), &[T(abs), T(x), Imm(sign - 1)]);
-            self.line(
-                out,
-                &format!("setp.gt.u{bits}"),
-                &[T(nan[index]), T(abs), Imm(infinity)],
-            );
-            let spread = self.temp(class);
-            key[index] = self.temp(class);
-            self.line(
-                out,
-                &format!("shr.s{bits}"),
-                &[T(spread), T(x), Imm(u128::from(bits - 1))],
-            );
-            self.line(out, &op_b("or"), &[T(spread), T(spread), Imm(sign)]);
-            self.line(out, &op_b("xor"), &[T(key[index]), T(x), T(spread)]);
-        }
-        let a_less = self.temp(Class::Pred);
-        self.line(
-            out,
-            &format!("setp.lo.u{bits}"),
-            &[T(a_less), T(key[0]), T(key[1])],
-        );
-        let pick = self.temp(class);
-        let (first, second) = if op == BinaryOp::FMin { (a, b) } else { (b, a) };
-        self.line(
-            out,
-            &op_b("selp"),
-            &[T(pick), T(first), T(second), T(a_less)],
-        );
-        self.line(out, &op_b("selp"), &[T(pick), T(a), T(pick), T(nan[1])]);
-        self.line(out, &op_b("selp"), &[T(pick), T(b), T(pick), T(nan[0])]);
-        let both = self.temp(Class::Pred);
-        self.line(out, "and.pred", &[T(both), T(nan[0]), T(nan[1])]);
-        self.line(
-            out,
-            &op_b("selp"),
-            &[T(d), Imm(canonical), T(pick), T(both)],
-        );
+        self.line(out, format_args!("{name}.rn.f32"), &[T(sum), T(wa), T(wb)]);
+        self.line(out, "cvt.rn.bf16.f32", &[T(d), T(sum)]);
     }
 }

@@ -1,7 +1,7 @@
 //! Registers: temporaries by class, the registers of values and their lanes, constants,
 //! operands, moves and one instruction line, and the declarations of what a kernel used.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use atomir_ir::expand::{Expansion, PrimType, Var};
 use atomir_ir::{ElemType, Kernel, Scalar, ValueType};
@@ -240,10 +240,10 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(";\n");
     }
 
-    /// `op.type d, a, b;` on temporaries and immediates.
-    pub(super) fn line(&self, out: &mut String, opcode: &str, operands: &[Operand]) {
-        out.push('\t');
-        out.push_str(opcode);
+    /// `op.type d, a, b;` on temporaries and immediates; the opcode may be `format_args!`, so
+    /// that spelling it allocates nothing.
+    pub(super) fn line(&self, out: &mut String, opcode: impl fmt::Display, operands: &[Operand]) {
+        let _ = write!(out, "\t{opcode}");
         for (index, operand) in operands.iter().enumerate() {
             out.push_str(if index == 0 { " " } else { ", " });
             match *operand {
@@ -302,10 +302,6 @@ impl<'k> KernelEmitter<'k> {
             }
         }
     }
-}
-
-pub(super) fn format_op(name: &str, ty: &str) -> String {
-    format!("{name}.rn.{ty}")
 }
 
 #[derive(Clone, Copy)]

@@ -1,4 +1,5 @@
-//! The expansion's ALU primitives, bf16 arithmetic among them.
+//! The expansion's ALU primitives (float min/max and bf16 arithmetic come rewritten by the
+//! soft-float pass).
 
 use cranelift_entity::EntityRef;
 use std::fmt::Write;
@@ -27,14 +28,7 @@ impl<'m> VisaPrinter<'m> {
                 let (d, a, from, to) = (s(dst), s(src), ty(src), ty(dst));
                 match op {
                     UnaryOp::Not if to == PrimType::Pred => {
-                        self.line(
-                            "not",
-                            n,
-                            (d, View::Base, 0, 1),
-                            (a, View::Base, 0, 1),
-                            None,
-                            None,
-                        );
+                        self.whole_line("not", n, d, a, None);
                     }
                     UnaryOp::Not if to.bits() == 64 => {
                         self.line(
@@ -47,14 +41,7 @@ impl<'m> VisaPrinter<'m> {
                         );
                     }
                     UnaryOp::Not => {
-                        self.line(
-                            "not",
-                            n,
-                            (d, View::Base, 0, 1),
-                            (a, View::Base, 0, 1),
-                            None,
-                            None,
-                        );
+                        self.whole_line("not", n, d, a, None);
                         self.mask(d, to.bits());
                     }
                     UnaryOp::Bitcast | UnaryOp::Copy => {
@@ -80,14 +67,7 @@ impl<'m> VisaPrinter<'m> {
                         }
                     }
                     UnaryOp::Zext => {
-                        self.line(
-                            "mov",
-                            n,
-                            (d, View::Base, 0, 1),
-                            (a, View::Base, 0, 1),
-                            None,
-                            None,
-                        );
+                        self.whole_line("mov", n, d, a, None);
                     }
                     UnaryOp::Trunc => {
                         if from.bits() == 64 {
@@ -101,14 +81,7 @@ impl<'m> VisaPrinter<'m> {
                             );
                             self.mask(d, to.bits());
                         } else {
-                            self.line(
-                                "and",
-                                n,
-                                (d, View::Base, 0, 1),
-                                (a, View::Base, 0, 1),
-                                None,
-                                Some(low_mask(to.bits())),
-                            );
+                            self.whole_line("and", n, d, a, Some(low_mask(to.bits())));
                         }
                     }
                 }
@@ -127,7 +100,10 @@ impl<'m> VisaPrinter<'m> {
                     BinaryOp::SMax | BinaryOp::UMax => "max",
                     // The hardware's float min/max may differ from the semantics on NaNs and
                     // signed zeros: the soft-float pass (`VisaTarget::passes`) rewrites them.
-                    BinaryOp::FMin | BinaryOp::FMax => {
+                    BinaryOp::FMin
+                    | BinaryOp::FMax
+                    | BinaryOp::FMinAnyNan
+                    | BinaryOp::FMaxAnyNan => {
                         return Err(format!("{op:?} is rewritten by the soft-float pass"));
                     }
                 };
@@ -276,31 +252,10 @@ impl<'m> VisaPrinter<'m> {
             Prim::PtrAlignDown { dst, ptr, align } => {
                 let (d, p) = (s(dst), s(ptr));
                 if self.slots[p].storage == Storage::Qword {
-                    self.line(
-                        "and",
-                        n,
-                        (d, View::Halves, 0, 2),
-                        (p, View::Halves, 0, 2),
-                        None,
-                        Some(!(align - 1)),
-                    );
-                    self.line(
-                        "mov",
-                        n,
-                        (d, View::Halves, 1, 2),
-                        (p, View::Halves, 1, 2),
-                        None,
-                        None,
-                    );
+                    self.half_line("and", n, d, p, 0, Some(!(align - 1)));
+                    self.half_line("mov", n, d, p, 1, None);
                 } else {
-                    self.line(
-                        "and",
-                        n,
-                        (d, View::Base, 0, 1),
-                        (p, View::Base, 0, 1),
-                        None,
-                        Some(!(align - 1)),
-                    );
+                    self.whole_line("and", n, d, p, Some(!(align - 1)));
                 }
             }
             Prim::PtrLowBits { dst, ptr, align } => {
@@ -324,41 +279,20 @@ impl<'m> VisaPrinter<'m> {
                 if self.slots[p].storage == Storage::Qword {
                     // 64-bit add on dword halves: low + bytes, carry into the high half.
                     let carry = self.temp(Storage::Pred);
-                    self.line(
-                        "add",
-                        n,
-                        (d, View::Halves, 0, 2),
-                        (p, View::Halves, 0, 2),
-                        None,
-                        Some(bytes),
-                    );
+                    self.half_line("add", n, d, p, 0, Some(bytes));
                     self.op_start(None, "cmp.lt", n);
                     self.name(carry, View::Base);
                     self.body.push(' ');
                     self.src(d, View::Halves, 0, 2);
                     let _ = writeln!(self.body, " 0x{bytes:x}:ud");
-                    self.line(
-                        "mov",
-                        n,
-                        (d, View::Halves, 1, 2),
-                        (p, View::Halves, 1, 2),
-                        None,
-                        None,
-                    );
+                    self.half_line("mov", n, d, p, 1, None);
                     self.op_start(Some((carry, false)), "add", n);
                     self.dst(d, View::Halves, 1, 2);
                     self.body.push(' ');
                     self.src(d, View::Halves, 1, 2);
                     self.body.push_str(" 0x1:ud\n");
                 } else {
-                    self.line(
-                        "add",
-                        n,
-                        (d, View::Base, 0, 1),
-                        (p, View::Base, 0, 1),
-                        None,
-                        Some(bytes),
-                    );
+                    self.whole_line("add", n, d, p, Some(bytes));
                 }
             }
             Prim::Load { .. } | Prim::Cas { .. } | Prim::Rmw { .. } => {
@@ -366,5 +300,29 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         Ok(())
+    }
+
+    /// `op d, a[, imm]` on two whole registers.
+    fn whole_line(&mut self, op: &str, exec: u32, d: usize, a: usize, imm: Option<u32>) {
+        self.line(
+            op,
+            exec,
+            (d, View::Base, 0, 1),
+            (a, View::Base, 0, 1),
+            None,
+            imm,
+        );
+    }
+
+    /// `op d, a[, imm]` on dword column `col` (0 low, 1 high) of two 64-bit registers.
+    fn half_line(&mut self, op: &str, exec: u32, d: usize, a: usize, col: u32, imm: Option<u32>) {
+        self.line(
+            op,
+            exec,
+            (d, View::Halves, col, 2),
+            (a, View::Halves, col, 2),
+            None,
+            imm,
+        );
     }
 }
