@@ -4,68 +4,130 @@ define ptx_kernel void @amax(ptr addrspace(3) %block_max, ptr addrspace(1) %amax
 .entry:
   br label %.0.b0
 .0.b0:
-  %.0.1000002 = load atomic i32, ptr addrspace(3) %block_max syncscope("block") monotonic, align 4
-  br label %.0.b1
+  %.0.1000002 = bitcast float %x to i32
+  %.0.1000006 = and i32 %.0.1000002, 2147483647
+  %.0.1000007 = icmp ugt i32 %.0.1000006, 2139095040
+  br i1 %.0.1000007, label %.0.b5, label %.0.b1
 .0.b1:
-  %.0.1000003 = phi i32 [ %.0.1000002, %.0.b0 ], [ %.0.1000009, %.0.b2 ]
-  %.0.1000005 = bitcast i32 %.0.1000003 to float
-  %.0.1 = fcmp uno float %.0.1000005, %.0.1000005
-  %.0.2 = fcmp uno float %x, %x
-  %.0.3 = fcmp olt float %x, %.0.1000005
-  %.0.4 = fcmp olt float %.0.1000005, %x
-  %.0.5 = bitcast float %.0.1000005 to i32
-  %.0.6 = bitcast float %x to i32
-  %.0.7 = and i32 %.0.5, %.0.6
-  %.0.8 = bitcast i32 %.0.7 to float
-  %.0.9 = select i1 %.0.4, float %x, float %.0.8
-  %.0.10 = select i1 %.0.3, float %.0.1000005, float %.0.9
-  %.0.11 = select i1 %.0.2, float %.0.1000005, float %.0.10
-  %.0.12 = select i1 %.0.2, float 0x7FF8000000000000, float %x
-  %.0.1000006 = select i1 %.0.1, float %.0.12, float %.0.11
-  %.0.1000007 = bitcast float %.0.1000006 to i32
-  %.0.1000008 = icmp eq i32 %.0.1000007, %.0.1000003
-  br i1 %.0.1000008, label %.0.b3, label %.0.b2
+  %.0.1000009 = icmp uge i32 %.0.1000002, 2147483648
+  br i1 %.0.1000009, label %.0.b3, label %.0.b2
 .0.b2:
-  %.0.13 = cmpxchg ptr addrspace(3) %block_max, i32 %.0.1000003, i32 %.0.1000007 syncscope("block") monotonic monotonic, align 4
-  %.0.1000009 = extractvalue { i32, i1 } %.0.13, 0
-  %.0.1000010 = icmp eq i32 %.0.1000009, %.0.1000003
-  br i1 %.0.1000010, label %.0.b3, label %.0.b1
+  %.0.1000010 = atomicrmw max ptr addrspace(3) %block_max, i32 %.0.1000002 syncscope("block") monotonic, align 4
+  br label %.0.b4
 .0.b3:
-  %.0.1000004 = phi i32 [ %.0.1000003, %.0.b1 ], [ %.0.1000009, %.0.b2 ]
-  %.0.1000011 = bitcast i32 %.0.1000004 to float
+  %.0.1000011 = atomicrmw umin ptr addrspace(3) %block_max, i32 %.0.1000002 syncscope("block") monotonic, align 4
+  br label %.0.b4
+.0.b4:
+  %.0.1000008 = phi i32 [ %.0.1000010, %.0.b2 ], [ %.0.1000011, %.0.b3 ]
+  %.0.1000012 = icmp ugt i32 %.0.1000008, 2139095040
+  %.0.1000013 = icmp ult i32 %.0.1000008, 2147483648
+  %.0.1000014 = and i1 %.0.1000012, %.0.1000013
+  br i1 %.0.1000014, label %.0.b5, label %.0.b9
+.0.b5:
+  %.0.1000015 = load atomic i32, ptr addrspace(3) %block_max syncscope("block") monotonic, align 4
+  br label %.0.b6
+.0.b6:
+  %.0.1000016 = phi i32 [ %.0.1000015, %.0.b5 ], [ %.0.1000022, %.0.b7 ]
+  %.0.1000018 = bitcast i32 %.0.1000016 to float
+  %.0.1000031 = bitcast float %.0.1000018 to i32
+  %.0.1000032 = and i32 %.0.1000031, 2147483647
+  %.0.1000033 = icmp ugt i32 %.0.1000032, 2139095040
+  %.0.1000034 = lshr i32 %.0.1000031, 31
+  %.0.1000035 = sub i32 0, %.0.1000034
+  %.0.1000036 = or i32 %.0.1000035, 2147483648
+  %.0.1000037 = xor i32 %.0.1000031, %.0.1000036
+  %.0.1000038 = bitcast float %x to i32
+  %.0.1000039 = and i32 %.0.1000038, 2147483647
+  %.0.1000040 = icmp ugt i32 %.0.1000039, 2139095040
+  %.0.1000041 = lshr i32 %.0.1000038, 31
+  %.0.1000042 = sub i32 0, %.0.1000041
+  %.0.1000043 = or i32 %.0.1000042, 2147483648
+  %.0.1000044 = xor i32 %.0.1000038, %.0.1000043
+  %.0.1000045 = icmp ult i32 %.0.1000037, %.0.1000044
+  %.0.1000046 = select i1 %.0.1000045, i32 %.0.1000038, i32 %.0.1000031
+  %.0.1000047 = select i1 %.0.1000040, i32 %.0.1000031, i32 %.0.1000046
+  %.0.1000048 = select i1 %.0.1000033, i32 %.0.1000038, i32 %.0.1000047
+  %.0.1000049 = and i1 %.0.1000033, %.0.1000040
+  %.0.1000051 = select i1 %.0.1000049, i32 2143289344, i32 %.0.1000048
+  %.0.1000019 = bitcast i32 %.0.1000051 to float
+  %.0.1000020 = bitcast float %.0.1000019 to i32
+  %.0.1000021 = icmp eq i32 %.0.1000020, %.0.1000016
+  br i1 %.0.1000021, label %.0.b8, label %.0.b7
+.0.b7:
+  %.0.1 = cmpxchg ptr addrspace(3) %block_max, i32 %.0.1000016, i32 %.0.1000020 syncscope("block") monotonic monotonic, align 4
+  %.0.1000022 = extractvalue { i32, i1 } %.0.1, 0
+  %.0.1000023 = icmp eq i32 %.0.1000022, %.0.1000016
+  br i1 %.0.1000023, label %.0.b8, label %.0.b6
+.0.b8:
+  %.0.1000017 = phi i32 [ %.0.1000016, %.0.b6 ], [ %.0.1000022, %.0.b7 ]
+  br label %.0.b9
+.0.b9:
+  %.0.1000024 = phi i32 [ %.0.1000008, %.0.b4 ], [ %.0.1000017, %.0.b8 ]
+  %.0.1000025 = bitcast i32 %.0.1000024 to float
   br label %.0.end
 .0.end:
   br label %.1.b0
 .1.b0:
-  %.1.1000002 = load atomic i32, ptr addrspace(1) %amax syncscope("device") monotonic, align 4
-  br label %.1.b1
+  %.1.1000002 = bitcast float %partial to i32
+  %.1.1000006 = and i32 %.1.1000002, 2147483647
+  %.1.1000007 = icmp ugt i32 %.1.1000006, 2139095040
+  br i1 %.1.1000007, label %.1.b5, label %.1.b1
 .1.b1:
-  %.1.1000003 = phi i32 [ %.1.1000002, %.1.b0 ], [ %.1.1000009, %.1.b2 ]
-  %.1.1000005 = bitcast i32 %.1.1000003 to float
-  %.1.1 = fcmp uno float %.1.1000005, %.1.1000005
-  %.1.2 = fcmp uno float %partial, %partial
-  %.1.3 = fcmp olt float %partial, %.1.1000005
-  %.1.4 = fcmp olt float %.1.1000005, %partial
-  %.1.5 = bitcast float %.1.1000005 to i32
-  %.1.6 = bitcast float %partial to i32
-  %.1.7 = and i32 %.1.5, %.1.6
-  %.1.8 = bitcast i32 %.1.7 to float
-  %.1.9 = select i1 %.1.4, float %partial, float %.1.8
-  %.1.10 = select i1 %.1.3, float %.1.1000005, float %.1.9
-  %.1.11 = select i1 %.1.2, float %.1.1000005, float %.1.10
-  %.1.12 = select i1 %.1.2, float 0x7FF8000000000000, float %partial
-  %.1.1000006 = select i1 %.1.1, float %.1.12, float %.1.11
-  %.1.1000007 = bitcast float %.1.1000006 to i32
-  %.1.1000008 = icmp eq i32 %.1.1000007, %.1.1000003
-  br i1 %.1.1000008, label %.1.b3, label %.1.b2
+  %.1.1000009 = icmp uge i32 %.1.1000002, 2147483648
+  br i1 %.1.1000009, label %.1.b3, label %.1.b2
 .1.b2:
-  %.1.13 = cmpxchg ptr addrspace(1) %amax, i32 %.1.1000003, i32 %.1.1000007 syncscope("device") monotonic monotonic, align 4
-  %.1.1000009 = extractvalue { i32, i1 } %.1.13, 0
-  %.1.1000010 = icmp eq i32 %.1.1000009, %.1.1000003
-  br i1 %.1.1000010, label %.1.b3, label %.1.b1
+  %.1.1000010 = atomicrmw max ptr addrspace(1) %amax, i32 %.1.1000002 syncscope("device") monotonic, align 4
+  br label %.1.b4
 .1.b3:
-  %.1.1000004 = phi i32 [ %.1.1000003, %.1.b1 ], [ %.1.1000009, %.1.b2 ]
-  %.1.1000011 = bitcast i32 %.1.1000004 to float
+  %.1.1000011 = atomicrmw umin ptr addrspace(1) %amax, i32 %.1.1000002 syncscope("device") monotonic, align 4
+  br label %.1.b4
+.1.b4:
+  %.1.1000008 = phi i32 [ %.1.1000010, %.1.b2 ], [ %.1.1000011, %.1.b3 ]
+  %.1.1000012 = icmp ugt i32 %.1.1000008, 2139095040
+  %.1.1000013 = icmp ult i32 %.1.1000008, 2147483648
+  %.1.1000014 = and i1 %.1.1000012, %.1.1000013
+  br i1 %.1.1000014, label %.1.b5, label %.1.b9
+.1.b5:
+  %.1.1000015 = load atomic i32, ptr addrspace(1) %amax syncscope("device") monotonic, align 4
+  br label %.1.b6
+.1.b6:
+  %.1.1000016 = phi i32 [ %.1.1000015, %.1.b5 ], [ %.1.1000022, %.1.b7 ]
+  %.1.1000018 = bitcast i32 %.1.1000016 to float
+  %.1.1000031 = bitcast float %.1.1000018 to i32
+  %.1.1000032 = and i32 %.1.1000031, 2147483647
+  %.1.1000033 = icmp ugt i32 %.1.1000032, 2139095040
+  %.1.1000034 = lshr i32 %.1.1000031, 31
+  %.1.1000035 = sub i32 0, %.1.1000034
+  %.1.1000036 = or i32 %.1.1000035, 2147483648
+  %.1.1000037 = xor i32 %.1.1000031, %.1.1000036
+  %.1.1000038 = bitcast float %partial to i32
+  %.1.1000039 = and i32 %.1.1000038, 2147483647
+  %.1.1000040 = icmp ugt i32 %.1.1000039, 2139095040
+  %.1.1000041 = lshr i32 %.1.1000038, 31
+  %.1.1000042 = sub i32 0, %.1.1000041
+  %.1.1000043 = or i32 %.1.1000042, 2147483648
+  %.1.1000044 = xor i32 %.1.1000038, %.1.1000043
+  %.1.1000045 = icmp ult i32 %.1.1000037, %.1.1000044
+  %.1.1000046 = select i1 %.1.1000045, i32 %.1.1000038, i32 %.1.1000031
+  %.1.1000047 = select i1 %.1.1000040, i32 %.1.1000031, i32 %.1.1000046
+  %.1.1000048 = select i1 %.1.1000033, i32 %.1.1000038, i32 %.1.1000047
+  %.1.1000049 = and i1 %.1.1000033, %.1.1000040
+  %.1.1000051 = select i1 %.1.1000049, i32 2143289344, i32 %.1.1000048
+  %.1.1000019 = bitcast i32 %.1.1000051 to float
+  %.1.1000020 = bitcast float %.1.1000019 to i32
+  %.1.1000021 = icmp eq i32 %.1.1000020, %.1.1000016
+  br i1 %.1.1000021, label %.1.b8, label %.1.b7
+.1.b7:
+  %.1.1 = cmpxchg ptr addrspace(1) %amax, i32 %.1.1000016, i32 %.1.1000020 syncscope("device") monotonic monotonic, align 4
+  %.1.1000022 = extractvalue { i32, i1 } %.1.1, 0
+  %.1.1000023 = icmp eq i32 %.1.1000022, %.1.1000016
+  br i1 %.1.1000023, label %.1.b8, label %.1.b6
+.1.b8:
+  %.1.1000017 = phi i32 [ %.1.1000016, %.1.b6 ], [ %.1.1000022, %.1.b7 ]
+  br label %.1.b9
+.1.b9:
+  %.1.1000024 = phi i32 [ %.1.1000008, %.1.b4 ], [ %.1.1000017, %.1.b8 ]
+  %.1.1000025 = bitcast i32 %.1.1000024 to float
   br label %.1.end
 .1.end:
   ret void
@@ -75,38 +137,69 @@ define ptx_kernel void @residual_max(ptr addrspace(1) %norm, double %r, ptr addr
 .entry:
   br label %.0.b0
 .0.b0:
-  %.0.1000002 = load atomic i64, ptr addrspace(1) %norm syncscope("device") monotonic, align 8
-  br label %.0.b1
+  %.0.1000002 = bitcast double %r to i64
+  %.0.1000006 = and i64 %.0.1000002, 9223372036854775807
+  %.0.1000007 = icmp ugt i64 %.0.1000006, 9218868437227405312
+  br i1 %.0.1000007, label %.0.b5, label %.0.b1
 .0.b1:
-  %.0.1000003 = phi i64 [ %.0.1000002, %.0.b0 ], [ %.0.1000009, %.0.b2 ]
-  %.0.1000005 = bitcast i64 %.0.1000003 to double
-  %.0.1 = fcmp uno double %.0.1000005, %.0.1000005
-  %.0.2 = fcmp uno double %r, %r
-  %.0.3 = fcmp olt double %r, %.0.1000005
-  %.0.4 = fcmp olt double %.0.1000005, %r
-  %.0.5 = bitcast double %.0.1000005 to i64
-  %.0.6 = bitcast double %r to i64
-  %.0.7 = and i64 %.0.5, %.0.6
-  %.0.8 = bitcast i64 %.0.7 to double
-  %.0.9 = select i1 %.0.4, double %r, double %.0.8
-  %.0.10 = select i1 %.0.3, double %.0.1000005, double %.0.9
-  %.0.11 = select i1 %.0.2, double %.0.1000005, double %.0.10
-  %.0.12 = select i1 %.0.2, double 0x7FF8000000000000, double %r
-  %.0.1000006 = select i1 %.0.1, double %.0.12, double %.0.11
-  %.0.1000007 = bitcast double %.0.1000006 to i64
-  %.0.1000008 = icmp eq i64 %.0.1000007, %.0.1000003
-  br i1 %.0.1000008, label %.0.b3, label %.0.b2
+  %.0.1000009 = icmp uge i64 %.0.1000002, 9223372036854775808
+  br i1 %.0.1000009, label %.0.b3, label %.0.b2
 .0.b2:
-  %.0.13 = cmpxchg ptr addrspace(1) %norm, i64 %.0.1000003, i64 %.0.1000007 syncscope("device") monotonic monotonic, align 8
-  %.0.1000009 = extractvalue { i64, i1 } %.0.13, 0
-  %.0.1000010 = icmp eq i64 %.0.1000009, %.0.1000003
-  br i1 %.0.1000010, label %.0.b3, label %.0.b1
+  %.0.1000010 = atomicrmw max ptr addrspace(1) %norm, i64 %.0.1000002 syncscope("device") monotonic, align 8
+  br label %.0.b4
 .0.b3:
-  %.0.1000004 = phi i64 [ %.0.1000003, %.0.b1 ], [ %.0.1000009, %.0.b2 ]
-  %.0.1000011 = bitcast i64 %.0.1000004 to double
+  %.0.1000011 = atomicrmw umin ptr addrspace(1) %norm, i64 %.0.1000002 syncscope("device") monotonic, align 8
+  br label %.0.b4
+.0.b4:
+  %.0.1000008 = phi i64 [ %.0.1000010, %.0.b2 ], [ %.0.1000011, %.0.b3 ]
+  %.0.1000012 = icmp ugt i64 %.0.1000008, 9218868437227405312
+  %.0.1000013 = icmp ult i64 %.0.1000008, 9223372036854775808
+  %.0.1000014 = and i1 %.0.1000012, %.0.1000013
+  br i1 %.0.1000014, label %.0.b5, label %.0.b9
+.0.b5:
+  %.0.1000015 = load atomic i64, ptr addrspace(1) %norm syncscope("device") monotonic, align 8
+  br label %.0.b6
+.0.b6:
+  %.0.1000016 = phi i64 [ %.0.1000015, %.0.b5 ], [ %.0.1000022, %.0.b7 ]
+  %.0.1000018 = bitcast i64 %.0.1000016 to double
+  %.0.1000031 = bitcast double %.0.1000018 to i64
+  %.0.1000032 = and i64 %.0.1000031, 9223372036854775807
+  %.0.1000033 = icmp ugt i64 %.0.1000032, 9218868437227405312
+  %.0.1000034 = lshr i64 %.0.1000031, 63
+  %.0.1000035 = sub i64 0, %.0.1000034
+  %.0.1000036 = or i64 %.0.1000035, 9223372036854775808
+  %.0.1000037 = xor i64 %.0.1000031, %.0.1000036
+  %.0.1000038 = bitcast double %r to i64
+  %.0.1000039 = and i64 %.0.1000038, 9223372036854775807
+  %.0.1000040 = icmp ugt i64 %.0.1000039, 9218868437227405312
+  %.0.1000041 = lshr i64 %.0.1000038, 63
+  %.0.1000042 = sub i64 0, %.0.1000041
+  %.0.1000043 = or i64 %.0.1000042, 9223372036854775808
+  %.0.1000044 = xor i64 %.0.1000038, %.0.1000043
+  %.0.1000045 = icmp ult i64 %.0.1000037, %.0.1000044
+  %.0.1000046 = select i1 %.0.1000045, i64 %.0.1000038, i64 %.0.1000031
+  %.0.1000047 = select i1 %.0.1000040, i64 %.0.1000031, i64 %.0.1000046
+  %.0.1000048 = select i1 %.0.1000033, i64 %.0.1000038, i64 %.0.1000047
+  %.0.1000049 = and i1 %.0.1000033, %.0.1000040
+  %.0.1000051 = select i1 %.0.1000049, i64 9221120237041090560, i64 %.0.1000048
+  %.0.1000019 = bitcast i64 %.0.1000051 to double
+  %.0.1000020 = bitcast double %.0.1000019 to i64
+  %.0.1000021 = icmp eq i64 %.0.1000020, %.0.1000016
+  br i1 %.0.1000021, label %.0.b8, label %.0.b7
+.0.b7:
+  %.0.1 = cmpxchg ptr addrspace(1) %norm, i64 %.0.1000016, i64 %.0.1000020 syncscope("device") monotonic monotonic, align 8
+  %.0.1000022 = extractvalue { i64, i1 } %.0.1, 0
+  %.0.1000023 = icmp eq i64 %.0.1000022, %.0.1000016
+  br i1 %.0.1000023, label %.0.b8, label %.0.b6
+.0.b8:
+  %.0.1000017 = phi i64 [ %.0.1000016, %.0.b6 ], [ %.0.1000022, %.0.b7 ]
+  br label %.0.b9
+.0.b9:
+  %.0.1000024 = phi i64 [ %.0.1000008, %.0.b4 ], [ %.0.1000017, %.0.b8 ]
+  %.0.1000025 = bitcast i64 %.0.1000024 to double
   br label %.0.end
 .0.end:
-  store double %.0.1000011, ptr addrspace(1) %.out0
+  store double %.0.1000025, ptr addrspace(1) %.out0
   ret void
 }
 
