@@ -80,7 +80,7 @@ impl Plan for PtxPlan {
     }
 
     /// Every access carries the order as the target's policy says; a CAS retry loop carries it
-    /// by one fence before the loop and one after it ([`LOOP_FENCES`]).
+    /// by one fence before the loop and one after it (`LOOP_FENCES`).
     fn fences(&self, access: Access) -> FencePolicy {
         match access {
             Access::Loop => LOOP_FENCES,
