@@ -356,9 +356,9 @@ fn generate(dir: &str, target: PtxTarget, cubin: bool) {
             .map(|t| ((t % SLOTS) * stride) as u64)
             .collect();
         let mut params = vec![json!({"kind": "addr", "offsets": offsets})];
-        let operand_count = if cell.op == AtomicOp::Cas { 2 } else { 1 };
-        for _ in 0..operand_count {
-            // One parameter per vector element, as `Cell::kernel` declares them.
+        // One parameter per vector element and operand, as `Cell::kernel` declares them (a
+        // load has none, so its output pointer follows the address).
+        for _ in 0..cell.op.operand_count() {
             let mut per_lane = vec![Vec::new(); lanes];
             for _ in 0..THREADS {
                 for lane in per_lane.iter_mut() {
@@ -372,6 +372,16 @@ fn generate(dir: &str, target: PtxTarget, cubin: bool) {
             for lane in per_lane {
                 params.push(json!({"kind": "data", "bytes": width, "data": hex(&lane)}));
             }
+        }
+        // The harness passes these in order, then the outputs: a count that differs from the
+        // kernel's signature would shift every pointer after it.
+        let declared = module.kernels[number].params.len();
+        if params.len() != declared {
+            fail(&format!(
+                "{}: {} parameters in the case, {declared} in the kernel",
+                cell.name(),
+                params.len()
+            ));
         }
         let results: Vec<Json> = if cell.result_used {
             vec![json!({"bytes": stride})]
@@ -485,7 +495,7 @@ fn check_case(backend: &PtxTarget, cell: &Cell, case: &Json, output: &Json) -> R
         .as_array()
         .and_then(|r| r.first())
         .map(|r| unhex(r.as_str().unwrap_or_default()));
-    let operand = |thread: usize, lane: usize| read_bits(&params[lane], thread * width, width);
+    let operand = |thread: usize, lane: usize| operand_bits(&params, lane, thread, width);
     let new_value = |thread: usize, lane: usize| {
         if cell.op == AtomicOp::Cas {
             read_bits(&params[lanes + lane], thread * width, width)
@@ -560,6 +570,14 @@ fn check_case(backend: &PtxTarget, cell: &Cell, case: &Json, output: &Json) -> R
 }
 
 /// Runs the cases of `DIR/<sm>.json` sequentially in thread order on the reference semantics.
+/// A thread's operand of one lane (the first operand parameters, one per lane); 0 for a load,
+/// which has none and whose semantics do not read it.
+fn operand_bits(params: &[Vec<u8>], lane: usize, thread: usize, width: usize) -> u128 {
+    params
+        .get(lane)
+        .map_or(0, |lane| read_bits(lane, thread * width, width))
+}
+
 fn simulate(dir: &str, sm: &str, out: &str) {
     let path = format!("{dir}/{sm}.json");
     let inputs: Json = serde_json::from_str(
@@ -589,7 +607,7 @@ fn simulate(dir: &str, sm: &str, out: &str) {
             for lane in 0..lanes {
                 let offset = ((thread % SLOTS) * lanes + lane) * width;
                 let old = read_bits(&memory, offset, width);
-                let operand = read_bits(&params[lane], thread * width, width);
+                let operand = operand_bits(&params, lane, thread, width);
                 let new_value = if cell.op == AtomicOp::Cas {
                     read_bits(&params[lanes + lane], thread * width, width)
                 } else {
