@@ -234,7 +234,12 @@ pub fn check_batch(
     let text = lower_module(target, kernels)?;
     std::fs::write(&file, &text).map_err(|e| e.to_string())?;
     match check_file(tools, target, &file, &out, codegen) {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            // A passing batch's files are of no further use, and a whole matrix of them runs to
+            // gigabytes; a failing kernel's module stays, named in the message.
+            remove_batch_files(&file, &out);
+            Ok(())
+        }
         Err(message) if kernels.len() == 1 => Err(format!(
             "{}: {} (module: {})",
             kernels[0].name,
@@ -242,10 +247,25 @@ pub fn check_batch(
             file.display()
         )),
         Err(_) => {
+            remove_batch_files(&file, &out);
             let (left, right) = kernels.split_at(kernels.len() / 2);
             check_batch(tools, target, left, dir, &format!("{tag}l"), codegen)?;
             check_batch(tools, target, right, dir, &format!("{tag}r"), codegen)
         }
+    }
+}
+
+/// Removes a batch's module, llc's output and the tools' message files (named by
+/// [`check_file`] after the module).
+fn remove_batch_files(file: &Path, llc_out: &Path) {
+    for path in [
+        file.to_path_buf(),
+        llc_out.to_path_buf(),
+        file.with_extension("as.err"),
+        file.with_extension("opt.err"),
+        file.with_extension("llc.err"),
+    ] {
+        let _ = std::fs::remove_file(path);
     }
 }
 
