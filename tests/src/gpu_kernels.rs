@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{AtomicInst, AtomicOp, ElemType, Module};
@@ -149,82 +150,42 @@ pub fn generate(dir: &Path, per_pool: usize, first_seed: u64) -> Result<Vec<Stri
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let cases = all_cases(per_pool, first_seed);
     let scratch = dir.join("scratch");
-    let mut lines = Vec::new();
-    let mut documents = Vec::new();
-    for target in targets() {
-        let name = if target.starts_with("ptx:") {
-            target.to_string()
-        } else {
-            format!("llvm:{LLC_TARGET}")
-        };
-        let backend: atomir::Target = name.parse().map_err(|e| format!("{e}"))?;
-        let mut chosen: Vec<Case> = Vec::new();
-        let mut faulting: Vec<Case> = Vec::new();
-        let (mut refused, mut faulting_left_out, mut rejected) = (0, 0, 0);
-        for case in &cases {
-            let Ok(code) = lower_cases(&backend, std::slice::from_ref(case)) else {
-                refused += 1;
-                continue;
-            };
-            let module = Module {
-                kernels: vec![case.kernel.clone()],
-            };
-            let faults = target.starts_with("ptx:") && shared_window_check(&module, &code).is_err();
-            if !faults {
-                chosen.push(case.clone());
-            } else if faulting.len() < FAULTING_PER_TARGET {
-                faulting.push(case.clone());
-            } else {
-                faulting_left_out += 1;
-            }
-        }
-        let expect_fault: Vec<String> = faulting.iter().map(|c| c.kernel.name.clone()).collect();
-        chosen.extend(faulting);
-        // A case whose module a tool rejects (the kernel judge test reports those) stays here.
-        let module = match device_module(&target, &chosen, &scratch) {
-            Ok(module) => module,
-            Err(_) => {
-                let before = chosen.len();
-                chosen.retain(|case| {
-                    match device_module(&target, std::slice::from_ref(case), &scratch) {
-                        Ok(_) => true,
-                        Err(message) => {
-                            if std::env::var_os("ATOMIR_GPU_DEBUG").is_some() {
-                                eprintln!("{target} {}: {message}", case.kernel.name);
-                            }
-                            false
-                        }
+    let targets = targets();
+    // ptxas takes most of the time, one single-threaded process per target: one worker per core
+    // takes the targets in turn.
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(targets.len());
+    let mut prepared: Vec<(usize, Result<PreparedTarget, String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let position = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(target) = targets.get(position) else {
+                            break;
+                        };
+                        let scratch = scratch.join(file_of(target).trim_end_matches(".ptx"));
+                        done.push((position, prepare_target(dir, target, &cases, &scratch)));
                     }
-                });
-                rejected = before - chosen.len();
-                device_module(&target, &chosen, &scratch)?
-            }
-        };
-        let module_file = file_of(&target);
-        std::fs::write(dir.join(&module_file), module).map_err(|e| e.to_string())?;
-        let entries: Vec<Json> = chosen
-            .iter()
-            .map(|case| {
-                json!({
-                    "case": case.kernel.name,
-                    "wrapper": format!("atomir_case_w{}", &case.kernel.name[4..]),
-                    "global": hex(&case.memory[0]),
-                    "shared": hex(&case.memory[1]),
-                    "args": hex(&case.arg_bytes()),
-                    "out_bytes": case.out_bytes(),
-                    "expect_fault": expect_fault.contains(&case.kernel.name),
+                    done
                 })
             })
             .collect();
-        let shared = chosen.iter().filter(|c| uses_shared(c)).count();
-        let expected_faults = entries.iter().filter(|e| e["expect_fault"] == true).count();
-        lines.push(format!(
-            "{target}: {} cases ({shared} reach the shared region; {expected_faults} expected to \
-             fault: a generic access through a shared-window address, {faulting_left_out} more \
-             such left out); {refused} refused; {rejected} left out because a tool rejects them",
-            entries.len()
-        ));
-        documents.push(json!({"target": target, "module": module_file, "cases": entries}));
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().expect("a generating worker"))
+            .collect()
+    });
+    prepared.sort_by_key(|(position, _)| *position);
+    let mut lines = Vec::new();
+    let mut documents = Vec::new();
+    for (_, result) in prepared {
+        let (line, document) = result?;
+        lines.push(line);
+        documents.push(document);
     }
     let _ = std::fs::remove_dir_all(&scratch);
     let document = json!({
@@ -235,6 +196,93 @@ pub fn generate(dir: &Path, per_pool: usize, first_seed: u64) -> Result<Vec<Stri
     });
     std::fs::write(dir.join("kernels.json"), document.to_string()).map_err(|e| e.to_string())?;
     Ok(lines)
+}
+
+/// A target's summary line and its entry in `kernels.json`.
+type PreparedTarget = (String, Json);
+
+/// One target's device module, written into `dir`: its summary line and its `kernels.json`
+/// entry.
+fn prepare_target(
+    dir: &Path,
+    target: &str,
+    cases: &[Case],
+    scratch: &Path,
+) -> Result<PreparedTarget, String> {
+    let name = if target.starts_with("ptx:") {
+        target.to_string()
+    } else {
+        format!("llvm:{LLC_TARGET}")
+    };
+    let backend: atomir::Target = name.parse().map_err(|e| format!("{e}"))?;
+    let mut chosen: Vec<Case> = Vec::new();
+    let mut faulting: Vec<Case> = Vec::new();
+    let (mut refused, mut faulting_left_out, mut rejected) = (0, 0, 0);
+    for case in cases {
+        let Ok(code) = lower_cases(&backend, std::slice::from_ref(case)) else {
+            refused += 1;
+            continue;
+        };
+        let module = Module {
+            kernels: vec![case.kernel.clone()],
+        };
+        let faults = target.starts_with("ptx:") && shared_window_check(&module, &code).is_err();
+        if !faults {
+            chosen.push(case.clone());
+        } else if faulting.len() < FAULTING_PER_TARGET {
+            faulting.push(case.clone());
+        } else {
+            faulting_left_out += 1;
+        }
+    }
+    let expect_fault: Vec<String> = faulting.iter().map(|c| c.kernel.name.clone()).collect();
+    chosen.extend(faulting);
+    // A case whose module a tool rejects (the kernel judge test reports those) stays here.
+    let module = match device_module(target, &chosen, scratch) {
+        Ok(module) => module,
+        Err(_) => {
+            let before = chosen.len();
+            chosen.retain(|case| {
+                match device_module(target, std::slice::from_ref(case), scratch) {
+                    Ok(_) => true,
+                    Err(message) => {
+                        if std::env::var_os("ATOMIR_GPU_DEBUG").is_some() {
+                            eprintln!("{target} {}: {message}", case.kernel.name);
+                        }
+                        false
+                    }
+                }
+            });
+            rejected = before - chosen.len();
+            device_module(target, &chosen, scratch)?
+        }
+    };
+    let module_file = file_of(target);
+    std::fs::write(dir.join(&module_file), module).map_err(|e| e.to_string())?;
+    let entries: Vec<Json> = chosen
+        .iter()
+        .map(|case| {
+            json!({
+                "case": case.kernel.name,
+                "wrapper": format!("atomir_case_w{}", &case.kernel.name[4..]),
+                "global": hex(&case.memory[0]),
+                "shared": hex(&case.memory[1]),
+                "args": hex(&case.arg_bytes()),
+                "out_bytes": case.out_bytes(),
+                "expect_fault": expect_fault.contains(&case.kernel.name),
+            })
+        })
+        .collect();
+    let shared = chosen.iter().filter(|c| uses_shared(c)).count();
+    let expected_faults = entries.iter().filter(|e| e["expect_fault"] == true).count();
+    let line = format!(
+        "{target}: {} cases ({shared} reach the shared region; {expected_faults} expected to \
+         fault: a generic access through a shared-window address, {faulting_left_out} more \
+         such left out); {refused} refused; {rejected} left out because a tool rejects them",
+        entries.len()
+    );
+    let document = json!({"target": target, "module": module_file, "cases": entries});
+    Ok((line, document))
 }
 
 /// The float mode a target's code has for a node reaching `region`.
