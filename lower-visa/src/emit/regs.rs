@@ -31,6 +31,7 @@ impl<'m> VisaPrinter<'m> {
             slots: Vec::new(),
             value_slots: ValueSlots::default(),
             var_slots: Vec::new(),
+            param_slots: 0,
             temps: 0,
             names: Names::default(),
             kernel_names: Vec::new(),
@@ -189,6 +190,33 @@ impl<'m> VisaPrinter<'m> {
         };
         self.value_slots.insert(value, elem, slot);
         slot
+    }
+
+    /// Declares the variable under a message operand (`per_channel` bytes a channel) as wide
+    /// as the registers GenX_IR's message reaches from it ([`VisaTarget::message_channels`]).
+    /// GenX_IR allows a declaration narrower than the message there, and aligns one of a single
+    /// register to an even one, which keeps the message's two registers in the file; a wider
+    /// variable (a qword, or a lane at the end of a vector) it allocates by its declared size,
+    /// so in the last registers the message reached past r127 and GenX_IR crashed. Inputs keep
+    /// their payload's size (the signature keeps them clear of the file's end), and a
+    /// fragment's client declares its own variables.
+    pub(super) fn cover_message_operand(&mut self, slot: usize, per_channel: u32) {
+        let channels = self.target.message_channels();
+        if channels <= self.n {
+            return;
+        }
+        let (root, offset) = self.slots[slot].root.unwrap_or((slot, 0));
+        if root < self.param_slots || self.names.is_clients(self.slots[root].name) {
+            return;
+        }
+        let root = &mut self.slots[root];
+        let elem_bytes = if root.storage == Storage::Qword { 8 } else { 4 };
+        if root.elems * elem_bytes <= self.target.platform.grf_bytes() {
+            return;
+        }
+        root.elems = root
+            .elems
+            .max((offset + channels * per_channel).div_ceil(elem_bytes));
     }
 
     /// The bytes between two lanes of a vector value (`Raw operand should be GRF-aligned`
