@@ -219,6 +219,11 @@ impl<'m> VisaPrinter<'m> {
             .max((offset + channels * per_channel).div_ceil(elem_bytes));
     }
 
+    /// Whether a slot's declaration was widened for a message.
+    pub(super) fn is_wide(&self, slot: usize) -> bool {
+        self.slots[slot].elems > self.n
+    }
+
     /// The bytes between two lanes of a vector value (`Raw operand should be GRF-aligned`
     /// otherwise on PVC+svm).
     pub(super) fn lane_bytes(&self, storage: Storage) -> u32 {
@@ -227,10 +232,19 @@ impl<'m> VisaPrinter<'m> {
     }
 
     pub(super) fn temp(&mut self, storage: Storage) -> usize {
-        let slot = match self
-            .free_temps
+        self.temp_of_width(storage, false)
+    }
+
+    /// A temp of `storage`: a free one of the wanted width (widened for a message by
+    /// [`VisaPrinter::cover_message_operand`] if `wide`, narrow if not), else any free one, else
+    /// a new one.
+    pub(super) fn temp_of_width(&mut self, storage: Storage, wide: bool) -> usize {
+        let fits = |slot: usize| self.slots[slot].storage == storage;
+        let free = &self.free_temps;
+        let slot = match free
             .iter()
-            .position(|&slot| self.slots[slot].storage == storage)
+            .position(|&slot| fits(slot) && self.is_wide(slot) == wide)
+            .or_else(|| free.iter().position(|&slot| fits(slot)))
         {
             Some(index) => {
                 let slot = self.free_temps.swap_remove(index);
