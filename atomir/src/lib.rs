@@ -230,7 +230,11 @@
 //! Your variables are declared as the target keeps values: one element per SIMD channel
 //! (`ud` for data of 32 bits or less and shared pointers, `uq` for 64-bit data and global
 //! pointers). The fragment's declarations include views (`alias=<…>`) of your variables,
-//! which go after the variables they alias.
+//! which go after the variables they alias. On `visa:PVC`, GenX_IR gives a SIMD16 LSC message
+//! the registers of SIMD32: a variable of yours wider than one register that a message writes
+//! or addresses (a `uq` result, a global pointer) needs twice its size declared (`num_elts=32`),
+//! or GenX_IR may crash where it allocates it in the last registers; the fragment's own
+//! temporaries are declared so already.
 //!
 //! ```
 //! use atomir::{

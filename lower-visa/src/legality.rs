@@ -13,6 +13,7 @@ use atomir_ir::{
 use atomir_ir::lower::{Access, FencePolicy, Plan};
 
 use crate::target::{Messages, Platform, VisaTarget};
+use std::fmt::Write;
 
 atomir_ir::rules! {
     /// The rules of the vISA table.
@@ -68,26 +69,35 @@ pub(crate) fn input_layout(
 }
 
 /// The table's answer for a kernel's parameters: every type is carried, as long as the inputs
-/// fit the registers they are bound to.
+/// fit the registers they are bound to, short of the registers a message on the last input may
+/// reach past it ([`VisaTarget::message_overhang`]: an input is the message's operand itself,
+/// and cannot be declared wider than the payload it arrives in).
 pub(crate) fn signature(target: VisaTarget, params: &[Param]) -> Result<(), (usize, Refusal)> {
-    let registers = INPUT_REGISTERS * target.platform.grf_bytes();
-    match input_layout(target, params).position(|(offset, size)| offset + size > registers) {
+    let grf = target.platform.grf_bytes();
+    let bytes = INPUT_REGISTERS * grf - target.message_overhang();
+    match input_layout(target, params).position(|(offset, size)| offset + size > bytes) {
         None => Ok(()),
-        Some(index) => Err((
-            index,
-            Refusal::new(
-                VisaRule::InputsBeyondRegisters,
-                format!(
-                    "the kernel's inputs need more than the {INPUT_REGISTERS} registers of \
-                     {} bytes they are bound to ({} bytes at SIMD{})",
-                    target.platform.grf_bytes(),
-                    input_layout(target, params)
-                        .last()
-                        .map_or(0, |(offset, size)| offset + size),
-                    target.simd()
-                ),
-            ),
-        )),
+        Some(index) => {
+            let mut reason = format!(
+                "the kernel's inputs need more than the {} registers of {grf} bytes they can be \
+                 bound to ({} bytes at SIMD{})",
+                bytes / grf,
+                input_layout(target, params)
+                    .last()
+                    .map_or(0, |(offset, size)| offset + size),
+                target.simd()
+            );
+            if target.message_overhang() > 0 {
+                let _ = write!(
+                    reason,
+                    "; the last {} stay free because GenX_IR gives a message here the \
+                     registers of SIMD{}",
+                    target.message_overhang() / grf,
+                    target.message_channels()
+                );
+            }
+            Err((index, Refusal::new(VisaRule::InputsBeyondRegisters, reason)))
+        }
     }
 }
 

@@ -124,6 +124,26 @@ impl VisaTarget {
             Messages::Lsc => 16,
         }
     }
+
+    /// The channels whose registers GenX_IR gives a message's operands. Its PVC has no
+    /// half-width LSC messages (SIMD32 at least), so a SIMD16 `lsc_*` reads and writes twice
+    /// the registers of its operands (`dstLen=4` for a `d64` result of two registers), while
+    /// its register allocator reserves only what a variable declares: an operand allocated
+    /// in the last registers makes the message reach past r127, and GenX_IR's software
+    /// scoreboarding then dereferences a null register entry (SIGSEGV).
+    pub const fn message_channels(self) -> u32 {
+        match (self.messages, self.platform) {
+            (Messages::Lsc, Platform::Pvc) => 32,
+            _ => self.simd(),
+        }
+    }
+
+    /// The bytes past an operand that a message may touch: the extra channels of
+    /// [`VisaTarget::message_channels`] at the widest lane a message takes (8 bytes: an `a64`
+    /// address, `d64` data).
+    pub const fn message_overhang(self) -> u32 {
+        (self.message_channels() - self.simd()) * 8
+    }
 }
 
 impl fmt::Display for VisaTarget {

@@ -195,8 +195,13 @@ impl<'m> VisaPrinter<'m> {
             order,
             active,
             released,
+            message_operands,
         } = &mut allocation;
         live_ranges(expansion, ranges);
+        let widened = self.target.message_channels() > self.n;
+        if widened {
+            mark_message_operands(expansion, message_operands);
+        }
         let end = ranges.end;
         order.clear();
         order.extend(
@@ -237,12 +242,18 @@ impl<'m> VisaPrinter<'m> {
                 (PrimType::Ptr, Surface::Slm) => Storage::Dword,
                 (ty, _) => storage_of(ty),
             };
+            // Where messages take wider variables than their operands, a message operand goes
+            // to a temp widened before and the rest to narrow ones, so that the widening does
+            // not spread over every temp that the expansions share.
+            let wide = widened && message_operands[var.index()];
+            let fits = |slot: usize| self.slots[slot].storage == storage;
             let slot = match released
                 .iter()
-                .position(|&slot| self.slots[slot].storage == storage)
+                .position(|&slot| fits(slot) && self.is_wide(slot) == wide)
+                .or_else(|| released.iter().position(|&slot| fits(slot)))
             {
                 Some(index) => released.swap_remove(index),
-                None => self.temp(storage),
+                None => self.temp_of_width(storage, wide),
             };
             active.push((last, slot));
             self.var_slots[var.index()] = slot;
@@ -389,6 +400,32 @@ pub(super) struct Allocation {
     active: Vec<(u32, usize)>,
     /// Slots whose range ended.
     released: Vec<usize>,
+    /// Per variable: whether a message takes it as its destination, address or data.
+    message_operands: Vec<bool>,
+}
+
+/// Marks the variables that `VisaPrinter::cover_message_operand` may widen: a message's
+/// destination, address and single data operand (not a CAS's two, which GenX_IR copies into a
+/// payload of its own).
+fn mark_message_operands(expansion: &Expansion, marked: &mut Vec<bool>) {
+    marked.clear();
+    marked.resize(expansion.vars.len(), false);
+    for data in expansion.blocks.values() {
+        for prim in &data.prims {
+            let (dst, addr, value) = match *prim {
+                Prim::Load { dst, addr, .. } | Prim::Cas { dst, addr, .. } => {
+                    (Some(dst), addr, None)
+                }
+                Prim::Rmw {
+                    dst, addr, value, ..
+                } => (dst, addr, Some(value)),
+                _ => continue,
+            };
+            for var in [dst, Some(addr), value].into_iter().flatten() {
+                marked[var.index()] = true;
+            }
+        }
+    }
 }
 
 /// The positions at which each variable of an expansion is live, in layout order.

@@ -172,6 +172,9 @@ pub struct VisaPrinter<'m> {
     slots: Vec<Slot>,
     value_slots: ValueSlots,
     var_slots: Vec<usize>,
+    /// The slots of the kernel's parameters (the first ones): inputs, laid out by the
+    /// signature's rule, whose declarations keep the size of their payload.
+    param_slots: usize,
     temps: u32,
     /// The name of each value of the current kernel, and how made-up names are spelled.
     names: Names<'m>,
@@ -409,6 +412,7 @@ impl<'m> VisaPrinter<'m> {
         for param in &kernel.params {
             self.value_slot(kernel, param.value, None);
         }
+        self.param_slots = self.slots.len();
         if self.complete {
             // Predicates cannot be kernel inputs: they arrive as dwords.
             for param in &kernel.params {
@@ -482,6 +486,7 @@ impl<'m> VisaPrinter<'m> {
         self.kernel = Some(kernel);
         self.decls.clear();
         self.slots.clear();
+        self.param_slots = 0;
         self.value_slots.clear(kernel);
         self.temps = 0;
         self.free_temps.clear();

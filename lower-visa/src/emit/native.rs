@@ -193,6 +193,14 @@ impl<'m> VisaPrinter<'m> {
                 self.raw_or_null(second, view, ".0");
             }
             Messages::Lsc => {
+                let data_bytes = if bits == 64 { 8 } else { 4 };
+                let addr_bytes = if surface == Surface::Slm { 4 } else { 8 };
+                self.cover_message_operand(addr_slot, addr_bytes);
+                // `icas` takes its two data operands through a payload GenX_IR builds.
+                let data = if op == MsgOp::Cas { None } else { src0 };
+                for slot in [dst_slot, data].into_iter().flatten() {
+                    self.cover_message_operand(slot, data_bytes);
+                }
                 let sfid = if surface == Surface::Slm {
                     "slm"
                 } else {

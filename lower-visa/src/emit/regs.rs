@@ -31,6 +31,7 @@ impl<'m> VisaPrinter<'m> {
             slots: Vec::new(),
             value_slots: ValueSlots::default(),
             var_slots: Vec::new(),
+            param_slots: 0,
             temps: 0,
             names: Names::default(),
             kernel_names: Vec::new(),
@@ -191,6 +192,38 @@ impl<'m> VisaPrinter<'m> {
         slot
     }
 
+    /// Declares the variable under a message operand (`per_channel` bytes a channel) as wide
+    /// as the registers GenX_IR's message reaches from it ([`VisaTarget::message_channels`]).
+    /// GenX_IR allows a declaration narrower than the message there, and aligns one of a single
+    /// register to an even one, which keeps the message's two registers in the file; a wider
+    /// variable (a qword, or a lane at the end of a vector) it allocates by its declared size,
+    /// so in the last registers the message reached past r127 and GenX_IR crashed. Inputs keep
+    /// their payload's size (the signature keeps them clear of the file's end), and a
+    /// fragment's client declares its own variables.
+    pub(super) fn cover_message_operand(&mut self, slot: usize, per_channel: u32) {
+        let channels = self.target.message_channels();
+        if channels <= self.n {
+            return;
+        }
+        let (root, offset) = self.slots[slot].root.unwrap_or((slot, 0));
+        if root < self.param_slots || self.names.is_clients(self.slots[root].name) {
+            return;
+        }
+        let root = &mut self.slots[root];
+        let elem_bytes = if root.storage == Storage::Qword { 8 } else { 4 };
+        if root.elems * elem_bytes <= self.target.platform.grf_bytes() {
+            return;
+        }
+        root.elems = root
+            .elems
+            .max((offset + channels * per_channel).div_ceil(elem_bytes));
+    }
+
+    /// Whether a slot's declaration was widened for a message.
+    pub(super) fn is_wide(&self, slot: usize) -> bool {
+        self.slots[slot].elems > self.n
+    }
+
     /// The bytes between two lanes of a vector value (`Raw operand should be GRF-aligned`
     /// otherwise on PVC+svm).
     pub(super) fn lane_bytes(&self, storage: Storage) -> u32 {
@@ -199,10 +232,19 @@ impl<'m> VisaPrinter<'m> {
     }
 
     pub(super) fn temp(&mut self, storage: Storage) -> usize {
-        let slot = match self
-            .free_temps
+        self.temp_of_width(storage, false)
+    }
+
+    /// A temp of `storage`: a free one of the wanted width (widened for a message by
+    /// [`VisaPrinter::cover_message_operand`] if `wide`, narrow if not), else any free one, else
+    /// a new one.
+    pub(super) fn temp_of_width(&mut self, storage: Storage, wide: bool) -> usize {
+        let fits = |slot: usize| self.slots[slot].storage == storage;
+        let free = &self.free_temps;
+        let slot = match free
             .iter()
-            .position(|&slot| self.slots[slot].storage == storage)
+            .position(|&slot| fits(slot) && self.is_wide(slot) == wide)
+            .or_else(|| free.iter().position(|&slot| fits(slot)))
         {
             Some(index) => {
                 let slot = self.free_temps.swap_remove(index);
