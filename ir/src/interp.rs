@@ -277,11 +277,6 @@ fn expect_type(
     }
 }
 
-fn sign_extend(value: u128, bits: u32) -> i128 {
-    let unused = 128 - bits;
-    ((value << unused) as i128) >> unused
-}
-
 impl Interpreter {
     /// An interpreter with a step limit of 100 000 and IEEE float `Rmw`s.
     pub fn new() -> Self {
@@ -589,44 +584,5 @@ fn binary(op: BinaryOp, ty: PrimType, x: u128, y: u128) -> Option<u128> {
             _ => None,
         };
     }
-    let shift = |value: u128, by: u128, left: bool| {
-        if by >= u128::from(bits) {
-            0
-        } else if left {
-            value << by
-        } else {
-            value >> by
-        }
-    };
-    Some(match op {
-        BinaryOp::Add => x.wrapping_add(y),
-        BinaryOp::Sub => x.wrapping_sub(y),
-        BinaryOp::And => x & y,
-        BinaryOp::Or => x | y,
-        BinaryOp::Xor => x ^ y,
-        BinaryOp::Shl => shift(x, y, true),
-        BinaryOp::LShr => shift(x, y, false),
-        BinaryOp::SMin => {
-            if sign_extend(x, bits) <= sign_extend(y, bits) {
-                x
-            } else {
-                y
-            }
-        }
-        BinaryOp::SMax => {
-            if sign_extend(x, bits) >= sign_extend(y, bits) {
-                x
-            } else {
-                y
-            }
-        }
-        BinaryOp::UMin => x.min(y),
-        BinaryOp::UMax => x.max(y),
-        BinaryOp::FAdd
-        | BinaryOp::FSub
-        | BinaryOp::FMin
-        | BinaryOp::FMax
-        | BinaryOp::FMinAnyNan
-        | BinaryOp::FMaxAnyNan => return None,
-    })
+    op.on_integers(bits, x, y)
 }

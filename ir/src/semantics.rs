@@ -272,9 +272,8 @@ pub fn float_maximum(ty: ElemType, a: u128, b: u128, mode: FloatMode) -> u128 {
     float_minimum_maximum(ty, a, b, true, mode)
 }
 
-#[cfg(feature = "semantics")]
 /// Sign-extends the low `bits` bits to a full `i128`.
-fn sign_extend(value: u128, bits: u32) -> i128 {
+pub(crate) fn sign_extend(value: u128, bits: u32) -> i128 {
     let unused = 128 - bits;
     ((value << unused) as i128) >> unused
 }

@@ -49,7 +49,70 @@ pub(crate) fn bind(
             }
         }
     }
+    if em.target.folds_literal_operations() {
+        fold_literal_operations(em, expansion, &mut refs, space);
+    }
     em.refs = refs;
+}
+
+/// Binds the destination of every integer `Binary` and `Not` whose operands are all literals
+/// to its value, to a fixed point (a folded value may make a later operation's operands all
+/// literals); [`primitive`] then prints nothing for it. See
+/// [`crate::LlvmTarget::folds_literal_operations`] for why.
+fn fold_literal_operations(em: &Emitter<'_>, expansion: &Expansion, refs: &mut [Ref], space: u32) {
+    let literal = |r: Ref| match r {
+        Ref::Lit(bits, Scal::I(_)) => Some(bits),
+        _ => None,
+    };
+    loop {
+        let mut changed = false;
+        for prim in expansion.blocks.values().flat_map(|block| &block.prims) {
+            let (dst, a, b, op) = match *prim {
+                Prim::Binary { dst, op, a, b } => (dst, a, Some(b), Some(op)),
+                Prim::Unary {
+                    dst,
+                    op: UnaryOp::Not,
+                    src,
+                } => (dst, src, None, None),
+                _ => continue,
+            };
+            let Ty::S(Scal::I(bits)) = em.prim_ty(expansion.vars[dst], space) else {
+                continue;
+            };
+            if literal(refs[dst.index()]).is_some() {
+                continue;
+            }
+            let Some(x) = literal(refs[a.index()]) else {
+                continue;
+            };
+            let value = match (op, b.map(|b| literal(refs[b.index()]))) {
+                // `Not` is printed as `xor` with all ones, which llc folds too.
+                (None, None) => BinaryOp::Xor.on_integers(bits, x, u128::MAX),
+                (Some(op), Some(Some(y))) => op.on_integers(bits, x, y),
+                _ => None,
+            };
+            if let Some(value) = value {
+                refs[dst.index()] = Ref::Lit(value, Scal::I(bits));
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// Whether `prim` was folded into a literal by [`fold_literal_operations`].
+fn folded(refs: &[Ref], prim: &Prim) -> bool {
+    match *prim {
+        Prim::Binary { dst, .. }
+        | Prim::Unary {
+            dst,
+            op: UnaryOp::Not,
+            ..
+        } => matches!(refs[dst.index()], Ref::Lit(..)),
+        _ => false,
+    }
 }
 
 /// A block's label (the entry is the instruction's first block) and its parameters as phis over
@@ -181,6 +244,9 @@ fn primitive_with(
     let bracket = |order| bracket.unwrap_or(FenceBracket::bare(order));
     let r = |var: Var| refs[var.index()];
     let ty = |em: &Emitter<'_>, var: Var| em.prim_ty(expansion.vars[var], space);
+    if folded(refs, prim) {
+        return Ok(());
+    }
     match *prim {
         Prim::Const { .. } => {}
         Prim::Load { dst, addr, mem } => {

@@ -234,6 +234,21 @@ impl LlvmTarget {
         self.major < 15
     }
 
+    /// Whether an integer operation whose operands are all literals is printed as its value
+    /// instead (only the operations llc's IR translator folds: `add`, `sub`, `and`, `or`,
+    /// `xor`, `shl`, `lshr`, and min/max).
+    ///
+    /// llc's SPIR-V backend (LLVM 22 and 23) miscompiles the `extractvalue` of a cmpxchg's old
+    /// value when such an operation folds to an `i32 0` in a later block: the translator puts
+    /// the folded constant in that block, the SPIR-V pre-legalizer merges every `i32 0` into
+    /// that one definition, the `extractvalue` index among them, and instruction selection
+    /// (later blocks first) has turned it into `OpConstantNull` before it reads the index as an
+    /// immediate, so `OpCompositeExtract` gets an arbitrary index, which spirv-val rejects.
+    /// Printing the value keeps the meaning exactly and leaves no constant for llc to fold.
+    pub const fn folds_literal_operations(&self) -> bool {
+        self.triple.is_spirv()
+    }
+
     /// The numbered address space of a state space, or `None` where the triple has none.
     pub const fn address_space(&self, space: AddressSpace) -> Option<u32> {
         match (self.triple, space) {

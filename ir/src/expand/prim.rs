@@ -7,6 +7,7 @@ use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
 use super::Var;
+use crate::semantics::{sign_extend, width_mask};
 use crate::types::{AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope};
 
 /// The type of a virtual register.
@@ -168,6 +169,44 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// The integer op on `bits`-wide operands: wrapping, a shift by the width or more gives
+    /// zero, the result masked to the width; `None` for a float op. The interpreter runs
+    /// integer primitives through it, and a printer that folds literal operands does too.
+    pub fn on_integers(self, bits: u32, x: u128, y: u128) -> Option<u128> {
+        let mask = width_mask(bits);
+        let (x, y) = (x & mask, y & mask);
+        let shift = |left: bool| {
+            if y >= u128::from(bits) {
+                0
+            } else if left {
+                x << y
+            } else {
+                x >> y
+            }
+        };
+        let pick = |first: bool| if first { x } else { y };
+        let value = match self {
+            BinaryOp::Add => x.wrapping_add(y),
+            BinaryOp::Sub => x.wrapping_sub(y),
+            BinaryOp::And => x & y,
+            BinaryOp::Or => x | y,
+            BinaryOp::Xor => x ^ y,
+            BinaryOp::Shl => shift(true),
+            BinaryOp::LShr => shift(false),
+            BinaryOp::SMin => pick(sign_extend(x, bits) <= sign_extend(y, bits)),
+            BinaryOp::SMax => pick(sign_extend(x, bits) >= sign_extend(y, bits)),
+            BinaryOp::UMin => x.min(y),
+            BinaryOp::UMax => x.max(y),
+            BinaryOp::FAdd
+            | BinaryOp::FSub
+            | BinaryOp::FMin
+            | BinaryOp::FMax
+            | BinaryOp::FMinAnyNan
+            | BinaryOp::FMaxAnyNan => return None,
+        };
+        Some(value & mask)
+    }
+
     /// Float arithmetic, on float registers only.
     pub const fn is_float(self) -> bool {
         matches!(
