@@ -8,7 +8,8 @@
 //! - `expansion`: prints the shared expansions of [`atomir_ir::expand`] as basic blocks.
 //! - `ldst`, `ldst_emit`: the table's rows for atomic loads, stores and fences, and their
 //!   printing.
-//! - `emit`: functions, kernels and modules around them.
+//! - `emit`: functions, kernels and modules around them (types, value spelling, the per-kernel
+//!   emitter, and the printer).
 //!
 //! # Example
 //!

@@ -1,0 +1,174 @@
+//! Printing one instruction as its plan says: a fence, a node whole with its fence bracket, or
+//! the node's expansion, run through the target's passes and walked step by step.
+//!
+//! Both the module driver and the splice entry print an instruction, so this is the one place
+//! that decides which fences bracket which access and in what order the passes run.
+
+use crate::expand::{Expander, Expansion, MemAttrs, Prim, Reuse, SoftFloat};
+use crate::kernel::{Inst, InstData, Kernel};
+use crate::legal::Lowering;
+use crate::node::AtomicNode;
+use crate::types::AtomicOp;
+
+use super::{
+    Access, At, Expanding, FenceBracket, FencePolicy, Linear, Passes, Plan, Printer, Step,
+    Unprintable,
+};
+
+/// What printing reuses from one instruction to the next.
+#[derive(Default)]
+pub struct Scratch {
+    expander: Expander,
+    linear: Linear,
+    reuse: Reuse,
+    soft_float: SoftFloat,
+}
+
+impl Scratch {
+    /// Storage for [`Scratch::expansion`].
+    pub fn new() -> Self {
+        Scratch::default()
+    }
+
+    /// The expansion a printer is handed for `node` lowered by `lowering` on a target asking
+    /// for `passes`: expanded, then the passes run in the driver's order. Valid until the next
+    /// call.
+    pub fn expansion(
+        &mut self,
+        node: &AtomicNode,
+        lowering: Lowering,
+        passes: Passes,
+    ) -> &mut Expansion {
+        let expansion = self.expander.expand(node, lowering);
+        run_passes(&mut self.soft_float, &mut self.reuse, expansion, passes);
+        expansion
+    }
+}
+
+/// The passes, in the one order every printer sees: soft float first, so that reuse sees the
+/// rewritten primitives.
+fn run_passes(
+    soft_float: &mut SoftFloat,
+    reuse: &mut Reuse,
+    expansion: &mut Expansion,
+    passes: Passes,
+) {
+    soft_float.run(expansion, passes.soft_float);
+    if passes.reuse {
+        reuse.run(expansion);
+    }
+}
+
+/// Prints one instruction of `kernel` as `plan` says: a fence, a node whole, or its expansion.
+pub(super) fn print_inst<'m, P: Printer<'m>>(
+    printer: &mut P,
+    scratch: &mut Scratch,
+    passes: Passes,
+    kernel: &Kernel,
+    inst: Inst,
+    plan: &P::Plan,
+    out: &mut String,
+) -> Result<(), Unprintable> {
+    let atomic = match &kernel.insts[inst] {
+        InstData::Atomic(atomic) => atomic,
+        InstData::Fence(fence) => return printer.fence(inst, fence, plan, out),
+    };
+    let node = AtomicNode::of(kernel, atomic);
+    if plan.is_whole() {
+        let access = match node.op {
+            AtomicOp::Cas => Access::Cas,
+            AtomicOp::Load => Access::Load,
+            AtomicOp::Store => Access::Store,
+            _ => Access::Rmw,
+        };
+        let bracket = FenceBracket::around(node.order, plan.fences(access));
+        let at = At {
+            inst,
+            atomic,
+            node: &node,
+        };
+        return printer.whole(at, plan, bracket, out);
+    }
+    let expansion = scratch.expander.expand(&node, plan.legality().lowering);
+    run_passes(
+        &mut scratch.soft_float,
+        &mut scratch.reuse,
+        expansion,
+        passes,
+    );
+    let steps = scratch.linear.walk(expansion, P::PARAMS);
+    let x = Expanding {
+        inst,
+        atomic,
+        node: &node,
+        plan,
+        expansion,
+    };
+    print_steps(printer, &x, steps, out)
+}
+
+/// Hands an expansion's steps to the printer, each memory primitive with its fence bracket.
+fn print_steps<'m, P: Printer<'m>>(
+    printer: &mut P,
+    x: &Expanding<'_, P::Plan>,
+    steps: &[Step],
+    out: &mut String,
+) -> Result<(), Unprintable> {
+    printer.expansion_begin(x, out)?;
+    let once = expansion_bracket(x, P::BRACKETS_EXPANSIONS);
+    if let Some(leading) = once.and_then(|bracket| bracket.leading) {
+        printer.expansion_fence(x, leading, out)?;
+    }
+    for step in steps {
+        match *step {
+            Step::Block { block, entry } => printer.block(x, block, entry, out),
+            Step::Prim { block, index } => {
+                let prim = &x.expansion.blocks[block].prims[index as usize];
+                let bracket = memory_access(prim).map(|(access, mem)| match once {
+                    Some(once) => FenceBracket::bare(once.order),
+                    None => FenceBracket::around(mem.order, x.plan.fences(access)),
+                });
+                printer.prim(x, prim, bracket, out)?;
+            }
+            Step::Copy { dst, src } => printer.copy(x, dst, src, out),
+            Step::Branch { cond, negated, to } => printer.branch(x, cond, negated, to, out),
+            Step::Jump(to) => printer.jump(x, to, out),
+            Step::Label(label) => printer.label(x, label, out),
+            Step::Terminator(block) => printer.terminator(x, block, out)?,
+        }
+    }
+    if let Some(trailing) = once.and_then(|bracket| bracket.trailing) {
+        printer.expansion_fence(x, trailing, out)?;
+    }
+    printer.expansion_end(x, out)
+}
+
+/// The one bracket around a whole expansion, if its order is carried that way: for a CAS retry
+/// loop where the plan's [`Access::Loop`] policy says so (the release part once before the
+/// loop's first load, the acquire part once after its exit, no fence on a retry); otherwise,
+/// for a printer that `brackets` expansions, where every access of it is relaxed between
+/// fences under the plan's policy (the node's order is the order of each of its accesses).
+fn expansion_bracket<P: Plan>(x: &Expanding<'_, P>, brackets: bool) -> Option<FenceBracket> {
+    let between_fences = if x.plan.legality().lowering.retries() {
+        x.plan.fences(Access::Loop) == FencePolicy::RelaxedBetweenFences
+    } else {
+        let mut accesses = x.expansion.blocks.values().flat_map(|block| &block.prims);
+        brackets
+            && accesses.all(|prim| {
+                memory_access(prim).is_none_or(|(access, _)| {
+                    x.plan.fences(access) == FencePolicy::RelaxedBetweenFences
+                })
+            })
+    };
+    between_fences.then(|| FenceBracket::around(x.node.order, FencePolicy::RelaxedBetweenFences))
+}
+
+/// The kind of access a memory primitive is, and its attributes; `None` for any other primitive.
+fn memory_access(prim: &Prim) -> Option<(Access, &MemAttrs)> {
+    match prim {
+        Prim::Load { mem, .. } => Some((Access::Load, mem)),
+        Prim::Cas { mem, .. } => Some((Access::Cas, mem)),
+        Prim::Rmw { mem, .. } => Some((Access::Rmw, mem)),
+        _ => None,
+    }
+}

@@ -1,0 +1,167 @@
+//! Legalizing a whole module before anything is printed: one plan per distinct node, the plan
+//! each printed instruction takes, and (where refusals are skipped) what is left out.
+//!
+//! Planning first is what lets a refusal leave the output untouched, and deduplicating nodes
+//! is what lets a million refused atomics search their smallest target once.
+
+use cranelift_entity::SecondaryMap;
+use fnv::FnvHashMap as HashMap;
+
+use crate::kernel::{Inst, InstData, Kernel, Module, Operand, Scalar, Value};
+use crate::legal::{LowerError, LowerReport, OnRefusal, Refusal};
+use crate::node::Node;
+use crate::rule::KitRule;
+
+use super::error::{error, param_error};
+use super::{legalize, legalize_signature, Plan, Table};
+
+/// A module legalized: one plan per distinct node, the plan of every instruction that is
+/// printed (in program order), the report, and, where instructions are left out
+/// ([`OnRefusal::Skip`]), which are kept.
+pub(super) struct Planned<P> {
+    pub(super) plans: Vec<P>,
+    pub(super) chosen: Vec<u32>,
+    pub(super) report: LowerReport,
+    /// Per kernel, whether each instruction is kept (`None`: all of them); a kernel left out
+    /// whole keeps none and is not printed.
+    kept: Option<Vec<KernelKept>>,
+}
+
+struct KernelKept {
+    whole_kernel_refused: bool,
+    insts: SecondaryMap<Inst, bool>,
+}
+
+impl<P> Planned<P> {
+    /// The module to print: `module` itself, or its slices of kept instructions.
+    pub(super) fn kept_module(&self, module: &Module) -> Option<Module> {
+        let kept = self.kept.as_ref()?;
+        let kernels = module
+            .kernels
+            .iter()
+            .zip(kept)
+            .filter(|(_, kept)| !kept.whole_kernel_refused)
+            .map(|(kernel, kept)| kernel.slice(|inst| kept.insts[inst]))
+            .collect();
+        Some(Module { kernels })
+    }
+}
+
+/// Legalizes every instruction and kernel signature of `module`: the first refusal is the
+/// error ([`OnRefusal::Stop`]), or every refusal is reported and its instruction (or kernel)
+/// left out ([`OnRefusal::Skip`]).
+pub(super) fn plan<T: Table>(
+    table: &T,
+    module: &Module,
+    on_refusal: OnRefusal,
+) -> Result<Planned<T::Plan>, LowerError> {
+    let skip = on_refusal == OnRefusal::Skip;
+    let mut report = LowerReport::default();
+    let mut plans: Vec<T::Plan> = Vec::new();
+    // Refusals too: a million refused atomics search their smallest target once.
+    let mut plan_of: HashMap<Node, Result<u32, Refusal>> = HashMap::default();
+    let mut chosen: Vec<u32> = Vec::new();
+    let mut kept: Vec<KernelKept> = Vec::new();
+    let mut any_left_out = false;
+    for (index, kernel) in module.kernels.iter().enumerate() {
+        let (kernel_chosen, kernel_decisions) = (chosen.len(), report.len());
+        report.reserve(kernel.insts.len());
+        chosen.reserve(kernel.insts.len());
+        let mut kernel_kept = KernelKept {
+            whole_kernel_refused: false,
+            insts: SecondaryMap::with_capacity(kernel.insts.len()),
+        };
+        let mut left_out: SecondaryMap<Value, bool> = SecondaryMap::new();
+        for (inst, data) in kernel.insts.iter() {
+            if skip {
+                if let Some(value) = reads_any(kernel, data, &left_out) {
+                    let name = kernel.values.get(value).map_or("?", |data| &*data.name);
+                    let reason = format!("reads `%{name}`, the result of an instruction left out");
+                    report.refuse(error(
+                        kernel,
+                        inst,
+                        Refusal::new(KitRule::ReadsRefused, reason),
+                    ));
+                    if let Some(result) = data.result() {
+                        left_out[result] = true;
+                    }
+                    any_left_out = true;
+                    continue;
+                }
+            }
+            let node = Node::of_data(kernel, data);
+            let answer = match plan_of.get(&node) {
+                Some(answer) => answer,
+                None => {
+                    let answer = legalize(table, &node).map(|plan| {
+                        plans.push(plan);
+                        plans.len() as u32 - 1
+                    });
+                    plan_of.entry(node).or_insert(answer)
+                }
+            };
+            let plan = match answer {
+                Ok(plan) => *plan,
+                Err(refusal) if skip => {
+                    report.refuse(error(kernel, inst, refusal.clone()));
+                    if let Some(result) = data.result() {
+                        left_out[result] = true;
+                    }
+                    any_left_out = true;
+                    continue;
+                }
+                Err(refusal) => return Err(error(kernel, inst, refusal.clone())),
+            };
+            report.record(index, inst, plans[plan as usize].legality());
+            chosen.push(plan);
+            kernel_kept.insts[inst] = true;
+        }
+        // After the instructions: a refused instruction is the more precise answer, and the
+        // parameters it reads usually share its reason.
+        if let Err((param, refusal)) = legalize_signature(table, &kernel.params) {
+            let error = param_error(kernel, param, refusal);
+            if !skip {
+                return Err(error);
+            }
+            report.refuse(error);
+            report.truncate_decisions(kernel_decisions);
+            chosen.truncate(kernel_chosen);
+            kernel_kept.whole_kernel_refused = true;
+            any_left_out = true;
+        }
+        kept.push(kernel_kept);
+    }
+    Ok(Planned {
+        plans,
+        chosen,
+        report,
+        kept: any_left_out.then_some(kept),
+    })
+}
+
+/// The first value `data` reads that `left_out` marks, if any.
+fn reads_any(
+    kernel: &Kernel,
+    data: &InstData,
+    left_out: &SecondaryMap<Value, bool>,
+) -> Option<Value> {
+    let InstData::Atomic(atomic) = data else {
+        return None;
+    };
+    let scalar = |scalar: &Scalar| match scalar {
+        Scalar::Value(value) if left_out[*value] => Some(*value),
+        _ => None,
+    };
+    let operand = |operand: &Option<Operand>| match operand {
+        Some(Operand::Scalar(s)) => scalar(s),
+        Some(Operand::Vector(list)) => kernel
+            .checked_vector_elements(*list)
+            .and_then(|elements| elements.iter().find_map(scalar)),
+        None => None,
+    };
+    let predicate = atomic.predicate.map(|p| p.value).filter(|v| left_out[*v]);
+    let addr = Some(atomic.addr).filter(|v| left_out[*v]);
+    addr.or(predicate)
+        .or_else(|| operand(&atomic.operand))
+        .or_else(|| operand(&atomic.new_value))
+}

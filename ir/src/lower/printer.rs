@@ -1,0 +1,226 @@
+//! The printing side of a backend: the [`Printer`] hooks the driver calls, what each hook is
+//! handed ([`At`], [`Expanding`]), and the [`Target`] that pairs a table with its printer.
+//!
+//! The hooks only spell what the plan decided; keeping them apart from the table makes that
+//! boundary visible, and one trait for every backend is what lets one driver serve them all.
+
+use crate::expand::{Block, Expansion, Prim, Var};
+use crate::kernel::{self, AtomicInst, Inst, Kernel, Module};
+use crate::legal::LowerOptions;
+use crate::node::AtomicNode;
+
+use super::{Fence, FenceBracket, Fragment, Label, Params, Plan, SpliceNames, Table};
+
+/// A backend's printer, for one lowering of a module whose kernels live for `'m`.
+///
+/// Every hook appends to `out` or to the printer's own buffers; a hook that cannot print what
+/// the plan says returns [`Unprintable`] (a disagreement between table and printer, never a
+/// property of the input), which the driver reports as a refusal of that instruction.
+pub trait Printer<'m> {
+    /// The plan of the backend's table, which tells each hook what to print.
+    type Plan: Plan;
+
+    /// Before the first kernel.
+    fn module_begin(&mut self, module: &'m Module, out: &mut String);
+
+    /// Before the instructions of kernel number `index`.
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String);
+
+    /// One node printed whole, in the plan's native form, with the fences of `bracket` spelled
+    /// around its one access.
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &Self::Plan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// One stand-alone fence, in the plan's form.
+    fn fence(
+        &mut self,
+        inst: Inst,
+        fence: &kernel::Fence,
+        plan: &Self::Plan,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// How the printer binds block parameters: the shape of the steps it is given.
+    const PARAMS: Params;
+
+    /// Before the steps of an expansion: bind its inputs to the instruction's operands.
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// A block begins (the entry is no jump target).
+    fn block(&mut self, x: &Expanding<'_, Self::Plan>, block: Block, entry: bool, out: &mut String);
+
+    /// One primitive; a memory primitive with the fences of its bracket spelled around it.
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// `dst = src` on an edge ([`Params::Copies`]).
+    fn copy(&mut self, x: &Expanding<'_, Self::Plan>, dst: Var, src: Var, out: &mut String);
+
+    /// Jump to `to` where `cond` holds (`negated`: where it does not) ([`Params::Copies`]).
+    fn branch(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        cond: Var,
+        negated: bool,
+        to: Label,
+        out: &mut String,
+    );
+
+    /// Jump to `to` ([`Params::Copies`]).
+    fn jump(&mut self, x: &Expanding<'_, Self::Plan>, to: Label, out: &mut String);
+
+    /// An edge block begins ([`Params::Copies`]).
+    fn label(&mut self, x: &Expanding<'_, Self::Plan>, label: Label, out: &mut String);
+
+    /// A block's terminator ([`Params::Phis`]: the printer reads the edges itself). The walk
+    /// gives it only to a printer of phis; one that binds by copies keeps this refusal.
+    fn terminator(
+        &mut self,
+        _x: &Expanding<'_, Self::Plan>,
+        _block: Block,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable(
+            "a printer that binds block parameters by copies got a terminator".into(),
+        ))
+    }
+
+    /// Whether the printer spells the fences of an expansion whose accesses are all relaxed
+    /// between fences ([`FencePolicy::RelaxedBetweenFences`]) once around the whole expansion,
+    /// through [`Printer::expansion_fence`], rather than around each of its accesses. Once is
+    /// enough: every access of the expansion lies between the same release fence and acquire
+    /// fence (LLVM's AtomicExpand brackets a CAS loop the same way), and a further element runs
+    /// no fence. An expansion with a CAS retry loop is bracketed once wherever the plan says so
+    /// for [`Access::Loop`], whatever this says: every printer spells
+    /// [`Printer::expansion_fence`].
+    ///
+    /// [`FencePolicy::RelaxedBetweenFences`]: super::FencePolicy::RelaxedBetweenFences
+    /// [`Access::Loop`]: super::Access::Loop
+    const BRACKETS_EXPANSIONS: bool = false;
+
+    /// One fence of the bracket around a whole expansion (a CAS retry loop under
+    /// [`Access::Loop`], or [`Printer::BRACKETS_EXPANSIONS`]): the leading one after
+    /// [`Printer::expansion_begin`], before the first step; the trailing one after the last
+    /// step (the exit block's, which ends the expansion without a jump), before
+    /// [`Printer::expansion_end`].
+    ///
+    /// [`Access::Loop`]: super::Access::Loop
+    fn expansion_fence(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        fence: Fence,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// After the last step: the old values to the instruction's result.
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, Self::Plan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
+
+    /// After the instructions of the current kernel.
+    fn kernel_end(&mut self, out: &mut String);
+
+    /// Whether the printer writes a kernel's code into `out` as it goes and puts what must
+    /// precede it (declarations known only at the end) before it in [`Printer::kernel_end`]:
+    /// the driver then hands `out` to a sink only between kernels, never within one.
+    const HEADS_KERNEL_AT_END: bool = false;
+
+    /// After the last kernel.
+    fn module_end(&mut self, out: &mut String);
+
+    /// Whether a spliced vector value is bound lane by lane (a register per lane) rather than
+    /// whole (an SSA vector).
+    const SPLICES_LANES: bool = true;
+
+    /// Before the one instruction of `kernel` a spliced fragment holds: its values are named
+    /// by `names` (every value it reads is bound; the driver checked), what it makes up by the
+    /// prefix, and nothing of a kernel around it is printed.
+    fn splice_begin(
+        &mut self,
+        _kernel: &'m Kernel,
+        _inst: Inst,
+        _names: &'m SpliceNames,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the printer does not splice".into()))
+    }
+
+    /// After a spliced instruction: the temporaries it used and where its result is, into
+    /// `fragment` (whose code is `out`).
+    fn splice_end(
+        &mut self,
+        _out: &mut String,
+        _fragment: &mut Fragment,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the printer does not splice".into()))
+    }
+}
+
+/// The instruction being printed.
+#[derive(Clone, Copy, Debug)]
+pub struct At<'a> {
+    /// The instruction's id in its kernel.
+    pub inst: Inst,
+    /// The instruction itself.
+    pub atomic: &'a AtomicInst,
+    /// Its node, with the kernel's facts.
+    pub node: &'a AtomicNode,
+}
+
+/// The expansion being printed, with its instruction and plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Expanding<'a, P> {
+    /// The instruction expanded.
+    pub inst: Inst,
+    /// Its atomic access, as written.
+    pub atomic: &'a AtomicInst,
+    /// Its node, with the kernel's facts.
+    pub node: &'a AtomicNode,
+    /// The table's plan for it.
+    pub plan: &'a P,
+    /// The expansion, after the passes the target asked for.
+    pub expansion: &'a Expansion,
+}
+
+/// Why a printer could not print what its table accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unprintable(pub String);
+
+/// A table and the printer of its backend: everything a [`Backend`] needs.
+///
+/// [`Backend`]: crate::legal::Backend
+pub trait Target: Table {
+    /// The backend's printer, over a module that lives for `'m`.
+    type Printer<'m>: Printer<'m, Plan = Self::Plan>;
+
+    /// A printer for one lowering with `options`.
+    fn printer<'m>(&self, options: &LowerOptions) -> Self::Printer<'m>;
+}
+
+/// Appends a printer's `buffer` (a kernel's body, say) to `out` and empties it, moving the
+/// buffer rather than copying it where `out` holds less, so a long body is not held twice.
+pub fn append_buffer(out: &mut String, buffer: &mut String) {
+    if out.len() < buffer.len() {
+        buffer.insert_str(0, out);
+        std::mem::swap(out, buffer);
+    } else {
+        out.push_str(buffer);
+    }
+    buffer.clear();
+}

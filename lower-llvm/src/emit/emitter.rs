@@ -1,0 +1,390 @@
+//! The per-kernel state of printing: value names, where each atomic result lives, the
+//! instruction and block being printed, and the helpers every printing module shares (types of
+//! kernel values, addresses, operand elements, an instruction's entry and end blocks).
+//!
+//! [`crate::native`], [`crate::expansion`], [`crate::ldst_emit`] and [`crate::vulkan`] all print
+//! through one [`Emitter`], so a value is named, cast and extracted the same way everywhere.
+
+use std::borrow::Cow;
+use std::fmt::{self, Write};
+
+use atomir_ir::expand::PrimType;
+use atomir_ir::lower::{Namer, SpliceNames};
+use atomir_ir::{AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef, ValueType};
+use cranelift_entity::SecondaryMap;
+
+use crate::target::LlvmTarget;
+use crate::vulkan;
+
+use super::values::{write_ident, write_literal, VALUE_NAMES, VAR_NUMBERS};
+use super::{Label, Ref, Scal, Ty};
+
+/// Prints one kernel's instructions; holds the per-kernel naming state.
+pub(crate) struct Emitter<'a> {
+    pub target: LlvmTarget,
+    pub kernel: &'a Kernel,
+    /// Where each atomic result lives once printed.
+    pub results: SecondaryMap<Value, Option<Ref>>,
+    /// The instruction being printed (names its temporaries and blocks).
+    pub inst: u32,
+    next_tmp: u32,
+    /// The label of the block being printed.
+    pub label: Label,
+    /// The label of the block before the current instruction.
+    before: Label,
+    /// The current expansion's registers, by variable.
+    pub(crate) refs: Vec<Ref>,
+    /// The current expansion's old value, once its return block is printed.
+    pub(crate) result: Option<Ref>,
+    /// The number of the node's address space.
+    pub(crate) space: u32,
+    /// The name of each value, by index.
+    names: Vec<Cow<'a, str>>,
+    /// The kernel's index in the module.
+    pub(crate) kernel_index: usize,
+    /// Whether addresses are the views a Vulkan frame binds (a complete Vulkan module).
+    pub(crate) bound: bool,
+    /// The names of a spliced fragment: every value is the client's, what the printer makes up
+    /// carries the prefix.
+    pub(super) splice: Option<&'a SpliceNames>,
+    /// The instruction a spliced fragment holds.
+    pub(super) spliced_inst: Option<Inst>,
+    /// In a fragment, its result where the client left it unbound, with the fragment's name.
+    unbound_result: Option<(Value, String)>,
+}
+
+/// Displays a [`Label`] with the emitter's names: a kernel's (`.3.b1`), or in a spliced
+/// fragment the client's blocks around it and `<prefix>b1`, `<prefix>end` inside.
+pub(crate) struct ShownLabel<'e, 'a>(&'e Emitter<'a>, Label);
+
+impl fmt::Display for ShownLabel<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(splice) = self.0.splice else {
+            return self.1.fmt(f);
+        };
+        match (self.1, splice.blocks()) {
+            // A plain identifier: the driver checked.
+            (Label::Entry, Some((predecessor, _))) => f.write_str(predecessor),
+            (Label::Entry, None) => splice.write_made(f, "entry", None),
+            (Label::Block(_, k), _) => splice.write_made(f, "b", Some(k)),
+            (Label::End(_), _) => splice.write_made(f, "end", None),
+        }
+    }
+}
+
+/// Displays a [`Ref`] with the emitter's names.
+pub(crate) struct Shown<'e, 'a>(&'e Emitter<'a>, Ref);
+
+impl fmt::Display for Shown<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.1, self.0.splice) {
+            (Ref::Tmp(_, n), Some(splice)) => {
+                f.write_char('%')?;
+                splice.write_made(f, "t", Some(n))
+            }
+            (Ref::Var(_, var), Some(splice)) => {
+                f.write_char('%')?;
+                splice.write_made(f, "v", Some(var.as_u32()))
+            }
+            (r, _) => self.show_in_kernel(f, r),
+        }
+    }
+}
+
+impl Shown<'_, '_> {
+    fn show_in_kernel(&self, f: &mut fmt::Formatter<'_>, r: Ref) -> fmt::Result {
+        match r {
+            Ref::Param(value) => write_ident(f, '%', self.0.name(value)),
+            Ref::Tmp(inst, n) => write!(f, "%.{inst}.{n}"),
+            // Numbered far above the instruction's temporaries, which count from 1.
+            Ref::Var(inst, var) => write!(f, "%.{inst}.{}", VAR_NUMBERS + var.as_u32()),
+            Ref::Lit(bits, scal) => write_literal(f, bits, scal),
+            Ref::Zero => f.write_str("zeroinitializer"),
+            Ref::Bound(value, scal) => vulkan::bound_address(f, self.0, value, scal),
+        }
+    }
+}
+
+impl<'a> Emitter<'a> {
+    pub(crate) fn new(target: LlvmTarget, kernel: &'a Kernel) -> Self {
+        let mut names = Vec::new();
+        let values = kernel.values.values().map(|data| &data.name[..]);
+        Namer::new(&VALUE_NAMES).assign_distinct(values, &mut names);
+        Emitter {
+            target,
+            kernel,
+            results: SecondaryMap::with_capacity(kernel.values.len()),
+            inst: 0,
+            next_tmp: 0,
+            label: Label::Entry,
+            before: Label::Entry,
+            refs: Vec::new(),
+            result: None,
+            space: 0,
+            names,
+            kernel_index: 0,
+            bound: false,
+            splice: None,
+            spliced_inst: None,
+            unbound_result: None,
+        }
+    }
+
+    /// An emitter for one instruction of `kernel` spliced into the client's function: every
+    /// value is the client's SSA value, an unbound result is `%<prefix>result`.
+    pub(crate) fn spliced(
+        target: LlvmTarget,
+        kernel: &'a Kernel,
+        inst: Inst,
+        splice: &'a SpliceNames,
+    ) -> Self {
+        let result = kernel.atomic(inst).and_then(|atomic| atomic.result);
+        let unbound = result.filter(|&value| splice.name(value).is_none());
+        Emitter {
+            splice: Some(splice),
+            spliced_inst: Some(inst),
+            unbound_result: unbound.map(|value| (value, splice.made("result", None))),
+            ..Emitter::new_unnamed(target, kernel)
+        }
+    }
+
+    fn new_unnamed(target: LlvmTarget, kernel: &'a Kernel) -> Self {
+        Emitter {
+            target,
+            kernel,
+            results: SecondaryMap::new(),
+            inst: 0,
+            next_tmp: 0,
+            label: Label::Entry,
+            before: Label::Entry,
+            refs: Vec::new(),
+            result: None,
+            space: 0,
+            names: Vec::new(),
+            kernel_index: 0,
+            bound: false,
+            splice: None,
+            spliced_inst: None,
+            unbound_result: None,
+        }
+    }
+
+    pub(crate) fn show_label(&self, label: Label) -> ShownLabel<'_, 'a> {
+        ShownLabel(self, label)
+    }
+
+    /// A value's name in the function.
+    pub(crate) fn name(&self, value: Value) -> &str {
+        match (self.splice, &self.unbound_result) {
+            (_, Some((result, name))) if *result == value => name,
+            (Some(splice), _) => splice.name(value).unwrap_or(""),
+            (None, _) => &self.names[value.as_u32() as usize],
+        }
+    }
+
+    pub(crate) fn show(&self, r: Ref) -> Shown<'_, 'a> {
+        Shown(self, r)
+    }
+
+    pub(crate) fn fresh(&mut self) -> Ref {
+        self.next_tmp += 1;
+        Ref::Tmp(self.inst, self.next_tmp)
+    }
+
+    /// The raw pointer type (`ptr addrspace(N)`, or `i8 addrspace(N)*` with typed pointers).
+    pub(crate) fn raw_ptr(&self, space: u32) -> Ty {
+        Ty::Ptr {
+            space,
+            pointee: self.target.typed_pointers().then_some((1, Scal::I(8))),
+        }
+    }
+
+    /// A pointer to `(len, scal)` in `space`, for a memory instruction.
+    pub(crate) fn elem_ptr(&self, space: u32, len: u32, scal: Scal) -> Ty {
+        Ty::Ptr {
+            space,
+            pointee: self.target.typed_pointers().then_some((len, scal)),
+        }
+    }
+
+    /// The LLVM type of a kernel value.
+    pub(crate) fn value_ty(&self, ty: ValueType) -> Ty {
+        match ty {
+            ValueType::Ptr(space) => {
+                let generic = self.target.address_space(atomir_ir::AddressSpace::Generic);
+                self.raw_ptr(self.target.address_space(space).or(generic).unwrap_or(0))
+            }
+            ValueType::Pred => Ty::S(Scal::I(1)),
+            ValueType::Data(elem, shape) if shape.is_vector() => {
+                Ty::V(shape.len() as u32, Scal::natural(elem))
+            }
+            ValueType::Data(elem, _) => Ty::S(Scal::natural(elem)),
+        }
+    }
+
+    pub(crate) fn prim_ty(&self, ty: PrimType, space: u32) -> Ty {
+        match ty {
+            PrimType::Pred => Ty::S(Scal::I(1)),
+            PrimType::Ptr => self.raw_ptr(space),
+            PrimType::F16 => Ty::S(Scal::Half),
+            PrimType::Bf16 => Ty::S(Scal::BFloat),
+            PrimType::F32 => Ty::S(Scal::F32),
+            PrimType::F64 => Ty::S(Scal::F64),
+            int => Ty::S(Scal::I(int.bits())),
+        }
+    }
+
+    /// Where a kernel value lives.
+    pub(crate) fn value_ref(&self, value: Value) -> Ref {
+        if self.splice.is_some() {
+            return Ref::Param(value);
+        }
+        match self.kernel.values[value].def {
+            ValueDef::Param(_) => Ref::Param(value),
+            ValueDef::Result(_) => self.results[value].unwrap_or(Ref::Zero),
+        }
+    }
+
+    /// The node's address in the node's own space (an `addrspacecast` when the pointer's differs).
+    pub(crate) fn node_addr(&mut self, out: &mut String, inst: &AtomicInst, space: u32) -> Ref {
+        if self.bound {
+            return Ref::Bound(inst.addr, vulkan::access_type(inst.ty));
+        }
+        let addr = self.value_ref(inst.addr);
+        let from = self.value_ty(self.kernel.value_type(inst.addr));
+        let to = self.raw_ptr(space);
+        if from == to {
+            return addr;
+        }
+        let dst = self.fresh();
+        let _ = writeln!(
+            out,
+            "  {} = addrspacecast {from} {} to {to}",
+            self.show(dst),
+            self.show(addr)
+        );
+        dst
+    }
+
+    /// Element `index` of an operand, as a scalar of `want` (bitcast where a `bN` node takes
+    /// another type of the same width; extracted where the operand is a vector value).
+    pub(crate) fn operand_element(
+        &mut self,
+        out: &mut String,
+        operand: Operand,
+        index: usize,
+        want: Scal,
+    ) -> Ref {
+        let scalar = match operand {
+            Operand::Scalar(scalar) => scalar,
+            Operand::Vector(list) => self.kernel.vector_elements(list)[index],
+        };
+        let value = match scalar {
+            Scalar::Const(constant) => return Ref::Lit(self.constant(constant), want),
+            Scalar::Value(value) => value,
+        };
+        let mut current = self.value_ref(value);
+        let (elem, shape) = match self.kernel.value_type(value) {
+            ValueType::Data(elem, shape) => (elem, shape),
+            _ => return current,
+        };
+        let have = Scal::natural(elem);
+        if shape.is_vector() {
+            let dst = self.fresh();
+            let _ = writeln!(
+                out,
+                "  {} = extractelement <{} x {have}> {}, i32 {index}",
+                self.show(dst),
+                shape.len(),
+                self.show(current)
+            );
+            current = dst;
+        }
+        if have != want {
+            let dst = self.fresh();
+            let _ = writeln!(
+                out,
+                "  {} = bitcast {have} {} to {want}",
+                self.show(dst),
+                self.show(current)
+            );
+            current = dst;
+        }
+        current
+    }
+
+    fn constant(&self, constant: Constant) -> u128 {
+        self.kernel.constants[constant]
+    }
+
+    /// Starts instruction `index`: a branch over it where it is predicated, and its first block.
+    pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
+        self.inst = index;
+        self.next_tmp = 0;
+        self.before = self.label;
+        let first = Label::Block(index, 0);
+        let end = Label::End(index);
+        match inst.predicate {
+            Some(predicate) => {
+                let (then, otherwise) = if predicate.negated {
+                    (end, first)
+                } else {
+                    (first, end)
+                };
+                let cond = self.value_ref(predicate.value);
+                let _ = writeln!(
+                    out,
+                    "  br i1 {}, label %{}, label %{}",
+                    self.show(cond),
+                    self.show_label(then),
+                    self.show_label(otherwise)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  br label %{}", self.show_label(first));
+            }
+        }
+        let _ = writeln!(out, "{}:", self.show_label(first));
+        self.label = first;
+    }
+
+    /// Ends the current instruction: its end block, where a predicated result meets zero.
+    pub(crate) fn instruction_end(
+        &mut self,
+        out: &mut String,
+        inst: &AtomicInst,
+        result: Option<Ref>,
+    ) {
+        let index = self.inst;
+        let end = Label::End(index);
+        let end = self.show_label(end);
+        let _ = writeln!(out, "  br label %{end}\n{end}:");
+        let from = self.label;
+        self.label = Label::End(index);
+        let (Some(value), Some(mut result)) = (inst.result, result) else {
+            return;
+        };
+        // A fragment defines the result under its name, which only a phi can do in SSA.
+        if inst.predicate.is_some() || self.splice.is_some() {
+            let ty = self.value_ty(inst.result_type());
+            let dst = match self.splice {
+                Some(_) => Ref::Param(value),
+                None => self.fresh(),
+            };
+            let _ = write!(
+                out,
+                "  {} = phi {ty} [ {}, %{} ]",
+                self.show(dst),
+                self.show(result),
+                self.show_label(from)
+            );
+            if inst.predicate.is_some() {
+                let before = self.show_label(self.before);
+                let _ = write!(out, ", [ zeroinitializer, %{before} ]");
+            }
+            out.push('\n');
+            result = dst;
+        }
+        self.results[value] = Some(result);
+    }
+}

@@ -1,0 +1,357 @@
+//! The [`Printer`] of the LLVM backend: a module's target triple, each kernel's `define` with
+//! its parameters and result pointers, the hooks that hand each node to the module that spells
+//! it, the kernel's result stores, and a spliced fragment's frame.
+//!
+//! It decides no instruction itself: it routes each plan to [`crate::native`],
+//! [`crate::expansion`] or [`crate::ldst_emit`], and a complete Vulkan module's frame to
+//! [`crate::vulkan`].
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+use atomir_ir::expand::{Block, Prim, Var};
+use atomir_ir::lower::{
+    self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Namer, Params, Printer,
+    SpliceNames, Unprintable, PTX_ENTRY_NAMES,
+};
+use atomir_ir::{AtomicInst, Inst, Kernel, Module};
+
+use crate::ldst_emit::{self, Builtins};
+use crate::legality::{Form, LlvmPlan};
+use crate::native::Mem;
+use crate::target::{LlvmTarget, Triple};
+use crate::{expansion, native, vulkan};
+
+use super::values::{write_ident, FUNCTION_NAMES};
+use super::{Emitter, Label, Ty};
+
+/// The LLVM printer of one lowering: each kernel a `define [cc] void @name(params…, results…)`.
+///
+/// Every used result is stored through a trailing pointer parameter (one per result, in program
+/// order, in global memory), so the old values are observable by whoever launches the kernel.
+pub struct LlvmPrinter<'m> {
+    target: LlvmTarget,
+    complete: bool,
+    emitter: Option<Emitter<'m>>,
+    /// The function name of each kernel of the module, by index.
+    function_names: Vec<Cow<'m, str>>,
+    /// The frame of a complete Vulkan module.
+    vulkan: Option<vulkan::Frame>,
+    /// Why the current kernel cannot be printed in its frame, if it cannot.
+    unprintable: Option<String>,
+    /// The builtins the module calls (SPIR-V loads, stores and fences).
+    builtins: Builtins,
+}
+
+impl<'m> LlvmPrinter<'m> {
+    pub(crate) fn new(target: LlvmTarget, complete: bool) -> Self {
+        LlvmPrinter {
+            target,
+            complete,
+            emitter: None,
+            function_names: Vec::new(),
+            vulkan: (complete && target.triple == Triple::SpirvVulkan).then(vulkan::Frame::default),
+            unprintable: None,
+            builtins: Builtins::default(),
+        }
+    }
+
+    fn emitter(&mut self) -> Result<&mut Emitter<'m>, Unprintable> {
+        if let Some(message) = &self.unprintable {
+            return Err(Unprintable(message.clone()));
+        }
+        self.emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))
+    }
+}
+
+impl<'m> Printer<'m> for LlvmPrinter<'m> {
+    type Plan = LlvmPlan;
+
+    fn module_begin(&mut self, module: &'m Module, out: &mut String) {
+        let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
+        let rules = match self.target.triple {
+            Triple::Nvptx64 => &PTX_ENTRY_NAMES,
+            _ => &FUNCTION_NAMES,
+        };
+        Namer::new(rules).assign_distinct(kernels, &mut self.function_names);
+        if self.complete {
+            out.push_str("target triple = \"");
+            out.push_str(self.target.triple.triple_string());
+            out.push_str("\"\n\n");
+        }
+    }
+
+    fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
+        let target = &self.target;
+        let mut em = Emitter::new(*target, kernel);
+        if let Some(frame) = &mut self.vulkan {
+            em.kernel_index = index;
+            em.bound = true;
+            let name = self.function_names.get(index).map_or("", |name| &**name);
+            self.unprintable = frame.kernel_begin(&em, name, index, out);
+            self.emitter = Some(em);
+            return;
+        }
+        out.push_str("define ");
+        if self.complete {
+            if let Some(cc) = target.triple.kernel_cc() {
+                out.push_str(cc);
+                out.push(' ');
+            }
+        }
+        out.push_str("void ");
+        let name = self.function_names.get(index).map_or("", |name| &**name);
+        let _ = write_ident(out, '@', name);
+        out.push('(');
+        let mut first = true;
+        for param in &kernel.params {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            let _ = write!(out, "{} ", em.value_ty(param.ty));
+            let _ = write_ident(out, '%', em.name(param.value));
+        }
+        let result_space = target.triple.result_space();
+        for (index, inst) in kernel.insts.values().enumerate() {
+            let Some(inst) = inst.as_atomic().filter(|inst| inst.result.is_some()) else {
+                continue;
+            };
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            let _ = write!(out, "{} %.out{index}", result_ptr(&em, inst, result_space));
+        }
+        out.push_str(") {\n.entry:\n");
+        self.emitter = Some(em);
+    }
+
+    fn whole(
+        &mut self,
+        at: At<'_>,
+        plan: &LlvmPlan,
+        bracket: FenceBracket,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let builtins = &mut self.builtins;
+        let em = self
+            .emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        em.instruction_begin(out, at.inst.as_u32(), at.atomic);
+        let result = match plan.form {
+            Form::VectorRmw => native::vector_rmw(em, out, at.atomic, plan, bracket),
+            Form::LoadStore { spelling, .. } => {
+                ldst_emit::load_store(em, out, at.atomic, plan, bracket, spelling, builtins)
+            }
+            Form::Expand(_) | Form::Fence(_) => {
+                return Err(Unprintable(format!("{:?} is not printed whole", plan.form)))
+            }
+        };
+        em.instruction_end(out, at.atomic, result);
+        Ok(())
+    }
+
+    fn fence(
+        &mut self,
+        _inst: Inst,
+        fence: &atomir_ir::Fence,
+        plan: &LlvmPlan,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let Form::Fence(spelling) = plan.form else {
+            return Err(Unprintable(format!("{:?} is not a fence", plan.form)));
+        };
+        let builtins = &mut self.builtins;
+        let em = self
+            .emitter
+            .as_ref()
+            .ok_or_else(|| Unprintable("a fence outside a kernel".into()))?;
+        if em.splice.is_some() {
+            // A fragment begins with its predecessor's terminator, a fence's too.
+            let first = em.show_label(Label::Block(0, 0));
+            let _ = writeln!(out, "  br label %{first}\n{first}:");
+        }
+        ldst_emit::fence(em, out, fence.order, plan, spelling, builtins);
+        Ok(())
+    }
+
+    const PARAMS: Params = Params::Phis;
+
+    fn expansion_begin(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        em.instruction_begin(out, x.inst.as_u32(), x.atomic);
+        expansion::bind(em, out, x.atomic, x.expansion);
+        Ok(())
+    }
+
+    fn block(&mut self, x: &Expanding<'_, LlvmPlan>, block: Block, entry: bool, out: &mut String) {
+        if let Ok(em) = self.emitter() {
+            expansion::block(em, out, x.expansion, block, entry);
+        }
+    }
+
+    fn prim(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        prim: &Prim,
+        bracket: Option<FenceBracket>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        expansion::primitive(em, out, x.plan, x.expansion, prim, bracket)
+    }
+
+    fn copy(&mut self, _x: &Expanding<'_, LlvmPlan>, _dst: Var, _src: Var, _out: &mut String) {}
+
+    fn branch(
+        &mut self,
+        _x: &Expanding<'_, LlvmPlan>,
+        _cond: Var,
+        _negated: bool,
+        _to: lower::Label,
+        _out: &mut String,
+    ) {
+    }
+
+    fn jump(&mut self, _x: &Expanding<'_, LlvmPlan>, _to: lower::Label, _out: &mut String) {}
+
+    fn label(&mut self, _x: &Expanding<'_, LlvmPlan>, _label: lower::Label, _out: &mut String) {}
+
+    fn terminator(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        block: Block,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        expansion::terminator(em, out, x.atomic, x.expansion, block);
+        Ok(())
+    }
+
+    fn expansion_fence(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        fence: Fence,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        let mem = Mem::of(em, FenceBracket::bare(fence.order), x.plan, x.atomic.space);
+        native::fence(out, &mem, Some(fence));
+        Ok(())
+    }
+
+    fn expansion_end(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let em = self.emitter()?;
+        let result = em.result.take();
+        em.instruction_end(out, x.atomic, result);
+        Ok(())
+    }
+
+    fn kernel_end(&mut self, out: &mut String) {
+        let Some(em) = self.emitter.take() else {
+            return;
+        };
+        self.unprintable = None;
+        if let Some(frame) = &mut self.vulkan {
+            frame.kernel_end(&em, em.kernel_index, out);
+            return;
+        }
+        let result_space = self.target.triple.result_space();
+        for (index, inst) in em.kernel.insts.values().enumerate() {
+            let Some((inst, value)) = inst
+                .as_atomic()
+                .and_then(|inst| inst.result.map(|value| (inst, value)))
+            else {
+                continue;
+            };
+            let ty = em.value_ty(inst.result_type());
+            let r = em.value_ref(value);
+            let _ = writeln!(
+                out,
+                "  store {ty} {}, {} %.out{index}",
+                em.show(r),
+                result_ptr(&em, inst, result_space)
+            );
+        }
+        out.push_str("  ret void\n}\n\n");
+    }
+
+    const SPLICES_LANES: bool = false;
+
+    fn splice_begin(
+        &mut self,
+        kernel: &'m Kernel,
+        inst: Inst,
+        names: &'m SpliceNames,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        if self.complete {
+            return Err(Unprintable(
+                "a spliced fragment in a complete module".into(),
+            ));
+        }
+        self.emitter = Some(Emitter::spliced(self.target, kernel, inst, names));
+        Ok(())
+    }
+
+    fn splice_end(&mut self, out: &mut String, fragment: &mut Fragment) -> Result<(), Unprintable> {
+        let em = self
+            .emitter
+            .take()
+            .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
+        let splice = em
+            .splice
+            .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
+        fragment
+            .declarations
+            .extend(self.builtins.take().map(|line| line.trim_end().to_owned()));
+        out.push_str("  br label %");
+        let _ = match splice.blocks() {
+            Some((_, continuation)) => out.write_str(continuation),
+            None => splice.write_made(out, "cont", None),
+        };
+        out.push('\n');
+        let result = em
+            .spliced_inst
+            .and_then(|inst| em.kernel.atomic(inst))
+            .and_then(|atomic| atomic.result);
+        if let Some(value) = result {
+            fragment.results.push(FragmentResult {
+                value,
+                names: smallvec::smallvec![em.name(value).to_owned()],
+                bound: splice.binding(value).is_some(),
+            });
+        }
+        Ok(())
+    }
+
+    fn module_end(&mut self, out: &mut String) {
+        if let Some(frame) = &self.vulkan {
+            frame.module_end(out);
+        }
+        self.builtins.print(out);
+        if self.target.coarse_grained {
+            out.push_str("!0 = !{}\n");
+        }
+    }
+}
+
+fn result_ptr(em: &Emitter<'_>, inst: &AtomicInst, space: u32) -> Ty {
+    match em.value_ty(inst.result_type()) {
+        Ty::S(s) => em.elem_ptr(space, 1, s),
+        Ty::V(len, s) => em.elem_ptr(space, len, s),
+        ptr => ptr,
+    }
+}

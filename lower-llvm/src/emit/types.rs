@@ -1,0 +1,83 @@
+//! LLVM's first-class types as the printer spells them: scalars, vectors, and pointers that
+//! carry their pointee only where the LLVM version still has typed pointers (14).
+//!
+//! They are values, not strings, so that a type is compared (an `addrspacecast` is needed only
+//! where two differ) and printed without allocating.
+
+use std::fmt;
+
+use atomir_ir::ElemType;
+
+/// A scalar LLVM type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scal {
+    I(u32),
+    Half,
+    BFloat,
+    F32,
+    F64,
+}
+
+impl Scal {
+    /// The type that holds a value of `ty` as the program sees it (see [`PrimType::natural`]).
+    ///
+    /// [`PrimType::natural`]: atomir_ir::expand::PrimType::natural
+    pub(crate) const fn natural(ty: ElemType) -> Scal {
+        match ty {
+            ElemType::F16 => Scal::Half,
+            ElemType::Bf16 => Scal::BFloat,
+            ElemType::F32 => Scal::F32,
+            ElemType::F64 => Scal::F64,
+            other => Scal::I(other.bits()),
+        }
+    }
+}
+
+impl fmt::Display for Scal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scal::I(bits) => write!(f, "i{bits}"),
+            Scal::Half => f.write_str("half"),
+            Scal::BFloat => f.write_str("bfloat"),
+            Scal::F32 => f.write_str("float"),
+            Scal::F64 => f.write_str("double"),
+        }
+    }
+}
+
+/// An LLVM first-class type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    S(Scal),
+    /// `<len x scal>`.
+    V(u32, Scal),
+    /// A pointer into `space`; `pointee` is printed only with typed pointers (LLVM 14), as
+    /// `(len, scal)` with len 1 for a scalar.
+    Ptr {
+        space: u32,
+        pointee: Option<(u32, Scal)>,
+    },
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Ty::S(s) => write!(f, "{s}"),
+            Ty::V(len, s) => write!(f, "<{len} x {s}>"),
+            Ty::Ptr { space, pointee } => {
+                match pointee {
+                    None => f.write_str("ptr")?,
+                    Some((1, s)) => write!(f, "{s}")?,
+                    Some((len, s)) => write!(f, "<{len} x {s}>")?,
+                }
+                if space != 0 {
+                    write!(f, " addrspace({space})")?;
+                }
+                if pointee.is_some() {
+                    f.write_str("*")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! How one element of a node is carried out on a target: natively, by the shared CAS loop, or
+//! by a masked word-sized operation, per triple and LLVM version.
+//!
+//! These are the scalar rules, each with the llc versions it was measured on. The table asks
+//! them only once its node-wide checks have passed, and builds the node's lowering from the
+//! element's.
+
+use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, Refusal, Scope, TypeClass};
+
+use super::nvptx_rmw_keeps_order;
+use crate::target::{LlvmTarget, Triple};
+
+/// How one element of the node is carried out (scalar rules).
+pub(super) fn element_lowering(
+    target: &LlvmTarget,
+    node: &AtomicNode,
+) -> Result<Lowering, Refusal> {
+    let ty = node.ty;
+    let op = node.op;
+    let bits = ty.bits();
+    let triple = target.triple;
+    // Where the target's smallest CAS is 32 bits, 8/16-bit elements live inside a word.
+    let small = bits < 32;
+    let part_word_cas = Lowering::MaskedCasLoop;
+    let loop_for = |small: bool| {
+        if small {
+            part_word_cas
+        } else {
+            Lowering::CasLoop
+        }
+    };
+    let small_native = triple == Triple::X86_64;
+
+    // NVPTX system scope: before 23 only cmpxchg keeps `.sys`.
+    if triple == Triple::Nvptx64 && node.scope == Scope::System && !nvptx_rmw_keeps_order(target) {
+        return Ok(if op == AtomicOp::Cas && !small {
+            Lowering::Native
+        } else {
+            loop_for(small)
+        });
+    }
+
+    // Float min/max (fminimumnum/fmaximumnum are the same function) on 32/64 bits: the
+    // integer min/max `atomicrmw` of the width on the operand's bits, a CAS loop only for NaNs
+    // (`Lowering::IntMinMax`, proven in the interpreter). SPIR-V keeps the plain CAS loop: how
+    // its backends select 64-bit integer min/max is not measured.
+    let float_min_max = matches!(
+        op,
+        AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum
+    );
+    if ty.class() == TypeClass::Float && float_min_max && !small && !triple.is_spirv() {
+        return Ok(Lowering::IntMinMax);
+    }
+
+    // usub_cond, usub_sat, fminimum, fmaximum, fminimumnum and fmaximumnum: `atomicrmw` has
+    // them only from LLVM 20 (usub_*) and 21 (fminimum, fmaximum), and how each backend
+    // selects them is not measured, so every version takes the shared CAS loop, whose body
+    // the interpreter proves against the semantics.
+    if matches!(
+        op,
+        AtomicOp::UsubCond
+            | AtomicOp::UsubSat
+            | AtomicOp::FMinimum
+            | AtomicOp::FMaximum
+            | AtomicOp::FMinimumNum
+            | AtomicOp::FMaximumNum
+    ) {
+        return Ok(loop_for(small && !small_native));
+    }
+    if op == AtomicOp::Cas {
+        return Ok(if small && !small_native {
+            part_word_cas
+        } else {
+            Lowering::Native
+        });
+    }
+    if ty.is_packed() {
+        return Ok(match op {
+            AtomicOp::Exch => Lowering::Native,
+            AtomicOp::Add | AtomicOp::Sub if packed_rmw_native(target) => Lowering::Native,
+            _ => Lowering::CasLoop,
+        });
+    }
+    let float = ty.class() == TypeClass::Float;
+    if float && matches!(op, AtomicOp::Min | AtomicOp::Max) {
+        // rule llvm.fminmax-signed-zero: atomicrmw fmin/fmax leave -0/+0 unordered.
+        return Ok(loop_for(small && !small_native));
+    }
+    if small && !small_native {
+        let native_small_float =
+            float && matches!(op, AtomicOp::Add) && triple == Triple::Nvptx64 && target.major >= 22;
+        let native_spirv_half = triple.is_spirv() && ty == ElemType::F16 && op == AtomicOp::Add;
+        if native_small_float || native_spirv_half {
+            return Ok(Lowering::Native);
+        }
+        return Ok(Lowering::masked(op));
+    }
+    let old_nvptx = triple == Triple::Nvptx64 && target.major < 22;
+    let native = match op {
+        // rule llvm.no-uinc-wrap-before-16; SPIR-V has no bounded increment.
+        // rule llvm.amdgcn-uinc-wrap-needs-19: llc 16 cannot select them on amdgcn (19 can;
+        // 17 and 18 unmeasured), so the CAS loop it is.
+        AtomicOp::Inc | AtomicOp::Dec => match triple {
+            Triple::Spirv64 | Triple::SpirvVulkan => false,
+            Triple::Amdgcn => target.major >= 19,
+            _ => target.major >= 16,
+        },
+        // rule llvm.spirv-no-nand: no SPIR-V instruction and no expansion in its backend.
+        // rule llvm.nvptx-old-no-expansion: NVPTX before 22 neither selects nor expands nand.
+        AtomicOp::Nand => !triple.is_spirv() && !old_nvptx,
+        AtomicOp::Add | AtomicOp::Sub if float => match triple {
+            // SPV_EXT_shader_atomic_float_add covers f32/f64 add; bf16 has no extension.
+            Triple::Spirv64 | Triple::SpirvVulkan => ty != ElemType::Bf16 && op == AtomicOp::Add,
+            // x86 half/bfloat arithmetic before 22 is not selectable in every version.
+            Triple::X86_64 => !small || target.major >= 22,
+            // rule llvm.nvptx-old-no-expansion: no fsub before 22.
+            Triple::Nvptx64 if old_nvptx => op == AtomicOp::Add,
+            _ => true,
+        },
+        _ => true,
+    };
+    Ok(if native {
+        Lowering::Native
+    } else {
+        loop_for(small && !small_native)
+    })
+}
+
+/// `atomicrmw fadd/fsub <2 x half>` (a packed element) printed as one instruction.
+fn packed_rmw_native(target: &LlvmTarget) -> bool {
+    // rule llvm.fp-vector-rmw-needs-19: llvm-as 16 rejects FP vector atomicrmw, 19 accepts it.
+    target.major >= 19 && matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn)
+}
+
+/// Whether a whole vector node is one `atomicrmw` on an LLVM FP vector.
+pub(super) fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
+    let bits = node.ty.bits() * node.shape.len() as u32;
+    let fits = match target.triple {
+        // <2 x half>/<2 x bfloat> (pk_add); AMDGPU rejects <4 x float>.
+        Triple::Amdgcn => bits == 32,
+        // llc expands it to one 32- or 64-bit CAS loop.
+        Triple::Nvptx64 => bits <= 64 && node.scope != Scope::System,
+        Triple::Spirv64 | Triple::X86_64 | Triple::SpirvVulkan => false,
+    };
+    fits && target.major >= 19
+        && node.ty.class() == TypeClass::Float
+        && matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
+}
