@@ -140,7 +140,8 @@ const fn integer_type(ty: ElemType) -> Option<PtxType> {
     }
 }
 
-/// How every PTX CAS retry loop carries its order: relaxed accesses between a leading fence
+/// How every PTX CAS retry loop (and float min/max by integer atomics, whose NaN path is one)
+/// carries its order: relaxed accesses between a leading fence
 /// (`fence.sc` for seq_cst, `fence.acq_rel` for a release part; `membar` before sm_70) before the
 /// loop's first load and a trailing `fence.acq_rel` (`membar`) after its exit, so no retry runs
 /// a fence. Sound under the PTX memory model: the leading fence followed in program order by the
