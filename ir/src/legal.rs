@@ -185,6 +185,15 @@ impl Lowering {
         matches!(self.element(), Lowering::CasLoop | Lowering::MaskedCasLoop)
     }
 
+    /// Whether an element contains a CAS retry loop: a retrying lowering, or
+    /// [`Lowering::IntMinMax`], whose NaN path is one. Where the target carries a loop's order by
+    /// one fence before and one after it ([`crate::lower::Access::Loop`]), the whole element is
+    /// bracketed so (its integer atomic relaxed between the same fences), and no retry runs a
+    /// fence.
+    pub const fn has_retry_loop(self) -> bool {
+        self.retries() || matches!(self.element(), Lowering::IntMinMax)
+    }
+
     /// Whether the node is split into per-element atomics.
     pub const fn is_split(self) -> bool {
         matches!(

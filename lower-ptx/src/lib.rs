@@ -60,7 +60,7 @@ use atomir_ir::{
 };
 
 use emit::PtxPrinter;
-pub use legal::{Form, PtxOp, PtxPlan, PtxRmw, PtxType};
+pub use legal::{Form, PtxOp, PtxPlan, PtxRmw, PtxType, RmwForms};
 
 pub use legal::PtxRule;
 pub use target::{Feature, PtxIsa, PtxKnob, PtxTarget, Sm};
@@ -230,7 +230,10 @@ impl PtxTarget {
     pub fn float_mode(&self, node: &AtomicNode) -> FloatMode {
         let flushing_add = |op: &PtxOp| op.op == PtxRmw::Add && op.ty == PtxType::F32 && !op.noftz;
         let native_f32_add = match legal::table(node, *self).map(|plan| plan.form) {
-            Ok(Form::Native(op)) | Ok(Form::Expand { element: Some(op) }) => flushing_add(&op),
+            Ok(Form::Native(op))
+            | Ok(Form::Expand {
+                rmw: RmwForms::Each(op),
+            }) => flushing_add(&op),
             _ => false,
         };
         let may_be_global = matches!(

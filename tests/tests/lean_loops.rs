@@ -3,11 +3,12 @@
 //! before the loop for a release part and one trailing fence after it for an acquire part, none
 //! between the loop's label and its backward branch (a retry runs no fence), and every access
 //! inside relaxed; on a target that keeps the ordered `cmpxchg`, no fence at all and the order on
-//! the `cmpxchg` of every retry.
+//! the `cmpxchg` of every retry. On PTX the float min/max by integer atomics, whose NaN path is a
+//! loop, is bracketed as one loop too: its `atom.min/max` relaxed between the same fences.
 
 use atomir::Target;
 use atomir_ir::matrix::{self, cells, Cell};
-use atomir_ir::{LowerOptions, MemoryOrder};
+use atomir_ir::{AddressSpace, AtomicOp, ElemType, LowerOptions, Lowering, MemoryOrder, Scope};
 
 /// How a target is expected to carry a loop's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,9 +61,26 @@ fn is_fence(line: &str) -> bool {
     line.contains("fence") || line.contains("membar") || line.contains("MemoryBarrier")
 }
 
+/// Which lowerings a check reads: the CAS retry loops, or with them every lowering that has one
+/// (float min/max by integer atomics, whose NaN path is a loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loops {
+    Retrying,
+    WithIntMinMax,
+}
+
+impl Loops {
+    fn has(self, lowering: Lowering) -> bool {
+        match self {
+            Loops::Retrying => lowering.retries(),
+            Loops::WithIntMinMax => lowering.has_retry_loop(),
+        }
+    }
+}
+
 /// Every third loop cell of `target` whose order is not relaxed (each op, type, order, scope and
 /// space still comes up), and their code.
-fn ordered_loop_cells(target: &Target) -> Vec<(Cell, String)> {
+fn ordered_loop_cells(target: &Target, loops: Loops) -> Vec<(Cell, String)> {
     let backend = target.backend();
     let chosen: Vec<Cell> = cells()
         .filter(|cell| cell.order != MemoryOrder::Relaxed)
@@ -70,7 +88,7 @@ fn ordered_loop_cells(target: &Target) -> Vec<(Cell, String)> {
         .filter(|cell| {
             backend
                 .legalize(&cell.node())
-                .is_ok_and(|legality| legality.lowering.retries())
+                .is_ok_and(|legality| loops.has(legality.lowering))
         })
         .collect();
     matrix::run(backend, chosen, &LowerOptions::default())
@@ -82,9 +100,9 @@ fn ordered_loop_cells(target: &Target) -> Vec<(Cell, String)> {
         .collect()
 }
 
-fn check(name: &str, expect: impl Fn(&Cell) -> Expect) -> usize {
+fn check(name: &str, read: Loops, expect: impl Fn(&Cell) -> Expect) -> usize {
     let target: Target = name.parse().unwrap();
-    let lowered = ordered_loop_cells(&target);
+    let lowered = ordered_loop_cells(&target, read);
     assert!(
         lowered.len() > 100,
         "{name}: only {} loop cells",
@@ -141,7 +159,7 @@ fn check(name: &str, expect: impl Fn(&Cell) -> Expect) -> usize {
 #[test]
 fn ptx_loops_are_fenced_once() {
     for name in ["ptx:sm_90", "ptx:sm_70", "ptx:sm_60"] {
-        let checked = check(name, |_| Expect::Fences);
+        let checked = check(name, Loops::WithIntMinMax, |_| Expect::Fences);
         println!("{name}: {checked} ordered loop cells");
     }
 }
@@ -149,7 +167,7 @@ fn ptx_loops_are_fenced_once() {
 #[test]
 fn visa_loops_are_fenced_once() {
     for name in ["visa:DG2", "visa:TGLLP"] {
-        let checked = check(name, |_| Expect::Fences);
+        let checked = check(name, Loops::Retrying, |_| Expect::Fences);
         println!("{name}: {checked} ordered loop cells");
     }
 }
@@ -163,12 +181,98 @@ fn llvm_loops_fence_only_where_shown_sound() {
         _ => Expect::Fences,
     };
     for name in ["llvm:nvptx64", "llvm:nvptx64@23"] {
-        println!("{name}: {} ordered loop cells", check(name, nvptx));
+        println!(
+            "{name}: {} ordered loop cells",
+            check(name, Loops::Retrying, nvptx)
+        );
     }
     for name in ["llvm:x86_64", "llvm:amdgcn", "llvm:spirv64"] {
         println!(
             "{name}: {} ordered loop cells",
-            check(name, |_| Expect::OnCmpxchg)
+            check(name, Loops::Retrying, |_| Expect::OnCmpxchg)
         );
+    }
+}
+
+/// PTX float min/max on 32/64 bits (`fminimumnum`/`fmaximumnum` alike) takes the integer
+/// atomics on every target, all having them (`.s32/.u32` everywhere, `.s64/.u64` from sm_32);
+/// every other float min/max keeps its loop. Each element's code has the signed and the unsigned
+/// `atom` of its width, mirrored for min, at the node's printed scope and space, relaxed between
+/// the loop's fences (read by the checks above), and the NaN loop's CAS.
+#[test]
+fn ptx_float_min_max_by_integer_atomics() {
+    use atomir_ir::matrix::AnyCell;
+    for name in ["ptx:sm_60", "ptx:sm_70", "ptx:sm_90"] {
+        let target: Target = name.parse().unwrap();
+        let backend = target.backend();
+        let mut chosen = Vec::new();
+        for cell in cells() {
+            let Ok(legality) = backend.legalize(&cell.node()) else {
+                continue;
+            };
+            let float_min_max = matches!(
+                cell.op,
+                AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum
+            ) && matches!(cell.ty, ElemType::F32 | ElemType::F64);
+            assert_eq!(
+                legality.lowering.element() == Lowering::IntMinMax,
+                float_min_max,
+                "{name} {cell}: {:?}",
+                legality.lowering
+            );
+            if float_min_max {
+                chosen.push(cell);
+            }
+        }
+        assert!(chosen.len() > 100, "{name}: only {} cells", chosen.len());
+        let has_cluster = name == "ptx:sm_90";
+        let has_sem = name != "ptx:sm_60";
+        for outcome in matrix::run(backend, chosen, &LowerOptions::default()) {
+            let AnyCell::Access(cell) = outcome.cell else {
+                continue;
+            };
+            let code = &outcome.code;
+            let what = format!("{name} {cell}\n{code}");
+            let bits = cell.ty.bits();
+            let (signed, unsigned) = match cell.op {
+                AtomicOp::Max | AtomicOp::FMaximumNum => ("max", "min"),
+                _ => ("min", "max"),
+            };
+            let scope = match cell.scope {
+                Scope::Block => "cta",
+                Scope::Cluster if has_cluster => "cluster",
+                Scope::Cluster | Scope::Device => "gpu",
+                Scope::System => "sys",
+            };
+            let space = match cell.space {
+                AddressSpace::Generic => None,
+                AddressSpace::Global => Some("global"),
+                AddressSpace::Shared if has_cluster => Some("shared::cta"),
+                AddressSpace::Shared => Some("shared"),
+                AddressSpace::SharedCluster => Some("shared::cluster"),
+            };
+            let atoms: Vec<&str> = code
+                .lines()
+                .map(str::trim)
+                .filter(|line| line.starts_with("atom"))
+                .collect();
+            let elements = cell.shape.len();
+            let count = |form: &str| atoms.iter().filter(|l| l.contains(form)).count();
+            assert_eq!(count(&format!(".{signed}.s{bits} ")), elements, "{what}");
+            assert_eq!(count(&format!(".{unsigned}.u{bits} ")), elements, "{what}");
+            assert_eq!(count(&format!(".cas.b{bits} ")), elements, "{what}");
+            assert_eq!(atoms.len(), 3 * elements, "{what}");
+            for atom in &atoms {
+                let head = atom.split_whitespace().next().unwrap_or_default();
+                let parts: Vec<&str> = head.split('.').collect();
+                assert!(parts.contains(&scope), "{atom}: {what}");
+                assert_eq!(parts.contains(&"relaxed"), has_sem, "{atom}: {what}");
+                let spaces: Vec<&&str> = parts
+                    .iter()
+                    .filter(|part| part.starts_with("global") || part.starts_with("shared"))
+                    .collect();
+                assert_eq!(spaces, Vec::from_iter(space.as_ref()), "{atom}: {what}");
+            }
+        }
     }
 }

@@ -17,7 +17,9 @@ pub enum Access {
     Load,
     /// An atomic store.
     Store,
-    /// A CAS retry loop as a whole (an expansion whose [`crate::legal::Lowering::retries`]):
+    /// A CAS retry loop as a whole (an expansion whose
+    /// [`crate::legal::Lowering::has_retry_loop`], the integer atomic of
+    /// [`crate::legal::Lowering::IntMinMax`] before its NaN loop included):
     /// under [`FencePolicy::RelaxedBetweenFences`] its order is one fence before the loop's
     /// first load and one after its exit, every access inside relaxed, so that a retry runs no
     /// fence (LLVM AtomicExpand's `emitLeadingFence`/`emitTrailingFence` around

@@ -143,13 +143,14 @@ fn print_steps<'m, P: Printer<'m>>(
     printer.expansion_end(x, out)
 }
 
-/// The one bracket around a whole expansion, if its order is carried that way: for a CAS retry
-/// loop where the plan's [`Access::Loop`] policy says so (the release part once before the
+/// The one bracket around a whole expansion, if its order is carried that way: for an element
+/// with a CAS retry loop ([`Lowering::has_retry_loop`]) where the plan's [`Access::Loop`] policy
+/// says so (the release part once before the
 /// loop's first load, the acquire part once after its exit, no fence on a retry); otherwise,
 /// for a printer that `brackets` expansions, where every access of it is relaxed between
 /// fences under the plan's policy (the node's order is the order of each of its accesses).
 fn expansion_bracket<P: Plan>(x: &Expanding<'_, P>, brackets: bool) -> Option<FenceBracket> {
-    let between_fences = if x.plan.legality().lowering.retries() {
+    let between_fences = if x.plan.legality().lowering.has_retry_loop() {
         x.plan.fences(Access::Loop) == FencePolicy::RelaxedBetweenFences
     } else {
         let mut accesses = x.expansion.blocks.values().flat_map(|block| &block.prims);

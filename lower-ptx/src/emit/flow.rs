@@ -9,7 +9,7 @@ use atomir_ir::{AddressSpace, AtomicInst, Inst, ValueType};
 use atomir_ir::lower::{FenceBracket, Label, Unprintable};
 
 use super::{Class, KernelEmitter, Src};
-use crate::legal::{Form, PtxPlan};
+use crate::legal::{Form, PtxPlan, RmwForms};
 
 impl<'k> KernelEmitter<'k> {
     /// Prints an expansion: inputs bound by `mov`, blocks as labels, block parameters as
@@ -23,15 +23,17 @@ impl<'k> KernelEmitter<'k> {
         plan: &PtxPlan,
         expansion: &Expansion,
     ) -> Result<(), Unprintable> {
-        self.element = match plan.form {
-            Form::Expand { element } => element,
-            Form::Native(_) | Form::PackedHalf(_) | Form::LdSt { .. } | Form::Fence => None,
+        self.rmw = match plan.form {
+            Form::Expand { rmw } => rmw,
+            Form::Native(_) | Form::PackedHalf(_) | Form::LdSt { .. } | Form::Fence => {
+                RmwForms::None
+            }
         };
-        if self.element.is_none()
-            && expansion
-                .memory_prims()
-                .any(|p| matches!(p, Prim::Rmw { .. }))
-        {
+        let unnamed = expansion.memory_prims().any(|p| match *p {
+            Prim::Rmw { op, ty, .. } => self.rmw.of(op, ty).is_none(),
+            _ => false,
+        });
+        if unnamed {
             return Err(Unprintable(
                 "an expansion with a native element the plan does not name".into(),
             ));
@@ -162,8 +164,8 @@ impl<'k> KernelEmitter<'k> {
         expansion: &Expansion,
     ) -> Result<(), Unprintable> {
         let vars = std::mem::take(&mut self.vars);
-        let element = self.element;
-        let printed = self.prim(out, plan, element, prim, bracket, &vars, expansion);
+        let rmw = self.rmw;
+        let printed = self.prim(out, plan, rmw, prim, bracket, &vars, expansion);
         self.vars = vars;
         printed
     }

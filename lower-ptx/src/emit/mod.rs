@@ -16,7 +16,7 @@ use atomir_ir::lower::{
 };
 use atomir_ir::Module;
 
-use crate::legal::{Form, PtxOp, PtxPlan};
+use crate::legal::{Form, PtxPlan, RmwForms};
 use crate::target::PtxTarget;
 
 mod entry;
@@ -245,8 +245,8 @@ pub(crate) struct KernelEmitter<'k> {
     masked: Vec<Option<Temp>>,
     /// The registers of the current expansion's variables.
     vars: Vec<Temp>,
-    /// The native form of the current expansion's `Rmw` primitives.
-    element: Option<PtxOp>,
+    /// The native forms of the current expansion's `Rmw` primitives.
+    rmw: RmwForms,
     /// The register name of each value.
     names: ValueNames<'k>,
     /// How temporaries and labels are named.

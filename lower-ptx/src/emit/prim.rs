@@ -10,7 +10,7 @@ use atomir_ir::lower::{FenceBracket, Unprintable};
 
 use super::regs::Operand;
 use super::{Class, KernelEmitter, Src, Temp};
-use crate::legal::{PtxOp, PtxPlan};
+use crate::legal::{PtxPlan, RmwForms};
 use crate::target::Feature;
 
 /// The sign bits of a float or packed-float type, or `None` for integers.
@@ -56,7 +56,7 @@ impl<'k> KernelEmitter<'k> {
         &mut self,
         out: &mut String,
         plan: &PtxPlan,
-        element: Option<PtxOp>,
+        rmw: RmwForms,
         prim: &Prim,
         bracket: Option<FenceBracket>,
         vars: &[Temp],
@@ -99,14 +99,14 @@ impl<'k> KernelEmitter<'k> {
             }
             Prim::Rmw {
                 dst,
+                op,
                 ty: elem,
                 addr,
                 value,
                 mem,
-                ..
             } => {
                 // The expansion was checked to have an element form before printing began.
-                let Some(spelling) = element else {
+                let Some(spelling) = rmw.of(op, elem) else {
                     return Err(Unprintable("an rmw without an element form".into()));
                 };
                 let value = if spelling.negate {

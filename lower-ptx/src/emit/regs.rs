@@ -14,6 +14,7 @@ use super::prim::float_sign_mask;
 use super::{
     mask, write_value, Class, KernelEmitter, MadeNames, Src, Temp, ValueNames, REGISTER_NAMES,
 };
+use crate::legal::RmwForms;
 use crate::target::PtxTarget;
 
 impl<'k> KernelEmitter<'k> {
@@ -28,7 +29,7 @@ impl<'k> KernelEmitter<'k> {
             zero_extended: Vec::new(),
             masked: Vec::new(),
             vars: Vec::new(),
-            element: None,
+            rmw: RmwForms::None,
             names: ValueNames::Kernel(names),
             made: MadeNames::Kernel,
             spliced_result: None,
@@ -72,7 +73,7 @@ impl<'k> KernelEmitter<'k> {
             zero_extended: Vec::new(),
             masked: Vec::new(),
             vars: Vec::new(),
-            element: None,
+            rmw: RmwForms::None,
             names: ValueNames::Kernel(Vec::new()),
             made: MadeNames::Kernel,
             spliced_result: None,
