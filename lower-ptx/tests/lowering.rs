@@ -285,7 +285,16 @@ fn emulations_follow_the_target() {
         Lowering::MaskedCasLoop,
     );
     check("sm_90", AtomicOp::Or, ElemType::U8, Lowering::MaskedOp);
-    check("sm_90", AtomicOp::Max, ElemType::F32, Lowering::CasLoop);
+    // Float max by the integer min/max atomics, a CAS loop only for NaNs.
+    check("sm_90", AtomicOp::Max, ElemType::F32, Lowering::IntMinMax);
+    check("sm_60", AtomicOp::Min, ElemType::F64, Lowering::IntMinMax);
+    // The NaN-propagating maximum has no integer form.
+    check(
+        "sm_90",
+        AtomicOp::FMaximum,
+        ElemType::F32,
+        Lowering::CasLoop,
+    );
     check("sm_90", AtomicOp::Inc, ElemType::U64, Lowering::CasLoop);
     check(
         "sm_80",
