@@ -13,7 +13,7 @@ use std::fmt;
 use crate::kernel::{Fence, Inst, Kernel, Module, Param, SourceLoc};
 use crate::node::{AtomicNode, Node};
 use crate::rule::RuleId;
-use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, VectorShape};
+use crate::types::{AtomicOp, ElemType, MemoryOrder, Scope, TypeClass, VectorShape};
 use crate::verify::Verified;
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
@@ -192,6 +192,36 @@ impl Lowering {
     /// fence.
     pub const fn has_retry_loop(self) -> bool {
         self.retries() || matches!(self.element(), Lowering::IntMinMax)
+    }
+
+    /// The two integer atomics of [`Lowering::IntMinMax`] for float `op` on `ty`: `[signed,
+    /// unsigned]`, the first (on the signed integer of the width) for an operand whose sign bit
+    /// is clear, the second (on the unsigned one) for the others: max is a signed max or an
+    /// unsigned min, min mirrored. `None` where `op` on `ty` is not a float min/max that
+    /// lowering computes (`fminimumnum`/`fmaximumnum` are the same functions as `min`/`max`;
+    /// `fminimum`/`fmaximum` propagate NaNs).
+    pub const fn int_min_max_atomics(
+        op: AtomicOp,
+        ty: ElemType,
+    ) -> Option<[(AtomicOp, ElemType); 2]> {
+        if !matches!(ty.class(), TypeClass::Float) {
+            return None;
+        }
+        let (signed, unsigned) = match ty.bits() {
+            16 => (ElemType::S16, ElemType::U16),
+            32 => (ElemType::S32, ElemType::U32),
+            64 => (ElemType::S64, ElemType::U64),
+            _ => return None,
+        };
+        match op {
+            AtomicOp::Max | AtomicOp::FMaximumNum => {
+                Some([(AtomicOp::Max, signed), (AtomicOp::Min, unsigned)])
+            }
+            AtomicOp::Min | AtomicOp::FMinimumNum => {
+                Some([(AtomicOp::Min, signed), (AtomicOp::Max, unsigned)])
+            }
+            _ => None,
+        }
     }
 
     /// Whether the node is split into per-element atomics.

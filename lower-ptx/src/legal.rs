@@ -437,17 +437,11 @@ fn element_emulation(op: AtomicOp, ty: ElemType) -> Lowering {
 /// [`scalar_native`], so a target without one keeps the CAS loop. At one contended address with
 /// increasing operands an H100 runs f32 max 510x faster this way than by nvcc's CAS loop.
 fn int_min_max(node: &AtomicNode, target: PtxTarget) -> Option<RmwForms> {
-    let (signed, unsigned) = match node.ty {
-        ElemType::F32 => (ElemType::S32, ElemType::U32),
-        ElemType::F64 => (ElemType::S64, ElemType::U64),
-        _ => return None,
-    };
-    // max: signed max for an operand >= +0, unsigned min for one <= -0; min mirrored.
-    let (signed_op, unsigned_op) = match node.op {
-        AtomicOp::Max | AtomicOp::FMaximumNum => (AtomicOp::Max, AtomicOp::Min),
-        AtomicOp::Min | AtomicOp::FMinimumNum => (AtomicOp::Min, AtomicOp::Max),
-        _ => return None,
-    };
+    if !matches!(node.ty, ElemType::F32 | ElemType::F64) {
+        return None;
+    }
+    let [(signed_op, signed), (unsigned_op, unsigned)] =
+        Lowering::int_min_max_atomics(node.op, node.ty)?;
     Some(RmwForms::IntMinMax {
         signed: scalar_native(signed_op, signed, target)?.op,
         unsigned: scalar_native(unsigned_op, unsigned, target)?.op,

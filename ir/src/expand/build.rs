@@ -431,15 +431,11 @@ fn int_min_max_element(
     ty: ElemType,
     addr: Var,
     operand: Var,
+    [(signed_op, signed), (unsigned_op, unsigned)]: [(AtomicOp, ElemType); 2],
 ) -> Var {
     let bits = ty.bits();
     let int = PrimType::int(bits);
-    let want_max = matches!(node.op, AtomicOp::Max | AtomicOp::FMaximumNum);
-    let (signed, unsigned) = match bits {
-        16 => (ElemType::S16, ElemType::U16),
-        32 => (ElemType::S32, ElemType::U32),
-        _ => (ElemType::S64, ElemType::U64),
-    };
+    let want_max = signed_op == AtomicOp::Max;
     let sign = 1u128 << (bits - 1);
     let infinity = float_infinity_bits(ty);
     let mem = mem_attrs(node);
@@ -476,11 +472,6 @@ fn int_min_max_element(
         then: edge(unsigned_block),
         otherwise: edge(signed_block),
     });
-    let (signed_op, unsigned_op) = if want_max {
-        (AtomicOp::Max, AtomicOp::Min)
-    } else {
-        (AtomicOp::Min, AtomicOp::Max)
-    };
     for (block, op, elem) in [
         (signed_block, signed_op, signed),
         (unsigned_block, unsigned_op, unsigned),
@@ -707,7 +698,11 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
         let new_value = b.expansion.new_values.get(index).copied();
         let old = match element {
             Lowering::CasLoop => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
-            Lowering::IntMinMax => int_min_max_element(&mut b, node, ty, addr, operand),
+            Lowering::IntMinMax => match Lowering::int_min_max_atomics(node.op, ty) {
+                Some(atomics) => int_min_max_element(&mut b, node, ty, addr, operand, atomics),
+                // Not a float min/max (outside the tables' contract): the exact CAS loop.
+                None => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
+            },
             Lowering::MaskedCasLoop | Lowering::MaskedOp => part_word_element(
                 &mut b,
                 node,

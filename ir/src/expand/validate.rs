@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::{mem_attrs, Block, Expansion, Prim, PrimType, Terminator, Var};
 use crate::node::AtomicNode;
-use crate::types::{AtomicOp, ElemType, TypeClass};
+use crate::types::{AtomicOp, ElemType};
 
 /// A set of registers, one bit each.
 #[derive(Clone, PartialEq, Eq)]
@@ -307,14 +307,8 @@ impl Expansion {
 }
 
 /// Whether an `Rmw` of `op` on `ty` carries out a float min/max-like `node` by the integer
-/// trick ([`crate::Lowering::IntMinMax`]): an integer min or max of the node's width.
+/// trick ([`crate::Lowering::IntMinMax`]): one of its two integer atomics.
 fn is_float_min_max_by_int(node: &AtomicNode, op: AtomicOp, ty: ElemType) -> bool {
-    node.ty.class() == TypeClass::Float
-        && matches!(
-            node.op,
-            AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum
-        )
-        && matches!(op, AtomicOp::Min | AtomicOp::Max)
-        && matches!(ty.class(), TypeClass::Signed | TypeClass::Unsigned)
-        && ty.bits() == node.ty.bits()
+    crate::Lowering::int_min_max_atomics(node.op, node.ty)
+        .is_some_and(|atomics| atomics.contains(&(op, ty)))
 }

@@ -44,11 +44,8 @@ pub(super) fn element_lowering(
     // integer min/max `atomicrmw` of the width on the operand's bits, a CAS loop only for NaNs
     // (`Lowering::IntMinMax`, proven in the interpreter). SPIR-V keeps the plain CAS loop: how
     // its backends select 64-bit integer min/max is not measured.
-    let float_min_max = matches!(
-        op,
-        AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum
-    );
-    if ty.class() == TypeClass::Float && float_min_max && !small && !triple.is_spirv() {
+    let float_min_max = Lowering::int_min_max_atomics(op, ty).is_some();
+    if float_min_max && !small && !triple.is_spirv() {
         return Ok(Lowering::IntMinMax);
     }
 
