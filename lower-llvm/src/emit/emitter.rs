@@ -111,22 +111,9 @@ impl<'a> Emitter<'a> {
         let values = kernel.values.values().map(|data| &data.name[..]);
         Namer::new(&VALUE_NAMES).assign_distinct(values, &mut names);
         Emitter {
-            target,
-            kernel,
             results: SecondaryMap::with_capacity(kernel.values.len()),
-            inst: 0,
-            next_tmp: 0,
-            label: Label::Entry,
-            before: Label::Entry,
-            refs: Vec::new(),
-            result: None,
-            space: 0,
             names,
-            kernel_index: 0,
-            bound: false,
-            splice: None,
-            spliced_inst: None,
-            unbound_result: None,
+            ..Emitter::new_unnamed(target, kernel)
         }
     }
 
