@@ -241,6 +241,48 @@ pub struct Interpreter {
     pub interfere_before_rmw: bool,
     regs: SecondaryMap<Var, Option<u128>>,
     args: Vec<u128>,
+    lanes: Vec<LaneState>,
+}
+
+/// The lanes of a warp.
+const WARP_LANES: usize = 32;
+
+/// The lanes whose bits are set in `mask`, in lane order.
+fn lanes_of(mask: u32) -> impl Iterator<Item = usize> {
+    (0..WARP_LANES).filter(move |lane| mask & 1 << lane != 0)
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum LaneStatus {
+    #[default]
+    Running,
+    AtWarp,
+    Returned,
+}
+
+/// A lane of a warp run: its registers while another lane runs, and where it is.
+#[derive(Clone, Debug)]
+struct LaneState {
+    regs: SecondaryMap<Var, Option<u128>>,
+    block: Block,
+    pc: usize,
+    outcome: Outcome,
+    status: LaneStatus,
+    /// A warp primitive's result, written once every lane of its group has read its inputs.
+    pending: Option<(Var, u128)>,
+}
+
+impl Default for LaneState {
+    fn default() -> Self {
+        LaneState {
+            regs: SecondaryMap::new(),
+            block: Block::from_u32(0),
+            pc: 0,
+            outcome: Outcome::default(),
+            status: LaneStatus::Returned,
+            pending: None,
+        }
+    }
 }
 
 impl Default for Interpreter {
@@ -286,6 +328,7 @@ impl Interpreter {
             interfere_before_rmw: false,
             regs: SecondaryMap::new(),
             args: Vec::new(),
+            lanes: Vec::new(),
         }
     }
 
@@ -299,7 +342,8 @@ impl Interpreter {
         self.run_with(expansion, memory, inputs, &mut NoInterference)
     }
 
-    /// Runs `expansion`, calling `interference` before every `Cas`.
+    /// Runs `expansion`, calling `interference` before every `Cas`. A lone thread is a warp of
+    /// one lane: its warp primitives see only itself.
     pub fn run_with(
         &mut self,
         expansion: &Expansion,
@@ -307,41 +351,141 @@ impl Interpreter {
         inputs: Inputs<'_>,
         interference: &mut dyn Interference,
     ) -> Result<Outcome, InterpError> {
-        if inputs.operands.len() != expansion.operands.len() {
-            return Err(InterpError::InputCount {
-                expected: expansion.operands.len(),
-                found: inputs.operands.len(),
-            });
-        }
-        if inputs.new_values.len() != expansion.new_values.len() {
-            return Err(InterpError::InputCount {
-                expected: expansion.new_values.len(),
-                found: inputs.new_values.len(),
-            });
-        }
-        self.regs.clear();
-        self.regs.resize(expansion.vars.len());
-        self.define(expansion, expansion.addr, u128::from(inputs.addr));
-        for (&var, &bits) in expansion.operands.iter().zip(inputs.operands) {
-            self.define(expansion, var, bits);
-        }
-        for (&var, &bits) in expansion.new_values.iter().zip(inputs.new_values) {
-            self.define(expansion, var, bits);
-        }
+        self.run_lanes(
+            expansion,
+            memory,
+            std::slice::from_ref(&inputs),
+            interference,
+        )?;
+        Ok(std::mem::take(&mut self.lanes[0].outcome))
+    }
 
-        let mut outcome = Outcome::default();
-        let mut block = expansion.entry();
-        loop {
-            let data = expansion.blocks.get(block).ok_or(InterpError::Unsupported(
-                "jump to a block that does not exist",
-            ))?;
-            for prim in &data.prims {
-                self.step(&mut outcome)?;
-                self.execute(expansion, prim, memory, interference, &mut outcome)?;
+    /// Runs `expansion` on a warp: lane `i` (at most 32) with `lanes[i]` as its inputs, every
+    /// lane active at the start, all of them on one memory, calling `interference` before
+    /// every `Cas` of any lane. Returns each lane's outcome.
+    ///
+    /// The model of a warp: each lane runs on its own until it reaches a warp primitive
+    /// ([`Prim::is_warp`]) or returns; a warp primitive is carried out at once for the lanes
+    /// it names, once all of them wait at it (for [`Prim::WarpPeers`], the lanes that wait at
+    /// it are the active ones; for the others, the lanes of the mask they read, which must
+    /// all read the same mask there). A warp primitive some lane of its mask never reaches is
+    /// an error. Lanes run in lane order between warp primitives, which is one of the
+    /// schedules a warp may take; [`Interference`] adds other threads.
+    pub fn run_warp(
+        &mut self,
+        expansion: &Expansion,
+        memory: &mut Memory,
+        lanes: &[Inputs<'_>],
+        interference: &mut dyn Interference,
+    ) -> Result<Vec<Outcome>, InterpError> {
+        self.run_lanes(expansion, memory, lanes, interference)?;
+        Ok(self.lanes[..lanes.len()]
+            .iter_mut()
+            .map(|lane| std::mem::take(&mut lane.outcome))
+            .collect())
+    }
+
+    fn run_lanes(
+        &mut self,
+        expansion: &Expansion,
+        memory: &mut Memory,
+        lanes: &[Inputs<'_>],
+        interference: &mut dyn Interference,
+    ) -> Result<(), InterpError> {
+        if lanes.is_empty() || lanes.len() > WARP_LANES {
+            return Err(InterpError::Unsupported("a warp has 1 to 32 lanes"));
+        }
+        for inputs in lanes {
+            if inputs.operands.len() != expansion.operands.len() {
+                return Err(InterpError::InputCount {
+                    expected: expansion.operands.len(),
+                    found: inputs.operands.len(),
+                });
             }
-            self.step(&mut outcome)?;
+            if inputs.new_values.len() != expansion.new_values.len() {
+                return Err(InterpError::InputCount {
+                    expected: expansion.new_values.len(),
+                    found: inputs.new_values.len(),
+                });
+            }
+        }
+        if self.lanes.len() < lanes.len() {
+            self.lanes.resize_with(lanes.len(), LaneState::default);
+        }
+        for (lane, inputs) in lanes.iter().enumerate() {
+            std::mem::swap(&mut self.regs, &mut self.lanes[lane].regs);
+            self.regs.clear();
+            self.regs.resize(expansion.vars.len());
+            self.define(expansion, expansion.addr, u128::from(inputs.addr));
+            for (&var, &bits) in expansion.operands.iter().zip(inputs.operands) {
+                self.define(expansion, var, bits);
+            }
+            for (&var, &bits) in expansion.new_values.iter().zip(inputs.new_values) {
+                self.define(expansion, var, bits);
+            }
+            let state = &mut self.lanes[lane];
+            std::mem::swap(&mut self.regs, &mut state.regs);
+            state.block = expansion.entry();
+            state.pc = 0;
+            state.outcome = Outcome::default();
+            state.status = LaneStatus::Running;
+        }
+        let count = lanes.len();
+        loop {
+            for lane in 0..count {
+                if self.lanes[lane].status != LaneStatus::Running {
+                    continue;
+                }
+                let mut state = std::mem::take(&mut self.lanes[lane]);
+                std::mem::swap(&mut self.regs, &mut state.regs);
+                let stopped = self.advance(expansion, &mut state, memory, interference);
+                std::mem::swap(&mut self.regs, &mut state.regs);
+                self.lanes[lane] = state;
+                self.lanes[lane].status = stopped?;
+            }
+            let waiting = (0..count)
+                .filter(|&lane| self.lanes[lane].status == LaneStatus::AtWarp)
+                .fold(0u32, |mask, lane| mask | 1 << lane);
+            if waiting == 0 {
+                return Ok(());
+            }
+            self.collective(expansion, waiting)?;
+        }
+    }
+
+    /// Runs one lane (its registers in `self.regs`) until it waits at a warp primitive or
+    /// returns.
+    fn advance(
+        &mut self,
+        expansion: &Expansion,
+        state: &mut LaneState,
+        memory: &mut Memory,
+        interference: &mut dyn Interference,
+    ) -> Result<LaneStatus, InterpError> {
+        loop {
+            let data = expansion
+                .blocks
+                .get(state.block)
+                .ok_or(InterpError::Unsupported(
+                    "jump to a block that does not exist",
+                ))?;
+            while let Some(prim) = data.prims.get(state.pc) {
+                if prim.is_warp() {
+                    return Ok(LaneStatus::AtWarp);
+                }
+                self.step(&mut state.outcome)?;
+                self.execute(expansion, prim, memory, interference, &mut state.outcome)?;
+                state.pc += 1;
+            }
+            self.step(&mut state.outcome)?;
             let target = match &data.terminator {
-                Terminator::Return => break,
+                Terminator::Return => {
+                    for &var in &expansion.results {
+                        let value = self.get(var)?;
+                        state.outcome.results.push(value);
+                    }
+                    return Ok(LaneStatus::Returned);
+                }
                 Terminator::Jump(target) => target,
                 Terminator::Branch {
                     cond,
@@ -390,12 +534,126 @@ impl Interpreter {
             for (index, &param) in params.iter().enumerate() {
                 self.regs[param] = Some(self.args[index]);
             }
-            block = target.block;
+            state.block = target.block;
+            state.pc = 0;
         }
-        for &var in &expansion.results {
-            outcome.results.push(self.get(var)?);
+    }
+
+    /// Carries out one warp primitive for the lanes it names, among the lanes of `waiting`
+    /// (each waits at a warp primitive): the first group, in lane order, whose lanes all wait
+    /// at it.
+    fn collective(&mut self, expansion: &Expansion, waiting: u32) -> Result<(), InterpError> {
+        let never_met = InterpError::Unsupported(
+            "a warp primitive that a lane of its mask does not reach with the same mask",
+        );
+        let lanes = &mut self.lanes;
+        let at = |lanes: &[LaneState], lane: usize| (lanes[lane].block, lanes[lane].pc);
+        let reg = |lanes: &[LaneState], lane: usize, var: Var| {
+            lanes[lane]
+                .regs
+                .get(var)
+                .copied()
+                .flatten()
+                .ok_or(InterpError::UndefinedVar(var))
+        };
+        for first in (0..WARP_LANES).filter(|lane| waiting & 1 << lane != 0) {
+            let (block, pc) = at(lanes, first);
+            let prim = expansion.blocks[block].prims[pc];
+            prim.check_types(&expansion.vars)
+                .map_err(InterpError::Type)?;
+            let same_place = (0..WARP_LANES)
+                .filter(|&lane| waiting & 1 << lane != 0 && at(lanes, lane) == (block, pc))
+                .fold(0u32, |mask, lane| mask | 1 << lane);
+            let group = match prim {
+                Prim::WarpPeers { .. } => same_place,
+                Prim::WarpLeads { peers, .. }
+                | Prim::WarpScan { peers, .. }
+                | Prim::WarpBroadcast { peers, .. }
+                | Prim::WarpSync { peers } => {
+                    let mask = reg(lanes, first, peers)? as u32;
+                    if mask & 1 << first == 0 {
+                        return Err(InterpError::Unsupported(
+                            "a lane mask without the lane that reads it",
+                        ));
+                    }
+                    if mask & !same_place != 0 {
+                        // Some lane of the mask is elsewhere: it may still arrive.
+                        continue;
+                    }
+                    for lane in lanes_of(mask) {
+                        if reg(lanes, lane, peers)? as u32 != mask {
+                            return Err(never_met);
+                        }
+                    }
+                    mask
+                }
+                _ => return Err(InterpError::Unsupported("not a warp primitive")),
+            };
+            let bits = |var: Var| expansion.vars[var].bits();
+            for lane in lanes_of(group) {
+                let value = match prim {
+                    Prim::WarpPeers { dst, key } => {
+                        let own = reg(lanes, lane, key)?;
+                        let mut mask = 0u32;
+                        for other in lanes_of(group) {
+                            if reg(lanes, other, key)? == own {
+                                mask |= 1 << other;
+                            }
+                        }
+                        Some((dst, u128::from(mask)))
+                    }
+                    Prim::WarpLeads { dst, .. } => Some((dst, u128::from(group >> lane == 1))),
+                    Prim::WarpScan {
+                        dst,
+                        op,
+                        value,
+                        inclusive,
+                        ..
+                    } => {
+                        let width = bits(value);
+                        let mut fold = op.integer_identity(width).ok_or(never_met.clone())?;
+                        for other in lanes_of(group) {
+                            if other < lane || (inclusive && other == lane) {
+                                let contribution = reg(lanes, other, value)?;
+                                fold = op
+                                    .on_integers(width, fold, contribution)
+                                    .ok_or(never_met.clone())?;
+                            }
+                        }
+                        Some((dst, fold))
+                    }
+                    Prim::WarpBroadcast { dst, value, .. } => {
+                        let highest = 31 - group.leading_zeros() as usize;
+                        Some((dst, reg(lanes, highest, value)?))
+                    }
+                    _ => None,
+                };
+                let state = &mut lanes[lane];
+                state.outcome.steps += 1;
+                if state.outcome.steps > self.step_limit {
+                    return Err(InterpError::StepLimitExceeded {
+                        limit: self.step_limit,
+                    });
+                }
+                if let Some((dst, bits)) = value {
+                    let width = expansion.vars[dst].bits();
+                    state.pending = Some((dst, bits & width_mask(width)));
+                }
+            }
+            // Every lane read the others' registers before any of them is written.
+            for lane in lanes_of(group) {
+                let state = &mut lanes[lane];
+                if let Some((dst, bits)) = state.pending.take() {
+                    state.regs[dst] = Some(bits);
+                }
+                state.pc += 1;
+                state.status = LaneStatus::Running;
+            }
+            return Ok(());
         }
-        Ok(outcome)
+        Err(InterpError::Unsupported(
+            "a warp primitive that a lane of its mask never reaches",
+        ))
     }
 
     fn step(&self, outcome: &mut Outcome) -> Result<(), InterpError> {
@@ -552,6 +810,15 @@ impl Interpreter {
             Prim::PtrAdd { dst, ptr, bytes } => {
                 let value = self.get(ptr)?.wrapping_add(u128::from(bytes));
                 self.define(expansion, dst, value);
+            }
+            Prim::WarpPeers { .. }
+            | Prim::WarpLeads { .. }
+            | Prim::WarpScan { .. }
+            | Prim::WarpBroadcast { .. }
+            | Prim::WarpSync { .. } => {
+                return Err(InterpError::Unsupported(
+                    "a warp primitive outside a warp's collective step",
+                ))
             }
         }
         Ok(())

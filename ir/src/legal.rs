@@ -10,6 +10,7 @@ use fnv::FnvHashMap as HashMap;
 use smallvec::SmallVec;
 use std::fmt;
 
+use crate::expand::BinaryOp;
 use crate::kernel::{Fence, Inst, Kernel, Module, Param, SourceLoc};
 use crate::node::{AtomicNode, Node};
 use crate::rule::RuleId;
@@ -164,6 +165,19 @@ pub enum Lowering {
     IntMinMax,
     /// A vector node as per-element [`Lowering::IntMinMax`].
     SplitIntMinMax,
+    /// A relaxed 8/16-bit integer add/sub/min/max as [`Lowering::MaskedCasLoop`] carried out
+    /// once per address by a warp: the lanes with the same address fold their operands, the
+    /// highest of them runs the loop with the fold, and each lane gets the old value of the
+    /// linearization in which the group's operations are consecutive, in lane order (the old
+    /// value the loop replaced, folded with the operands of the lanes below it). Exact: the
+    /// fold is wrapping add or integer min/max, associative and commutative. Relaxed only: the
+    /// other lanes' operations are carried out by another thread, which a relaxed atomic
+    /// allows (it orders nothing but the location's own modification order, which the group's
+    /// consecutive operations respect); the lanes wait for each other with ordering
+    /// ([`crate::expand::Prim::WarpSync`]) before and after the loop, so each lane's own
+    /// accesses to the location stay ordered with its operation. Scalar nodes on targets with
+    /// warp vote and shuffle instructions only.
+    WarpMaskedCasLoop,
 }
 
 impl Lowering {
@@ -175,6 +189,7 @@ impl Lowering {
             Lowering::MaskedCasLoop | Lowering::SplitMaskedCasLoop => Lowering::MaskedCasLoop,
             Lowering::MaskedOp | Lowering::SplitMaskedOp => Lowering::MaskedOp,
             Lowering::IntMinMax | Lowering::SplitIntMinMax => Lowering::IntMinMax,
+            Lowering::WarpMaskedCasLoop => Lowering::WarpMaskedCasLoop,
         }
     }
 
@@ -182,7 +197,10 @@ impl Lowering {
     /// order a target may carry by one fence before the loop and one after it
     /// ([`crate::lower::Access::Loop`]).
     pub const fn retries(self) -> bool {
-        matches!(self.element(), Lowering::CasLoop | Lowering::MaskedCasLoop)
+        matches!(
+            self.element(),
+            Lowering::CasLoop | Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop
+        )
     }
 
     /// Whether an element contains a CAS retry loop: a retrying lowering, or
@@ -224,6 +242,29 @@ impl Lowering {
         }
     }
 
+    /// The integer op that folds a warp's operands of `op` on `ty` in
+    /// [`Lowering::WarpMaskedCasLoop`], where that lowering is exact: wrapping add for 8/16-bit
+    /// integer add and sub (a group's subtractions are one subtraction of the sum), integer
+    /// min/max of the type's signedness. `None` for every other op and type.
+    pub const fn warp_fold(op: AtomicOp, ty: ElemType) -> Option<BinaryOp> {
+        if !matches!(ty.bits(), 8 | 16) {
+            return None;
+        }
+        let signed = match ty.class() {
+            TypeClass::Signed => true,
+            TypeClass::Unsigned => false,
+            _ => return None,
+        };
+        match op {
+            AtomicOp::Add | AtomicOp::Sub => Some(BinaryOp::Add),
+            AtomicOp::Min if signed => Some(BinaryOp::SMin),
+            AtomicOp::Min => Some(BinaryOp::UMin),
+            AtomicOp::Max if signed => Some(BinaryOp::SMax),
+            AtomicOp::Max => Some(BinaryOp::UMax),
+            _ => None,
+        }
+    }
+
     /// Whether the node is split into per-element atomics.
     pub const fn is_split(self) -> bool {
         matches!(
@@ -244,7 +285,7 @@ impl Lowering {
         match element.element() {
             Lowering::Native => Lowering::SplitNative,
             Lowering::CasLoop => Lowering::SplitCasLoop,
-            Lowering::MaskedCasLoop => Lowering::SplitMaskedCasLoop,
+            Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop => Lowering::SplitMaskedCasLoop,
             Lowering::IntMinMax => Lowering::SplitIntMinMax,
             _ => Lowering::SplitMaskedOp,
         }
@@ -295,7 +336,9 @@ impl Legality {
             lowering if lowering.is_split() => Strategy::Split,
             // A CAS loop remains, for NaNs.
             Lowering::CasLoop | Lowering::IntMinMax => Strategy::CasLoop,
-            Lowering::MaskedCasLoop | Lowering::MaskedOp => Strategy::Widen,
+            Lowering::MaskedCasLoop | Lowering::MaskedOp | Lowering::WarpMaskedCasLoop => {
+                Strategy::Widen
+            }
             _ if self.rewrites.is_empty() => Strategy::Native,
             _ => Strategy::Rewrite,
         }
@@ -321,6 +364,10 @@ impl Legality {
             Lowering::CasLoop => text.push_str(&format!(" on a {bits}-bit CAS")),
             Lowering::MaskedCasLoop => text.push_str(&masked(true)),
             Lowering::MaskedOp => text.push_str(&masked(false)),
+            Lowering::WarpMaskedCasLoop => text.push_str(&format!(
+                " ({bits}-bit in a 32-bit word, masked CAS loop run once per address by the \
+                 warp's lanes combined)"
+            )),
             Lowering::IntMinMax => text.push_str(&format!(
                 " only for NaNs, {bits}-bit integer min/max otherwise"
             )),

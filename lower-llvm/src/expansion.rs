@@ -360,6 +360,15 @@ fn primitive_with(
                 Ref::Lit(u128::from(bytes), Scal::I(64)),
             );
         }
+        Prim::WarpPeers { .. }
+        | Prim::WarpLeads { .. }
+        | Prim::WarpScan { .. }
+        | Prim::WarpBroadcast { .. }
+        | Prim::WarpSync { .. } => {
+            return Err(Unprintable(
+                "warp primitives: no LLVM table combines lanes".into(),
+            ));
+        }
     }
     Ok(())
 }

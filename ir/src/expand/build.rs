@@ -596,6 +596,118 @@ fn part_word_element(
     extract(b, replaced)
 }
 
+/// Emits an 8/16-bit integer add/sub/min/max as one masked CAS loop per address and warp
+/// ([`Lowering::WarpMaskedCasLoop`]): the lanes with the same address fold their operands by
+/// `fold` ([`Lowering::warp_fold`]), the highest of them runs [`part_word_element`] with the
+/// fold of all of them, and every lane gets the old value of the linearization in which the
+/// group's operations follow each other in lane order: the old value the loop replaced, folded
+/// with the operands of the lanes below it (for sub, minus their sum). A lane alone at its
+/// address runs the loop for itself at once. Leaves the builder in the exit block and returns
+/// this lane's old value.
+///
+/// The lanes of a group wait for each other, with ordering, before the loop (so each lane's
+/// earlier accesses to the location come before the operation done for it) and after the old
+/// value is shared (so its later accesses come after).
+fn warp_aggregated_element(
+    b: &mut Builder,
+    node: &AtomicNode,
+    ty: ElemType,
+    addr: Var,
+    operand: Var,
+    fold: BinaryOp,
+) -> Var {
+    let element_ty = PrimType::int(ty.bits());
+    let peers = b.var(PrimType::I32);
+    b.push(Prim::WarpPeers {
+        dst: peers,
+        key: addr,
+    });
+    // Alone: the mask has one bit, `peers & (peers - 1) == 0`.
+    let one = b.constant(PrimType::I32, 1);
+    let zero = b.constant(PrimType::I32, 0);
+    let below_own_bit = b.binary(BinaryOp::Sub, peers, one);
+    let others = b.binary(BinaryOp::And, peers, below_own_bit);
+    let alone = b.cmp(CmpCond::Eq, others, zero);
+    let entry = b.current;
+    // Blocks in layout order, the exit last; branches to later blocks are set once they exist.
+    let (solo, _) = b.block(&[]);
+    b.switch_to(solo);
+    let own_old = part_word_element(b, node, ty, addr, operand, None, true);
+    let own_old_bits = b.bits_of(own_old);
+    let solo_end = b.current;
+
+    let (group, _) = b.block(&[]);
+    b.expansion.blocks[entry].terminator = Terminator::Branch {
+        cond: alone,
+        then: Edge {
+            block: solo,
+            args: SmallVec::new(),
+        },
+        otherwise: Edge {
+            block: group,
+            args: SmallVec::new(),
+        },
+    };
+    b.switch_to(group);
+    let operand_bits = b.bits_of(operand);
+    let below = b.var(element_ty);
+    b.push(Prim::WarpScan {
+        dst: below,
+        op: fold,
+        peers,
+        value: operand_bits,
+        inclusive: false,
+    });
+    let leads = b.var(PrimType::Pred);
+    b.push(Prim::WarpLeads { dst: leads, peers });
+    b.push(Prim::WarpSync { peers });
+    let nothing = b.constant(element_ty, 0);
+    let group_entry = b.current;
+
+    // The highest lane folds its own operand into the lanes' below it: the whole group's.
+    let (leader, _) = b.block(&[]);
+    b.switch_to(leader);
+    let whole = b.binary(fold, below, operand_bits);
+    let group_operand = b.unary(UnaryOp::Bitcast, whole, PrimType::natural(ty));
+    let replaced = part_word_element(b, node, ty, addr, group_operand, None, true);
+    let replaced_bits = b.bits_of(replaced);
+    let (shared, shared_params) = b.block(&[element_ty]);
+    b.jump(shared, &[replaced_bits]);
+    b.expansion.blocks[group_entry].terminator = Terminator::Branch {
+        cond: leads,
+        then: Edge {
+            block: leader,
+            args: SmallVec::new(),
+        },
+        otherwise: Edge {
+            block: shared,
+            args: smallvec![nothing],
+        },
+    };
+
+    b.switch_to(shared);
+    let group_old = b.var(element_ty);
+    b.push(Prim::WarpBroadcast {
+        dst: group_old,
+        peers,
+        value: shared_params[0],
+    });
+    b.push(Prim::WarpSync { peers });
+    let combine = if node.op == AtomicOp::Sub {
+        BinaryOp::Sub
+    } else {
+        fold
+    };
+    let old_in_group = b.binary(combine, group_old, below);
+    let (done, done_params) = b.block(&[element_ty]);
+    b.jump(done, &[old_in_group]);
+    b.switch_to(solo_end);
+    b.jump(done, &[own_old_bits]);
+
+    b.switch_to(done);
+    b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
+}
+
 /// Emits one element natively: a CAS or the target's RMW on the element type.
 fn native_element(
     b: &mut Builder,
@@ -712,6 +824,11 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
                 new_value,
                 element == Lowering::MaskedCasLoop,
             ),
+            Lowering::WarpMaskedCasLoop => match Lowering::warp_fold(node.op, ty) {
+                Some(fold) => warp_aggregated_element(&mut b, node, ty, addr, operand, fold),
+                // Not a foldable op (outside the tables' contract): the loop for this lane alone.
+                None => part_word_element(&mut b, node, ty, addr, operand, new_value, true),
+            },
             _ => native_element(&mut b, node, ty, addr, operand, new_value),
         };
         if node.result_used() {

@@ -207,6 +207,20 @@ impl BinaryOp {
         Some(value & mask)
     }
 
+    /// The identity of an associative, commutative integer op on `bits`-wide operands (the
+    /// value [`Prim::WarpScan`] gives a lane with no lane below it); `None` for the others.
+    pub const fn integer_identity(self, bits: u32) -> Option<u128> {
+        let all_ones = width_mask(bits);
+        let sign = 1u128 << (bits - 1);
+        match self {
+            BinaryOp::Add | BinaryOp::Or | BinaryOp::Xor | BinaryOp::UMax => Some(0),
+            BinaryOp::And | BinaryOp::UMin => Some(all_ones),
+            BinaryOp::SMin => Some(sign - 1),
+            BinaryOp::SMax => Some(sign),
+            _ => None,
+        }
+    }
+
     /// Float arithmetic, on float registers only.
     pub const fn is_float(self) -> bool {
         matches!(
@@ -370,6 +384,59 @@ pub enum Prim {
         /// The offset, in bytes.
         bytes: u32,
     },
+    /// The warp's lanes that execute this primitive together (the active lanes) and whose `key`
+    /// equals this lane's, as a 32-bit lane mask (bit `i` for lane `i`; this lane's bit set).
+    ///
+    /// The warp primitives are collective: every lane of a mask they name executes the same
+    /// primitives on that mask in the same order. Only
+    /// [`Lowering::WarpMaskedCasLoop`](crate::legal::Lowering::WarpMaskedCasLoop) makes them,
+    /// for targets with warps.
+    WarpPeers {
+        /// The mask, an `i32`.
+        dst: Var,
+        /// A [`PrimType::Ptr`].
+        key: Var,
+    },
+    /// Whether this lane is the highest lane of `peers`: the one that acts for them.
+    WarpLeads {
+        /// A [`PrimType::Pred`].
+        dst: Var,
+        /// A mask of [`Prim::WarpPeers`].
+        peers: Var,
+    },
+    /// `op` folded over `value` of the lanes of `peers` in lane order: the lanes below this one
+    /// (`inclusive: false`), or those and this one; [`BinaryOp::integer_identity`] where no lane
+    /// is folded. `op` is an associative and commutative integer op, on an integer of at most
+    /// 32 bits.
+    WarpScan {
+        /// The fold, of `value`'s type.
+        dst: Var,
+        /// The integer op folded.
+        op: BinaryOp,
+        /// A mask of [`Prim::WarpPeers`].
+        peers: Var,
+        /// This lane's contribution.
+        value: Var,
+        /// Whether this lane's own value is folded too.
+        inclusive: bool,
+    },
+    /// `value` of the highest lane of `peers` (the lane that [`Prim::WarpLeads`]), an integer
+    /// of at most 32 bits.
+    WarpBroadcast {
+        /// The value received, of `value`'s type.
+        dst: Var,
+        /// A mask of [`Prim::WarpPeers`].
+        peers: Var,
+        /// This lane's value (the one read where this lane leads).
+        value: Var,
+    },
+    /// The lanes of `peers` wait for each other here, and every memory access a lane made
+    /// before it is ordered before every access a lane of `peers` makes after it: a lane's own
+    /// accesses stay ordered with the atomic the leading lane carries out for it.
+    WarpSync {
+        /// A mask of [`Prim::WarpPeers`].
+        peers: Var,
+    },
 }
 
 impl Prim {
@@ -385,8 +452,13 @@ impl Prim {
             | Prim::Select { dst, .. }
             | Prim::PtrAlignDown { dst, .. }
             | Prim::PtrLowBits { dst, .. }
-            | Prim::PtrAdd { dst, .. } => Some(dst),
+            | Prim::PtrAdd { dst, .. }
+            | Prim::WarpPeers { dst, .. }
+            | Prim::WarpLeads { dst, .. }
+            | Prim::WarpScan { dst, .. }
+            | Prim::WarpBroadcast { dst, .. } => Some(dst),
             Prim::Rmw { dst, .. } => dst,
+            Prim::WarpSync { .. } => None,
         }
     }
 
@@ -415,7 +487,25 @@ impl Prim {
             | Prim::PtrAdd { ptr, .. } => {
                 smallvec![ptr]
             }
+            Prim::WarpPeers { key, .. } => smallvec![key],
+            Prim::WarpLeads { peers, .. } | Prim::WarpSync { peers } => smallvec![peers],
+            Prim::WarpScan { peers, value, .. } | Prim::WarpBroadcast { peers, value, .. } => {
+                smallvec![peers, value]
+            }
         }
+    }
+
+    /// Whether this is a collective warp primitive ([`Prim::WarpPeers`] and the ones that take
+    /// its mask).
+    pub const fn is_warp(&self) -> bool {
+        matches!(
+            self,
+            Prim::WarpPeers { .. }
+                | Prim::WarpLeads { .. }
+                | Prim::WarpScan { .. }
+                | Prim::WarpBroadcast { .. }
+                | Prim::WarpSync { .. }
+        )
     }
 
     /// Memory attributes of a memory primitive.
@@ -624,6 +714,50 @@ impl Prim {
             Prim::PtrAdd { dst, ptr, .. } => {
                 expect(ptr, PrimType::Ptr, "an address")?;
                 expect(dst, PrimType::Ptr, "an offset address")
+            }
+            Prim::WarpPeers { dst, key } => {
+                expect(
+                    key,
+                    PrimType::Ptr,
+                    "a warp's lanes are grouped by an address",
+                )?;
+                expect(dst, PrimType::I32, "a lane mask is an i32")
+            }
+            Prim::WarpLeads { dst, peers } => {
+                expect(peers, PrimType::I32, "a lane mask is an i32")?;
+                expect(dst, PrimType::Pred, "whether a lane leads is a predicate")
+            }
+            Prim::WarpSync { peers } => expect(peers, PrimType::I32, "a lane mask is an i32"),
+            Prim::WarpScan {
+                dst,
+                op,
+                peers,
+                value,
+                ..
+            } => {
+                expect(peers, PrimType::I32, "a lane mask is an i32")?;
+                let lane = expect_if(
+                    value,
+                    |t| t.is_int() && t.bits() <= 32,
+                    "a warp exchanges integers of at most 32 bits",
+                )?;
+                if op.integer_identity(lane.bits()).is_none() {
+                    return Err(TypeError {
+                        var: value,
+                        found: Some(lane),
+                        detail: "a warp scan folds an associative, commutative integer op",
+                    });
+                }
+                expect(dst, lane, "a warp scan gives its value's type")
+            }
+            Prim::WarpBroadcast { dst, peers, value } => {
+                expect(peers, PrimType::I32, "a lane mask is an i32")?;
+                let lane = expect_if(
+                    value,
+                    |t| t.is_int() && t.bits() <= 32,
+                    "a warp exchanges integers of at most 32 bits",
+                )?;
+                expect(dst, lane, "a broadcast gives its value's type")
             }
         }
     }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::{mem_attrs, Block, Expansion, Prim, PrimType, Terminator, Var};
 use crate::node::AtomicNode;
-use crate::types::{AtomicOp, ElemType};
+use crate::types::{AtomicOp, ElemType, MemoryOrder};
 
 /// A set of registers, one bit each.
 #[derive(Clone, PartialEq, Eq)]
@@ -48,7 +48,8 @@ impl Expansion {
     /// - every memory primitive carries the node's scope, space and cache hint; every `Cas` and
     ///   `Rmw` (the instructions that make the node atomic) carries an order that implies the
     ///   node's order; loads are relaxed or acquire, never a release order. There are at least
-    ///   as many `Cas`/`Rmw` as elements, and an `Rmw` performs the node's op.
+    ///   as many `Cas`/`Rmw` as elements, and an `Rmw` performs the node's op;
+    /// - warp primitives (one lane carrying out the atomics of others) only in a relaxed node.
     ///
     /// That is the invariant "an expansion never weakens an order or a scope", checked
     /// mechanically rather than trusted.
@@ -230,6 +231,13 @@ impl Expansion {
                 }
                 if let Some(var) = prim.def() {
                     defined.insert(var);
+                }
+                if prim.is_warp() && node.order != MemoryOrder::Relaxed {
+                    return Err(format!(
+                        "{block}: {at} combines lanes in a {} node: only a relaxed atomic may be \
+                         carried out by another lane",
+                        node.order
+                    ));
                 }
                 let Some(attrs) = prim.mem() else { continue };
                 if attrs.scope != mem.scope || attrs.space != mem.space || attrs.hint != mem.hint {

@@ -298,6 +298,13 @@ impl<'m> VisaPrinter<'m> {
             Prim::Load { .. } | Prim::Cas { .. } | Prim::Rmw { .. } => {
                 return Err("memory primitive printed as ALU".into());
             }
+            Prim::WarpPeers { .. }
+            | Prim::WarpLeads { .. }
+            | Prim::WarpScan { .. }
+            | Prim::WarpBroadcast { .. }
+            | Prim::WarpSync { .. } => {
+                return Err("warp primitives: no vISA table combines lanes".into());
+            }
         }
         Ok(())
     }

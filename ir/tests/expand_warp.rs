@@ -1,0 +1,234 @@
+//! Proof of the warp-combined masked CAS loop (`Lowering::WarpMaskedCasLoop`) on a model of a
+//! warp (`Interpreter::run_warp`): warps of 1 to 32 lanes on a few 8/16-bit locations that
+//! share 32-bit words, random operands and memory, every type and op the lowering is for, the
+//! result used and unused, with and without another thread storing to the word. Each location
+//! must end as every lane's operation applied once, and the lanes of a location must get the
+//! old values of the linearization in which their operations follow each other in lane order
+//! (`semantics::apply` is the meaning of each step). Where another thread stores to the word
+//! (warps on one location), the chain starts from what the group's loop found.
+
+mod expand_common;
+
+use atomir_ir::expand::{expand, Prim};
+use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
+use atomir_ir::semantics::{apply, FloatMode};
+use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
+use expand_common::{node, XorShift};
+
+const BASE: u64 = 0x4000;
+/// Two 32-bit words: the locations of a warp lie in both, several in each.
+const MEMORY_BYTES: usize = 8;
+
+const TYPES: [ElemType; 4] = [ElemType::U8, ElemType::S8, ElemType::U16, ElemType::S16];
+const OPS: [AtomicOp; 4] = [AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max];
+
+fn relaxed(op: AtomicOp, ty: ElemType, result_used: bool) -> AtomicNode {
+    AtomicNode {
+        order: MemoryOrder::Relaxed,
+        ..node(op, ty, VectorShape::Scalar, result_used)
+    }
+}
+
+/// One warp run; returns how many CAS attempts it made.
+fn check_warp(
+    interp: &mut Interpreter,
+    inst: &AtomicNode,
+    rng: &mut XorShift,
+    lanes: usize,
+    interfere: bool,
+) -> u32 {
+    let expansion = expand(inst, Lowering::WarpMaskedCasLoop);
+    expansion
+        .validate(inst)
+        .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
+    let bytes = inst.ty.bytes() as usize;
+    let mask = (1u128 << (8 * bytes)) - 1;
+    let mut memory = Memory::new(BASE, MEMORY_BYTES);
+    rng.fill(memory.bytes_mut());
+    let initial = memory.bytes().to_vec();
+    let slots = MEMORY_BYTES / bytes;
+    // Few distinct locations, so that groups are large; sometimes one for the whole warp.
+    let used_slots = if interfere || rng.next().is_multiple_of(4) {
+        1
+    } else {
+        1 + (rng.next() as usize % slots)
+    };
+    let first_slot = rng.next() as usize % (slots - used_slots + 1);
+    let slot_of: Vec<usize> = (0..lanes)
+        .map(|_| first_slot + rng.next() as usize % used_slots)
+        .collect();
+    let operands: Vec<[u128; 1]> = (0..lanes)
+        .map(|_| {
+            // Small operands make min/max ties and add carries across the element common.
+            let value = if rng.next().is_multiple_of(3) {
+                rng.next() as u128 % 4
+            } else {
+                rng.next() as u128
+            };
+            [value & mask]
+        })
+        .collect();
+    let inputs: Vec<Inputs<'_>> = (0..lanes)
+        .map(|lane| Inputs {
+            addr: BASE + (slot_of[lane] * bytes) as u64,
+            operands: &operands[lane],
+            new_values: &[],
+        })
+        .collect();
+    // Another thread stores a random value to the word of the first CAS, once, where the warp
+    // works on one location (so the store comes before that location's one group acts; with
+    // several groups on a word it could come after a group that left without a CAS).
+    let interfere = interfere && used_slots == 1;
+    let mut stored_by_other: Option<u64> = None;
+    let mut other_thread = |memory: &mut Memory, site: CasSite| {
+        if interfere && stored_by_other.is_none() {
+            let value = rng.next() as u128;
+            memory.write(site.addr, site.bytes, value).unwrap();
+            stored_by_other = Some(site.addr);
+        }
+    };
+    let outcomes = interp
+        .run_warp(&expansion, &mut memory, &inputs, &mut other_thread)
+        .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
+
+    let read = |bytes_of: &[u8], slot: usize| {
+        let start = slot * bytes;
+        bytes_of[start..start + bytes]
+            .iter()
+            .rev()
+            .fold(0u128, |value, &byte| (value << 8) | u128::from(byte))
+    };
+    let word_of = |slot: usize| BASE + ((slot * bytes) & !3) as u64;
+    let step = |old: u128, operand: u128| apply(inst.op, inst.ty, old, operand, 0, FloatMode::Ieee);
+    for slot in 0..slots {
+        let group: Vec<usize> = (0..lanes).filter(|&lane| slot_of[lane] == slot).collect();
+        let disturbed = stored_by_other == Some(word_of(slot));
+        let final_value = read(memory.bytes(), slot);
+        if group.is_empty() {
+            if !disturbed {
+                assert_eq!(final_value, read(&initial, slot), "untouched slot {slot}");
+            }
+            continue;
+        }
+        let start = if inst.result_used() {
+            outcomes[group[0]].results[0]
+        } else {
+            read(&initial, slot)
+        };
+        if !disturbed {
+            assert_eq!(
+                start,
+                read(&initial, slot),
+                "{} {} slot {slot}: the first lane's old value",
+                inst.op,
+                inst.ty
+            );
+        }
+        let mut value = start;
+        for &lane in &group {
+            if inst.result_used() {
+                assert_eq!(
+                    outcomes[lane].results[0], value,
+                    "{} {} slot {slot} lane {lane}: old value out of lane order (group {group:?}, \
+                     operands {:x?}, start {start:#x})",
+                    inst.op, inst.ty, operands
+                );
+            }
+            value = step(value, operands[lane][0]);
+        }
+        if inst.result_used() || !disturbed {
+            assert_eq!(
+                final_value, value,
+                "{} {} slot {slot}: final value (group {group:?}, operands {:x?})",
+                inst.op, inst.ty, operands
+            );
+        }
+    }
+    outcomes.iter().map(|outcome| outcome.cas_attempts).sum()
+}
+
+#[test]
+fn warp_combined_loops_are_exact_lane_order_linearizations() {
+    let mut interp = Interpreter::new();
+    let mut rng = XorShift(0x5eed_0a66);
+    let mut warps = 0u64;
+    let mut attempts = 0u64;
+    let mut lane_runs = 0u64;
+    for ty in TYPES {
+        for op in OPS {
+            for result_used in [true, false] {
+                let inst = relaxed(op, ty, result_used);
+                for trial in 0..400 {
+                    let lanes = 1 + (rng.next() as usize % 32);
+                    let interfere = trial % 5 == 4;
+                    attempts +=
+                        u64::from(check_warp(&mut interp, &inst, &mut rng, lanes, interfere));
+                    warps += 1;
+                    lane_runs += lanes as u64;
+                }
+            }
+        }
+    }
+    // The combining is what makes a warp cheap: far fewer CAS attempts than lanes.
+    assert!(
+        attempts * 4 < lane_runs,
+        "{attempts} CAS attempts for {lane_runs} lanes"
+    );
+    assert_eq!(warps, 4 * 4 * 2 * 400);
+}
+
+/// The lowering only for what it is exact for, and only relaxed: the validator refuses warp
+/// primitives in any other order, and the fold exists only for the ops it covers.
+#[test]
+fn warp_combining_is_relaxed_only_and_exact_only() {
+    for order in [
+        MemoryOrder::Acquire,
+        MemoryOrder::Release,
+        MemoryOrder::AcqRel,
+        MemoryOrder::SeqCst,
+    ] {
+        let inst = AtomicNode {
+            order,
+            ..relaxed(AtomicOp::Add, ElemType::U8, true)
+        };
+        let expansion = expand(&inst, Lowering::WarpMaskedCasLoop);
+        assert!(expansion
+            .blocks
+            .values()
+            .any(|block| block.prims.iter().any(Prim::is_warp)));
+        let error = expansion.validate(&inst).unwrap_err();
+        assert!(error.contains("only a relaxed atomic"), "{order}: {error}");
+    }
+    for ty in [ElemType::U8, ElemType::S16] {
+        for op in [AtomicOp::Exch, AtomicOp::Cas, AtomicOp::Inc, AtomicOp::Nand] {
+            assert_eq!(Lowering::warp_fold(op, ty), None, "{op} {ty}");
+        }
+    }
+    for ty in [ElemType::U32, ElemType::F16, ElemType::B8] {
+        assert_eq!(Lowering::warp_fold(AtomicOp::Add, ty), None, "{ty}");
+    }
+}
+
+/// A warp primitive whose mask names a lane that is elsewhere is an error, not a hang or a
+/// guess: one lane runs the expansion alone with a mask it does not match.
+#[test]
+fn a_lone_lane_is_its_own_group() {
+    let mut interp = Interpreter::new();
+    let inst = relaxed(AtomicOp::Add, ElemType::U8, true);
+    let expansion = expand(&inst, Lowering::WarpMaskedCasLoop);
+    let mut memory = Memory::new(BASE, MEMORY_BYTES);
+    memory.bytes_mut()[1] = 0xfe;
+    let outcome = interp
+        .run(
+            &expansion,
+            &mut memory,
+            Inputs {
+                addr: BASE + 1,
+                operands: &[3],
+                new_values: &[],
+            },
+        )
+        .unwrap();
+    assert_eq!(outcome.results.as_slice(), [0xfe]);
+    assert_eq!(memory.bytes()[1], 0x01);
+}
