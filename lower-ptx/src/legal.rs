@@ -429,6 +429,20 @@ fn element_emulation(op: AtomicOp, ty: ElemType) -> Lowering {
     }
 }
 
+/// A relaxed scalar 8/16-bit add/sub/min/max, whose masked CAS loop one lane runs for all the
+/// lanes of its warp with the same address ([`Lowering::WarpMaskedCasLoop`]), where the target
+/// has the warp instructions. A CAS loop retried by every lane of a warp on one word is what
+/// makes an 8-bit add slow (45 s for 2^20 threads on one address on an H200); a group of lanes
+/// retries once.
+fn warp_combined(node: &AtomicNode, target: PtxTarget) -> Option<Lowering> {
+    let combines = node.order == MemoryOrder::Relaxed
+        && !node.shape.is_vector()
+        && target.has(Feature::WarpCombine)
+        && element_emulation(node.op, node.ty) == Lowering::MaskedCasLoop
+        && Lowering::warp_fold(node.op, node.ty).is_some();
+    combines.then_some(Lowering::WarpMaskedCasLoop)
+}
+
 /// The integer `atom`s of a 32/64-bit float min/max (`fminimumnum`/`fmaximumnum` are the same
 /// function) without a native form, where the target has them: [`Lowering::IntMinMax`], exact
 /// (proven in `atomir_ir::expand`), a CAS loop only for NaNs. `atom.min/max` on `.s32/.u32`
@@ -538,7 +552,8 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
                     (Lowering::Native, Some(op))
                 }
                 None => {
-                    let element = element_emulation(node.op, node.ty);
+                    let element = warp_combined(node, target)
+                        .unwrap_or_else(|| element_emulation(node.op, node.ty));
                     if element == Lowering::MaskedOp && reduction_allowed(node) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }

@@ -424,11 +424,14 @@ pub enum Feature {
     /// `atom`/`red` `.add.noftz.f32`: the f32 add that keeps subnormals (plain `.add.f32`
     /// flushes them on global memory). Scalar in every space, `.v2/.v4` on global and generic.
     NoftzF32,
+    /// `activemask`, `match.any.sync`, `shfl.sync`, `fns` and `bar.warp.sync`: lanes of a warp
+    /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`]).
+    WarpCombine,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 15] = [
+    pub const ALL: [Feature; 16] = [
         Feature::Sem,
         Feature::Cluster,
         Feature::CacheHint,
@@ -444,6 +447,7 @@ impl Feature {
         Feature::LdStB128System,
         Feature::CvtBf16,
         Feature::NoftzF32,
+        Feature::WarpCombine,
     ];
 
     /// How the target help names the feature.
@@ -464,6 +468,7 @@ impl Feature {
             Feature::LdStB128System => "ld/st .b128 .sys",
             Feature::CvtBf16 => "cvt bf16",
             Feature::NoftzF32 => "exact f32 add (.noftz)",
+            Feature::WarpCombine => "warp-combined atomics",
         }
     }
 
@@ -487,6 +492,8 @@ impl Feature {
             // ptxas 13.5 at 9.3: "Feature 'atom with .noftz and .f32' requires PTX ISA .version
             // 9.4 or later"; on sm_89: "... requires .target sm_90 or higher".
             Feature::NoftzF32 => (90, PtxIsa::new(9, 4)),
+            // `match.any.sync` needs sm_70 (PTX ISA 6.0), `activemask` PTX ISA 6.2.
+            Feature::WarpCombine => (70, PtxIsa::new(6, 2)),
         }
     }
 }

@@ -310,6 +310,89 @@ fn emulations_follow_the_target() {
     );
 }
 
+/// Relaxed 8/16-bit add/sub/min/max combine a warp's lanes from sm_70 (`match.any.sync`);
+/// any other order, an op without an exact fold, a vector or an older target keeps one loop
+/// per lane.
+#[test]
+fn relaxed_small_integer_loops_combine_the_warp() {
+    let check = |target: &str, op, ty, order, shape, expected: Lowering| {
+        let mut kernel = Kernel::new("k");
+        let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+        let b = kernel.add_param("b", ValueType::Data(ty, shape));
+        let mut inst = AtomicInst::new(op, ty, addr, b.into());
+        inst.order = order;
+        inst.shape = shape;
+        kernel.push(inst, Some("r"));
+        let backend = PtxTarget::parse(target).unwrap();
+        let legality = backend.legalize_inst(&kernel, first(&kernel)).unwrap();
+        assert_eq!(legality.lowering, expected, "{target} {op} {ty} {order}");
+        let code = lower(target, kernel);
+        let combined = code.contains("match.any.sync.b64");
+        assert_eq!(
+            combined,
+            expected == Lowering::WarpMaskedCasLoop,
+            "{target} {op} {ty} {order}:\n{code}"
+        );
+    };
+    let scalar = VectorShape::Scalar;
+    let relaxed = MemoryOrder::Relaxed;
+    for (op, ty) in [
+        (AtomicOp::Add, ElemType::U8),
+        (AtomicOp::Sub, ElemType::S16),
+        (AtomicOp::Min, ElemType::S8),
+        (AtomicOp::Max, ElemType::U16),
+    ] {
+        check(
+            "sm_70",
+            op,
+            ty,
+            relaxed,
+            scalar,
+            Lowering::WarpMaskedCasLoop,
+        );
+        check(
+            "sm_90",
+            op,
+            ty,
+            relaxed,
+            scalar,
+            Lowering::WarpMaskedCasLoop,
+        );
+        check("sm_60", op, ty, relaxed, scalar, Lowering::MaskedCasLoop);
+        for order in [
+            MemoryOrder::Acquire,
+            MemoryOrder::Release,
+            MemoryOrder::SeqCst,
+        ] {
+            check("sm_90", op, ty, order, scalar, Lowering::MaskedCasLoop);
+        }
+        check(
+            "sm_90",
+            op,
+            ty,
+            relaxed,
+            VectorShape::V2,
+            Lowering::SplitMaskedCasLoop,
+        );
+    }
+    check(
+        "sm_90",
+        AtomicOp::Exch,
+        ElemType::U8,
+        relaxed,
+        scalar,
+        Lowering::MaskedCasLoop,
+    );
+    check(
+        "sm_90",
+        AtomicOp::Add,
+        ElemType::F16,
+        relaxed,
+        scalar,
+        Lowering::Native,
+    );
+}
+
 #[test]
 fn vectors_are_native_only_on_global_from_sm90() {
     let vector = |op, ty, space, target: &str| {

@@ -278,7 +278,162 @@ impl<'k> KernelEmitter<'k> {
                     &[T(t(dst)), T(t(ptr)), Imm(u128::from(bytes))],
                 );
             }
+            Prim::WarpPeers { dst, key } => {
+                let active = self.temp(Class::B32);
+                self.line(out, "activemask.b32", &[T(active)]);
+                self.line(
+                    out,
+                    "match.any.sync.b64",
+                    &[T(t(dst)), T(t(key)), T(active)],
+                );
+                self.zero_extended[dst.as_u32() as usize] = true;
+            }
+            Prim::WarpLeads { dst, peers } => {
+                let above = self.special(out, "%lanemask_gt");
+                self.line(out, "and.b32", &[T(above), T(above), T(t(peers))]);
+                self.line(out, "setp.eq.u32", &[T(t(dst)), T(above), Imm(0)]);
+            }
+            Prim::WarpSync { peers } => self.line(out, "bar.warp.sync", &[T(t(peers))]),
+            Prim::WarpBroadcast { dst, peers, value } => {
+                let highest = self.temp(Class::B32);
+                self.line(out, "bfind.u32", &[T(highest), T(t(peers))]);
+                let wide = self.warp_widen(out, t(value), ty(value), false);
+                let received = self.temp(Class::B32);
+                self.line(
+                    out,
+                    "shfl.sync.idx.b32",
+                    &[T(received), T(wide), T(highest), Imm(31), T(t(peers))],
+                );
+                self.warp_narrow(out, t(dst), ty(dst), received);
+                let exact = ty(dst) != PrimType::I8;
+                self.zero_extended[dst.as_u32() as usize] = exact;
+            }
+            Prim::WarpScan {
+                dst,
+                op,
+                peers,
+                value,
+                inclusive,
+            } => {
+                self.warp_scan(out, op, t(peers), (t(value), ty(value)), inclusive, t(dst))
+                    .map_err(|op| Unprintable(format!("a warp scan of {op:?}")))?;
+                let exact = ty(dst) != PrimType::I8;
+                self.zero_extended[dst.as_u32() as usize] = exact;
+            }
         }
+        Ok(())
+    }
+
+    /// A special register's value in a new 32-bit temporary.
+    fn special(&mut self, out: &mut String, register: &str) -> Temp {
+        let temp = self.temp(Class::B32);
+        out.push_str("\tmov.u32 ");
+        self.put_temp(out, temp);
+        let _ = writeln!(out, ", {register};");
+        temp
+    }
+
+    /// An integer of at most 32 bits in a 32-bit register: sign- or zero-extended from its
+    /// width (an 8-bit value's register may hold anything above its byte).
+    fn warp_widen(&mut self, out: &mut String, value: Temp, ty: PrimType, signed: bool) -> Temp {
+        let from = match ty {
+            PrimType::I8 => 8,
+            PrimType::I16 => 16,
+            _ => return value,
+        };
+        let wide = self.temp(Class::B32);
+        let kind = if signed { 's' } else { 'u' };
+        self.line(
+            out,
+            format_args!("cvt.{kind}32.{kind}{from}"),
+            &[Operand::T(wide), Operand::T(value)],
+        );
+        wide
+    }
+
+    /// The low bits of a 32-bit register in `dst`, an integer of `ty`.
+    fn warp_narrow(&mut self, out: &mut String, dst: Temp, ty: PrimType, wide: Temp) {
+        if Class::of_prim(ty) == Class::B32 {
+            self.mov(out, Src::Temp(dst), Src::Temp(wide), 32);
+        } else {
+            self.line(out, "cvt.u16.u32", &[Operand::T(dst), Operand::T(wide)]);
+        }
+    }
+
+    /// [`Prim::WarpScan`]: a Hillis-Steele scan over the ranks of `peers` (the lanes of one
+    /// group need not be adjacent): in step `d` each lane folds in the running value of the lane
+    /// `d` ranks below it in `peers`, which `fns` finds from the lane's own position. Every lane
+    /// of `peers` takes the same steps, so each `shfl.sync` has all of them. The exclusive
+    /// scan is the inclusive one of the lane one rank below, or the identity.
+    fn warp_scan(
+        &mut self,
+        out: &mut String,
+        op: BinaryOp,
+        peers: Temp,
+        (value, ty): (Temp, PrimType),
+        inclusive: bool,
+        dst: Temp,
+    ) -> Result<(), BinaryOp> {
+        use Operand::{Imm, T};
+        let (opcode, signed) = match op {
+            BinaryOp::Add => ("add.u32", false),
+            BinaryOp::And => ("and.b32", false),
+            BinaryOp::Or => ("or.b32", false),
+            BinaryOp::Xor => ("xor.b32", false),
+            BinaryOp::UMin => ("min.u32", false),
+            BinaryOp::UMax => ("max.u32", false),
+            BinaryOp::SMin => ("min.s32", true),
+            BinaryOp::SMax => ("max.s32", true),
+            _ => return Err(op),
+        };
+        let bits = ty.bits();
+        let identity = op.integer_identity(bits).ok_or(op)?;
+        // The identity in the 32-bit form the fold runs on: extended as the values are.
+        let sign = 1u128 << (bits - 1);
+        let identity = if signed && identity & sign != 0 {
+            identity | (0xffff_ffff & !((sign << 1) - 1))
+        } else {
+            identity
+        };
+        let lane = self.special(out, "%laneid");
+        let mut acc = self.temp(Class::B32);
+        let first = self.warp_widen(out, value, ty, signed);
+        self.mov(out, Src::Temp(acc), Src::Temp(first), 32);
+        let (source, received) = (self.temp(Class::B32), self.temp(Class::B32));
+        let below = self.temp(Class::Pred);
+        let fetch = |this: &Self, out: &mut String, ranks_down: u32, from: Temp| {
+            out.push_str("\tfns.b32 ");
+            this.put_temp(out, source);
+            out.push_str(", ");
+            this.put_temp(out, peers);
+            out.push_str(", ");
+            this.put_temp(out, lane);
+            let _ = writeln!(out, ", -{};", ranks_down + 1);
+            this.line(out, "setp.ne.u32", &[T(below), T(source), Imm(0xffff_ffff)]);
+            // A lane with no such peer reads its own register: the source is always a lane of
+            // `peers`.
+            this.line(out, "selp.b32", &[T(source), T(source), T(lane), T(below)]);
+            this.line(
+                out,
+                "shfl.sync.idx.b32",
+                &[T(received), T(from), T(source), Imm(31), T(peers)],
+            );
+        };
+        for step in 0..5 {
+            fetch(self, out, 1 << step, acc);
+            self.guarded_line(out, below, opcode, &[T(acc), T(acc), T(received)]);
+        }
+        if !inclusive {
+            fetch(self, out, 1, acc);
+            let folded = self.temp(Class::B32);
+            self.line(
+                out,
+                "selp.b32",
+                &[T(folded), T(received), Imm(identity), T(below)],
+            );
+            acc = folded;
+        }
+        self.warp_narrow(out, dst, ty, acc);
         Ok(())
     }
 }

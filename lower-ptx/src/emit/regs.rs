@@ -244,7 +244,26 @@ impl<'k> KernelEmitter<'k> {
     /// `op.type d, a, b;` on temporaries and immediates; the opcode may be `format_args!`, so
     /// that spelling it allocates nothing.
     pub(super) fn line(&self, out: &mut String, opcode: impl fmt::Display, operands: &[Operand]) {
-        let _ = write!(out, "\t{opcode}");
+        out.push('\t');
+        self.operation(out, opcode, operands);
+    }
+
+    /// [`Self::line`] carried out only where the predicate `guard` holds.
+    pub(super) fn guarded_line(
+        &self,
+        out: &mut String,
+        guard: Temp,
+        opcode: impl fmt::Display,
+        operands: &[Operand],
+    ) {
+        out.push_str("\t@");
+        self.put_temp(out, guard);
+        out.push(' ');
+        self.operation(out, opcode, operands);
+    }
+
+    fn operation(&self, out: &mut String, opcode: impl fmt::Display, operands: &[Operand]) {
+        let _ = write!(out, "{opcode}");
         for (index, operand) in operands.iter().enumerate() {
             out.push_str(if index == 0 { " " } else { ", " });
             match *operand {
