@@ -75,11 +75,14 @@ def patch_entry(ptx, name, size, used):
         return text
 
     def patch_operand(text, param):
+        # The operand array is read-only while the kernel runs: fetched through the
+        # non-coherent cache, as nvcc fetches `b[t]` of its own kernels (`ld.global.nc`), so
+        # that no contender's operand fetch is slower than another's.
         def fetch(m):
             return (
                 f"ld.param.u64 %bench_d2, [{param}];\n"
                 f"\tadd.s64 %bench_d2, %bench_d2, %bench_d1;\n"
-                f"\tld.global.{m.group(1)} {m.group(2)}, [%bench_d2];"
+                f"\tld.global.nc.{m.group(1)} {m.group(2)}, [%bench_d2];"
             )
         text, count = load(param).subn(fetch, text)
         if count == 0:

@@ -60,7 +60,7 @@ class PatchTest(unittest.TestCase):
         self.assertIn(".param .u64 add_u32_used_param_1,", patched)
         self.assertIn(".param .u32 add_u32_used_bench_n\n)", patched)
         self.assertIn("ld.param.b64 %a, [add_u32_used_param_0+0];\n\tadd.s64 %a, %a, %bench_d0;", patched)
-        self.assertIn("ld.global.b32 %b, [%bench_d2];", patched)
+        self.assertIn("ld.global.nc.b32 %b, [%bench_d2];", patched)
         self.assertIn("ld.param.u64 %_d1, [add_u32_used_out_0];\n\tadd.s64 %_d1, %_d1, %bench_d1;", patched)
         self.assertIn("mul.wide.u32 %bench_d0, %bench_r3, 4;", patched)
         # The atomic itself is untouched.
@@ -70,7 +70,7 @@ class PatchTest(unittest.TestCase):
         patched = ptxpatch.patch_entry(LLC_STYLE, "add_f16_unused", 2, False)
         self.assertIn(".param .u64 add_f16_unused_param_1,", patched)
         self.assertNotIn("[2]", patched)
-        self.assertIn("ld.global.b16 %rs1, [%bench_d2];", patched)
+        self.assertIn("ld.global.nc.b16 %rs1, [%bench_d2];", patched)
 
     def test_refuses_what_it_cannot_follow(self):
         escaped = OURS_STYLE.replace("\tret;", "\tmov.u64 %_d0, add_u32_used_param_1;\n\tret;")
