@@ -592,7 +592,7 @@ impl Interpreter {
             let bits = |var: Var| expansion.vars[var].bits();
             for lane in lanes_of(group) {
                 let value = match prim {
-                    Prim::WarpPeers { dst, key } => {
+                    Prim::WarpPeers { dst, key, .. } => {
                         let own = reg(lanes, lane, key)?;
                         let mut mask = 0u32;
                         for other in lanes_of(group) {

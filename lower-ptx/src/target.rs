@@ -427,11 +427,13 @@ pub enum Feature {
     /// `activemask`, `match.any.sync`, `shfl.sync`, `fns` and `bar.warp.sync`: lanes of a warp
     /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`]).
     WarpCombine,
+    /// `redux.sync`: a warp's reduction in one instruction.
+    WarpRedux,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 16] = [
+    pub const ALL: [Feature; 17] = [
         Feature::Sem,
         Feature::Cluster,
         Feature::CacheHint,
@@ -448,6 +450,7 @@ impl Feature {
         Feature::CvtBf16,
         Feature::NoftzF32,
         Feature::WarpCombine,
+        Feature::WarpRedux,
     ];
 
     /// How the target help names the feature.
@@ -469,6 +472,7 @@ impl Feature {
             Feature::CvtBf16 => "cvt bf16",
             Feature::NoftzF32 => "exact f32 add (.noftz)",
             Feature::WarpCombine => "warp-combined atomics",
+            Feature::WarpRedux => "redux.sync",
         }
     }
 
@@ -494,6 +498,7 @@ impl Feature {
             Feature::NoftzF32 => (90, PtxIsa::new(9, 4)),
             // `match.any.sync` needs sm_70 (PTX ISA 6.0), `activemask` PTX ISA 6.2.
             Feature::WarpCombine => (70, PtxIsa::new(6, 2)),
+            Feature::WarpRedux => (80, PtxIsa::new(7, 0)),
         }
     }
 }

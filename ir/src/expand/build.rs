@@ -621,6 +621,7 @@ fn warp_aggregated_element(
     b.push(Prim::WarpPeers {
         dst: peers,
         key: addr,
+        key_stride: ty.bytes(),
     });
     // Alone: the mask has one bit, `peers & (peers - 1) == 0`.
     let one = b.constant(PrimType::I32, 1);

@@ -396,6 +396,10 @@ pub enum Prim {
         dst: Var,
         /// A [`PrimType::Ptr`].
         key: Var,
+        /// The distance in bytes between the keys of neighbouring elements: it changes no
+        /// mask, but lets a target first test cheaply whether every lane's key is distinct
+        /// (keys `key_stride` apart land in distinct buckets of a small hash).
+        key_stride: u32,
     },
     /// Whether this lane is the highest lane of `peers`: the one that acts for them.
     WarpLeads {
@@ -715,7 +719,7 @@ impl Prim {
                 expect(ptr, PrimType::Ptr, "an address")?;
                 expect(dst, PrimType::Ptr, "an offset address")
             }
-            Prim::WarpPeers { dst, key } => {
+            Prim::WarpPeers { dst, key, .. } => {
                 expect(
                     key,
                     PrimType::Ptr,
