@@ -371,7 +371,8 @@ const BACKENDS: [BackendHelp; 3] = [
 impl Target {
     /// Every target the backends accept, PTX, then vISA, then LLVM, each in its backend's
     /// order: every architecture at every PTX ISA version it can declare, and with
-    /// `+packed-half-add` too where it has the packed f16 add; every vISA platform
+    /// `+packed-half-add` too where it has the packed f16 add, and with `+reassociate-float-add`
+    /// where it can combine a warp's lanes (each option alone); every vISA platform
     /// with its own messages and, where those are LSC, with `+svm`; every LLVM triple at every
     /// major version, and `amdgcn` with `+coarse-grained` too.
     pub fn all() -> Vec<Target> {
@@ -389,6 +390,12 @@ impl Target {
                 if target.has(atomir_ptx::PtxKnob::PackedHalfAdd.needs()) {
                     targets.push(Target::Ptx(PtxTarget {
                         packed_half_add: true,
+                        ..target
+                    }));
+                }
+                if target.has(atomir_ptx::PtxKnob::ReassociateFloatAdd.needs()) {
+                    targets.push(Target::Ptx(PtxTarget {
+                        reassociate_float_add: true,
                         ..target
                     }));
                 }
@@ -693,6 +700,7 @@ mod tests {
             "ptx:sm_90a@9.1",
             "ptx:sm_90@8.8+packed-half-add",
             "ptx:sm_60@6.2+packed-half-add",
+            "ptx:sm_70@8.8+reassociate-float-add",
             "ptx:sm_120",
             "visa:TGLLP",
             "visa:PVC+svm",

@@ -567,6 +567,7 @@ impl Interpreter {
             let group = match prim {
                 Prim::WarpPeers { .. } => same_place,
                 Prim::WarpLeads { peers, .. }
+                | Prim::WarpFirst { peers, .. }
                 | Prim::WarpScan { peers, .. }
                 | Prim::WarpBroadcast { peers, .. }
                 | Prim::WarpSync { peers } => {
@@ -589,7 +590,6 @@ impl Interpreter {
                 }
                 _ => return Err(InterpError::Unsupported("not a warp primitive")),
             };
-            let bits = |var: Var| expansion.vars[var].bits();
             for lane in lanes_of(group) {
                 let value = match prim {
                     Prim::WarpPeers { dst, key, .. } => {
@@ -603,6 +603,9 @@ impl Interpreter {
                         Some((dst, u128::from(mask)))
                     }
                     Prim::WarpLeads { dst, .. } => Some((dst, u128::from(group >> lane == 1))),
+                    Prim::WarpFirst { dst, .. } => {
+                        Some((dst, u128::from(group & ((1 << lane) - 1) == 0)))
+                    }
                     Prim::WarpScan {
                         dst,
                         op,
@@ -610,13 +613,12 @@ impl Interpreter {
                         inclusive,
                         ..
                     } => {
-                        let width = bits(value);
-                        let mut fold = op.integer_identity(width).ok_or(never_met.clone())?;
+                        let lane_ty = expansion.vars[value];
+                        let mut fold = op.scan_identity(lane_ty).ok_or(never_met.clone())?;
                         for other in lanes_of(group) {
                             if other < lane || (inclusive && other == lane) {
                                 let contribution = reg(lanes, other, value)?;
-                                fold = op
-                                    .on_integers(width, fold, contribution)
+                                fold = binary(op, lane_ty, fold, contribution)
                                     .ok_or(never_met.clone())?;
                             }
                         }
@@ -813,6 +815,7 @@ impl Interpreter {
             }
             Prim::WarpPeers { .. }
             | Prim::WarpLeads { .. }
+            | Prim::WarpFirst { .. }
             | Prim::WarpScan { .. }
             | Prim::WarpBroadcast { .. }
             | Prim::WarpSync { .. } => {

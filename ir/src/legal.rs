@@ -109,6 +109,11 @@ pub enum Rewrite {
     /// bit unchanged unless `x` is a NaN (a NaN there may come back as another NaN). Not a
     /// meaning-preserving rewrite without the client's assertion, so never a default.
     HalfAddOnPackedWord,
+    /// Opt-in only (the client asserted it, e.g. PTX's `+reassociate-float-add`): a relaxed
+    /// f32 add/sub carried out once per address by a warp ([`Lowering::WarpNative`]), the
+    /// lanes' operands summed first: each lane's old value and the final value are those of
+    /// another order of the additions, rounded differently. Never a default.
+    FloatAddReassociated,
 }
 
 impl fmt::Display for Rewrite {
@@ -126,6 +131,10 @@ impl fmt::Display for Rewrite {
                 write!(f, "order strengthened {from} -> {to}")
             }
             Rewrite::CacheHintDropped => f.write_str("cache hint left out: no form with a hint"),
+            Rewrite::FloatAddReassociated => f.write_str(
+                "opt-in: f32 adds of a warp's lanes at one address summed first (rounded as \
+                 another order of the additions)",
+            ),
             Rewrite::HalfAddOnPackedWord => f.write_str(
                 "opt-in: packed add on the 32-bit word, -0.0 in the other half (a NaN there \
                  may change)",
@@ -178,6 +187,12 @@ pub enum Lowering {
     /// accesses to the location stay ordered with its operation. Scalar nodes on targets with
     /// warp vote and shuffle instructions only.
     WarpMaskedCasLoop,
+    /// A relaxed scalar RMW the target has natively, carried out once per address by a warp as
+    /// [`Lowering::WarpMaskedCasLoop`] carries out its loop: the lanes with the same address fold
+    /// their operands and the highest of them runs the native RMW with the fold. For the exact
+    /// folds of [`Lowering::warp_fold`], and for f32 add/sub only where the client opted into
+    /// reassociation ([`Lowering::warp_fold_reassociating`], [`Rewrite::FloatAddReassociated`]).
+    WarpNative,
 }
 
 impl Lowering {
@@ -190,6 +205,7 @@ impl Lowering {
             Lowering::MaskedOp | Lowering::SplitMaskedOp => Lowering::MaskedOp,
             Lowering::IntMinMax | Lowering::SplitIntMinMax => Lowering::IntMinMax,
             Lowering::WarpMaskedCasLoop => Lowering::WarpMaskedCasLoop,
+            Lowering::WarpNative => Lowering::WarpNative,
         }
     }
 
@@ -265,6 +281,17 @@ impl Lowering {
         }
     }
 
+    /// The fold of [`Lowering::WarpNative`] that is exact only up to rounding: float add for
+    /// f32 add and sub (a group's subtractions are one subtraction of the sum). A group's old
+    /// values and final value are then those of adding the operands in another order, rounded
+    /// once per group rather than once per lane: a table uses it only where the client opted in.
+    pub const fn warp_fold_reassociating(op: AtomicOp, ty: ElemType) -> Option<BinaryOp> {
+        match (op, ty) {
+            (AtomicOp::Add | AtomicOp::Sub, ElemType::F32) => Some(BinaryOp::FAdd),
+            _ => None,
+        }
+    }
+
     /// Whether the node is split into per-element atomics.
     pub const fn is_split(self) -> bool {
         matches!(
@@ -283,7 +310,7 @@ impl Lowering {
             return element.element();
         }
         match element.element() {
-            Lowering::Native => Lowering::SplitNative,
+            Lowering::Native | Lowering::WarpNative => Lowering::SplitNative,
             Lowering::CasLoop => Lowering::SplitCasLoop,
             Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop => Lowering::SplitMaskedCasLoop,
             Lowering::IntMinMax => Lowering::SplitIntMinMax,
@@ -364,6 +391,9 @@ impl Legality {
             Lowering::CasLoop => text.push_str(&format!(" on a {bits}-bit CAS")),
             Lowering::MaskedCasLoop => text.push_str(&masked(true)),
             Lowering::MaskedOp => text.push_str(&masked(false)),
+            Lowering::WarpNative => {
+                text.push_str(" (native, once per address by the warp's lanes combined)")
+            }
             Lowering::WarpMaskedCasLoop => text.push_str(&format!(
                 " ({bits}-bit in a 32-bit word, masked CAS loop run once per address by the \
                  warp's lanes combined)"

@@ -232,3 +232,89 @@ fn a_lone_lane_is_its_own_group() {
     assert_eq!(outcome.results.as_slice(), [0xfe]);
     assert_eq!(memory.bytes()[1], 0x01);
 }
+
+/// The opt-in reassociating fold: f32 add and sub by `WarpNative`, on operands whose every
+/// partial sum is exact (small integers and +0.0, a NaN in memory), so that any order of the
+/// additions gives the same bits and each lane's old value is exactly the lane-order one. The
+/// lowest lane of a group gets the group's old value as it is, a NaN included.
+#[test]
+fn warp_combined_f32_adds_are_lane_order_sums_where_sums_are_exact() {
+    let mut interp = Interpreter::new();
+    let mut rng = XorShift(0x5eed_f32a);
+    for op in [AtomicOp::Add, AtomicOp::Sub] {
+        for result_used in [true, false] {
+            let inst = relaxed(op, ElemType::F32, result_used);
+            let expansion = expand(&inst, Lowering::WarpNative);
+            expansion.validate(&inst).unwrap();
+            for trial in 0..300 {
+                let lanes = 1 + (rng.next() as usize % 32);
+                let slots = 2usize;
+                let mut memory = Memory::new(BASE, MEMORY_BYTES);
+                // No -0.0 anywhere: another order of the additions may give a zero the other
+                // sign, which is the rounding difference the client opted into.
+                let start: [f32; 2] = if trial % 10 == 0 {
+                    [f32::NAN, 0.0]
+                } else {
+                    [(rng.next() % 64) as f32, -((1 + rng.next() % 64) as f32)]
+                };
+                for (slot, value) in start.iter().enumerate() {
+                    memory
+                        .write(BASE + 4 * slot as u64, 4, u128::from(value.to_bits()))
+                        .unwrap();
+                }
+                let slot_of: Vec<usize> = (0..lanes).map(|_| rng.next() as usize % slots).collect();
+                let operands: Vec<[u128; 1]> = (0..lanes)
+                    .map(|_| {
+                        let value = match rng.next() % 4 {
+                            0 => 0.0f32,
+                            _ => (rng.next() % 512) as f32 - 256.0,
+                        };
+                        [u128::from(value.to_bits())]
+                    })
+                    .collect();
+                let inputs: Vec<Inputs<'_>> = (0..lanes)
+                    .map(|lane| Inputs {
+                        addr: BASE + 4 * slot_of[lane] as u64,
+                        operands: &operands[lane],
+                        new_values: &[],
+                    })
+                    .collect();
+                let outcomes = interp
+                    .run_warp(
+                        &expansion,
+                        &mut memory,
+                        &inputs,
+                        &mut |_: &mut Memory, _| {},
+                    )
+                    .unwrap();
+                for (slot, initial) in start.iter().enumerate() {
+                    let mut value = u128::from(initial.to_bits());
+                    for lane in (0..lanes).filter(|&lane| slot_of[lane] == slot) {
+                        if result_used {
+                            assert_eq!(
+                                outcomes[lane].results[0], value,
+                                "{op} slot {slot} lane {lane}: {:x?}",
+                                operands
+                            );
+                        }
+                        value = apply(
+                            op,
+                            ElemType::F32,
+                            value,
+                            operands[lane][0],
+                            0,
+                            FloatMode::Ieee,
+                        );
+                    }
+                    let final_value = memory.read(BASE + 4 * slot as u64, 4).unwrap();
+                    let both_nan = f32::from_bits(final_value as u32).is_nan()
+                        && f32::from_bits(value as u32).is_nan();
+                    assert!(
+                        final_value == value || both_nan,
+                        "{op} slot {slot}: {final_value:#x} against {value:#x}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -362,6 +362,7 @@ fn primitive_with(
         }
         Prim::WarpPeers { .. }
         | Prim::WarpLeads { .. }
+        | Prim::WarpFirst { .. }
         | Prim::WarpScan { .. }
         | Prim::WarpBroadcast { .. }
         | Prim::WarpSync { .. } => {

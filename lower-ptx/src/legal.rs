@@ -24,7 +24,7 @@ use atomir_ir::{
     Rewrite, Scope, TypeClass, ValueType, VectorShape,
 };
 
-use crate::target::{Feature, PtxIsa, PtxTarget, Sm};
+use crate::target::{Feature, PtxIsa, PtxKnob, PtxTarget, Sm};
 
 /// What the PTX table decided for one node: the verdict and everything the printer needs to
 /// honour it (the one decision `legalize` and `lower` share).
@@ -443,6 +443,17 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget) -> Option<Lowering> {
     combines.then_some(Lowering::WarpMaskedCasLoop)
 }
 
+/// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
+/// warp at one address sum their operands first, one of them adding the sum
+/// ([`Lowering::WarpNative`]). At one contended address a warp's 32 atomics become one.
+fn reassociated_float_add(node: &AtomicNode, target: PtxTarget) -> bool {
+    target.reassociate_float_add
+        && node.order == MemoryOrder::Relaxed
+        && !node.shape.is_vector()
+        && target.has(Feature::WarpCombine)
+        && Lowering::warp_fold_reassociating(node.op, node.ty).is_some()
+}
+
 /// The integer `atom`s of a 32/64-bit float min/max (`fminimumnum`/`fmaximumnum` are the same
 /// function) without a native form, where the target has them: [`Lowering::IntMinMax`], exact
 /// (proven in `atomir_ir::expand`), a CAS loop only for NaNs. `atom.min/max` on `.s32/.u32`
@@ -541,6 +552,12 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             if matches!(op.ty, PtxType::F16x2 | PtxType::Bf16x2) && !node.ty.is_packed() {
                 legality.rewrites.push(Rewrite::HalfAddOnPackedWord);
                 Form::PackedHalf(op)
+            } else if reassociated_float_add(node, target) {
+                legality.rewrites.push(Rewrite::FloatAddReassociated);
+                legality.lowering = Lowering::WarpNative;
+                Form::Expand {
+                    rmw: RmwForms::Each(op),
+                }
             } else {
                 Form::Native(op)
             }
@@ -721,7 +738,7 @@ fn note_native(legality: &mut Legality, node: &AtomicNode, op: PtxOp, retyped: b
 /// The targets a refusal's smallest target is searched among, oldest first: each architecture
 /// with its oldest ISA, then every ISA version that introduced a feature ([`Feature::ALL`]) and
 /// the default; with the client's policies where the candidate can have them.
-pub(crate) fn candidates(packed_half_add: bool) -> Vec<PtxTarget> {
+pub(crate) fn candidates(policies: PtxTarget) -> Vec<PtxTarget> {
     let mut isas: Vec<PtxIsa> = Feature::ALL
         .iter()
         .map(|feature| feature.requires().1)
@@ -742,7 +759,10 @@ pub(crate) fn candidates(packed_half_add: bool) -> Vec<PtxTarget> {
                 .map(move |isa| PtxTarget::new(sm, isa))
         })
         .map(|candidate| PtxTarget {
-            packed_half_add: packed_half_add && candidate.has(Feature::F16x2Add),
+            packed_half_add: policies.packed_half_add
+                && candidate.has(PtxKnob::PackedHalfAdd.needs()),
+            reassociate_float_add: policies.reassociate_float_add
+                && candidate.has(PtxKnob::ReassociateFloatAdd.needs()),
             ..candidate
         })
         .collect()

@@ -186,7 +186,7 @@ impl Table for PtxTarget {
     }
 
     fn candidates(&self) -> Vec<PtxTarget> {
-        legal::candidates(self.packed_half_add)
+        legal::candidates(*self)
     }
 
     fn passes(&self) -> Passes {

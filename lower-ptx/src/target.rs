@@ -226,16 +226,19 @@ impl fmt::Display for PtxIsa {
 pub enum PtxKnob {
     /// `+packed-half-add`: see [`PtxTarget::packed_half_add`].
     PackedHalfAdd,
+    /// `+reassociate-float-add`: see [`PtxTarget::reassociate_float_add`].
+    ReassociateFloatAdd,
 }
 
 impl PtxKnob {
     /// Every knob.
-    pub const ALL: [PtxKnob; 1] = [PtxKnob::PackedHalfAdd];
+    pub const ALL: [PtxKnob; 2] = [PtxKnob::PackedHalfAdd, PtxKnob::ReassociateFloatAdd];
 
     /// The spelling after `+` in a target name.
     pub const fn name(self) -> &'static str {
         match self {
             PtxKnob::PackedHalfAdd => "packed-half-add",
+            PtxKnob::ReassociateFloatAdd => "reassociate-float-add",
         }
     }
 
@@ -243,6 +246,7 @@ impl PtxKnob {
     pub const fn needs(self) -> Feature {
         match self {
             PtxKnob::PackedHalfAdd => Feature::F16x2Add,
+            PtxKnob::ReassociateFloatAdd => Feature::WarpCombine,
         }
     }
 
@@ -255,6 +259,13 @@ impl PtxKnob {
                  with -0.0 in the other half (ptxas makes scalar f16/bf16 adds a CAS loop); \
                  the other half is read and written back atomically and unchanged, except \
                  that a NaN there may come back as another NaN, hence off by default"
+            }
+            PtxKnob::ReassociateFloatAdd => {
+                "relaxed f32 adds (and subs) need not be rounded one at a time: the lanes of a \
+                 warp that add to one address sum their operands first and one lane adds the \
+                 sum, each lane getting the old value plus the sum of the lanes below it; old \
+                 and final values are those of another order of the additions, rounded \
+                 differently (a zero may get the other sign), hence off by default"
             }
         }
     }
@@ -281,6 +292,13 @@ pub struct PtxTarget {
     /// half takes part in an atomic read-modify-write (so a concurrent non-atomic access to it
     /// is a race). Needs [`Feature::F16x2Add`].
     pub packed_half_add: bool,
+    /// `+reassociate-float-add`: the client accepts that relaxed scalar f32 adds and subs are
+    /// not rounded one at a time. The lanes of a warp that add to one address then sum their
+    /// operands first and one lane carries out the add of the sum
+    /// ([`atomir_ir::Lowering::WarpNative`]); each lane gets the old value plus the sum of the
+    /// operands of the lanes below it. Old and final values are those of another order of the
+    /// additions, rounded differently. False by default. Needs [`Feature::WarpCombine`].
+    pub reassociate_float_add: bool,
 }
 
 impl PtxTarget {
@@ -291,6 +309,7 @@ impl PtxTarget {
             sm,
             isa,
             packed_half_add: false,
+            reassociate_float_add: false,
         }
     }
 
@@ -310,6 +329,7 @@ impl PtxTarget {
             }
             match knob {
                 PtxKnob::PackedHalfAdd => target.packed_half_add = true,
+                PtxKnob::ReassociateFloatAdd => target.reassociate_float_add = true,
             }
         }
         Ok(target)
@@ -376,6 +396,9 @@ impl fmt::Display for PtxTarget {
         write!(f, "{}@{}", self.sm.name(), self.isa)?;
         if self.packed_half_add {
             write!(f, "+{}", PtxKnob::PackedHalfAdd.name())?;
+        }
+        if self.reassociate_float_add {
+            write!(f, "+{}", PtxKnob::ReassociateFloatAdd.name())?;
         }
         Ok(())
     }

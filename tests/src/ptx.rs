@@ -198,6 +198,10 @@ pub enum Coverage {
     /// lowers otherwise than the same target without it (`tests/packed_half_add.rs` checks
     /// that every other verdict is the default's).
     HalfAdds,
+    /// Every scalar f32 add and sub cell: all that an opt-in `+reassociate-float-add` target
+    /// lowers otherwise than the same target without it (`atomir-ptx`'s lowering test checks
+    /// that every other verdict is the default's).
+    FloatAdds,
 }
 
 impl Coverage {
@@ -213,6 +217,14 @@ impl Coverage {
                         || (cell.op == atomir_ir::AtomicOp::Add
                             && cell.ty == atomir_ir::ElemType::F32
                             && cell.scope == atomir_ir::Scope::Device)
+                }
+            },
+            Coverage::FloatAdds => match cell {
+                AnyCell::Fence(_) => false,
+                AnyCell::Access(cell) => {
+                    matches!(cell.op, atomir_ir::AtomicOp::Add | atomir_ir::AtomicOp::Sub)
+                        && cell.ty == atomir_ir::ElemType::F32
+                        && !cell.shape.is_vector()
                 }
             },
             Coverage::HalfAdds => match cell {
@@ -245,7 +257,10 @@ pub const MATRIX_ENV: &str = "ATOMIR_PTX_MATRIX";
 /// add (see [`Coverage::Sample`]): every other architecture at its default and at its oldest
 /// ISA, and sm_90 at every other ISA from 9.0 to 9.5. With `+packed-half-add`, on the cells it
 /// changes ([`Coverage::HalfAdds`]): every architecture at its default ISA, sm_60 at PTX 6.2
-/// (the first with the packed f16 add) and sm_90 at 7.8 (the first with bf16x2).
+/// (the first with the packed f16 add) and sm_90 at 7.8 (the first with bf16x2). With
+/// `+reassociate-float-add`, on the cells it changes ([`Coverage::FloatAdds`]): sm_70 and sm_80
+/// at their default ISA (the oldest with it, and the first with `redux.sync`), sm_90 at its
+/// default and at 9.4 (the exact `.noftz` f32 add), sm_100.
 /// [`MATRIX_ENV`] replaces the list by the targets it names, each in full.
 pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
     if let Ok(list) = std::env::var(MATRIX_ENV) {
@@ -288,6 +303,20 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
             };
             (target, Coverage::HalfAdds)
         });
+    let reassociate_float_add = [
+        at_default(Sm::Sm70),
+        at_default(Sm::Sm80),
+        at_default(Sm::Sm90),
+        PtxTarget::new(Sm::Sm90, PtxIsa::new(9, 4)),
+        at_default(Sm::Sm100),
+    ]
+    .map(|target| {
+        let target = PtxTarget {
+            reassociate_float_add: true,
+            ..target
+        };
+        (target, Coverage::FloatAdds)
+    });
     let sampled = sampled.into_iter().enumerate().map(|(offset, target)| {
         (
             target,
@@ -302,5 +331,6 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         .map(|target| (target, Coverage::Full))
         .chain(sampled)
         .chain(packed_half_add)
+        .chain(reassociate_float_add)
         .collect())
 }

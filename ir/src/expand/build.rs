@@ -596,26 +596,29 @@ fn part_word_element(
     extract(b, replaced)
 }
 
-/// Emits an 8/16-bit integer add/sub/min/max as one masked CAS loop per address and warp
-/// ([`Lowering::WarpMaskedCasLoop`]): the lanes with the same address fold their operands by
-/// `fold` ([`Lowering::warp_fold`]), the highest of them runs [`part_word_element`] with the
-/// fold of all of them, and every lane gets the old value of the linearization in which the
-/// group's operations follow each other in lane order: the old value the loop replaced, folded
-/// with the operands of the lanes below it (for sub, minus their sum). A lane alone at its
-/// address runs the loop for itself at once. Leaves the builder in the exit block and returns
-/// this lane's old value.
+/// Emits one element carried out once per address by a warp ([`Lowering::WarpMaskedCasLoop`],
+/// [`Lowering::WarpNative`]): the lanes with the same address fold their operands by `fold`
+/// ([`Lowering::warp_fold`], or float add where the client opted into reassociation), the
+/// highest of them carries out the element with the fold of all of them (`carry`: the masked
+/// CAS loop, or the native RMW), and every lane gets the old value of the linearization in
+/// which the group's operations follow each other in lane order: the old value the group's
+/// operation replaced, folded with the operands of the lanes below it (for sub, minus their
+/// sum). A lane alone at its address carries out its own operation at once. Leaves the builder
+/// in the exit block and returns this lane's old value.
 ///
-/// The lanes of a group wait for each other, with ordering, before the loop (so each lane's
-/// earlier accesses to the location come before the operation done for it) and after the old
-/// value is shared (so its later accesses come after).
-fn warp_aggregated_element(
+/// The lanes of a group wait for each other, with ordering, before the operation (so each
+/// lane's earlier accesses to the location come before the operation done for it) and after
+/// the old value is shared (so its later accesses come after).
+fn warp_combined_element(
     b: &mut Builder,
     node: &AtomicNode,
     ty: ElemType,
     addr: Var,
     operand: Var,
     fold: BinaryOp,
+    carry: fn(&mut Builder, &AtomicNode, ElemType, Var, Var) -> Var,
 ) -> Var {
+    let natural = PrimType::natural(ty);
     let element_ty = PrimType::int(ty.bits());
     let peers = b.var(PrimType::I32);
     b.push(Prim::WarpPeers {
@@ -633,7 +636,7 @@ fn warp_aggregated_element(
     // Blocks in layout order, the exit last; branches to later blocks are set once they exist.
     let (solo, _) = b.block(&[]);
     b.switch_to(solo);
-    let own_old = part_word_element(b, node, ty, addr, operand, None, true);
+    let own_old = carry(b, node, ty, addr, operand);
     let own_old_bits = b.bits_of(own_old);
     let solo_end = b.current;
 
@@ -650,13 +653,18 @@ fn warp_aggregated_element(
         },
     };
     b.switch_to(group);
-    let operand_bits = b.bits_of(operand);
-    let below = b.var(element_ty);
+    // Integer folds run on the operands' bits, float add on the floats.
+    let contribution = if fold.is_float() {
+        operand
+    } else {
+        b.bits_of(operand)
+    };
+    let below = b.var(b.ty(contribution));
     b.push(Prim::WarpScan {
         dst: below,
         op: fold,
         peers,
-        value: operand_bits,
+        value: contribution,
         inclusive: false,
     });
     let leads = b.var(PrimType::Pred);
@@ -668,9 +676,9 @@ fn warp_aggregated_element(
     // The highest lane folds its own operand into the lanes' below it: the whole group's.
     let (leader, _) = b.block(&[]);
     b.switch_to(leader);
-    let whole = b.binary(fold, below, operand_bits);
-    let group_operand = b.unary(UnaryOp::Bitcast, whole, PrimType::natural(ty));
-    let replaced = part_word_element(b, node, ty, addr, group_operand, None, true);
+    let whole = b.binary(fold, below, contribution);
+    let group_operand = b.unary(UnaryOp::Bitcast, whole, natural);
+    let replaced = carry(b, node, ty, addr, group_operand);
     let replaced_bits = b.bits_of(replaced);
     let (shared, shared_params) = b.block(&[element_ty]);
     b.jump(shared, &[replaced_bits]);
@@ -687,26 +695,42 @@ fn warp_aggregated_element(
     };
 
     b.switch_to(shared);
-    let group_old = b.var(element_ty);
+    let group_old_bits = b.var(element_ty);
     b.push(Prim::WarpBroadcast {
-        dst: group_old,
+        dst: group_old_bits,
         peers,
         value: shared_params[0],
     });
     b.push(Prim::WarpSync { peers });
-    let combine = if node.op == AtomicOp::Sub {
-        BinaryOp::Sub
+    let old_in_group = if fold.is_float() {
+        // No float is an identity of add for every value (a NaN plus -0.0 may change its
+        // payload), so the lowest lane takes the group's old value as it is.
+        let group_old = b.unary(UnaryOp::Bitcast, group_old_bits, natural);
+        let combine = if node.op == AtomicOp::Sub {
+            BinaryOp::FSub
+        } else {
+            BinaryOp::FAdd
+        };
+        let folded = b.binary(combine, group_old, below);
+        let first = b.var(PrimType::Pred);
+        b.push(Prim::WarpFirst { dst: first, peers });
+        let old = b.select(first, group_old, folded);
+        b.bits_of(old)
     } else {
-        fold
+        let combine = if node.op == AtomicOp::Sub {
+            BinaryOp::Sub
+        } else {
+            fold
+        };
+        b.binary(combine, group_old_bits, below)
     };
-    let old_in_group = b.binary(combine, group_old, below);
     let (done, done_params) = b.block(&[element_ty]);
     b.jump(done, &[old_in_group]);
     b.switch_to(solo_end);
     b.jump(done, &[own_old_bits]);
 
     b.switch_to(done);
-    b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
+    b.unary(UnaryOp::Bitcast, done_params[0], natural)
 }
 
 /// Emits one element natively: a CAS or the target's RMW on the element type.
@@ -826,10 +850,38 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
                 element == Lowering::MaskedCasLoop,
             ),
             Lowering::WarpMaskedCasLoop => match Lowering::warp_fold(node.op, ty) {
-                Some(fold) => warp_aggregated_element(&mut b, node, ty, addr, operand, fold),
+                Some(fold) => warp_combined_element(
+                    &mut b,
+                    node,
+                    ty,
+                    addr,
+                    operand,
+                    fold,
+                    |b, node, ty, addr, operand| {
+                        part_word_element(b, node, ty, addr, operand, None, true)
+                    },
+                ),
                 // Not a foldable op (outside the tables' contract): the loop for this lane alone.
                 None => part_word_element(&mut b, node, ty, addr, operand, new_value, true),
             },
+            Lowering::WarpNative => {
+                match Lowering::warp_fold(node.op, ty)
+                    .or(Lowering::warp_fold_reassociating(node.op, ty))
+                {
+                    Some(fold) => warp_combined_element(
+                        &mut b,
+                        node,
+                        ty,
+                        addr,
+                        operand,
+                        fold,
+                        |b, node, ty, addr, operand| {
+                            native_element(b, node, ty, addr, operand, None)
+                        },
+                    ),
+                    None => native_element(&mut b, node, ty, addr, operand, new_value),
+                }
+            }
             _ => native_element(&mut b, node, ty, addr, operand, new_value),
         };
         if node.result_used() {

@@ -221,6 +221,17 @@ impl BinaryOp {
         }
     }
 
+    /// The value [`Prim::WarpScan`] gives a lane with no lane below it, for `op` on `ty`:
+    /// [`BinaryOp::integer_identity`] on an integer of at most 32 bits, -0.0 for `FAdd` on
+    /// `f32` (`x + -0.0` is `x`); `None` where a warp scan cannot fold `op` on `ty`.
+    pub const fn scan_identity(self, ty: PrimType) -> Option<u128> {
+        match ty {
+            PrimType::I8 | PrimType::I16 | PrimType::I32 => self.integer_identity(ty.bits()),
+            PrimType::F32 if matches!(self, BinaryOp::FAdd) => Some(0x8000_0000),
+            _ => None,
+        }
+    }
+
     /// Float arithmetic, on float registers only.
     pub const fn is_float(self) -> bool {
         matches!(
@@ -408,10 +419,18 @@ pub enum Prim {
         /// A mask of [`Prim::WarpPeers`].
         peers: Var,
     },
+    /// Whether this lane is the lowest lane of `peers`.
+    WarpFirst {
+        /// A [`PrimType::Pred`].
+        dst: Var,
+        /// A mask of [`Prim::WarpPeers`].
+        peers: Var,
+    },
     /// `op` folded over `value` of the lanes of `peers` in lane order: the lanes below this one
-    /// (`inclusive: false`), or those and this one; [`BinaryOp::integer_identity`] where no lane
-    /// is folded. `op` is an associative and commutative integer op, on an integer of at most
-    /// 32 bits.
+    /// (`inclusive: false`), or those and this one; [`BinaryOp::scan_identity`] where no lane
+    /// is folded. `op` is an associative and commutative integer op on an integer of at most
+    /// 32 bits, or `FAdd` on an `f32` (float add is not associative: a table uses that only
+    /// where the client opted into reassociation).
     WarpScan {
         /// The fold, of `value`'s type.
         dst: Var,
@@ -459,6 +478,7 @@ impl Prim {
             | Prim::PtrAdd { dst, .. }
             | Prim::WarpPeers { dst, .. }
             | Prim::WarpLeads { dst, .. }
+            | Prim::WarpFirst { dst, .. }
             | Prim::WarpScan { dst, .. }
             | Prim::WarpBroadcast { dst, .. } => Some(dst),
             Prim::Rmw { dst, .. } => dst,
@@ -492,7 +512,9 @@ impl Prim {
                 smallvec![ptr]
             }
             Prim::WarpPeers { key, .. } => smallvec![key],
-            Prim::WarpLeads { peers, .. } | Prim::WarpSync { peers } => smallvec![peers],
+            Prim::WarpLeads { peers, .. }
+            | Prim::WarpFirst { peers, .. }
+            | Prim::WarpSync { peers } => smallvec![peers],
             Prim::WarpScan { peers, value, .. } | Prim::WarpBroadcast { peers, value, .. } => {
                 smallvec![peers, value]
             }
@@ -506,6 +528,7 @@ impl Prim {
             self,
             Prim::WarpPeers { .. }
                 | Prim::WarpLeads { .. }
+                | Prim::WarpFirst { .. }
                 | Prim::WarpScan { .. }
                 | Prim::WarpBroadcast { .. }
                 | Prim::WarpSync { .. }
@@ -727,7 +750,7 @@ impl Prim {
                 )?;
                 expect(dst, PrimType::I32, "a lane mask is an i32")
             }
-            Prim::WarpLeads { dst, peers } => {
+            Prim::WarpLeads { dst, peers } | Prim::WarpFirst { dst, peers } => {
                 expect(peers, PrimType::I32, "a lane mask is an i32")?;
                 expect(dst, PrimType::Pred, "whether a lane leads is a predicate")
             }
@@ -740,16 +763,13 @@ impl Prim {
                 ..
             } => {
                 expect(peers, PrimType::I32, "a lane mask is an i32")?;
-                let lane = expect_if(
-                    value,
-                    |t| t.is_int() && t.bits() <= 32,
-                    "a warp exchanges integers of at most 32 bits",
-                )?;
-                if op.integer_identity(lane.bits()).is_none() {
+                let lane = ty(value, "a warp scan's value")?;
+                if op.scan_identity(lane).is_none() {
                     return Err(TypeError {
                         var: value,
                         found: Some(lane),
-                        detail: "a warp scan folds an associative, commutative integer op",
+                        detail: "a warp scan folds an associative, commutative integer op on at \
+                                 most 32 bits, or float add on f32",
                     });
                 }
                 expect(dst, lane, "a warp scan gives its value's type")

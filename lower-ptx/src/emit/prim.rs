@@ -293,10 +293,15 @@ impl<'k> KernelEmitter<'k> {
                 }
                 self.zero_extended[dst.as_u32() as usize] = true;
             }
-            Prim::WarpLeads { dst, peers } => {
-                let above = self.special(out, "%lanemask_gt");
-                self.line(out, "and.b32", &[T(above), T(above), T(t(peers))]);
-                self.line(out, "setp.eq.u32", &[T(t(dst)), T(above), Imm(0)]);
+            Prim::WarpLeads { dst, peers } | Prim::WarpFirst { dst, peers } => {
+                let others = if matches!(prim, Prim::WarpLeads { .. }) {
+                    "%lanemask_gt"
+                } else {
+                    "%lanemask_lt"
+                };
+                let others = self.special(out, others);
+                self.line(out, "and.b32", &[T(others), T(others), T(t(peers))]);
+                self.line(out, "setp.eq.u32", &[T(t(dst)), T(others), Imm(0)]);
             }
             Prim::WarpSync { peers } => self.line(out, "bar.warp.sync", &[T(t(peers))]),
             Prim::WarpBroadcast { dst, peers, value } => {
@@ -434,12 +439,14 @@ impl<'k> KernelEmitter<'k> {
             BinaryOp::Xor => ("xor.b32", false),
             BinaryOp::UMin => ("min.u32", false),
             BinaryOp::UMax => ("max.u32", false),
+            // Round to nearest even, subnormals kept: the expansion's float add.
+            BinaryOp::FAdd if ty == PrimType::F32 => ("add.rn.f32", false),
             BinaryOp::SMin => ("min.s32", true),
             BinaryOp::SMax => ("max.s32", true),
             _ => return Err(op),
         };
         let bits = ty.bits();
-        let identity = op.integer_identity(bits).ok_or(op)?;
+        let identity = op.scan_identity(ty).ok_or(op)?;
         // The identity in the 32-bit form the fold runs on: extended as the values are.
         let sign = 1u128 << (bits - 1);
         let identity = if signed && identity & sign != 0 {

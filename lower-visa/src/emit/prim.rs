@@ -300,6 +300,7 @@ impl<'m> VisaPrinter<'m> {
             }
             Prim::WarpPeers { .. }
             | Prim::WarpLeads { .. }
+            | Prim::WarpFirst { .. }
             | Prim::WarpScan { .. }
             | Prim::WarpBroadcast { .. }
             | Prim::WarpSync { .. } => {

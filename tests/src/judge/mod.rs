@@ -58,7 +58,7 @@ pub struct JudgeTarget {
 
 /// The PTX targets judged: every SM at the default ISA, and the oldest ISA of two SMs (features
 /// gated by ISA version); the opt-in `+packed-half-add` on sm_90 (f16 and bf16) and on sm_60 at
-/// the first ISA with the packed f16 add.
+/// the first ISA with the packed f16 add; the opt-in `+reassociate-float-add` on sm_90.
 pub const PTX_TARGETS: &[&str] = &[
     "sm_60",
     "sm_70",
@@ -74,6 +74,7 @@ pub const PTX_TARGETS: &[&str] = &[
     "sm_90@7.8",
     "sm_60@6.2+packed-half-add",
     "sm_90+packed-half-add",
+    "sm_90+reassociate-float-add",
 ];
 pub const VISA_TARGETS: &[&str] = &["TGLLP", "DG2", "MTL", "PVC", "PVC+svm"];
 /// The LLVM majors judged here (the backend accepts 14 to 23).
