@@ -11,6 +11,7 @@ use crate::kernel::{Inst, InstData, Kernel, Module, Operand, Scalar, Value};
 use crate::legal::{LowerError, LowerReport, OnRefusal, Refusal};
 use crate::node::Node;
 use crate::rule::KitRule;
+use crate::types::AddressSpace;
 
 use super::error::{error, param_error};
 use super::{legalize, legalize_signature, Plan, Table};
@@ -47,13 +48,17 @@ impl<P> Planned<P> {
     }
 }
 
-/// Legalizes every instruction and kernel signature of `module`: the first refusal is the
-/// error ([`OnRefusal::Stop`]), or every refusal is reported and its instruction (or kernel)
-/// left out ([`OnRefusal::Skip`]).
+/// Legalizes every instruction and kernel signature of `module`, each node as code whose
+/// `ptr.generic` parameters point into `generic_params` sees it ([`Printer::generic_params_space`]):
+/// the first refusal is the error ([`OnRefusal::Stop`]), or every refusal is reported and its
+/// instruction (or kernel) left out ([`OnRefusal::Skip`]).
+///
+/// [`Printer::generic_params_space`]: super::Printer::generic_params_space
 pub(super) fn plan<T: Table>(
     table: &T,
     module: &Module,
     on_refusal: OnRefusal,
+    generic_params: AddressSpace,
 ) -> Result<Planned<T::Plan>, LowerError> {
     let skip = on_refusal == OnRefusal::Skip;
     let mut report = LowerReport::default();
@@ -89,7 +94,7 @@ pub(super) fn plan<T: Table>(
                     continue;
                 }
             }
-            let node = Node::of_data(kernel, data);
+            let node = Node::of_data(kernel, data).with_generic_params_in(generic_params);
             let answer = match plan_of.get(&node) {
                 Some(answer) => answer,
                 None => {
