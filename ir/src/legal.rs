@@ -478,7 +478,10 @@ pub type Verdict = Result<Legality, Refusal>;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct LowerOptions {
-    /// Wrap the output as a complete unit the target's own tools accept.
+    /// Wrap the output as a complete unit the target's own tools accept. Its kernels are then
+    /// the target's entry points, and a target may take their parameters as its launches pass
+    /// them: a PTX `.entry`'s `ptr.generic` parameters must point to global memory (as in
+    /// CUDA), and a generic atomic through one is lowered as a global one.
     pub complete_module: bool,
     /// What to do with an instruction the target refuses.
     pub on_refusal: OnRefusal,

@@ -86,6 +86,25 @@ impl AtomicNode {
         }
     }
 
+    /// This node in code whose kernel parameters of type `ptr.generic` can only hold addresses
+    /// of `space` (a PTX `.entry`, which a launch can only hand a global address): a generic
+    /// node whose pointer is such a parameter becomes a node of `space`. Every other node,
+    /// among them a generic node through a pointer into a shared window, is returned as it is;
+    /// `space` [`AddressSpace::Generic`] (nothing known) changes nothing.
+    pub const fn with_generic_params_in(self, space: AddressSpace) -> Self {
+        // Every address is a kernel parameter, so a generic pointer is a generic parameter.
+        let through_generic_param = matches!(self.space, AddressSpace::Generic)
+            && matches!(self.pointer_space, AddressSpace::Generic);
+        if !through_generic_param {
+            return self;
+        }
+        AtomicNode {
+            space,
+            pointer_space: space,
+            ..self
+        }
+    }
+
     /// Whether the old value is used ([`AtomicNode::result_used`], as a method for symmetry
     /// with [`crate::AtomicInst::result_used`]).
     pub const fn result_used(&self) -> bool {
@@ -123,6 +142,15 @@ impl Node {
         match data {
             InstData::Atomic(atomic) => Node::Atomic(AtomicNode::of(kernel, atomic)),
             InstData::Fence(fence) => Node::Fence(*fence),
+        }
+    }
+
+    /// This node in code whose `ptr.generic` kernel parameters can only hold addresses of
+    /// `space` ([`AtomicNode::with_generic_params_in`]); a fence is returned as it is.
+    pub const fn with_generic_params_in(self, space: AddressSpace) -> Self {
+        match self {
+            Node::Atomic(node) => Node::Atomic(node.with_generic_params_in(space)),
+            Node::Fence(_) => self,
         }
     }
 

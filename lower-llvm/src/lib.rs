@@ -45,7 +45,7 @@ mod vulkan;
 
 use atomir_ir::expand::SoftFloatNeeds;
 use atomir_ir::lower::{Passes, Table, Target};
-use atomir_ir::{AtomicNode, Backend, LowerOptions, Param, Refusal};
+use atomir_ir::{AtomicNode, Backend, ElemType, LowerOptions, Param, Refusal};
 
 use emit::LlvmPrinter;
 pub use legality::{Form, LlvmPlan, MemSpelling};
@@ -138,6 +138,10 @@ impl Table for LlvmTarget {
 
     fn plan(&self, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
         legality::plan(self, node)
+    }
+
+    fn beside(&self, node: &AtomicNode, earlier: ElemType) -> Result<(), Refusal> {
+        legality::beside(self, node, earlier)
     }
 
     fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
@@ -308,8 +312,9 @@ mod tests {
     }
 
     /// One shared parameter accessed as two types would need two Workgroup variables, which
-    /// are two memories: the Vulkan frame refuses to print it; one global buffer accessed as two
-    /// types is two views of one binding.
+    /// are two memories: the table refuses the access of the second type (before the frame
+    /// sees it, so the others are still lowered where refusals are skipped); one global buffer
+    /// accessed as two types is two views of one binding.
     #[test]
     fn vulkan_frame_views_and_shared_types() {
         use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, ElemType, MemoryOrder, ValueType};
@@ -331,9 +336,30 @@ mod tests {
         let global = lowered("spirv-vulkan@23", &kernel_through(AddressSpace::Global)).unwrap();
         assert!(global.contains("%.a0.i32 = call"), "{global}");
         assert!(global.contains("%.a0.float = call"), "{global}");
-        let shared = lowered("spirv-vulkan@23", &kernel_through(AddressSpace::Shared));
+        let shared_module = kernel_through(AddressSpace::Shared);
+        let shared = lowered("spirv-vulkan@23", &shared_module);
         let error = shared.expect_err("two Workgroup variables for one parameter");
         assert!(error.to_string().contains("Workgroup variable"), "{error}");
+        assert_eq!(error.refusal.rule.id(), "llvm.vulkan-shared-one-type");
+        let second = shared_module.kernels[0].insts.keys().nth(1).unwrap();
+        assert_eq!(error.site, atomir_ir::Site::Inst(second), "{error}");
+        assert!(error.refusal.smallest_target.is_some(), "{error}");
+        let verified = atomir_ir::verify::verify(&shared_module).unwrap();
+        let vulkan = LlvmTarget::parse("spirv-vulkan@23").unwrap();
+        let mut out = String::new();
+        let skipping = LowerOptions::module().with_on_refusal(atomir_ir::OnRefusal::Skip);
+        let report = vulkan.lower(&verified, &skipping, &mut out).unwrap();
+        assert_eq!(report.refusals().len(), 1, "{out}");
+        assert!(out.contains("atomicrmw add ptr addrspace(3)"), "{out}");
+        assert!(!out.contains("fadd"), "{out}");
+        // Logical addressing has no pointer cast in a fragment either.
+        let mut fragment = String::new();
+        let error = vulkan
+            .lower(&verified, &LowerOptions::fragment(), &mut fragment)
+            .expect_err("one Workgroup pointer accessed as two types");
+        assert_eq!(error.refusal.rule.id(), "llvm.vulkan-shared-one-type");
+        // Other triples access one shared pointer as any type.
+        assert!(lowered("spirv64@23", &shared_module).is_ok());
     }
 
     /// On SPIR-V an integer operation of literals is printed as its value (llc 22 and 23 fold

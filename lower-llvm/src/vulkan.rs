@@ -6,8 +6,8 @@
 //!   buffer (Vulkan allows several variables on one binding); a view of each type keeps every
 //!   access typed, as logical addressing requires (llc crashes on a pointer cast there).
 //! - A `ptr.shared` parameter is one Workgroup variable of the type its atomics access. Two
-//!   variables would be two memories, so a kernel that accesses one shared parameter as two
-//!   types is not printed.
+//!   variables would be two memories, so the table refuses an access of a shared parameter as
+//!   a second type (`llvm.vulkan-shared-one-type`), and the frame never sees one.
 //! - A data parameter is loaded from binding `i`; a predicate is a 32-bit word there, true
 //!   where it is not zero.
 //! - Each used result is stored to binding `parameters + k`, `k` its instruction's index.
@@ -85,8 +85,9 @@ fn intrinsic_suffix(scal: Scal) -> String {
     )
 }
 
-/// The element type an atomic of `ty` accesses (the one `native::rmw` prints).
-fn access_scal(ty: atomir_ir::ElemType) -> Scal {
+/// The element type an atomic of `ty` accesses (the one `native::rmw` prints), which the
+/// table's one-type rule for shared parameters compares too (`legality::beside`).
+pub(crate) fn access_scal(ty: atomir_ir::ElemType) -> Scal {
     Scal::natural(ty)
 }
 

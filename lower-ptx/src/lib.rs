@@ -17,6 +17,13 @@
 //!   `.global` or on a generic address made from a `ptr.global` pointer (the ISA supports it on
 //!   a generic address only where that points to global memory), and left out elsewhere with
 //!   `Rewrite::CacheHintDropped` recorded; `no_allocate` is spelled `L2::evict_first`.
+//! - In a complete module ([`LowerOptions::module`]) a kernel's `ptr.generic` parameters must
+//!   point to global memory, as in CUDA, where a launch can only hand a kernel a global
+//!   address (LLVM's NVPTX backend assumes the same): the `.entry` converts each with
+//!   `cvta.to.global`, and a generic node whose address is such a parameter is planned and
+//!   printed as a `.global` node (with the forms only global memory has, such as vector
+//!   `atom`). A generic node through a `ptr.shared` window stays generic, and a fragment's
+//!   generic registers may hold any address.
 //! - The scope is always printed; `cluster` is widened to `gpu` before sm_90 (a recorded
 //!   `Rewrite::ScopeWidened`). Orders are never weakened.
 //!

@@ -445,6 +445,61 @@ fn vectors_are_native_only_on_global_from_sm90() {
     }
 }
 
+/// A kernel of one v4.f32 add through a parameter of `pointer` (the instruction's space
+/// `generic`), lowered for sm_90 as a complete module or as a fragment.
+fn generic_vector_add(pointer: AddressSpace, options: &LowerOptions) -> String {
+    let mut kernel = Kernel::new("k");
+    let addr = kernel.add_param("a", ValueType::Ptr(pointer));
+    let b = kernel.add_param("b", ValueType::Data(ElemType::F32, VectorShape::V4));
+    let mut inst = AtomicInst::new(AtomicOp::Add, ElemType::F32, addr, b.into());
+    inst.shape = VectorShape::V4;
+    inst.order = MemoryOrder::AcqRel;
+    kernel.push(inst, Some("r"));
+    let module = Module {
+        kernels: vec![kernel],
+    };
+    let mut out = String::new();
+    PtxTarget::parse("sm_90")
+        .unwrap()
+        .lower(
+            &atomir_ir::verify::verify(&module).unwrap(),
+            options,
+            &mut out,
+        )
+        .unwrap();
+    out
+}
+
+#[test]
+fn a_module_entry_takes_its_generic_pointer_parameters_as_global() {
+    // A launch hands an `.entry` only global addresses: the entry converts the parameter and
+    // the node is a `.global` one, with the vector form only global memory has, its order kept.
+    let entry = generic_vector_add(AddressSpace::Generic, &LowerOptions::module());
+    assert!(entry.contains("cvta.to.global.u64 %a, %a;"), "{entry}");
+    assert!(
+        entry.contains("atom.acq_rel.gpu.global.add.v4.f32 {%r$0, %r$1, %r$2, %r$3}, [%a],"),
+        "{entry}"
+    );
+    // A fragment's generic register may hold any address: split, generic, unconverted.
+    let fragment = generic_vector_add(AddressSpace::Generic, &LowerOptions::fragment());
+    assert!(!fragment.contains("cvta"), "{fragment}");
+    assert!(!fragment.contains(".global"), "{fragment}");
+    assert_eq!(
+        fragment.matches("atom.acq_rel.gpu.add.f32").count(),
+        4,
+        "{fragment}"
+    );
+    // A generic node through a shared window stays generic in an entry too.
+    let window = generic_vector_add(AddressSpace::Shared, &LowerOptions::module());
+    assert!(window.contains("cvta.shared"), "{window}");
+    assert!(!window.contains("atom.acq_rel.gpu.global"), "{window}");
+    assert_eq!(
+        window.matches("atom.acq_rel.gpu.add.f32").count(),
+        4,
+        "{window}"
+    );
+}
+
 #[test]
 fn f32_add_on_global_flushes_subnormals_and_on_shared_does_not() {
     let backend = PtxTarget::parse("sm_90").unwrap();

@@ -50,7 +50,12 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     out: &mut String,
 ) -> Result<LowerReport, LowerError> {
     let module = module.module();
-    let planned = plan(table, module, OnRefusal::Stop)?;
+    let planned = plan(
+        table,
+        module,
+        OnRefusal::Stop,
+        printer.generic_params_space(),
+    )?;
     print(table, printer, module, planned, out, None).map_err(|error| match error {
         WriteError::Lower(error) => error,
         WriteError::Io(_) => unreachable!("a lowering into a string writes nothing else"),
@@ -163,10 +168,16 @@ fn lower_target<T: Target>(
     out: &mut String,
     sink: Option<&mut dyn io::Write>,
 ) -> Result<LowerReport, WriteError> {
-    let planned = plan(target, module, options.on_refusal)?;
+    let printer = target.printer(options);
+    let planned = plan(
+        target,
+        module,
+        options.on_refusal,
+        printer.generic_params_space(),
+    )?;
     match planned.kept_module(module) {
-        None => print(target, target.printer(options), module, planned, out, sink),
-        Some(kept) => print(target, target.printer(options), &kept, planned, out, sink),
+        None => print(target, printer, module, planned, out, sink),
+        Some(kept) => print(target, printer, &kept, planned, out, sink),
     }
 }
 

@@ -73,7 +73,8 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         InstData::Atomic(atomic) => atomic,
         InstData::Fence(fence) => return printer.fence(inst, fence, plan, out),
     };
-    let node = AtomicNode::of(kernel, atomic);
+    let node =
+        AtomicNode::of(kernel, atomic).with_generic_params_in(printer.generic_params_space());
     if plan.is_whole() {
         let access = match node.op {
             AtomicOp::Cas => Access::Cas,

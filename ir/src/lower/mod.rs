@@ -47,4 +47,6 @@ pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 pub use printer::{append_buffer, At, Expanding, Printer, Target, Unprintable};
 pub use splice::{Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames};
 pub use splicing::splice_inst;
-pub use table::{legalize, legalize_signature, smallest_accepting, Passes, Plan, Table};
+pub use table::{
+    legalize, legalize_beside, legalize_signature, smallest_accepting, Passes, Plan, Table,
+};

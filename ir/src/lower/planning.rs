@@ -11,9 +11,10 @@ use crate::kernel::{Inst, InstData, Kernel, Module, Operand, Scalar, Value};
 use crate::legal::{LowerError, LowerReport, OnRefusal, Refusal};
 use crate::node::Node;
 use crate::rule::KitRule;
+use crate::types::{AddressSpace, ElemType};
 
 use super::error::{error, param_error};
-use super::{legalize, legalize_signature, Plan, Table};
+use super::{legalize, legalize_beside, legalize_signature, Plan, Table};
 
 /// A module legalized: one plan per distinct node, the plan of every instruction that is
 /// printed (in program order), the report, and, where instructions are left out
@@ -47,13 +48,17 @@ impl<P> Planned<P> {
     }
 }
 
-/// Legalizes every instruction and kernel signature of `module`: the first refusal is the
-/// error ([`OnRefusal::Stop`]), or every refusal is reported and its instruction (or kernel)
-/// left out ([`OnRefusal::Skip`]).
+/// Legalizes every instruction and kernel signature of `module`, each node as code whose
+/// `ptr.generic` parameters point into `generic_params` sees it ([`Printer::generic_params_space`]):
+/// the first refusal is the error ([`OnRefusal::Stop`]), or every refusal is reported and its
+/// instruction (or kernel) left out ([`OnRefusal::Skip`]).
+///
+/// [`Printer::generic_params_space`]: super::Printer::generic_params_space
 pub(super) fn plan<T: Table>(
     table: &T,
     module: &Module,
     on_refusal: OnRefusal,
+    generic_params: AddressSpace,
 ) -> Result<Planned<T::Plan>, LowerError> {
     let skip = on_refusal == OnRefusal::Skip;
     let mut report = LowerReport::default();
@@ -72,6 +77,8 @@ pub(super) fn plan<T: Table>(
             insts: SecondaryMap::with_capacity(kernel.insts.len()),
         };
         let mut left_out: SecondaryMap<Value, bool> = SecondaryMap::new();
+        // The element type of each pointer parameter's first accepted access.
+        let mut first_type: SecondaryMap<Value, Option<ElemType>> = SecondaryMap::new();
         for (inst, data) in kernel.insts.iter() {
             if skip {
                 if let Some(value) = reads_any(kernel, data, &left_out) {
@@ -89,7 +96,7 @@ pub(super) fn plan<T: Table>(
                     continue;
                 }
             }
-            let node = Node::of_data(kernel, data);
+            let node = Node::of_data(kernel, data).with_generic_params_in(generic_params);
             let answer = match plan_of.get(&node) {
                 Some(answer) => answer,
                 None => {
@@ -100,18 +107,25 @@ pub(super) fn plan<T: Table>(
                     plan_of.entry(node).or_insert(answer)
                 }
             };
+            let answer = match answer {
+                Ok(plan) => beside_earlier(table, &node, data, &first_type).map(|()| *plan),
+                Err(refusal) => Err(refusal.clone()),
+            };
             let plan = match answer {
-                Ok(plan) => *plan,
+                Ok(plan) => plan,
                 Err(refusal) if skip => {
-                    report.refuse(error(kernel, inst, refusal.clone()));
+                    report.refuse(error(kernel, inst, refusal));
                     if let Some(result) = data.result() {
                         left_out[result] = true;
                     }
                     any_left_out = true;
                     continue;
                 }
-                Err(refusal) => return Err(error(kernel, inst, refusal.clone())),
+                Err(refusal) => return Err(error(kernel, inst, refusal)),
             };
+            if let InstData::Atomic(atomic) = data {
+                first_type[atomic.addr].get_or_insert(atomic.ty);
+            }
             report.record(index, inst, plans[plan as usize].legality());
             chosen.push(plan);
             kernel_kept.insts[inst] = true;
@@ -137,6 +151,23 @@ pub(super) fn plan<T: Table>(
         report,
         kept: any_left_out.then_some(kept),
     })
+}
+
+/// The table's answer for `node` (the node of `data`) beside the first accepted access of its
+/// pointer parameter, if an earlier instruction made one ([`Table::beside`]).
+fn beside_earlier<T: Table>(
+    table: &T,
+    node: &Node,
+    data: &InstData,
+    first_type: &SecondaryMap<Value, Option<ElemType>>,
+) -> Result<(), Refusal> {
+    match (node, data) {
+        (Node::Atomic(node), InstData::Atomic(atomic)) => match first_type[atomic.addr] {
+            Some(earlier) => legalize_beside(table, node, earlier),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
 }
 
 /// The first value `data` reads that `left_out` marks, if any.

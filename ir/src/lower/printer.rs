@@ -8,6 +8,7 @@ use crate::expand::{Block, Expansion, Prim, Var};
 use crate::kernel::{self, AtomicInst, Inst, Kernel, Module};
 use crate::legal::LowerOptions;
 use crate::node::AtomicNode;
+use crate::types::AddressSpace;
 
 use super::{Fence, FenceBracket, Fragment, Label, Params, Plan, SpliceNames, Table};
 
@@ -19,6 +20,15 @@ use super::{Fence, FenceBracket, Fragment, Label, Params, Plan, SpliceNames, Tab
 pub trait Printer<'m> {
     /// The plan of the backend's table, which tells each hook what to print.
     type Plan: Plan;
+
+    /// The memory a kernel parameter of type `ptr.generic` points into in the code this printer
+    /// frames: [`AddressSpace::Generic`] (nothing known) unless that code can only be handed
+    /// addresses of one space. A generic node through such a parameter is then planned and
+    /// printed as a node of that space ([`AtomicNode::with_generic_params_in`]), and the
+    /// printer converts the parameter to that space where it binds it.
+    fn generic_params_space(&self) -> AddressSpace {
+        AddressSpace::Generic
+    }
 
     /// Before the first kernel.
     fn module_begin(&mut self, module: &'m Module, out: &mut String);

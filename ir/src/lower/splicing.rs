@@ -45,11 +45,11 @@ pub fn splice_inst<T: Target>(
             Refusal::new(KitRule::NoSuchInstruction, reason),
         ));
     };
-    let node = Node::of_data(kernel, data);
+    let mut printer = target.printer(&LowerOptions::fragment());
+    let node = Node::of_data(kernel, data).with_generic_params_in(printer.generic_params_space());
     let plan = legalize(target, &node).map_err(|refusal| error(kernel, inst, refusal))?;
     check_bindings::<T::Printer<'_>>(kernel, data, names)
         .map_err(|refusal| error(kernel, inst, refusal))?;
-    let mut printer = target.printer(&LowerOptions::fragment());
     let mut out = std::mem::take(&mut fragment.code);
     let mut scratch = std::mem::take(&mut fragment.scratch);
     let printed = printer

@@ -9,6 +9,7 @@ use crate::kernel::{self, Param};
 use crate::legal::{Legality, Refusal};
 use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
+use crate::types::ElemType;
 
 use super::{Access, FencePolicy};
 
@@ -41,6 +42,15 @@ pub trait Table: Sized {
     /// interface): the first parameter the target cannot carry (its type, or where it would
     /// lie) and why. The driver searches a refusal's smallest target as for a node.
     fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)>;
+
+    /// The table's answer for `node` beside an earlier access of the same kernel through the
+    /// same pointer parameter whose element type was `earlier` (accepted alone too): what no
+    /// node decides on its own, on a target that gives each pointer parameter one type for
+    /// all its accesses. By default a pointer may be accessed as any type. The driver
+    /// searches a refusal's smallest target as for a node.
+    fn beside(&self, _node: &AtomicNode, _earlier: ElemType) -> Result<(), Refusal> {
+        Ok(())
+    }
 
     /// The table's answer for one fence.
     fn plan_fence(&self, fence: &kernel::Fence) -> Result<Self::Plan, Refusal>;
@@ -89,6 +99,21 @@ fn smallest_where<T: Table>(table: &T, accepts: impl Fn(&T) -> bool) -> Option<S
         .into_iter()
         .find(|candidate| accepts(candidate))
         .map(|candidate| candidate.name())
+}
+
+/// Whether the target carries `node` beside an earlier access of its pointer parameter as
+/// `earlier` ([`Table::beside`]), or the refusal with the smallest target that carries both.
+pub fn legalize_beside<T: Table>(
+    table: &T,
+    node: &AtomicNode,
+    earlier: ElemType,
+) -> Result<(), Refusal> {
+    table.beside(node, earlier).map_err(|mut refusal| {
+        refusal.smallest_target = smallest_where(table, |candidate| {
+            candidate.plan(node).is_ok() && candidate.beside(node, earlier).is_ok()
+        });
+        refusal
+    })
 }
 
 /// Whether the target carries a kernel's parameters, or the first it cannot carry with the

@@ -39,6 +39,9 @@
 //!     22's Workgroup `cmpxchg` is invalid, so cas and every CAS-loop emulation are refused.
 //!   - Fences: both versions print `OpMemoryBarrier` with the order bit only (VUID 10870).
 //!   - llc 22 turns `load atomic`/`store atomic` into a plain `OpLoad`/`OpStore` (not atomic).
+//!   - A shared parameter is one Workgroup variable of one type, and llc crashes on a pointer
+//!     cast under logical addressing: a kernel accesses one shared parameter as one element
+//!     type, and a later access as another is refused (`beside`).
 //!   - llc 22 cannot meet the Int64Atomics requirement in the Vulkan environment ("Unable to
 //!     meet SPIR-V requirements"); 23 can.
 //! - `atomicrmw fmin/fmax` mean `llvm.minnum/maxnum`, whose order of -0.0 and +0.0 LangRef has
@@ -53,6 +56,7 @@ use atomir_ir::{
 };
 
 use crate::target::{LlvmTarget, Triple};
+use crate::vulkan::access_scal;
 use element::{element_lowering, vector_rmw_native};
 
 atomir_ir::rules! {
@@ -136,6 +140,9 @@ atomir_ir::rules! {
         SpirvLoadStoreByBuiltin = "llvm.spirv-load-store-by-builtin":
             "LLVM 22's SPIR-V backend prints `load/store atomic` as plain OpLoad/OpStore: loads, \
              stores and fences call the __spirv_AtomicLoad/AtomicStore/MemoryBarrier builtins",
+        VulkanSharedOneType = "llvm.vulkan-shared-one-type":
+            "a Vulkan Workgroup variable has one type, and logical addressing cannot view it as \
+             another: one shared parameter is accessed as one type",
         UnsupportedNode = "llvm.unsupported-node":
             "the LLVM backend does not lower this node yet (atomic loads and stores for Vulkan)",
     }
@@ -259,6 +266,32 @@ fn vulkan_order_and_scope(order: MemoryOrder, scope: Scope) -> Result<(), Refusa
         ));
     }
     Ok(())
+}
+
+/// The table's answer for `node` beside an earlier access of its pointer parameter as
+/// `earlier`: for Vulkan, a shared parameter is one Workgroup variable of one type (see
+/// `vulkan`), and logical addressing has no pointer cast to view it as another (llc crashes on
+/// one), so a second type is refused. Elsewhere any mix goes.
+pub(crate) fn beside(
+    target: &LlvmTarget,
+    node: &AtomicNode,
+    earlier: ElemType,
+) -> Result<(), Refusal> {
+    let (first, this) = (access_scal(earlier), access_scal(node.ty));
+    if target.triple != Triple::SpirvVulkan
+        || node.pointer_space != AddressSpace::Shared
+        || first == this
+    {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        LlvmRule::VulkanSharedOneType,
+        format!(
+            "the shared parameter is accessed as {first} by an earlier atomic and as {this} \
+             here; a Vulkan Workgroup variable has one type, a second variable would be other \
+             memory, and logical addressing has no pointer cast"
+        ),
+    ))
 }
 
 /// The Vulkan rules a node must pass before its op is considered.

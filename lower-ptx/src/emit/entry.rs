@@ -145,7 +145,14 @@ pub(super) fn entry_begin(
                 }
             }
         }
-        if p.ty == ValueType::Ptr(AddressSpace::Global) {
+        let points_to_global = match p.ty {
+            ValueType::Ptr(AddressSpace::Global) => true,
+            ValueType::Ptr(AddressSpace::Generic) => {
+                mode.generic_params_space() == AddressSpace::Global
+            }
+            _ => false,
+        };
+        if points_to_global {
             body.push_str("\tcvta.to.global.u64 ");
             write_value(body, &emitter.names, p.value, None);
             body.push_str(", ");

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
-use atomir_ir::{Inst, Kernel, Value};
+use atomir_ir::{AddressSpace, AtomicInst, Inst, Kernel, Value};
 
 use atomir_ir::lower::{
     At, Binding, Expanding, Fence, FenceBracket, FenceSide, Fragment, Label, NameRules, Namer,
@@ -113,6 +113,20 @@ pub(crate) enum ParamMode {
     /// A test entry: every parameter is a pointer to one value per thread, and every result is
     /// stored to one slot per thread of an output array (see the GPU harness).
     PerThread,
+}
+
+impl ParamMode {
+    /// The memory a `ptr.generic` kernel parameter points into: global in an `.entry` whose
+    /// parameters are the kernel's, as a CUDA launch can only hand a kernel a global address
+    /// (LLVM's NVPTX backend assumes the same of a kernel's pointer parameters), so the entry
+    /// converts it with `cvta.to.global` and a generic node through it is a `.global` node;
+    /// unknown in a listing (the client's registers) and in a per-thread test entry.
+    pub(crate) const fn generic_params_space(self) -> AddressSpace {
+        match self {
+            ParamMode::Entry => AddressSpace::Global,
+            ParamMode::Listing | ParamMode::PerThread => AddressSpace::Generic,
+        }
+    }
 }
 
 /// Register names: a letter first (the printer's temporaries start with `_`), no `$` (it
@@ -306,6 +320,10 @@ impl<'m> PtxPrinter<'m> {
 impl<'m> Printer<'m> for PtxPrinter<'m> {
     type Plan = PtxPlan;
 
+    fn generic_params_space(&self) -> AddressSpace {
+        self.mode.generic_params_space()
+    }
+
     fn module_begin(&mut self, module: &'m Module, out: &mut String) {
         let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
         Namer::new(&PTX_ENTRY_NAMES).assign_distinct(kernels, &mut self.entry_names);
@@ -349,12 +367,16 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
+        // In the space the node was planned in, which the entry may have narrowed from the
+        // instruction's generic one (`ParamMode::generic_params_space`).
+        let atomic = &AtomicInst {
+            space: at.node.space,
+            ..*at.atomic
+        };
         match plan.form {
-            Form::Native(op) => emitter.native(sink, at.inst, at.atomic, plan, op, bracket),
-            Form::PackedHalf(op) => {
-                emitter.packed_half(sink, at.inst, at.atomic, plan, op, bracket)
-            }
-            Form::LdSt { vector } => emitter.ld_st(sink, at.inst, at.atomic, plan, vector, bracket),
+            Form::Native(op) => emitter.native(sink, at.inst, atomic, plan, op, bracket),
+            Form::PackedHalf(op) => emitter.packed_half(sink, at.inst, atomic, plan, op, bracket),
+            Form::LdSt { vector } => emitter.ld_st(sink, at.inst, atomic, plan, vector, bracket),
             Form::Expand { .. } | Form::Fence => {
                 return Err(Unprintable("a whole node without a native form".into()))
             }
