@@ -422,10 +422,28 @@ fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
         rewrites.push(Rewrite::CacheHintDropped);
     }
 
-    let element = element_lowering(target, node, surface, &mut rewrites)?;
+    let element = match element_lowering(target, node, surface, &mut rewrites)? {
+        Lowering::CasLoop if int_min_max_messages(target, node, surface) => Lowering::IntMinMax,
+        element => element,
+    };
     Ok(Legality {
         rewrites,
         lowering: Lowering::per_element(element, node.shape),
+    })
+}
+
+/// Whether an f32/f64 min/max that would be a CAS loop can be [`Lowering::IntMinMax`]: the
+/// integer min/max messages of its width, signed and unsigned, on its surface (exact, proven in
+/// `atomir_ir::expand`; the CAS loop stays for NaNs, so the loop's own rules still apply).
+fn int_min_max_messages(target: VisaTarget, node: &AtomicNode, surface: Surface) -> bool {
+    if !matches!(node.ty, ElemType::F32 | ElemType::F64) {
+        return false;
+    }
+    let Some(atomics) = Lowering::int_min_max_atomics(node.op, node.ty) else {
+        return false;
+    };
+    atomics.iter().all(|&(op, ty)| {
+        msg_op(op, ty).is_some_and(|message| has_message(target, message, ty.bits(), surface))
     })
 }
 
@@ -472,4 +490,49 @@ fn element_lowering(
         rewrites.push(Rewrite::RetypedSameBits);
     }
     Ok(Lowering::Native)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lowering(target: &str, op: AtomicOp, ty: ElemType) -> Result<Lowering, Refusal> {
+        let target = VisaTarget::parse(target).unwrap();
+        let mut node = AtomicNode::new(op, ty);
+        node.space = AddressSpace::Global;
+        node.pointer_space = AddressSpace::Global;
+        node.result_used = true;
+        table(target, &node).map(|legality| legality.lowering)
+    }
+
+    /// A float min/max that would be a CAS loop is the integer min/max messages where the
+    /// platform has both (a CAS loop only for NaNs); a native float message stays native, and a
+    /// platform whose NaN loop has no ALU still refuses.
+    #[test]
+    fn float_min_max_by_integer_messages_where_both_exist() {
+        for target in ["PVC", "PVC+svm"] {
+            for (op, ty) in [
+                (AtomicOp::Min, ElemType::F64),
+                (AtomicOp::Max, ElemType::F64),
+                (AtomicOp::FMaximumNum, ElemType::F32),
+                (AtomicOp::FMinimumNum, ElemType::F64),
+            ] {
+                assert_eq!(
+                    lowering(target, op, ty),
+                    Ok(Lowering::IntMinMax),
+                    "{target} {op} {ty}"
+                );
+            }
+            // The NaN-propagating ones have no integer form.
+            assert_eq!(
+                lowering(target, AtomicOp::FMaximum, ElemType::F32),
+                Ok(Lowering::CasLoop)
+            );
+        }
+        assert_eq!(
+            lowering("DG2", AtomicOp::Max, ElemType::F32),
+            Ok(Lowering::Native)
+        );
+        assert!(lowering("DG2", AtomicOp::Min, ElemType::F64).is_err());
+    }
 }

@@ -6,10 +6,10 @@ use std::fmt::Write;
 
 use atomir_ir::expand::{Expansion, MemAttrs, Prim};
 use atomir_ir::lower::{Fence, FenceBracket, FenceSide};
-use atomir_ir::{AddressSpace, MemoryOrder, Scope};
+use atomir_ir::{AddressSpace, Lowering, MemoryOrder, Scope};
 
 use super::{EmitError, Storage, View, VisaPrinter};
-use crate::legality::{MsgOp, Surface, VisaPlan};
+use crate::legality::{msg_op, MsgOp, Surface, VisaPlan};
 use crate::target::Messages;
 
 impl<'m> VisaPrinter<'m> {
@@ -113,8 +113,13 @@ impl<'m> VisaPrinter<'m> {
                 value,
                 ..
             } => {
+                // Float min/max by integer atomics has two: each primitive names its own.
                 let message = plan
                     .message
+                    .or_else(|| match plan.legality.lowering.element() {
+                        Lowering::IntMinMax => msg_op(op, ty),
+                        _ => None,
+                    })
                     .ok_or_else(|| format!("the plan names no message for {op}.{ty}"))?;
                 let view = match (message, ty.bits()) {
                     (MsgOp::SMin | MsgOp::SMax, 64) => View::Q,
