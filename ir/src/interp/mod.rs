@@ -23,6 +23,10 @@ use crate::expand::{
 use crate::semantics::{self, width_mask, FloatMode};
 use crate::types::ElemType;
 
+mod warp;
+
+use warp::{LaneState, LaneStatus, WARP_LANES};
+
 /// A flat little-endian byte memory covering `[base, base + len)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Memory {
@@ -242,47 +246,6 @@ pub struct Interpreter {
     regs: SecondaryMap<Var, Option<u128>>,
     args: Vec<u128>,
     lanes: Vec<LaneState>,
-}
-
-/// The lanes of a warp.
-const WARP_LANES: usize = 32;
-
-/// The lanes whose bits are set in `mask`, in lane order.
-fn lanes_of(mask: u32) -> impl Iterator<Item = usize> {
-    (0..WARP_LANES).filter(move |lane| mask & 1 << lane != 0)
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum LaneStatus {
-    #[default]
-    Running,
-    AtWarp,
-    Returned,
-}
-
-/// A lane of a warp run: its registers while another lane runs, and where it is.
-#[derive(Clone, Debug)]
-struct LaneState {
-    regs: SecondaryMap<Var, Option<u128>>,
-    block: Block,
-    pc: usize,
-    outcome: Outcome,
-    status: LaneStatus,
-    /// A warp primitive's result, written once every lane of its group has read its inputs.
-    pending: Option<(Var, u128)>,
-}
-
-impl Default for LaneState {
-    fn default() -> Self {
-        LaneState {
-            regs: SecondaryMap::new(),
-            block: Block::from_u32(0),
-            pc: 0,
-            outcome: Outcome::default(),
-            status: LaneStatus::Returned,
-            pending: None,
-        }
-    }
 }
 
 impl Default for Interpreter {
@@ -537,125 +500,6 @@ impl Interpreter {
             state.block = target.block;
             state.pc = 0;
         }
-    }
-
-    /// Carries out one warp primitive for the lanes it names, among the lanes of `waiting`
-    /// (each waits at a warp primitive): the first group, in lane order, whose lanes all wait
-    /// at it.
-    fn collective(&mut self, expansion: &Expansion, waiting: u32) -> Result<(), InterpError> {
-        let never_met = InterpError::Unsupported(
-            "a warp primitive that a lane of its mask does not reach with the same mask",
-        );
-        let lanes = &mut self.lanes;
-        let at = |lanes: &[LaneState], lane: usize| (lanes[lane].block, lanes[lane].pc);
-        let reg = |lanes: &[LaneState], lane: usize, var: Var| {
-            lanes[lane]
-                .regs
-                .get(var)
-                .copied()
-                .flatten()
-                .ok_or(InterpError::UndefinedVar(var))
-        };
-        for first in (0..WARP_LANES).filter(|lane| waiting & 1 << lane != 0) {
-            let (block, pc) = at(lanes, first);
-            let prim = expansion.blocks[block].prims[pc];
-            prim.check_types(&expansion.vars)
-                .map_err(InterpError::Type)?;
-            let same_place = (0..WARP_LANES)
-                .filter(|&lane| waiting & 1 << lane != 0 && at(lanes, lane) == (block, pc))
-                .fold(0u32, |mask, lane| mask | 1 << lane);
-            let group = match prim {
-                Prim::WarpPeers { .. } => same_place,
-                Prim::WarpLeads { peers, .. }
-                | Prim::WarpFirst { peers, .. }
-                | Prim::WarpScan { peers, .. }
-                | Prim::WarpBroadcast { peers, .. }
-                | Prim::WarpSync { peers } => {
-                    let mask = reg(lanes, first, peers)? as u32;
-                    if mask & 1 << first == 0 {
-                        return Err(InterpError::Unsupported(
-                            "a lane mask without the lane that reads it",
-                        ));
-                    }
-                    if mask & !same_place != 0 {
-                        // Some lane of the mask is elsewhere: it may still arrive.
-                        continue;
-                    }
-                    for lane in lanes_of(mask) {
-                        if reg(lanes, lane, peers)? as u32 != mask {
-                            return Err(never_met);
-                        }
-                    }
-                    mask
-                }
-                _ => return Err(InterpError::Unsupported("not a warp primitive")),
-            };
-            for lane in lanes_of(group) {
-                let value = match prim {
-                    Prim::WarpPeers { dst, key, .. } => {
-                        let own = reg(lanes, lane, key)?;
-                        let mut mask = 0u32;
-                        for other in lanes_of(group) {
-                            if reg(lanes, other, key)? == own {
-                                mask |= 1 << other;
-                            }
-                        }
-                        Some((dst, u128::from(mask)))
-                    }
-                    Prim::WarpLeads { dst, .. } => Some((dst, u128::from(group >> lane == 1))),
-                    Prim::WarpFirst { dst, .. } => {
-                        Some((dst, u128::from(group & ((1 << lane) - 1) == 0)))
-                    }
-                    Prim::WarpScan {
-                        dst,
-                        op,
-                        value,
-                        inclusive,
-                        ..
-                    } => {
-                        let lane_ty = expansion.vars[value];
-                        let mut fold = op.scan_identity(lane_ty).ok_or(never_met.clone())?;
-                        for other in lanes_of(group) {
-                            if other < lane || (inclusive && other == lane) {
-                                let contribution = reg(lanes, other, value)?;
-                                fold = binary(op, lane_ty, fold, contribution)
-                                    .ok_or(never_met.clone())?;
-                            }
-                        }
-                        Some((dst, fold))
-                    }
-                    Prim::WarpBroadcast { dst, value, .. } => {
-                        let highest = 31 - group.leading_zeros() as usize;
-                        Some((dst, reg(lanes, highest, value)?))
-                    }
-                    _ => None,
-                };
-                let state = &mut lanes[lane];
-                state.outcome.steps += 1;
-                if state.outcome.steps > self.step_limit {
-                    return Err(InterpError::StepLimitExceeded {
-                        limit: self.step_limit,
-                    });
-                }
-                if let Some((dst, bits)) = value {
-                    let width = expansion.vars[dst].bits();
-                    state.pending = Some((dst, bits & width_mask(width)));
-                }
-            }
-            // Every lane read the others' registers before any of them is written.
-            for lane in lanes_of(group) {
-                let state = &mut lanes[lane];
-                if let Some((dst, bits)) = state.pending.take() {
-                    state.regs[dst] = Some(bits);
-                }
-                state.pc += 1;
-                state.status = LaneStatus::Running;
-            }
-            return Ok(());
-        }
-        Err(InterpError::Unsupported(
-            "a warp primitive that a lane of its mask never reaches",
-        ))
     }
 
     fn step(&self, outcome: &mut Outcome) -> Result<(), InterpError> {
