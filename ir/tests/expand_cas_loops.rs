@@ -207,8 +207,8 @@ proptest! {
             _ if ty.bits() <= 16 => Lowering::masked(op),
             _ => Lowering::CasLoop,
         };
-        // Elements are aligned to their own size; the first may sit anywhere in a word.
-        let offset = (element_offset * u64::from(ty.bytes())) % 16;
+        // The vector is aligned to its whole size.
+        let offset = (element_offset * u64::from(ty.bytes()) * shape.len() as u64) % 16;
         let run = Run {
             op, ty, shape,
             lowering: Lowering::per_element(element, shape),
