@@ -1,17 +1,16 @@
 //! Vectors of 8/16-bit elements: one masked access per aligned 32-bit word, with the word's
-//! address, shift and mask computed once, proven against the reference semantics with another
-//! thread changing bytes of the word (this node's elements included) between the loop's load
-//! and its CAS.
+//! address, shift and mask computed once, and elements of one word that never carry into each
+//! other. Random vectors against the semantics, with another thread changing bytes of the word
+//! (this node's elements included) between the loop's load and its CAS, are proven in
+//! `expand_cas_loops.rs` (`part_word_vectors`).
 
 mod expand_common;
 
-use atomir_ir::expand::{skips_unchanged, Expansion, Prim};
+use atomir_ir::expand::{Expansion, Prim};
 use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::semantics::width_mask;
 use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
-use expand_common::{check, expand_valid, node, specials, supported_ops, Case, BASE, MEMORY_BYTES};
-use proptest::prelude::*;
-use proptest::sample::select;
+use expand_common::{check, expand_valid, node, supported_ops, Case, BASE, MEMORY_BYTES};
 
 const SHAPES: [VectorShape; 4] = [
     VectorShape::Scalar,
@@ -118,81 +117,6 @@ fn one_access_per_word_and_the_word_arithmetic_once() {
         }
     }
     assert!(checked > 300, "checked {checked}");
-}
-
-/// A value of `ty`: an edge value or random bits.
-fn value(ty: ElemType, (edge, index, random): (bool, usize, u128)) -> u128 {
-    let specials = specials(ty);
-    if edge {
-        specials[index % specials.len()]
-    } else {
-        random & width_mask(ty.bits())
-    }
-}
-
-fn picks() -> impl Strategy<Value = Vec<(bool, usize, u128)>> {
-    prop::collection::vec((any::<bool>(), any::<usize>(), any::<u128>()), 8)
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
-
-    /// Random v2/v4/v8 nodes at every aligned place of a 16-byte window, with up to five
-    /// disturbances of the words' bytes: each disturbance costs the loop exactly one retry, and
-    /// every element ends as the semantics say from the value its word's last CAS saw.
-    #[test]
-    fn vectors_match_the_semantics_under_interference(
-        (op, ty) in select(combos()),
-        shape in select(vec![VectorShape::V2, VectorShape::V4, VectorShape::V8]),
-        widened in any::<bool>(), slot in 0u64..8,
-        old in picks(), operands in picks(), new in picks(),
-        interference in 0u32..6, result_used in any::<bool>(), seed in any::<u64>(),
-        order in select(MemoryOrder::ALL),
-    ) {
-        let lowering = if widened { Lowering::masked(op) } else { Lowering::MaskedCasLoop };
-        let lowering = Lowering::per_element(lowering, shape);
-        let inst = ordered(node(op, ty, shape, result_used), order);
-        let expansion = expand_valid(&inst, lowering);
-        let elements = shape.len();
-        let values = |picks: &[(bool, usize, u128)]| -> Vec<u128> {
-            picks.iter().take(elements).map(|&p| value(ty, p)).collect()
-        };
-        let old = values(&old);
-        let mut operands = values(&operands);
-        let new_values = if op == AtomicOp::Cas { values(&new) } else { Vec::new() };
-        if op == AtomicOp::Cas && seed & 1 == 0 {
-            // Half of the cas runs expect the values that are there.
-            operands.copy_from_slice(&old);
-        }
-        let whole = elements as u64 * u64::from(ty.bytes());
-        let offset = (slot * whole) % 16;
-        let mut interp = Interpreter::new();
-        let mut memory = Memory::new(BASE, MEMORY_BYTES);
-        let checked = check(
-            &mut interp,
-            &mut memory,
-            &Case {
-                inst: &inst,
-                expansion: &expansion,
-                offset,
-                old: &old,
-                operands: &operands,
-                new_values: &new_values,
-                seed,
-                interference,
-            },
-        );
-        prop_assert_eq!(checked.cas_failures, checked.interfered);
-        if expansion.has_loop() {
-            // Every word's loop runs at least one CAS unless its elements are all unchanged by
-            // a relaxed or acquire node; the first disturbance then lands before the first.
-            let attempted = checked.cas_attempts > 0 || !skips_unchanged(inst.order);
-            if interference > 0 && attempted {
-                prop_assert!(checked.interfered > 0);
-            }
-            prop_assert!(checked.cas_attempts as usize >= checked.interfered as usize);
-        }
-    }
 }
 
 /// Neighbouring elements of one word never carry into each other: every element of a v4.u8
