@@ -163,9 +163,11 @@ pub enum Lowering {
     SplitNative,
     /// A vector node as per-element CAS loops.
     SplitCasLoop,
-    /// A vector node as per-element masked CAS loops.
+    /// A vector node of 8/16-bit elements as one masked CAS loop per aligned 32-bit word, each
+    /// loop applying the op to every element of its word.
     SplitMaskedCasLoop,
-    /// A vector node as per-element masked ops.
+    /// A vector node of 8/16-bit and/or/xor (or loads) as one widened op per aligned 32-bit
+    /// word, each element's operand in place.
     SplitMaskedOp,
     /// A 32/64-bit float `min`/`max`/`fminimumnum`/`fmaximumnum` by the integer min/max atomic
     /// of its width on the operand's bits (signed or unsigned by the operand's sign), with a CAS

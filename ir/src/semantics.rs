@@ -47,6 +47,15 @@
 //! An atomic whose predicate fails touches no memory and returns 0 (all bits zero, every
 //! element): every backend sets its result to 0 before the guarded access.
 //!
+//! Addresses: an atomic's address is aligned to its whole size, a vector's to the size of all
+//! its elements (8 bytes for a `v4.u16`, 2 for a `v2.u8`), as PTX's vector `atom` and LLVM's
+//! vector `atomicrmw` (`align` of the vector) require. Backends rely on it: a vector of 8/16-bit
+//! elements is carried out one aligned 32-bit word at a time, each word's elements at positions
+//! known when lowering. The program guarantees the alignment; nothing checks it at run time.
+//!
+//! A vector atomic is one independent atomic per element ([`apply_vector`]); a backend may carry
+//! out several elements by one wider access, which is one order in which they take effect.
+//!
 //! [`FloatMode::FlushSubnormals`] models hardware that flushes denormals (PTX `atom.add.f32` on
 //! global memory): every subnormal input and result of a float add/sub/min/max is replaced by a
 //! zero of the same sign. `exch` and `cas` never interpret the bits and are unaffected.

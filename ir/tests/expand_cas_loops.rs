@@ -125,7 +125,7 @@ fn prove(
         // A relaxed or acquire loop whose op changes nothing leaves before its first CAS, where
         // no disturbance can come.
         let attempted = checked.cas_attempts > 0 || !skips_unchanged(inst.order);
-        if run.interference > 0 && elements == 1 && attempted {
+        if run.interference > 0 && attempted {
             assert!(
                 checked.interfered > 0,
                 "{} {}: no retry exercised",
@@ -207,12 +207,34 @@ proptest! {
             _ if ty.bits() <= 16 => Lowering::masked(op),
             _ => Lowering::CasLoop,
         };
-        // Elements are aligned to their own size; the first may sit anywhere in a word.
-        let offset = (element_offset * u64::from(ty.bytes())) % 16;
+        // The vector is aligned to its whole size.
+        let offset = (element_offset * u64::from(ty.bytes()) * shape.len() as u64) % 16;
         let run = Run {
             op, ty, shape,
             lowering: Lowering::per_element(element, shape),
             offset, result_used, interference, order,
+        };
+        prove(&run, &old, &operands, &new, seed);
+    }
+
+    /// v2/v4/v8 of 8/16-bit elements by one masked CAS loop (or widened op) per word, at every
+    /// place of a 16-byte window the vector's alignment allows, with up to five disturbances of
+    /// the words' bytes, this node's elements included.
+    #[test]
+    fn part_word_vectors(
+        (op, ty) in select(combos(&[8, 16])),
+        shape in select(vec![VectorShape::V2, VectorShape::V4, VectorShape::V8]),
+        widened in any::<bool>(), slot in 0u64..8,
+        old in picks(), operands in picks(), new in picks(),
+        interference in 0u32..6, result_used in any::<bool>(), seed in any::<u64>(),
+        order in select(MemoryOrder::ALL),
+    ) {
+        let element = if widened { Lowering::masked(op) } else { Lowering::MaskedCasLoop };
+        let whole = shape.len() as u64 * u64::from(ty.bytes());
+        let run = Run {
+            op, ty, shape,
+            lowering: Lowering::per_element(element, shape),
+            offset: (slot * whole) % 16, result_used, interference, order,
         };
         prove(&run, &old, &operands, &new, seed);
     }

@@ -61,8 +61,9 @@ fn prove_pass(mut pass: impl FnMut(&mut Expansion)) -> usize {
                             } else {
                                 Vec::new()
                             };
+                            // The node is aligned to its whole size.
                             let offset = if ty.bits() < 32 {
-                                (round as u64 % 2) * u64::from(ty.bytes())
+                                (round as u64 % 2) * u64::from(ty.bytes()) * lanes as u64
                             } else {
                                 0
                             };

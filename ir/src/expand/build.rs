@@ -9,8 +9,14 @@ use super::{
     UnaryOp, Var,
 };
 use crate::legal::Lowering;
+
+mod part_word;
+mod warp;
+
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, MemoryOrder, TypeClass};
+use part_word::{part_word, part_word_element};
+use warp::warp_combined_element;
 
 /// Builds an expansion block by block.
 struct Builder {
@@ -520,219 +526,6 @@ fn int_min_max_element(
     b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
 }
 
-/// Emits an 8/16-bit access inside the aligned 32-bit word that contains it.
-fn part_word_element(
-    b: &mut Builder,
-    node: &AtomicNode,
-    ty: ElemType,
-    addr: Var,
-    operand: Var,
-    new_value: Option<Var>,
-    needs_loop: bool,
-) -> Var {
-    let element_bits = ty.bits();
-    let element_ty = PrimType::int(element_bits);
-    let mem = mem_attrs(node);
-    let word = b.var(PrimType::Ptr);
-    b.push(Prim::PtrAlignDown {
-        dst: word,
-        ptr: addr,
-        align: 4,
-    });
-    let byte = b.var(PrimType::I32);
-    b.push(Prim::PtrLowBits {
-        dst: byte,
-        ptr: addr,
-        align: 4,
-    });
-    let three = b.constant(PrimType::I32, 3);
-    let shift = b.binary(BinaryOp::Shl, byte, three);
-    let element_mask = b.constant(PrimType::I32, (1u128 << element_bits) - 1);
-    let mask = b.binary(BinaryOp::Shl, element_mask, shift);
-    let keep = b.unary(UnaryOp::Not, mask, PrimType::I32);
-    let extract = |b: &mut Builder, word_bits: Var| {
-        let shifted = b.binary(BinaryOp::LShr, word_bits, shift);
-        let bits = b.unary(UnaryOp::Trunc, shifted, element_ty);
-        b.unary(UnaryOp::Bitcast, bits, PrimType::natural(ty))
-    };
-    let place = |b: &mut Builder, element: Var| {
-        let bits = b.bits_of(element);
-        let wide = b.unary(UnaryOp::Zext, bits, PrimType::I32);
-        b.binary(BinaryOp::Shl, wide, shift)
-    };
-
-    if !needs_loop {
-        // and/or/xor act bit by bit: widen the operand with bits that leave the rest unchanged.
-        // A load reads the word and has no operand.
-        let value = match node.op {
-            AtomicOp::Load => b.constant(PrimType::I32, 0),
-            AtomicOp::And => {
-                let placed = place(b, operand);
-                b.binary(BinaryOp::Or, placed, keep)
-            }
-            _ => place(b, operand),
-        };
-        let old_word = b.var(PrimType::I32);
-        b.push(Prim::Rmw {
-            dst: Some(old_word),
-            op: node.op,
-            ty: ElemType::B32,
-            addr: word,
-            value,
-            mem,
-        });
-        return extract(b, old_word);
-    }
-
-    let replaced = cas_retry_loop(b, mem, word, PrimType::I32, |b, old_word| {
-        let shifted = b.binary(BinaryOp::LShr, old_word, shift);
-        let old = b.unary(UnaryOp::Trunc, shifted, element_ty);
-        let new = apply_op(b, node.op, ty, old, operand, new_value);
-        let new_wide = b.unary(UnaryOp::Zext, new, PrimType::I32);
-        let new_placed = b.binary(BinaryOp::Shl, new_wide, shift);
-        let rest = b.binary(BinaryOp::And, old_word, keep);
-        b.binary(BinaryOp::Or, rest, new_placed)
-    });
-    extract(b, replaced)
-}
-
-/// Emits one element carried out once per address by a warp ([`Lowering::WarpMaskedCasLoop`],
-/// [`Lowering::WarpNative`]): the lanes with the same address fold their operands by `fold`
-/// ([`Lowering::warp_fold`], or float add where the client opted into reassociation), the
-/// highest of them carries out the element with the fold of all of them (`carry`: the masked
-/// CAS loop, or the native RMW), and every lane gets the old value of the linearization in
-/// which the group's operations follow each other in lane order: the old value the group's
-/// operation replaced, folded with the operands of the lanes below it (for sub, minus their
-/// sum). A lane alone at its address carries out its own operation at once. Leaves the builder
-/// in the exit block and returns this lane's old value.
-///
-/// The lanes of a group wait for each other, with ordering, before the operation (so each
-/// lane's earlier accesses to the location come before the operation done for it) and after
-/// the old value is shared (so its later accesses come after).
-fn warp_combined_element(
-    b: &mut Builder,
-    node: &AtomicNode,
-    ty: ElemType,
-    addr: Var,
-    operand: Var,
-    fold: BinaryOp,
-    carry: fn(&mut Builder, &AtomicNode, ElemType, Var, Var) -> Var,
-) -> Var {
-    let natural = PrimType::natural(ty);
-    let element_ty = PrimType::int(ty.bits());
-    let peers = b.var(PrimType::I32);
-    b.push(Prim::WarpPeers {
-        dst: peers,
-        key: addr,
-        key_stride: ty.bytes(),
-    });
-    // Alone: the mask has one bit, `peers & (peers - 1) == 0`.
-    let one = b.constant(PrimType::I32, 1);
-    let zero = b.constant(PrimType::I32, 0);
-    let below_own_bit = b.binary(BinaryOp::Sub, peers, one);
-    let others = b.binary(BinaryOp::And, peers, below_own_bit);
-    let alone = b.cmp(CmpCond::Eq, others, zero);
-    let entry = b.current;
-    // Blocks in layout order, the exit last; branches to later blocks are set once they exist.
-    let (solo, _) = b.block(&[]);
-    b.switch_to(solo);
-    let own_old = carry(b, node, ty, addr, operand);
-    let own_old_bits = b.bits_of(own_old);
-    let solo_end = b.current;
-
-    let (group, _) = b.block(&[]);
-    b.expansion.blocks[entry].terminator = Terminator::Branch {
-        cond: alone,
-        then: Edge {
-            block: solo,
-            args: SmallVec::new(),
-        },
-        otherwise: Edge {
-            block: group,
-            args: SmallVec::new(),
-        },
-    };
-    b.switch_to(group);
-    // Integer folds run on the operands' bits, float add on the floats.
-    let contribution = if fold.is_float() {
-        operand
-    } else {
-        b.bits_of(operand)
-    };
-    let below = b.var(b.ty(contribution));
-    b.push(Prim::WarpScan {
-        dst: below,
-        op: fold,
-        peers,
-        value: contribution,
-        inclusive: false,
-    });
-    let leads = b.var(PrimType::Pred);
-    b.push(Prim::WarpLeads { dst: leads, peers });
-    b.push(Prim::WarpSync { peers });
-    let nothing = b.constant(element_ty, 0);
-    let group_entry = b.current;
-
-    // The highest lane folds its own operand into the lanes' below it: the whole group's.
-    let (leader, _) = b.block(&[]);
-    b.switch_to(leader);
-    let whole = b.binary(fold, below, contribution);
-    let group_operand = b.unary(UnaryOp::Bitcast, whole, natural);
-    let replaced = carry(b, node, ty, addr, group_operand);
-    let replaced_bits = b.bits_of(replaced);
-    let (shared, shared_params) = b.block(&[element_ty]);
-    b.jump(shared, &[replaced_bits]);
-    b.expansion.blocks[group_entry].terminator = Terminator::Branch {
-        cond: leads,
-        then: Edge {
-            block: leader,
-            args: SmallVec::new(),
-        },
-        otherwise: Edge {
-            block: shared,
-            args: smallvec![nothing],
-        },
-    };
-
-    b.switch_to(shared);
-    let group_old_bits = b.var(element_ty);
-    b.push(Prim::WarpBroadcast {
-        dst: group_old_bits,
-        peers,
-        value: shared_params[0],
-    });
-    b.push(Prim::WarpSync { peers });
-    let old_in_group = if fold.is_float() {
-        // No float is an identity of add for every value (a NaN plus -0.0 may change its
-        // payload), so the lowest lane takes the group's old value as it is.
-        let group_old = b.unary(UnaryOp::Bitcast, group_old_bits, natural);
-        let combine = if node.op == AtomicOp::Sub {
-            BinaryOp::FSub
-        } else {
-            BinaryOp::FAdd
-        };
-        let folded = b.binary(combine, group_old, below);
-        let first = b.var(PrimType::Pred);
-        b.push(Prim::WarpFirst { dst: first, peers });
-        let old = b.select(first, group_old, folded);
-        b.bits_of(old)
-    } else {
-        let combine = if node.op == AtomicOp::Sub {
-            BinaryOp::Sub
-        } else {
-            fold
-        };
-        b.binary(combine, group_old_bits, below)
-    };
-    let (done, done_params) = b.block(&[element_ty]);
-    b.jump(done, &[old_in_group]);
-    b.switch_to(solo_end);
-    b.jump(done, &[own_old_bits]);
-
-    b.switch_to(done);
-    b.unary(UnaryOp::Bitcast, done_params[0], natural)
-}
-
 /// Emits one element natively: a CAS or the target's RMW on the element type.
 fn native_element(
     b: &mut Builder,
@@ -774,7 +567,8 @@ fn native_element(
 }
 
 /// Builds the expansion of `node` by `lowering`, one element after another, each carried out
-/// as [`Lowering::element`] says (a `Native` element is one `Rmw`, or a `Cas` for `cas`). The
+/// as [`Lowering::element`] says (a `Native` element is one `Rmw`, or a `Cas` for `cas`), except
+/// that 8/16-bit elements sharing a 32-bit word share its one masked access (`part_word`). The
 /// node must be verified and the lowering must come from a legality table that accepted it
 /// (e.g. a masked lowering only for 8/16-bit types). A backend with a whole-vector instruction
 /// prints that instead of expanding: `Native` on a vector node expands element by element.
@@ -819,6 +613,18 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
     }
     let element = lowering.element();
     let base = b.expansion.addr;
+    if matches!(element, Lowering::MaskedCasLoop | Lowering::MaskedOp) {
+        // The elements of one word share its access.
+        let operands = b.expansion.operands.clone();
+        let new_values = b.expansion.new_values.clone();
+        let needs_loop = element == Lowering::MaskedCasLoop;
+        let olds = part_word(&mut b, node, base, &operands, &new_values, needs_loop);
+        if node.result_used() {
+            b.expansion.results = olds;
+        }
+        b.terminate(Terminator::Return);
+        return b.finish();
+    }
     for index in 0..elements {
         let addr = if index == 0 {
             base
@@ -840,15 +646,6 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
                 // Not a float min/max (outside the tables' contract): the exact CAS loop.
                 None => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
             },
-            Lowering::MaskedCasLoop | Lowering::MaskedOp => part_word_element(
-                &mut b,
-                node,
-                ty,
-                addr,
-                operand,
-                new_value,
-                element == Lowering::MaskedCasLoop,
-            ),
             Lowering::WarpMaskedCasLoop => match Lowering::warp_fold(node.op, ty) {
                 Some(fold) => warp_combined_element(
                     &mut b,
@@ -857,12 +654,12 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
                     addr,
                     operand,
                     fold,
-                    |b, node, ty, addr, operand| {
-                        part_word_element(b, node, ty, addr, operand, None, true)
+                    |b, node, _, addr, operand| {
+                        part_word_element(b, node, addr, operand, None, true)
                     },
                 ),
                 // Not a foldable op (outside the tables' contract): the loop for this lane alone.
-                None => part_word_element(&mut b, node, ty, addr, operand, new_value, true),
+                None => part_word_element(&mut b, node, addr, operand, new_value, true),
             },
             Lowering::WarpNative => {
                 match Lowering::warp_fold(node.op, ty)

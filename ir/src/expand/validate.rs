@@ -47,8 +47,9 @@ impl Expansion {
     /// - every primitive is well typed ([`Prim::check_types`]);
     /// - every memory primitive carries the node's scope, space and cache hint; every `Cas` and
     ///   `Rmw` (the instructions that make the node atomic) carries an order that implies the
-    ///   node's order; loads are relaxed or acquire, never a release order. There are at least
-    ///   as many `Cas`/`Rmw` as elements, and an `Rmw` performs the node's op;
+    ///   node's order; loads are relaxed or acquire, never a release order. The `Cas`/`Rmw`
+    ///   cover at least the node's bytes (one part-word CAS carries every element of its word),
+    ///   and an `Rmw` performs the node's op;
     /// - warp primitives (one lane carrying out the atomics of others) only in a relaxed node.
     ///
     /// That is the invariant "an expansion never weakens an order or a scope", checked
@@ -206,7 +207,8 @@ impl Expansion {
 
         // Per block: types, uses, jumps, memory attributes.
         let mem = mem_attrs(node);
-        let mut atomic_prims = 0usize;
+        // Bytes the `Cas`/`Rmw` primitives write, as laid out (not as executed).
+        let mut atomic_bytes = 0u32;
         for (block, data) in &self.blocks {
             let mut defined = available[block].clone().unwrap_or(VarSet::empty(var_count));
             for &param in &data.params {
@@ -240,6 +242,11 @@ impl Expansion {
                     ));
                 }
                 let Some(attrs) = prim.mem() else { continue };
+                atomic_bytes += match prim {
+                    Prim::Cas { dst, .. } => self.vars[*dst].bits() / 8,
+                    Prim::Rmw { ty, .. } => ty.bytes(),
+                    _ => 0,
+                };
                 if attrs.scope != mem.scope || attrs.space != mem.space || attrs.hint != mem.hint {
                     return Err(format!(
                         "{block}: {at} has scope {}, space {}, hint {:?}; the node has {}, {}, {:?}",
@@ -251,7 +258,6 @@ impl Expansion {
                         return Err(format!("{block}: a load cannot be {} in {at}", attrs.order));
                     }
                     Prim::Cas { .. } | Prim::Rmw { .. } => {
-                        atomic_prims += 1;
                         if !attrs.order.implies(mem.order) {
                             return Err(format!(
                                 "{block}: {at} is {}, weaker than the node's {}",
@@ -305,9 +311,11 @@ impl Expansion {
                 }
             }
         }
-        if atomic_prims < elements {
+        let node_bytes = elements as u32 * node.ty.bytes();
+        if atomic_bytes < node_bytes {
             return Err(format!(
-                "{atomic_prims} cas/rmw primitives for {elements} elements: some element is not atomic"
+                "cas/rmw primitives of {atomic_bytes} bytes for a node of {node_bytes}: some \
+                 element is not atomic"
             ));
         }
         Ok(())

@@ -140,20 +140,12 @@ pub fn check(interp: &mut Interpreter, memory: &mut Memory, case: &Case<'_>) -> 
         }
         let lo = (site.addr - BASE) as usize;
         let site_range = lo..lo + site.bytes as usize;
-        let inside: Vec<usize> = (0..element_ranges.len())
-            .filter(|&i| {
-                element_ranges[i].start < site_range.end && site_range.start < element_ranges[i].end
-            })
-            .collect();
-        // Another thread may write any byte of the CAS's range except an element of this node
-        // that is done or not yet started (atomicity is per element, and elements run in order).
-        let may_touch_element = inside.len() == 1;
+        // Another thread may write any byte of the CAS's range, this node's elements included:
+        // the elements a CAS covers are the ones it carries out (8/16-bit elements sharing a
+        // word share its loop), so none of them is done or not yet started while it runs, and
+        // the final CAS of each sees what the model holds.
         let mut changed = false;
         for byte in site_range {
-            let in_element = element_ranges.iter().any(|r| r.contains(&byte));
-            if in_element && !may_touch_element {
-                continue;
-            }
             let flip = (flips.next() as u8) | u8::from(!changed);
             memory.bytes_mut()[byte] ^= flip;
             model[byte] ^= flip;

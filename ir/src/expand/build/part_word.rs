@@ -1,0 +1,239 @@
+//! 8/16-bit elements inside their aligned 32-bit words: one masked access per word.
+
+use smallvec::SmallVec;
+
+use super::{apply_op, cas_retry_loop, mem_attrs, Builder};
+use crate::expand::{BinaryOp, Prim, PrimType, UnaryOp, Var};
+use crate::node::AtomicNode;
+use crate::types::{AtomicOp, ElemType};
+
+/// Where a node's 8/16-bit elements lie in 32-bit words. A vector's address is aligned to the
+/// whole vector's size (`crate::semantics`, "Addresses"), so elements that fill a word or more
+/// start at its first byte and fill every word they touch; only a node narrower than a word (a
+/// scalar, a v2 of 8-bit elements) sits at an offset known at run time, inside one word.
+///
+/// The elements that share a word are its window: the whole word, or the node's bits inside
+/// it. Windows are handled as 32-bit values, lane 0 in the low bits.
+struct WordLayout {
+    /// The address of each word, in order.
+    words: SmallVec<[Var; 4]>,
+    /// Where the window does not fill its word: the window's position, computed once.
+    placed: Option<PlacedWindow>,
+    /// `lane_shifts[k - 1]` moves lane `k` of a window to its bits; lane 0 is at bit 0.
+    lane_shifts: SmallVec<[Var; 3]>,
+}
+
+/// A window narrower than its word, at an offset known at run time.
+struct PlacedWindow {
+    /// The window's lowest bit in the word.
+    shift: Var,
+    /// The word's bits outside the window.
+    keep: Var,
+}
+
+impl WordLayout {
+    /// The layout of `elements` elements of `ty` at `addr`; emits the word addresses, the
+    /// shift and mask of a window narrower than a word, and the lane shifts, once.
+    fn new(b: &mut Builder, ty: ElemType, elements: usize, addr: Var) -> Self {
+        let element_bits = ty.bits();
+        let node_bits = element_bits * elements as u32;
+        let mut words = SmallVec::new();
+        if node_bits < 32 {
+            let word = b.var(PrimType::Ptr);
+            b.push(Prim::PtrAlignDown {
+                dst: word,
+                ptr: addr,
+                align: 4,
+            });
+            words.push(word);
+        } else {
+            // Aligned to its whole size: the node's address is its first word's.
+            words.push(addr);
+            for index in 1..node_bits / 32 {
+                let word = b.var(PrimType::Ptr);
+                b.push(Prim::PtrAdd {
+                    dst: word,
+                    ptr: addr,
+                    bytes: index * 4,
+                });
+                words.push(word);
+            }
+        }
+        let placed = (node_bits < 32).then(|| {
+            let byte = b.var(PrimType::I32);
+            b.push(Prim::PtrLowBits {
+                dst: byte,
+                ptr: addr,
+                align: 4,
+            });
+            let three = b.constant(PrimType::I32, 3);
+            let shift = b.binary(BinaryOp::Shl, byte, three);
+            let window_mask = b.constant(PrimType::I32, (1u128 << node_bits) - 1);
+            let mask = b.binary(BinaryOp::Shl, window_mask, shift);
+            let keep = b.unary(UnaryOp::Not, mask, PrimType::I32);
+            PlacedWindow { shift, keep }
+        });
+        let lanes = node_bits.min(32) / element_bits;
+        let lane_shifts = (1..lanes)
+            .map(|lane| b.constant(PrimType::I32, u128::from(lane * element_bits)))
+            .collect();
+        WordLayout {
+            words,
+            placed,
+            lane_shifts,
+        }
+    }
+
+    /// Elements per word.
+    fn lanes(&self) -> usize {
+        self.lane_shifts.len() + 1
+    }
+
+    /// The window of `word`, lane 0 in the low bits (the bits above the window are the
+    /// word's, which [`WordLayout::lane_of`] drops).
+    fn window_of(&self, b: &mut Builder, word: Var) -> Var {
+        match &self.placed {
+            Some(placed) => b.binary(BinaryOp::LShr, word, placed.shift),
+            None => word,
+        }
+    }
+
+    /// Lane `lane`'s bits in `window`, an integer of `element`'s width.
+    fn lane_of(&self, b: &mut Builder, window: Var, lane: usize, element: PrimType) -> Var {
+        let shifted = match lane {
+            0 => window,
+            _ => b.binary(BinaryOp::LShr, window, self.lane_shifts[lane - 1]),
+        };
+        b.unary(UnaryOp::Trunc, shifted, element)
+    }
+
+    /// The window with `lanes` (integer bits of the elements, lane 0 first) in place and zeros
+    /// elsewhere.
+    fn window_with(&self, b: &mut Builder, lanes: &[Var]) -> Var {
+        let mut window = None;
+        for (lane, &bits) in lanes.iter().enumerate() {
+            let wide = b.unary(UnaryOp::Zext, bits, PrimType::I32);
+            let placed = match lane {
+                0 => wide,
+                _ => b.binary(BinaryOp::Shl, wide, self.lane_shifts[lane - 1]),
+            };
+            window = Some(match window {
+                Some(others) => b.binary(BinaryOp::Or, others, placed),
+                None => placed,
+            });
+        }
+        window.expect("a word holds at least one element")
+    }
+
+    /// `window` as its word: in place, with zeros (`rest` `None`) or `rest`'s bits (a word) around
+    /// it.
+    fn word_with(&self, b: &mut Builder, window: Var, rest: Option<Var>) -> Var {
+        let Some(placed) = &self.placed else {
+            return window;
+        };
+        let in_place = b.binary(BinaryOp::Shl, window, placed.shift);
+        match rest {
+            Some(word) => {
+                let rest = b.binary(BinaryOp::And, word, placed.keep);
+                b.binary(BinaryOp::Or, rest, in_place)
+            }
+            None => in_place,
+        }
+    }
+
+    /// The word's bits outside the window; `None` where the window fills its word.
+    fn keep(&self) -> Option<Var> {
+        self.placed.as_ref().map(|placed| placed.keep)
+    }
+}
+
+/// Emits the 8/16-bit elements of `node` ([`Lowering::MaskedCasLoop`](crate::legal::Lowering::MaskedCasLoop) and
+/// [`Lowering::MaskedOp`](crate::legal::Lowering::MaskedOp)) by one access per aligned 32-bit word they lie in, leaving the
+/// builder in the exit block and returning each element's old value (in its natural type).
+///
+/// With `needs_loop`, a word's elements share one masked CAS loop whose step applies the op to
+/// every element of the word, each with its own operand and wrapping within its own bits;
+/// otherwise (and/or/xor act bit by bit, a load reads) one widened op per word, each element's
+/// operand in place and bits that leave the rest unchanged around it. One access for several
+/// elements is a valid implementation of the vector: the semantics make each element an
+/// independent atomic, and doing them at once is one order in which they take effect. Word
+/// addresses, shifts and masks are computed once, before any loop ([`WordLayout`]).
+pub(super) fn part_word(
+    b: &mut Builder,
+    node: &AtomicNode,
+    addr: Var,
+    operands: &[Var],
+    new_values: &[Var],
+    needs_loop: bool,
+) -> SmallVec<[Var; 8]> {
+    let ty = node.ty;
+    let element_ty = PrimType::int(ty.bits());
+    let mem = mem_attrs(node);
+    let layout = WordLayout::new(b, ty, operands.len(), addr);
+    let lanes = layout.lanes();
+    let mut olds = SmallVec::new();
+    let mut extract = |b: &mut Builder, old_word: Var, count: usize| {
+        let window = layout.window_of(b, old_word);
+        for lane in 0..count {
+            let bits = layout.lane_of(b, window, lane, element_ty);
+            olds.push(b.unary(UnaryOp::Bitcast, bits, PrimType::natural(ty)));
+        }
+    };
+    for (word_index, word_operands) in operands.chunks(lanes).enumerate() {
+        let first = word_index * lanes;
+        let word = layout.words[word_index];
+        let word_new_values = new_values.get(first..first + word_operands.len());
+        if !needs_loop {
+            let value = match node.op {
+                AtomicOp::Load => b.constant(PrimType::I32, 0),
+                op => {
+                    let bits: SmallVec<[Var; 4]> =
+                        word_operands.iter().map(|&v| b.bits_of(v)).collect();
+                    let window = layout.window_with(b, &bits);
+                    let placed = layout.word_with(b, window, None);
+                    match (op, layout.keep()) {
+                        // The bits outside the window must survive the and.
+                        (AtomicOp::And, Some(keep)) => b.binary(BinaryOp::Or, placed, keep),
+                        _ => placed,
+                    }
+                }
+            };
+            let old_word = b.var(PrimType::I32);
+            b.push(Prim::Rmw {
+                dst: Some(old_word),
+                op: node.op,
+                ty: ElemType::B32,
+                addr: word,
+                value,
+                mem,
+            });
+            extract(b, old_word, word_operands.len());
+            continue;
+        }
+        let replaced = cas_retry_loop(b, mem, word, PrimType::I32, |b, old_word| {
+            let window = layout.window_of(b, old_word);
+            let mut new_lanes: SmallVec<[Var; 4]> = SmallVec::new();
+            for (lane, &operand) in word_operands.iter().enumerate() {
+                let old = layout.lane_of(b, window, lane, element_ty);
+                let new_value = word_new_values.map(|values| values[lane]);
+                new_lanes.push(apply_op(b, node.op, ty, old, operand, new_value));
+            }
+            let new_window = layout.window_with(b, &new_lanes);
+            layout.word_with(b, new_window, Some(old_word))
+        });
+        extract(b, replaced, word_operands.len());
+    }
+    olds
+}
+
+/// Emits one 8/16-bit element by [`part_word`], returning its old value.
+pub(super) fn part_word_element(
+    b: &mut Builder,
+    node: &AtomicNode,
+    addr: Var,
+    operand: Var,
+    new_value: Option<Var>,
+    needs_loop: bool,
+) -> Var {
+    part_word(b, node, addr, &[operand], new_value.as_slice(), needs_loop)[0]
+}
