@@ -15,7 +15,7 @@ mod warp;
 
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, MemoryOrder, TypeClass};
-use part_word::{part_word, part_word_element};
+use part_word::part_word;
 use warp::warp_combined_element;
 
 /// Builds an expansion block by block.
@@ -526,6 +526,22 @@ fn int_min_max_element(
     b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
 }
 
+/// How one element is carried out, returning its old value: `(builder, node, element type,
+/// address, operand, new value for cas)`.
+type Carry = fn(&mut Builder, &AtomicNode, ElemType, Var, Var, Option<Var>) -> Var;
+
+/// One 8/16-bit element by the masked CAS loop on its word ([`Carry`]).
+fn masked_cas_loop_element(
+    b: &mut Builder,
+    node: &AtomicNode,
+    _: ElemType,
+    addr: Var,
+    operand: Var,
+    new_value: Option<Var>,
+) -> Var {
+    part_word(b, node, addr, &[operand], new_value.as_slice(), true)[0]
+}
+
 /// Emits one element natively: a CAS or the target's RMW on the element type.
 fn native_element(
     b: &mut Builder,
@@ -646,37 +662,20 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
                 // Not a float min/max (outside the tables' contract): the exact CAS loop.
                 None => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
             },
-            Lowering::WarpMaskedCasLoop => match Lowering::warp_fold(node.op, ty) {
-                Some(fold) => warp_combined_element(
-                    &mut b,
-                    node,
-                    ty,
-                    addr,
-                    operand,
-                    fold,
-                    |b, node, _, addr, operand| {
-                        part_word_element(b, node, addr, operand, None, true)
-                    },
-                ),
-                // Not a foldable op (outside the tables' contract): the loop for this lane alone.
-                None => part_word_element(&mut b, node, addr, operand, new_value, true),
-            },
-            Lowering::WarpNative => {
-                match Lowering::warp_fold(node.op, ty)
-                    .or(Lowering::warp_fold_reassociating(node.op, ty))
-                {
-                    Some(fold) => warp_combined_element(
-                        &mut b,
-                        node,
-                        ty,
-                        addr,
-                        operand,
-                        fold,
-                        |b, node, ty, addr, operand| {
-                            native_element(b, node, ty, addr, operand, None)
-                        },
-                    ),
-                    None => native_element(&mut b, node, ty, addr, operand, new_value),
+            Lowering::WarpMaskedCasLoop | Lowering::WarpNative => {
+                let exact = Lowering::warp_fold(node.op, ty);
+                let (fold, carry): (_, Carry) = if element == Lowering::WarpMaskedCasLoop {
+                    (exact, masked_cas_loop_element)
+                } else {
+                    let reassociating = Lowering::warp_fold_reassociating(node.op, ty);
+                    (exact.or(reassociating), native_element)
+                };
+                match fold {
+                    Some(fold) => {
+                        warp_combined_element(&mut b, node, ty, addr, operand, fold, carry)
+                    }
+                    // Not a foldable op (outside the tables' contract): this lane's own access.
+                    None => carry(&mut b, node, ty, addr, operand, new_value),
                 }
             }
             _ => native_element(&mut b, node, ty, addr, operand, new_value),

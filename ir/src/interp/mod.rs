@@ -232,6 +232,17 @@ pub struct Outcome {
     pub cas_failures: u32,
 }
 
+impl Outcome {
+    /// Counts one primitive or terminator of a run limited to `limit` of them.
+    fn step(&mut self, limit: u64) -> Result<(), InterpError> {
+        self.steps += 1;
+        if self.steps > limit {
+            return Err(InterpError::StepLimitExceeded { limit });
+        }
+        Ok(())
+    }
+}
+
 /// Runs expansions; keeps its register file between runs so repeated runs do not allocate.
 #[derive(Clone, Debug)]
 pub struct Interpreter {
@@ -436,11 +447,11 @@ impl Interpreter {
                 if prim.is_warp() {
                     return Ok(LaneStatus::AtWarp);
                 }
-                self.step(&mut state.outcome)?;
+                state.outcome.step(self.step_limit)?;
                 self.execute(expansion, prim, memory, interference, &mut state.outcome)?;
                 state.pc += 1;
             }
-            self.step(&mut state.outcome)?;
+            state.outcome.step(self.step_limit)?;
             let target = match &data.terminator {
                 Terminator::Return => {
                     for &var in &expansion.results {
@@ -500,16 +511,6 @@ impl Interpreter {
             state.block = target.block;
             state.pc = 0;
         }
-    }
-
-    fn step(&self, outcome: &mut Outcome) -> Result<(), InterpError> {
-        outcome.steps += 1;
-        if outcome.steps > self.step_limit {
-            return Err(InterpError::StepLimitExceeded {
-                limit: self.step_limit,
-            });
-        }
-        Ok(())
     }
 
     fn define(&mut self, expansion: &Expansion, var: Var, bits: u128) {

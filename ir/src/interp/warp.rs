@@ -145,12 +145,7 @@ impl Interpreter {
                     _ => None,
                 };
                 let state = &mut lanes[lane];
-                state.outcome.steps += 1;
-                if state.outcome.steps > self.step_limit {
-                    return Err(InterpError::StepLimitExceeded {
-                        limit: self.step_limit,
-                    });
-                }
+                state.outcome.step(self.step_limit)?;
                 if let Some((dst, bits)) = value {
                     let width = expansion.vars[dst].bits();
                     state.pending = Some((dst, bits & width_mask(width)));

@@ -225,15 +225,3 @@ pub(super) fn part_word(
     }
     olds
 }
-
-/// Emits one 8/16-bit element by [`part_word`], returning its old value.
-pub(super) fn part_word_element(
-    b: &mut Builder,
-    node: &AtomicNode,
-    addr: Var,
-    operand: Var,
-    new_value: Option<Var>,
-    needs_loop: bool,
-) -> Var {
-    part_word(b, node, addr, &[operand], new_value.as_slice(), needs_loop)[0]
-}

@@ -2,7 +2,7 @@
 
 use smallvec::{smallvec, SmallVec};
 
-use super::Builder;
+use super::{Builder, Carry};
 use crate::expand::{BinaryOp, CmpCond, Edge, Prim, PrimType, Terminator, UnaryOp, Var};
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType};
@@ -27,7 +27,7 @@ pub(super) fn warp_combined_element(
     addr: Var,
     operand: Var,
     fold: BinaryOp,
-    carry: fn(&mut Builder, &AtomicNode, ElemType, Var, Var) -> Var,
+    carry: Carry,
 ) -> Var {
     let natural = PrimType::natural(ty);
     let element_ty = PrimType::int(ty.bits());
@@ -47,7 +47,7 @@ pub(super) fn warp_combined_element(
     // Blocks in layout order, the exit last; branches to later blocks are set once they exist.
     let (solo, _) = b.block(&[]);
     b.switch_to(solo);
-    let own_old = carry(b, node, ty, addr, operand);
+    let own_old = carry(b, node, ty, addr, operand, None);
     let own_old_bits = b.bits_of(own_old);
     let solo_end = b.current;
 
@@ -89,7 +89,7 @@ pub(super) fn warp_combined_element(
     b.switch_to(leader);
     let whole = b.binary(fold, below, contribution);
     let group_operand = b.unary(UnaryOp::Bitcast, whole, natural);
-    let replaced = carry(b, node, ty, addr, group_operand);
+    let replaced = carry(b, node, ty, addr, group_operand, None);
     let replaced_bits = b.bits_of(replaced);
     let (shared, shared_params) = b.block(&[element_ty]);
     b.jump(shared, &[replaced_bits]);
