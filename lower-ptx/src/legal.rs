@@ -429,18 +429,22 @@ fn element_emulation(op: AtomicOp, ty: ElemType) -> Lowering {
     }
 }
 
-/// A relaxed scalar 8/16-bit add/sub/min/max, whose masked CAS loop one lane runs for all the
-/// lanes of its warp with the same address ([`Lowering::WarpMaskedCasLoop`]), where the target
-/// has the warp instructions. A CAS loop retried by every lane of a warp on one word is what
+/// The element lowering of a node whose emulation is `element`: a relaxed scalar 8/16-bit
+/// add/sub/min/max's masked CAS loop is run by one lane for all the lanes of its warp with the
+/// same address ([`Lowering::WarpMaskedCasLoop`]) where the target has the warp instructions. A CAS loop retried by every lane of a warp on one word is what
 /// makes an 8-bit add slow (45 s for 2^20 threads on one address on an H200); a group of lanes
 /// retries once.
-fn warp_combined(node: &AtomicNode, target: PtxTarget) -> Option<Lowering> {
-    let combines = node.order == MemoryOrder::Relaxed
+fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Lowering {
+    let combines = element == Lowering::MaskedCasLoop
+        && node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
-        && element_emulation(node.op, node.ty) == Lowering::MaskedCasLoop
         && Lowering::warp_fold(node.op, node.ty).is_some();
-    combines.then_some(Lowering::WarpMaskedCasLoop)
+    if combines {
+        Lowering::WarpMaskedCasLoop
+    } else {
+        element
+    }
 }
 
 /// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
@@ -569,8 +573,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
                     (Lowering::Native, Some(op))
                 }
                 None => {
-                    let element = warp_combined(node, target)
-                        .unwrap_or_else(|| element_emulation(node.op, node.ty));
+                    let element = warp_combined(node, target, element_emulation(node.op, node.ty));
                     if element == Lowering::MaskedOp && reduction_allowed(node) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }
