@@ -1,5 +1,5 @@
-//! Proof of the warp-combined masked CAS loop (`Lowering::WarpMaskedCasLoop`) on a model of a
-//! warp (`Interpreter::run_warp`): warps of 1 to 32 lanes on a few 8/16-bit locations that
+//! Proof of the warp-combined CAS loops (`Lowering::WarpMaskedCasLoop`, and
+//! `Lowering::WarpCasLoop` for 16-bit types) on a model of a warp (`Interpreter::run_warp`): warps of 1 to 32 lanes on a few 8/16-bit locations that
 //! share 32-bit words, random operands and memory, every type and op the lowering is for, the
 //! result used and unused, with and without another thread storing to the word. Each location
 //! must end as every lane's operation applied once, and the lanes of a location must get the
@@ -33,11 +33,12 @@ fn relaxed(op: AtomicOp, ty: ElemType, result_used: bool) -> AtomicNode {
 fn check_warp(
     interp: &mut Interpreter,
     inst: &AtomicNode,
+    lowering: Lowering,
     rng: &mut XorShift,
     lanes: usize,
     interfere: bool,
 ) -> u32 {
-    let expansion = expand(inst, Lowering::WarpMaskedCasLoop);
+    let expansion = expand(inst, lowering);
     expansion
         .validate(inst)
         .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
@@ -102,7 +103,9 @@ fn check_warp(
     let step = |old: u128, operand: u128| apply(inst.op, inst.ty, old, operand, 0, FloatMode::Ieee);
     for slot in 0..slots {
         let group: Vec<usize> = (0..lanes).filter(|&lane| slot_of[lane] == slot).collect();
-        let disturbed = stored_by_other == Some(word_of(slot));
+        // The store is to the CAS's own location: the word for a masked loop, the element for
+        // a loop on the element's width.
+        let disturbed = stored_by_other.map(|addr| addr & !3) == Some(word_of(slot));
         let final_value = read(memory.bytes(), slot);
         if group.is_empty() {
             if !disturbed {
@@ -154,17 +157,32 @@ fn warp_combined_loops_are_exact_lane_order_linearizations() {
     let mut warps = 0u64;
     let mut attempts = 0u64;
     let mut lane_runs = 0u64;
+    let mut lowerings_checked = 0;
     for ty in TYPES {
-        for op in OPS {
-            for result_used in [true, false] {
-                let inst = relaxed(op, ty, result_used);
-                for trial in 0..400 {
-                    let lanes = 1 + (rng.next() as usize % 32);
-                    let interfere = trial % 5 == 4;
-                    attempts +=
-                        u64::from(check_warp(&mut interp, &inst, &mut rng, lanes, interfere));
-                    warps += 1;
-                    lane_runs += lanes as u64;
+        let lowerings: &[Lowering] = if ty.bits() == 16 {
+            &[Lowering::WarpMaskedCasLoop, Lowering::WarpCasLoop]
+        } else {
+            &[Lowering::WarpMaskedCasLoop]
+        };
+        for &lowering in lowerings {
+            lowerings_checked += 1;
+            for op in OPS {
+                for result_used in [true, false] {
+                    let inst = relaxed(op, ty, result_used);
+                    for trial in 0..400 {
+                        let lanes = 1 + (rng.next() as usize % 32);
+                        let interfere = trial % 5 == 4;
+                        attempts += u64::from(check_warp(
+                            &mut interp,
+                            &inst,
+                            lowering,
+                            &mut rng,
+                            lanes,
+                            interfere,
+                        ));
+                        warps += 1;
+                        lane_runs += lanes as u64;
+                    }
                 }
             }
         }
@@ -174,7 +192,7 @@ fn warp_combined_loops_are_exact_lane_order_linearizations() {
         attempts * 4 < lane_runs,
         "{attempts} CAS attempts for {lane_runs} lanes"
     );
-    assert_eq!(warps, 4 * 4 * 2 * 400);
+    assert_eq!(warps, lowerings_checked * 4 * 2 * 400);
 }
 
 /// The lowering only for what it is exact for, and only relaxed: the validator refuses warp
@@ -191,13 +209,19 @@ fn warp_combining_is_relaxed_only_and_exact_only() {
             order,
             ..relaxed(AtomicOp::Add, ElemType::U8, true)
         };
-        let expansion = expand(&inst, Lowering::WarpMaskedCasLoop);
-        assert!(expansion
-            .blocks
-            .values()
-            .any(|block| block.prims.iter().any(Prim::is_warp)));
-        let error = expansion.validate(&inst).unwrap_err();
-        assert!(error.contains("only a relaxed atomic"), "{order}: {error}");
+        for (ty, lowering) in [
+            (ElemType::U8, Lowering::WarpMaskedCasLoop),
+            (ElemType::U16, Lowering::WarpCasLoop),
+        ] {
+            let inst = AtomicNode { ty, ..inst };
+            let expansion = expand(&inst, lowering);
+            assert!(expansion
+                .blocks
+                .values()
+                .any(|block| block.prims.iter().any(Prim::is_warp)));
+            let error = expansion.validate(&inst).unwrap_err();
+            assert!(error.contains("only a relaxed atomic"), "{order}: {error}");
+        }
     }
     for ty in [ElemType::U8, ElemType::S16] {
         for op in [AtomicOp::Exch, AtomicOp::Cas, AtomicOp::Inc, AtomicOp::Nand] {

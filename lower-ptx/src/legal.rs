@@ -416,34 +416,38 @@ fn packed_half_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     })
 }
 
-/// How one element is emulated when the target has no native form for it.
-fn element_emulation(op: AtomicOp, ty: ElemType) -> Lowering {
-    match ty.bits() {
-        8 => Lowering::masked(op),
-        16 if Lowering::masked(op) == Lowering::MaskedOp => Lowering::MaskedOp,
-        // Not a loop on `cas.b16`: ptxas carries out `cas.b16` itself as a 32-bit CAS loop, so
-        // a loop on it is a loop inside a loop (u16 sub on sm_90: 41 SASS instructions against
-        // 30 for the masked 32-bit loop; `bench/src/bin/sass_table.rs` measures every cell).
+/// How one element of `node` is emulated when the target has no native form for it.
+fn element_emulation(node: &AtomicNode, target: PtxTarget) -> Lowering {
+    match node.ty.bits() {
+        8 => Lowering::masked(node.op),
+        16 if Lowering::masked(node.op) == Lowering::MaskedOp => Lowering::MaskedOp,
+        // A scalar's loop on `cas.b16` where the target has it. ptxas carries out `cas.b16` as
+        // a 32-bit CAS loop of its own, so this is a loop inside a loop and more instructions
+        // than a masked 32-bit loop (u16 sub on sm_90: 41 SASS against 30), but it retries
+        // faster: on an H100, u16 add with 256 threads per address took 0.79-0.81 ms this way
+        // against 0.91-1.02 ms by the masked loop (nvcc's `atomicCAS` loop on `unsigned short`
+        // is this loop). A vector's 16-bit elements share one masked loop per word instead.
+        16 if !node.shape.is_vector() && target.has(Feature::CasB16) => Lowering::CasLoop,
         16 => Lowering::MaskedCasLoop,
         _ => Lowering::CasLoop,
     }
 }
 
 /// The element lowering of a node whose emulation is `element`: a relaxed scalar 8/16-bit
-/// add/sub/min/max's masked CAS loop is run by one lane for all the lanes of its warp with the
-/// same address ([`Lowering::WarpMaskedCasLoop`]) where the target has the warp instructions. A CAS loop retried by every lane of a warp on one word is what
-/// makes an 8-bit add slow (45 s for 2^20 threads on one address on an H200); a group of lanes
-/// retries once.
+/// add/sub/min/max's CAS loop (masked or on `cas.b16`) is run by one lane for all the lanes of
+/// its warp with the same address ([`Lowering::WarpMaskedCasLoop`],
+/// [`Lowering::WarpCasLoop`]) where the target has the warp instructions. A CAS loop retried by
+/// every lane of a warp on one word is what makes an 8-bit add slow (45 s for 2^20 threads on
+/// one address on an H200); a group of lanes retries once.
 fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Lowering {
-    let combines = element == Lowering::MaskedCasLoop
-        && node.order == MemoryOrder::Relaxed
+    let combines = node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
         && Lowering::warp_fold(node.op, node.ty).is_some();
-    if combines {
-        Lowering::WarpMaskedCasLoop
-    } else {
-        element
+    match element {
+        Lowering::MaskedCasLoop if combines => Lowering::WarpMaskedCasLoop,
+        Lowering::CasLoop if combines => Lowering::WarpCasLoop,
+        _ => element,
     }
 }
 
@@ -573,7 +577,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
                     (Lowering::Native, Some(op))
                 }
                 None => {
-                    let element = warp_combined(node, target, element_emulation(node.op, node.ty));
+                    let element = warp_combined(node, target, element_emulation(node, target));
                     if element == Lowering::MaskedOp && reduction_allowed(node) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }

@@ -448,7 +448,8 @@ pub enum Feature {
     /// flushes them on global memory). Scalar in every space, `.v2/.v4` on global and generic.
     NoftzF32,
     /// `activemask`, `match.any.sync`, `shfl.sync`, `fns` and `bar.warp.sync`: lanes of a warp
-    /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`]).
+    /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`],
+    /// [`atomir_ir::Lowering::WarpCasLoop`]).
     WarpCombine,
     /// `redux.sync`: a warp's reduction in one instruction.
     WarpRedux,

@@ -271,13 +271,8 @@ fn emulations_follow_the_target() {
         let legality = backend.legalize_inst(&kernel, first(&kernel)).unwrap();
         assert_eq!(legality.lowering, expected, "{target} {op} {ty}");
     };
-    // A masked 32-bit loop even where `cas.b16` exists: ptxas makes `cas.b16` a 32-bit loop.
-    check(
-        "sm_70",
-        AtomicOp::Exch,
-        ElemType::U16,
-        Lowering::MaskedCasLoop,
-    );
+    // A scalar 16-bit loop on `cas.b16` where it exists, masked in its 32-bit word below.
+    check("sm_70", AtomicOp::Exch, ElemType::U16, Lowering::CasLoop);
     check(
         "sm_60",
         AtomicOp::Exch,
@@ -296,12 +291,7 @@ fn emulations_follow_the_target() {
         Lowering::CasLoop,
     );
     check("sm_90", AtomicOp::Inc, ElemType::U64, Lowering::CasLoop);
-    check(
-        "sm_80",
-        AtomicOp::Add,
-        ElemType::Bf16,
-        Lowering::MaskedCasLoop,
-    );
+    check("sm_80", AtomicOp::Add, ElemType::Bf16, Lowering::CasLoop);
     check(
         "sm_60",
         AtomicOp::Add,
@@ -312,7 +302,8 @@ fn emulations_follow_the_target() {
 
 /// Relaxed 8/16-bit add/sub/min/max combine a warp's lanes from sm_70 (`match.any.sync`);
 /// any other order, an op without an exact fold, a vector or an older target keeps one loop
-/// per lane.
+/// per lane. From sm_70 a scalar 16-bit loop is on `cas.b16`, an 8-bit one (or 16-bit on
+/// sm_60) masked in its 32-bit word.
 #[test]
 fn relaxed_small_integer_loops_combine_the_warp() {
     let check = |target: &str, op, ty, order, shape, expected: Lowering| {
@@ -330,7 +321,16 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         let combined = code.contains("match.any.sync.b64");
         assert_eq!(
             combined,
-            expected == Lowering::WarpMaskedCasLoop,
+            matches!(
+                expected,
+                Lowering::WarpMaskedCasLoop | Lowering::WarpCasLoop
+            ),
+            "{target} {op} {ty} {order}:\n{code}"
+        );
+        let on_cas_b16 = code.contains(".cas.b16");
+        assert_eq!(
+            on_cas_b16,
+            matches!(expected, Lowering::CasLoop | Lowering::WarpCasLoop),
             "{target} {op} {ty} {order}:\n{code}"
         );
         // From sm_80 a cheap test that every key is distinct runs first; `match.any.sync`
@@ -351,29 +351,20 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         (AtomicOp::Min, ElemType::S8),
         (AtomicOp::Max, ElemType::U16),
     ] {
-        check(
-            "sm_70",
-            op,
-            ty,
-            relaxed,
-            scalar,
-            Lowering::WarpMaskedCasLoop,
-        );
-        check(
-            "sm_90",
-            op,
-            ty,
-            relaxed,
-            scalar,
-            Lowering::WarpMaskedCasLoop,
-        );
+        let (combined, alone) = if ty.bits() == 16 {
+            (Lowering::WarpCasLoop, Lowering::CasLoop)
+        } else {
+            (Lowering::WarpMaskedCasLoop, Lowering::MaskedCasLoop)
+        };
+        check("sm_70", op, ty, relaxed, scalar, combined);
+        check("sm_90", op, ty, relaxed, scalar, combined);
         check("sm_60", op, ty, relaxed, scalar, Lowering::MaskedCasLoop);
         for order in [
             MemoryOrder::Acquire,
             MemoryOrder::Release,
             MemoryOrder::SeqCst,
         ] {
-            check("sm_90", op, ty, order, scalar, Lowering::MaskedCasLoop);
+            check("sm_90", op, ty, order, scalar, alone);
         }
         check(
             "sm_90",
@@ -391,6 +382,14 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         relaxed,
         scalar,
         Lowering::MaskedCasLoop,
+    );
+    check(
+        "sm_90",
+        AtomicOp::Exch,
+        ElemType::U16,
+        relaxed,
+        scalar,
+        Lowering::CasLoop,
     );
     check(
         "sm_90",

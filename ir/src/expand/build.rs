@@ -662,13 +662,15 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
                 // Not a float min/max (outside the tables' contract): the exact CAS loop.
                 None => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
             },
-            Lowering::WarpMaskedCasLoop | Lowering::WarpNative => {
+            Lowering::WarpMaskedCasLoop | Lowering::WarpCasLoop | Lowering::WarpNative => {
                 let exact = Lowering::warp_fold(node.op, ty);
-                let (fold, carry): (_, Carry) = if element == Lowering::WarpMaskedCasLoop {
-                    (exact, masked_cas_loop_element)
-                } else {
-                    let reassociating = Lowering::warp_fold_reassociating(node.op, ty);
-                    (exact.or(reassociating), native_element)
+                let (fold, carry): (_, Carry) = match element {
+                    Lowering::WarpMaskedCasLoop => (exact, masked_cas_loop_element),
+                    Lowering::WarpCasLoop => (exact, cas_loop_element),
+                    _ => {
+                        let reassociating = Lowering::warp_fold_reassociating(node.op, ty);
+                        (exact.or(reassociating), native_element)
+                    }
                 };
                 match fold {
                     Some(fold) => {

@@ -115,6 +115,11 @@ pub enum Lowering {
     /// accesses to the location stay ordered with its operation. Scalar nodes on targets with
     /// warp vote and shuffle instructions only.
     WarpMaskedCasLoop,
+    /// A relaxed 16-bit integer add/sub/min/max as [`Lowering::CasLoop`] on the element's own
+    /// width, carried out once per address by a warp as [`Lowering::WarpMaskedCasLoop`] carries
+    /// out its loop (same fold, same linearization, relaxed only). For targets whose 16-bit CAS
+    /// retries faster than a masked 32-bit loop.
+    WarpCasLoop,
     /// A relaxed scalar RMW the target has natively, carried out once per address by a warp as
     /// [`Lowering::WarpMaskedCasLoop`] carries out its loop: the lanes with the same address fold
     /// their operands and the highest of them runs the native RMW with the fold. For the exact
@@ -133,6 +138,7 @@ impl Lowering {
             Lowering::MaskedOp | Lowering::SplitMaskedOp => Lowering::MaskedOp,
             Lowering::IntMinMax | Lowering::SplitIntMinMax => Lowering::IntMinMax,
             Lowering::WarpMaskedCasLoop => Lowering::WarpMaskedCasLoop,
+            Lowering::WarpCasLoop => Lowering::WarpCasLoop,
             Lowering::WarpNative => Lowering::WarpNative,
         }
     }
@@ -143,7 +149,10 @@ impl Lowering {
     pub const fn retries(self) -> bool {
         matches!(
             self.element(),
-            Lowering::CasLoop | Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop
+            Lowering::CasLoop
+                | Lowering::MaskedCasLoop
+                | Lowering::WarpMaskedCasLoop
+                | Lowering::WarpCasLoop
         )
     }
 
@@ -187,7 +196,7 @@ impl Lowering {
     }
 
     /// The integer op that folds a warp's operands of `op` on `ty` in
-    /// [`Lowering::WarpMaskedCasLoop`], where that lowering is exact: wrapping add for 8/16-bit
+    /// [`Lowering::WarpMaskedCasLoop`] and [`Lowering::WarpCasLoop`], where they are exact: wrapping add for 8/16-bit
     /// integer add and sub (a group's subtractions are one subtraction of the sum), integer
     /// min/max of the type's signedness. `None` for every other op and type.
     pub const fn warp_fold(op: AtomicOp, ty: ElemType) -> Option<BinaryOp> {
@@ -239,7 +248,7 @@ impl Lowering {
         }
         match element.element() {
             Lowering::Native | Lowering::WarpNative => Lowering::SplitNative,
-            Lowering::CasLoop => Lowering::SplitCasLoop,
+            Lowering::CasLoop | Lowering::WarpCasLoop => Lowering::SplitCasLoop,
             Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop => Lowering::SplitMaskedCasLoop,
             Lowering::IntMinMax => Lowering::SplitIntMinMax,
             _ => Lowering::SplitMaskedOp,
@@ -290,7 +299,7 @@ impl Legality {
         match self.lowering {
             lowering if lowering.is_split() => Strategy::Split,
             // A CAS loop remains, for NaNs.
-            Lowering::CasLoop | Lowering::IntMinMax => Strategy::CasLoop,
+            Lowering::CasLoop | Lowering::IntMinMax | Lowering::WarpCasLoop => Strategy::CasLoop,
             Lowering::MaskedCasLoop | Lowering::MaskedOp | Lowering::WarpMaskedCasLoop => {
                 Strategy::Widen
             }
@@ -325,6 +334,9 @@ impl Legality {
             Lowering::WarpMaskedCasLoop => text.push_str(&format!(
                 " ({bits}-bit in a 32-bit word, masked CAS loop run once per address by the \
                  warp's lanes combined)"
+            )),
+            Lowering::WarpCasLoop => text.push_str(&format!(
+                " on a {bits}-bit CAS, run once per address by the warp's lanes combined"
             )),
             Lowering::IntMinMax => text.push_str(&format!(
                 " only for NaNs, {bits}-bit integer min/max otherwise"
