@@ -271,6 +271,7 @@ def main():
         run_litmus(sys.argv[2], sys.argv[3], budget)
         return
     directory, outdir, sms = sys.argv[1], sys.argv[2], sys.argv[3:]
+    os.makedirs(outdir, exist_ok=True)
     print(cp.cuda.runtime.getDeviceProperties(0)["name"], "driver", cp.cuda.runtime.driverGetVersion())
     for sm in sms:
         run_target(directory, outdir, sm)
