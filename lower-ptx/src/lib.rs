@@ -204,11 +204,13 @@ impl Table for PtxTarget {
                 // PTX ISA 9.7.3.11-12 (`min`/`max` on floating point): without `.ftz` or `.NaN`,
                 // `min.f32`/`max.f32`/`min.f64`/`max.f64` keep subnormals (sm_20+), give the
                 // other operand for one NaN and order -0.0 below +0.0; only the NaN of two NaNs
-                // is left open.
+                // is left open. The same holds, measured, for `.f16`/`.bf16` where
+                // [`Feature::HalfMinMax`] says so.
                 exact_min_max: FloatTypes {
+                    f16: self.has(Feature::HalfMinMax),
+                    bf16: self.has(Feature::HalfMinMax),
                     f32: true,
                     f64: true,
-                    ..FloatTypes::NONE
                 },
                 bf16_narrowing: !self.has(Feature::CvtBf16),
             },

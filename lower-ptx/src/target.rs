@@ -453,11 +453,18 @@ pub enum Feature {
     WarpCombine,
     /// `redux.sync`: a warp's reduction in one instruction.
     WarpRedux,
+    /// `min`/`max` on `.f16` and `.bf16` as exact float min/max but for the NaN of two NaNs
+    /// (`atomir_ir::expand::SoftFloatNeeds::exact_min_max`). The instructions exist from sm_80
+    /// (PTX ISA 7.0); they are used from sm_90, where they were measured: on an H100 (driver 580.159.04,
+    /// 2026-11-24), `tests/gpu/half_min_max.py` compared each of the four with the reference on
+    /// all 2^32 operand pairs: every pair but two NaNs gave the reference's bits (-0 < +0, a
+    /// NaN beside a number gives the number, subnormals kept), two NaNs gave a NaN.
+    HalfMinMax,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 17] = [
+    pub const ALL: [Feature; 18] = [
         Feature::Sem,
         Feature::Cluster,
         Feature::CacheHint,
@@ -475,6 +482,7 @@ impl Feature {
         Feature::NoftzF32,
         Feature::WarpCombine,
         Feature::WarpRedux,
+        Feature::HalfMinMax,
     ];
 
     /// How the target help names the feature.
@@ -497,6 +505,7 @@ impl Feature {
             Feature::NoftzF32 => "exact f32 add (.noftz)",
             Feature::WarpCombine => "warp-combined atomics",
             Feature::WarpRedux => "redux.sync",
+            Feature::HalfMinMax => "exact min/max .f16/.bf16",
         }
     }
 
@@ -523,6 +532,7 @@ impl Feature {
             // `match.any.sync` needs sm_70 (PTX ISA 6.0), `activemask` PTX ISA 6.2.
             Feature::WarpCombine => (70, PtxIsa::new(6, 2)),
             Feature::WarpRedux => (80, PtxIsa::new(7, 0)),
+            Feature::HalfMinMax => (90, PtxIsa::new(7, 8)),
         }
     }
 }

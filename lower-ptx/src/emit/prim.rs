@@ -582,7 +582,13 @@ impl<'k> KernelEmitter<'k> {
                 } else {
                     "max"
                 };
-                let spelled = if ty == PrimType::F64 { "f64" } else { "f32" };
+                // The soft-float pass makes these only for the types `PtxTarget::passes` names.
+                let spelled = match ty {
+                    PrimType::F64 => "f64",
+                    PrimType::F16 => "f16",
+                    PrimType::Bf16 => "bf16",
+                    _ => "f32",
+                };
                 self.line(out, format_args!("{name}.{spelled}"), &[T(d), T(a), T(b)]);
             }
             // Rewritten by the soft-float pass before printing (`PtxTarget::passes`).
