@@ -447,7 +447,7 @@ pub enum Feature {
     /// `atom`/`red` `.add.noftz.f32`: the f32 add that keeps subnormals (plain `.add.f32`
     /// flushes them on global memory). Scalar in every space, `.v2/.v4` on global and generic.
     NoftzF32,
-    /// `activemask`, `match.any.sync`, `shfl.sync`, `fns` and `bar.warp.sync`: lanes of a warp
+    /// `activemask`, `match.any.sync`, `shfl.sync`, `bfind` and `bar.warp.sync`: lanes of a warp
     /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`],
     /// [`atomir_ir::Lowering::WarpCasLoop`]).
     WarpCombine,

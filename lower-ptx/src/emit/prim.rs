@@ -418,10 +418,13 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// [`Prim::WarpScan`]: a Hillis-Steele scan over the ranks of `peers` (the lanes of one
-    /// group need not be adjacent): in step `d` each lane folds in the running value of the lane
-    /// `d` ranks below it in `peers`, which `fns` finds from the lane's own position. Every lane
-    /// of `peers` takes the same steps, so each `shfl.sync` has all of them. The exclusive
-    /// scan is the inclusive one of the lane one rank below, or the identity.
+    /// group need not be adjacent), by pointer jumping: each lane starts from the nearest lane
+    /// of `peers` below it (`bfind` of those lanes), and in step `d` folds in the running value
+    /// of the lane its pointer names and takes that lane's pointer, `2d` ranks below. (`fns`
+    /// finds a step's lane directly, but ptxas expands each `fns` into dozens of instructions:
+    /// a relaxed u8 add's warp-combined code was over 480 SASS instructions with six of them.)
+    /// Every lane of `peers` takes the same steps, so each `shfl.sync` has all of them. The
+    /// exclusive scan is the inclusive one of the nearest lane below, or the identity.
     fn warp_scan(
         &mut self,
         out: &mut String,
@@ -454,24 +457,28 @@ impl<'k> KernelEmitter<'k> {
         } else {
             identity
         };
+        let below_mask = self.special(out, "%lanemask_lt");
+        self.line(out, "and.b32", &[T(below_mask), T(below_mask), T(peers)]);
+        // The nearest peer below, or 0xffffffff where there is none.
+        let nearest = self.temp(Class::B32);
+        self.line(out, "bfind.u32", &[T(nearest), T(below_mask)]);
         let lane = self.special(out, "%laneid");
         let mut acc = self.temp(Class::B32);
         let first = self.warp_widen(out, value, ty, signed);
         self.mov(out, Src::Temp(acc), Src::Temp(first), 32);
+        let (pointer, next) = (self.temp(Class::B32), self.temp(Class::B32));
+        self.mov(out, Src::Temp(pointer), Src::Temp(nearest), 32);
         let (source, received) = (self.temp(Class::B32), self.temp(Class::B32));
         let below = self.temp(Class::Pred);
-        let fetch = |this: &Self, out: &mut String, ranks_down: u32, from: Temp| {
-            out.push_str("\tfns.b32 ");
-            this.put_temp(out, source);
-            out.push_str(", ");
-            this.put_temp(out, peers);
-            out.push_str(", ");
-            this.put_temp(out, lane);
-            let _ = writeln!(out, ", -{};", ranks_down + 1);
-            this.line(out, "setp.ne.u32", &[T(below), T(source), Imm(0xffff_ffff)]);
-            // A lane with no such peer reads its own register: the source is always a lane of
-            // `peers`.
-            this.line(out, "selp.b32", &[T(source), T(source), T(lane), T(below)]);
+        // A lane whose pointer names no peer reads its own register: the source is always a
+        // lane of `peers`.
+        let fetch = |this: &Self, out: &mut String, pointer: Temp, from: Temp| {
+            this.line(
+                out,
+                "setp.ne.u32",
+                &[T(below), T(pointer), Imm(0xffff_ffff)],
+            );
+            this.line(out, "selp.b32", &[T(source), T(pointer), T(lane), T(below)]);
             this.line(
                 out,
                 "shfl.sync.idx.b32",
@@ -479,11 +486,19 @@ impl<'k> KernelEmitter<'k> {
             );
         };
         for step in 0..5 {
-            fetch(self, out, 1 << step, acc);
+            fetch(self, out, pointer, acc);
             self.guarded_line(out, below, opcode, &[T(acc), T(acc), T(received)]);
+            if step < 4 {
+                self.line(
+                    out,
+                    "shfl.sync.idx.b32",
+                    &[T(next), T(pointer), T(source), Imm(31), T(peers)],
+                );
+                self.mov(out, Src::Temp(pointer), Src::Temp(next), 32);
+            }
         }
         if !inclusive {
-            fetch(self, out, 1, acc);
+            fetch(self, out, nearest, acc);
             let folded = self.temp(Class::B32);
             self.line(
                 out,
