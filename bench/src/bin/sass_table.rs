@@ -302,7 +302,9 @@ fn report(rows: &[Row]) {
         }
     }
     println!(
-        "SASS instructions per cell, ptx:sm_90, ours vs llc 22 (ptxas 13.5 -O3, nvdisasm 13.5)\n"
+        "SASS instructions per cell, ptx:sm_90, ours vs llc 22 (ptxas 13.5 -O3, nvdisasm 13.5), \
+         code of commit {}\n",
+        code_commit()
     );
     println!("| group | cells | fewer | equal | more | llc loses order/scope | llc has no lowering | CAS loops we avoid |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
@@ -322,5 +324,31 @@ fn report(rows: &[Row]) {
     );
     for cell in worse_cells.iter().take(50) {
         println!("- {cell}");
+    }
+}
+
+/// The commit the tables describe, `+` marking changes not committed; `unknown` outside a
+/// git checkout.
+fn code_commit() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short", "HEAD"]) {
+        Some(commit) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|changes| !changes.is_empty());
+            if dirty {
+                format!("{commit}+")
+            } else {
+                commit
+            }
+        }
+        None => "unknown".to_string(),
     }
 }
