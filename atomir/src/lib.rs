@@ -331,7 +331,7 @@ pub use atomir_ir::{
     RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef,
     ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
-pub use atomir_ir::{InstLowering, OnRefusal};
+pub use atomir_ir::{GenericParams, InstLowering, OnRefusal};
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use smallvec::SmallVec;

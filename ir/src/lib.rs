@@ -72,8 +72,8 @@ pub use kernel::{
     SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
-    Backend, Legality, LowerError, LowerOptions, LowerReport, Lowering, OnRefusal, Refusal,
-    Rewrite, Site, Strategy, Verdict, WriteError,
+    Backend, GenericParams, Legality, LowerError, LowerOptions, LowerReport, Lowering, OnRefusal,
+    Refusal, Rewrite, Site, Strategy, Verdict, WriteError,
 };
 pub use lower::InstLowering;
 pub use node::{AtomicNode, Node};

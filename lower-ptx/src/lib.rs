@@ -63,7 +63,8 @@ use atomir_ir::lower::{lower_with, Passes, Table, Target};
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::verify::Verified;
 use atomir_ir::{
-    AtomicNode, Backend, Fence, LowerError, LowerOptions, LowerReport, Param, Refusal,
+    AtomicNode, Backend, Fence, GenericParams, LowerError, LowerOptions, LowerReport, Param,
+    Refusal,
 };
 
 use emit::PtxPrinter;
@@ -222,10 +223,10 @@ impl Target for PtxTarget {
     type Printer<'m> = PtxPrinter<'m>;
 
     fn printer<'m>(&self, options: &LowerOptions) -> PtxPrinter<'m> {
-        let mode = if options.complete_module {
-            emit::ParamMode::Entry
-        } else {
-            emit::ParamMode::Listing
+        let mode = match (options.complete_module, options.generic_params) {
+            (false, _) => emit::ParamMode::Listing,
+            (true, GenericParams::Global) => emit::ParamMode::Entry,
+            (true, _) => emit::ParamMode::EntryGenericAnywhere,
         };
         PtxPrinter::new(*self, mode)
     }

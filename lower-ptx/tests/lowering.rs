@@ -2,8 +2,8 @@
 
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, Kernel, LowerOptions, Lowering,
-    MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
+    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, GenericParams, Kernel, LowerOptions,
+    Lowering, MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
 };
 use atomir_ptx::{parse_target, PtxTarget};
 
@@ -487,6 +487,20 @@ fn a_module_entry_takes_its_generic_pointer_parameters_as_global() {
         fragment.matches("atom.acq_rel.gpu.add.f32").count(),
         4,
         "{fragment}"
+    );
+    // A module whose client says its generic parameters may point anywhere (it calls the
+    // kernels as functions with shared addresses, say): as the fragment, inside an entry.
+    let anywhere = generic_vector_add(
+        AddressSpace::Generic,
+        &LowerOptions::module().with_generic_params(GenericParams::Anywhere),
+    );
+    assert!(anywhere.contains(".entry k("), "{anywhere}");
+    assert!(!anywhere.contains("cvta.to.global.u64 %a"), "{anywhere}");
+    assert!(!anywhere.contains("atom.acq_rel.gpu.global"), "{anywhere}");
+    assert_eq!(
+        anywhere.matches("atom.acq_rel.gpu.add.f32").count(),
+        4,
+        "{anywhere}"
     );
     // A generic node through a shared window stays generic in an entry too.
     let window = generic_vector_add(AddressSpace::Shared, &LowerOptions::module());

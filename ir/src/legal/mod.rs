@@ -420,11 +420,28 @@ pub type Verdict = Result<Legality, Refusal>;
 pub struct LowerOptions {
     /// Wrap the output as a complete unit the target's own tools accept. Its kernels are then
     /// the target's entry points, and a target may take their parameters as its launches pass
-    /// them: a PTX `.entry`'s `ptr.generic` parameters must point to global memory (as in
-    /// CUDA), and a generic atomic through one is lowered as a global one.
+    /// them: by default ([`GenericParams::Global`]) a PTX `.entry`'s `ptr.generic` parameters
+    /// must point to global memory (as in CUDA), and a generic atomic through one is lowered as
+    /// a global one.
     pub complete_module: bool,
+    /// Where a complete module's kernels take their `ptr.generic` parameters to point.
+    pub generic_params: GenericParams,
     /// What to do with an instruction the target refuses.
     pub on_refusal: OnRefusal,
+}
+
+/// Where the `ptr.generic` parameters of a complete module's kernels point
+/// ([`LowerOptions::complete_module`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GenericParams {
+    /// Into global memory, as a launch passes them (CUDA's kernels; LLVM's NVPTX backend
+    /// assumes the same): an access through one is a global access. The default.
+    #[default]
+    Global,
+    /// Anywhere: the module's kernels are also called another way (as functions, say) with
+    /// addresses of shared memory, so an access through one stays generic.
+    Anywhere,
 }
 
 impl LowerOptions {
@@ -433,6 +450,7 @@ impl LowerOptions {
     pub const fn fragment() -> Self {
         LowerOptions {
             complete_module: false,
+            generic_params: GenericParams::Global,
             on_refusal: OnRefusal::Stop,
         }
     }
@@ -448,6 +466,13 @@ impl LowerOptions {
     /// These options, wrapping the output as a complete unit or not.
     pub const fn with_complete_module(mut self, complete_module: bool) -> Self {
         self.complete_module = complete_module;
+        self
+    }
+
+    /// These options, with a complete module's `ptr.generic` kernel parameters pointing where
+    /// `generic_params` says.
+    pub const fn with_generic_params(mut self, generic_params: GenericParams) -> Self {
+        self.generic_params = generic_params;
         self
     }
 

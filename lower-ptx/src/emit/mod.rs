@@ -110,6 +110,9 @@ pub(crate) enum ParamMode {
     Listing,
     /// A complete `.entry` whose parameters are the kernel's.
     Entry,
+    /// [`ParamMode::Entry`] whose `ptr.generic` parameters may point to shared memory
+    /// ([`atomir_ir::GenericParams::Anywhere`]).
+    EntryGenericAnywhere,
     /// A test entry: every parameter is a pointer to one value per thread, and every result is
     /// stored to one slot per thread of an output array (see the GPU harness).
     PerThread,
@@ -120,11 +123,14 @@ impl ParamMode {
     /// parameters are the kernel's, as a CUDA launch can only hand a kernel a global address
     /// (LLVM's NVPTX backend assumes the same of a kernel's pointer parameters), so the entry
     /// converts it with `cvta.to.global` and a generic node through it is a `.global` node;
-    /// unknown in a listing (the client's registers) and in a per-thread test entry.
+    /// unknown in a listing (the client's registers), in a per-thread test entry and where the
+    /// client says so.
     pub(crate) const fn generic_params_space(self) -> AddressSpace {
         match self {
             ParamMode::Entry => AddressSpace::Global,
-            ParamMode::Listing | ParamMode::PerThread => AddressSpace::Generic,
+            ParamMode::EntryGenericAnywhere | ParamMode::Listing | ParamMode::PerThread => {
+                AddressSpace::Generic
+            }
         }
     }
 }

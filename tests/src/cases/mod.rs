@@ -223,15 +223,19 @@ pub fn random_case(seed: u64, backend: &dyn Backend, name: &str) -> Option<Case>
     Some(bind(kernel, seed, format!("seed {seed:#x}")))
 }
 
-/// Lowers the kernels of `cases` as one complete module for `backend`.
+/// Lowers the kernels of `cases` as one complete module for `backend`. The wrappers call the
+/// kernels as functions and may pass a `ptr.generic` parameter a shared address, so generic
+/// parameters stay generic.
 pub fn lower_cases(backend: &dyn Backend, cases: &[Case]) -> Result<String, String> {
     let module = Module {
         kernels: cases.iter().map(|c| c.kernel.clone()).collect(),
     };
     let mut code = String::new();
     let verified = atomir_ir::verify::verify(&module).map_err(|d| d[0].to_string())?;
+    let options =
+        atomir_ir::LowerOptions::module().with_generic_params(atomir_ir::GenericParams::Anywhere);
     backend
-        .lower(&verified, &atomir_ir::LowerOptions::module(), &mut code)
+        .lower(&verified, &options, &mut code)
         .map_err(|e| e.to_string())?;
     Ok(code)
 }
