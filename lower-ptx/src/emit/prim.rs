@@ -371,8 +371,10 @@ impl<'k> KernelEmitter<'k> {
         self.line(out, "popc.b32", &[T(lanes), T(active)]);
         let may_share = self.temp(Class::Pred);
         self.line(out, "setp.ne.u32", &[T(may_share), T(filled), T(lanes)]);
-        let own = self.special(out, "%lanemask_eq");
-        self.mov(out, Src::Temp(dst), Src::Temp(own), 32);
+        // Each lane its own group unless `match.any.sync` runs.
+        out.push_str("\tmov.u32 ");
+        self.put_temp(out, dst);
+        out.push_str(", %lanemask_eq;\n");
         self.guarded_line(
             out,
             may_share,
