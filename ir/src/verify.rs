@@ -234,8 +234,9 @@ impl<'k, 'e> Checker<'k, 'e> {
         Checker {
             kernel,
             errors,
-            defined: SecondaryMap::new(),
-            names: FnvHashMap::default(),
+            // Sized for every value up front: a kernel defines each of its values once.
+            defined: SecondaryMap::with_capacity(kernel.values.len()),
+            names: FnvHashMap::with_capacity_and_hasher(kernel.values.len(), Default::default()),
         }
     }
 
