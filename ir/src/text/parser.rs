@@ -5,12 +5,11 @@
 //! literal that does not fit, an unknown qualifier) is reported here. After an error the parser
 //! skips to the next line, so one pass reports every broken line.
 
-use fnv::FnvHashMap as HashMap;
-
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::{
     AtomicInst, Fence, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value,
 };
+use crate::name_index::NameIndex;
 use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
 };
@@ -320,7 +319,7 @@ impl<'a> Parser<'a> {
         let keyword = self.advance();
         let mut kernel = Kernel::new("");
         kernel.loc = keyword.loc;
-        let mut names: HashMap<&'a str, Value> = HashMap::default();
+        let mut names = NameIndex::default();
         if self.parse_header(&mut kernel, &mut names).is_err() {
             // Resume at the body's `{`, unless the next kernel starts first.
             loop {
@@ -370,11 +369,7 @@ impl<'a> Parser<'a> {
         Some(kernel)
     }
 
-    fn parse_header(
-        &mut self,
-        kernel: &mut Kernel,
-        names: &mut HashMap<&'a str, Value>,
-    ) -> Parsed<()> {
+    fn parse_header(&mut self, kernel: &mut Kernel, names: &mut NameIndex) -> Parsed<()> {
         let name = self.peek();
         if name.kind != TokenKind::Word || name.text.contains('.') {
             return Err(self.expected("a kernel name after `kernel`"));
@@ -396,7 +391,7 @@ impl<'a> Parser<'a> {
                     .map_err(|message| self.error(ty_token.loc, message))?;
                 let value = kernel.add_param(param.text, ty);
                 kernel.values[value].loc = param.loc;
-                names.insert(param.text, value);
+                names.insert(param.text, value, &kernel.values);
                 self.skip_newlines();
                 if self.at(TokenKind::RParen) {
                     break;
@@ -410,21 +405,16 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn resolve(&mut self, token: Token<'a>, names: &HashMap<&'a str, Value>) -> Parsed<Value> {
+    fn resolve(&mut self, token: Token<'a>, names: &NameIndex, kernel: &Kernel) -> Parsed<Value> {
         if token.text.is_empty() {
             return Err(self.error(token.loc, "expected a name after `%`"));
         }
         names
-            .get(token.text)
-            .copied()
+            .get(token.text, &kernel.values)
             .ok_or_else(|| self.error(token.loc, format!("undefined value `%{}`", token.text)))
     }
 
-    fn parse_instruction(
-        &mut self,
-        kernel: &mut Kernel,
-        names: &mut HashMap<&'a str, Value>,
-    ) -> Parsed<()> {
+    fn parse_instruction(&mut self, kernel: &mut Kernel, names: &mut NameIndex) -> Parsed<()> {
         let start = self.peek().loc;
         let mut predicate = None;
         if self.at(TokenKind::At) {
@@ -435,7 +425,7 @@ impl<'a> Parser<'a> {
             }
             let token = self.expect(TokenKind::Local, "a predicate `%name` after `@`")?;
             predicate = Some(Predicate {
-                value: self.resolve(token, names)?,
+                value: self.resolve(token, names, kernel)?,
                 negated,
             });
         }
@@ -480,7 +470,7 @@ impl<'a> Parser<'a> {
         let opcode = self.parse_opcode(opcode_token)?;
         self.expect(TokenKind::LBracket, "`[` before the address")?;
         let addr_token = self.expect(TokenKind::Local, "an address `%name` inside `[…]`")?;
-        let addr = self.resolve(addr_token, names)?;
+        let addr = self.resolve(addr_token, names, kernel)?;
         self.expect(TokenKind::RBracket, "`]` after address")?;
         // A load takes no operand; the verifier judges one that is written anyway. Every other
         // access needs its `,` here.
@@ -515,7 +505,7 @@ impl<'a> Parser<'a> {
         kernel.inst_locs[id] = start;
         if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
             kernel.values[value].loc = token.loc;
-            names.insert(token.text, value);
+            names.insert(token.text, value, &kernel.values);
         }
         Ok(())
     }
@@ -718,7 +708,7 @@ impl<'a> Parser<'a> {
     fn parse_operand(
         &mut self,
         kernel: &mut Kernel,
-        names: &HashMap<&'a str, Value>,
+        names: &NameIndex,
         ty: ElemType,
     ) -> Parsed<Operand> {
         if !self.at(TokenKind::LBrace) {
@@ -743,14 +733,14 @@ impl<'a> Parser<'a> {
     fn parse_scalar(
         &mut self,
         kernel: &mut Kernel,
-        names: &HashMap<&'a str, Value>,
+        names: &NameIndex,
         ty: ElemType,
     ) -> Parsed<Scalar> {
         let token = self.peek();
         match token.kind {
             TokenKind::Local => {
                 self.advance();
-                Ok(Scalar::Value(self.resolve(token, names)?))
+                Ok(Scalar::Value(self.resolve(token, names, kernel)?))
             }
             TokenKind::Number | TokenKind::Word
                 if token.kind == TokenKind::Number || matches!(token.text, "inf" | "nan") =>
