@@ -29,9 +29,57 @@ pub(crate) struct Parser<'a> {
     /// Whether `current` starts a line (the token before it was a newline, or there was none).
     at_line_start: bool,
     errors: Diagnostics,
+    /// Opcodes read so far, by their spelling.
+    opcodes: OpcodeMemo<'a>,
+}
+
+/// The opcodes of recent instructions by spelling: a program repeats a few opcodes many times,
+/// and reading one (a dozen string comparisons per qualifier) costs more than the rest of its
+/// line. Direct-mapped: a spelling that meets another in its slot is read again, never
+/// mistaken for it. Only opcodes that parsed are kept, so a hit is what reading gives.
+struct OpcodeMemo<'a> {
+    slots: [Option<(&'a str, Opcode)>; OpcodeMemo::SLOTS],
+}
+
+impl<'a> OpcodeMemo<'a> {
+    const SLOTS: usize = 64;
+
+    fn new() -> Self {
+        OpcodeMemo {
+            slots: [None; Self::SLOTS],
+        }
+    }
+
+    /// The slot of a spelling, from its length and its first and last eight bytes (an opcode is
+    /// at least `atomic.` and a type).
+    fn slot(text: &str) -> usize {
+        let bytes = text.as_bytes();
+        let word = |at: usize| {
+            bytes
+                .get(at..at + 8)
+                .and_then(|eight| eight.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let last = word(bytes.len().saturating_sub(8));
+        let mixed = (word(0) ^ last.rotate_left(23) ^ bytes.len() as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (mixed >> 58) as usize
+    }
+
+    fn get(&self, text: &str) -> Option<Opcode> {
+        match self.slots[Self::slot(text)] {
+            Some((spelling, opcode)) if spelling == text => Some(opcode),
+            _ => None,
+        }
+    }
+
+    fn insert(&mut self, text: &'a str, opcode: Opcode) {
+        self.slots[Self::slot(text)] = Some((text, opcode));
+    }
 }
 
 /// The qualifiers of an `atomic.…` opcode.
+#[derive(Clone, Copy)]
 struct Opcode {
     op: AtomicOp,
     ty: ElemType,
@@ -213,6 +261,7 @@ impl<'a> Parser<'a> {
             current,
             at_line_start: true,
             errors: Diagnostics::with_limit(limit),
+            opcodes: OpcodeMemo::new(),
         }
     }
 
@@ -592,6 +641,15 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_opcode(&mut self, token: Token<'a>) -> Parsed<Opcode> {
+        if let Some(opcode) = self.opcodes.get(token.text) {
+            return Ok(opcode);
+        }
+        let opcode = self.read_opcode(token)?;
+        self.opcodes.insert(token.text, opcode);
+        Ok(opcode)
+    }
+
+    fn read_opcode(&mut self, token: Token<'a>) -> Parsed<Opcode> {
         let mut segments = dot_segments(token.text)
             .map(|(offset, segment)| (segment, column_after(token.loc, offset)));
         if segments.next().map(|(first, _)| first) != Some("atomic") {
