@@ -87,6 +87,37 @@ fn skip_class(bytes: &[u8], from: usize, class: u8) -> usize {
         .unwrap_or(rest.len())
 }
 
+// The rules of the token shapes, for the lexer and for the parser's reading of plain lines.
+
+/// Past the blanks (spaces, tabs, carriage returns) at `from`.
+pub(crate) fn blanks_end(bytes: &[u8], from: usize) -> usize {
+    skip_class(bytes, from, SPACE)
+}
+
+/// Past the name characters at `from`: the end of `%name` whose name starts there.
+pub(crate) fn name_end(bytes: &[u8], from: usize) -> usize {
+    skip_class(bytes, from, NAME)
+}
+
+/// Whether a word (`Word` token) starts with `byte`.
+pub(crate) fn starts_word(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || byte == b'_' || byte == b'$'
+}
+
+/// Past the rest of a word whose first byte is before `from`.
+pub(crate) fn word_end(bytes: &[u8], from: usize) -> usize {
+    skip_class(bytes, from, WORD)
+}
+
+/// Whether a literal (`Number` token) starts at `at`: a digit, or `-` then a digit or letter.
+pub(crate) fn starts_number(bytes: &[u8], at: usize) -> bool {
+    match bytes.get(at) {
+        Some(b) if b.is_ascii_digit() => true,
+        Some(b'-') => bytes.get(at + 1).is_some_and(u8::is_ascii_alphanumeric),
+        _ => false,
+    }
+}
+
 /// Tokens of a source text, produced one at a time: the parser holds one token of lookahead,
 /// never a vector of the whole file. Never fails: a character that starts no token becomes an
 /// `Unexpected` token for the parser to report. After the last token it yields `Eof` forever.
@@ -114,6 +145,25 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// The source text.
+    pub(crate) fn source(&self) -> &'a str {
+        self.source
+    }
+
+    /// The byte offset of the next character.
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Goes on from byte offset `pos`, the start of a line after the current one (a line the
+    /// parser has read by itself, its newline included).
+    pub(crate) fn resume_at_line_start(&mut self, pos: usize) {
+        self.pos = pos;
+        self.line = self.line.saturating_add(1);
+        self.line_start = pos;
+        self.line_continuations = 0;
+    }
+
     /// The position of byte offset `pos` on the current line: columns count characters from 1.
     fn loc_at(&self, pos: usize) -> SourceLoc {
         let chars = pos - self.line_start - self.line_continuations;
@@ -125,7 +175,7 @@ impl<'a> Lexer<'a> {
         let bytes = self.source.as_bytes();
         let mut start = self.pos;
         loop {
-            start = skip_class(bytes, start, SPACE);
+            start = blanks_end(bytes, start);
             if bytes.get(start) != Some(&b'#') {
                 break;
             }
@@ -167,20 +217,18 @@ impl<'a> Lexer<'a> {
             b'@' => TokenKind::At,
             b'!' => TokenKind::Bang,
             b'%' => {
-                self.pos = skip_class(bytes, end, NAME);
+                self.pos = name_end(bytes, end);
                 return Token {
                     kind: TokenKind::Local,
                     text: &self.source[end..self.pos],
                     loc,
                 };
             }
-            b if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
-                end = skip_class(bytes, end, WORD);
+            b if starts_word(b) => {
+                end = word_end(bytes, end);
                 TokenKind::Word
             }
-            b if b.is_ascii_digit()
-                || (b == b'-' && bytes.get(end).is_some_and(u8::is_ascii_alphanumeric)) =>
-            {
+            _ if starts_number(bytes, start) => {
                 end = number_end(bytes, start);
                 TokenKind::Number
             }
@@ -205,9 +253,9 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// Where the literal starting at `start` ends: name characters and `.`, and a sign right after
+/// Where the literal starting at `start` (see [`starts_number`]) ends: name characters and `.`, and a sign right after
 /// the exponent letter of a decimal (`1e-5`, not `0x1e-5`).
-fn number_end(bytes: &[u8], start: usize) -> usize {
+pub(crate) fn number_end(bytes: &[u8], start: usize) -> usize {
     let digits = &bytes[start..];
     let digits = digits.strip_prefix(b"-").unwrap_or(digits);
     let hex = digits.starts_with(b"0x") || digits.starts_with(b"0X");

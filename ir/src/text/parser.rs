@@ -14,7 +14,9 @@ use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
 };
 
-use super::lexer::{Lexer, Token, TokenKind};
+use super::lexer::{
+    blanks_end, name_end, number_end, starts_number, starts_word, word_end, Lexer, Token, TokenKind,
+};
 use super::literal::literal_bits;
 
 /// The error has been recorded; the caller recovers.
@@ -31,6 +33,9 @@ pub(crate) struct Parser<'a> {
     errors: Diagnostics,
     /// Opcodes read so far, by their spelling.
     opcodes: OpcodeMemo<'a>,
+    /// Whether plain instruction lines are read without tokens ([`Parser::plain_instruction`]);
+    /// off only to test that both readings agree.
+    plain_lines: bool,
 }
 
 /// The opcodes of recent instructions by spelling: a program repeats a few opcodes many times,
@@ -88,6 +93,106 @@ struct Opcode {
     scope: Scope,
     space: AddressSpace,
     hint: Option<CacheHint>,
+}
+
+impl Opcode {
+    fn instruction(
+        self,
+        predicate: Option<Predicate>,
+        addr: Value,
+        operand: Option<Operand>,
+        new_value: Option<Operand>,
+    ) -> AtomicInst {
+        AtomicInst {
+            op: self.op,
+            ty: self.ty,
+            shape: self.shape,
+            order: self.order,
+            scope: self.scope,
+            space: self.space,
+            hint: self.hint,
+            predicate,
+            addr,
+            operand,
+            new_value,
+            result: None,
+        }
+    }
+}
+
+/// Appends an atomic read at `start`, defining its result (named by the token `result`).
+fn add_atomic(
+    kernel: &mut Kernel,
+    names: &mut NameIndex,
+    inst: AtomicInst,
+    start: SourceLoc,
+    result: Option<Token<'_>>,
+) {
+    let id = kernel.push(inst, result.map(|token| token.text));
+    kernel.inst_locs[id] = start;
+    if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
+        kernel.values[value].loc = token.loc;
+        names.insert(token.text, value, &kernel.values);
+    }
+}
+
+/// A scalar operand of a plain line, its literal not yet in the kernel's pool.
+#[derive(Clone, Copy)]
+enum PlainScalar {
+    Value(Value),
+    Literal(u128),
+}
+
+/// A defined `%name` at `at`, and the offset past it.
+fn plain_name(
+    source: &str,
+    at: usize,
+    kernel: &Kernel,
+    names: &NameIndex,
+) -> Option<(Value, usize)> {
+    let bytes = source.as_bytes();
+    if bytes.get(at) != Some(&b'%') {
+        return None;
+    }
+    let end = name_end(bytes, at + 1);
+    let name = &source[at + 1..end];
+    if name.is_empty() {
+        return None;
+    }
+    Some((names.get(name, &kernel.values)?, end))
+}
+
+/// `[%name]` at `at` (blanks allowed inside), and the offset past it.
+fn plain_address(
+    source: &str,
+    at: usize,
+    kernel: &Kernel,
+    names: &NameIndex,
+) -> Option<(Value, usize)> {
+    let bytes = source.as_bytes();
+    if bytes.get(at) != Some(&b'[') {
+        return None;
+    }
+    let (value, end) = plain_name(source, blanks_end(bytes, at + 1), kernel, names)?;
+    let end = blanks_end(bytes, end);
+    (bytes.get(end) == Some(&b']')).then_some((value, end + 1))
+}
+
+/// A defined `%name` or a literal that fits `ty` at `at`, and the offset past it.
+fn plain_scalar(
+    source: &str,
+    at: usize,
+    kernel: &Kernel,
+    names: &NameIndex,
+    ty: ElemType,
+) -> Option<(PlainScalar, usize)> {
+    let bytes = source.as_bytes();
+    if starts_number(bytes, at) {
+        let end = number_end(bytes, at);
+        let bits = literal_bits(&source[at..end], ty).ok()?;
+        return Some((PlainScalar::Literal(bits), end));
+    }
+    plain_name(source, at, kernel, names).map(|(value, end)| (PlainScalar::Value(value), end))
 }
 
 /// The kinds of qualifier, in the order they must appear.
@@ -262,6 +367,7 @@ impl<'a> Parser<'a> {
             at_line_start: true,
             errors: Diagnostics::with_limit(limit),
             opcodes: OpcodeMemo::new(),
+            plain_lines: true,
         }
     }
 
@@ -409,7 +515,9 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 _ => {
-                    if self.parse_instruction(&mut kernel, &mut names).is_err() {
+                    if !(self.plain_lines && self.plain_instruction(&mut kernel, &mut names))
+                        && self.parse_instruction(&mut kernel, &mut names).is_err()
+                    {
                         self.skip_line();
                     }
                 }
@@ -536,27 +644,80 @@ impl<'a> Parser<'a> {
             None
         };
         self.end_of_instruction()?;
-        let inst = AtomicInst {
-            op: opcode.op,
-            ty: opcode.ty,
-            shape: opcode.shape,
-            order: opcode.order,
-            scope: opcode.scope,
-            space: opcode.space,
-            hint: opcode.hint,
-            predicate,
-            addr,
-            operand,
-            new_value,
-            result: None,
-        };
-        let id = kernel.push(inst, result.map(|token| token.text));
-        kernel.inst_locs[id] = start;
-        if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
-            kernel.values[value].loc = token.loc;
-            names.insert(token.text, value, &kernel.values);
-        }
+        let inst = opcode.instruction(predicate, addr, operand, new_value);
+        add_atomic(kernel, names, inst, start, result);
         Ok(())
+    }
+
+    /// Reads the common instruction line straight from its bytes, without tokens:
+    /// `[%r =] atomic.… [%a], x[, y]` where the opcode has been read before and each operand is
+    /// a name or a number, ending with the line. Changes nothing unless it reads the whole line,
+    /// and reads only lines that [`Parser::parse_instruction`] accepts, into the same
+    /// instruction; anything else (a predicate, a fence, a brace list, a comment, a new
+    /// opcode, a mistake) it leaves to that, answering `false`.
+    fn plain_instruction(&mut self, kernel: &mut Kernel, names: &mut NameIndex) -> bool {
+        let first = self.peek();
+        let source = self.lexer.source();
+        let bytes = source.as_bytes();
+        let mut at = self.lexer.pos();
+        let (result, opcode_text) = match first.kind {
+            TokenKind::Local if !first.text.is_empty() => {
+                at = blanks_end(bytes, at);
+                if bytes.get(at) != Some(&b'=') {
+                    return false;
+                }
+                let start = blanks_end(bytes, at + 1);
+                if !bytes.get(start).is_some_and(|&b| starts_word(b)) {
+                    return false;
+                }
+                at = word_end(bytes, start + 1);
+                (Some(first), &source[start..at])
+            }
+            TokenKind::Word => (None, first.text),
+            _ => return false,
+        };
+        let Some(opcode) = self.opcodes.get(opcode_text) else {
+            return false;
+        };
+        let Some(addr) = plain_address(source, blanks_end(bytes, at), kernel, names) else {
+            return false;
+        };
+        at = blanks_end(bytes, addr.1);
+        let mut operands = [None; 2];
+        if bytes.get(at) == Some(&b',') {
+            for operand in &mut operands {
+                let Some((scalar, end)) =
+                    plain_scalar(source, blanks_end(bytes, at + 1), kernel, names, opcode.ty)
+                else {
+                    return false;
+                };
+                *operand = Some(scalar);
+                at = blanks_end(bytes, end);
+                if bytes.get(at) != Some(&b',') {
+                    break;
+                }
+            }
+        } else if opcode.op != AtomicOp::Load {
+            return false;
+        }
+        if bytes.get(at) != Some(&b'\n') {
+            return false;
+        }
+        let [operand, new_value] = operands.map(|scalar| {
+            scalar.map(|scalar| match scalar {
+                PlainScalar::Value(value) => Operand::Scalar(Scalar::Value(value)),
+                PlainScalar::Literal(bits) => Operand::Scalar(Scalar::Const(kernel.constant(bits))),
+            })
+        });
+        let inst = opcode.instruction(None, addr.0, operand, new_value);
+        add_atomic(kernel, names, inst, first.loc, result);
+        #[cfg(test)]
+        tests::PLAIN_READS.set(tests::PLAIN_READS.get() + 1);
+        // On from the next line, as the token parser is after the line's newline.
+        self.lexer.resume_at_line_start(at + 1);
+        self.current = self.lexer.next_token();
+        self.at_line_start = true;
+        true
     }
 
     /// The end of an instruction's line (or the kernel's `}` / the end of input after it).
@@ -813,5 +974,128 @@ impl<'a> Parser<'a> {
             )),
             _ => Err(self.expected("an operand (`%name`, a literal or `{…}`)")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::all_cells;
+
+    thread_local! {
+        /// Lines this thread's parsers have read plainly.
+        pub(super) static PLAIN_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    fn parse_both_ways(source: &str) -> [String; 2] {
+        [true, false].map(|plain_lines| {
+            let mut parser = Parser::new(source, usize::MAX);
+            parser.plain_lines = plain_lines;
+            match parser.parse_module() {
+                Ok(module) => format!("{module:?}"),
+                Err(errors) => format!("{:?}", errors.into_vec()),
+            }
+        })
+    }
+
+    /// Reading plain lines without tokens gives the module, or the diagnostics, that the token
+    /// parser gives: on kernels of the lowering matrix's cells, each instruction line followed
+    /// by a copy (whose opcode has been read, so that it is a candidate for a plain reading)
+    /// changed at one place, in every way a plain line can be broken.
+    #[test]
+    fn plain_lines_read_as_the_token_parser_reads_them() {
+        let literals = "kernel lits(%a: ptr.generic, %h: f16x2, %x: u32) {\n  \
+            %r = atomic.cas.f64 [%a], -0.0, 1e-300\n  atomic.exch.s8 [%a], -128\n  \
+            atomic.exch.b16 [ %a ] , 0xFFFF\n  %s = atomic.add.u32 [%a],%x\n  \
+            %t = atomic.load.u32 [%a]\n  %u = atomic.add.u32 [%a], %s, %t\n  \
+            atomic.exch.s8 [%a], 127\n  atomic.exch.f32 [%a], nan\n  %r = atomic.add.u32 [%a], 1\n}\n";
+        let mut kernels: Vec<String> = all_cells()
+            .step_by(5)
+            .map(|cell| {
+                crate::text::print(&Module {
+                    kernels: vec![cell.kernel()],
+                })
+            })
+            .collect();
+        kernels.push(literals.to_string());
+        let pieces = [
+            "",
+            " ",
+            "\t",
+            "\r",
+            "\n",
+            "#",
+            "# é\n",
+            "é",
+            ",",
+            "[",
+            "]",
+            "{",
+            "}",
+            "=",
+            "%",
+            "%x",
+            "%r",
+            "%a",
+            "@%p ",
+            "-",
+            "-1",
+            "1e-5",
+            "0x1f",
+            "inf",
+            "atomic.add.u32",
+            "fence.acquire",
+            ".",
+            "u32",
+            "%p",
+            "}\n",
+            "kernel k() {\n",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound.max(1) as u64) as usize
+        };
+        let mut plain_reads = 0;
+        for round in 0..4 {
+            for kernel in &kernels {
+                let lines: Vec<&str> = kernel.lines().collect();
+                let mut source = String::new();
+                for (index, line) in lines.iter().enumerate() {
+                    source.push_str(line);
+                    source.push('\n');
+                    if index == 0 || index + 1 == lines.len() {
+                        continue;
+                    }
+                    let mut copy = line.to_string();
+                    if round > 0 {
+                        let mut at = next(copy.len() + 1);
+                        while !copy.is_char_boundary(at) {
+                            at -= 1;
+                        }
+                        let end = (at + next(4)).min(copy.len());
+                        copy.replace_range(at..end, pieces[next(pieces.len())]);
+                    }
+                    source.push_str(&copy);
+                    source.push('\n');
+                }
+                let before = PLAIN_READS.get();
+                let [plain, tokens] = parse_both_ways(&source);
+                assert_eq!(plain, tokens, "{source}");
+                plain_reads += PLAIN_READS.get() - before;
+            }
+        }
+        // Every unchanged copy of a scalar atomic, and some changed ones, are read plainly.
+        let scalar_atomics = kernels
+            .iter()
+            .flat_map(|kernel| kernel.lines())
+            .filter(|line| line.contains("atomic.") && !line.contains('{'))
+            .count();
+        assert!(
+            plain_reads > scalar_atomics,
+            "{plain_reads} lines read plainly, {scalar_atomics} scalar atomics"
+        );
     }
 }
