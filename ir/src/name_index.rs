@@ -18,59 +18,98 @@ pub(crate) struct NameIndex {
     len: usize,
 }
 
-/// Slots are at most three quarters full.
+/// Slots for `entries` names: at most three quarters full. Any count (not only a power of
+/// two): a hash is mapped onto the slots by multiplication.
 fn slots_for(entries: usize) -> usize {
-    (entries.saturating_mul(4) / 3 + 1)
-        .next_power_of_two()
-        .max(16)
+    (entries.saturating_mul(4) / 3 + 1).max(16)
+}
+
+/// The bytes of a name of at most eight bytes as one word, without copying them: two
+/// overlapping four-byte reads, or three single bytes. Names of one length read the same
+/// bytes, so equal words mean equal names.
+fn short_word(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let four = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .and_then(|four| four.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    };
+    if n >= 4 {
+        u64::from(four(0)) | u64::from(four(n - 4)) << 32
+    } else if n > 0 {
+        u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16
+    } else {
+        0
+    }
 }
 
 /// A hash of a name, eight bytes at a time; names are short, most fit one word.
 fn hash(name: &str) -> u32 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = name.len() as u64;
-    let mut chunks = name.as_bytes().chunks_exact(8);
+    let bytes = name.as_bytes();
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
         h = (h ^ word).wrapping_mul(K).rotate_left(29);
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut word = [0u8; 8];
-        word[..rest.len()].copy_from_slice(rest);
-        h ^= u64::from_le_bytes(word);
-    }
+    h ^= short_word(chunks.remainder());
     // The high half of a product depends on every bit of the input.
     (h.wrapping_mul(K) >> 32) as u32
+}
+
+/// Whether two names are equal; names of up to eight bytes as words.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && if a.len() <= 8 {
+            short_word(a.as_bytes()) == short_word(b.as_bytes())
+        } else {
+            a == b
+        }
 }
 
 fn slot(hash: u32, value: Value) -> u64 {
     (u64::from(hash) << 32) | (value.index() as u64 + 1)
 }
 
+/// The value of a full slot.
+fn slot_value(entry: u64) -> Value {
+    Value::new((entry as u32 - 1) as usize)
+}
+
+/// The first slot to probe for `hash` among `slots` slots.
+fn home(hash: u32, slots: usize) -> usize {
+    ((u64::from(hash) * slots as u64) >> 32) as usize
+}
+
 impl NameIndex {
     /// Where `name` is (`Ok`), or the empty slot where it would go (`Err`). The table always
     /// has an empty slot, so the probe ends.
+    #[inline]
     fn find(
         &self,
         hash: u32,
         name: &str,
         values: &PrimaryMap<Value, ValueData>,
     ) -> Result<usize, usize> {
-        let mask = self.slots.len() - 1;
-        let mut at = hash as usize & mask;
+        let mut at = home(hash, self.slots.len());
         loop {
             let entry = self.slots[at];
             if entry == 0 {
                 return Err(at);
             }
-            if (entry >> 32) as u32 == hash {
-                let value = Value::new((entry as u32 - 1) as usize);
-                if values.get(value).is_some_and(|data| &*data.name == name) {
-                    return Ok(at);
-                }
+            if (entry >> 32) as u32 == hash
+                && values
+                    .get(slot_value(entry))
+                    .is_some_and(|data| same_name(&data.name, name))
+            {
+                return Ok(at);
             }
-            at = (at + 1) & mask;
+            at += 1;
+            if at == self.slots.len() {
+                at = 0;
+            }
         }
     }
 
@@ -80,7 +119,7 @@ impl NameIndex {
             return None;
         }
         let found = self.find(hash(name), name, values).ok()?;
-        Some(Value::new((self.slots[found] as u32 - 1) as usize))
+        Some(slot_value(self.slots[found]))
     }
 
     /// Makes `name` refer to `value` (whose name in `values` is `name`), returning the value
@@ -97,7 +136,7 @@ impl NameIndex {
         let hash = hash(name);
         match self.find(hash, name, values) {
             Ok(at) => {
-                let before = Value::new((self.slots[at] as u32 - 1) as usize);
+                let before = slot_value(self.slots[at]);
                 self.slots[at] = slot(hash, value);
                 Some(before)
             }
@@ -111,11 +150,11 @@ impl NameIndex {
 
     fn grow(&mut self) {
         let old = std::mem::replace(&mut self.slots, vec![0; slots_for((self.len + 1) * 2)]);
-        let mask = self.slots.len() - 1;
+        let count = self.slots.len();
         for entry in old.into_iter().filter(|&entry| entry != 0) {
-            let mut at = (entry >> 32) as usize & mask;
+            let mut at = home((entry >> 32) as u32, count);
             while self.slots[at] != 0 {
-                at = (at + 1) & mask;
+                at = if at + 1 == count { 0 } else { at + 1 };
             }
             self.slots[at] = entry;
         }

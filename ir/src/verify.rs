@@ -237,11 +237,13 @@ impl Role {
 
 impl<'k, 'e> Checker<'k, 'e> {
     fn new(kernel: &'k Kernel, errors: &'e mut Diagnostics) -> Self {
+        // An entry for every value up front, so that marking one never grows the map.
+        let mut defined = SecondaryMap::new();
+        defined.resize(kernel.values.len());
         Checker {
             kernel,
             errors,
-            // Sized for every value up front: a kernel defines each of its values once.
-            defined: SecondaryMap::with_capacity(kernel.values.len()),
+            defined,
             names: NameIndex::default(),
             distinct_names: distinct_names(&kernel.values),
         }

@@ -7,12 +7,13 @@
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::{
-    AtomicInst, Fence, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value,
+    AtomicInst, Fence, Inst, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value,
 };
 use crate::name_index::NameIndex;
 use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
 };
+use cranelift_entity::EntityRef;
 
 use super::lexer::{
     blanks_end, name_end, number_end, starts_number, starts_word, word_end, Lexer, Token, TokenKind,
@@ -129,11 +130,23 @@ fn add_atomic(
     result: Option<Token<'_>>,
 ) {
     let id = kernel.push(inst, result.map(|token| token.text));
-    kernel.inst_locs[id] = start;
+    set_inst_loc(kernel, id, start);
     if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
         kernel.values[value].loc = token.loc;
         names.insert(token.text, value, &kernel.values);
     }
+}
+
+/// Records where instruction `id` is. The map grows by doubling (indexing one past its end
+/// grows it by one entry, a call per instruction), and [`Parser::parse_kernel`] trims it to the
+/// kernel's instructions at the end.
+fn set_inst_loc(kernel: &mut Kernel, id: Inst, loc: SourceLoc) {
+    if kernel.inst_locs.get(id).is_none() {
+        kernel
+            .inst_locs
+            .resize((id.index() + 1).next_power_of_two().max(64));
+    }
+    kernel.inst_locs[id] = loc;
 }
 
 /// A scalar operand of a plain line, its literal not yet in the kernel's pool.
@@ -523,6 +536,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        kernel.inst_locs.resize(kernel.insts.len());
         Some(kernel)
     }
 
@@ -621,7 +635,7 @@ impl<'a> Parser<'a> {
             let fence = self.parse_fence(opcode_token)?;
             self.end_of_instruction()?;
             let id = kernel.push_fence(fence);
-            kernel.inst_locs[id] = start;
+            set_inst_loc(kernel, id, start);
             return Ok(());
         }
         let opcode = self.parse_opcode(opcode_token)?;
