@@ -104,9 +104,18 @@ pub(crate) fn starts_word(byte: u8) -> bool {
     byte.is_ascii_alphabetic() || byte == b'_' || byte == b'$'
 }
 
-/// Past the rest of a word whose first byte is before `from`.
+/// Past the rest of a word whose first byte is before `from`. Words run long (an opcode is
+/// some forty bytes), so eight bytes are tested at once while all eight are word bytes.
 pub(crate) fn word_end(bytes: &[u8], from: usize) -> usize {
-    skip_class(bytes, from, WORD)
+    let mut at = from;
+    while let Some(eight) = bytes.get(at..at + 8) {
+        let all = eight.iter().fold(WORD, |all, &b| all & CLASSES[b as usize]);
+        if all == 0 {
+            break;
+        }
+        at += 8;
+    }
+    skip_class(bytes, at, WORD)
 }
 
 /// Whether a literal (`Number` token) starts at `at`: a digit, or `-` then a digit or letter.
