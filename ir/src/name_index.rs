@@ -84,6 +84,15 @@ fn home(hash: u32, slots: usize) -> usize {
 }
 
 impl NameIndex {
+    /// An index with room for `entries` names before it grows. The system zeroes the memory
+    /// of a large index as it is first touched, so room that is never used costs little.
+    pub(crate) fn with_capacity(entries: usize) -> Self {
+        NameIndex {
+            slots: vec![0; slots_for(entries)],
+            len: 0,
+        }
+    }
+
     /// Where `name` is (`Ok`), or the empty slot where it would go (`Err`). The table always
     /// has an empty slot, so the probe ends.
     #[inline]

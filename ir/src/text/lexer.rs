@@ -173,6 +173,21 @@ impl<'a> Lexer<'a> {
         self.line_continuations = 0;
     }
 
+    /// The lines from here to the end of the source.
+    pub(crate) fn lines_left(&self) -> usize {
+        // Sums of at most 255 bytes in a byte each, which the compiler computes sixteen or more
+        // bytes per instruction.
+        self.source.as_bytes()[self.pos..]
+            .chunks(255)
+            .map(|chunk| {
+                let newlines = chunk
+                    .iter()
+                    .fold(0u8, |count, &b| count + u8::from(b == b'\n'));
+                usize::from(newlines)
+            })
+            .sum()
+    }
+
     /// The position of byte offset `pos` on the current line: columns count characters from 1.
     fn loc_at(&self, pos: usize) -> SourceLoc {
         let chars = pos - self.line_start - self.line_continuations;

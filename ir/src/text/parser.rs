@@ -34,6 +34,8 @@ pub(crate) struct Parser<'a> {
     errors: Diagnostics,
     /// Opcodes read so far, by their spelling.
     opcodes: OpcodeMemo<'a>,
+    /// Whether the next kernel is the module's first.
+    first_kernel: bool,
     /// Whether plain instruction lines are read without tokens ([`Parser::plain_instruction`]);
     /// off only to test that both readings agree.
     plain_lines: bool,
@@ -380,6 +382,7 @@ impl<'a> Parser<'a> {
             at_line_start: true,
             errors: Diagnostics::with_limit(limit),
             opcodes: OpcodeMemo::new(),
+            first_kernel: true,
             plain_lines: true,
         }
     }
@@ -487,7 +490,16 @@ impl<'a> Parser<'a> {
         let keyword = self.advance();
         let mut kernel = Kernel::new("");
         kernel.loc = keyword.loc;
-        let mut names = NameIndex::default();
+        // The first kernel's names are indexed with room for a name per line left: a file is
+        // mostly one large kernel, whose index would otherwise be rebuilt a dozen times as it
+        // grows (each time in fresh memory), or many small ones, where the first one's unused
+        // room is never touched. Counted for the first kernel only, so the source is counted
+        // once.
+        let mut names = if std::mem::take(&mut self.first_kernel) {
+            NameIndex::with_capacity(self.lexer.lines_left())
+        } else {
+            NameIndex::default()
+        };
         if self.parse_header(&mut kernel, &mut names).is_err() {
             // Resume at the body's `{`, unless the next kernel starts first.
             loop {
