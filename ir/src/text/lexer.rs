@@ -173,11 +173,14 @@ impl<'a> Lexer<'a> {
         self.line_continuations = 0;
     }
 
-    /// The lines from here to the end of the source.
-    pub(crate) fn lines_left(&self) -> usize {
+    /// How many values the rest of the source can define, as a capacity hint: an instruction
+    /// defines at most one, one per line and per 20 bytes (`%r=atomic.load.u8[%a]` and its
+    /// newline are 22), so a source of empty lines asks for no more room than its own size.
+    pub(crate) fn value_lines_left(&self) -> usize {
+        let rest = &self.source.as_bytes()[self.pos..];
         // Sums of at most 255 bytes in a byte each, which the compiler computes sixteen or more
         // bytes per instruction.
-        self.source.as_bytes()[self.pos..]
+        let lines: usize = rest
             .chunks(255)
             .map(|chunk| {
                 let newlines = chunk
@@ -185,7 +188,8 @@ impl<'a> Lexer<'a> {
                     .fold(0u8, |count, &b| count + u8::from(b == b'\n'));
                 usize::from(newlines)
             })
-            .sum()
+            .sum();
+        lines.min(rest.len() / 20)
     }
 
     /// The position of byte offset `pos` on the current line: columns count characters from 1.

@@ -490,13 +490,13 @@ impl<'a> Parser<'a> {
         let keyword = self.advance();
         let mut kernel = Kernel::new("");
         kernel.loc = keyword.loc;
-        // The first kernel's names are indexed with room for a name per line left: a file is
-        // mostly one large kernel, whose index would otherwise be rebuilt a dozen times as it
-        // grows (each time in fresh memory), or many small ones, where the first one's unused
-        // room is never touched. Counted for the first kernel only, so the source is counted
-        // once.
+        // The first kernel's names are indexed with room for every value the rest of the
+        // source can define: a file is mostly one large kernel, whose index would otherwise be
+        // rebuilt a dozen times as it grows (each time in fresh memory), or many small ones,
+        // where the first one's unused room is never touched. Counted for the first kernel
+        // only, so the source is counted once.
         let mut names = if std::mem::take(&mut self.first_kernel) {
-            NameIndex::with_capacity(self.lexer.lines_left())
+            NameIndex::with_capacity(self.lexer.value_lines_left())
         } else {
             NameIndex::default()
         };
