@@ -137,6 +137,23 @@ pub fn generated_module(atomics: usize) -> Module {
     }
 }
 
+/// The CPU time (user and system) of the child processes waited for so far: the cost of a
+/// command, as [`thread_cpu_time`] is of work in process.
+pub fn children_cpu_time() -> std::time::Duration {
+    // SAFETY: an all-zero rusage is a valid value for the call to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid rusage for the call to fill; the target is a constant.
+    let status = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    if status != 0 {
+        return std::time::Duration::ZERO;
+    }
+    let seconds = |t: libc::timeval| {
+        std::time::Duration::new(t.tv_sec as u64, 0)
+            + std::time::Duration::from_micros(t.tv_usec as u64)
+    };
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 /// The CPU time the calling thread has used: unlike wall time, not inflated by other work that
 /// shares the machine (the waiting is not counted; what remains is caches and frequency).
 pub fn thread_cpu_time() -> std::time::Duration {

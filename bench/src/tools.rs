@@ -57,14 +57,27 @@ pub fn run(command: &mut Command) -> Result<String, String> {
     Ok(text)
 }
 
-/// The best wall time of `runs` runs of a command.
-pub fn time_best(runs: usize, mut make: impl FnMut() -> Command) -> Result<Duration, String> {
-    let mut best = Duration::MAX;
+/// What running a command took: the best of several runs for each measure.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// Wall time, which other work sharing the machine inflates.
+    pub wall: Duration,
+    /// CPU time of the process, user and system: what the command itself costs.
+    pub cpu: Duration,
+}
+
+/// The best wall time and the best CPU time of `runs` runs of a command.
+pub fn time_best(runs: usize, mut make: impl FnMut() -> Command) -> Result<Timing, String> {
+    let mut best = Timing {
+        wall: Duration::MAX,
+        cpu: Duration::MAX,
+    };
     for _ in 0..runs {
         let mut command = make();
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), crate::children_cpu_time());
         run(&mut command)?;
-        best = best.min(start.elapsed());
+        best.wall = best.wall.min(start.elapsed());
+        best.cpu = best.cpu.min(crate::children_cpu_time().saturating_sub(cpu));
     }
     Ok(best)
 }

@@ -203,9 +203,17 @@ fn lower(args: &Args, _out: &mut String) -> Outcome {
     if args.format.is_some() || !args.filters.is_empty() {
         return Err(usage("`atomir lower` takes no --format or --filter"));
     }
-    let (name, module) = load_file(&file)?;
-    let module = verified(&name, &module)?;
-    let options = LowerOptions::fragment().with_complete_module(args.module);
+    let (name, parsed) = load_file(&file)?;
+    let lowered = lower_module(&name, &parsed, &backend, args.module);
+    // The process ends after this command: its exit returns the module's memory at once,
+    // where dropping it would free each value's name on its own.
+    std::mem::forget(parsed);
+    lowered
+}
+
+fn lower_module(name: &str, module: &Module, backend: &TargetBackend, whole: bool) -> Outcome {
+    let module = verified(name, module)?;
+    let options = LowerOptions::fragment().with_complete_module(whole);
     // Straight to standard output as it is printed: the code of a large module is several
     // times the size of the module, and is never held whole.
     let mut stdout = open_stdout().map_err(cannot_write)?;

@@ -57,6 +57,7 @@ pub mod kernel;
 pub mod legal;
 pub mod lower;
 pub mod matrix;
+mod name_index;
 pub mod node;
 pub mod rule;
 pub mod semantics;

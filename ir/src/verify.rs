@@ -28,6 +28,7 @@ use crate::kernel::{
     AtomicInst, Fence, Inst, InstData, Kernel, Module, Operand, Scalar, SourceLoc, Value,
     ValueData, ValueDef,
 };
+use crate::name_index::{distinct_names, NameIndex};
 use crate::text::literal::mask;
 use crate::types::{AddressSpace, AtomicOp, ElemType, TypeClass, ValueType, VectorShape};
 
@@ -205,8 +206,13 @@ fn numeric_alternatives(op: AtomicOp, bits: u32) -> String {
 struct Checker<'k, 'e> {
     kernel: &'k Kernel,
     errors: &'e mut Diagnostics,
-    defined: SecondaryMap<Value, bool>,
-    names: FnvHashMap<&'k str, SourceLoc>,
+    /// Where each value defined so far was (last) defined.
+    defined: SecondaryMap<Value, Option<SourceLoc>>,
+    /// The value that last defined each name; only kept when names repeat.
+    names: NameIndex,
+    /// Whether the kernel's values have pairwise distinct names. Then a name is defined twice
+    /// only when its value is, and the check needs no table of names.
+    distinct_names: bool,
 }
 
 /// The part of an instruction an operand plays, for messages.
@@ -231,11 +237,15 @@ impl Role {
 
 impl<'k, 'e> Checker<'k, 'e> {
     fn new(kernel: &'k Kernel, errors: &'e mut Diagnostics) -> Self {
+        // An entry for every value up front, so that marking one never grows the map.
+        let mut defined = SecondaryMap::new();
+        defined.resize(kernel.values.len());
         Checker {
             kernel,
             errors,
-            defined: SecondaryMap::new(),
-            names: FnvHashMap::default(),
+            defined,
+            names: NameIndex::default(),
+            distinct_names: distinct_names(&kernel.values),
         }
     }
 
@@ -284,7 +294,12 @@ impl<'k, 'e> Checker<'k, 'e> {
     /// Defines `name`, reporting a redefinition.
     fn define(&mut self, value: Value, data: &'k ValueData, loc: SourceLoc, inst: Option<Inst>) {
         let kind = if inst.is_some() { "value" } else { "parameter" };
-        if let Some(first) = self.names.insert(&data.name, loc) {
+        let before = if self.distinct_names {
+            Some(value)
+        } else {
+            self.names.insert(&data.name, value, &self.kernel.values)
+        };
+        if let Some(first) = before.and_then(|before| self.defined[before]) {
             let message = format!(
                 "{kind} `%{}` is already defined{}; each value is defined once",
                 data.name,
@@ -292,7 +307,7 @@ impl<'k, 'e> Checker<'k, 'e> {
             );
             self.report(loc, inst, message);
         }
-        self.defined[value] = true;
+        self.defined[value] = Some(loc);
     }
 
     fn check_params(&mut self) {
@@ -340,7 +355,7 @@ impl<'k, 'e> Checker<'k, 'e> {
             );
             return None;
         };
-        if !self.defined[value] {
+        if self.defined[value].is_none() {
             let message = format!("{role} `%{}` is used before it is defined", data.name);
             self.report(loc, Some(inst), message);
             return None;

@@ -5,17 +5,19 @@
 //! literal that does not fit, an unknown qualifier) is reported here. After an error the parser
 //! skips to the next line, so one pass reports every broken line.
 
-use fnv::FnvHashMap as HashMap;
-
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::{
-    AtomicInst, Fence, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value,
+    AtomicInst, Fence, Inst, Kernel, Module, Operand, Predicate, Scalar, SourceLoc, Value,
 };
+use crate::name_index::NameIndex;
 use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
 };
+use cranelift_entity::EntityRef;
 
-use super::lexer::{Lexer, Token, TokenKind};
+use super::lexer::{
+    blanks_end, name_end, number_end, starts_number, starts_word, word_end, Lexer, Token, TokenKind,
+};
 use super::literal::literal_bits;
 
 /// The error has been recorded; the caller recovers.
@@ -30,9 +32,62 @@ pub(crate) struct Parser<'a> {
     /// Whether `current` starts a line (the token before it was a newline, or there was none).
     at_line_start: bool,
     errors: Diagnostics,
+    /// Opcodes read so far, by their spelling.
+    opcodes: OpcodeMemo<'a>,
+    /// Whether the next kernel is the module's first.
+    first_kernel: bool,
+    /// Whether plain instruction lines are read without tokens ([`Parser::plain_instruction`]);
+    /// off only to test that both readings agree.
+    plain_lines: bool,
+}
+
+/// The opcodes of recent instructions by spelling: a program repeats a few opcodes many times,
+/// and reading one (a dozen string comparisons per qualifier) costs more than the rest of its
+/// line. Direct-mapped: a spelling that meets another in its slot is read again, never
+/// mistaken for it. Only opcodes that parsed are kept, so a hit is what reading gives.
+struct OpcodeMemo<'a> {
+    slots: [Option<(&'a str, Opcode)>; OpcodeMemo::SLOTS],
+}
+
+impl<'a> OpcodeMemo<'a> {
+    const SLOTS: usize = 64;
+
+    fn new() -> Self {
+        OpcodeMemo {
+            slots: [None; Self::SLOTS],
+        }
+    }
+
+    /// The slot of a spelling, from its length and its first and last eight bytes (an opcode is
+    /// at least `atomic.` and a type).
+    fn slot(text: &str) -> usize {
+        let bytes = text.as_bytes();
+        let word = |at: usize| {
+            bytes
+                .get(at..at + 8)
+                .and_then(|eight| eight.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let last = word(bytes.len().saturating_sub(8));
+        let mixed = (word(0) ^ last.rotate_left(23) ^ bytes.len() as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (mixed >> 58) as usize
+    }
+
+    fn get(&self, text: &str) -> Option<Opcode> {
+        match self.slots[Self::slot(text)] {
+            Some((spelling, opcode)) if spelling == text => Some(opcode),
+            _ => None,
+        }
+    }
+
+    fn insert(&mut self, text: &'a str, opcode: Opcode) {
+        self.slots[Self::slot(text)] = Some((text, opcode));
+    }
 }
 
 /// The qualifiers of an `atomic.…` opcode.
+#[derive(Clone, Copy)]
 struct Opcode {
     op: AtomicOp,
     ty: ElemType,
@@ -41,6 +96,118 @@ struct Opcode {
     scope: Scope,
     space: AddressSpace,
     hint: Option<CacheHint>,
+}
+
+impl Opcode {
+    fn instruction(
+        self,
+        predicate: Option<Predicate>,
+        addr: Value,
+        operand: Option<Operand>,
+        new_value: Option<Operand>,
+    ) -> AtomicInst {
+        AtomicInst {
+            op: self.op,
+            ty: self.ty,
+            shape: self.shape,
+            order: self.order,
+            scope: self.scope,
+            space: self.space,
+            hint: self.hint,
+            predicate,
+            addr,
+            operand,
+            new_value,
+            result: None,
+        }
+    }
+}
+
+/// Appends an atomic read at `start`, defining its result (named by the token `result`).
+fn add_atomic(
+    kernel: &mut Kernel,
+    names: &mut NameIndex,
+    inst: AtomicInst,
+    start: SourceLoc,
+    result: Option<Token<'_>>,
+) {
+    let id = kernel.push(inst, result.map(|token| token.text));
+    set_inst_loc(kernel, id, start);
+    if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
+        kernel.values[value].loc = token.loc;
+        names.insert(token.text, value, &kernel.values);
+    }
+}
+
+/// Records where instruction `id` is. The map grows by doubling (indexing one past its end
+/// grows it by one entry, a call per instruction), and [`Parser::parse_kernel`] trims it to the
+/// kernel's instructions at the end.
+fn set_inst_loc(kernel: &mut Kernel, id: Inst, loc: SourceLoc) {
+    if kernel.inst_locs.get(id).is_none() {
+        kernel
+            .inst_locs
+            .resize((id.index() + 1).next_power_of_two().max(64));
+    }
+    kernel.inst_locs[id] = loc;
+}
+
+/// A scalar operand of a plain line, its literal not yet in the kernel's pool.
+#[derive(Clone, Copy)]
+enum PlainScalar {
+    Value(Value),
+    Literal(u128),
+}
+
+/// A defined `%name` at `at`, and the offset past it.
+fn plain_name(
+    source: &str,
+    at: usize,
+    kernel: &Kernel,
+    names: &NameIndex,
+) -> Option<(Value, usize)> {
+    let bytes = source.as_bytes();
+    if bytes.get(at) != Some(&b'%') {
+        return None;
+    }
+    let end = name_end(bytes, at + 1);
+    let name = &source[at + 1..end];
+    if name.is_empty() {
+        return None;
+    }
+    Some((names.get(name, &kernel.values)?, end))
+}
+
+/// `[%name]` at `at` (blanks allowed inside), and the offset past it.
+fn plain_address(
+    source: &str,
+    at: usize,
+    kernel: &Kernel,
+    names: &NameIndex,
+) -> Option<(Value, usize)> {
+    let bytes = source.as_bytes();
+    if bytes.get(at) != Some(&b'[') {
+        return None;
+    }
+    let (value, end) = plain_name(source, blanks_end(bytes, at + 1), kernel, names)?;
+    let end = blanks_end(bytes, end);
+    (bytes.get(end) == Some(&b']')).then_some((value, end + 1))
+}
+
+/// A defined `%name` or a literal that fits `ty` at `at`, and the offset past it.
+fn plain_scalar(
+    source: &str,
+    at: usize,
+    kernel: &Kernel,
+    names: &NameIndex,
+    ty: ElemType,
+) -> Option<(PlainScalar, usize)> {
+    let bytes = source.as_bytes();
+    if starts_number(bytes, at) {
+        let end = number_end(bytes, at);
+        let bits = literal_bits(&source[at..end], ty).ok()?;
+        return Some((PlainScalar::Literal(bits), end));
+    }
+    plain_name(source, at, kernel, names).map(|(value, end)| (PlainScalar::Value(value), end))
 }
 
 /// The kinds of qualifier, in the order they must appear.
@@ -214,6 +381,9 @@ impl<'a> Parser<'a> {
             current,
             at_line_start: true,
             errors: Diagnostics::with_limit(limit),
+            opcodes: OpcodeMemo::new(),
+            first_kernel: true,
+            plain_lines: true,
         }
     }
 
@@ -320,7 +490,16 @@ impl<'a> Parser<'a> {
         let keyword = self.advance();
         let mut kernel = Kernel::new("");
         kernel.loc = keyword.loc;
-        let mut names: HashMap<&'a str, Value> = HashMap::default();
+        // The first kernel's names are indexed with room for every value the rest of the
+        // source can define: a file is mostly one large kernel, whose index would otherwise be
+        // rebuilt a dozen times as it grows (each time in fresh memory), or many small ones,
+        // where the first one's unused room is never touched. Counted for the first kernel
+        // only, so the source is counted once.
+        let mut names = if std::mem::take(&mut self.first_kernel) {
+            NameIndex::with_capacity(self.lexer.value_lines_left())
+        } else {
+            NameIndex::default()
+        };
         if self.parse_header(&mut kernel, &mut names).is_err() {
             // Resume at the body's `{`, unless the next kernel starts first.
             loop {
@@ -361,20 +540,19 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 _ => {
-                    if self.parse_instruction(&mut kernel, &mut names).is_err() {
+                    if !(self.plain_lines && self.plain_instruction(&mut kernel, &mut names))
+                        && self.parse_instruction(&mut kernel, &mut names).is_err()
+                    {
                         self.skip_line();
                     }
                 }
             }
         }
+        kernel.inst_locs.resize(kernel.insts.len());
         Some(kernel)
     }
 
-    fn parse_header(
-        &mut self,
-        kernel: &mut Kernel,
-        names: &mut HashMap<&'a str, Value>,
-    ) -> Parsed<()> {
+    fn parse_header(&mut self, kernel: &mut Kernel, names: &mut NameIndex) -> Parsed<()> {
         let name = self.peek();
         if name.kind != TokenKind::Word || name.text.contains('.') {
             return Err(self.expected("a kernel name after `kernel`"));
@@ -396,7 +574,7 @@ impl<'a> Parser<'a> {
                     .map_err(|message| self.error(ty_token.loc, message))?;
                 let value = kernel.add_param(param.text, ty);
                 kernel.values[value].loc = param.loc;
-                names.insert(param.text, value);
+                names.insert(param.text, value, &kernel.values);
                 self.skip_newlines();
                 if self.at(TokenKind::RParen) {
                     break;
@@ -410,21 +588,16 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn resolve(&mut self, token: Token<'a>, names: &HashMap<&'a str, Value>) -> Parsed<Value> {
+    fn resolve(&mut self, token: Token<'a>, names: &NameIndex, kernel: &Kernel) -> Parsed<Value> {
         if token.text.is_empty() {
             return Err(self.error(token.loc, "expected a name after `%`"));
         }
         names
-            .get(token.text)
-            .copied()
+            .get(token.text, &kernel.values)
             .ok_or_else(|| self.error(token.loc, format!("undefined value `%{}`", token.text)))
     }
 
-    fn parse_instruction(
-        &mut self,
-        kernel: &mut Kernel,
-        names: &mut HashMap<&'a str, Value>,
-    ) -> Parsed<()> {
+    fn parse_instruction(&mut self, kernel: &mut Kernel, names: &mut NameIndex) -> Parsed<()> {
         let start = self.peek().loc;
         let mut predicate = None;
         if self.at(TokenKind::At) {
@@ -435,7 +608,7 @@ impl<'a> Parser<'a> {
             }
             let token = self.expect(TokenKind::Local, "a predicate `%name` after `@`")?;
             predicate = Some(Predicate {
-                value: self.resolve(token, names)?,
+                value: self.resolve(token, names, kernel)?,
                 negated,
             });
         }
@@ -474,13 +647,13 @@ impl<'a> Parser<'a> {
             let fence = self.parse_fence(opcode_token)?;
             self.end_of_instruction()?;
             let id = kernel.push_fence(fence);
-            kernel.inst_locs[id] = start;
+            set_inst_loc(kernel, id, start);
             return Ok(());
         }
         let opcode = self.parse_opcode(opcode_token)?;
         self.expect(TokenKind::LBracket, "`[` before the address")?;
         let addr_token = self.expect(TokenKind::Local, "an address `%name` inside `[…]`")?;
-        let addr = self.resolve(addr_token, names)?;
+        let addr = self.resolve(addr_token, names, kernel)?;
         self.expect(TokenKind::RBracket, "`]` after address")?;
         // A load takes no operand; the verifier judges one that is written anyway. Every other
         // access needs its `,` here.
@@ -497,27 +670,80 @@ impl<'a> Parser<'a> {
             None
         };
         self.end_of_instruction()?;
-        let inst = AtomicInst {
-            op: opcode.op,
-            ty: opcode.ty,
-            shape: opcode.shape,
-            order: opcode.order,
-            scope: opcode.scope,
-            space: opcode.space,
-            hint: opcode.hint,
-            predicate,
-            addr,
-            operand,
-            new_value,
-            result: None,
-        };
-        let id = kernel.push(inst, result.map(|token| token.text));
-        kernel.inst_locs[id] = start;
-        if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
-            kernel.values[value].loc = token.loc;
-            names.insert(token.text, value);
-        }
+        let inst = opcode.instruction(predicate, addr, operand, new_value);
+        add_atomic(kernel, names, inst, start, result);
         Ok(())
+    }
+
+    /// Reads the common instruction line straight from its bytes, without tokens:
+    /// `[%r =] atomic.… [%a], x[, y]` where the opcode has been read before and each operand is
+    /// a name or a number, ending with the line. Changes nothing unless it reads the whole line,
+    /// and reads only lines that [`Parser::parse_instruction`] accepts, into the same
+    /// instruction; anything else (a predicate, a fence, a brace list, a comment, a new
+    /// opcode, a mistake) it leaves to that, answering `false`.
+    fn plain_instruction(&mut self, kernel: &mut Kernel, names: &mut NameIndex) -> bool {
+        let first = self.peek();
+        let source = self.lexer.source();
+        let bytes = source.as_bytes();
+        let mut at = self.lexer.pos();
+        let (result, opcode_text) = match first.kind {
+            TokenKind::Local if !first.text.is_empty() => {
+                at = blanks_end(bytes, at);
+                if bytes.get(at) != Some(&b'=') {
+                    return false;
+                }
+                let start = blanks_end(bytes, at + 1);
+                if !bytes.get(start).is_some_and(|&b| starts_word(b)) {
+                    return false;
+                }
+                at = word_end(bytes, start + 1);
+                (Some(first), &source[start..at])
+            }
+            TokenKind::Word => (None, first.text),
+            _ => return false,
+        };
+        let Some(opcode) = self.opcodes.get(opcode_text) else {
+            return false;
+        };
+        let Some(addr) = plain_address(source, blanks_end(bytes, at), kernel, names) else {
+            return false;
+        };
+        at = blanks_end(bytes, addr.1);
+        let mut operands = [None; 2];
+        if bytes.get(at) == Some(&b',') {
+            for operand in &mut operands {
+                let Some((scalar, end)) =
+                    plain_scalar(source, blanks_end(bytes, at + 1), kernel, names, opcode.ty)
+                else {
+                    return false;
+                };
+                *operand = Some(scalar);
+                at = blanks_end(bytes, end);
+                if bytes.get(at) != Some(&b',') {
+                    break;
+                }
+            }
+        } else if opcode.op != AtomicOp::Load {
+            return false;
+        }
+        if bytes.get(at) != Some(&b'\n') {
+            return false;
+        }
+        let [operand, new_value] = operands.map(|scalar| {
+            scalar.map(|scalar| match scalar {
+                PlainScalar::Value(value) => Operand::Scalar(Scalar::Value(value)),
+                PlainScalar::Literal(bits) => Operand::Scalar(Scalar::Const(kernel.constant(bits))),
+            })
+        });
+        let inst = opcode.instruction(None, addr.0, operand, new_value);
+        add_atomic(kernel, names, inst, first.loc, result);
+        #[cfg(test)]
+        tests::PLAIN_READS.set(tests::PLAIN_READS.get() + 1);
+        // On from the next line, as the token parser is after the line's newline.
+        self.lexer.resume_at_line_start(at + 1);
+        self.current = self.lexer.next_token();
+        self.at_line_start = true;
+        true
     }
 
     /// The end of an instruction's line (or the kernel's `}` / the end of input after it).
@@ -602,6 +828,15 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_opcode(&mut self, token: Token<'a>) -> Parsed<Opcode> {
+        if let Some(opcode) = self.opcodes.get(token.text) {
+            return Ok(opcode);
+        }
+        let opcode = self.read_opcode(token)?;
+        self.opcodes.insert(token.text, opcode);
+        Ok(opcode)
+    }
+
+    fn read_opcode(&mut self, token: Token<'a>) -> Parsed<Opcode> {
         let mut segments = dot_segments(token.text)
             .map(|(offset, segment)| (segment, column_after(token.loc, offset)));
         if segments.next().map(|(first, _)| first) != Some("atomic") {
@@ -718,7 +953,7 @@ impl<'a> Parser<'a> {
     fn parse_operand(
         &mut self,
         kernel: &mut Kernel,
-        names: &HashMap<&'a str, Value>,
+        names: &NameIndex,
         ty: ElemType,
     ) -> Parsed<Operand> {
         if !self.at(TokenKind::LBrace) {
@@ -743,14 +978,14 @@ impl<'a> Parser<'a> {
     fn parse_scalar(
         &mut self,
         kernel: &mut Kernel,
-        names: &HashMap<&'a str, Value>,
+        names: &NameIndex,
         ty: ElemType,
     ) -> Parsed<Scalar> {
         let token = self.peek();
         match token.kind {
             TokenKind::Local => {
                 self.advance();
-                Ok(Scalar::Value(self.resolve(token, names)?))
+                Ok(Scalar::Value(self.resolve(token, names, kernel)?))
             }
             TokenKind::Number | TokenKind::Word
                 if token.kind == TokenKind::Number || matches!(token.text, "inf" | "nan") =>
@@ -765,5 +1000,128 @@ impl<'a> Parser<'a> {
             )),
             _ => Err(self.expected("an operand (`%name`, a literal or `{…}`)")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::all_cells;
+
+    thread_local! {
+        /// Lines this thread's parsers have read plainly.
+        pub(super) static PLAIN_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    fn parse_both_ways(source: &str) -> [String; 2] {
+        [true, false].map(|plain_lines| {
+            let mut parser = Parser::new(source, usize::MAX);
+            parser.plain_lines = plain_lines;
+            match parser.parse_module() {
+                Ok(module) => format!("{module:?}"),
+                Err(errors) => format!("{:?}", errors.into_vec()),
+            }
+        })
+    }
+
+    /// Reading plain lines without tokens gives the module, or the diagnostics, that the token
+    /// parser gives: on kernels of the lowering matrix's cells, each instruction line followed
+    /// by a copy (whose opcode has been read, so that it is a candidate for a plain reading)
+    /// changed at one place, in every way a plain line can be broken.
+    #[test]
+    fn plain_lines_read_as_the_token_parser_reads_them() {
+        let literals = "kernel lits(%a: ptr.generic, %h: f16x2, %x: u32) {\n  \
+            %r = atomic.cas.f64 [%a], -0.0, 1e-300\n  atomic.exch.s8 [%a], -128\n  \
+            atomic.exch.b16 [ %a ] , 0xFFFF\n  %s = atomic.add.u32 [%a],%x\n  \
+            %t = atomic.load.u32 [%a]\n  %u = atomic.add.u32 [%a], %s, %t\n  \
+            atomic.exch.s8 [%a], 127\n  atomic.exch.f32 [%a], nan\n  %r = atomic.add.u32 [%a], 1\n}\n";
+        let mut kernels: Vec<String> = all_cells()
+            .step_by(5)
+            .map(|cell| {
+                crate::text::print(&Module {
+                    kernels: vec![cell.kernel()],
+                })
+            })
+            .collect();
+        kernels.push(literals.to_string());
+        let pieces = [
+            "",
+            " ",
+            "\t",
+            "\r",
+            "\n",
+            "#",
+            "# é\n",
+            "é",
+            ",",
+            "[",
+            "]",
+            "{",
+            "}",
+            "=",
+            "%",
+            "%x",
+            "%r",
+            "%a",
+            "@%p ",
+            "-",
+            "-1",
+            "1e-5",
+            "0x1f",
+            "inf",
+            "atomic.add.u32",
+            "fence.acquire",
+            ".",
+            "u32",
+            "%p",
+            "}\n",
+            "kernel k() {\n",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound.max(1) as u64) as usize
+        };
+        let mut plain_reads = 0;
+        for round in 0..4 {
+            for kernel in &kernels {
+                let lines: Vec<&str> = kernel.lines().collect();
+                let mut source = String::new();
+                for (index, line) in lines.iter().enumerate() {
+                    source.push_str(line);
+                    source.push('\n');
+                    if index == 0 || index + 1 == lines.len() {
+                        continue;
+                    }
+                    let mut copy = line.to_string();
+                    if round > 0 {
+                        let mut at = next(copy.len() + 1);
+                        while !copy.is_char_boundary(at) {
+                            at -= 1;
+                        }
+                        let end = (at + next(4)).min(copy.len());
+                        copy.replace_range(at..end, pieces[next(pieces.len())]);
+                    }
+                    source.push_str(&copy);
+                    source.push('\n');
+                }
+                let before = PLAIN_READS.get();
+                let [plain, tokens] = parse_both_ways(&source);
+                assert_eq!(plain, tokens, "{source}");
+                plain_reads += PLAIN_READS.get() - before;
+            }
+        }
+        // Every unchanged copy of a scalar atomic, and some changed ones, are read plainly.
+        let scalar_atomics = kernels
+            .iter()
+            .flat_map(|kernel| kernel.lines())
+            .filter(|line| line.contains("atomic.") && !line.contains('{'))
+            .count();
+        assert!(
+            plain_reads > scalar_atomics,
+            "{plain_reads} lines read plainly, {scalar_atomics} scalar atomics"
+        );
     }
 }
