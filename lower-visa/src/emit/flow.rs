@@ -2,11 +2,10 @@
 //! live range, labels, `goto`s, the copies on edges and the results copied out.
 
 use cranelift_entity::EntityRef;
-use std::fmt::Write;
 
 use atomir_ir::expand::{Expansion, Prim, PrimType, Terminator, Var};
-use atomir_ir::lower::{FenceBracket, Label};
-use atomir_ir::{AddressSpace, Inst, Kernel, Scalar, ValueType};
+use atomir_ir::lower::{FenceBracket, Hex, Label};
+use atomir_ir::{spell, AddressSpace, Inst, Kernel, Scalar, ValueType};
 
 use super::{operand_scalar, storage_of, write_label, EmitError, Storage, View, VisaPrinter};
 use crate::legality::{Surface, VisaPlan};
@@ -378,13 +377,13 @@ impl<'m> VisaPrinter<'m> {
                 for (col, half) in [(0, bits as u32), (1, (bits >> 32) as u32)] {
                     self.op_start(None, "mov", n);
                     self.dst(slot, View::Halves, col, 2);
-                    let _ = writeln!(self.body, " 0x{half:x}:ud");
+                    spell!(&mut self.body, ' ', Hex::prefixed(half), ":ud\n");
                 }
             }
             _ => {
                 self.op_start(None, "mov", n);
                 self.dst(slot, View::Base, 0, 1);
-                let _ = writeln!(self.body, " 0x{:x}:ud", bits as u32);
+                spell!(&mut self.body, ' ', Hex::prefixed(bits as u32), ":ud\n");
             }
         }
     }

@@ -21,15 +21,15 @@
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
     At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label, NameRules, Namer,
-    Params, Printer, SpliceNames, Suffix, Unprintable,
+    Params, Printer, Spell, SpliceNames, Suffix, Unprintable,
 };
 use atomir_ir::{
-    AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueType,
+    spell, AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value,
+    ValueType,
 };
 
 use crate::legality::{input_layout, Surface, VisaPlan};
@@ -418,11 +418,11 @@ impl<'m> VisaPrinter<'m> {
             for param in &kernel.params {
                 if param.ty == ValueType::Pred {
                     let slot = self.value_slot(kernel, param.value, None);
-                    let _ = write!(self.body, "    cmp.ne (M1, {n}) ");
+                    spell!(&mut self.body, "    cmp.ne (M1, ", n, ") ");
                     self.name(slot, View::Base);
                     self.body.push(' ');
                     write_value_name(&mut self.body, &self.names, param.value);
-                    let _ = writeln!(self.body, "{PREDICATE_INPUT}(0,0)<1;1,0> 0x0:ud");
+                    spell!(&mut self.body, PREDICATE_INPUT, "(0,0)<1;1,0> 0x0:ud\n");
                 }
             }
         }
@@ -440,9 +440,9 @@ impl<'m> VisaPrinter<'m> {
         let mut head = std::mem::take(&mut self.decls);
         head.clear();
         if complete {
-            let _ = writeln!(head, ".kernel \"{name}\"");
+            spell!(&mut head, ".kernel \"", name, "\"\n");
         } else {
-            let _ = writeln!(head, "// kernel {}", kernel.name);
+            spell!(&mut head, "// kernel ", kernel.name, '\n');
         }
         self.decls = head;
         self.write_decls(kernel);
@@ -455,10 +455,10 @@ impl<'m> VisaPrinter<'m> {
                 if param.ty == ValueType::Pred {
                     head.push_str(PREDICATE_INPUT);
                 }
-                let _ = writeln!(head, " offset={offset} size={size}");
+                spell!(head, " offset=", offset, " size=", size, '\n');
             }
-            let _ = writeln!(head, ".kernel_attr Target=\"cm\"");
-            let _ = writeln!(head, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
+            head.push_str(".kernel_attr Target=\"cm\"\n");
+            spell!(head, ".function \"", name, "_BB_0\"\n\n", name, "_BB_0:\n");
         }
         // The start is where `out` ended at the kernel's beginning, so a character boundary.
         let start = if out.is_char_boundary(self.kernel_start) {
@@ -668,10 +668,10 @@ fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
         (SlotName::Value(v), _) => write_value_name(out, names, v),
         (SlotName::Elem(v, i), None) => {
             write_value_name(out, names, v);
-            let _ = write!(out, "{LANE}{i}");
+            spell!(out, LANE, i);
         }
         (SlotName::Temp(k), None) => {
-            let _ = write!(out, "t{k}");
+            spell!(out, 't', k);
         }
     }
 }
@@ -697,9 +697,9 @@ fn write_label(out: &mut String, names: &Names<'_>, inst: Inst, kind: &str, numb
             let _ = splice.write_made(out, kind, number);
         }
         None => {
-            let _ = write!(out, "L{}_{kind}", inst.index());
+            spell!(out, 'L', inst.index(), '_', kind);
             if let Some(number) = number {
-                let _ = write!(out, "{number}");
+                number.spell(out);
             }
         }
     }
