@@ -46,7 +46,7 @@ pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use inst::Scratch;
 pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
-pub use printer::{append_buffer, At, Expanding, Printer, Target, Unprintable};
+pub use printer::{append_buffer, move_to_front, At, Expanding, Printer, Target, Unprintable};
 pub use spell::{decimal, Displayed, Hex, Spell};
 pub use splice::{Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames};
 pub use splicing::splice_inst;

@@ -223,6 +223,17 @@ pub trait Target: Table {
     fn printer<'m>(&self, options: &LowerOptions) -> Self::Printer<'m>;
 }
 
+/// Moves the text `out` holds from `end` on to `start`, in front of `out[start..end]`, in place:
+/// for a head printed after the code it heads (declarations known only at the code's end), so
+/// that no second buffer holds either. `start <= end` are ends of earlier appends to `out`, so
+/// character boundaries; the text is checked as UTF-8 again afterwards (one pass over it).
+pub fn move_to_front(out: &mut String, start: usize, end: usize) {
+    let mut bytes = std::mem::take(out).into_bytes();
+    bytes[start..].rotate_left(end - start);
+    *out = String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+}
+
 /// Appends a printer's `buffer` (a kernel's body, say) to `out` and empties it, moving the
 /// buffer rather than copying it where `out` holds less, so a long body is not held twice.
 pub fn append_buffer(out: &mut String, buffer: &mut String) {

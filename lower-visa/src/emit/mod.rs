@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
-    At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label, NameRules, Namer,
+    self, At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label, NameRules, Namer,
     Params, Printer, Spell, SpliceNames, Suffix, Unprintable,
 };
 use atomir_ir::{
@@ -168,6 +168,8 @@ pub struct VisaPrinter<'m> {
     /// Where the current kernel starts in the output: its head (declarations, inputs) goes
     /// there at its end, once every variable is known.
     kernel_start: usize,
+    /// A spliced fragment's declarations, which it hands over line by line (a kernel's go
+    /// straight into the output).
     decls: String,
     slots: Vec<Slot>,
     value_slots: ValueSlots,
@@ -396,7 +398,6 @@ impl<'m> VisaPrinter<'m> {
     fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize) {
         self.kernel = Some(kernel);
         self.kernel_index = index;
-        self.decls.clear();
         self.slots.clear();
         // A slot per value and a few temporaries: grown once, not doubled along the kernel.
         self.slots.reserve(kernel.values.len() + 16);
@@ -429,7 +430,8 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// Puts the kernel's head (its name, declarations and inputs) before its code, which the
-    /// hooks wrote into `out` from [`VisaPrinter::kernel_start`] on.
+    /// hooks wrote into `out` from [`VisaPrinter::kernel_start`] on: printed after the code,
+    /// once every variable is known, then moved in front of it, so that no buffer holds it.
     fn kernel_end(&mut self, out: &mut String) {
         let Some(kernel) = self.kernel.take() else {
             return;
@@ -437,16 +439,14 @@ impl<'m> VisaPrinter<'m> {
         let name = self.kernel_names.get(self.kernel_index);
         let name = name.cloned().unwrap_or_default();
         let complete = self.complete;
-        let mut head = std::mem::take(&mut self.decls);
-        head.clear();
+        let code_end = out.len();
+        let head = &mut *out;
         if complete {
-            spell!(&mut head, ".kernel \"", name, "\"\n");
+            spell!(head, ".kernel \"", name, "\"\n");
         } else {
-            spell!(&mut head, "// kernel ", kernel.name, '\n');
+            spell!(head, "// kernel ", kernel.name, '\n');
         }
-        self.decls = head;
-        self.write_decls(kernel);
-        let head = &mut self.decls;
+        self.write_decls(kernel, head);
         if complete {
             let layout = input_layout(self.target, &kernel.params);
             for (param, (offset, size)) in kernel.params.iter().zip(layout) {
@@ -460,13 +460,9 @@ impl<'m> VisaPrinter<'m> {
             head.push_str(".kernel_attr Target=\"cm\"\n");
             spell!(head, ".function \"", name, "_BB_0\"\n\n", name, "_BB_0:\n");
         }
-        // The start is where `out` ended at the kernel's beginning, so a character boundary.
-        let start = if out.is_char_boundary(self.kernel_start) {
-            self.kernel_start
-        } else {
-            out.len()
-        };
-        out.insert_str(start, head);
+        // Where `out` ended at the kernel's beginning, so a character boundary.
+        let start = self.kernel_start.min(code_end);
+        lower::move_to_front(out, start, code_end);
         if complete {
             out.push_str("    ret (M1, 1)\n");
         }
@@ -514,7 +510,10 @@ impl<'m> VisaPrinter<'m> {
             .kernel
             .take()
             .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
-        self.write_decls(kernel);
+        let mut decls = std::mem::take(&mut self.decls);
+        decls.clear();
+        self.write_decls(kernel, &mut decls);
+        self.decls = decls;
         for line in self.decls.lines() {
             let declared = line
                 .strip_prefix(".decl ")

@@ -50,9 +50,9 @@ impl<'m> VisaPrinter<'m> {
         }
     }
 
-    pub(super) fn write_decls(&mut self, kernel: &Kernel) {
+    /// Appends the declarations of the kernel's variables to `decls`.
+    pub(super) fn write_decls(&self, kernel: &Kernel, decls: &mut String) {
         let n = self.n;
-        let decls = &mut self.decls;
         // The dwords a predicate parameter arrives as (predicates cannot be kernel inputs).
         if self.complete {
             for param in &kernel.params {
