@@ -85,19 +85,27 @@ impl<T: Spell> std::fmt::Display for Displayed<T> {
 /// Appends `value` in decimal.
 #[inline]
 pub fn decimal(out: &mut String, value: u128) {
+    match u64::try_from(value) {
+        Ok(value) => decimal_u64(out, value),
+        Err(_) => push_ascii(out, digits_of(value, 10, b'0', &mut [0u8; 39])),
+    }
+}
+
+#[inline]
+fn decimal_u64(out: &mut String, value: u64) {
     if value < 10 {
         out.push(char::from(b'0' + value as u8));
         return;
     }
-    let mut digits = [0u8; 39];
-    let digits = match u64::try_from(value) {
-        Ok(value) => decimal_u64(value, &mut digits),
-        Err(_) => digits_of(value, 10, b'0', &mut digits),
-    };
-    // Pushed one by one: the digits are ASCII, and a `str` of them would be checked as UTF-8.
-    out.reserve(digits.len());
-    for &digit in digits {
-        out.push(char::from(digit));
+    push_ascii(out, pairs_of(value, &mut [0u8; 20]));
+}
+
+/// Pushes ASCII bytes one by one: as a `str` they would be checked as UTF-8 first.
+#[inline]
+fn push_ascii(out: &mut String, ascii: &[u8]) {
+    out.reserve(ascii.len());
+    for &byte in ascii {
+        out.push(char::from(byte));
     }
 }
 
@@ -110,7 +118,7 @@ const PAIRS: &[u8; 200] = b"\
     8081828384858687888990919293949596979899";
 
 /// The decimal digits of `value`, at the end of `buffer`, two at a time.
-fn decimal_u64(mut value: u64, buffer: &mut [u8]) -> &[u8] {
+fn pairs_of(mut value: u64, buffer: &mut [u8; 20]) -> &[u8] {
     let mut start = buffer.len();
     while value >= 100 {
         let pair = (value % 100) as usize * 2;
@@ -154,18 +162,25 @@ macro_rules! unsigned {
         impl Spell for $ty {
             #[inline]
             fn spell(&self, out: &mut String) {
-                decimal(out, u128::from(*self));
+                decimal_u64(out, u64::from(*self));
             }
         }
     )+};
 }
 
-unsigned!(u8, u16, u32, u64, u128);
+unsigned!(u8, u16, u32, u64);
+
+impl Spell for u128 {
+    #[inline]
+    fn spell(&self, out: &mut String) {
+        decimal(out, *self);
+    }
+}
 
 impl Spell for usize {
     #[inline]
     fn spell(&self, out: &mut String) {
-        decimal(out, *self as u128);
+        decimal_u64(out, *self as u64);
     }
 }
 
@@ -177,7 +192,7 @@ macro_rules! signed {
                 if *self < 0 {
                     out.push('-');
                 }
-                decimal(out, u128::from(self.unsigned_abs()));
+                decimal_u64(out, u64::from(self.unsigned_abs()));
             }
         }
     )+};
@@ -236,9 +251,7 @@ impl Spell for Hex {
         for _ in digits.len()..usize::from(self.width) {
             out.push('0');
         }
-        for &digit in digits {
-            out.push(char::from(digit));
-        }
+        push_ascii(out, digits);
     }
 }
 
