@@ -12,7 +12,7 @@
 //! use atomir_ir::lower::Hex;
 //!
 //! let mut out = String::new();
-//! spell!(&mut out, "  add.u32 %r", 12u32, ", ", Hex::prefixed(255), ";\n");
+//! spell!(&mut out, "  add.u32 %r", 12u32, ", ", Hex::prefixed(255u32), ";\n");
 //! assert_eq!(out, "  add.u32 %r12, 0xff;\n");
 //! ```
 
