@@ -3,7 +3,7 @@
 //! [`crate::native`].
 
 use atomir_ir::expand::{BinaryOp, Block, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
-use atomir_ir::lower::{incoming, FenceBracket, Spell, Unprintable};
+use atomir_ir::lower::{incoming, FenceBracket, Unprintable};
 use atomir_ir::{spell, AtomicInst};
 use cranelift_entity::EntityRef;
 
@@ -205,23 +205,8 @@ fn gather_results(
     let vector = Ty::V(inst.shape.len() as u32, scal);
     let mut current: Option<Ref> = None;
     for (index, var) in expansion.results.iter().enumerate() {
-        let dst = em.fresh();
-        spell!(out, "  ", em.show(dst), " = insertelement ", vector, ' ');
-        match current {
-            Some(previous) => em.show(previous).spell(out),
-            None => out.push_str("poison"),
-        }
-        spell!(
-            out,
-            ", ",
-            scal,
-            ' ',
-            em.show(refs[var.index()]),
-            ", i32 ",
-            index,
-            '\n'
-        );
-        current = Some(dst);
+        let element = refs[var.index()];
+        current = Some(em.insert_element(out, vector, current, scal, element, index));
     }
     current
 }

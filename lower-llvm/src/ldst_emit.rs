@@ -107,24 +107,8 @@ pub(crate) fn load_store(
             continue;
         };
         loaded = Some(if inst.shape.is_vector() {
-            let dst = em.fresh();
             let vector = Ty::V(len, scal);
-            spell!(out, "  ", em.show(dst), " = insertelement ", vector, ' ');
-            match loaded {
-                Some(previous) => em.show(previous).spell(out),
-                None => out.push_str("poison"),
-            }
-            spell!(
-                out,
-                ", ",
-                scal,
-                ' ',
-                em.show(element),
-                ", i32 ",
-                index,
-                '\n'
-            );
-            dst
+            em.insert_element(out, vector, loaded, scal, element, index as usize)
         } else {
             element
         });

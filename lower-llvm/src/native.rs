@@ -4,7 +4,7 @@
 
 use atomir_ir::{spell, AtomicInst, AtomicOp, ElemType, MemoryOrder, TypeClass};
 
-use atomir_ir::lower::{Fence, FenceBracket, Spell};
+use atomir_ir::lower::{Fence, FenceBracket};
 
 use crate::emit::{Emitter, Ref, Scal, Ty};
 use crate::legality::LlvmPlan;
@@ -365,30 +365,14 @@ pub(crate) fn vector_rmw(
     let scal = Scal::natural(inst.ty);
     let len = inst.shape.len() as u32;
     let vector = Ty::V(len, scal);
-    let mut value = Ref::Lit(0, scal);
+    let mut value = None;
     // Every op the table accepts has an operand (loads are refused).
     let operand = inst.operand?;
     for index in 0..inst.shape.len() {
         let element = em.operand_element(out, operand, index, scal);
-        let previous = if index == 0 { None } else { Some(value) };
-        let dst = em.fresh();
-        spell!(out, "  ", em.show(dst), " = insertelement ", vector, ' ');
-        match previous {
-            Some(previous) => em.show(previous).spell(out),
-            None => out.push_str("poison"),
-        }
-        spell!(
-            out,
-            ", ",
-            scal,
-            ' ',
-            em.show(element),
-            ", i32 ",
-            index,
-            '\n'
-        );
-        value = dst;
+        value = Some(em.insert_element(out, vector, value, scal, element, index));
     }
+    let value = value.unwrap_or(Ref::Lit(0, scal));
     let mem = Mem::of(em, bracket, plan, inst.space);
     let hint = em.target.coarse_grained && em.target.triple == Triple::Amdgcn;
     let dst = em.fresh();

@@ -261,20 +261,8 @@ impl Frame {
                     self.bind(out, index, binding, scal);
                     out.push_str("  ");
                     write_ident(out, '%', em.name(param.value));
-                    spell!(
-                        out,
-                        " = load ",
-                        scal,
-                        ", ptr addrspace(",
-                        STORAGE_BUFFER,
-                        ") %.a",
-                        binding,
-                        '.',
-                        scal,
-                        ", align ",
-                        scal_bytes(scal),
-                        '\n'
-                    );
+                    let element = BoundElement(binding, scal);
+                    spell!(out, " = load ", scal, ", ", element, '\n');
                 }
             }
         }
@@ -295,22 +283,8 @@ impl Frame {
             let binding = kernel.params.len() + position;
             self.bind(out, index, binding, scal);
             let r = em.value_ref(value);
-            spell!(
-                out,
-                "  store ",
-                scal,
-                ' ',
-                em.show(r),
-                ", ptr addrspace(",
-                STORAGE_BUFFER,
-                ") %.a",
-                binding,
-                '.',
-                scal,
-                ", align ",
-                scal_bytes(scal),
-                '\n'
-            );
+            let element = BoundElement(binding, scal);
+            spell!(out, "  store ", scal, ' ', em.show(r), ", ", element, '\n');
         }
         out.push_str("  ret void\n}\n\n");
     }
@@ -345,6 +319,27 @@ impl Frame {
         out.push_str(&self.globals);
         out.push_str(
             "\nattributes #0 = { \"hlsl.numthreads\"=\"1,1,1\" \"hlsl.shader\"=\"compute\" }\n",
+        );
+    }
+}
+
+/// Element 0 of binding `.0` viewed as `.1`, as an access through it takes it:
+/// `ptr addrspace(<storage buffer>) %.a<binding>.<type>, align <bytes>`.
+struct BoundElement(usize, Scal);
+
+impl Spell for BoundElement {
+    fn spell(&self, out: &mut String) {
+        let BoundElement(binding, scal) = *self;
+        spell!(
+            out,
+            "ptr addrspace(",
+            STORAGE_BUFFER,
+            ") %.a",
+            binding,
+            '.',
+            scal,
+            ", align ",
+            scal_bytes(scal)
         );
     }
 }

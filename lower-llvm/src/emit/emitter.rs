@@ -315,6 +315,36 @@ impl<'a> Emitter<'a> {
         current
     }
 
+    /// `<vector>` with `element` (a `scal`) at `index`, inserted into `previous` (`poison`
+    /// where it is the first): the register that holds it.
+    pub(crate) fn insert_element(
+        &mut self,
+        out: &mut String,
+        vector: Ty,
+        previous: Option<Ref>,
+        scal: Scal,
+        element: Ref,
+        index: usize,
+    ) -> Ref {
+        let dst = self.fresh();
+        spell!(out, "  ", self.show(dst), " = insertelement ", vector, ' ');
+        match previous {
+            Some(previous) => self.show(previous).spell(out),
+            None => out.push_str("poison"),
+        }
+        spell!(
+            out,
+            ", ",
+            scal,
+            ' ',
+            self.show(element),
+            ", i32 ",
+            index,
+            '\n'
+        );
+        dst
+    }
+
     fn constant(&self, constant: Constant) -> u128 {
         self.kernel.constants[constant]
     }
