@@ -161,6 +161,7 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         node: &node,
         plan,
         expansion,
+        expansion_key: plan_index,
     };
     print_steps(printer, &x, steps, out)
 }

@@ -206,6 +206,10 @@ pub struct Expanding<'a, P> {
     pub plan: &'a P,
     /// The expansion, after the passes the target asked for.
     pub expansion: &'a Expansion,
+    /// The expansion's number among those the lowering keeps: every instruction printed from
+    /// one expansion has the same, so a printer may keep what it derives from the expansion
+    /// alone under it. `None` for an expansion printed once (a spliced fragment's).
+    pub expansion_key: Option<usize>,
 }
 
 /// Why a printer could not print what its table accepted.

@@ -18,8 +18,10 @@ impl<'m> VisaPrinter<'m> {
         inst_id: Inst,
         inst: &atomir_ir::AtomicInst,
         expansion: &Expansion,
+        key: Option<usize>,
     ) -> Result<(), EmitError> {
         self.reached_done = false;
+        self.derive(expansion, key);
         let surface = match inst.space {
             AddressSpace::Shared => Surface::Slm,
             _ => Surface::Global,
@@ -74,7 +76,6 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         self.allocate_temps(expansion, surface, inst.predicate.is_some());
-        used_vars(expansion, &mut self.used);
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
         // by SIMD control flow in the channels where the predicate fails.
@@ -196,11 +197,7 @@ impl<'m> VisaPrinter<'m> {
             released,
             message_operands,
         } = &mut allocation;
-        live_ranges(expansion, ranges);
         let widened = self.target.message_channels() > self.n;
-        if widened {
-            mark_message_operands(expansion, message_operands);
-        }
         let end = ranges.end;
         order.clear();
         order.extend(
@@ -258,6 +255,31 @@ impl<'m> VisaPrinter<'m> {
             self.var_slots[var.index()] = slot;
         }
         self.allocation = allocation;
+    }
+
+    /// Sets what the printer derives from `expansion` alone (its live ranges, the variables
+    /// read, the message operands where messages are widened) for the expansion to print:
+    /// kept under `key` from the first expansion printed with it, derived afresh without one.
+    fn derive(&mut self, expansion: &Expansion, key: Option<usize>) {
+        let widened = self.target.message_channels() > self.n;
+        let once;
+        let derived = match key {
+            Some(key) => {
+                if self.derived.len() <= key {
+                    self.derived.resize_with(key + 1, || None);
+                }
+                &*self.derived[key].get_or_insert_with(|| Derived::of(expansion, widened))
+            }
+            None => {
+                once = Derived::of(expansion, widened);
+                &once
+            }
+        };
+        // Copies: the allocation changes its ranges, and the kept ones stay as derived.
+        self.allocation.ranges.clone_from(&derived.ranges);
+        let marked = &mut self.allocation.message_operands;
+        marked.clone_from(&derived.message_operands);
+        self.used.clone_from(&derived.used);
     }
 
     /// The predicate of a memory message: the node's, in a one-block expansion.
@@ -389,6 +411,30 @@ impl<'m> VisaPrinter<'m> {
     }
 }
 
+/// What the printer derives from an expansion alone, which every instruction printed from that
+/// expansion shares.
+#[derive(Debug, Default)]
+pub(super) struct Derived {
+    ranges: LiveRanges,
+    /// Per variable: whether anything reads it ([`used_vars`]).
+    used: Vec<bool>,
+    /// Per variable: whether a message takes it ([`mark_message_operands`]), where messages
+    /// are widened.
+    message_operands: Vec<bool>,
+}
+
+impl Derived {
+    fn of(expansion: &Expansion, widened: bool) -> Derived {
+        let mut derived = Derived::default();
+        live_ranges(expansion, &mut derived.ranges);
+        used_vars(expansion, &mut derived.used);
+        if widened {
+            mark_message_operands(expansion, &mut derived.message_operands);
+        }
+        derived
+    }
+}
+
 /// The buffers of [`VisaPrinter::allocate_temps`], kept from one expansion to the next.
 #[derive(Debug, Default)]
 pub(super) struct Allocation {
@@ -428,7 +474,7 @@ fn mark_message_operands(expansion: &Expansion, marked: &mut Vec<bool>) {
 }
 
 /// The positions at which each variable of an expansion is live, in layout order.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct LiveRanges {
     /// Per variable: (first, last) position; first > last where the layout never names it.
     of: Vec<(u32, u32)>,

@@ -194,6 +194,9 @@ pub struct VisaPrinter<'m> {
     used: Vec<bool>,
     /// The buffers of the temporaries' allocation.
     allocation: flow::Allocation,
+    /// By expansion key ([`Expanding::expansion_key`]): what the printer derives from that
+    /// expansion alone, computed for its first instruction.
+    derived: Vec<Option<flow::Derived>>,
     /// The registers of the current expansion's literal operands (and zeroed results) and
     /// their values, set at its entry block (after its leading fence).
     literals: Vec<(usize, u128)>,
@@ -265,7 +268,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     ) -> Result<(), Unprintable> {
         let kernel = self.current()?;
         self.writing(out, |printer| {
-            printer.expansion_begin(kernel, x.inst, x.atomic, x.expansion)
+            printer.expansion_begin(kernel, x.inst, x.atomic, x.expansion, x.expansion_key)
         })
         .map_err(Unprintable)
     }

@@ -42,6 +42,7 @@ impl<'m> VisaPrinter<'m> {
             in_entry: false,
             used: Vec::new(),
             allocation: super::flow::Allocation::default(),
+            derived: Vec::new(),
             pred: None,
             single: true,
             surface: Surface::Global,
