@@ -474,7 +474,7 @@ fn mark_message_operands(expansion: &Expansion, marked: &mut Vec<bool>) {
 }
 
 /// The positions at which each variable of an expansion is live, in layout order.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(super) struct LiveRanges {
     /// Per variable: (first, last) position; first > last where the layout never names it.
     of: Vec<(u32, u32)>,
@@ -482,6 +482,23 @@ pub(super) struct LiveRanges {
     end: u32,
     /// The position of each block's start.
     starts: Vec<u32>,
+}
+
+impl Clone for LiveRanges {
+    fn clone(&self) -> Self {
+        LiveRanges {
+            of: self.of.clone(),
+            end: self.end,
+            starts: self.starts.clone(),
+        }
+    }
+
+    /// Field by field, so that the buffers are reused (the derived `clone_from` allocates).
+    fn clone_from(&mut self, source: &Self) {
+        self.of.clone_from(&source.of);
+        self.end = source.end;
+        self.starts.clone_from(&source.starts);
+    }
 }
 
 /// Live ranges over the layout order: position 0 is before the entry (inputs bound, literals
