@@ -39,6 +39,12 @@ macro_rules! spelled {
             }
         }
 
+        impl $crate::lower::Spell for $name {
+            fn spell(&self, out: &mut ::std::string::String) {
+                out.push_str(self.as_str());
+            }
+        }
+
         impl ::std::str::FromStr for $name {
             type Err = $crate::types::UnknownName;
 

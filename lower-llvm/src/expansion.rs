@@ -2,11 +2,9 @@
 //! parameters become phis, primitives become instructions, memory primitives go to
 //! [`crate::native`].
 
-use std::fmt::Write;
-
 use atomir_ir::expand::{BinaryOp, Block, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
 use atomir_ir::lower::{incoming, FenceBracket, Unprintable};
-use atomir_ir::AtomicInst;
+use atomir_ir::{spell, AtomicInst};
 use cranelift_entity::EntityRef;
 
 use crate::emit::{Emitter, Label, Ref, Scal, Ty};
@@ -127,20 +125,22 @@ pub(crate) fn block(
     let index = em.inst;
     let label = Label::Block(index, block.as_u32());
     if !entry {
-        let _ = writeln!(out, "{}:", em.show_label(label));
+        spell!(out, em.show_label(label), ":\n");
     }
     em.label = label;
     for (position, param) in expansion.blocks[block].params.iter().enumerate() {
         let ty = em.prim_ty(expansion.vars[*param], em.space);
-        let _ = write!(out, "  {} = phi {ty}", em.show(em.refs[param.index()]));
+        spell!(out, "  ", em.show(em.refs[param.index()]), " = phi ", ty);
         for (number, (pred, edge)) in incoming(expansion, block).enumerate() {
             let arg = em.refs[edge.args[position].index()];
-            let _ = write!(
+            spell!(
                 out,
-                "{} [ {}, %{} ]",
                 if number == 0 { "" } else { "," },
+                " [ ",
                 em.show(arg),
-                em.show_label(Label::Block(index, pred.as_u32()))
+                ", %",
+                em.show_label(Label::Block(index, pred.as_u32())),
+                " ]"
             );
         }
         out.push('\n');
@@ -158,10 +158,11 @@ pub(crate) fn terminator(
     let index = em.inst;
     match &expansion.blocks[block].terminator {
         Terminator::Jump(target) => {
-            let _ = writeln!(
+            spell!(
                 out,
-                "  br label %{}",
-                em.show_label(Label::Block(index, target.block.as_u32()))
+                "  br label %",
+                em.show_label(Label::Block(index, target.block.as_u32())),
+                '\n'
             );
         }
         Terminator::Branch {
@@ -169,12 +170,15 @@ pub(crate) fn terminator(
             then,
             otherwise,
         } => {
-            let _ = writeln!(
+            spell!(
                 out,
-                "  br i1 {}, label %{}, label %{}",
+                "  br i1 ",
                 em.show(em.refs[cond.index()]),
+                ", label %",
                 em.show_label(Label::Block(index, then.block.as_u32())),
-                em.show_label(Label::Block(index, otherwise.block.as_u32()))
+                ", label %",
+                em.show_label(Label::Block(index, otherwise.block.as_u32())),
+                '\n'
             );
         }
         Terminator::Return => {
@@ -201,16 +205,8 @@ fn gather_results(
     let vector = Ty::V(inst.shape.len() as u32, scal);
     let mut current: Option<Ref> = None;
     for (index, var) in expansion.results.iter().enumerate() {
-        let dst = em.fresh();
-        let _ = write!(out, "  {} = insertelement {vector} ", em.show(dst));
-        match current {
-            Some(previous) => {
-                let _ = write!(out, "{}", em.show(previous));
-            }
-            None => out.push_str("poison"),
-        }
-        let _ = writeln!(out, ", {scal} {}, i32 {index}", em.show(refs[var.index()]));
-        current = Some(dst);
+        let element = refs[var.index()];
+        current = Some(em.insert_element(out, vector, current, scal, element, index));
     }
     current
 }
@@ -290,13 +286,18 @@ fn primitive_with(
         Prim::Unary { dst, op, src } => {
             let (from, to) = (ty(em, src), ty(em, dst));
             let (d, s) = (em.show(r(dst)), em.show(r(src)));
-            let _ = match op {
-                UnaryOp::Not => writeln!(out, "  {d} = xor {to} {s}, -1"),
-                UnaryOp::Copy => writeln!(out, "  {d} = bitcast {from} {s} to {to}"),
-                UnaryOp::Bitcast => writeln!(out, "  {d} = bitcast {from} {s} to {to}"),
-                UnaryOp::Zext => writeln!(out, "  {d} = zext {from} {s} to {to}"),
-                UnaryOp::Trunc => writeln!(out, "  {d} = trunc {from} {s} to {to}"),
+            let cast = match op {
+                UnaryOp::Not => None,
+                UnaryOp::Copy | UnaryOp::Bitcast => Some("bitcast"),
+                UnaryOp::Zext => Some("zext"),
+                UnaryOp::Trunc => Some("trunc"),
             };
+            match cast {
+                None => spell!(out, "  ", d, " = xor ", to, ' ', s, ", -1\n"),
+                Some(cast) => {
+                    spell!(out, "  ", d, " = ", cast, ' ', from, ' ', s, " to ", to, '\n')
+                }
+            }
         }
         Prim::Binary { dst, op, a, b } => {
             return binary(em, out, ty(em, a), r(dst), op, r(a), r(b));
@@ -310,13 +311,19 @@ fn primitive_with(
                 CmpCond::Ugt => "ugt",
                 CmpCond::Uge => "uge",
             };
-            let _ = writeln!(
+            spell!(
                 out,
-                "  {} = icmp {cond} {} {}, {}",
+                "  ",
                 em.show(r(dst)),
+                " = icmp ",
+                cond,
+                ' ',
                 ty(em, a),
+                ' ',
                 em.show(r(a)),
-                em.show(r(b))
+                ", ",
+                em.show(r(b)),
+                '\n'
             );
         }
         Prim::Select {
@@ -326,28 +333,45 @@ fn primitive_with(
             if_false,
         } => {
             let t = ty(em, dst);
-            let _ = writeln!(
+            spell!(
                 out,
-                "  {} = select i1 {}, {t} {}, {t} {}",
+                "  ",
                 em.show(r(dst)),
+                " = select i1 ",
                 em.show(r(cond)),
+                ", ",
+                t,
+                ' ',
                 em.show(r(if_true)),
-                em.show(r(if_false))
+                ", ",
+                t,
+                ' ',
+                em.show(r(if_false)),
+                '\n'
             );
         }
         Prim::PtrAlignDown { dst, ptr, align } => {
             let low = low_bits(em, out, ty(em, ptr), r(ptr), align);
             let negated = em.fresh();
-            let _ = writeln!(out, "  {} = sub i64 0, {}", em.show(negated), em.show(low));
+            spell!(
+                out,
+                "  ",
+                em.show(negated),
+                " = sub i64 0, ",
+                em.show(low),
+                '\n'
+            );
             gep(em, out, ty(em, ptr), r(dst), r(ptr), negated);
         }
         Prim::PtrLowBits { dst, ptr, align } => {
             let low = low_bits(em, out, ty(em, ptr), r(ptr), align);
-            let _ = writeln!(
+            spell!(
                 out,
-                "  {} = trunc i64 {} to i32",
+                "  ",
                 em.show(r(dst)),
-                em.show(low)
+                " = trunc i64 ",
+                em.show(low),
+                " to i32\n"
             );
         }
         Prim::PtrAdd { dst, ptr, bytes } => {
@@ -376,31 +400,43 @@ fn primitive_with(
 
 fn low_bits(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, ptr: Ref, align: u32) -> Ref {
     let int = em.fresh();
-    let _ = writeln!(
+    spell!(
         out,
-        "  {} = ptrtoint {ptr_ty} {} to i64",
+        "  ",
         em.show(int),
-        em.show(ptr)
+        " = ptrtoint ",
+        ptr_ty,
+        ' ',
+        em.show(ptr),
+        " to i64\n"
     );
     let low = em.fresh();
-    let _ = writeln!(
+    spell!(
         out,
-        "  {} = and i64 {}, {}",
+        "  ",
         em.show(low),
+        " = and i64 ",
         em.show(int),
-        align - 1
+        ", ",
+        align - 1,
+        '\n'
     );
     low
 }
 
 /// `dst = ptr + bytes`, as a byte GEP (keeps the pointer's provenance, unlike an int round trip).
 fn gep(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, dst: Ref, ptr: Ref, bytes: Ref) {
-    let _ = writeln!(
+    spell!(
         out,
-        "  {} = getelementptr i8, {ptr_ty} {}, i64 {}",
+        "  ",
         em.show(dst),
+        " = getelementptr i8, ",
+        ptr_ty,
+        ' ',
         em.show(ptr),
-        em.show(bytes)
+        ", i64 ",
+        em.show(bytes),
+        '\n'
     );
 }
 
@@ -426,12 +462,19 @@ fn binary(
         _ => None,
     };
     if let Some(name) = simple {
-        let _ = writeln!(
+        spell!(
             out,
-            "  {} = {name} {ty} {}, {}",
+            "  ",
             em.show(dst),
+            " = ",
+            name,
+            ' ',
+            ty,
+            ' ',
             em.show(a),
-            em.show(b)
+            ", ",
+            em.show(b),
+            '\n'
         );
         return Ok(());
     }
@@ -448,20 +491,35 @@ fn binary(
         }
     };
     let cond = em.fresh();
-    let _ = writeln!(
+    spell!(
         out,
-        "  {} = icmp {pick_a} {ty} {}, {}",
+        "  ",
         em.show(cond),
+        " = icmp ",
+        pick_a,
+        ' ',
+        ty,
+        ' ',
         em.show(a),
-        em.show(b)
+        ", ",
+        em.show(b),
+        '\n'
     );
-    let _ = writeln!(
+    spell!(
         out,
-        "  {} = select i1 {}, {ty} {}, {ty} {}",
+        "  ",
         em.show(dst),
+        " = select i1 ",
         em.show(cond),
+        ", ",
+        ty,
+        ' ',
         em.show(a),
-        em.show(b)
+        ", ",
+        ty,
+        ' ',
+        em.show(b),
+        '\n'
     );
     Ok(())
 }

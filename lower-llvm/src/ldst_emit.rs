@@ -2,10 +2,8 @@
 //! `load atomic`, `store atomic` and `fence`, or (SPIR-V) calls of the builtins that print the
 //! real instructions with explicit semantics. A vector node is one access per element.
 
-use std::fmt::{self, Write};
-
-use atomir_ir::lower::FenceBracket;
-use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, MemoryOrder, Scope};
+use atomir_ir::lower::{FenceBracket, Spell};
+use atomir_ir::{spell, AddressSpace, AtomicInst, AtomicOp, MemoryOrder, Scope};
 
 use crate::emit::{Emitter, Ref, Scal, Ty};
 use crate::legality::{LlvmPlan, MemSpelling};
@@ -20,9 +18,11 @@ pub(crate) struct Builtins {
 }
 
 impl Builtins {
-    fn declare(&mut self, declaration: fmt::Arguments<'_>) {
+    /// Declares the builtin whose declaration `spell_declaration` spells.
+    fn declare(&mut self, spell_declaration: impl FnOnce(&mut String)) {
         self.scratch.clear();
-        let _ = writeln!(self.scratch, "{declaration}");
+        spell_declaration(&mut self.scratch);
+        self.scratch.push('\n');
         if !self.declared.contains(&self.scratch) {
             self.declared.push(self.scratch.clone());
         }
@@ -64,12 +64,17 @@ pub(crate) fn load_store(
             base
         } else {
             let dst = em.fresh();
-            let _ = writeln!(
+            spell!(
                 out,
-                "  {} = getelementptr i8, {raw} {}, i64 {}",
+                "  ",
                 em.show(dst),
+                " = getelementptr i8, ",
+                raw,
+                ' ',
                 em.show(base),
-                index * bytes
+                ", i64 ",
+                index * bytes,
+                '\n'
             );
             dst
         };
@@ -102,17 +107,8 @@ pub(crate) fn load_store(
             continue;
         };
         loaded = Some(if inst.shape.is_vector() {
-            let dst = em.fresh();
             let vector = Ty::V(len, scal);
-            let _ = write!(out, "  {} = insertelement {vector} ", em.show(dst));
-            match loaded {
-                Some(previous) => {
-                    let _ = write!(out, "{}", em.show(previous));
-                }
-                None => out.push_str("poison"),
-            }
-            let _ = writeln!(out, ", {scal} {}, i32 {index}", em.show(element));
-            dst
+            em.insert_element(out, vector, loaded, scal, element, index as usize)
         } else {
             element
         });
@@ -143,22 +139,24 @@ fn instruction(
     let scal = access.scal;
     let loaded = match value {
         Some(value) => {
-            let _ = write!(out, "  store atomic {scal} {}, ", em.show(value));
+            spell!(out, "  store atomic ", scal, ' ', em.show(value), ", ");
             None
         }
         None => {
             let dst = em.fresh();
-            let _ = write!(out, "  {} = load atomic {scal}, ", em.show(dst));
+            spell!(out, "  ", em.show(dst), " = load atomic ", scal, ", ");
             Some(dst)
         }
     };
-    let _ = write!(out, "{ptr_ty} {}", em.show(ptr));
+    spell!(out, ptr_ty, ' ', em.show(ptr));
     native::write_syncscope(out, access.mem.syncscope);
-    let _ = writeln!(
+    spell!(
         out,
-        " {}, align {}",
+        ' ',
         native::ordering(access.mem.bracket.order),
-        access.bytes
+        ", align ",
+        access.bytes,
+        '\n'
     );
     native::fence(out, access.mem, access.mem.bracket.trailing);
     loaded
@@ -217,13 +215,13 @@ struct BuiltinName {
     ty: Scal,
 }
 
-impl fmt::Display for BuiltinName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Spell for BuiltinName {
+    fn spell(&self, out: &mut String) {
         let (space, code) = (self.space, mangled(self.ty));
         if self.store {
-            write!(f, "_Z19__spirv_AtomicStorePU3AS{space}{code}ii{code}")
+            spell!(out, "_Z19__spirv_AtomicStorePU3AS", space, code, "ii", code);
         } else {
-            write!(f, "_Z18__spirv_AtomicLoadPU3AS{space}{code}ii")
+            spell!(out, "_Z18__spirv_AtomicLoadPU3AS", space, code, "ii");
         }
     }
 }
@@ -240,17 +238,36 @@ fn spirv_load(
         space,
         ty,
     };
-    builtins.declare(format_args!(
-        "declare spir_func {ty} @{name}(ptr addrspace({space}), i32, i32)"
-    ));
+    builtins.declare(|out| {
+        spell!(
+            out,
+            "declare spir_func ",
+            ty,
+            " @",
+            name,
+            "(ptr addrspace(",
+            space,
+            "), i32, i32)"
+        );
+    });
     let dst = em.fresh();
-    let _ = writeln!(
+    spell!(
         out,
-        "  {} = call spir_func {ty} @{name}(ptr addrspace({space}) {}, i32 {}, i32 {})",
+        "  ",
         em.show(dst),
+        " = call spir_func ",
+        ty,
+        " @",
+        name,
+        "(ptr addrspace(",
+        space,
+        ") ",
         em.show(access.addr),
+        ", i32 ",
         spirv_scope(access.scope),
-        spirv_order(access.mem.bracket.order) | spirv_storage(access.space)
+        ", i32 ",
+        spirv_order(access.mem.bracket.order) | spirv_storage(access.space),
+        ")\n"
     );
     dst
 }
@@ -268,16 +285,35 @@ fn spirv_store(
         space,
         ty,
     };
-    builtins.declare(format_args!(
-        "declare spir_func void @{name}(ptr addrspace({space}), i32, i32, {ty})"
-    ));
-    let _ = writeln!(
+    builtins.declare(|out| {
+        spell!(
+            out,
+            "declare spir_func void @",
+            name,
+            "(ptr addrspace(",
+            space,
+            "), i32, i32, ",
+            ty,
+            ')'
+        );
+    });
+    spell!(
         out,
-        "  call spir_func void @{name}(ptr addrspace({space}) {}, i32 {}, i32 {}, {ty} {})",
+        "  call spir_func void @",
+        name,
+        "(ptr addrspace(",
+        space,
+        ") ",
         em.show(access.addr),
+        ", i32 ",
         spirv_scope(access.scope),
+        ", i32 ",
         spirv_order(access.mem.bracket.order) | spirv_storage(access.space),
-        em.show(value)
+        ", ",
+        ty,
+        ' ',
+        em.show(value),
+        ")\n"
     );
 }
 
@@ -294,17 +330,22 @@ pub(crate) fn fence(
         MemSpelling::Instruction => {
             out.push_str("  fence");
             native::write_syncscope(out, em.target.syncscope_name(plan.scope));
-            let _ = writeln!(out, " {}", native::ordering(order));
+            spell!(out, ' ', native::ordering(order), '\n');
         }
         MemSpelling::SpirvBuiltin => {
             const NAME: &str = "_Z21__spirv_MemoryBarrierjj";
-            builtins.declare(format_args!("declare spir_func void @{NAME}(i32, i32)"));
+            builtins.declare(|out| spell!(out, "declare spir_func void @", NAME, "(i32, i32)"));
             // A fence orders every storage class a kernel's atomics may touch.
             let semantics = spirv_order(order) | spirv_storage(AddressSpace::Generic);
-            let _ = writeln!(
+            spell!(
                 out,
-                "  call spir_func void @{NAME}(i32 {}, i32 {semantics})",
-                spirv_scope(plan.scope)
+                "  call spir_func void @",
+                NAME,
+                "(i32 ",
+                spirv_scope(plan.scope),
+                ", i32 ",
+                semantics,
+                ")\n"
             );
         }
     }

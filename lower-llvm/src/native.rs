@@ -2,9 +2,7 @@
 //! atomic `load` a CAS loop starts from, and the fences that carry an order NVPTX's llc would
 //! drop. Stand-alone loads, stores and fences are spelled by [`crate::ldst_emit`].
 
-use std::fmt::Write;
-
-use atomir_ir::{AtomicInst, AtomicOp, ElemType, MemoryOrder, TypeClass};
+use atomir_ir::{spell, AtomicInst, AtomicOp, ElemType, MemoryOrder, TypeClass};
 
 use atomir_ir::lower::{Fence, FenceBracket};
 
@@ -66,7 +64,7 @@ const fn failure_ordering(order: MemoryOrder) -> &'static str {
 
 pub(crate) fn write_syncscope(out: &mut String, name: &str) {
     if !name.is_empty() {
-        let _ = write!(out, " syncscope(\"{name}\")");
+        spell!(out, " syncscope(\"", name, "\")");
     }
 }
 
@@ -75,7 +73,7 @@ pub(crate) fn fence(out: &mut String, mem: &Mem, fence: Option<Fence>) {
     let Some(fence) = fence else { return };
     out.push_str("  fence");
     write_syncscope(out, mem.syncscope);
-    let _ = writeln!(out, " {}", ordering(fence.order));
+    spell!(out, ' ', ordering(fence.order), '\n');
 }
 
 /// A pointer of `(len, scal)` for a memory instruction: the raw pointer itself, or (typed
@@ -97,11 +95,17 @@ pub(crate) fn typed_addr(
         return (addr, ty);
     }
     let dst = em.fresh();
-    let _ = writeln!(
+    spell!(
         out,
-        "  {} = bitcast {raw} {} to {ty}",
+        "  ",
         em.show(dst),
-        em.show(addr)
+        " = bitcast ",
+        raw,
+        ' ',
+        em.show(addr),
+        " to ",
+        ty,
+        '\n'
     );
     (dst, ty)
 }
@@ -128,15 +132,23 @@ fn atomicrmw(
     let (ptr, ptr_ty) = typed_addr(em, out, addr, mem.space, len, scal);
     fence(out, mem, mem.bracket.leading);
     let order = mem.order();
-    let _ = write!(
+    spell!(
         out,
-        "  {} = atomicrmw {keyword} {ptr_ty} {}, {ty} {}",
+        "  ",
         em.show(dst),
+        " = atomicrmw ",
+        keyword,
+        ' ',
+        ptr_ty,
+        ' ',
         em.show(ptr),
+        ", ",
+        ty,
+        ' ',
         em.show(value)
     );
     write_syncscope(out, mem.syncscope);
-    let _ = write!(out, " {}, align {bytes}", ordering(order));
+    spell!(out, ' ', ordering(order), ", align ", bytes);
     if fine_grained_hint {
         out.push_str(", !amdgpu.no.fine.grained.memory !0");
     }
@@ -211,19 +223,27 @@ pub(crate) fn rmw(
         let lane = packed_lane(ty);
         let vector = Ty::V(2, lane);
         let cast = em.fresh();
-        let _ = writeln!(
+        spell!(
             out,
-            "  {} = bitcast i32 {} to {vector}",
+            "  ",
             em.show(cast),
-            em.show(value)
+            " = bitcast i32 ",
+            em.show(value),
+            " to ",
+            vector,
+            '\n'
         );
         let old = em.fresh();
         atomicrmw(em, out, old, keyword(op, ty), vector, addr, cast, mem, hint);
-        let _ = writeln!(
+        spell!(
             out,
-            "  {} = bitcast {vector} {} to i32",
+            "  ",
             em.show(dst),
-            em.show(old)
+            " = bitcast ",
+            vector,
+            ' ',
+            em.show(old),
+            " to i32\n"
         );
         return;
     }
@@ -255,27 +275,43 @@ pub(crate) fn cmpxchg(
     let scal = Scal::I(bits);
     let (ptr, ptr_ty) = typed_addr(em, out, addr, mem.space, 1, scal);
     let pair = em.fresh();
-    let _ = write!(
+    spell!(
         out,
-        "  {} = cmpxchg {ptr_ty} {}, {scal} {}, {scal} {}",
+        "  ",
         em.show(pair),
+        " = cmpxchg ",
+        ptr_ty,
+        ' ',
         em.show(ptr),
+        ", ",
+        scal,
+        ' ',
         em.show(expected),
+        ", ",
+        scal,
+        ' ',
         em.show(new)
     );
     write_syncscope(out, mem.syncscope);
-    let _ = writeln!(
+    spell!(
         out,
-        " {} {}, align {}",
+        ' ',
         ordering(mem.order()),
+        ' ',
         failure_ordering(mem.order()),
-        bits / 8
+        ", align ",
+        bits / 8,
+        '\n'
     );
-    let _ = writeln!(
+    spell!(
         out,
-        "  {} = extractvalue {{ {scal}, i1 }} {}, 0",
+        "  ",
         em.show(dst),
-        em.show(pair)
+        " = extractvalue { ",
+        scal,
+        ", i1 } ",
+        em.show(pair),
+        ", 0\n"
     );
 }
 
@@ -301,14 +337,19 @@ pub(crate) fn load(
     } else {
         order
     };
-    let _ = write!(
+    spell!(
         out,
-        "  {} = load atomic {scal}, {ptr_ty} {}",
+        "  ",
         em.show(dst),
+        " = load atomic ",
+        scal,
+        ", ",
+        ptr_ty,
+        ' ',
         em.show(ptr)
     );
     write_syncscope(out, mem.syncscope);
-    let _ = writeln!(out, " {}, align {}", ordering(order), bits / 8);
+    spell!(out, ' ', ordering(order), ", align ", bits / 8, '\n');
 }
 
 /// A whole FP vector node as one `atomicrmw` on `<N x T>`; returns the old vector.
@@ -324,23 +365,14 @@ pub(crate) fn vector_rmw(
     let scal = Scal::natural(inst.ty);
     let len = inst.shape.len() as u32;
     let vector = Ty::V(len, scal);
-    let mut value = Ref::Lit(0, scal);
+    let mut value = None;
     // Every op the table accepts has an operand (loads are refused).
     let operand = inst.operand?;
     for index in 0..inst.shape.len() {
         let element = em.operand_element(out, operand, index, scal);
-        let previous = if index == 0 { None } else { Some(value) };
-        let dst = em.fresh();
-        let _ = write!(out, "  {} = insertelement {vector} ", em.show(dst));
-        match previous {
-            Some(previous) => {
-                let _ = write!(out, "{}", em.show(previous));
-            }
-            None => out.push_str("poison"),
-        }
-        let _ = writeln!(out, ", {scal} {}, i32 {index}", em.show(element));
-        value = dst;
+        value = Some(em.insert_element(out, vector, value, scal, element, index));
     }
+    let value = value.unwrap_or(Ref::Lit(0, scal));
     let mem = Mem::of(em, bracket, plan, inst.space);
     let hint = em.target.coarse_grained && em.target.triple == Triple::Amdgcn;
     let dst = em.fresh();

@@ -18,9 +18,9 @@
 //! `@.k<kernel>.n<binding>.<type>` a binding's name.
 
 use std::collections::BTreeSet;
-use std::fmt::Write;
 
-use atomir_ir::{AddressSpace, Kernel, Value, ValueType};
+use atomir_ir::lower::Spell;
+use atomir_ir::{spell, AddressSpace, Kernel, Value, ValueType};
 
 use crate::emit::{write_ident, Emitter, Scal};
 use crate::target::STORAGE_BUFFER;
@@ -35,6 +35,8 @@ pub(crate) struct Frame {
     buffer_types: BTreeSet<ScalKey>,
     /// Module-level definitions: binding names and Workgroup variables.
     globals: String,
+    /// A binding's name, spelled before it is printed (twice, after its length).
+    tag: String,
 }
 
 /// A [`Scal`] ordered for the set of declarations.
@@ -64,25 +66,50 @@ impl ScalKey {
 }
 
 /// The type's part of an intrinsic's mangled name.
-fn mangled(scal: Scal) -> String {
-    match scal {
-        Scal::I(bits) => format!("i{bits}"),
-        Scal::Half => "f16".into(),
-        Scal::BFloat => "bf16".into(),
-        Scal::F32 => "f32".into(),
-        Scal::F64 => "f64".into(),
+struct Mangled(Scal);
+
+impl Spell for Mangled {
+    fn spell(&self, out: &mut String) {
+        match self.0 {
+            Scal::I(bits) => spell!(out, 'i', bits),
+            Scal::Half => out.push_str("f16"),
+            Scal::BFloat => out.push_str("bf16"),
+            Scal::F32 => out.push_str("f32"),
+            Scal::F64 => out.push_str("f64"),
+        }
     }
 }
 
-fn buffer_type(scal: Scal) -> String {
-    format!("target(\"spirv.VulkanBuffer\", [0 x {scal}], {STORAGE_BUFFER_CLASS}, 1)")
+/// The type of a storage buffer of elements of a scalar type.
+struct BufferType(Scal);
+
+impl Spell for BufferType {
+    fn spell(&self, out: &mut String) {
+        spell!(
+            out,
+            "target(\"spirv.VulkanBuffer\", [0 x ",
+            self.0,
+            "], ",
+            STORAGE_BUFFER_CLASS,
+            ", 1)"
+        );
+    }
 }
 
-fn intrinsic_suffix(scal: Scal) -> String {
-    format!(
-        "tspirv.VulkanBuffer_a0{}_{STORAGE_BUFFER_CLASS}_1t",
-        mangled(scal)
-    )
+/// The suffix of the resource intrinsics of a buffer of elements of a scalar type.
+struct IntrinsicSuffix(Scal);
+
+impl Spell for IntrinsicSuffix {
+    fn spell(&self, out: &mut String) {
+        spell!(
+            out,
+            "tspirv.VulkanBuffer_a0",
+            Mangled(self.0),
+            '_',
+            STORAGE_BUFFER_CLASS,
+            "_1t"
+        );
+    }
 }
 
 /// The element type an atomic of `ty` accesses (the one `native::rmw` prints), which the
@@ -109,21 +136,57 @@ impl Frame {
     /// Declares binding `binding` viewed as `scal` and prints its element-0 pointer.
     fn bind(&mut self, out: &mut String, kernel_index: usize, binding: usize, scal: Scal) {
         self.buffer_types.insert(ScalKey::of(scal));
-        let tag = format!("k{kernel_index}.n{binding}.{}", mangled(scal));
+        let tag = &mut self.tag;
+        tag.clear();
+        spell!(tag, 'k', kernel_index, ".n", binding, '.', Mangled(scal));
+        let tag = &*tag;
         let bytes = tag.len() + 1;
-        let _ = writeln!(
-            self.globals,
-            "@.{tag} = private unnamed_addr constant [{bytes} x i8] c\"{tag}\\00\", align 1"
+        spell!(
+            &mut self.globals,
+            "@.",
+            tag,
+            " = private unnamed_addr constant [",
+            bytes,
+            " x i8] c\"",
+            tag,
+            "\\00\", align 1\n"
         );
-        let ty = buffer_type(scal);
-        let suffix = intrinsic_suffix(scal);
-        let _ = writeln!(
+        let (ty, suffix) = (BufferType(scal), IntrinsicSuffix(scal));
+        spell!(
             out,
-            "  %.h{binding}.{scal} = call {ty} @llvm.spv.resource.handlefrombinding.{suffix}(i32 0, i32 {binding}, i32 1, i32 0, ptr @.{tag})"
+            "  %.h",
+            binding,
+            '.',
+            scal,
+            " = call ",
+            ty,
+            " @llvm.spv.resource.handlefrombinding.",
+            suffix,
+            "(i32 0, i32 ",
+            binding,
+            ", i32 1, i32 0, ptr @.",
+            tag,
+            ")\n"
         );
-        let _ = writeln!(
+        spell!(
             out,
-            "  %.a{binding}.{scal} = call ptr addrspace({STORAGE_BUFFER}) @llvm.spv.resource.getpointer.p{STORAGE_BUFFER}.{suffix}({ty} %.h{binding}.{scal}, i32 0)"
+            "  %.a",
+            binding,
+            '.',
+            scal,
+            " = call ptr addrspace(",
+            STORAGE_BUFFER,
+            ") @llvm.spv.resource.getpointer.p",
+            STORAGE_BUFFER,
+            '.',
+            suffix,
+            '(',
+            ty,
+            " %.h",
+            binding,
+            '.',
+            scal,
+            ", i32 0)\n"
         );
     }
 
@@ -138,7 +201,7 @@ impl Frame {
     ) -> Option<String> {
         let kernel = em.kernel;
         out.push_str("define void ");
-        let _ = write_ident(out, '@', name);
+        write_ident(out, '@', name);
         out.push_str("() #0 {\n.entry:\n");
         let mut unprintable = None;
         let types = accessed_types(kernel);
@@ -147,7 +210,7 @@ impl Frame {
                 ValueType::Ptr(AddressSpace::Shared) => {
                     if types.len() > 1 {
                         let mut message = String::from("shared parameter ");
-                        let _ = write_ident(&mut message, '%', em.name(param.value));
+                        write_ident(&mut message, '%', em.name(param.value));
                         message.push_str(
                             " is accessed as more than one type; a Vulkan Workgroup variable \
                              has one type, and a second variable would be other memory",
@@ -156,11 +219,19 @@ impl Frame {
                     }
                     for key in types {
                         let scal = key.scal();
-                        let _ = writeln!(
-                            self.globals,
-                            "@.k{index}.s{}.{scal} = internal addrspace(3) global {scal} poison, align {}",
+                        spell!(
+                            &mut self.globals,
+                            "@.k",
+                            index,
+                            ".s",
                             param.value.as_u32(),
-                            scal_bytes(scal)
+                            '.',
+                            scal,
+                            " = internal addrspace(3) global ",
+                            scal,
+                            " poison, align ",
+                            scal_bytes(scal),
+                            '\n'
                         );
                     }
                 }
@@ -171,24 +242,27 @@ impl Frame {
                 }
                 ValueType::Pred => {
                     self.bind(out, index, binding, Scal::I(32));
-                    let _ = writeln!(
+                    spell!(
                         out,
-                        "  %.w{binding} = load i32, ptr addrspace({STORAGE_BUFFER}) %.a{binding}.i32, align 4"
+                        "  %.w",
+                        binding,
+                        " = load i32, ptr addrspace(",
+                        STORAGE_BUFFER,
+                        ") %.a",
+                        binding,
+                        ".i32, align 4\n"
                     );
                     out.push_str("  ");
-                    let _ = write_ident(out, '%', em.name(param.value));
-                    let _ = writeln!(out, " = icmp ne i32 %.w{binding}, 0");
+                    write_ident(out, '%', em.name(param.value));
+                    spell!(out, " = icmp ne i32 %.w", binding, ", 0\n");
                 }
                 ValueType::Data(elem, _) => {
                     let scal = Scal::natural(elem);
                     self.bind(out, index, binding, scal);
                     out.push_str("  ");
-                    let _ = write_ident(out, '%', em.name(param.value));
-                    let _ = writeln!(
-                        out,
-                        " = load {scal}, ptr addrspace({STORAGE_BUFFER}) %.a{binding}.{scal}, align {}",
-                        scal_bytes(scal)
-                    );
+                    write_ident(out, '%', em.name(param.value));
+                    let element = BoundElement(binding, scal);
+                    spell!(out, " = load ", scal, ", ", element, '\n');
                 }
             }
         }
@@ -209,12 +283,8 @@ impl Frame {
             let binding = kernel.params.len() + position;
             self.bind(out, index, binding, scal);
             let r = em.value_ref(value);
-            let _ = writeln!(
-                out,
-                "  store {scal} {}, ptr addrspace({STORAGE_BUFFER}) %.a{binding}.{scal}, align {}",
-                em.show(r),
-                scal_bytes(scal)
-            );
+            let element = BoundElement(binding, scal);
+            spell!(out, "  store ", scal, ' ', em.show(r), ", ", element, '\n');
         }
         out.push_str("  ret void\n}\n\n");
     }
@@ -223,21 +293,53 @@ impl Frame {
     pub(crate) fn module_end(&self, out: &mut String) {
         for key in &self.buffer_types {
             let scal = key.scal();
-            let ty = buffer_type(scal);
-            let suffix = intrinsic_suffix(scal);
-            let _ = writeln!(
+            let (ty, suffix) = (BufferType(scal), IntrinsicSuffix(scal));
+            spell!(
                 out,
-                "declare {ty} @llvm.spv.resource.handlefrombinding.{suffix}(i32, i32, i32, i32, ptr)"
+                "declare ",
+                ty,
+                " @llvm.spv.resource.handlefrombinding.",
+                suffix,
+                "(i32, i32, i32, i32, ptr)\n"
             );
-            let _ = writeln!(
+            spell!(
                 out,
-                "declare ptr addrspace({STORAGE_BUFFER}) @llvm.spv.resource.getpointer.p{STORAGE_BUFFER}.{suffix}({ty}, i32)"
+                "declare ptr addrspace(",
+                STORAGE_BUFFER,
+                ") @llvm.spv.resource.getpointer.p",
+                STORAGE_BUFFER,
+                '.',
+                suffix,
+                '(',
+                ty,
+                ", i32)\n"
             );
         }
         out.push('\n');
         out.push_str(&self.globals);
         out.push_str(
             "\nattributes #0 = { \"hlsl.numthreads\"=\"1,1,1\" \"hlsl.shader\"=\"compute\" }\n",
+        );
+    }
+}
+
+/// Element 0 of binding `.0` viewed as `.1`, as an access through it takes it:
+/// `ptr addrspace(<storage buffer>) %.a<binding>.<type>, align <bytes>`.
+struct BoundElement(usize, Scal);
+
+impl Spell for BoundElement {
+    fn spell(&self, out: &mut String) {
+        let BoundElement(binding, scal) = *self;
+        spell!(
+            out,
+            "ptr addrspace(",
+            STORAGE_BUFFER,
+            ") %.a",
+            binding,
+            '.',
+            scal,
+            ", align ",
+            scal_bytes(scal)
         );
     }
 }
@@ -253,16 +355,11 @@ const fn scal_bytes(scal: Scal) -> u32 {
 
 /// The address an atomic through parameter `addr` uses in a Vulkan frame: its binding's view
 /// of the accessed type, or the Workgroup variable.
-pub(crate) fn bound_address(
-    out: &mut dyn Write,
-    em: &Emitter<'_>,
-    addr: Value,
-    scal: Scal,
-) -> std::fmt::Result {
+pub(crate) fn bound_address(out: &mut String, em: &Emitter<'_>, addr: Value, scal: Scal) {
     let kernel = em.kernel;
     match kernel.value_type(addr) {
         ValueType::Ptr(AddressSpace::Shared) => {
-            write!(out, "@.k{}.s{}.{scal}", em.kernel_index, addr.as_u32())
+            spell!(out, "@.k", em.kernel_index, ".s", addr.as_u32(), '.', scal);
         }
         _ => {
             let binding = kernel
@@ -270,7 +367,7 @@ pub(crate) fn bound_address(
                 .iter()
                 .position(|p| p.value == addr)
                 .unwrap_or_default();
-            write!(out, "%.a{binding}.{scal}")
+            spell!(out, "%.a", binding, '.', scal);
         }
     }
 }

@@ -205,8 +205,17 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     for (index, kernel) in module.kernels.iter().enumerate() {
         printer.kernel_begin(kernel, index, out);
         for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
-            let plan = &plans[plan as usize];
-            let printed = print_inst(&mut printer, &mut scratch, passes, kernel, inst, plan, out);
+            let (index, plan) = (plan as usize, &plans[plan as usize]);
+            let printed = print_inst(
+                &mut printer,
+                &mut scratch,
+                passes,
+                kernel,
+                inst,
+                plan,
+                Some(index),
+                out,
+            );
             if let Err(Unprintable(message)) = printed {
                 out.truncate(start);
                 return Err(unprintable(kernel, inst, message).into());

@@ -11,17 +11,62 @@ use crate::node::AtomicNode;
 use crate::types::AtomicOp;
 
 use super::{
-    Access, At, Expanding, FenceBracket, FencePolicy, Linear, Passes, Plan, Printer, Step,
+    Access, At, Expanding, FenceBracket, FencePolicy, Linear, Params, Passes, Plan, Printer, Step,
     Unprintable,
 };
 
 /// What printing reuses from one instruction to the next.
 #[derive(Default)]
 pub struct Scratch {
+    walker: Walker,
+    /// By plan (an index into a lowering's distinct plans): the expansion every instruction of
+    /// that plan is printed from, and its steps. A plan is one distinct node, and an expansion
+    /// depends on nothing but its node, its lowering and the target's passes, so a kernel that
+    /// repeats a handful of kinds of atomic expands and walks each kind once.
+    walked: Vec<Option<Walked>>,
+}
+
+/// The buffers of expanding a node, running the passes and walking the result.
+#[derive(Default)]
+struct Walker {
     expander: Expander,
     linear: Linear,
     reuse: Reuse,
     soft_float: SoftFloat,
+}
+
+/// An expansion after the passes, and its steps.
+struct Walked {
+    expansion: Expansion,
+    steps: Vec<Step>,
+}
+
+impl Walker {
+    /// `node` lowered by `lowering`, expanded, through the passes in the driver's order.
+    fn expansion(
+        &mut self,
+        node: &AtomicNode,
+        lowering: Lowering,
+        passes: Passes,
+    ) -> &mut Expansion {
+        let expansion = self.expander.expand(node, lowering);
+        run_passes(&mut self.soft_float, &mut self.reuse, expansion, passes);
+        expansion
+    }
+
+    /// The expansion and the steps a printer binding parameters as `params` says is handed.
+    fn walk(
+        &mut self,
+        node: &AtomicNode,
+        lowering: Lowering,
+        passes: Passes,
+        params: Params,
+    ) -> (&Expansion, &[Step]) {
+        let expansion = self.expander.expand(node, lowering);
+        run_passes(&mut self.soft_float, &mut self.reuse, expansion, passes);
+        let steps = self.linear.walk(expansion, params);
+        (expansion, steps)
+    }
 }
 
 impl Scratch {
@@ -39,9 +84,7 @@ impl Scratch {
         lowering: Lowering,
         passes: Passes,
     ) -> &mut Expansion {
-        let expansion = self.expander.expand(node, lowering);
-        run_passes(&mut self.soft_float, &mut self.reuse, expansion, passes);
-        expansion
+        self.walker.expansion(node, lowering, passes)
     }
 }
 
@@ -60,6 +103,9 @@ fn run_passes(
 }
 
 /// Prints one instruction of `kernel` as `plan` says: a fence, a node whole, or its expansion.
+/// `plan_index` numbers the plan among the lowering's distinct plans, where it has one: the
+/// expansion is then made once per plan and kept for the plan's later instructions.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn print_inst<'m, P: Printer<'m>>(
     printer: &mut P,
     scratch: &mut Scratch,
@@ -67,6 +113,7 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
     kernel: &Kernel,
     inst: Inst,
     plan: &P::Plan,
+    plan_index: Option<usize>,
     out: &mut String,
 ) -> Result<(), Unprintable> {
     let atomic = match &kernel.insts[inst] {
@@ -90,20 +137,31 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         };
         return printer.whole(at, plan, bracket, out);
     }
-    let expansion = scratch.expander.expand(&node, plan.legality().lowering);
-    run_passes(
-        &mut scratch.soft_float,
-        &mut scratch.reuse,
-        expansion,
-        passes,
-    );
-    let steps = scratch.linear.walk(expansion, P::PARAMS);
+    let lowering = plan.legality().lowering;
+    let (expansion, steps) = match plan_index {
+        None => scratch.walker.walk(&node, lowering, passes, P::PARAMS),
+        Some(index) => {
+            let Scratch { walker, walked } = scratch;
+            if walked.len() <= index {
+                walked.resize_with(index + 1, || None);
+            }
+            let kept = walked[index].get_or_insert_with(|| {
+                let (expansion, steps) = walker.walk(&node, lowering, passes, P::PARAMS);
+                Walked {
+                    expansion: expansion.clone(),
+                    steps: steps.to_vec(),
+                }
+            });
+            (&kept.expansion, &kept.steps[..])
+        }
+    };
     let x = Expanding {
         inst,
         atomic,
         node: &node,
         plan,
         expansion,
+        expansion_key: plan_index,
     };
     print_steps(printer, &x, steps, out)
 }

@@ -17,7 +17,8 @@
 //! The kit lives in one module per concern, each re-exported here: `table` and `printer` are
 //! the two halves of a backend, `planning` and `driver` lower a
 //! module, `inst` prints one instruction (the expansion walk and its fence brackets),
-//! `splicing` lowers one as a fragment, and `error` builds every [`LowerError`].
+//! `splicing` lowers one as a fragment, `error` builds every [`LowerError`], and `spell` is
+//! how every printer appends text ([`Spell`], [`spell!`](crate::spell)).
 //!
 //! [`AtomicNode`]: crate::node::AtomicNode
 //! [`Node`]: crate::node::Node
@@ -34,6 +35,7 @@ mod linear;
 pub mod namer;
 mod planning;
 mod printer;
+mod spell;
 pub mod splice;
 mod splicing;
 mod table;
@@ -44,7 +46,8 @@ pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use inst::Scratch;
 pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
-pub use printer::{append_buffer, At, Expanding, Printer, Target, Unprintable};
+pub use printer::{append_buffer, move_to_front, At, Expanding, Printer, Target, Unprintable};
+pub use spell::{decimal, Displayed, Hex, Spell};
 pub use splice::{Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames};
 pub use splicing::splice_inst;
 pub use table::{

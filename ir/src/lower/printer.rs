@@ -206,6 +206,10 @@ pub struct Expanding<'a, P> {
     pub plan: &'a P,
     /// The expansion, after the passes the target asked for.
     pub expansion: &'a Expansion,
+    /// The expansion's number among those the lowering keeps: every instruction printed from
+    /// one expansion has the same, so a printer may keep what it derives from the expansion
+    /// alone under it. `None` for an expansion printed once (a spliced fragment's).
+    pub expansion_key: Option<usize>,
 }
 
 /// Why a printer could not print what its table accepted.
@@ -223,6 +227,27 @@ pub trait Target: Table {
     fn printer<'m>(&self, options: &LowerOptions) -> Self::Printer<'m>;
 }
 
+/// Moves the text `out` holds from `end` on to `start`, in front of `out[start..end]`: for a
+/// head printed after the code it heads (declarations known only at the code's end). `start <=
+/// end` are ends of earlier appends to `out`, so character boundaries.
+///
+/// Where `out` holds no more before `start` than from it (one kernel, or a lowering that hands
+/// each kernel to a sink), the two parts are rotated in place, so that no second buffer holds
+/// either, and the text is checked as UTF-8 again (one pass over it). Otherwise, so that a
+/// module of many kernels lowered into one string is not checked once per kernel, the head is
+/// split off and inserted.
+pub fn move_to_front(out: &mut String, start: usize, end: usize) {
+    if start > out.len() - start {
+        let head = out.split_off(end);
+        out.insert_str(start, &head);
+        return;
+    }
+    let mut bytes = std::mem::take(out).into_bytes();
+    bytes[start..].rotate_left(end - start);
+    *out = String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+}
+
 /// Appends a printer's `buffer` (a kernel's body, say) to `out` and empties it, moving the
 /// buffer rather than copying it where `out` holds less, so a long body is not held twice.
 pub fn append_buffer(out: &mut String, buffer: &mut String) {
@@ -233,4 +258,25 @@ pub fn append_buffer(out: &mut String, buffer: &mut String) {
         out.push_str(buffer);
     }
     buffer.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::move_to_front;
+
+    #[test]
+    fn a_head_moves_in_front_of_its_code_either_way() {
+        // Little before the kernel: rotated in place.
+        let mut out = String::from("k0\ncode é\nhead\n");
+        move_to_front(&mut out, 3, 11);
+        assert_eq!(out, "k0\nhead\ncode é\n");
+        // Much before the kernel: split off and inserted.
+        let mut out = String::from("earlier kernels\ncode\nhead\n");
+        move_to_front(&mut out, 16, 21);
+        assert_eq!(out, "earlier kernels\nhead\ncode\n");
+        // Nothing to move.
+        let mut out = String::from("code\n");
+        move_to_front(&mut out, 0, 5);
+        assert_eq!(out, "code\n");
+    }
 }

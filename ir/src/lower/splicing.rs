@@ -62,6 +62,7 @@ pub fn splice_inst<T: Target>(
                 kernel,
                 inst,
                 &plan,
+                None,
                 &mut out,
             )
         })

@@ -6,11 +6,13 @@
 //! through one [`Emitter`], so a value is named, cast and extracted the same way everywhere.
 
 use std::borrow::Cow;
-use std::fmt::{self, Write};
+use std::fmt::Write;
 
 use atomir_ir::expand::PrimType;
-use atomir_ir::lower::{Namer, SpliceNames};
-use atomir_ir::{AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef, ValueType};
+use atomir_ir::lower::{Namer, Spell, SpliceNames};
+use atomir_ir::{
+    spell, AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
+};
 use cranelift_entity::SecondaryMap;
 
 use crate::target::LlvmTarget;
@@ -53,54 +55,48 @@ pub(crate) struct Emitter<'a> {
     unbound_result: Option<(Value, String)>,
 }
 
-/// Displays a [`Label`] with the emitter's names: a kernel's (`.3.b1`), or in a spliced
+/// Spells a [`Label`] with the emitter's names: a kernel's (`.3.b1`), or in a spliced
 /// fragment the client's blocks around it and `<prefix>b1`, `<prefix>end` inside.
 pub(crate) struct ShownLabel<'e, 'a>(&'e Emitter<'a>, Label);
 
-impl fmt::Display for ShownLabel<'_, '_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Spell for ShownLabel<'_, '_> {
+    fn spell(&self, out: &mut String) {
         let Some(splice) = self.0.splice else {
-            return self.1.fmt(f);
+            return self.1.spell(out);
         };
-        match (self.1, splice.blocks()) {
+        let _ = match (self.1, splice.blocks()) {
             // A plain identifier: the driver checked.
-            (Label::Entry, Some((predecessor, _))) => f.write_str(predecessor),
-            (Label::Entry, None) => splice.write_made(f, "entry", None),
-            (Label::Block(_, k), _) => splice.write_made(f, "b", Some(k)),
-            (Label::End(_), _) => splice.write_made(f, "end", None),
-        }
+            (Label::Entry, Some((predecessor, _))) => out.write_str(predecessor),
+            (Label::Entry, None) => splice.write_made(out, "entry", None),
+            (Label::Block(_, k), _) => splice.write_made(out, "b", Some(k)),
+            (Label::End(_), _) => splice.write_made(out, "end", None),
+        };
     }
 }
 
-/// Displays a [`Ref`] with the emitter's names.
+/// Spells a [`Ref`] with the emitter's names.
 pub(crate) struct Shown<'e, 'a>(&'e Emitter<'a>, Ref);
 
-impl fmt::Display for Shown<'_, '_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.1, self.0.splice) {
-            (Ref::Tmp(_, n), Some(splice)) => {
-                f.write_char('%')?;
-                splice.write_made(f, "t", Some(n))
-            }
-            (Ref::Var(_, var), Some(splice)) => {
-                f.write_char('%')?;
-                splice.write_made(f, "v", Some(var.as_u32()))
-            }
-            (r, _) => self.show_in_kernel(f, r),
+impl Spell for Shown<'_, '_> {
+    fn spell(&self, out: &mut String) {
+        let made = match (self.1, self.0.splice) {
+            (Ref::Tmp(_, n), Some(splice)) => Some((splice, "t", n)),
+            (Ref::Var(_, var), Some(splice)) => Some((splice, "v", var.as_u32())),
+            _ => None,
+        };
+        if let Some((splice, kind, number)) = made {
+            out.push('%');
+            let _ = splice.write_made(out, kind, Some(number));
+            return;
         }
-    }
-}
-
-impl Shown<'_, '_> {
-    fn show_in_kernel(&self, f: &mut fmt::Formatter<'_>, r: Ref) -> fmt::Result {
-        match r {
-            Ref::Param(value) => write_ident(f, '%', self.0.name(value)),
-            Ref::Tmp(inst, n) => write!(f, "%.{inst}.{n}"),
+        match self.1 {
+            Ref::Param(value) => write_ident(out, '%', self.0.name(value)),
+            Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
             // Numbered far above the instruction's temporaries, which count from 1.
-            Ref::Var(inst, var) => write!(f, "%.{inst}.{}", VAR_NUMBERS + var.as_u32()),
-            Ref::Lit(bits, scal) => write_literal(f, bits, scal),
-            Ref::Zero => f.write_str("zeroinitializer"),
-            Ref::Bound(value, scal) => vulkan::bound_address(f, self.0, value, scal),
+            Ref::Var(inst, var) => spell!(out, "%.", inst, '.', VAR_NUMBERS + var.as_u32()),
+            Ref::Lit(bits, scal) => write_literal(out, bits, scal),
+            Ref::Zero => out.push_str("zeroinitializer"),
+            Ref::Bound(value, scal) => vulkan::bound_address(out, self.0, value, scal),
         }
     }
 }
@@ -244,11 +240,17 @@ impl<'a> Emitter<'a> {
             return addr;
         }
         let dst = self.fresh();
-        let _ = writeln!(
+        spell!(
             out,
-            "  {} = addrspacecast {from} {} to {to}",
+            "  ",
             self.show(dst),
-            self.show(addr)
+            " = addrspacecast ",
+            from,
+            ' ',
+            self.show(addr),
+            " to ",
+            to,
+            '\n'
         );
         dst
     }
@@ -278,26 +280,69 @@ impl<'a> Emitter<'a> {
         let have = Scal::natural(elem);
         if shape.is_vector() {
             let dst = self.fresh();
-            let _ = writeln!(
+            spell!(
                 out,
-                "  {} = extractelement <{} x {have}> {}, i32 {index}",
+                "  ",
                 self.show(dst),
+                " = extractelement <",
                 shape.len(),
-                self.show(current)
+                " x ",
+                have,
+                "> ",
+                self.show(current),
+                ", i32 ",
+                index,
+                '\n'
             );
             current = dst;
         }
         if have != want {
             let dst = self.fresh();
-            let _ = writeln!(
+            spell!(
                 out,
-                "  {} = bitcast {have} {} to {want}",
+                "  ",
                 self.show(dst),
-                self.show(current)
+                " = bitcast ",
+                have,
+                ' ',
+                self.show(current),
+                " to ",
+                want,
+                '\n'
             );
             current = dst;
         }
         current
+    }
+
+    /// `<vector>` with `element` (a `scal`) at `index`, inserted into `previous` (`poison`
+    /// where it is the first): the register that holds it.
+    pub(crate) fn insert_element(
+        &mut self,
+        out: &mut String,
+        vector: Ty,
+        previous: Option<Ref>,
+        scal: Scal,
+        element: Ref,
+        index: usize,
+    ) -> Ref {
+        let dst = self.fresh();
+        spell!(out, "  ", self.show(dst), " = insertelement ", vector, ' ');
+        match previous {
+            Some(previous) => self.show(previous).spell(out),
+            None => out.push_str("poison"),
+        }
+        spell!(
+            out,
+            ", ",
+            scal,
+            ' ',
+            self.show(element),
+            ", i32 ",
+            index,
+            '\n'
+        );
+        dst
     }
 
     fn constant(&self, constant: Constant) -> u128 {
@@ -319,19 +364,20 @@ impl<'a> Emitter<'a> {
                     (first, end)
                 };
                 let cond = self.value_ref(predicate.value);
-                let _ = writeln!(
+                spell!(
                     out,
-                    "  br i1 {}, label %{}, label %{}",
+                    "  br i1 ",
                     self.show(cond),
+                    ", label %",
                     self.show_label(then),
-                    self.show_label(otherwise)
+                    ", label %",
+                    self.show_label(otherwise),
+                    '\n'
                 );
             }
-            None => {
-                let _ = writeln!(out, "  br label %{}", self.show_label(first));
-            }
+            None => spell!(out, "  br label %", self.show_label(first), '\n'),
         }
-        let _ = writeln!(out, "{}:", self.show_label(first));
+        spell!(out, self.show_label(first), ":\n");
         self.label = first;
     }
 
@@ -345,7 +391,7 @@ impl<'a> Emitter<'a> {
         let index = self.inst;
         let end = Label::End(index);
         let end = self.show_label(end);
-        let _ = writeln!(out, "  br label %{end}\n{end}:");
+        spell!(out, "  br label %", end, '\n', end, ":\n");
         let from = self.label;
         self.label = Label::End(index);
         let (Some(value), Some(mut result)) = (inst.result, result) else {
@@ -358,16 +404,21 @@ impl<'a> Emitter<'a> {
                 Some(_) => Ref::Param(value),
                 None => self.fresh(),
             };
-            let _ = write!(
+            spell!(
                 out,
-                "  {} = phi {ty} [ {}, %{} ]",
+                "  ",
                 self.show(dst),
+                " = phi ",
+                ty,
+                " [ ",
                 self.show(result),
-                self.show_label(from)
+                ", %",
+                self.show_label(from),
+                " ]"
             );
             if inst.predicate.is_some() {
                 let before = self.show_label(self.before);
-                let _ = write!(out, ", [ zeroinitializer, %{before} ]");
+                spell!(out, ", [ zeroinitializer, %", before, " ]");
             }
             out.push('\n');
             result = dst;

@@ -14,7 +14,7 @@ use atomir_ir::lower::{
     self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Namer, Params, Printer,
     SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
-use atomir_ir::{AtomicInst, Inst, Kernel, Module};
+use atomir_ir::{spell, AtomicInst, Inst, Kernel, Module};
 
 use crate::ldst_emit::{self, Builtins};
 use crate::legality::{Form, LlvmPlan};
@@ -103,7 +103,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         }
         out.push_str("void ");
         let name = self.function_names.get(index).map_or("", |name| &**name);
-        let _ = write_ident(out, '@', name);
+        write_ident(out, '@', name);
         out.push('(');
         let mut first = true;
         for param in &kernel.params {
@@ -111,8 +111,8 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
                 out.push_str(", ");
             }
             first = false;
-            let _ = write!(out, "{} ", em.value_ty(param.ty));
-            let _ = write_ident(out, '%', em.name(param.value));
+            spell!(out, em.value_ty(param.ty), ' ');
+            write_ident(out, '%', em.name(param.value));
         }
         let result_space = target.triple.result_space();
         for (index, inst) in kernel.insts.values().enumerate() {
@@ -123,7 +123,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
                 out.push_str(", ");
             }
             first = false;
-            let _ = write!(out, "{} %.out{index}", result_ptr(&em, inst, result_space));
+            spell!(out, result_ptr(&em, inst, result_space), " %.out", index);
         }
         out.push_str(") {\n.entry:\n");
         self.emitter = Some(em);
@@ -173,7 +173,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         if em.splice.is_some() {
             // A fragment begins with its predecessor's terminator, a fence's too.
             let first = em.show_label(Label::Block(0, 0));
-            let _ = writeln!(out, "  br label %{first}\n{first}:");
+            spell!(out, "  br label %", first, '\n', first, ":\n");
         }
         ldst_emit::fence(em, out, fence.order, plan, spelling, builtins);
         Ok(())
@@ -278,11 +278,17 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             };
             let ty = em.value_ty(inst.result_type());
             let r = em.value_ref(value);
-            let _ = writeln!(
+            spell!(
                 out,
-                "  store {ty} {}, {} %.out{index}",
+                "  store ",
+                ty,
+                ' ',
                 em.show(r),
-                result_ptr(&em, inst, result_space)
+                ", ",
+                result_ptr(&em, inst, result_space),
+                " %.out",
+                index,
+                '\n'
             );
         }
         out.push_str("  ret void\n}\n\n");

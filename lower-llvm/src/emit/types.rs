@@ -2,11 +2,10 @@
 //! carry their pointee only where the LLVM version still has typed pointers (14).
 //!
 //! They are values, not strings, so that a type is compared (an `addrspacecast` is needed only
-//! where two differ) and printed without allocating.
+//! where two differ) and spelled without allocating.
 
-use std::fmt;
-
-use atomir_ir::ElemType;
+use atomir_ir::lower::Spell;
+use atomir_ir::{spell, ElemType};
 
 /// A scalar LLVM type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,14 +32,14 @@ impl Scal {
     }
 }
 
-impl fmt::Display for Scal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Spell for Scal {
+    fn spell(&self, out: &mut String) {
         match self {
-            Scal::I(bits) => write!(f, "i{bits}"),
-            Scal::Half => f.write_str("half"),
-            Scal::BFloat => f.write_str("bfloat"),
-            Scal::F32 => f.write_str("float"),
-            Scal::F64 => f.write_str("double"),
+            Scal::I(bits) => spell!(out, 'i', bits),
+            Scal::Half => out.push_str("half"),
+            Scal::BFloat => out.push_str("bfloat"),
+            Scal::F32 => out.push_str("float"),
+            Scal::F64 => out.push_str("double"),
         }
     }
 }
@@ -59,24 +58,23 @@ pub(crate) enum Ty {
     },
 }
 
-impl fmt::Display for Ty {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Spell for Ty {
+    fn spell(&self, out: &mut String) {
         match *self {
-            Ty::S(s) => write!(f, "{s}"),
-            Ty::V(len, s) => write!(f, "<{len} x {s}>"),
+            Ty::S(s) => s.spell(out),
+            Ty::V(len, s) => spell!(out, '<', len, " x ", s, '>'),
             Ty::Ptr { space, pointee } => {
                 match pointee {
-                    None => f.write_str("ptr")?,
-                    Some((1, s)) => write!(f, "{s}")?,
-                    Some((len, s)) => write!(f, "<{len} x {s}>")?,
+                    None => out.push_str("ptr"),
+                    Some((1, s)) => s.spell(out),
+                    Some((len, s)) => spell!(out, '<', len, " x ", s, '>'),
                 }
                 if space != 0 {
-                    write!(f, " addrspace({space})")?;
+                    spell!(out, " addrspace(", space, ')');
                 }
                 if pointee.is_some() {
-                    f.write_str("*")?;
+                    out.push('*');
                 }
-                Ok(())
             }
         }
     }

@@ -5,11 +5,9 @@
 //! name the printer makes up follows one scheme (`%.<inst>.<n>`, `.<inst>.b<k>`), which the
 //! naming rules keep clear of the program's own names.
 
-use std::fmt::{self, Write};
-
 use atomir_ir::expand::Var;
-use atomir_ir::lower::NameRules;
-use atomir_ir::Value;
+use atomir_ir::lower::{Hex, NameRules, Spell};
+use atomir_ir::{spell, Value};
 
 use super::Scal;
 
@@ -60,31 +58,28 @@ pub(super) static FUNCTION_NAMES: NameRules = NameRules {
 };
 
 /// Writes `name` as an LLVM identifier after `sigil`, quoting it where it has other characters.
-/// Generic over the sink so that a [`Shown`] reference prints without a scratch string.
-///
-/// [`Shown`]: super::emitter::Shown
-pub(crate) fn write_ident<W: Write + ?Sized>(out: &mut W, sigil: char, name: &str) -> fmt::Result {
+pub(crate) fn write_ident(out: &mut String, sigil: char, name: &str) {
     let plain = !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '$' | '.' | '_'));
-    out.write_char(sigil)?;
+    out.push(sigil);
     if plain {
-        return out.write_str(name);
+        return out.push_str(name);
     }
-    out.write_char('"')?;
+    out.push('"');
     for c in name.chars() {
         if c == '"' || c == '\\' || !c.is_ascii() || c.is_ascii_control() {
             let mut buf = [0u8; 4];
             for byte in c.encode_utf8(&mut buf).bytes() {
-                write!(out, "\\{byte:02X}")?;
+                spell!(out, '\\', Hex::upper(byte, 2));
             }
         } else {
-            out.write_char(c)?;
+            out.push(c);
         }
     }
-    out.write_char('"')
+    out.push('"');
 }
 
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
@@ -95,17 +90,17 @@ pub(crate) enum Label {
     End(u32),
 }
 
-impl fmt::Display for Label {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Spell for Label {
+    fn spell(&self, out: &mut String) {
         match self {
-            Label::Entry => f.write_str(".entry"),
-            Label::Block(inst, k) => write!(f, ".{inst}.b{k}"),
-            Label::End(inst) => write!(f, ".{inst}.end"),
+            Label::Entry => out.push_str(".entry"),
+            Label::Block(inst, k) => spell!(out, '.', inst, ".b", k),
+            Label::End(inst) => spell!(out, '.', inst, ".end"),
         }
     }
 }
 
-pub(super) fn write_literal(f: &mut fmt::Formatter<'_>, bits: u128, scal: Scal) -> fmt::Result {
+pub(super) fn write_literal(out: &mut String, bits: u128, scal: Scal) {
     match scal {
         Scal::I(width) => {
             let mask = if width >= 128 {
@@ -113,12 +108,12 @@ pub(super) fn write_literal(f: &mut fmt::Formatter<'_>, bits: u128, scal: Scal) 
             } else {
                 (1u128 << width) - 1
             };
-            write!(f, "{}", bits & mask)
+            (bits & mask).spell(out);
         }
-        Scal::Half => write!(f, "0xH{:04X}", bits as u16),
-        Scal::BFloat => write!(f, "0xR{:04X}", bits as u16),
-        Scal::F32 => write!(f, "0x{:016X}", f32_bits_as_f64_bits(bits as u32)),
-        Scal::F64 => write!(f, "0x{:016X}", bits as u64),
+        Scal::Half => spell!(out, "0xH", Hex::upper(bits as u16, 4)),
+        Scal::BFloat => spell!(out, "0xR", Hex::upper(bits as u16, 4)),
+        Scal::F32 => spell!(out, "0x", Hex::upper(f32_bits_as_f64_bits(bits as u32), 16)),
+        Scal::F64 => spell!(out, "0x", Hex::upper(bits as u64, 16)),
     }
 }
 

@@ -49,7 +49,7 @@
 
 mod element;
 
-use atomir_ir::lower::{Access, FencePolicy, Plan};
+use atomir_ir::lower::{Access, Displayed, FencePolicy, Plan};
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Refusal,
     Rewrite, Scope, TypeClass, ValueType,
@@ -287,9 +287,11 @@ pub(crate) fn beside(
     Err(Refusal::new(
         LlvmRule::VulkanSharedOneType,
         format!(
-            "the shared parameter is accessed as {first} by an earlier atomic and as {this} \
-             here; a Vulkan Workgroup variable has one type, a second variable would be other \
-             memory, and logical addressing has no pointer cast"
+            "the shared parameter is accessed as {} by an earlier atomic and as {} here; a \
+             Vulkan Workgroup variable has one type, a second variable would be other memory, \
+             and logical addressing has no pointer cast",
+            Displayed(first),
+            Displayed(this)
         ),
     ))
 }

@@ -2,11 +2,10 @@
 //! live range, labels, `goto`s, the copies on edges and the results copied out.
 
 use cranelift_entity::EntityRef;
-use std::fmt::Write;
 
 use atomir_ir::expand::{Expansion, Prim, PrimType, Terminator, Var};
-use atomir_ir::lower::{FenceBracket, Label};
-use atomir_ir::{AddressSpace, Inst, Kernel, Scalar, ValueType};
+use atomir_ir::lower::{FenceBracket, Hex, Label};
+use atomir_ir::{spell, AddressSpace, Inst, Kernel, Scalar, ValueType};
 
 use super::{operand_scalar, storage_of, write_label, EmitError, Storage, View, VisaPrinter};
 use crate::legality::{Surface, VisaPlan};
@@ -19,8 +18,10 @@ impl<'m> VisaPrinter<'m> {
         inst_id: Inst,
         inst: &atomir_ir::AtomicInst,
         expansion: &Expansion,
+        key: Option<usize>,
     ) -> Result<(), EmitError> {
         self.reached_done = false;
+        self.derive(expansion, key);
         let surface = match inst.space {
             AddressSpace::Shared => Surface::Slm,
             _ => Surface::Global,
@@ -75,7 +76,6 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         self.allocate_temps(expansion, surface, inst.predicate.is_some());
-        used_vars(expansion, &mut self.used);
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
         // by SIMD control flow in the channels where the predicate fails.
@@ -197,11 +197,7 @@ impl<'m> VisaPrinter<'m> {
             released,
             message_operands,
         } = &mut allocation;
-        live_ranges(expansion, ranges);
         let widened = self.target.message_channels() > self.n;
-        if widened {
-            mark_message_operands(expansion, message_operands);
-        }
         let end = ranges.end;
         order.clear();
         order.extend(
@@ -259,6 +255,31 @@ impl<'m> VisaPrinter<'m> {
             self.var_slots[var.index()] = slot;
         }
         self.allocation = allocation;
+    }
+
+    /// Sets what the printer derives from `expansion` alone (its live ranges, the variables
+    /// read, the message operands where messages are widened) for the expansion to print:
+    /// kept under `key` from the first expansion printed with it, derived afresh without one.
+    fn derive(&mut self, expansion: &Expansion, key: Option<usize>) {
+        let widened = self.target.message_channels() > self.n;
+        let once;
+        let derived = match key {
+            Some(key) => {
+                if self.derived.len() <= key {
+                    self.derived.resize_with(key + 1, || None);
+                }
+                &*self.derived[key].get_or_insert_with(|| Derived::of(expansion, widened))
+            }
+            None => {
+                once = Derived::of(expansion, widened);
+                &once
+            }
+        };
+        // Copies: the allocation changes its ranges, and the kept ones stay as derived.
+        self.allocation.ranges.clone_from(&derived.ranges);
+        let marked = &mut self.allocation.message_operands;
+        marked.clone_from(&derived.message_operands);
+        self.used.clone_from(&derived.used);
     }
 
     /// The predicate of a memory message: the node's, in a one-block expansion.
@@ -378,15 +399,39 @@ impl<'m> VisaPrinter<'m> {
                 for (col, half) in [(0, bits as u32), (1, (bits >> 32) as u32)] {
                     self.op_start(None, "mov", n);
                     self.dst(slot, View::Halves, col, 2);
-                    let _ = writeln!(self.body, " 0x{half:x}:ud");
+                    spell!(&mut self.body, ' ', Hex::prefixed(half), ":ud\n");
                 }
             }
             _ => {
                 self.op_start(None, "mov", n);
                 self.dst(slot, View::Base, 0, 1);
-                let _ = writeln!(self.body, " 0x{:x}:ud", bits as u32);
+                spell!(&mut self.body, ' ', Hex::prefixed(bits as u32), ":ud\n");
             }
         }
+    }
+}
+
+/// What the printer derives from an expansion alone, which every instruction printed from that
+/// expansion shares.
+#[derive(Debug, Default)]
+pub(super) struct Derived {
+    ranges: LiveRanges,
+    /// Per variable: whether anything reads it ([`used_vars`]).
+    used: Vec<bool>,
+    /// Per variable: whether a message takes it ([`mark_message_operands`]), where messages
+    /// are widened.
+    message_operands: Vec<bool>,
+}
+
+impl Derived {
+    fn of(expansion: &Expansion, widened: bool) -> Derived {
+        let mut derived = Derived::default();
+        live_ranges(expansion, &mut derived.ranges);
+        used_vars(expansion, &mut derived.used);
+        if widened {
+            mark_message_operands(expansion, &mut derived.message_operands);
+        }
+        derived
     }
 }
 
@@ -437,6 +482,23 @@ pub(super) struct LiveRanges {
     end: u32,
     /// The position of each block's start.
     starts: Vec<u32>,
+}
+
+impl Clone for LiveRanges {
+    fn clone(&self) -> Self {
+        LiveRanges {
+            of: self.of.clone(),
+            end: self.end,
+            starts: self.starts.clone(),
+        }
+    }
+
+    /// Field by field, so that the buffers are reused (the derived `clone_from` allocates).
+    fn clone_from(&mut self, source: &Self) {
+        self.of.clone_from(&source.of);
+        self.end = source.end;
+        self.starts.clone_from(&source.starts);
+    }
 }
 
 /// Live ranges over the layout order: position 0 is before the entry (inputs bound, literals

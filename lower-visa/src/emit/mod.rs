@@ -21,15 +21,15 @@
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
-    At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label, NameRules, Namer,
-    Params, Printer, SpliceNames, Suffix, Unprintable,
+    self, At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label, NameRules, Namer,
+    Params, Printer, Spell, SpliceNames, Suffix, Unprintable,
 };
 use atomir_ir::{
-    AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value, ValueType,
+    spell, AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value,
+    ValueType,
 };
 
 use crate::legality::{input_layout, Surface, VisaPlan};
@@ -168,6 +168,8 @@ pub struct VisaPrinter<'m> {
     /// Where the current kernel starts in the output: its head (declarations, inputs) goes
     /// there at its end, once every variable is known.
     kernel_start: usize,
+    /// A spliced fragment's declarations, which it hands over line by line (a kernel's go
+    /// straight into the output).
     decls: String,
     slots: Vec<Slot>,
     value_slots: ValueSlots,
@@ -192,6 +194,9 @@ pub struct VisaPrinter<'m> {
     used: Vec<bool>,
     /// The buffers of the temporaries' allocation.
     allocation: flow::Allocation,
+    /// By expansion key ([`Expanding::expansion_key`]): what the printer derives from that
+    /// expansion alone, computed for its first instruction.
+    derived: Vec<Option<flow::Derived>>,
     /// The registers of the current expansion's literal operands (and zeroed results) and
     /// their values, set at its entry block (after its leading fence).
     literals: Vec<(usize, u128)>,
@@ -263,7 +268,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     ) -> Result<(), Unprintable> {
         let kernel = self.current()?;
         self.writing(out, |printer| {
-            printer.expansion_begin(kernel, x.inst, x.atomic, x.expansion)
+            printer.expansion_begin(kernel, x.inst, x.atomic, x.expansion, x.expansion_key)
         })
         .map_err(Unprintable)
     }
@@ -396,7 +401,6 @@ impl<'m> VisaPrinter<'m> {
     fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize) {
         self.kernel = Some(kernel);
         self.kernel_index = index;
-        self.decls.clear();
         self.slots.clear();
         // A slot per value and a few temporaries: grown once, not doubled along the kernel.
         self.slots.reserve(kernel.values.len() + 16);
@@ -418,18 +422,19 @@ impl<'m> VisaPrinter<'m> {
             for param in &kernel.params {
                 if param.ty == ValueType::Pred {
                     let slot = self.value_slot(kernel, param.value, None);
-                    let _ = write!(self.body, "    cmp.ne (M1, {n}) ");
+                    spell!(&mut self.body, "    cmp.ne (M1, ", n, ") ");
                     self.name(slot, View::Base);
                     self.body.push(' ');
                     write_value_name(&mut self.body, &self.names, param.value);
-                    let _ = writeln!(self.body, "{PREDICATE_INPUT}(0,0)<1;1,0> 0x0:ud");
+                    spell!(&mut self.body, PREDICATE_INPUT, "(0,0)<1;1,0> 0x0:ud\n");
                 }
             }
         }
     }
 
     /// Puts the kernel's head (its name, declarations and inputs) before its code, which the
-    /// hooks wrote into `out` from [`VisaPrinter::kernel_start`] on.
+    /// hooks wrote into `out` from [`VisaPrinter::kernel_start`] on: printed after the code,
+    /// once every variable is known, then moved in front of it, so that no buffer holds it.
     fn kernel_end(&mut self, out: &mut String) {
         let Some(kernel) = self.kernel.take() else {
             return;
@@ -437,16 +442,14 @@ impl<'m> VisaPrinter<'m> {
         let name = self.kernel_names.get(self.kernel_index);
         let name = name.cloned().unwrap_or_default();
         let complete = self.complete;
-        let mut head = std::mem::take(&mut self.decls);
-        head.clear();
+        let code_end = out.len();
+        let head = &mut *out;
         if complete {
-            let _ = writeln!(head, ".kernel \"{name}\"");
+            spell!(head, ".kernel \"", name, "\"\n");
         } else {
-            let _ = writeln!(head, "// kernel {}", kernel.name);
+            spell!(head, "// kernel ", kernel.name, '\n');
         }
-        self.decls = head;
-        self.write_decls(kernel);
-        let head = &mut self.decls;
+        self.write_decls(kernel, head);
         if complete {
             let layout = input_layout(self.target, &kernel.params);
             for (param, (offset, size)) in kernel.params.iter().zip(layout) {
@@ -455,18 +458,14 @@ impl<'m> VisaPrinter<'m> {
                 if param.ty == ValueType::Pred {
                     head.push_str(PREDICATE_INPUT);
                 }
-                let _ = writeln!(head, " offset={offset} size={size}");
+                spell!(head, " offset=", offset, " size=", size, '\n');
             }
-            let _ = writeln!(head, ".kernel_attr Target=\"cm\"");
-            let _ = writeln!(head, ".function \"{name}_BB_0\"\n\n{name}_BB_0:");
+            head.push_str(".kernel_attr Target=\"cm\"\n");
+            spell!(head, ".function \"", name, "_BB_0\"\n\n", name, "_BB_0:\n");
         }
-        // The start is where `out` ended at the kernel's beginning, so a character boundary.
-        let start = if out.is_char_boundary(self.kernel_start) {
-            self.kernel_start
-        } else {
-            out.len()
-        };
-        out.insert_str(start, head);
+        // Where `out` ended at the kernel's beginning, so a character boundary.
+        let start = self.kernel_start.min(code_end);
+        lower::move_to_front(out, start, code_end);
         if complete {
             out.push_str("    ret (M1, 1)\n");
         }
@@ -514,7 +513,10 @@ impl<'m> VisaPrinter<'m> {
             .kernel
             .take()
             .ok_or_else(|| Unprintable("a fragment's end outside a fragment".into()))?;
-        self.write_decls(kernel);
+        let mut decls = std::mem::take(&mut self.decls);
+        decls.clear();
+        self.write_decls(kernel, &mut decls);
+        self.decls = decls;
         for line in self.decls.lines() {
             let declared = line
                 .strip_prefix(".decl ")
@@ -668,10 +670,10 @@ fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
         (SlotName::Value(v), _) => write_value_name(out, names, v),
         (SlotName::Elem(v, i), None) => {
             write_value_name(out, names, v);
-            let _ = write!(out, "{LANE}{i}");
+            spell!(out, LANE, i);
         }
         (SlotName::Temp(k), None) => {
-            let _ = write!(out, "t{k}");
+            spell!(out, 't', k);
         }
     }
 }
@@ -697,9 +699,9 @@ fn write_label(out: &mut String, names: &Names<'_>, inst: Inst, kind: &str, numb
             let _ = splice.write_made(out, kind, number);
         }
         None => {
-            let _ = write!(out, "L{}_{kind}", inst.index());
+            spell!(out, 'L', inst.index(), '_', kind);
             if let Some(number) = number {
-                let _ = write!(out, "{number}");
+                number.spell(out);
             }
         }
     }

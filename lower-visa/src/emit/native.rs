@@ -2,11 +2,10 @@
 //! `lsc_atomic_*`, loads and stores).
 
 use cranelift_entity::EntityRef;
-use std::fmt::Write;
 
 use atomir_ir::expand::{Expansion, MemAttrs, Prim};
 use atomir_ir::lower::{Fence, FenceBracket, FenceSide};
-use atomir_ir::{AddressSpace, Lowering, MemoryOrder, Scope};
+use atomir_ir::{spell, AddressSpace, Lowering, MemoryOrder, Scope};
 
 use super::{EmitError, Storage, View, VisaPrinter};
 use crate::legality::{msg_op, MsgOp, Surface, VisaPlan};
@@ -32,7 +31,7 @@ impl<'m> VisaPrinter<'m> {
                 };
                 // Orders the thread's global and shared accesses alike; SLM is only ever
                 // visible to the work-group, so its fence is `.group` at any scope.
-                let _ = writeln!(self.body, "    lsc_fence.ugm.{op}.{scope}");
+                spell!(&mut self.body, "    lsc_fence.ugm.", op, '.', scope, '\n');
                 self.body.push_str("    lsc_fence.slm.none.group\n");
             }
             Messages::Svm => {
@@ -45,7 +44,7 @@ impl<'m> VisaPrinter<'m> {
                     (_, false) => "E",
                     (_, true) => "EL1",
                 };
-                let _ = writeln!(self.body, "    fence_global.{flags}");
+                spell!(&mut self.body, "    fence_global.", flags, '\n');
                 self.body.push_str("    fence_local.E\n");
             }
         }
@@ -182,7 +181,15 @@ impl<'m> VisaPrinter<'m> {
                     64 => ".64",
                     _ => "",
                 };
-                let _ = write!(self.body, "svm_atomic.{}{width} (M1, {n}) ", op.svm_name());
+                spell!(
+                    &mut self.body,
+                    "svm_atomic.",
+                    op.svm_name(),
+                    width,
+                    " (M1, ",
+                    n,
+                    ") "
+                );
                 self.name(addr_slot, View::Base);
                 self.body.push_str(".0 ");
                 self.raw_or_null(dst_slot, view, ".0");
@@ -211,7 +218,16 @@ impl<'m> VisaPrinter<'m> {
                 } else {
                     "ugm"
                 };
-                let _ = write!(self.body, "lsc_atomic_{}.{sfid} (M1, {n}) ", op.lsc_name());
+                spell!(
+                    &mut self.body,
+                    "lsc_atomic_",
+                    op.lsc_name(),
+                    '.',
+                    sfid,
+                    " (M1, ",
+                    n,
+                    ") "
+                );
                 self.raw_or_null(dst_slot, view, "");
                 let size = match bits {
                     16 => ":d16c32",

@@ -2,9 +2,10 @@
 //! soft-float pass).
 
 use cranelift_entity::EntityRef;
-use std::fmt::Write;
 
 use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, Prim, PrimType, UnaryOp, Var};
+use atomir_ir::lower::Hex;
+use atomir_ir::spell;
 
 use super::{low_mask, EmitError, Storage, View, VisaPrinter};
 
@@ -284,7 +285,7 @@ impl<'m> VisaPrinter<'m> {
                     self.name(carry, View::Base);
                     self.body.push(' ');
                     self.src(d, View::Halves, 0, 2);
-                    let _ = writeln!(self.body, " 0x{bytes:x}:ud");
+                    spell!(&mut self.body, ' ', Hex::prefixed(bytes), ":ud\n");
                     self.half_line("mov", n, d, p, 1, None);
                     self.op_start(Some((carry, false)), "add", n);
                     self.dst(d, View::Halves, 1, 2);

@@ -1,10 +1,8 @@
 //! Registers: the declarations of a kernel's variables and their typed views, temporaries,
 //! and the spelling of operands and of one instruction line.
 
-use std::fmt::Write;
-
-use atomir_ir::lower::{Namer, Unprintable};
-use atomir_ir::{Kernel, Value, ValueType};
+use atomir_ir::lower::{Hex, Namer, Unprintable};
+use atomir_ir::{spell, Kernel, Value, ValueType};
 
 use super::{
     value_storage, write_slot_name, write_value_name, write_view_name, Names, Slot, SlotName,
@@ -44,6 +42,7 @@ impl<'m> VisaPrinter<'m> {
             in_entry: false,
             used: Vec::new(),
             allocation: super::flow::Allocation::default(),
+            derived: Vec::new(),
             pred: None,
             single: true,
             surface: Surface::Global,
@@ -52,9 +51,9 @@ impl<'m> VisaPrinter<'m> {
         }
     }
 
-    pub(super) fn write_decls(&mut self, kernel: &Kernel) {
+    /// Appends the declarations of the kernel's variables to `decls`.
+    pub(super) fn write_decls(&self, kernel: &Kernel, decls: &mut String) {
         let n = self.n;
-        let decls = &mut self.decls;
         // The dwords a predicate parameter arrives as (predicates cannot be kernel inputs).
         if self.complete {
             for param in &kernel.params {
@@ -62,7 +61,7 @@ impl<'m> VisaPrinter<'m> {
                     decls.push_str(".decl ");
                     write_value_name(decls, &self.names, param.value);
                     decls.push_str(PREDICATE_INPUT);
-                    let _ = writeln!(decls, " v_type=G type=ud num_elts={n} align=GRF");
+                    spell!(decls, " v_type=G type=ud num_elts=", n, " align=GRF\n");
                 }
             }
         }
@@ -75,7 +74,7 @@ impl<'m> VisaPrinter<'m> {
             write_slot_name(decls, &self.names, slot.name);
             match slot.storage {
                 Storage::Pred => {
-                    let _ = writeln!(decls, " v_type=P num_elts={n}");
+                    spell!(decls, " v_type=P num_elts=", n, '\n');
                 }
                 storage => {
                     let ty = if storage == Storage::Dword {
@@ -83,10 +82,13 @@ impl<'m> VisaPrinter<'m> {
                     } else {
                         "uq"
                     };
-                    let _ = writeln!(
+                    spell!(
                         decls,
-                        " v_type=G type={ty} num_elts={} align=GRF",
-                        slot.elems
+                        " v_type=G type=",
+                        ty,
+                        " num_elts=",
+                        slot.elems,
+                        " align=GRF\n"
                     );
                 }
             }
@@ -118,13 +120,16 @@ impl<'m> VisaPrinter<'m> {
                 let (ty, per) = view.decl(slot.storage);
                 decls.push_str(".decl ");
                 write_view_name(decls, &self.names, index, slot.name, view);
-                let _ = write!(
+                spell!(
                     decls,
-                    " v_type=G type={ty} num_elts={} alias=<",
-                    elems * per
+                    " v_type=G type=",
+                    ty,
+                    " num_elts=",
+                    elems * per,
+                    " alias=<"
                 );
                 write_slot_name(decls, &self.names, root_name);
-                let _ = writeln!(decls, ", {offset}>");
+                spell!(decls, ", ", offset, ">\n");
             }
         }
     }
@@ -297,7 +302,7 @@ impl<'m> VisaPrinter<'m> {
         if self.slots[slot].storage == Storage::Pred {
             return;
         }
-        let _ = write!(self.body, "(0,{col})<{stride};1,0>");
+        spell!(&mut self.body, "(0,", col, ")<", stride, ";1,0>");
     }
 
     pub(super) fn neg_src(&mut self, slot: usize, view: View, col: u32, stride: u32) {
@@ -310,7 +315,7 @@ impl<'m> VisaPrinter<'m> {
         if self.slots[slot].storage == Storage::Pred {
             return;
         }
-        let _ = write!(self.body, "(0,{col})<{stride}>");
+        spell!(&mut self.body, "(0,", col, ")<", stride, '>');
     }
 
     /// `    [(P)] op (M1, N) `
@@ -324,7 +329,7 @@ impl<'m> VisaPrinter<'m> {
             self.name(slot, View::Base);
             self.body.push_str(") ");
         }
-        let _ = write!(self.body, "{op} (M1, {exec}) ");
+        spell!(&mut self.body, op, " (M1, ", exec, ") ");
     }
 }
 
@@ -366,7 +371,7 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         if let Some(imm) = imm {
-            let _ = write!(self.body, " 0x{imm:x}:ud");
+            spell!(&mut self.body, ' ', Hex::prefixed(imm), ":ud");
         }
         self.body.push('\n');
     }
