@@ -15,8 +15,8 @@ pub(super) enum WarpFold {
     Integer(BinaryOp),
     /// Float add, where the client opted into reassociation.
     FloatAdd,
-    /// Float max (`max: true`) or min ([`Lowering::WarpIntMinMax`](crate::legal::Lowering::WarpIntMinMax)), folded as the
-    /// unsigned max or min of [`WarpFold::key`].
+    /// Float max (`max: true`) or min, folded as the unsigned max or min of [`WarpFold::key`]
+    /// ([`Lowering::WarpIntMinMax`](crate::legal::Lowering::WarpIntMinMax)).
     FloatMinMax {
         /// Max, not min.
         max: bool,
@@ -24,8 +24,9 @@ pub(super) enum WarpFold {
 }
 
 impl WarpFold {
-    /// The fold of an op and type ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold) or
-    /// [`Lowering::warp_fold_reassociating`](crate::legal::Lowering::warp_fold_reassociating)).
+    /// The fold by `op`, as [`Lowering::warp_fold`](crate::legal::Lowering::warp_fold) or
+    /// [`Lowering::warp_fold_reassociating`](crate::legal::Lowering::warp_fold_reassociating)
+    /// name it.
     pub(super) fn of(op: BinaryOp) -> WarpFold {
         if op == BinaryOp::FAdd {
             WarpFold::FloatAdd
