@@ -5,15 +5,17 @@
 //! must end as every lane's operation applied once, and the lanes of a location must get the
 //! old values of the linearization in which their operations follow each other in lane order
 //! (`semantics::apply` is the meaning of each step). Where another thread stores to the word
-//! (warps on one location), the chain starts from what the group's loop found.
+//! (warps on one location), the chain starts from what the group's loop found. The same for the
+//! warp-combined float min/max by integer atomics (`Lowering::WarpIntMinMax`) on f32 and f64,
+//! with NaNs, signed zeros, infinities and subnormals among operands and memory.
 
 mod expand_common;
 
-use atomir_ir::expand::{expand, Prim};
+use atomir_ir::expand::{expand, FloatTypes, Prim, Reuse, SoftFloat, SoftFloatNeeds};
 use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
-use atomir_ir::semantics::{apply, FloatMode};
+use atomir_ir::semantics::{apply, is_nan, FloatMode};
 use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
-use expand_common::{node, XorShift};
+use expand_common::{node, specials, XorShift};
 
 const BASE: u64 = 0x4000;
 /// Two 32-bit words: the locations of a warp lie in both, several in each.
@@ -339,6 +341,318 @@ fn warp_combined_f32_adds_are_lane_order_sums_where_sums_are_exact() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// The float min/max ops `Lowering::WarpIntMinMax` is for.
+const MIN_MAX_OPS: [AtomicOp; 4] = [
+    AtomicOp::Max,
+    AtomicOp::Min,
+    AtomicOp::FMaximumNum,
+    AtomicOp::FMinimumNum,
+];
+
+/// Float bits worth folding: the special values (NaNs of several payloads and both signs, both
+/// zeros and infinities, subnormals, the largest finite values), more NaNs, and values next to
+/// each other, so that ties, -0 against +0 and NaNs beside numbers come up in most groups.
+fn float_pool(ty: ElemType) -> Vec<u128> {
+    let mut pool = specials(ty);
+    let (sign, quiet) = if ty == ElemType::F32 {
+        (1u128 << 31, 0x7fc0_0000u128)
+    } else {
+        (1u128 << 63, 0x7ff8u128 << 48)
+    };
+    let one = if ty == ElemType::F32 {
+        0x3f80_0000u128
+    } else {
+        0x3ffu128 << 52
+    };
+    pool.extend([
+        quiet | 0x1234,
+        sign | quiet,
+        sign | quiet | 7,
+        (sign << 1) - 1,
+        sign - 1,
+        one + 1,
+        sign | (one + 1),
+        sign | one,
+    ]);
+    assert!(pool.iter().filter(|&&bits| is_nan(ty, bits)).count() >= 6);
+    pool
+}
+
+/// One warp of `Lowering::WarpIntMinMax`; returns how many atomics (RMWs and CASes) it ran.
+fn check_float_min_max_warp(
+    interp: &mut Interpreter,
+    expansion: &atomir_ir::expand::Expansion,
+    inst: &AtomicNode,
+    rng: &mut XorShift,
+    lanes: usize,
+    interfere: bool,
+) -> u32 {
+    const BYTES: usize = 16;
+    let ty = inst.ty;
+    let bytes = ty.bytes() as usize;
+    let slots = BYTES / bytes;
+    let pool = float_pool(ty);
+    let pick = |rng: &mut XorShift| -> u128 {
+        match rng.next() % 8 {
+            // A random float now and then: distinct values, rare NaNs.
+            0 => u128::from(rng.next()) & ((1u128 << ty.bits()) - 1),
+            _ => pool[rng.next() as usize % pool.len()],
+        }
+    };
+    let mut memory = Memory::new(BASE, BYTES);
+    let initial: Vec<u128> = (0..slots)
+        .map(|slot| {
+            // Memory a NaN, -0 or +0 in most warps.
+            let value = match rng.next() % 5 {
+                0 => pool[6],
+                1 => pool[1],
+                2 => 0,
+                3 => pool[8],
+                _ => pick(rng),
+            };
+            memory
+                .write(BASE + (slot * bytes) as u64, bytes as u32, value)
+                .unwrap();
+            value
+        })
+        .collect();
+    let used_slots = if interfere || rng.next().is_multiple_of(3) {
+        1
+    } else {
+        1 + (rng.next() as usize % slots)
+    };
+    let first_slot = rng.next() as usize % (slots - used_slots + 1);
+    let slot_of: Vec<usize> = (0..lanes)
+        .map(|_| first_slot + rng.next() as usize % used_slots)
+        .collect();
+    // A few warps of NaNs alone, or of one value.
+    let operands: Vec<[u128; 1]> = match rng.next() % 10 {
+        0 => {
+            let nans: Vec<u128> = pool.iter().copied().filter(|&b| is_nan(ty, b)).collect();
+            (0..lanes)
+                .map(|_| [nans[rng.next() as usize % nans.len()]])
+                .collect()
+        }
+        1 => vec![[pick(rng)]; lanes],
+        _ => (0..lanes).map(|_| [pick(rng)]).collect(),
+    };
+    let inputs: Vec<Inputs<'_>> = (0..lanes)
+        .map(|lane| Inputs {
+            addr: BASE + (slot_of[lane] * bytes) as u64,
+            operands: &operands[lane],
+            new_values: &[],
+        })
+        .collect();
+    // Another thread stores a float of the pool before the first atomic (RMW or CAS), once,
+    // where the warp works on one location.
+    let interfere = interfere && used_slots == 1;
+    let stored = pick(rng);
+    let mut disturbed = false;
+    let mut atomics = 0u32;
+    let mut other_thread = |memory: &mut Memory, site: CasSite| {
+        atomics += 1;
+        if interfere && !disturbed {
+            memory.write(site.addr, site.bytes, stored).unwrap();
+            disturbed = true;
+        }
+    };
+    let outcomes = interp
+        .run_warp(expansion, &mut memory, &inputs, &mut other_thread)
+        .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
+
+    let step = |old: u128, operand: u128| apply(inst.op, ty, old, operand, 0, FloatMode::Ieee);
+    for (slot, &initial) in initial.iter().enumerate() {
+        let group: Vec<usize> = (0..lanes).filter(|&lane| slot_of[lane] == slot).collect();
+        let final_value = memory
+            .read(BASE + (slot * bytes) as u64, bytes as u32)
+            .unwrap();
+        if group.is_empty() {
+            assert_eq!(final_value, initial, "untouched slot {slot}");
+            continue;
+        }
+        let start = if inst.result_used() {
+            outcomes[group[0]].results[0]
+        } else if disturbed {
+            stored
+        } else {
+            initial
+        };
+        if !disturbed {
+            assert_eq!(start, initial, "{} {}: first lane's old", inst.op, ty);
+        }
+        let mut value = start;
+        for &lane in &group {
+            if inst.result_used() {
+                assert_eq!(
+                    outcomes[lane].results[0], value,
+                    "{} {} slot {slot} lane {lane}: old value out of lane order (group \
+                     {group:?}, operands {:x?}, start {start:#x})",
+                    inst.op, ty, operands
+                );
+            }
+            value = step(value, operands[lane][0]);
+        }
+        // Unused results: after a store from another thread, the chain starts from that
+        // store only if it came before the group's first atomic, which it did.
+        assert_eq!(
+            final_value, value,
+            "{} {} slot {slot}: final value (group {group:?}, operands {:x?}, start {start:#x})",
+            inst.op, ty, operands
+        );
+    }
+    atomics
+}
+
+/// `Lowering::WarpIntMinMax` gives every lane its lane-order old value and every location the
+/// lane-order result, bit for bit (the canonical NaN of two NaNs, a NaN in memory kept by the
+/// lowest lane, -0 below +0), on f32 and f64, min and max under both spellings, the result
+/// used and unused, with and without another thread storing before the group's first atomic.
+#[test]
+fn warp_combined_float_min_max_are_exact_lane_order_linearizations() {
+    let mut interp = Interpreter::new();
+    interp.interfere_before_rmw = true;
+    let mut rng = XorShift(0x5eed_f1a7);
+    let (mut atomics, mut lane_runs, mut warps) = (0u64, 0u64, 0u64);
+    for ty in [ElemType::F32, ElemType::F64] {
+        for op in MIN_MAX_OPS {
+            for result_used in [true, false] {
+                let inst = relaxed(op, ty, result_used);
+                let expansion = expand(&inst, Lowering::WarpIntMinMax);
+                // The integer trick, combined: a scan, and no float min/max atomic.
+                let prims = || expansion.blocks.values().flat_map(|block| &block.prims);
+                assert!(prims().any(|prim| matches!(prim, Prim::WarpScan { .. })));
+                assert!(prims().all(|prim| match prim {
+                    Prim::Rmw { ty: rmw_ty, .. } => !rmw_ty.is_float(),
+                    _ => true,
+                }));
+                // As built, and as a backend prints it: after reuse and the soft-float min/max
+                // (the target's min/max plus the NaN fix-up as on PTX, or integer compares).
+                let mut variants = vec![expansion.clone()];
+                for exact in [
+                    FloatTypes::NONE,
+                    FloatTypes {
+                        f32: true,
+                        f64: true,
+                        ..FloatTypes::NONE
+                    },
+                ] {
+                    let mut passed = expansion.clone();
+                    Reuse::new().run(&mut passed);
+                    let needs = SoftFloatNeeds {
+                        min_max: true,
+                        exact_min_max: exact,
+                        bf16_narrowing: false,
+                    };
+                    assert!(SoftFloat::new().run(&mut passed, needs) > 0);
+                    variants.push(passed);
+                }
+                for variant in &variants {
+                    variant
+                        .validate(&inst)
+                        .unwrap_or_else(|error| panic!("{op} {ty}: {error}\n{variant}"));
+                }
+                for trial in 0..600 {
+                    let lanes = 1 + (rng.next() as usize % 32);
+                    atomics += u64::from(check_float_min_max_warp(
+                        &mut interp,
+                        &variants[trial % variants.len()],
+                        &inst,
+                        &mut rng,
+                        lanes,
+                        trial % 5 == 4,
+                    ));
+                    lane_runs += lanes as u64;
+                    warps += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(warps, 2 * 4 * 2 * 600);
+    // One atomic per group, not per lane.
+    assert!(
+        atomics * 4 < lane_runs,
+        "{atomics} atomics for {lane_runs} lanes"
+    );
+}
+
+/// Every lane at one address, every operand from the pool in every lane position: a warp of 32
+/// lanes whose operands are the pool in a rotating order, on memory holding each value of the
+/// pool in turn, so that every (memory, operand) pair and every NaN next to every number is a
+/// step of some lane-order chain.
+#[test]
+fn warp_combined_float_min_max_every_pool_value_in_memory() {
+    let mut interp = Interpreter::new();
+    for ty in [ElemType::F32, ElemType::F64] {
+        let pool = float_pool(ty);
+        let bytes = ty.bytes();
+        for op in MIN_MAX_OPS {
+            let inst = relaxed(op, ty, true);
+            let expansion = expand(&inst, Lowering::WarpIntMinMax);
+            expansion.validate(&inst).unwrap();
+            for (index, &start) in pool.iter().enumerate() {
+                let lanes = 32.min(pool.len());
+                let operands: Vec<[u128; 1]> = (0..lanes)
+                    .map(|lane| [pool[(index * 7 + lane) % pool.len()]])
+                    .collect();
+                let inputs: Vec<Inputs<'_>> = operands
+                    .iter()
+                    .map(|operand| Inputs {
+                        addr: BASE,
+                        operands: operand,
+                        new_values: &[],
+                    })
+                    .collect();
+                let mut memory = Memory::new(BASE, 8);
+                memory.write(BASE, bytes, start).unwrap();
+                let outcomes = interp
+                    .run_warp(
+                        &expansion,
+                        &mut memory,
+                        &inputs,
+                        &mut |_: &mut Memory, _| {},
+                    )
+                    .unwrap();
+                let mut value = start;
+                for (lane, operand) in operands.iter().enumerate() {
+                    assert_eq!(
+                        outcomes[lane].results[0], value,
+                        "{op} {ty} start {start:#x} lane {lane}: {operands:x?}"
+                    );
+                    value = apply(op, ty, value, operand[0], 0, FloatMode::Ieee);
+                }
+                assert_eq!(
+                    memory.read(BASE, bytes).unwrap(),
+                    value,
+                    "{op} {ty} {start:#x}"
+                );
+            }
+        }
+    }
+}
+
+/// The combined float min/max is relaxed only, like the other warp lowerings: the validator
+/// refuses its warp primitives in any other order.
+#[test]
+fn warp_combined_float_min_max_is_relaxed_only() {
+    for order in [
+        MemoryOrder::Acquire,
+        MemoryOrder::Release,
+        MemoryOrder::AcqRel,
+        MemoryOrder::SeqCst,
+    ] {
+        for ty in [ElemType::F32, ElemType::F64] {
+            let inst = AtomicNode {
+                order,
+                ..relaxed(AtomicOp::Max, ty, true)
+            };
+            let error = expand(&inst, Lowering::WarpIntMinMax)
+                .validate(&inst)
+                .unwrap_err();
+            assert!(error.contains("only a relaxed atomic"), "{order}: {error}");
         }
     }
 }

@@ -449,7 +449,7 @@ pub enum Feature {
     NoftzF32,
     /// `activemask`, `match.any.sync`, `shfl.sync`, `bfind` and `bar.warp.sync`: lanes of a warp
     /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`],
-    /// [`atomir_ir::Lowering::WarpCasLoop`]).
+    /// [`atomir_ir::Lowering::WarpCasLoop`], [`atomir_ir::Lowering::WarpIntMinMax`]).
     WarpCombine,
     /// `redux.sync`: a warp's reduction in one instruction.
     WarpRedux,

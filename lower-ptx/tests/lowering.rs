@@ -280,8 +280,14 @@ fn emulations_follow_the_target() {
         Lowering::MaskedCasLoop,
     );
     check("sm_90", AtomicOp::Or, ElemType::U8, Lowering::MaskedOp);
-    // Float max by the integer min/max atomics, a CAS loop only for NaNs.
-    check("sm_90", AtomicOp::Max, ElemType::F32, Lowering::IntMinMax);
+    // Float max by the integer min/max atomics, a CAS loop only for NaNs; relaxed, once per
+    // warp and address where the target has the warp instructions.
+    check(
+        "sm_90",
+        AtomicOp::Max,
+        ElemType::F32,
+        Lowering::WarpIntMinMax,
+    );
     check("sm_60", AtomicOp::Min, ElemType::F64, Lowering::IntMinMax);
     // The NaN-propagating maximum has no integer form.
     check(
@@ -298,6 +304,97 @@ fn emulations_follow_the_target() {
         ElemType::F16,
         Lowering::MaskedCasLoop,
     );
+}
+
+/// Float min/max by the integer atomics combines a warp's lanes (`WarpIntMinMax`) exactly where
+/// it is relaxed, scalar, f32 or f64, and the target has the warp instructions (sm_70 on); every
+/// other cell keeps what it had: `IntMinMax` (split for a vector) at other orders and on sm_60,
+/// the CAS loop (or a native form) for f16 and the NaN-propagating maximum. The combined code
+/// groups the lanes, shuffles 64-bit keys as two halves for f64, and keeps both integer `atom`s.
+#[test]
+fn relaxed_scalar_float_min_max_combines_the_warp() {
+    let mut combined = 0;
+    for target in ["sm_60", "sm_70", "sm_80", "sm_90"] {
+        let backend = PtxTarget::parse(target).unwrap();
+        let warps = target != "sm_60";
+        for op in [
+            AtomicOp::Max,
+            AtomicOp::Min,
+            AtomicOp::FMaximumNum,
+            AtomicOp::FMinimumNum,
+            AtomicOp::FMaximum,
+        ] {
+            for ty in [ElemType::F16, ElemType::F32, ElemType::F64] {
+                for order in [
+                    MemoryOrder::Relaxed,
+                    MemoryOrder::Acquire,
+                    MemoryOrder::Release,
+                    MemoryOrder::AcqRel,
+                    MemoryOrder::SeqCst,
+                ] {
+                    for shape in [VectorShape::Scalar, VectorShape::V2] {
+                        let mut kernel = Kernel::new("k");
+                        let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+                        let b = kernel.add_param("b", ValueType::Data(ty, shape));
+                        let mut inst = AtomicInst::new(op, ty, addr, b.into());
+                        inst.order = order;
+                        inst.shape = shape;
+                        kernel.push(inst, Some("r"));
+                        let Ok(legality) = backend.legalize_inst(&kernel, first(&kernel)) else {
+                            continue;
+                        };
+                        let by_int =
+                            op != AtomicOp::FMaximum && matches!(ty, ElemType::F32 | ElemType::F64);
+                        let expected = match () {
+                            _ if !by_int => legality.lowering,
+                            _ if shape.is_vector() => Lowering::SplitIntMinMax,
+                            _ if order == MemoryOrder::Relaxed && warps => Lowering::WarpIntMinMax,
+                            _ => Lowering::IntMinMax,
+                        };
+                        let what = format!("{target} {op} {ty} {order} {shape:?}");
+                        assert_eq!(legality.lowering, expected, "{what}");
+                        assert_ne!(
+                            by_int,
+                            matches!(
+                                legality.lowering.element(),
+                                Lowering::CasLoop | Lowering::MaskedCasLoop | Lowering::Native
+                            ),
+                            "{what}: {:?}",
+                            legality.lowering
+                        );
+                        let code = lower(target, kernel);
+                        let is_combined = expected == Lowering::WarpIntMinMax;
+                        assert_eq!(
+                            code.contains("match.any.sync.b64"),
+                            is_combined,
+                            "{what}:\n{code}"
+                        );
+                        if is_combined {
+                            combined += 1;
+                            let bits = ty.bits();
+                            let (signed, unsigned) = match op {
+                                AtomicOp::Max | AtomicOp::FMaximumNum => ("max", "min"),
+                                _ => ("min", "max"),
+                            };
+                            for atom in [
+                                format!(".{signed}.s{bits} "),
+                                format!(".{unsigned}.u{bits} "),
+                            ] {
+                                assert!(code.contains(&atom), "{what}: no {atom}\n{code}");
+                            }
+                            // The key's fold on the key's width.
+                            let fold = format!("{signed}.u{bits} ");
+                            assert!(code.contains(&fold), "{what}: no {fold}\n{code}");
+                            assert!(code.contains("bar.warp.sync"), "{what}:\n{code}");
+                            assert!(code.contains(".cas.b"), "{what}: no NaN loop\n{code}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // sm_70, sm_80 and sm_90: four ops on two types.
+    assert_eq!(combined, 3 * 4 * 2);
 }
 
 /// Relaxed 8/16-bit add/sub/min/max combine a warp's lanes from sm_70 (`match.any.sync`);

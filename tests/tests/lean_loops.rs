@@ -196,15 +196,19 @@ fn llvm_loops_fence_only_where_shown_sound() {
 
 /// PTX float min/max on 32/64 bits (`fminimumnum`/`fmaximumnum` alike) takes the integer
 /// atomics on every target, all having them (`.s32/.u32` everywhere, `.s64/.u64` from sm_32);
-/// every other float min/max keeps its loop. Each element's code has the signed and the unsigned
-/// `atom` of its width, mirrored for min, at the node's printed scope and space, relaxed between
-/// the loop's fences (read by the checks above), and the NaN loop's CAS.
+/// every other float min/max keeps its loop. A relaxed scalar one is warp-combined from sm_70
+/// (`WarpIntMinMax`). Each element's code has the signed and the unsigned `atom` of its width,
+/// mirrored for min, at the node's printed scope and space, relaxed between the loop's fences
+/// (read by the checks above), and the NaN loop's CAS: once, or twice where combined (a lane
+/// alone at its address, and the lane that acts for a group).
 #[test]
 fn ptx_float_min_max_by_integer_atomics() {
     use atomir_ir::matrix::AnyCell;
     for name in ["ptx:sm_60", "ptx:sm_70", "ptx:sm_90"] {
         let target: Target = name.parse().unwrap();
         let backend = target.backend();
+        // The warp instructions, from sm_70.
+        let warps = name != "ptx:sm_60";
         let mut chosen = Vec::new();
         for cell in cells() {
             let Ok(legality) = backend.legalize(&cell.node()) else {
@@ -215,8 +219,21 @@ fn ptx_float_min_max_by_integer_atomics() {
                 AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum
             ) && matches!(cell.ty, ElemType::F32 | ElemType::F64);
             assert_eq!(
-                legality.lowering.element() == Lowering::IntMinMax,
+                matches!(
+                    legality.lowering.element(),
+                    Lowering::IntMinMax | Lowering::WarpIntMinMax
+                ),
                 float_min_max,
+                "{name} {cell}: {:?}",
+                legality.lowering
+            );
+            let combined = float_min_max
+                && warps
+                && cell.order == MemoryOrder::Relaxed
+                && !cell.shape.is_vector();
+            assert_eq!(
+                legality.lowering == Lowering::WarpIntMinMax,
+                combined,
                 "{name} {cell}: {:?}",
                 legality.lowering
             );
@@ -256,7 +273,9 @@ fn ptx_float_min_max_by_integer_atomics() {
                 .map(str::trim)
                 .filter(|line| line.starts_with("atom"))
                 .collect();
-            let elements = cell.shape.len();
+            let combined = warps && cell.order == MemoryOrder::Relaxed && !cell.shape.is_vector();
+            let copies = if combined { 2 } else { 1 };
+            let elements = cell.shape.len() * copies;
             let count = |form: &str| atoms.iter().filter(|l| l.contains(form)).count();
             assert_eq!(count(&format!(".{signed}.s{bits} ")), elements, "{what}");
             assert_eq!(count(&format!(".{unsigned}.u{bits} ")), elements, "{what}");

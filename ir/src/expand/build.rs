@@ -16,7 +16,7 @@ mod warp;
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, MemoryOrder, TypeClass};
 use part_word::part_word;
-use warp::warp_combined_element;
+use warp::{warp_combined_element, WarpFold};
 
 /// Builds an expansion block by block.
 struct Builder {
@@ -526,6 +526,22 @@ fn int_min_max_element(
     b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
 }
 
+/// One float min/max element by the integer trick ([`Carry`]); the exact CAS loop for an op
+/// the trick does not compute (outside the tables' contract).
+fn int_min_max_carry(
+    b: &mut Builder,
+    node: &AtomicNode,
+    ty: ElemType,
+    addr: Var,
+    operand: Var,
+    new_value: Option<Var>,
+) -> Var {
+    match Lowering::int_min_max_atomics(node.op, ty) {
+        Some(atomics) => int_min_max_element(b, node, ty, addr, operand, atomics),
+        None => cas_loop_element(b, node, ty, addr, operand, new_value),
+    }
+}
+
 /// How one element is carried out, returning its old value: `(builder, node, element type,
 /// address, operand, new value for cas)`.
 type Carry = fn(&mut Builder, &AtomicNode, ElemType, Var, Var, Option<Var>) -> Var;
@@ -657,8 +673,14 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
         let new_value = b.expansion.new_values.get(index).copied();
         let old = match element {
             Lowering::CasLoop => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
-            Lowering::IntMinMax => match Lowering::int_min_max_atomics(node.op, ty) {
-                Some(atomics) => int_min_max_element(&mut b, node, ty, addr, operand, atomics),
+            Lowering::IntMinMax => int_min_max_carry(&mut b, node, ty, addr, operand, new_value),
+            Lowering::WarpIntMinMax => match Lowering::int_min_max_atomics(node.op, ty) {
+                Some([(signed_op, _), _]) => {
+                    let fold = WarpFold::FloatMinMax {
+                        max: signed_op == AtomicOp::Max,
+                    };
+                    warp_combined_element(&mut b, node, ty, addr, operand, fold, int_min_max_carry)
+                }
                 // Not a float min/max (outside the tables' contract): the exact CAS loop.
                 None => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
             },
@@ -673,9 +695,15 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
                     }
                 };
                 match fold {
-                    Some(fold) => {
-                        warp_combined_element(&mut b, node, ty, addr, operand, fold, carry)
-                    }
+                    Some(fold) => warp_combined_element(
+                        &mut b,
+                        node,
+                        ty,
+                        addr,
+                        operand,
+                        WarpFold::of(fold),
+                        carry,
+                    ),
                     // Not a foldable op (outside the tables' contract): this lane's own access.
                     None => carry(&mut b, node, ty, addr, operand, new_value),
                 }

@@ -222,11 +222,13 @@ impl BinaryOp {
     }
 
     /// The value [`Prim::WarpScan`] gives a lane with no lane below it, for `op` on `ty`:
-    /// [`BinaryOp::integer_identity`] on an integer of at most 32 bits, -0.0 for `FAdd` on
+    /// [`BinaryOp::integer_identity`] on an integer of at most 64 bits, -0.0 for `FAdd` on
     /// `f32` (`x + -0.0` is `x`); `None` where a warp scan cannot fold `op` on `ty`.
     pub const fn scan_identity(self, ty: PrimType) -> Option<u128> {
         match ty {
-            PrimType::I8 | PrimType::I16 | PrimType::I32 => self.integer_identity(ty.bits()),
+            PrimType::I8 | PrimType::I16 | PrimType::I32 | PrimType::I64 => {
+                self.integer_identity(ty.bits())
+            }
             PrimType::F32 if matches!(self, BinaryOp::FAdd) => Some(0x8000_0000),
             _ => None,
         }
@@ -399,9 +401,9 @@ pub enum Prim {
     /// equals this lane's, as a 32-bit lane mask (bit `i` for lane `i`; this lane's bit set).
     ///
     /// The warp primitives are collective: every lane of a mask they name executes the same
-    /// primitives on that mask in the same order. Only
-    /// [`Lowering::WarpMaskedCasLoop`](crate::legal::Lowering::WarpMaskedCasLoop) makes them,
-    /// for targets with warps.
+    /// primitives on that mask in the same order. Only the warp-combined lowerings
+    /// ([`Lowering::WarpMaskedCasLoop`](crate::legal::Lowering::WarpMaskedCasLoop) and its
+    /// siblings) make them, for targets with warps.
     WarpPeers {
         /// The mask, an `i32`.
         dst: Var,
@@ -429,7 +431,7 @@ pub enum Prim {
     /// `op` folded over `value` of the lanes of `peers` in lane order: the lanes below this one
     /// (`inclusive: false`), or those and this one; [`BinaryOp::scan_identity`] where no lane
     /// is folded. `op` is an associative and commutative integer op on an integer of at most
-    /// 32 bits, or `FAdd` on an `f32` (float add is not associative: a table uses that only
+    /// 64 bits, or `FAdd` on an `f32` (float add is not associative: a table uses that only
     /// where the client opted into reassociation).
     WarpScan {
         /// The fold, of `value`'s type.
@@ -444,7 +446,7 @@ pub enum Prim {
         inclusive: bool,
     },
     /// `value` of the highest lane of `peers` (the lane that [`Prim::WarpLeads`]), an integer
-    /// of at most 32 bits.
+    /// of at most 64 bits.
     WarpBroadcast {
         /// The value received, of `value`'s type.
         dst: Var,
@@ -769,7 +771,7 @@ impl Prim {
                         var: value,
                         found: Some(lane),
                         detail: "a warp scan folds an associative, commutative integer op on at \
-                                 most 32 bits, or float add on f32",
+                                 most 64 bits, or float add on f32",
                     });
                 }
                 expect(dst, lane, "a warp scan gives its value's type")
@@ -778,8 +780,8 @@ impl Prim {
                 expect(peers, PrimType::I32, "a lane mask is an i32")?;
                 let lane = expect_if(
                     value,
-                    |t| t.is_int() && t.bits() <= 32,
-                    "a warp exchanges integers of at most 32 bits",
+                    |t| t.is_int() && t.bits() <= 64,
+                    "a warp exchanges integers of at most 64 bits",
                 )?;
                 expect(dst, lane, "a broadcast gives its value's type")
             }

@@ -126,6 +126,22 @@ pub enum Lowering {
     /// folds of [`Lowering::warp_fold`], and for f32 add/sub only where the client opted into
     /// reassociation ([`Lowering::warp_fold_reassociating`], [`Rewrite::FloatAddReassociated`]).
     WarpNative,
+    /// A relaxed scalar f32/f64 [`Lowering::IntMinMax`] carried out once per address by a warp
+    /// as [`Lowering::WarpMaskedCasLoop`] carries out its loop: the lanes with the same address
+    /// fold their operands by the node's float min/max and the highest of them runs the integer
+    /// trick with the fold. Exact: float min/max (minimumNumber/maximumNumber) is commutative
+    /// and associative bit for bit, since a NaN is the other operand's identity and any two NaNs
+    /// give the canonical NaN whatever their payloads; so the group's one operation stores what
+    /// its lanes' operations in lane order store, and a lane's lane-order old value is the
+    /// group's old value min/max the fold of the operands below it, except the lowest lane's,
+    /// which is the group's old value as it is (a NaN in memory keeps its payload there). The
+    /// fold runs as an unsigned integer max (min) on a key that orders the non-NaN floats as the
+    /// semantics do (-0 below +0) and maps each to one key, a NaN operand contributing the
+    /// fold's identity, which decodes to a NaN: the fold is the largest (smallest) non-NaN
+    /// operand, or a NaN where all are NaNs, and the integer trick sends a NaN to its CAS loop.
+    /// Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets with warp vote
+    /// and shuffle instructions only.
+    WarpIntMinMax,
 }
 
 impl Lowering {
@@ -140,6 +156,7 @@ impl Lowering {
             Lowering::WarpMaskedCasLoop => Lowering::WarpMaskedCasLoop,
             Lowering::WarpCasLoop => Lowering::WarpCasLoop,
             Lowering::WarpNative => Lowering::WarpNative,
+            Lowering::WarpIntMinMax => Lowering::WarpIntMinMax,
         }
     }
 
@@ -157,12 +174,16 @@ impl Lowering {
     }
 
     /// Whether an element contains a CAS retry loop: a retrying lowering, or
-    /// [`Lowering::IntMinMax`], whose NaN path is one. Where the target carries a loop's order by
+    /// [`Lowering::IntMinMax`] (warp-combined or not), whose NaN path is one. Where the target carries a loop's order by
     /// one fence before and one after it ([`crate::lower::Access::Loop`]), the whole element is
     /// bracketed so (its integer atomic relaxed between the same fences), and no retry runs a
     /// fence.
     pub const fn has_retry_loop(self) -> bool {
-        self.retries() || matches!(self.element(), Lowering::IntMinMax)
+        self.retries()
+            || matches!(
+                self.element(),
+                Lowering::IntMinMax | Lowering::WarpIntMinMax
+            )
     }
 
     /// The two integer atomics of [`Lowering::IntMinMax`] for float `op` on `ty`: `[signed,
@@ -250,7 +271,7 @@ impl Lowering {
             Lowering::Native | Lowering::WarpNative => Lowering::SplitNative,
             Lowering::CasLoop | Lowering::WarpCasLoop => Lowering::SplitCasLoop,
             Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop => Lowering::SplitMaskedCasLoop,
-            Lowering::IntMinMax => Lowering::SplitIntMinMax,
+            Lowering::IntMinMax | Lowering::WarpIntMinMax => Lowering::SplitIntMinMax,
             _ => Lowering::SplitMaskedOp,
         }
     }
@@ -299,7 +320,10 @@ impl Legality {
         match self.lowering {
             lowering if lowering.is_split() => Strategy::Split,
             // A CAS loop remains, for NaNs.
-            Lowering::CasLoop | Lowering::IntMinMax | Lowering::WarpCasLoop => Strategy::CasLoop,
+            Lowering::CasLoop
+            | Lowering::IntMinMax
+            | Lowering::WarpCasLoop
+            | Lowering::WarpIntMinMax => Strategy::CasLoop,
             Lowering::MaskedCasLoop | Lowering::MaskedOp | Lowering::WarpMaskedCasLoop => {
                 Strategy::Widen
             }
@@ -340,6 +364,10 @@ impl Legality {
             )),
             Lowering::IntMinMax => text.push_str(&format!(
                 " only for NaNs, {bits}-bit integer min/max otherwise"
+            )),
+            Lowering::WarpIntMinMax => text.push_str(&format!(
+                " only for NaNs, {bits}-bit integer min/max otherwise, run once per address by \
+                 the warp's lanes combined"
             )),
             split => {
                 let each = match split.element() {

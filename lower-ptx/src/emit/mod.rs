@@ -87,6 +87,15 @@ impl Class {
     const fn index(self) -> usize {
         self as usize
     }
+
+    /// The register a warp shuffle or scan of a value of this class runs on: 32 bits, or 64
+    /// for a 64-bit value (shuffled as two halves).
+    const fn warp_register(self) -> Class {
+        match self {
+            Class::B64 => Class::B64,
+            _ => Class::B32,
+        }
+    }
 }
 
 /// A temporary register (`%_r7`).

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, MemAttrs, Prim, PrimType, UnaryOp, Var};
+use atomir_ir::semantics::width_mask;
 use atomir_ir::ElemType;
 
 use atomir_ir::lower::{FenceBracket, Unprintable};
@@ -308,12 +309,8 @@ impl<'k> KernelEmitter<'k> {
                 let highest = self.temp(Class::B32);
                 self.line(out, "bfind.u32", &[T(highest), T(t(peers))]);
                 let wide = self.warp_widen(out, t(value), ty(value), false);
-                let received = self.temp(Class::B32);
-                self.line(
-                    out,
-                    "shfl.sync.idx.b32",
-                    &[T(received), T(wide), T(highest), Imm(31), T(t(peers))],
-                );
+                let received = self.temp(Class::of_prim(ty(value)).warp_register());
+                self.shfl_idx(out, received, wide, highest, t(peers));
                 self.warp_narrow(out, t(dst), ty(dst), received);
                 let exact = ty(dst) != PrimType::I8;
                 self.zero_extended[dst.as_u32() as usize] = exact;
@@ -410,10 +407,74 @@ impl<'k> KernelEmitter<'k> {
         wide
     }
 
-    /// The low bits of a 32-bit register in `dst`, an integer of `ty`.
+    /// `shfl.sync.idx` of a 32- or 64-bit register (a 64-bit one as its two halves): `dst`
+    /// gets `value` of lane `source`, among the lanes of `peers`.
+    fn shfl_idx(&mut self, out: &mut String, dst: Temp, value: Temp, source: Temp, peers: Temp) {
+        let scratch = self.shfl_scratch(value.class);
+        self.shfl_idx_in(out, [dst, value, source, peers], scratch);
+    }
+
+    /// The 32-bit halves [`Self::shfl_idx_in`] needs for a register of `class`.
+    fn shfl_scratch(&mut self, class: Class) -> Option<[Temp; 4]> {
+        (class == Class::B64).then(|| [(); 4].map(|()| self.temp(Class::B32)))
+    }
+
+    /// [`Self::shfl_idx`] with its halves allocated (`scratch`, for a 64-bit register).
+    fn shfl_idx_in(
+        &self,
+        out: &mut String,
+        [dst, value, source, peers]: [Temp; 4],
+        scratch: Option<[Temp; 4]>,
+    ) {
+        use Operand::{Imm, T};
+        let Some([low, high, got_low, got_high]) = scratch else {
+            self.line(
+                out,
+                "shfl.sync.idx.b32",
+                &[T(dst), T(value), T(source), Imm(31), T(peers)],
+            );
+            return;
+        };
+        self.pack64(out, [low, high], value, false);
+        for (half, got) in [(low, got_low), (high, got_high)] {
+            self.line(
+                out,
+                "shfl.sync.idx.b32",
+                &[T(got), T(half), T(source), Imm(31), T(peers)],
+            );
+        }
+        self.pack64(out, [got_low, got_high], dst, true);
+    }
+
+    /// `mov.b64` between a 64-bit register and its two 32-bit halves (low first): into the
+    /// halves, or (`join`) from them.
+    fn pack64(&self, out: &mut String, [low, high]: [Temp; 2], wide: Temp, join: bool) {
+        out.push_str("\tmov.b64 ");
+        let halves = |this: &Self, out: &mut String| {
+            out.push('{');
+            this.put_temp(out, low);
+            out.push_str(", ");
+            this.put_temp(out, high);
+            out.push('}');
+        };
+        if join {
+            self.put_temp(out, wide);
+            out.push_str(", ");
+            halves(self, out);
+        } else {
+            halves(self, out);
+            out.push_str(", ");
+            self.put_temp(out, wide);
+        }
+        out.push_str(";\n");
+    }
+
+    /// The low bits of a 32-bit register in `dst`, an integer of `ty` (a 64-bit register as it
+    /// is).
     fn warp_narrow(&mut self, out: &mut String, dst: Temp, ty: PrimType, wide: Temp) {
-        if Class::of_prim(ty) == Class::B32 {
-            self.mov(out, Src::Temp(dst), Src::Temp(wide), 32);
+        if matches!(Class::of_prim(ty), Class::B32 | Class::B64) {
+            let bits = wide.class.bits();
+            self.mov(out, Src::Temp(dst), Src::Temp(wide), bits);
         } else {
             self.line(out, "cvt.u16.u32", &[Operand::T(dst), Operand::T(wide)]);
         }
@@ -437,25 +498,28 @@ impl<'k> KernelEmitter<'k> {
         dst: Temp,
     ) -> Result<(), BinaryOp> {
         use Operand::{Imm, T};
+        // The fold runs on 32-bit registers, or 64-bit ones for 64-bit values.
+        let class = Class::of_prim(ty).warp_register();
+        let width = class.bits();
         let (opcode, signed) = match op {
-            BinaryOp::Add => ("add.u32", false),
-            BinaryOp::And => ("and.b32", false),
-            BinaryOp::Or => ("or.b32", false),
-            BinaryOp::Xor => ("xor.b32", false),
-            BinaryOp::UMin => ("min.u32", false),
-            BinaryOp::UMax => ("max.u32", false),
+            BinaryOp::Add => ("add.u", false),
+            BinaryOp::And => ("and.b", false),
+            BinaryOp::Or => ("or.b", false),
+            BinaryOp::Xor => ("xor.b", false),
+            BinaryOp::UMin => ("min.u", false),
+            BinaryOp::UMax => ("max.u", false),
             // Round to nearest even, subnormals kept: the expansion's float add.
-            BinaryOp::FAdd if ty == PrimType::F32 => ("add.rn.f32", false),
-            BinaryOp::SMin => ("min.s32", true),
-            BinaryOp::SMax => ("max.s32", true),
+            BinaryOp::FAdd if ty == PrimType::F32 => ("add.rn.f", false),
+            BinaryOp::SMin => ("min.s", true),
+            BinaryOp::SMax => ("max.s", true),
             _ => return Err(op),
         };
         let bits = ty.bits();
         let identity = op.scan_identity(ty).ok_or(op)?;
-        // The identity in the 32-bit form the fold runs on: extended as the values are.
+        // The identity in the form the fold runs on: extended as the values are.
         let sign = 1u128 << (bits - 1);
         let identity = if signed && identity & sign != 0 {
-            identity | (0xffff_ffff & !((sign << 1) - 1))
+            identity | (width_mask(width) & !((sign << 1) - 1))
         } else {
             identity
         };
@@ -465,12 +529,13 @@ impl<'k> KernelEmitter<'k> {
         let nearest = self.temp(Class::B32);
         self.line(out, "bfind.u32", &[T(nearest), T(below_mask)]);
         let lane = self.special(out, "%laneid");
-        let mut acc = self.temp(Class::B32);
+        let mut acc = self.temp(class);
         let first = self.warp_widen(out, value, ty, signed);
-        self.mov(out, Src::Temp(acc), Src::Temp(first), 32);
+        self.mov(out, Src::Temp(acc), Src::Temp(first), width);
         let (pointer, next) = (self.temp(Class::B32), self.temp(Class::B32));
         self.mov(out, Src::Temp(pointer), Src::Temp(nearest), 32);
-        let (source, received) = (self.temp(Class::B32), self.temp(Class::B32));
+        let (source, received) = (self.temp(Class::B32), self.temp(class));
+        let scratch = self.shfl_scratch(class);
         let below = self.temp(Class::Pred);
         // A lane whose pointer names no peer reads its own register: the source is always a
         // lane of `peers`.
@@ -481,15 +546,12 @@ impl<'k> KernelEmitter<'k> {
                 &[T(below), T(pointer), Imm(0xffff_ffff)],
             );
             this.line(out, "selp.b32", &[T(source), T(pointer), T(lane), T(below)]);
-            this.line(
-                out,
-                "shfl.sync.idx.b32",
-                &[T(received), T(from), T(source), Imm(31), T(peers)],
-            );
+            this.shfl_idx_in(out, [received, from, source, peers], scratch);
         };
+        let opcode = format!("{opcode}{width}");
         for step in 0..5 {
             fetch(self, out, pointer, acc);
-            self.guarded_line(out, below, opcode, &[T(acc), T(acc), T(received)]);
+            self.guarded_line(out, below, &opcode, &[T(acc), T(acc), T(received)]);
             if step < 4 {
                 self.line(
                     out,
@@ -501,10 +563,10 @@ impl<'k> KernelEmitter<'k> {
         }
         if !inclusive {
             fetch(self, out, nearest, acc);
-            let folded = self.temp(Class::B32);
+            let folded = self.temp(class);
             self.line(
                 out,
-                "selp.b32",
+                format_args!("selp.b{width}"),
                 &[T(folded), T(received), Imm(identity), T(below)],
             );
             acc = folded;

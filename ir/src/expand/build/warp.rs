@@ -7,14 +7,154 @@ use crate::expand::{BinaryOp, CmpCond, Edge, Prim, PrimType, Terminator, UnaryOp
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType};
 
+/// How the lanes of a group fold their operands, and how a lane's old value follows from the
+/// group's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WarpFold {
+    /// An integer op on the operands' bits ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold)).
+    Integer(BinaryOp),
+    /// Float add, where the client opted into reassociation.
+    FloatAdd,
+    /// Float max (`max: true`) or min, folded as the unsigned max or min of [`WarpFold::key`]
+    /// ([`Lowering::WarpIntMinMax`](crate::legal::Lowering::WarpIntMinMax)).
+    FloatMinMax {
+        /// Max, not min.
+        max: bool,
+    },
+}
+
+impl WarpFold {
+    /// The fold by `op`, as [`Lowering::warp_fold`](crate::legal::Lowering::warp_fold) or
+    /// [`Lowering::warp_fold_reassociating`](crate::legal::Lowering::warp_fold_reassociating)
+    /// name it.
+    pub(super) fn of(op: BinaryOp) -> WarpFold {
+        if op == BinaryOp::FAdd {
+            WarpFold::FloatAdd
+        } else {
+            WarpFold::Integer(op)
+        }
+    }
+
+    /// The op [`Prim::WarpScan`] folds the contributions with.
+    fn scan_op(self) -> BinaryOp {
+        match self {
+            WarpFold::Integer(op) => op,
+            WarpFold::FloatAdd => BinaryOp::FAdd,
+            WarpFold::FloatMinMax { max: true } => BinaryOp::UMax,
+            WarpFold::FloatMinMax { max: false } => BinaryOp::UMin,
+        }
+    }
+
+    /// A lane's contribution to the scan: its operand's bits, its float, or its key.
+    fn contribution(self, b: &mut Builder, ty: ElemType, operand: Var) -> Var {
+        match self {
+            WarpFold::Integer(_) => b.bits_of(operand),
+            WarpFold::FloatAdd => operand,
+            WarpFold::FloatMinMax { .. } => self.key(b, ty, operand),
+        }
+    }
+
+    /// The operand of the element a fold of contributions stands for, in the element's
+    /// natural type.
+    fn operand_of(self, b: &mut Builder, ty: ElemType, fold: Var) -> Var {
+        let bits = match self {
+            WarpFold::FloatMinMax { .. } => decode_key(b, ty, fold),
+            _ => fold,
+        };
+        b.unary(UnaryOp::Bitcast, bits, PrimType::natural(ty))
+    }
+
+    /// The key of a float min/max operand: for a non-NaN float, its bits with the sign bit set
+    /// where it was clear and every bit flipped where it was set, so that the keys' unsigned
+    /// order is the floats' order with -0 below +0 (-inf is `0x007f_ffff` for f32, +inf
+    /// `0xff80_0000`); for a NaN, the scan's identity (0 for max, all ones for min), below
+    /// (above) every non-NaN's key, so that it changes no fold and a fold of NaNs alone decodes
+    /// to a NaN.
+    fn key(self, b: &mut Builder, ty: ElemType, operand: Var) -> Var {
+        let bits = ty.bits();
+        let int = PrimType::int(bits);
+        let sign = 1u128 << (bits - 1);
+        let operand_bits = b.bits_of(operand);
+        let sign_bit = b.constant(int, sign);
+        let all_ones = b.constant(int, (sign << 1).wrapping_sub(1));
+        let negative = b.cmp(CmpCond::Uge, operand_bits, sign_bit);
+        let flip = b.select(negative, all_ones, sign_bit);
+        let key = b.binary(BinaryOp::Xor, operand_bits, flip);
+        let magnitude_mask = b.constant(int, sign - 1);
+        let magnitude = b.binary(BinaryOp::And, operand_bits, magnitude_mask);
+        let infinity = b.constant(int, super::float_infinity_bits(ty));
+        let is_nan = b.cmp(CmpCond::Ugt, magnitude, infinity);
+        let identity = self
+            .scan_op()
+            .integer_identity(bits)
+            .expect("an unsigned min/max has an identity");
+        let identity = b.constant(int, identity);
+        b.select(is_nan, identity, key)
+    }
+
+    /// This lane's old value in the lane-order linearization (the element's bits), from the
+    /// group's old value (its bits) and the scan of the lanes below this one.
+    fn old_in_group(
+        self,
+        b: &mut Builder,
+        node: &AtomicNode,
+        ty: ElemType,
+        peers: Var,
+        group_old_bits: Var,
+        below: Var,
+    ) -> Var {
+        let natural = PrimType::natural(ty);
+        let (combine, below) = match self {
+            WarpFold::Integer(fold) => {
+                let combine = if node.op == AtomicOp::Sub {
+                    BinaryOp::Sub
+                } else {
+                    fold
+                };
+                return b.binary(combine, group_old_bits, below);
+            }
+            WarpFold::FloatAdd if node.op == AtomicOp::Sub => (BinaryOp::FSub, below),
+            WarpFold::FloatAdd => (BinaryOp::FAdd, below),
+            WarpFold::FloatMinMax { max } => {
+                let below = self.operand_of(b, ty, below);
+                (if max { BinaryOp::FMax } else { BinaryOp::FMin }, below)
+            }
+        };
+        // No float is an identity of add for every value (a NaN plus -0.0 may change its
+        // payload), nor of min/max (a NaN min/max a NaN is the canonical NaN), so the lowest
+        // lane takes the group's old value as it is.
+        let group_old = b.unary(UnaryOp::Bitcast, group_old_bits, natural);
+        let folded = b.binary(combine, group_old, below);
+        let first = b.var(PrimType::Pred);
+        b.push(Prim::WarpFirst { dst: first, peers });
+        let old = b.select(first, group_old, folded);
+        b.bits_of(old)
+    }
+}
+
+/// A key of [`WarpFold::key`] back to the float's bits: a key with the top bit set is a
+/// non-negative float with that bit cleared, the others a negative one with every bit flipped
+/// (the identities decode to NaNs: all ones, and all ones but the sign bit).
+fn decode_key(b: &mut Builder, ty: ElemType, key: Var) -> Var {
+    let bits = ty.bits();
+    let int = PrimType::int(bits);
+    let sign = 1u128 << (bits - 1);
+    let sign_bit = b.constant(int, sign);
+    let all_ones = b.constant(int, (sign << 1).wrapping_sub(1));
+    let non_negative = b.cmp(CmpCond::Uge, key, sign_bit);
+    let flip = b.select(non_negative, sign_bit, all_ones);
+    b.binary(BinaryOp::Xor, key, flip)
+}
+
 /// Emits one element carried out once per address by a warp ([`Lowering::WarpMaskedCasLoop`](crate::legal::Lowering::WarpMaskedCasLoop),
-/// [`Lowering::WarpNative`](crate::legal::Lowering::WarpNative)): the lanes with the same address fold their operands by `fold`
-/// ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold), or float add where the client opted into reassociation), the
-/// highest of them carries out the element with the fold of all of them (`carry`: the masked
-/// CAS loop, or the native RMW), and every lane gets the old value of the linearization in
-/// which the group's operations follow each other in lane order: the old value the group's
-/// operation replaced, folded with the operands of the lanes below it (for sub, minus their
-/// sum). A lane alone at its address carries out its own operation at once. Leaves the builder
+/// [`Lowering::WarpNative`](crate::legal::Lowering::WarpNative), [`Lowering::WarpIntMinMax`](crate::legal::Lowering::WarpIntMinMax)): the lanes with the same address fold their operands by `fold`
+/// ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold), float add where the client opted into reassociation, or float
+/// min/max), the highest of them carries out the element with the fold of all of them
+/// (`carry`: the masked CAS loop, the native RMW, or the integer trick), and every lane gets
+/// the old value of the linearization in which the group's operations follow each other in
+/// lane order: the old value the group's operation replaced, folded with the operands of the
+/// lanes below it (for sub, minus their sum). A lane alone at its address carries out its own
+/// operation at once. Leaves the builder
 /// in the exit block and returns this lane's old value.
 ///
 /// The lanes of a group wait for each other, with ordering, before the operation (so each
@@ -26,7 +166,7 @@ pub(super) fn warp_combined_element(
     ty: ElemType,
     addr: Var,
     operand: Var,
-    fold: BinaryOp,
+    fold: WarpFold,
     carry: Carry,
 ) -> Var {
     let natural = PrimType::natural(ty);
@@ -64,16 +204,11 @@ pub(super) fn warp_combined_element(
         },
     };
     b.switch_to(group);
-    // Integer folds run on the operands' bits, float add on the floats.
-    let contribution = if fold.is_float() {
-        operand
-    } else {
-        b.bits_of(operand)
-    };
+    let contribution = fold.contribution(b, ty, operand);
     let below = b.var(b.ty(contribution));
     b.push(Prim::WarpScan {
         dst: below,
-        op: fold,
+        op: fold.scan_op(),
         peers,
         value: contribution,
         inclusive: false,
@@ -87,8 +222,8 @@ pub(super) fn warp_combined_element(
     // The highest lane folds its own operand into the lanes' below it: the whole group's.
     let (leader, _) = b.block(&[]);
     b.switch_to(leader);
-    let whole = b.binary(fold, below, contribution);
-    let group_operand = b.unary(UnaryOp::Bitcast, whole, natural);
+    let whole = b.binary(fold.scan_op(), below, contribution);
+    let group_operand = fold.operand_of(b, ty, whole);
     let replaced = carry(b, node, ty, addr, group_operand, None);
     let replaced_bits = b.bits_of(replaced);
     let (shared, shared_params) = b.block(&[element_ty]);
@@ -113,28 +248,7 @@ pub(super) fn warp_combined_element(
         value: shared_params[0],
     });
     b.push(Prim::WarpSync { peers });
-    let old_in_group = if fold.is_float() {
-        // No float is an identity of add for every value (a NaN plus -0.0 may change its
-        // payload), so the lowest lane takes the group's old value as it is.
-        let group_old = b.unary(UnaryOp::Bitcast, group_old_bits, natural);
-        let combine = if node.op == AtomicOp::Sub {
-            BinaryOp::FSub
-        } else {
-            BinaryOp::FAdd
-        };
-        let folded = b.binary(combine, group_old, below);
-        let first = b.var(PrimType::Pred);
-        b.push(Prim::WarpFirst { dst: first, peers });
-        let old = b.select(first, group_old, folded);
-        b.bits_of(old)
-    } else {
-        let combine = if node.op == AtomicOp::Sub {
-            BinaryOp::Sub
-        } else {
-            fold
-        };
-        b.binary(combine, group_old_bits, below)
-    };
+    let old_in_group = fold.old_in_group(b, node, ty, peers, group_old_bits, below);
     let (done, done_params) = b.block(&[element_ty]);
     b.jump(done, &[old_in_group]);
     b.switch_to(solo_end);
