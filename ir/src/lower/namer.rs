@@ -110,10 +110,89 @@ pub static PTX_ENTRY_NAMES: NameRules = NameRules {
     suffixes: &[Suffix::numbered("_param_"), Suffix::numbered("_out_")],
 };
 
+/// [`NameRules::allows`] answered from byte masks for the common name: ASCII, no keyword of its
+/// length, no prefix starting with its first byte, no suffix ending with its last. A namer asks
+/// once per name, and a kernel has a name per value, so the rules' keyword and prefix lists
+/// (PTX's 28 special registers) and one call of `char_ok` per character would otherwise be paid
+/// for each of them; any name the masks cannot clear goes through [`NameRules::allows`] itself.
+#[derive(Clone, Copy, Debug)]
+struct Screen {
+    /// Entry `b`: the ASCII character `b` is allowed (a table: one load per byte).
+    ascii_ok: [bool; 128],
+    /// Bit `n` (`n < 63`): a keyword has `n` bytes; bit 63: one has 63 or more.
+    keyword_lengths: u64,
+    /// Bit `b`: a keyword starts with the ASCII byte `b`; all ones where a keyword is empty or
+    /// starts with another byte.
+    keyword_firsts: u128,
+    /// Bit `b`: a prefix starts with the ASCII byte `b`; all ones where a prefix is empty or
+    /// starts with another byte.
+    prefix_firsts: u128,
+    /// Bit `b`: a suffix can end with the ASCII byte `b` (a digit for a numbered one); all
+    /// ones where a suffix is empty or ends with another byte.
+    suffix_lasts: u128,
+}
+
+impl Screen {
+    fn new(rules: &NameRules) -> Self {
+        let byte_bit = |byte: Option<&u8>| match byte {
+            Some(&b) if b.is_ascii() => 1u128 << b,
+            _ => u128::MAX,
+        };
+        let digits = (b'0'..=b'9').fold(0u128, |mask, digit| mask | 1 << digit);
+        Screen {
+            ascii_ok: std::array::from_fn(|b| (rules.char_ok)(char::from(b as u8))),
+            keyword_lengths: rules
+                .keywords
+                .iter()
+                .fold(0, |mask, keyword| mask | 1 << keyword.len().min(63)),
+            keyword_firsts: rules.keywords.iter().fold(0, |mask, keyword| {
+                mask | byte_bit(keyword.as_bytes().first())
+            }),
+            prefix_firsts: rules
+                .prefixes
+                .iter()
+                .fold(0, |mask, prefix| mask | byte_bit(prefix.as_bytes().first())),
+            suffix_lasts: rules.suffixes.iter().fold(0, |mask, suffix| {
+                mask | if suffix.digits {
+                    digits
+                } else {
+                    byte_bit(suffix.text.as_bytes().last())
+                }
+            }),
+        }
+    }
+
+    /// Exactly [`NameRules::allows`] for the rules the screen was made from.
+    fn allows(&self, rules: &NameRules, name: &str) -> bool {
+        let bytes = name.as_bytes();
+        let mut chars_ok = !bytes.is_empty();
+        for &b in bytes {
+            if !b.is_ascii() {
+                return rules.allows(name);
+            }
+            chars_ok &= self.ascii_ok[usize::from(b)];
+        }
+        if bytes.is_empty() {
+            return rules.allows(name);
+        }
+        let in_mask = |mask: u128, byte: Option<&u8>| byte.is_some_and(|&b| mask >> b & 1 == 1);
+        chars_ok
+            && (rules.well_formed)(name)
+            && (self.keyword_lengths >> bytes.len().min(63) & 1 == 0
+                || !in_mask(self.keyword_firsts, bytes.first())
+                || !rules.keywords.contains(&name))
+            && (!in_mask(self.prefix_firsts, bytes.first())
+                || !rules.prefixes.iter().any(|prefix| name.starts_with(prefix)))
+            && (!in_mask(self.suffix_lasts, bytes.last())
+                || !rules.suffixes.iter().any(|suffix| suffix.ends(name)))
+    }
+}
+
 /// Names the members of one namespace; keeps its storage between namespaces.
 #[derive(Debug)]
 pub struct Namer {
     rules: &'static NameRules,
+    screen: Screen,
     taken: HashSet<String>,
 }
 
@@ -122,6 +201,7 @@ impl Namer {
     pub fn new(rules: &'static NameRules) -> Self {
         Namer {
             rules,
+            screen: Screen::new(rules),
             taken: HashSet::new(),
         }
     }
@@ -160,7 +240,8 @@ impl Namer {
         out.reserve(names.size_hint().0);
         let mut escapes = false;
         for name in names.clone() {
-            let kept = self.rules.allows(name) && (distinct || self.taken.insert(name.to_owned()));
+            let kept = self.screen.allows(self.rules, name)
+                && (distinct || self.taken.insert(name.to_owned()));
             escapes |= !kept;
             // An empty entry is a placeholder: no target name is empty.
             out.push(Cow::Borrowed(if kept { name } else { "" }));
@@ -243,6 +324,60 @@ mod tests {
             Namer::new(&RULES).assign_distinct(names.iter().copied(), &mut distinct);
             assert_eq!(distinct, assign(names), "{names:?}");
         }
+    }
+
+    /// The screen answers exactly as the rules, for names around every keyword, prefix and
+    /// suffix, non-ASCII and empty ones, under rules with empty and non-ASCII affixes too.
+    #[test]
+    fn the_screen_answers_as_the_rules() {
+        static ODD: NameRules = NameRules {
+            char_ok: |c| c != '%',
+            well_formed: |_| true,
+            lead: "n",
+            keywords: &[
+                "",
+                "a_very_long_keyword_of_more_than_sixty_three_bytes_which_is_kept_too",
+            ],
+            prefixes: &["", "é"],
+            suffixes: &[Suffix::exact(""), Suffix::exact("ü"), Suffix::numbered("")],
+        };
+        let parts = [
+            "",
+            "a",
+            "A",
+            "_",
+            "$",
+            "%",
+            "0",
+            "9",
+            "__e",
+            "__f",
+            "ret",
+            "do",
+            "do_1",
+            "pm",
+            "é",
+            "ü",
+            "WARP_SZ",
+            "_param_",
+            "_out_",
+            "a_very_long_keyword_of_more_than_sixty_three_",
+            "bytes_which_is_kept_too",
+        ];
+        let mut checked = 0;
+        for rules in [&RULES, &PTX_ENTRY_NAMES, &ODD] {
+            let screen = Screen::new(rules);
+            for a in parts {
+                for b in parts {
+                    for c in ["", "0", "12", "_"] {
+                        let name = format!("{a}{b}{c}");
+                        assert_eq!(screen.allows(rules, &name), rules.allows(&name), "{name:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 3 * 21 * 21 * 4);
     }
 
     #[test]
