@@ -142,9 +142,10 @@ const fn integer_type(ty: ElemType) -> Option<PtxType> {
 
 /// How every PTX CAS retry loop (and float min/max by integer atomics, whose NaN path is one)
 /// carries its order: relaxed accesses between a leading fence
-/// (`fence.sc` for seq_cst, `fence.acq_rel` for a release part; `membar` before sm_70) before the
-/// loop's first load and a trailing `fence.acq_rel` (`membar`) after its exit, so no retry runs
-/// a fence. Sound under the PTX memory model: the leading fence followed in program order by the
+/// (`fence.sc` for seq_cst, `fence.release` for a release part; `membar` before sm_70) before the
+/// loop's first load and a trailing `fence.acquire` (`membar`) after its exit, so no retry runs
+/// a fence; `fence.acq_rel`, stronger than either, stands for both where the target lacks them
+/// (before sm_90 or PTX ISA 8.6). Sound under the PTX memory model: the leading fence followed in program order by the
 /// loop's strong writes at the node's scope (the successful `atom.cas` among them) is a release
 /// pattern, and the loop's strong reads (the one the result comes from among them) followed by
 /// the trailing fence an acquire pattern, each morally strong with its peers at the node's scope;
@@ -703,15 +704,17 @@ fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailu
     })
 }
 
-/// A stand-alone fence: `fence.sc` for seq_cst and `fence.acq_rel` for the other orders (an
-/// acquire or release fence strengthened: `fence.acquire/.release` need sm_90 and PTX ISA 8.6,
-/// and `fence.acq_rel` is correct everywhere), a `membar` of the scope's level before sm_70
-/// (sequentially consistent).
+/// A stand-alone fence: `fence.sc` for seq_cst, `fence.acquire`/`fence.release`/`fence.acq_rel`
+/// for the other orders where the target has the first two (sm_90, PTX ISA 8.6), `fence.acq_rel`
+/// for all three before (an acquire or release fence strengthened), a `membar` of the scope's
+/// level before sm_70 (sequentially consistent).
 fn fence_plan(fence: &Fence, target: PtxTarget) -> PtxPlan {
     let mut legality = Legality::native();
     let scope = printed_scope(fence.scope, target, &mut legality);
     let printed = if !target.has(Feature::Sem) || fence.order == MemoryOrder::SeqCst {
         MemoryOrder::SeqCst
+    } else if target.has(Feature::SplitFences) {
+        fence.order
     } else {
         MemoryOrder::AcqRel
     };
