@@ -572,7 +572,15 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             }
         }
         None => {
-            let (element, op) = match scalar_native(node.op, node.ty, target) {
+            // A vector's 16-bit cas shares one masked loop per word as its other ops do: each
+            // `atom.cas.b16` is a 32-bit loop of ptxas's own, one per element (v2.u16 cas on
+            // sm_90, release: 55 SASS instructions against 32).
+            let per_element =
+                !(node.op == AtomicOp::Cas && node.shape.is_vector() && node.ty.bits() == 16);
+            let native = per_element
+                .then(|| scalar_native(node.op, node.ty, target))
+                .flatten();
+            let (element, op) = match native {
                 Some(Native { op, retyped }) => {
                     note_native(&mut legality, node, op, retyped);
                     (Lowering::Native, Some(op))
