@@ -167,7 +167,10 @@ pub fn ptx_functions(ptx: &str) -> HashMap<&str, &str> {
     let mut functions = HashMap::new();
     let starts: Vec<usize> = ptx.match_indices(".entry ").map(|(i, _)| i).collect();
     for (n, &start) in starts.iter().enumerate() {
-        let end = starts.get(n + 1).copied().unwrap_or(ptx.len());
+        // The next function's line (its `.visible` among it) is not this one's.
+        let end = starts.get(n + 1).map_or(ptx.len(), |&next| {
+            ptx[..next].rfind('\n').map_or(next, |i| i + 1)
+        });
         let body = &ptx[start..end];
         let name = body[".entry ".len()..]
             .split(['(', ' ', '\n'])
@@ -280,6 +283,14 @@ mod tests {
         let narrow_fence =
             "\tfence.sc.gpu;\n\tatom.acquire.sys.global.cas.b32 %r4, [%rd1], %r1, %r3;\n";
         assert!(!ptx_keeps_order_and_scope(narrow_fence, &seq_cst_system));
+    }
+
+    #[test]
+    fn splits_ptx_by_function() {
+        let ptx = ".visible .entry f(\n)\n{\n\tret;\n}\n\n.visible .entry g(\n)\n{\n\tret;\n}\n";
+        let functions = ptx_functions(ptx);
+        assert_eq!(functions["f"], ".entry f(\n)\n{\n\tret;\n}\n\n");
+        assert!(functions["g"].starts_with(".entry g("));
     }
 
     #[test]
