@@ -71,6 +71,38 @@ pub fn summarize_sass(disassembly: &str) -> HashMap<String, SassSummary> {
     functions
 }
 
+/// Splits `nvdisasm` output into each function's own text (its section, labels and
+/// instructions), by function name.
+pub fn sass_functions(disassembly: &str) -> HashMap<String, String> {
+    let mut functions = HashMap::new();
+    let mut current: Option<(String, String)> = None;
+    for line in disassembly.lines() {
+        let trimmed = line.trim();
+        if let Some(section) = trimmed
+            .strip_prefix(".section\t.text.")
+            .or_else(|| trimmed.strip_prefix(".section .text."))
+        {
+            let name = section
+                .split([',', ' ', '\t'])
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            if let Some((name, text)) = current.take() {
+                functions.insert(name, text);
+            }
+            current = Some((name, String::new()));
+        }
+        if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    if let Some((name, text)) = current {
+        functions.insert(name, text);
+    }
+    functions
+}
+
 /// `/*0070*/   ATOMG.E.ADD.STRONG.GPU PT, R2, [R2.64], R5 ;` → (0x70, "ATOMG…").
 fn parse_instruction(line: &str) -> Option<(u32, String)> {
     let rest = line.strip_prefix("/*")?;
@@ -135,7 +167,10 @@ pub fn ptx_functions(ptx: &str) -> HashMap<&str, &str> {
     let mut functions = HashMap::new();
     let starts: Vec<usize> = ptx.match_indices(".entry ").map(|(i, _)| i).collect();
     for (n, &start) in starts.iter().enumerate() {
-        let end = starts.get(n + 1).copied().unwrap_or(ptx.len());
+        // The next function's line (its `.visible` among it) is not this one's.
+        let end = starts.get(n + 1).map_or(ptx.len(), |&next| {
+            ptx[..next].rfind('\n').map_or(next, |i| i + 1)
+        });
         let body = &ptx[start..end];
         let name = body[".entry ".len()..]
             .split(['(', ' ', '\n'])
@@ -248,6 +283,23 @@ mod tests {
         let narrow_fence =
             "\tfence.sc.gpu;\n\tatom.acquire.sys.global.cas.b32 %r4, [%rd1], %r1, %r3;\n";
         assert!(!ptx_keeps_order_and_scope(narrow_fence, &seq_cst_system));
+    }
+
+    #[test]
+    fn splits_ptx_by_function() {
+        let ptx = ".visible .entry f(\n)\n{\n\tret;\n}\n\n.visible .entry g(\n)\n{\n\tret;\n}\n";
+        let functions = ptx_functions(ptx);
+        assert_eq!(functions["f"], ".entry f(\n)\n{\n\tret;\n}\n\n");
+        assert!(functions["g"].starts_with(".entry g("));
+    }
+
+    #[test]
+    fn splits_sass_by_function() {
+        let functions = sass_functions(SAMPLE);
+        assert_eq!(functions.len(), 2);
+        assert!(functions["loop_fn"].contains("ATOMG.E.CAS"));
+        assert!(!functions["loop_fn"].contains("ATOMG.E.ADD"));
+        assert!(functions["plain_fn"].contains("ATOMG.E.ADD"));
     }
 
     #[test]

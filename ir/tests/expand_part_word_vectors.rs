@@ -169,3 +169,66 @@ fn elements_of_one_word_wrap_on_their_own() {
         }
     }
 }
+
+/// A vector of f16/bf16 add or sub by one packed add per word (`MaskedOp`, the word's Rmw typed
+/// `f16x2`/`bf16x2`): each half is its own element's add or sub, against the semantics, on
+/// zeros of both signs, infinities, NaNs, subnormals and random bits.
+#[test]
+fn half_vectors_add_on_packed_words() {
+    let mut interp = Interpreter::new();
+    let mut memory = Memory::new(BASE, MEMORY_BYTES);
+    let specials: [u128; 10] = [
+        0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e01, 0x0001, 0x3c00, 0xbc00, 0x7f80, 0x7fc1,
+    ];
+    let mut checked = 0;
+    for ty in [ElemType::F16, ElemType::Bf16] {
+        for op in [AtomicOp::Add, AtomicOp::Sub] {
+            for shape in [VectorShape::V2, VectorShape::V4, VectorShape::V8] {
+                for result_used in [true, false] {
+                    let inst = node(op, ty, shape, result_used);
+                    let lowering = Lowering::per_element(Lowering::MaskedOp, shape);
+                    let expansion = expand_valid(&inst, lowering);
+                    let packed = if ty == ElemType::F16 {
+                        ElemType::F16x2
+                    } else {
+                        ElemType::Bf16x2
+                    };
+                    let packed_rmws = count(
+                        &expansion,
+                        |p| matches!(p, Prim::Rmw { ty, .. } if *ty == packed),
+                    );
+                    assert_eq!(packed_rmws, words(ty, shape), "{op} {shape:?} {ty}");
+                    let mut rng = expand_common::XorShift(0x4a1f_0000 + checked);
+                    for round in 0..64 {
+                        let mut pick = |k: usize| -> u128 {
+                            if round < 16 {
+                                specials[(k + round) % specials.len()]
+                            } else {
+                                u128::from(rng.next() as u16)
+                            }
+                        };
+                        let old: Vec<u128> = (0..shape.len()).map(&mut pick).collect();
+                        let operands: Vec<u128> =
+                            (0..shape.len()).map(|k| pick(k * 7 + 3)).collect();
+                        check(
+                            &mut interp,
+                            &mut memory,
+                            &Case {
+                                inst: &inst,
+                                expansion: &expansion,
+                                offset: 0,
+                                old: &old,
+                                operands: &operands,
+                                new_values: &[],
+                                seed: 0x4a1f_5eed + round as u64,
+                                interference: 0,
+                            },
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 2 * 3 * 2 * 64);
+}

@@ -142,9 +142,10 @@ const fn integer_type(ty: ElemType) -> Option<PtxType> {
 
 /// How every PTX CAS retry loop (and float min/max by integer atomics, whose NaN path is one)
 /// carries its order: relaxed accesses between a leading fence
-/// (`fence.sc` for seq_cst, `fence.acq_rel` for a release part; `membar` before sm_70) before the
-/// loop's first load and a trailing `fence.acq_rel` (`membar`) after its exit, so no retry runs
-/// a fence. Sound under the PTX memory model: the leading fence followed in program order by the
+/// (`fence.sc` for seq_cst, `fence.release` for a release part; `membar` before sm_70) before the
+/// loop's first load and a trailing `fence.acquire` (`membar`) after its exit, so no retry runs
+/// a fence; `fence.acq_rel`, stronger than either, stands for both where the target lacks them
+/// (before sm_90 or PTX ISA 8.6). Sound under the PTX memory model: the leading fence followed in program order by the
 /// loop's strong writes at the node's scope (the successful `atom.cas` among them) is a release
 /// pattern, and the loop's strong reads (the one the result comes from among them) followed by
 /// the trailing fence an acquire pattern, each morally strong with its peers at the node's scope;
@@ -416,6 +417,29 @@ fn packed_half_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     })
 }
 
+/// The packed add of a vector of f16/bf16 add or sub without a vector form (outside `.global`,
+/// or before sm_90): one `atom.add.noftz.f16x2`/`.bf16x2` per 32-bit word, each half with its
+/// own element's operand (sub: negated), where the target has the packed atom. Every element
+/// is added exactly as the scalar atom adds it, and the word holds no other data: a vector is
+/// aligned to its size. The scalar atoms were each a CAS loop of ptxas's own (v2.f16 add,
+/// acquire, `.shared`, sm_90: 33 SASS instructions, against 10 this way).
+fn packed_half_words(node: &AtomicNode, target: PtxTarget) -> Option<PtxOp> {
+    let ty = match node.ty {
+        ElemType::F16 if target.has(Feature::F16x2Add) => PtxType::F16x2,
+        ElemType::Bf16 if target.has(Feature::Bf16Add) => PtxType::Bf16x2,
+        _ => return None,
+    };
+    let wanted = node.shape.is_vector() && matches!(node.op, AtomicOp::Add | AtomicOp::Sub);
+    wanted.then_some(PtxOp {
+        op: PtxRmw::Add,
+        ty,
+        noftz: true,
+        negate: node.op == AtomicOp::Sub,
+        reduction: false,
+        hint: false,
+    })
+}
+
 /// How one element of `node` is emulated when the target has no native form for it.
 fn element_emulation(node: &AtomicNode, target: PtxTarget) -> Lowering {
     match node.ty.bits() {
@@ -587,12 +611,24 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             }
         }
         None => {
-            let (element, op) = match scalar_native(node.op, node.ty, target) {
-                Some(Native { op, retyped }) => {
+            // A vector's 16-bit cas shares one masked loop per word as its other ops do: each
+            // `atom.cas.b16` is a 32-bit loop of ptxas's own, one per element (v2.u16 cas on
+            // sm_90, release: 55 SASS instructions against 32).
+            let per_element =
+                !(node.op == AtomicOp::Cas && node.shape.is_vector() && node.ty.bits() == 16);
+            let native = per_element
+                .then(|| scalar_native(node.op, node.ty, target))
+                .flatten();
+            let (element, op) = match (packed_half_words(node, target), native) {
+                (Some(op), _) => {
+                    note_native(&mut legality, node, op, false);
+                    (Lowering::MaskedOp, Some(op))
+                }
+                (None, Some(Native { op, retyped })) => {
                     note_native(&mut legality, node, op, retyped);
                     (Lowering::Native, Some(op))
                 }
-                None => {
+                (None, None) => {
                     let element = warp_combined(node, target, element_emulation(node, target));
                     if element == Lowering::MaskedOp && reduction_allowed(node) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
@@ -719,15 +755,17 @@ fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailu
     })
 }
 
-/// A stand-alone fence: `fence.sc` for seq_cst and `fence.acq_rel` for the other orders (an
-/// acquire or release fence strengthened: `fence.acquire/.release` need sm_90 and PTX ISA 8.6,
-/// and `fence.acq_rel` is correct everywhere), a `membar` of the scope's level before sm_70
-/// (sequentially consistent).
+/// A stand-alone fence: `fence.sc` for seq_cst, `fence.acquire`/`fence.release`/`fence.acq_rel`
+/// for the other orders where the target has the first two (sm_90, PTX ISA 8.6), `fence.acq_rel`
+/// for all three before (an acquire or release fence strengthened), a `membar` of the scope's
+/// level before sm_70 (sequentially consistent).
 fn fence_plan(fence: &Fence, target: PtxTarget) -> PtxPlan {
     let mut legality = Legality::native();
     let scope = printed_scope(fence.scope, target, &mut legality);
     let printed = if !target.has(Feature::Sem) || fence.order == MemoryOrder::SeqCst {
         MemoryOrder::SeqCst
+    } else if target.has(Feature::SplitFences) {
+        fence.order
     } else {
         MemoryOrder::AcqRel
     };

@@ -460,11 +460,16 @@ pub enum Feature {
     /// all 2^32 operand pairs: every pair but two NaNs gave the reference's bits (-0 < +0, a
     /// NaN beside a number gives the number, subnormals kept), two NaNs gave a NaN.
     HalfMinMax,
+    /// `fence.acquire` and `fence.release`: a fence of one direction, for the acquire part after
+    /// an access and the release part before it (LLVM's NVPTX backend spells C++ acquire and
+    /// release fences so from sm_90 and PTX ISA 8.6). On sm_90 `fence.acquire` is one `CCTL.IVALL`
+    /// where `fence.acq_rel` adds a `MEMBAR` and its error barriers.
+    SplitFences,
 }
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 18] = [
+    pub const ALL: [Feature; 19] = [
         Feature::Sem,
         Feature::Cluster,
         Feature::CacheHint,
@@ -483,6 +488,7 @@ impl Feature {
         Feature::WarpCombine,
         Feature::WarpRedux,
         Feature::HalfMinMax,
+        Feature::SplitFences,
     ];
 
     /// How the target help names the feature.
@@ -506,6 +512,7 @@ impl Feature {
             Feature::WarpCombine => "warp-combined atomics",
             Feature::WarpRedux => "redux.sync",
             Feature::HalfMinMax => "exact min/max .f16/.bf16",
+            Feature::SplitFences => "fence.acquire/.release",
         }
     }
 
@@ -533,6 +540,7 @@ impl Feature {
             Feature::WarpCombine => (70, PtxIsa::new(6, 2)),
             Feature::WarpRedux => (80, PtxIsa::new(7, 0)),
             Feature::HalfMinMax => (90, PtxIsa::new(7, 8)),
+            Feature::SplitFences => (90, PtxIsa::new(8, 6)),
         }
     }
 }

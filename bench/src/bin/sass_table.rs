@@ -4,6 +4,17 @@
 //!
 //! `cargo run --release -p atomir-bench --bin sass_table` prints a Markdown report; a cell where
 //! llc's PTX lost the order or scope is listed as wrong, not compared.
+//!
+//! The full matrix takes long; three variables measure part of it and keep what was measured:
+//!
+//! - `ATOMIR_SASS_CELLS=ALT,ALT,...`: only cells whose name (`op_order_scope_space_shape_type_used`,
+//!   e.g. `max_acquire_gpu_global_scalar_f16_used`) matches one alternative, an alternative being
+//!   `+`-separated parts that must all occur in the name; a part starting with `^` must start it
+//!   (`^max_+_f16_,^nand_`).
+//! - `ATOMIR_SASS_STRIDE=N` or `N:K`: of each group (op, shape, type, as in the table), only the
+//!   cells at positions K, K+N, K+2N... of the group (matrix order) that pass the name filter.
+//! - `ATOMIR_SASS_KEEP=DIR`: writes `DIR/cells.tsv` (cell, ours, llc, verdict) and, per cell,
+//!   `DIR/CELL/{ours,llc}.{ptx,sass}` (the function's PTX and SASS) to read side by side.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -11,12 +22,92 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use atomir_bench::sass::{ptx_functions, ptx_keeps_order_and_scope, summarize_sass, SassSummary};
+use atomir_bench::sass::{
+    ptx_functions, ptx_keeps_order_and_scope, sass_functions, summarize_sass, SassSummary,
+};
 use atomir_bench::{targets, tools};
 use atomir_ir::matrix::{cells, Cell};
 use atomir_ir::{verify, Backend, LowerOptions, Module};
 
 const BATCH: usize = 1500;
+
+/// Which cells to measure (every cell without the variables) and where to keep them.
+struct Selection {
+    alternatives: Vec<Vec<String>>,
+    stride: usize,
+    offset: usize,
+    keep: Option<std::path::PathBuf>,
+}
+
+impl Selection {
+    fn from_env() -> Result<Selection, String> {
+        let alternatives = std::env::var("ATOMIR_SASS_CELLS")
+            .unwrap_or_default()
+            .split(',')
+            .filter(|alternative| !alternative.trim().is_empty())
+            .map(|alternative| alternative.split('+').map(str::to_string).collect())
+            .collect();
+        let (stride, offset) = match std::env::var("ATOMIR_SASS_STRIDE") {
+            Err(_) => (1, 0),
+            Ok(text) => {
+                let (n, k) = text.split_once(':').unwrap_or((&text, "0"));
+                let parse = |t: &str| {
+                    t.trim()
+                        .parse::<usize>()
+                        .map_err(|_| format!("ATOMIR_SASS_STRIDE: not N or N:K: {text}"))
+                };
+                let (n, k) = (parse(n)?, parse(k)?);
+                if n == 0 {
+                    return Err("ATOMIR_SASS_STRIDE: N must be at least 1".to_string());
+                }
+                (n, k % n)
+            }
+        };
+        Ok(Selection {
+            alternatives,
+            stride,
+            offset,
+            keep: std::env::var_os("ATOMIR_SASS_KEEP").map(Into::into),
+        })
+    }
+
+    fn name_matches(&self, name: &str) -> bool {
+        self.alternatives.is_empty()
+            || self.alternatives.iter().any(|parts| {
+                parts.iter().all(|part| match part.strip_prefix('^') {
+                    Some(head) => name.starts_with(head),
+                    None => name.contains(part.as_str()),
+                })
+            })
+    }
+
+    /// The chosen cells, in matrix order.
+    fn cells(&self) -> Vec<Cell> {
+        let mut position: HashMap<String, usize> = HashMap::new();
+        cells()
+            .filter(|cell| self.name_matches(&cell.name()))
+            .filter(|cell| {
+                let n = position.entry(group_of(cell)).or_default();
+                *n += 1;
+                (*n - 1) % self.stride == self.offset
+            })
+            .collect()
+    }
+}
+
+/// The table's group of a cell: op, shape (for a vector) and type.
+fn group_of(cell: &Cell) -> String {
+    format!(
+        "{} {}{}",
+        cell.op,
+        if cell.shape.is_vector() {
+            format!("{}.", cell.shape)
+        } else {
+            String::new()
+        },
+        cell.ty
+    )
+}
 
 struct Row {
     cell: Cell,
@@ -73,8 +164,13 @@ struct Job<'a> {
     stem: String,
 }
 
-/// What a job found: SASS summaries by function, and (through llc) llc's PTX by function.
-type JobResult = (HashMap<String, SassSummary>, HashMap<String, String>);
+/// What a job found, by function: SASS summaries, PTX (through llc always, ours when kept) and
+/// SASS text (when kept).
+struct JobResult {
+    summaries: HashMap<String, SassSummary>,
+    ptx: HashMap<String, String>,
+    sass: HashMap<String, String>,
+}
 
 fn main() {
     if let Err(error) = table() {
@@ -90,7 +186,8 @@ fn table() -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("atomir-sass-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
 
-    let all: Vec<Cell> = cells().collect();
+    let selection = Selection::from_env()?;
+    let all: Vec<Cell> = selection.cells();
     let ours = dedupe(ptx.backend(), &all);
     let theirs = dedupe(llvm.backend(), &all);
     eprintln!(
@@ -99,15 +196,20 @@ fn table() -> Result<(), String> {
         ours.representatives.len(),
         theirs.representatives.len()
     );
+    // Small selections still spread over every core.
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let largest = ours.representatives.len().max(theirs.representatives.len());
+    let batch = BATCH.min(largest.div_ceil(workers).max(1));
+    let keep = selection.keep.is_some();
     let mut jobs = Vec::new();
-    for (n, batch) in ours.representatives.chunks(BATCH).enumerate() {
+    for (n, batch) in ours.representatives.chunks(batch).enumerate() {
         jobs.push(Job {
             cells: batch,
             through_llc: false,
             stem: format!("ours{n}"),
         });
     }
-    for (n, batch) in theirs.representatives.chunks(BATCH).enumerate() {
+    for (n, batch) in theirs.representatives.chunks(batch).enumerate() {
         jobs.push(Job {
             cells: batch,
             through_llc: true,
@@ -123,28 +225,50 @@ fn table() -> Result<(), String> {
         } else {
             ptx.backend()
         };
-        let mut llc_ptx = String::new();
-        let through = job.through_llc.then_some((llc.as_path(), &mut llc_ptx));
-        let summaries = sass_of(
+        let through = job.through_llc.then_some(llc.as_path());
+        let (ptx_text, sass) = sass_of(
             backend, &module, &dir, &job.stem, &ptxas, &nvdisasm, through,
         )?;
-        let functions = ptx_functions(&llc_ptx)
-            .into_iter()
-            .map(|(name, text)| (name.to_string(), text.to_string()))
-            .collect();
-        Ok((summaries, functions))
-    })?;
-    let mut our_summaries = HashMap::new();
-    let mut llc_summaries = HashMap::new();
-    let mut llc_functions = HashMap::new();
-    for (job, (summaries, functions)) in jobs.iter().zip(results) {
-        if job.through_llc {
-            llc_summaries.extend(summaries);
-            llc_functions.extend(functions);
+        let ptx = if job.through_llc || keep {
+            ptx_functions(&ptx_text)
+                .into_iter()
+                .map(|(name, text)| (name.to_string(), text.to_string()))
+                .collect()
         } else {
-            our_summaries.extend(summaries);
-        }
+            HashMap::new()
+        };
+        Ok(JobResult {
+            summaries: summarize_sass(&sass),
+            ptx,
+            sass: if keep {
+                sass_functions(&sass)
+            } else {
+                HashMap::new()
+            },
+        })
+    })?;
+    let mut our = JobResult {
+        summaries: HashMap::new(),
+        ptx: HashMap::new(),
+        sass: HashMap::new(),
+    };
+    let mut their = JobResult {
+        summaries: HashMap::new(),
+        ptx: HashMap::new(),
+        sass: HashMap::new(),
+    };
+    for (job, result) in jobs.iter().zip(results) {
+        let side = if job.through_llc {
+            &mut their
+        } else {
+            &mut our
+        };
+        side.summaries.extend(result.summaries);
+        side.ptx.extend(result.ptx);
+        side.sass.extend(result.sass);
     }
+    let (our_summaries, llc_summaries, llc_functions) =
+        (&our.summaries, &their.summaries, &their.ptx);
 
     let mut rows = Vec::new();
     for (n, cell) in all.iter().enumerate() {
@@ -170,8 +294,68 @@ fn table() -> Result<(), String> {
         });
     }
     report(&rows);
+    if let Some(keep) = &selection.keep {
+        keep_cells(keep, &all, &rows, &ours, &theirs, &our, &their)?;
+    }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+/// Writes the per-cell files of `ATOMIR_SASS_KEEP` (see the top of the file).
+fn keep_cells(
+    keep: &Path,
+    all: &[Cell],
+    rows: &[Row],
+    ours: &Unique,
+    theirs: &Unique,
+    our: &JobResult,
+    their: &JobResult,
+) -> Result<(), String> {
+    let write = |path: &Path, text: &str| {
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    std::fs::create_dir_all(keep).map_err(|e| format!("{}: {e}", keep.display()))?;
+    let mut table = String::from("cell\tours\tllc\tverdict\n");
+    let by_name: HashMap<String, &Row> = rows.iter().map(|row| (row.cell.name(), row)).collect();
+    for (n, cell) in all.iter().enumerate() {
+        let name = cell.name();
+        let Some(row) = by_name.get(&name) else {
+            continue;
+        };
+        let (llc, verdict) = match row.llc {
+            None => ("-".to_string(), "llc-absent"),
+            Some((llc, kept)) => (
+                llc.instructions.to_string(),
+                if !kept {
+                    "llc-wrong"
+                } else if row.ours.instructions < llc.instructions {
+                    "fewer"
+                } else if row.ours.instructions == llc.instructions {
+                    "equal"
+                } else {
+                    "more"
+                },
+            ),
+        };
+        table.push_str(&format!(
+            "{name}\t{}\t{llc}\t{verdict}\n",
+            row.ours.instructions
+        ));
+        let cell_dir = keep.join(&name);
+        std::fs::create_dir_all(&cell_dir).map_err(|e| format!("{}: {e}", cell_dir.display()))?;
+        for (side, unique, result) in [("ours", ours, our), ("llc", theirs, their)] {
+            let Some(representative) = unique.of_cell[n] else {
+                continue;
+            };
+            let function = unique.representatives[representative].name();
+            for (ext, texts) in [("ptx", &result.ptx), ("sass", &result.sass)] {
+                if let Some(text) = texts.get(&function) {
+                    write(&cell_dir.join(format!("{side}.{ext}")), text)?;
+                }
+            }
+        }
+    }
+    write(&keep.join("cells.tsv"), &table)
 }
 
 /// Runs every job on as many threads as the machine has cores, keeping the jobs' order.
@@ -198,7 +382,7 @@ where
     done.into_iter().map(|(_, result)| result).collect()
 }
 
-/// Lowers a module (through llc when given), assembles it for sm_90 and summarizes its SASS.
+/// Lowers a module (through llc when given) and assembles it for sm_90: its PTX and its SASS.
 fn sass_of(
     backend: &dyn Backend,
     module: &Module,
@@ -206,16 +390,16 @@ fn sass_of(
     stem: &str,
     ptxas: &Path,
     nvdisasm: &Path,
-    through_llc: Option<(&Path, &mut String)>,
-) -> Result<HashMap<String, SassSummary>, String> {
+    through_llc: Option<&Path>,
+) -> Result<(String, String), String> {
     let mut text = String::new();
     let module = verify::verify(module).map_err(|d| d[0].to_string())?;
     backend
         .lower(&module, &LowerOptions::module(), &mut text)
         .map_err(|e| e.to_string())?;
     let ptx_path = dir.join(format!("{stem}.ptx"));
-    match through_llc {
-        Some((llc, ptx_text)) => {
+    let ptx_text = match through_llc {
+        Some(llc) => {
             let ll_path = dir.join(format!("{stem}.ll"));
             std::fs::write(&ll_path, &text).map_err(|e| e.to_string())?;
             tools::run(
@@ -230,10 +414,13 @@ fn sass_of(
                     .arg(&ptx_path)
                     .arg(&ll_path),
             )?;
-            *ptx_text = std::fs::read_to_string(&ptx_path).map_err(|e| e.to_string())?;
+            std::fs::read_to_string(&ptx_path).map_err(|e| e.to_string())?
         }
-        None => std::fs::write(&ptx_path, &text).map_err(|e| e.to_string())?,
-    }
+        None => {
+            std::fs::write(&ptx_path, &text).map_err(|e| e.to_string())?;
+            text
+        }
+    };
     let cubin = dir.join(format!("{stem}.cubin"));
     tools::run(
         Command::new(ptxas)
@@ -242,7 +429,7 @@ fn sass_of(
             .arg(&ptx_path),
     )?;
     let sass = tools::run(Command::new(nvdisasm).arg("-c").arg(&cubin))?;
-    Ok(summarize_sass(&sass))
+    Ok((ptx_text, sass))
 }
 
 #[derive(Default)]
@@ -261,16 +448,7 @@ fn report(rows: &[Row]) {
     let mut total = Tally::default();
     let mut worse_cells = Vec::new();
     for row in rows {
-        let group = format!(
-            "{} {}{}",
-            row.cell.op,
-            if row.cell.shape.is_vector() {
-                format!("{}.", row.cell.shape)
-            } else {
-                String::new()
-            },
-            row.cell.ty
-        );
+        let group = group_of(&row.cell);
         for tally in [by_group.entry(group).or_default(), &mut total] {
             tally.cells += 1;
             match row.llc {

@@ -216,6 +216,38 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
             }
             continue;
         }
+        // More than four 16-bit lanes are stored as packed 32-bit words, four to a store, as
+        // llc stores them: a v8 result is then one STG on sm_90, not two.
+        if elem.bits() == 16 && lanes > 4 && lanes % 2 == 0 {
+            let mut words = Vec::with_capacity(lanes / 2);
+            for pair in 0..lanes / 2 {
+                let word = emitter.temp(Class::B32);
+                body.push_str("\tmov.b32 ");
+                emitter.put_temp(body, word);
+                body.push_str(", {");
+                write_value(body, &emitter.names, *result, Some(2 * pair));
+                body.push_str(", ");
+                write_value(body, &emitter.names, *result, Some(2 * pair + 1));
+                body.push_str("};\n");
+                words.push(word);
+            }
+            for (n, four) in words.chunks(4).enumerate() {
+                let _ = write!(
+                    body,
+                    "\tst.global.v4.b32 [%_d{}+{}], {{",
+                    slot.number,
+                    n * 16
+                );
+                for (k, word) in four.iter().enumerate() {
+                    if k > 0 {
+                        body.push_str(", ");
+                    }
+                    emitter.put_temp(body, *word);
+                }
+                body.push_str("};\n");
+            }
+            continue;
+        }
         // One vector store per 16 bytes (at most four lanes, PTX's widest vector before
         // sm_100): the result slot has the natural alignment of the whole vector, which is
         // also what the LLVM backend's `store <N x T>` of the same result assumes.

@@ -8,7 +8,7 @@ use atomir_ir::{AddressSpace, AtomicInst, Inst, ValueType};
 
 use atomir_ir::lower::{FenceBracket, Label, Unprintable};
 
-use super::{Class, KernelEmitter, Src};
+use super::{Class, KernelEmitter, Known, Src};
 use crate::legal::{Form, PtxPlan, RmwForms};
 
 impl<'k> KernelEmitter<'k> {
@@ -53,6 +53,8 @@ impl<'k> KernelEmitter<'k> {
         self.zero_extended.resize(self.vars.len(), false);
         self.masked.clear();
         self.masked.resize(self.vars.len(), None);
+        self.known.clear();
+        self.known.resize(self.vars.len(), Known::Nothing);
         let addr = self.address(out, inst);
         self.mov(out, self.var(expansion.addr), addr, 64);
         let natural = PrimType::natural(inst.ty).bits();

@@ -69,17 +69,22 @@ impl<'k> KernelEmitter<'k> {
 }
 
 impl<'k> KernelEmitter<'k> {
-    /// Spells a fence of the bracket: `fence.sc`/`fence.acq_rel` where the target has `.sem`,
-    /// a `membar` (sequentially consistent) before.
+    /// Spells a fence of the bracket: `fence.sc` for seq_cst; `fence.acquire`/`fence.release`
+    /// for an acquire or release fence where the target has them, `fence.acq_rel` (stronger)
+    /// where it has only `.sem`; a `membar` (sequentially consistent) before.
     pub(super) fn fence(&self, out: &mut String, fence: Option<Fence>, plan: &PtxPlan) {
         let Some(fence) = fence else { return };
-        if !self.target.has(Feature::Sem) {
-            let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
-        } else if fence.order == MemoryOrder::SeqCst {
-            let _ = writeln!(out, "\tfence.sc.{};", scope_name(plan.scope));
-        } else {
-            let _ = writeln!(out, "\tfence.acq_rel.{};", scope_name(plan.scope));
-        }
+        let sem = match fence.order {
+            _ if !self.target.has(Feature::Sem) => {
+                let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
+                return;
+            }
+            MemoryOrder::SeqCst => "sc",
+            MemoryOrder::Acquire if self.target.has(Feature::SplitFences) => "acquire",
+            MemoryOrder::Release if self.target.has(Feature::SplitFences) => "release",
+            _ => "acq_rel",
+        };
+        let _ = writeln!(out, "\tfence.{sem}.{};", scope_name(plan.scope));
     }
 
     /// `.<sem>` of an access's own order, where the target spells orders on instructions.

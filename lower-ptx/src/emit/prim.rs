@@ -10,7 +10,7 @@ use atomir_ir::ElemType;
 use atomir_ir::lower::{FenceBracket, Unprintable};
 
 use super::regs::Operand;
-use super::{Class, KernelEmitter, Src, Temp};
+use super::{Class, KernelEmitter, Known, Src, Temp};
 use crate::legal::{PtxPlan, RmwForms};
 use crate::target::Feature;
 
@@ -72,6 +72,7 @@ impl<'k> KernelEmitter<'k> {
                 let width = ty(dst).bits();
                 self.mov_const(out, t(dst), width, bits);
                 self.zero_extended[dst.as_u32() as usize] = true;
+                self.known[dst.as_u32() as usize] = Known::Const(bits);
             }
             Prim::Load { dst, addr, mem } => {
                 self.load(out, plan, mem, bracket(mem), t(dst), t(addr));
@@ -143,6 +144,7 @@ impl<'k> KernelEmitter<'k> {
                 self.fence(out, bracket.trailing, plan);
             }
             Prim::Unary { dst, op, src } => {
+                let src_var = src;
                 let (dt, st) = (ty(dst), ty(src));
                 let (dc, sc) = (Class::of_prim(dt), Class::of_prim(st));
                 match op {
@@ -180,6 +182,25 @@ impl<'k> KernelEmitter<'k> {
                         } else {
                             t(src)
                         };
+                        // Only for a result: inside a loop ptxas folds the shift into the
+                        // arithmetic that follows (`LEA.HI`) and not the unpack.
+                        let upper = match self.known[src_var.as_u32() as usize] {
+                            Known::UpperHalf(word) if expansion.results.contains(&dst) => {
+                                Some(word)
+                            }
+                            _ => None,
+                        };
+                        if let (Class::B16, Some(word)) = (dc, upper) {
+                            let low = self.temp(Class::B16);
+                            out.push_str("\tmov.b32 {");
+                            self.put_temp(out, low);
+                            out.push_str(", ");
+                            self.put_temp(out, t(dst));
+                            out.push_str("}, ");
+                            self.put_temp(out, word);
+                            out.push_str(";\n");
+                            return Ok(());
+                        }
                         let opcode = match (dc, sc) {
                             (Class::B32, Class::B16) => "cvt.u32.u16",
                             (Class::B64, Class::B16) => "cvt.u64.u16",
@@ -193,6 +214,7 @@ impl<'k> KernelEmitter<'k> {
                 }
             }
             Prim::Binary { dst, op, a, b } => {
+                let b_var = b;
                 let (reads_high_a, reads_high_b) = match op {
                     BinaryOp::UMin | BinaryOp::UMax | BinaryOp::LShr => (true, true),
                     BinaryOp::Shl => (false, true),
@@ -219,6 +241,12 @@ impl<'k> KernelEmitter<'k> {
                     Unprintable(format!("{op:?} is rewritten by the soft-float pass"))
                 })?;
                 self.zero_extended[dst.as_u32() as usize] = dst_zero_extended;
+                if op == BinaryOp::LShr
+                    && ty(dst) == PrimType::I32
+                    && self.known[b_var.as_u32() as usize] == Known::Const(16)
+                {
+                    self.known[dst.as_u32() as usize] = Known::UpperHalf(a);
+                }
             }
             Prim::Cmp { dst, cond, a, b } => {
                 let bits = Class::of_prim(ty(a)).bits();

@@ -147,6 +147,22 @@ impl WordLayout {
     }
 }
 
+/// The type of a word's widened op: the packed half type for f16/bf16 add and sub (each half
+/// the add of its own element; only where the node fills its words, so no half belongs to
+/// other data), the word's bits otherwise.
+fn word_type(node: &AtomicNode, layout: &WordLayout) -> ElemType {
+    let fills_words = layout.keep().is_none();
+    match node.ty {
+        ElemType::F16 if fills_words && matches!(node.op, AtomicOp::Add | AtomicOp::Sub) => {
+            ElemType::F16x2
+        }
+        ElemType::Bf16 if fills_words && matches!(node.op, AtomicOp::Add | AtomicOp::Sub) => {
+            ElemType::Bf16x2
+        }
+        _ => ElemType::B32,
+    }
+}
+
 /// Emits the 8/16-bit elements of `node` ([`Lowering::MaskedCasLoop`](crate::legal::Lowering::MaskedCasLoop) and
 /// [`Lowering::MaskedOp`](crate::legal::Lowering::MaskedOp)) by one access per aligned 32-bit word they lie in, leaving the
 /// builder in the exit block and returning each element's old value (in its natural type).
@@ -202,7 +218,7 @@ pub(super) fn part_word(
             b.push(Prim::Rmw {
                 dst: Some(old_word),
                 op: node.op,
-                ty: ElemType::B32,
+                ty: word_type(node, &layout),
                 addr: word,
                 value,
                 mem,
