@@ -489,8 +489,8 @@ fn reassociated_float_add(node: &AtomicNode, target: PtxTarget) -> bool {
 /// The element lowering of a float min/max by the integer `atom`s ([`int_min_max`]): a relaxed
 /// scalar one is run by one lane for all the lanes of its warp with the same address
 /// ([`Lowering::WarpIntMinMax`]) where the target has the warp instructions. At one contended
-/// address with increasing operands, an H100 took 0.033 ms with one `atom` per warp and address
-/// against about 0.78 ms with one per lane.
+/// address with increasing operands (f32 max, 2^20 threads) an H100 took 0.036 ms this way
+/// against 0.780 ms with one `atom` per lane.
 fn warp_int_min_max(node: &AtomicNode, target: PtxTarget) -> Lowering {
     let combines = node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()

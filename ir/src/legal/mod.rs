@@ -83,7 +83,9 @@ pub enum Lowering {
     /// An 8/16-bit element inside its aligned 32-bit word, by a masked 32-bit CAS loop.
     MaskedCasLoop,
     /// An 8/16-bit and/or/xor inside its aligned 32-bit word: one widened native op whose
-    /// operand leaves the other bits unchanged.
+    /// operand leaves the other bits unchanged; or a vector's f16/bf16 add/sub as one packed
+    /// f16x2/bf16x2 add per word, each half its own element's operand (the vector fills its
+    /// words, so no half belongs to other data).
     MaskedOp,
     /// A vector node as per-element atomics, each native.
     SplitNative,
@@ -92,8 +94,9 @@ pub enum Lowering {
     /// A vector node of 8/16-bit elements as one masked CAS loop per aligned 32-bit word, each
     /// loop applying the op to every element of its word.
     SplitMaskedCasLoop,
-    /// A vector node of 8/16-bit and/or/xor (or loads) as one widened op per aligned 32-bit
-    /// word, each element's operand in place.
+    /// A vector node of 8/16-bit and/or/xor (or loads), or of f16/bf16 add/sub where the target
+    /// has the packed add, as one widened op per aligned 32-bit word, each element's operand in
+    /// place.
     SplitMaskedOp,
     /// A 32/64-bit float `min`/`max`/`fminimumnum`/`fmaximumnum` by the integer min/max atomic
     /// of its width on the operand's bits (signed or unsigned by the operand's sign), with a CAS
