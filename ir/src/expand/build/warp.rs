@@ -84,10 +84,11 @@ impl WarpFold {
         let magnitude = b.binary(BinaryOp::And, operand_bits, magnitude_mask);
         let infinity = b.constant(int, super::float_infinity_bits(ty));
         let is_nan = b.cmp(CmpCond::Ugt, magnitude, infinity);
-        let identity = self
-            .scan_op()
-            .integer_identity(bits)
-            .expect("an unsigned min/max has an identity");
+        // The identity of the unsigned max is 0, of the unsigned min all ones.
+        let identity = match self {
+            WarpFold::FloatMinMax { max: true } => 0,
+            _ => (sign << 1).wrapping_sub(1),
+        };
         let identity = b.constant(int, identity);
         b.select(is_nan, identity, key)
     }
@@ -146,16 +147,19 @@ fn decode_key(b: &mut Builder, ty: ElemType, key: Var) -> Var {
     b.binary(BinaryOp::Xor, key, flip)
 }
 
-/// Emits one element carried out once per address by a warp ([`Lowering::WarpMaskedCasLoop`](crate::legal::Lowering::WarpMaskedCasLoop),
-/// [`Lowering::WarpNative`](crate::legal::Lowering::WarpNative), [`Lowering::WarpIntMinMax`](crate::legal::Lowering::WarpIntMinMax)): the lanes with the same address fold their operands by `fold`
-/// ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold), float add where the client opted into reassociation, or float
-/// min/max), the highest of them carries out the element with the fold of all of them
-/// (`carry`: the masked CAS loop, the native RMW, or the integer trick), and every lane gets
-/// the old value of the linearization in which the group's operations follow each other in
-/// lane order: the old value the group's operation replaced, folded with the operands of the
-/// lanes below it (for sub, minus their sum). A lane alone at its address carries out its own
-/// operation at once. Leaves the builder
-/// in the exit block and returns this lane's old value.
+/// Emits one element carried out once per address by a warp
+/// ([`Lowering::WarpMaskedCasLoop`](crate::legal::Lowering::WarpMaskedCasLoop),
+/// [`Lowering::WarpNative`](crate::legal::Lowering::WarpNative),
+/// [`Lowering::WarpIntMinMax`](crate::legal::Lowering::WarpIntMinMax)): the lanes with the
+/// same address fold their operands by `fold`
+/// ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold), float add where the client
+/// opted into reassociation, or float min/max), the highest of them carries out the element
+/// with the fold of all of them (`carry`: the masked CAS loop, the native RMW, or the integer
+/// trick), and every lane gets the old value of the linearization in which the group's
+/// operations follow each other in lane order: the old value the group's operation replaced,
+/// folded with the operands of the lanes below it (for sub, minus their sum). A lane alone at
+/// its address carries out its own operation at once. Leaves the builder in the exit block and
+/// returns this lane's old value.
 ///
 /// The lanes of a group wait for each other, with ordering, before the operation (so each
 /// lane's earlier accesses to the location come before the operation done for it) and after
