@@ -555,7 +555,8 @@ fn masked_cas_loop_element(
     operand: Var,
     new_value: Option<Var>,
 ) -> Var {
-    part_word(b, node, addr, &[operand], new_value.as_slice(), true)[0]
+    // The warp's group needs the replaced value whether or not this node's result is used.
+    part_word(b, node, addr, &[operand], new_value.as_slice(), true, true)[0]
 }
 
 /// Emits one element natively: a CAS or the target's RMW on the element type.
@@ -650,7 +651,8 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
         let operands = b.expansion.operands.clone();
         let new_values = b.expansion.new_values.clone();
         let needs_loop = element == Lowering::MaskedCasLoop;
-        let olds = part_word(&mut b, node, base, &operands, &new_values, needs_loop);
+        let used = node.result_used();
+        let olds = part_word(&mut b, node, base, &operands, &new_values, needs_loop, used);
         if node.result_used() {
             b.expansion.results = olds;
         }

@@ -165,7 +165,9 @@ fn word_type(node: &AtomicNode, layout: &WordLayout) -> ElemType {
 
 /// Emits the 8/16-bit elements of `node` ([`Lowering::MaskedCasLoop`](crate::legal::Lowering::MaskedCasLoop) and
 /// [`Lowering::MaskedOp`](crate::legal::Lowering::MaskedOp)) by one access per aligned 32-bit word they lie in, leaving the
-/// builder in the exit block and returning each element's old value (in its natural type).
+/// builder in the exit block and returning each element's old value (in its natural type)
+/// where `old_values` asks for them, none otherwise: an unused result is not taken apart, as
+/// its lanes would be dead code (after a reduction, reads of a word the `red` never writes).
 ///
 /// With `needs_loop`, a word's elements share one masked CAS loop whose step applies the op to
 /// every element of the word, each with its own operand and wrapping within its own bits;
@@ -181,6 +183,7 @@ pub(super) fn part_word(
     operands: &[Var],
     new_values: &[Var],
     needs_loop: bool,
+    old_values: bool,
 ) -> SmallVec<[Var; 8]> {
     let ty = node.ty;
     let element_ty = PrimType::int(ty.bits());
@@ -189,6 +192,9 @@ pub(super) fn part_word(
     let lanes = layout.lanes();
     let mut olds = SmallVec::new();
     let mut extract = |b: &mut Builder, old_word: Var, count: usize| {
+        if !old_values {
+            return;
+        }
         let window = layout.window_of(b, old_word);
         for lane in 0..count {
             let bits = layout.lane_of(b, window, lane, element_ty);
