@@ -22,6 +22,20 @@ struct FunctionText {
     labels: HashMap<String, u32>,
 }
 
+/// The function a `.section .text.<name>` line of `nvdisasm` output opens, if it is one.
+fn text_section_name(line: &str) -> Option<String> {
+    let section = line
+        .strip_prefix(".section\t.text.")
+        .or_else(|| line.strip_prefix(".section .text."))?;
+    Some(
+        section
+            .split([',', ' ', '\t'])
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
 /// Splits `nvdisasm` output into functions and summarizes each.
 pub fn summarize_sass(disassembly: &str) -> HashMap<String, SassSummary> {
     let mut functions = HashMap::new();
@@ -34,15 +48,7 @@ pub fn summarize_sass(disassembly: &str) -> HashMap<String, SassSummary> {
     };
     for line in disassembly.lines() {
         let trimmed = line.trim();
-        if let Some(section) = trimmed
-            .strip_prefix(".section\t.text.")
-            .or_else(|| trimmed.strip_prefix(".section .text."))
-        {
-            let name = section
-                .split([',', ' ', '\t'])
-                .next()
-                .unwrap_or_default()
-                .to_string();
+        if let Some(name) = text_section_name(trimmed) {
             finish(&mut functions, current.take());
             current = Some(FunctionText {
                 name,
@@ -78,15 +84,7 @@ pub fn sass_functions(disassembly: &str) -> HashMap<String, String> {
     let mut current: Option<(String, String)> = None;
     for line in disassembly.lines() {
         let trimmed = line.trim();
-        if let Some(section) = trimmed
-            .strip_prefix(".section\t.text.")
-            .or_else(|| trimmed.strip_prefix(".section .text."))
-        {
-            let name = section
-                .split([',', ' ', '\t'])
-                .next()
-                .unwrap_or_default()
-                .to_string();
+        if let Some(name) = text_section_name(trimmed) {
             if let Some((name, text)) = current.take() {
                 functions.insert(name, text);
             }
