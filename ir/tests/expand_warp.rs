@@ -31,6 +31,41 @@ fn relaxed(op: AtomicOp, ty: ElemType, result_used: bool) -> AtomicNode {
     }
 }
 
+/// The slot each of `lanes` lanes acts on among `slots`: all on one where `interfere` asks, or
+/// (one warp in `one_in`) by chance, else on a random run of slots. Returns the run's length
+/// and each lane's slot.
+fn lane_slots(
+    rng: &mut XorShift,
+    lanes: usize,
+    slots: usize,
+    interfere: bool,
+    one_in: u64,
+) -> (usize, Vec<usize>) {
+    let used_slots = if interfere || rng.next().is_multiple_of(one_in) {
+        1
+    } else {
+        1 + (rng.next() as usize % slots)
+    };
+    let first_slot = rng.next() as usize % (slots - used_slots + 1);
+    let slot_of = (0..lanes)
+        .map(|_| first_slot + rng.next() as usize % used_slots)
+        .collect();
+    (used_slots, slot_of)
+}
+
+/// Each lane's inputs: the address of its slot (of `bytes` each) and its one operand.
+fn lane_inputs<'a>(slot_of: &[usize], operands: &'a [[u128; 1]], bytes: usize) -> Vec<Inputs<'a>> {
+    slot_of
+        .iter()
+        .zip(operands)
+        .map(|(&slot, operands)| Inputs {
+            addr: BASE + (slot * bytes) as u64,
+            operands,
+            new_values: &[],
+        })
+        .collect()
+}
+
 /// One warp run; returns how many CAS attempts it made.
 fn check_warp(
     interp: &mut Interpreter,
@@ -51,15 +86,7 @@ fn check_warp(
     let initial = memory.bytes().to_vec();
     let slots = MEMORY_BYTES / bytes;
     // Few distinct locations, so that groups are large; sometimes one for the whole warp.
-    let used_slots = if interfere || rng.next().is_multiple_of(4) {
-        1
-    } else {
-        1 + (rng.next() as usize % slots)
-    };
-    let first_slot = rng.next() as usize % (slots - used_slots + 1);
-    let slot_of: Vec<usize> = (0..lanes)
-        .map(|_| first_slot + rng.next() as usize % used_slots)
-        .collect();
+    let (used_slots, slot_of) = lane_slots(rng, lanes, slots, interfere, 4);
     let operands: Vec<[u128; 1]> = (0..lanes)
         .map(|_| {
             // Small operands make min/max ties and add carries across the element common.
@@ -71,13 +98,7 @@ fn check_warp(
             [value & mask]
         })
         .collect();
-    let inputs: Vec<Inputs<'_>> = (0..lanes)
-        .map(|lane| Inputs {
-            addr: BASE + (slot_of[lane] * bytes) as u64,
-            operands: &operands[lane],
-            new_values: &[],
-        })
-        .collect();
+    let inputs = lane_inputs(&slot_of, &operands, bytes);
     // Another thread stores a random value to the word of the first CAS, once, where the warp
     // works on one location (so the store comes before that location's one group acts; with
     // several groups on a word it could come after a group that left without a CAS).
@@ -420,15 +441,7 @@ fn check_float_min_max_warp(
             value
         })
         .collect();
-    let used_slots = if interfere || rng.next().is_multiple_of(3) {
-        1
-    } else {
-        1 + (rng.next() as usize % slots)
-    };
-    let first_slot = rng.next() as usize % (slots - used_slots + 1);
-    let slot_of: Vec<usize> = (0..lanes)
-        .map(|_| first_slot + rng.next() as usize % used_slots)
-        .collect();
+    let (used_slots, slot_of) = lane_slots(rng, lanes, slots, interfere, 3);
     // A few warps of NaNs alone, or of one value.
     let operands: Vec<[u128; 1]> = match rng.next() % 10 {
         0 => {
@@ -440,13 +453,7 @@ fn check_float_min_max_warp(
         1 => vec![[pick(rng)]; lanes],
         _ => (0..lanes).map(|_| [pick(rng)]).collect(),
     };
-    let inputs: Vec<Inputs<'_>> = (0..lanes)
-        .map(|lane| Inputs {
-            addr: BASE + (slot_of[lane] * bytes) as u64,
-            operands: &operands[lane],
-            new_values: &[],
-        })
-        .collect();
+    let inputs = lane_inputs(&slot_of, &operands, bytes);
     // Another thread stores a float of the pool before the first atomic (RMW or CAS), once,
     // where the warp works on one location.
     let interfere = interfere && used_slots == 1;
