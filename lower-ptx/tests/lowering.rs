@@ -29,6 +29,18 @@ fn one(
     kernel
 }
 
+/// One atomic of `shape` on a global pointer, its result used.
+fn on_global(op: AtomicOp, ty: ElemType, order: MemoryOrder, shape: VectorShape) -> Kernel {
+    let mut kernel = Kernel::new("k");
+    let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+    let b = kernel.add_param("b", ValueType::Data(ty, shape));
+    let mut inst = AtomicInst::new(op, ty, addr, b.into());
+    inst.order = order;
+    inst.shape = shape;
+    kernel.push(inst, Some("r"));
+    kernel
+}
+
 fn lower(target: &str, kernel: Kernel) -> String {
     let backend = parse_target(target).unwrap();
     let mut out = String::new();
@@ -333,13 +345,7 @@ fn relaxed_scalar_float_min_max_combines_the_warp() {
                     MemoryOrder::SeqCst,
                 ] {
                     for shape in [VectorShape::Scalar, VectorShape::V2] {
-                        let mut kernel = Kernel::new("k");
-                        let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
-                        let b = kernel.add_param("b", ValueType::Data(ty, shape));
-                        let mut inst = AtomicInst::new(op, ty, addr, b.into());
-                        inst.order = order;
-                        inst.shape = shape;
-                        kernel.push(inst, Some("r"));
+                        let kernel = on_global(op, ty, order, shape);
                         let Ok(legality) = backend.legalize_inst(&kernel, first(&kernel)) else {
                             continue;
                         };
@@ -404,13 +410,7 @@ fn relaxed_scalar_float_min_max_combines_the_warp() {
 #[test]
 fn relaxed_small_integer_loops_combine_the_warp() {
     let check = |target: &str, op, ty, order, shape, expected: Lowering| {
-        let mut kernel = Kernel::new("k");
-        let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
-        let b = kernel.add_param("b", ValueType::Data(ty, shape));
-        let mut inst = AtomicInst::new(op, ty, addr, b.into());
-        inst.order = order;
-        inst.shape = shape;
-        kernel.push(inst, Some("r"));
+        let kernel = on_global(op, ty, order, shape);
         let backend = PtxTarget::parse(target).unwrap();
         let legality = backend.legalize_inst(&kernel, first(&kernel)).unwrap();
         assert_eq!(legality.lowering, expected, "{target} {op} {ty} {order}");
