@@ -1,6 +1,7 @@
-//! The PTX backend of atomir: lowers atomic nodes to `atom`/`red` (with `fence.sc`/`membar`
-//! where the order needs it), or to the shared emulations of [`atomir_ir::expand`], for
-//! `ptx:sm_XX[@X.Y]` targets.
+//! The PTX backend of atomir: lowers atomic nodes to `atom`/`red` (with `fence.sc`,
+//! `fence.acq_rel`, `fence.release`/`fence.acquire` from sm_90 and PTX ISA 8.6, or `membar`
+//! before sm_70, where the order needs it), or to the shared emulations of
+//! [`atomir_ir::expand`], for `ptx:sm_XX[@X.Y]` targets.
 //!
 //! - [`target`]: architectures, ISA versions and the features each has.
 //! - `legal`: the legality table (the only place that knows what ptxas accepts).
