@@ -773,3 +773,31 @@ fn byte_loops_mask_only_where_the_high_byte_is_read_and_extract_once() {
     assert_eq!(count(&relaxed, "shr.u32"), 2, "{relaxed}");
     assert_eq!(count(&relaxed, "atom."), 1, "{relaxed}");
 }
+
+#[test]
+fn loops_unpack_float_halves_and_shift_integer_ones() {
+    let loop_body = |text: &str| {
+        let start = text.find("_b1:").expect("a loop");
+        let end = text[start..].find("bra").expect("a back edge") + start;
+        text[start..end].to_string()
+    };
+    let on_shared = |op, ty| {
+        let mut kernel = Kernel::new("k");
+        let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Shared));
+        let b = kernel.add_param("b", ValueType::Data(ty, VectorShape::V2));
+        let mut inst = AtomicInst::new(op, ty, addr, b.into());
+        inst.order = MemoryOrder::Acquire;
+        inst.space = AddressSpace::Shared;
+        inst.shape = VectorShape::V2;
+        kernel.push(inst, Some("r"));
+        lower("sm_90", kernel)
+    };
+    // The upper f16 of the word feeds `max.f16`: unpacked (the lower half is truncated).
+    let max = loop_body(&on_shared(AtomicOp::Max, ElemType::F16));
+    assert!(max.contains("mov.b32 {"), "{max}");
+    assert_eq!(max.matches("cvt.u16.u32").count(), 1, "{max}");
+    // The upper u16 feeds an integer add, into which ptxas folds the shift: truncated too.
+    let add = loop_body(&on_shared(AtomicOp::Add, ElemType::U16));
+    assert!(!add.contains("mov.b32 {"), "{add}");
+    assert_eq!(add.matches("cvt.u16.u32").count(), 2, "{add}");
+}

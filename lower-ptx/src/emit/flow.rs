@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Expansion, Prim, PrimType, Var};
-use atomir_ir::{AddressSpace, AtomicInst, Inst, ValueType};
+use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, Inst, ValueType};
 
 use atomir_ir::lower::{FenceBracket, Label, Unprintable};
 
@@ -38,6 +38,11 @@ impl<'k> KernelEmitter<'k> {
                 "an expansion with a native element the plan does not name".into(),
             ));
         }
+        let lane = inst.ty.lane_type();
+        self.unpack_float_halves = self.target.sm.number() >= 90
+            && lane.is_float()
+            && lane.bits() == 16
+            && inst.op != AtomicOp::Cas;
         self.zero_skipped_result(out, inst);
         self.guard_begin(out, inst, id);
         let mut vars = std::mem::take(&mut self.vars);

@@ -297,6 +297,17 @@ pub(crate) struct KernelEmitter<'k> {
     made: MadeNames<'k>,
     /// The result of the instruction a spliced fragment holds.
     spliced_result: Option<Value>,
+    /// Whether the current expansion unpacks every upper 16-bit half with `mov.b32 {lo, hi}`,
+    /// not only a result's: where its halves are f16/bf16 elements (every op of those types but
+    /// `cas`, which compares bits) on sm_90 and later. ptxas for those architectures then reads
+    /// the half where it keeps the shift and `cvt` (sm_90: a v8.f16x2 acquire max on `.shared`
+    /// 239 SASS instructions against 190); integer halves, and a cas's, are one to four
+    /// instructions longer unpacked. Measured on every f16/bf16/f16x2/bf16x2 v2/v4 op but cas,
+    /// relaxed/acquire/acq_rel, global and shared, result used and dead (864 kernels), with
+    /// ptxas 13.5: SASS instructions sm_90 111,544 -> 107,064, sm_100 112,360 -> 107,880,
+    /// sm_120 111,896 -> 107,048, but sm_75 157,132 -> 158,132, sm_80 141,948 -> 142,540,
+    /// sm_89 141,084 -> 141,676.
+    unpack_float_halves: bool,
 }
 
 /// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.

@@ -182,10 +182,14 @@ impl<'k> KernelEmitter<'k> {
                         } else {
                             t(src)
                         };
-                        // Only for a result: inside a loop ptxas folds the shift into the
-                        // arithmetic that follows (`LEA.HI`) and not the unpack.
+                        // For a result, and inside a loop where the half is a 16-bit float
+                        // (`unpack_float_halves`); an integer half inside a loop keeps the
+                        // shift, which ptxas folds into the arithmetic that follows
+                        // (`LEA.HI`) and not the unpack.
                         let upper = match self.known[src_var.as_u32() as usize] {
-                            Known::UpperHalf(word) if expansion.results.contains(&dst) => {
+                            Known::UpperHalf(word)
+                                if self.unpack_float_halves || expansion.results.contains(&dst) =>
+                            {
                                 Some(word)
                             }
                             _ => None,

@@ -34,6 +34,7 @@ impl<'k> KernelEmitter<'k> {
             names: ValueNames::Kernel(names),
             made: MadeNames::Kernel,
             spliced_result: None,
+            unpack_float_halves: false,
         }
     }
 
@@ -79,6 +80,7 @@ impl<'k> KernelEmitter<'k> {
             names: ValueNames::Kernel(Vec::new()),
             made: MadeNames::Kernel,
             spliced_result: None,
+            unpack_float_halves: false,
         }
     }
 
