@@ -801,3 +801,23 @@ fn loops_unpack_float_halves_and_shift_integer_ones() {
     assert!(!add.contains("mov.b32 {"), "{add}");
     assert_eq!(add.matches("cvt.u16.u32").count(), 2, "{add}");
 }
+
+#[test]
+fn signed_byte_lanes_are_sign_extended_from_their_word() {
+    let mut kernel = Kernel::new("k");
+    let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+    let b = kernel.add_param("b", ValueType::Data(ElemType::S8, VectorShape::V4));
+    let mut inst = AtomicInst::new(AtomicOp::Max, ElemType::S8, addr, b.into());
+    inst.order = MemoryOrder::Release;
+    inst.shape = VectorShape::V4;
+    kernel.push(inst, Some("r"));
+    let max = lower("sm_90", kernel);
+    // Each byte of the loaded word is read as signed by one field extraction at its offset;
+    // the operands, parameters of the kernel, are sign-extended from their registers.
+    for at in ["0x0", "0x8", "0x10", "0x18"] {
+        let extraction = format!(", {at}, 0x8;");
+        assert_eq!(max.matches(&extraction).count(), 1, "{at}: {max}");
+    }
+    assert_eq!(max.matches("bfe.s32").count(), 4, "{max}");
+    assert_eq!(max.matches("cvt.s16.s8").count(), 4, "{max}");
+}

@@ -267,11 +267,23 @@ pub(super) enum Known {
     Nothing,
     /// A constant.
     Const(u128),
-    /// The upper 16 bits of a 32-bit register (a right shift by 16): truncated into a result,
-    /// it is the register's high half, which `mov.b32 {lo, hi}` unpacks. ptxas folds an unpack
-    /// and the result's repacking into nothing where it does not fold a shift and a `cvt` (a
-    /// v2.u16 exch's result on sm_90: 23 SASS instructions against 22).
-    UpperHalf(Temp),
+    /// A 32-bit register shifted right by a constant. By 16 and truncated to 16 bits, it is the
+    /// register's high half, which `mov.b32 {lo, hi}` unpacks: ptxas folds an unpack and the
+    /// result's repacking into nothing where it does not fold a shift and a `cvt` (a v2.u16
+    /// exch's result on sm_90: 23 SASS instructions against 22).
+    Shifted {
+        word: Temp,
+        by: u32,
+    },
+    /// The byte of a 32-bit register at bit `at` (a truncation to 8 bits, of the register or of
+    /// it shifted right by `at`). Read as signed, it is extracted with `bfe.s32`, which ptxas
+    /// turns into a shift and a sign extension where it keeps a shift, a truncation and
+    /// `cvt.s16.s8` as three (a v4.s8 max loop on sm_90: 50 SASS instructions against 46, as
+    /// many as llc's).
+    Byte {
+        word: Temp,
+        at: u32,
+    },
 }
 
 /// Emits the body of one kernel, counting the temporaries it uses.

@@ -186,8 +186,15 @@ impl<'k> KernelEmitter<'k> {
                         // (`unpack_float_halves`); an integer half inside a loop keeps the
                         // shift, which ptxas folds into the arithmetic that follows
                         // (`LEA.HI`) and not the unpack.
-                        let upper = match self.known[src_var.as_u32() as usize] {
-                            Known::UpperHalf(word)
+                        let known = self.known[src_var.as_u32() as usize];
+                        if dt == PrimType::I8 && sc == Class::B32 {
+                            self.known[dst.as_u32() as usize] = match known {
+                                Known::Shifted { word, by } => Known::Byte { word, at: by },
+                                _ => Known::Byte { word: src, at: 0 },
+                            };
+                        }
+                        let upper = match known {
+                            Known::Shifted { word, by: 16 }
                                 if self.unpack_float_halves || expansion.results.contains(&dst) =>
                             {
                                 Some(word)
@@ -218,7 +225,7 @@ impl<'k> KernelEmitter<'k> {
                 }
             }
             Prim::Binary { dst, op, a, b } => {
-                let b_var = b;
+                let (a_var, b_var) = (a, b);
                 let (reads_high_a, reads_high_b) = match op {
                     BinaryOp::UMin | BinaryOp::UMax | BinaryOp::LShr => (true, true),
                     BinaryOp::Shl => (false, true),
@@ -241,15 +248,26 @@ impl<'k> KernelEmitter<'k> {
                 } else {
                     t(b)
                 };
-                self.binary(out, op, ty(dst), t(dst), a, b).map_err(|op| {
+                // Signed 8-bit min/max compares the operands sign-extended to 16 bits.
+                let (ty_dst, a, b) = match (op, ty(dst)) {
+                    (BinaryOp::SMin | BinaryOp::SMax, PrimType::I8) => (
+                        PrimType::I16,
+                        self.sign_extended_byte(out, a_var, a),
+                        self.sign_extended_byte(out, b_var, b),
+                    ),
+                    (_, ty_dst) => (ty_dst, a, b),
+                };
+                self.binary(out, op, ty_dst, t(dst), a, b).map_err(|op| {
                     Unprintable(format!("{op:?} is rewritten by the soft-float pass"))
                 })?;
                 self.zero_extended[dst.as_u32() as usize] = dst_zero_extended;
-                if op == BinaryOp::LShr
-                    && ty(dst) == PrimType::I32
-                    && self.known[b_var.as_u32() as usize] == Known::Const(16)
+                if let (BinaryOp::LShr, PrimType::I32, Known::Const(by @ 1..=31)) =
+                    (op, ty(dst), self.known[b_var.as_u32() as usize])
                 {
-                    self.known[dst.as_u32() as usize] = Known::UpperHalf(a);
+                    self.known[dst.as_u32() as usize] = Known::Shifted {
+                        word: a,
+                        by: by as u32,
+                    };
                 }
             }
             Prim::Cmp { dst, cond, a, b } => {
@@ -609,6 +627,27 @@ impl<'k> KernelEmitter<'k> {
 }
 
 impl<'k> KernelEmitter<'k> {
+    /// The 8-bit `var` (in register `reg`) sign-extended into a new 16-bit register: the byte
+    /// of its word by `bfe.s32` where it was truncated from one ([`Known::Byte`]), otherwise
+    /// `cvt.s16.s8`.
+    fn sign_extended_byte(&mut self, out: &mut String, var: Var, reg: Temp) -> Temp {
+        use Operand::{Imm, T};
+        let extended = self.temp(Class::B16);
+        match self.known[var.as_u32() as usize] {
+            Known::Byte { word, at } => {
+                let field = self.temp(Class::B32);
+                self.line(
+                    out,
+                    "bfe.s32",
+                    &[T(field), T(word), Imm(u128::from(at)), Imm(8)],
+                );
+                self.line(out, "cvt.u16.u32", &[T(extended), T(field)]);
+            }
+            _ => self.line(out, "cvt.s16.s8", &[T(extended), T(reg)]),
+        }
+        extended
+    }
+
     pub(super) fn binary(
         &mut self,
         out: &mut String,
@@ -645,13 +684,6 @@ impl<'k> KernelEmitter<'k> {
             BinaryOp::Xor => int(self, out, "xor", 'b', a, b),
             BinaryOp::UMin => int(self, out, "min", 'u', a, b),
             BinaryOp::UMax => int(self, out, "max", 'u', a, b),
-            BinaryOp::SMin | BinaryOp::SMax if ty == PrimType::I8 => {
-                let (sa, sb) = (self.temp(Class::B16), self.temp(Class::B16));
-                self.line(out, "cvt.s16.s8", &[T(sa), T(a)]);
-                self.line(out, "cvt.s16.s8", &[T(sb), T(b)]);
-                let name = if op == BinaryOp::SMin { "min" } else { "max" };
-                int(self, out, name, 's', sa, sb);
-            }
             BinaryOp::SMin => int(self, out, "min", 's', a, b),
             BinaryOp::SMax => int(self, out, "max", 's', a, b),
             BinaryOp::Shl | BinaryOp::LShr => {
