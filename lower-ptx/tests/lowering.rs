@@ -3,7 +3,7 @@
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
     AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, GenericParams, Kernel, LowerOptions,
-    Lowering, MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
+    Lowering, MemoryOrder, Module, Predicate, Rewrite, Scope, Strategy, ValueType, VectorShape,
 };
 use atomir_ptx::{parse_target, PtxTarget};
 
@@ -820,4 +820,61 @@ fn signed_byte_lanes_are_sign_extended_from_their_word() {
     }
     assert_eq!(max.matches("bfe.s32").count(), 4, "{max}");
     assert_eq!(max.matches("cvt.s16.s8").count(), 4, "{max}");
+}
+
+#[test]
+fn an_entry_stores_a_result_of_byte_lanes_as_the_words_that_hold_them() {
+    let entry = |predicated: bool| {
+        let mut kernel = Kernel::new("k");
+        let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+        let b = kernel.add_param("b", ValueType::Data(ElemType::U8, VectorShape::V8));
+        let p = kernel.add_param("p", ValueType::Pred);
+        let mut inst = AtomicInst::new(AtomicOp::Xor, ElemType::U8, addr, b.into());
+        inst.shape = VectorShape::V8;
+        if predicated {
+            inst.predicate = Some(Predicate {
+                value: p,
+                negated: false,
+            });
+        }
+        kernel.push(inst, Some("r"));
+        let module = Module {
+            kernels: vec![kernel],
+        };
+        let mut out = String::new();
+        parse_target("sm_90")
+            .unwrap()
+            .lower(
+                &atomir_ir::verify::verify(&module).unwrap(),
+                &LowerOptions::module(),
+                &mut out,
+            )
+            .unwrap();
+        out
+    };
+    // The two words the xors return are the result: stored as they are.
+    let plain = entry(false);
+    let words: Vec<&str> = plain
+        .lines()
+        .filter(|line| line.contains("atom.") && line.contains(".xor.b32"))
+        .map(|line| {
+            line.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_end_matches(',')
+        })
+        .collect();
+    assert_eq!(words.len(), 2, "{plain}");
+    let stored = format!("+0], {{{}, {}}};", words[0], words[1]);
+    assert!(
+        plain
+            .lines()
+            .any(|line| line.contains("st.global.v2.b32") && line.ends_with(&stored)),
+        "{stored}: {plain}"
+    );
+    // Skipped, the instruction leaves its words unwritten and its result zero: the lanes are
+    // stored.
+    let predicated = entry(true);
+    assert!(!predicated.contains("st.global.v2.b32"), "{predicated}");
+    assert!(predicated.contains("st.global.v4.u8"), "{predicated}");
 }

@@ -3,12 +3,12 @@
 
 use std::fmt::Write;
 
-use atomir_ir::expand::{Block, Expansion, Prim, PrimType, Var};
-use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, Inst, ValueType};
+use atomir_ir::expand::{Block, Expansion, Prim, PrimType, Terminator, Var};
+use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, Inst, Value, ValueType};
 
 use atomir_ir::lower::{FenceBracket, Label, Unprintable};
 
-use super::{Class, KernelEmitter, Known, Src};
+use super::{Class, KernelEmitter, Known, PackedLane, Src};
 use crate::legal::{Form, PtxPlan, RmwForms};
 
 impl<'k> KernelEmitter<'k> {
@@ -155,8 +155,35 @@ impl<'k> KernelEmitter<'k> {
                 let lane = inst.shape.is_vector().then_some(lane);
                 self.mov(out, Src::Value(result, lane), self.var(*old), natural);
             }
+            if self.records_packed_lanes && inst.predicate.is_none() {
+                self.record_packed_lanes(result, expansion);
+            }
         }
         self.guard_end(out, inst, id);
+    }
+
+    /// Records each lane of `result` that is a part of a 32-bit word ([`Known::Part`]) whose
+    /// register no edge writes once the part is taken: a word that is no block's parameter, or
+    /// a parameter of a block that returns (the exit, entered once). A predicated instruction
+    /// is left out: where it is skipped, its result is zero and the word never written.
+    fn record_packed_lanes(&mut self, result: Value, expansion: &Expansion) {
+        let rewritten = |word: Var| {
+            expansion.blocks.values().any(|block| {
+                !matches!(block.terminator, Terminator::Return) && block.params.contains(&word)
+            })
+        };
+        for (lane, old) in expansion.results.iter().enumerate() {
+            if let Known::Part { word, at } = self.known[old.as_u32() as usize] {
+                if !rewritten(word) {
+                    self.packed_lanes.push(PackedLane {
+                        result,
+                        lane,
+                        word: self.vars[word.as_u32() as usize],
+                        at,
+                    });
+                }
+            }
+        }
     }
 }
 

@@ -267,23 +267,36 @@ pub(super) enum Known {
     Nothing,
     /// A constant.
     Const(u128),
-    /// A 32-bit register shifted right by a constant. By 16 and truncated to 16 bits, it is the
-    /// register's high half, which `mov.b32 {lo, hi}` unpacks: ptxas folds an unpack and the
+    /// A 32-bit variable shifted right by a constant. By 16 and truncated to 16 bits, it is the
+    /// variable's high half, which `mov.b32 {lo, hi}` unpacks: ptxas folds an unpack and the
     /// result's repacking into nothing where it does not fold a shift and a `cvt` (a v2.u16
     /// exch's result on sm_90: 23 SASS instructions against 22).
     Shifted {
-        word: Temp,
+        word: Var,
         by: u32,
     },
-    /// The byte of a 32-bit register at bit `at` (a truncation to 8 bits, of the register or of
-    /// it shifted right by `at`). Read as signed, it is extracted with `bfe.s32`, which ptxas
+    /// The 8 or 16 bits of a 32-bit variable at bit `at` (a truncation of the variable, or of
+    /// it shifted right by `at`). A byte read as signed is extracted with `bfe.s32`, which ptxas
     /// turns into a shift and a sign extension where it keeps a shift, a truncation and
     /// `cvt.s16.s8` as three (a v4.s8 max loop on sm_90: 50 SASS instructions against 46, as
-    /// many as llc's).
-    Byte {
-        word: Temp,
+    /// many as llc's). A result whose lanes are every part of one word is that word
+    /// ([`PackedLane`]).
+    Part {
+        word: Var,
         at: u32,
     },
+}
+
+/// One lane of an instruction's result known to be the bits at `at` of the 32-bit register
+/// `word`, which keeps its value to the end of the kernel: a test entry stores a result whose
+/// lanes fill words as the words themselves, as llc stores them (a v8.u8 xor's result on
+/// sm_90: one `STG.E.64` where storing the lanes takes 13 more instructions to repack them).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PackedLane {
+    pub result: Value,
+    pub lane: usize,
+    pub word: Temp,
+    pub at: u32,
 }
 
 /// Emits the body of one kernel, counting the temporaries it uses.
@@ -320,6 +333,10 @@ pub(crate) struct KernelEmitter<'k> {
     /// sm_120 111,896 -> 107,048, but sm_75 157,132 -> 158,132, sm_80 141,948 -> 142,540,
     /// sm_89 141,084 -> 141,676.
     unpack_float_halves: bool,
+    /// Whether expansions record [`PackedLane`]s (a test entry's, which stores the results).
+    pub records_packed_lanes: bool,
+    /// The result lanes known to be parts of words, in the order they were made.
+    pub packed_lanes: Vec<PackedLane>,
 }
 
 /// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
@@ -402,6 +419,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
             (Vec::new(), None)
         } else {
+            emitter.records_packed_lanes = true;
             entry_begin(&mut emitter, &name, self.mode, &mut self.body, out)
         };
         self.kernel = Some(KernelState {

@@ -187,17 +187,20 @@ impl<'k> KernelEmitter<'k> {
                         // shift, which ptxas folds into the arithmetic that follows
                         // (`LEA.HI`) and not the unpack.
                         let known = self.known[src_var.as_u32() as usize];
-                        if dt == PrimType::I8 && sc == Class::B32 {
+                        if matches!(dt, PrimType::I8 | PrimType::I16) && sc == Class::B32 {
                             self.known[dst.as_u32() as usize] = match known {
-                                Known::Shifted { word, by } => Known::Byte { word, at: by },
-                                _ => Known::Byte { word: src, at: 0 },
+                                Known::Shifted { word, by } => Known::Part { word, at: by },
+                                _ => Known::Part {
+                                    word: src_var,
+                                    at: 0,
+                                },
                             };
                         }
                         let upper = match known {
                             Known::Shifted { word, by: 16 }
                                 if self.unpack_float_halves || expansion.results.contains(&dst) =>
                             {
-                                Some(word)
+                                Some(t(word))
                             }
                             _ => None,
                         };
@@ -252,8 +255,8 @@ impl<'k> KernelEmitter<'k> {
                 let (ty_dst, a, b) = match (op, ty(dst)) {
                     (BinaryOp::SMin | BinaryOp::SMax, PrimType::I8) => (
                         PrimType::I16,
-                        self.sign_extended_byte(out, a_var, a),
-                        self.sign_extended_byte(out, b_var, b),
+                        self.sign_extended_byte(out, a_var, a, vars),
+                        self.sign_extended_byte(out, b_var, b, vars),
                     ),
                     (_, ty_dst) => (ty_dst, a, b),
                 };
@@ -265,7 +268,7 @@ impl<'k> KernelEmitter<'k> {
                     (op, ty(dst), self.known[b_var.as_u32() as usize])
                 {
                     self.known[dst.as_u32() as usize] = Known::Shifted {
-                        word: a,
+                        word: a_var,
                         by: by as u32,
                     };
                 }
@@ -628,13 +631,14 @@ impl<'k> KernelEmitter<'k> {
 
 impl<'k> KernelEmitter<'k> {
     /// The 8-bit `var` (in register `reg`) sign-extended into a new 16-bit register: the byte
-    /// of its word by `bfe.s32` where it was truncated from one ([`Known::Byte`]), otherwise
+    /// of its word by `bfe.s32` where it was truncated from one ([`Known::Part`]), otherwise
     /// `cvt.s16.s8`.
-    fn sign_extended_byte(&mut self, out: &mut String, var: Var, reg: Temp) -> Temp {
+    fn sign_extended_byte(&mut self, out: &mut String, var: Var, reg: Temp, vars: &[Temp]) -> Temp {
         use Operand::{Imm, T};
         let extended = self.temp(Class::B16);
         match self.known[var.as_u32() as usize] {
-            Known::Byte { word, at } => {
+            Known::Part { word, at } => {
+                let word = vars[word.as_u32() as usize];
                 let field = self.temp(Class::B32);
                 self.line(
                     out,

@@ -34,6 +34,8 @@ impl<'k> KernelEmitter<'k> {
             names: ValueNames::Kernel(names),
             made: MadeNames::Kernel,
             spliced_result: None,
+            records_packed_lanes: false,
+            packed_lanes: Vec::new(),
             unpack_float_halves: false,
         }
     }
@@ -80,6 +82,8 @@ impl<'k> KernelEmitter<'k> {
             names: ValueNames::Kernel(Vec::new()),
             made: MadeNames::Kernel,
             spliced_result: None,
+            records_packed_lanes: false,
+            packed_lanes: Vec::new(),
             unpack_float_halves: false,
         }
     }
