@@ -45,9 +45,8 @@ fn short_word(bytes: &[u8]) -> u64 {
 }
 
 /// A hash of a name, eight bytes at a time; names are short, most fit one word.
-fn hash(name: &str) -> u32 {
+fn hash(bytes: &[u8]) -> u32 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let bytes = name.as_bytes();
     let mut h = bytes.len() as u64;
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
@@ -60,10 +59,10 @@ fn hash(name: &str) -> u32 {
 }
 
 /// Whether two names are equal; names of up to eight bytes as words.
-fn same_name(a: &str, b: &str) -> bool {
+fn same_name(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len()
         && if a.len() <= 8 {
-            short_word(a.as_bytes()) == short_word(b.as_bytes())
+            short_word(a) == short_word(b)
         } else {
             a == b
         }
@@ -99,7 +98,7 @@ impl NameIndex {
     fn find(
         &self,
         hash: u32,
-        name: &str,
+        name: &[u8],
         values: &PrimaryMap<Value, ValueData>,
     ) -> Result<usize, usize> {
         let mut at = home(hash, self.slots.len());
@@ -111,7 +110,7 @@ impl NameIndex {
             if (entry >> 32) as u32 == hash
                 && values
                     .get(slot_value(entry))
-                    .is_some_and(|data| same_name(&data.name, name))
+                    .is_some_and(|data| same_name(data.name.as_bytes(), name))
             {
                 return Ok(at);
             }
@@ -123,7 +122,7 @@ impl NameIndex {
     }
 
     /// The value named `name` (its name as `values` records it).
-    pub(crate) fn get(&self, name: &str, values: &PrimaryMap<Value, ValueData>) -> Option<Value> {
+    pub(crate) fn get(&self, name: &[u8], values: &PrimaryMap<Value, ValueData>) -> Option<Value> {
         if self.slots.is_empty() {
             return None;
         }
@@ -135,7 +134,7 @@ impl NameIndex {
     /// it referred to before.
     pub(crate) fn insert(
         &mut self,
-        name: &str,
+        name: &[u8],
         value: Value,
         values: &PrimaryMap<Value, ValueData>,
     ) -> Option<Value> {
@@ -179,13 +178,13 @@ pub(crate) fn distinct_names(values: &PrimaryMap<Value, ValueData>) -> bool {
     // equal hashes together.
     let mut keys: Vec<u64> = values
         .iter()
-        .map(|(value, data)| slot(hash(&data.name), value))
+        .map(|(value, data)| slot(hash(data.name.as_bytes()), value))
         .collect();
     radix_sort_high_half(&mut keys);
     let name = |key: u64| {
         values
             .get(Value::new((key as u32 - 1) as usize))
-            .map(|data| &*data.name)
+            .map(|data| data.name.as_bytes())
     };
     keys.chunk_by(|a, b| a >> 32 == b >> 32).all(|run| {
         run.len() == 1
@@ -239,19 +238,23 @@ mod tests {
         let ty = ValueType::scalar(ElemType::U32);
         let values: Vec<Value> = names.iter().map(|n| kernel.add_param(n, ty)).collect();
         for (name, &value) in names.iter().zip(&values) {
-            assert_eq!(index.insert(name, value, &kernel.values), None);
+            assert_eq!(index.insert(name.as_bytes(), value, &kernel.values), None);
         }
         for (name, &value) in names.iter().zip(&values) {
-            assert_eq!(index.get(name, &kernel.values), Some(value), "{name}");
+            assert_eq!(
+                index.get(name.as_bytes(), &kernel.values),
+                Some(value),
+                "{name}"
+            );
         }
-        assert_eq!(index.get("v5000_0", &kernel.values), None);
-        assert_eq!(index.get("", &kernel.values), None);
+        assert_eq!(index.get(b"v5000_0", &kernel.values), None);
+        assert_eq!(index.get(b"", &kernel.values), None);
         let again = kernel.add_param(&names[17], ty);
         assert_eq!(
-            index.insert(&names[17], again, &kernel.values),
+            index.insert(names[17].as_bytes(), again, &kernel.values),
             Some(values[17])
         );
-        assert_eq!(index.get(&names[17], &kernel.values), Some(again));
+        assert_eq!(index.get(names[17].as_bytes(), &kernel.values), Some(again));
         assert_eq!(index.len, names.len());
     }
 
@@ -286,6 +289,6 @@ mod tests {
     #[test]
     fn an_empty_index_finds_nothing() {
         let kernel = Kernel::new("k");
-        assert_eq!(NameIndex::default().get("x", &kernel.values), None);
+        assert_eq!(NameIndex::default().get(b"x", &kernel.values), None);
     }
 }

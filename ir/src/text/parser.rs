@@ -135,7 +135,7 @@ fn add_atomic(
     set_inst_loc(kernel, id, start);
     if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
         kernel.values[value].loc = token.loc;
-        names.insert(token.text, value, &kernel.values);
+        names.insert(token.text.as_bytes(), value, &kernel.values);
     }
 }
 
@@ -174,7 +174,7 @@ fn plain_name(
     if name.is_empty() {
         return None;
     }
-    Some((names.get(name, &kernel.values)?, end))
+    Some((names.get(name.as_bytes(), &kernel.values)?, end))
 }
 
 /// `[%name]` at `at` (blanks allowed inside), and the offset past it.
@@ -574,7 +574,7 @@ impl<'a> Parser<'a> {
                     .map_err(|message| self.error(ty_token.loc, message))?;
                 let value = kernel.add_param(param.text, ty);
                 kernel.values[value].loc = param.loc;
-                names.insert(param.text, value, &kernel.values);
+                names.insert(param.text.as_bytes(), value, &kernel.values);
                 self.skip_newlines();
                 if self.at(TokenKind::RParen) {
                     break;
@@ -593,7 +593,7 @@ impl<'a> Parser<'a> {
             return Err(self.error(token.loc, "expected a name after `%`"));
         }
         names
-            .get(token.text, &kernel.values)
+            .get(token.text.as_bytes(), &kernel.values)
             .ok_or_else(|| self.error(token.loc, format!("undefined value `%{}`", token.text)))
     }
 
