@@ -7,6 +7,8 @@
 //! hash and the value, and reads a name's text (in the kernel's values) only when the hashes
 //! agree. It grows from the stored hashes, never rehashing a string.
 
+use std::cell::Cell;
+
 use cranelift_entity::{EntityRef, PrimaryMap};
 
 use crate::kernel::{Value, ValueData};
@@ -16,6 +18,25 @@ use crate::kernel::{Value, ValueData};
 pub(crate) struct NameIndex {
     slots: Vec<u64>,
     len: usize,
+    /// Names of up to eight bytes found lately, as `(short_word, len << 32 | value + 1)`, two
+    /// to a set chosen by [`recent_set`], the more recent first: instructions name the same few
+    /// values (the parameters) line after line, and a hit here is a compare or two where the
+    /// table costs a hash, a probe and a read of the name. Only found names are kept, and a
+    /// name is dropped from here only when it is redefined ([`NameIndex::insert`] then empties
+    /// this), so a hit is what the table says.
+    recent: [[Cell<(u64, u64)>; 2]; RECENT_SETS],
+}
+
+const RECENT_SETS: usize = 16;
+
+/// The set of `recent` for a name of `len` bytes whose [`short_word`] is `word`.
+fn recent_set(word: u64, len: usize) -> usize {
+    ((word ^ len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 60) as usize
+}
+
+/// `len << 32 | value + 1`: what `recent` holds beside a name's word.
+fn recent_tag(len: usize, value: Value) -> u64 {
+    (len as u64) << 32 | (value.index() as u64 + 1)
 }
 
 /// Slots for `entries` names: at most three quarters full. Any count (not only a power of
@@ -88,7 +109,7 @@ impl NameIndex {
     pub(crate) fn with_capacity(entries: usize) -> Self {
         NameIndex {
             slots: vec![0; slots_for(entries)],
-            len: 0,
+            ..NameIndex::default()
         }
     }
 
@@ -122,12 +143,36 @@ impl NameIndex {
     }
 
     /// The value named `name` (its name as `values` records it).
+    #[inline]
     pub(crate) fn get(&self, name: &[u8], values: &PrimaryMap<Value, ValueData>) -> Option<Value> {
+        if (1..=8).contains(&name.len()) {
+            let word = short_word(name);
+            let set = &self.recent[recent_set(word, name.len())];
+            for way in set {
+                let (recent_word, tag) = way.get();
+                if recent_word == word && tag >> 32 == name.len() as u64 {
+                    return Some(slot_value(tag));
+                }
+            }
+        }
+        self.get_from_table(name, values)
+    }
+
+    /// [`NameIndex::get`] by the table, keeping a short name found among the recent ones.
+    #[inline(never)]
+    fn get_from_table(&self, name: &[u8], values: &PrimaryMap<Value, ValueData>) -> Option<Value> {
         if self.slots.is_empty() {
             return None;
         }
         let found = self.find(hash(name), name, values).ok()?;
-        Some(slot_value(self.slots[found]))
+        let value = slot_value(self.slots[found]);
+        if (1..=8).contains(&name.len()) {
+            let word = short_word(name);
+            let [first, second] = &self.recent[recent_set(word, name.len())];
+            second.set(first.get());
+            first.set((word, recent_tag(name.len(), value)));
+        }
+        Some(value)
     }
 
     /// Makes `name` refer to `value` (whose name in `values` is `name`), returning the value
@@ -146,6 +191,9 @@ impl NameIndex {
             Ok(at) => {
                 let before = slot_value(self.slots[at]);
                 self.slots[at] = slot(hash, value);
+                for way in self.recent.iter().flatten() {
+                    way.set((0, 0));
+                }
                 Some(before)
             }
             Err(at) => {
@@ -284,6 +332,52 @@ mod tests {
         expected.sort_by_key(|key| key >> 32);
         radix_sort_high_half(&mut keys);
         assert_eq!(keys, expected);
+    }
+
+    /// A name found once is found again from the recent names, until it is redefined: then
+    /// its new value, never the one found before.
+    #[test]
+    fn a_redefined_name_is_not_answered_from_the_recent_names() {
+        let mut kernel = Kernel::new("k");
+        let mut index = NameIndex::default();
+        let ty = ValueType::scalar(ElemType::U32);
+        let names = [
+            "p",
+            "ab",
+            "xyz",
+            "x_u32",
+            "r123456",
+            "abcdefgh",
+            "abcdefghi",
+        ];
+        let first: Vec<Value> = names.iter().map(|n| kernel.add_param(n, ty)).collect();
+        for (name, &value) in names.iter().zip(&first) {
+            index.insert(name.as_bytes(), value, &kernel.values);
+        }
+        for _ in 0..2 {
+            for (name, &value) in names.iter().zip(&first) {
+                assert_eq!(
+                    index.get(name.as_bytes(), &kernel.values),
+                    Some(value),
+                    "{name}"
+                );
+            }
+        }
+        // Same length and the same bytes at the ends: told apart.
+        assert_eq!(index.get(b"x_v32", &kernel.values), None);
+        assert_eq!(index.get(b"abcdxfgh", &kernel.values), None);
+        for (at, name) in names.iter().enumerate() {
+            let again = kernel.add_param(name, ty);
+            assert_eq!(
+                index.insert(name.as_bytes(), again, &kernel.values),
+                Some(first[at])
+            );
+            assert_eq!(
+                index.get(name.as_bytes(), &kernel.values),
+                Some(again),
+                "{name}"
+            );
+        }
     }
 
     #[test]
