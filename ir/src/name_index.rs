@@ -65,8 +65,21 @@ fn short_word(bytes: &[u8]) -> u64 {
     }
 }
 
-/// A hash of a name, eight bytes at a time; names are short, most fit one word.
+/// A name's hash, which also places it in the table ([`home`]): of a name that ends in a
+/// decimal digit, a hash of the rest with the digit in the low four bits. Generated code
+/// names values in sequence (`%r1000`, `%r1001`, …), and then ten of them share a few cache
+/// lines of the table, where scattering every name costs a cache miss per definition.
 fn hash(bytes: &[u8]) -> u32 {
+    match bytes.split_last() {
+        Some((&last, rest)) if last.is_ascii_digit() => {
+            hash_bytes(rest) & !0xf | u32::from(last - b'0')
+        }
+        _ => hash_bytes(bytes),
+    }
+}
+
+/// A hash of a string, eight bytes at a time; names are short, most fit one word.
+fn hash_bytes(bytes: &[u8]) -> u32 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut h = bytes.len() as u64;
     let mut chunks = bytes.chunks_exact(8);
@@ -98,9 +111,16 @@ fn slot_value(entry: u64) -> Value {
     Value::new((entry as u32 - 1) as usize)
 }
 
-/// The first slot to probe for `hash` among `slots` slots.
+/// The first slot to probe for `hash` among `slots` slots (at least 16): the high bits pick a
+/// place and the low four are added to it, so names that differ only in their last digit are
+/// neighbours (see [`hash`]).
 fn home(hash: u32, slots: usize) -> usize {
-    ((u64::from(hash) * slots as u64) >> 32) as usize
+    let at = ((u64::from(hash >> 4) * slots as u64) >> 28) as usize + (hash & 0xf) as usize;
+    if at >= slots {
+        at - slots
+    } else {
+        at
+    }
 }
 
 impl NameIndex {
@@ -375,6 +395,42 @@ mod tests {
             assert_eq!(
                 index.get(name.as_bytes(), &kernel.values),
                 Some(again),
+                "{name}"
+            );
+        }
+    }
+
+    /// Names numbered in sequence sit near their home slots, and are all found: the placement
+    /// that keeps ten of them on a few cache lines does not pile them into long probes. (Runs
+    /// of ten full slots make probes longer than scattered names would, about nine slots on
+    /// average with the table three quarters full, against one and a half: slots read in a
+    /// row, where a scattered name costs a cache miss.)
+    #[test]
+    fn numbered_names_stay_near_home() {
+        let mut kernel = Kernel::new("k");
+        let count = 100_000;
+        let mut index = NameIndex::with_capacity(count);
+        let ty = ValueType::scalar(ElemType::U32);
+        for i in 0..count {
+            let name = format!("r{i}");
+            let value = kernel.add_param(&name, ty);
+            assert_eq!(index.insert(name.as_bytes(), value, &kernel.values), None);
+        }
+        let slots = index.slots.len();
+        let displacements: Vec<usize> = index
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|&(_, &entry)| entry != 0)
+            .map(|(at, &entry)| (at + slots - home((entry >> 32) as u32, slots)) % slots)
+            .collect();
+        let mean = displacements.iter().sum::<usize>() as f64 / count as f64;
+        assert!(mean < 16.0, "mean displacement {mean}");
+        for i in (0..count).step_by(7) {
+            let name = format!("r{i}");
+            assert_eq!(
+                index.get(name.as_bytes(), &kernel.values),
+                Some(Value::new(i)),
                 "{name}"
             );
         }
