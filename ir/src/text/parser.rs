@@ -730,12 +730,16 @@ impl<'a> Parser<'a> {
         if bytes.get(at) != Some(&b'\n') {
             return false;
         }
-        let [operand, new_value] = operands.map(|scalar| {
+        // Each operand on its own: `operands.map(…)` was a call that handed the pair back
+        // through memory, to be read again at once.
+        let mut operand_of = |scalar: Option<PlainScalar>| {
             scalar.map(|scalar| match scalar {
                 PlainScalar::Value(value) => Operand::Scalar(Scalar::Value(value)),
                 PlainScalar::Literal(bits) => Operand::Scalar(Scalar::Const(kernel.constant(bits))),
             })
-        });
+        };
+        let operand = operand_of(operands[0]);
+        let new_value = operand_of(operands[1]);
         let inst = opcode.instruction(None, addr.0, operand, new_value);
         add_atomic(kernel, names, inst, first.loc, result);
         #[cfg(test)]
