@@ -2,9 +2,9 @@
 //! read into a string otherwise.
 //!
 //! Reading copies the file into fresh memory, whose every page the system must fault in and
-//! zero first: for a 6 MB source, more time than parsing a third of it. A mapping hands over
-//! the pages the system already holds for the file. It assumes, as every tool that maps its
-//! input does, that no other process truncates or rewrites the file while atomir reads it.
+//! zero first: for a 6 MB source about 3 ms, a fifth of what parsing it takes. A mapping hands
+//! over the pages the system already holds for the file. It assumes, as tools that map their
+//! input do, that no other process truncates or rewrites the file while atomir reads it.
 
 use std::fs::File;
 use std::io::{self, Read};
