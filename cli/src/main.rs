@@ -12,6 +12,10 @@ use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::verify::Verified;
 use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module, WriteError};
 
+mod source;
+
+use source::Source;
+
 const USAGE: &str = "\
 Usage:
   atomir check FILE                       parse and verify; report errors as file:line:col
@@ -101,15 +105,15 @@ fn command_help(command: &str) -> String {
 }
 
 /// The input text and the name diagnostics use for it.
-fn read_input(path: &str) -> Result<(String, String), Failure> {
+fn read_input(path: &str) -> Result<(String, Source), Failure> {
     if path == "-" {
         let mut source = String::new();
         io::stdin()
             .read_to_string(&mut source)
             .map_err(|error| input(format!("<stdin>: error: cannot read: {error}")))?;
-        return Ok(("<stdin>".to_string(), source));
+        return Ok(("<stdin>".to_string(), Source::Read(source)));
     }
-    match std::fs::read_to_string(path) {
+    match source::read_file(path) {
         Ok(source) => Ok((path.to_string(), source)),
         Err(error) => Err(input(format!("{path}: error: cannot read: {error}"))),
     }

@@ -65,11 +65,142 @@ pub enum ValueDef {
     Result(Inst),
 }
 
+/// The name of a value, without its `%`: read as a `&str` (it derefs to one).
+///
+/// A kernel of 100k atomics has 100k names of a few bytes each; one heap allocation per name
+/// cost the parser more than the rest of reading a result, and a heap block (32 bytes at
+/// least) several times the name. A name of up to [`Name::INLINE`] bytes is held in place, in
+/// the 16 bytes a `Box<str>` took; a longer one behind one pointer.
+#[derive(Clone)]
+pub struct Name(NameRepr);
+
+#[derive(Clone)]
+enum NameRepr {
+    /// The first `len` bytes of `bytes` are the name's UTF-8.
+    Inline { len: u8, bytes: [u8; Name::INLINE] },
+    /// Boxed twice, so that this variant is one pointer and the whole fits in 16 bytes.
+    Heap(Box<Box<str>>),
+}
+
+impl Name {
+    /// The longest name held without a heap allocation: what fits in 16 bytes beside the
+    /// length and the variant tag.
+    pub const INLINE: usize = 14;
+
+    /// The name's UTF-8 bytes, without the check [`Name::as_str`] makes: for comparing and
+    /// hashing names, which the parser does for every `%name` it reads.
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            NameRepr::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            NameRepr::Heap(name) => name.as_bytes(),
+        }
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            NameRepr::Inline { len, bytes } => {
+                let bytes = &bytes[..usize::from(*len)];
+                debug_assert!(std::str::from_utf8(bytes).is_ok());
+                // SAFETY: an inline name is made only by `From<&str>`, which copies a whole
+                // `&str` and records its length; the fields are private and never changed
+                // after. So the bytes are that string's UTF-8. (A checked conversion here
+                // cost the lowering more than the allocation it replaces: printers read every
+                // name.)
+                unsafe { std::str::from_utf8_unchecked(bytes) }
+            }
+            NameRepr::Heap(name) => name,
+        }
+    }
+}
+
+impl From<&str> for Name {
+    fn from(name: &str) -> Self {
+        match u8::try_from(name.len()) {
+            Ok(len) if name.len() <= Name::INLINE => {
+                let mut bytes = [0; Name::INLINE];
+                bytes[..name.len()].copy_from_slice(name.as_bytes());
+                Name(NameRepr::Inline { len, bytes })
+            }
+            _ => Name(NameRepr::Heap(Box::new(name.into()))),
+        }
+    }
+}
+
+impl From<String> for Name {
+    fn from(name: String) -> Self {
+        if name.len() <= Name::INLINE {
+            Name::from(name.as_str())
+        } else {
+            Name(NameRepr::Heap(Box::new(name.into_boxed_str())))
+        }
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Name {}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::hash::Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+/// As a `str` prints: `Debug` output of a module reads as it did when names were `Box<str>`.
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A value of a kernel: a parameter or an instruction's old value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValueData {
     /// The name without its `%`.
-    pub name: Box<str>,
+    pub name: Name,
     /// Its type: a pointer, or data of an element type and shape.
     pub ty: ValueType,
     /// The parameter or instruction that defines it.
@@ -460,4 +591,31 @@ impl Kernel {
 pub struct Module {
     /// The kernels, in source order; names are unique.
     pub kernels: Vec<Kernel>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name reads back as it was given, held in place or on the heap, and compares, hashes
+    /// and prints as its text does.
+    #[test]
+    fn names_read_back_as_given() {
+        assert_eq!(std::mem::size_of::<Name>(), 16);
+        let long = "n".repeat(Name::INLINE + 1);
+        let most = "n".repeat(Name::INLINE);
+        for text in ["", "x", "r99999", "é_ü", &most, &long, "x\u{1F600}y"] {
+            for name in [Name::from(text), Name::from(text.to_string())] {
+                assert_eq!(name.as_str(), text);
+                assert_eq!(name.as_bytes(), text.as_bytes());
+                assert_eq!(&*name, text);
+                assert_eq!(name, text);
+                assert_eq!(format!("{name}"), text);
+                assert_eq!(format!("{name:?}"), format!("{text:?}"));
+                assert_eq!(name, name.clone());
+            }
+        }
+        assert_ne!(Name::from("r1"), Name::from("r10"));
+        assert_ne!(Name::from(long.as_str()), Name::from(&long[1..]));
+    }
 }

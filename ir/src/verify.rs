@@ -297,7 +297,8 @@ impl<'k, 'e> Checker<'k, 'e> {
         let before = if self.distinct_names {
             Some(value)
         } else {
-            self.names.insert(&data.name, value, &self.kernel.values)
+            self.names
+                .insert(data.name.as_bytes(), value, &self.kernel.values)
         };
         if let Some(first) = before.and_then(|before| self.defined[before]) {
             let message = format!(

@@ -135,7 +135,7 @@ fn add_atomic(
     set_inst_loc(kernel, id, start);
     if let (Some(token), Some(value)) = (result, kernel.insts[id].result()) {
         kernel.values[value].loc = token.loc;
-        names.insert(token.text, value, &kernel.values);
+        names.insert(token.text.as_bytes(), value, &kernel.values);
     }
 }
 
@@ -174,7 +174,7 @@ fn plain_name(
     if name.is_empty() {
         return None;
     }
-    Some((names.get(name, &kernel.values)?, end))
+    Some((names.get(name.as_bytes(), &kernel.values)?, end))
 }
 
 /// `[%name]` at `at` (blanks allowed inside), and the offset past it.
@@ -493,8 +493,9 @@ impl<'a> Parser<'a> {
         // The first kernel's names are indexed with room for every value the rest of the
         // source can define: a file is mostly one large kernel, whose index would otherwise be
         // rebuilt a dozen times as it grows (each time in fresh memory), or many small ones,
-        // where the first one's unused room is never touched. Counted for the first kernel
-        // only, so the source is counted once.
+        // where the first one's unused room costs writing it once (11 bytes a line, less than
+        // copying the source). Counted for the first kernel only, so the source is counted
+        // once.
         let mut names = if std::mem::take(&mut self.first_kernel) {
             NameIndex::with_capacity(self.lexer.value_lines_left())
         } else {
@@ -574,7 +575,7 @@ impl<'a> Parser<'a> {
                     .map_err(|message| self.error(ty_token.loc, message))?;
                 let value = kernel.add_param(param.text, ty);
                 kernel.values[value].loc = param.loc;
-                names.insert(param.text, value, &kernel.values);
+                names.insert(param.text.as_bytes(), value, &kernel.values);
                 self.skip_newlines();
                 if self.at(TokenKind::RParen) {
                     break;
@@ -593,7 +594,7 @@ impl<'a> Parser<'a> {
             return Err(self.error(token.loc, "expected a name after `%`"));
         }
         names
-            .get(token.text, &kernel.values)
+            .get(token.text.as_bytes(), &kernel.values)
             .ok_or_else(|| self.error(token.loc, format!("undefined value `%{}`", token.text)))
     }
 
@@ -729,12 +730,16 @@ impl<'a> Parser<'a> {
         if bytes.get(at) != Some(&b'\n') {
             return false;
         }
-        let [operand, new_value] = operands.map(|scalar| {
+        // Each operand on its own: `operands.map(…)` was a call that handed the pair back
+        // through memory, to be read again at once.
+        let mut operand_of = |scalar: Option<PlainScalar>| {
             scalar.map(|scalar| match scalar {
                 PlainScalar::Value(value) => Operand::Scalar(Scalar::Value(value)),
                 PlainScalar::Literal(bits) => Operand::Scalar(Scalar::Const(kernel.constant(bits))),
             })
-        });
+        };
+        let operand = operand_of(operands[0]);
+        let new_value = operand_of(operands[1]);
         let inst = opcode.instruction(None, addr.0, operand, new_value);
         add_atomic(kernel, names, inst, first.loc, result);
         #[cfg(test)]
