@@ -63,6 +63,9 @@ pub(super) fn plan<T: Table>(
     let skip = on_refusal == OnRefusal::Skip;
     let mut report = LowerReport::default();
     let mut plans: Vec<T::Plan> = Vec::new();
+    // By plan: the number the report records its verdict by, from the plan's first record
+    // on (so that the report numbers its verdicts in program order, as recording them does).
+    let mut verdicts: Vec<Option<u32>> = Vec::new();
     // Refusals too: a million refused atomics search their smallest target once.
     let mut plan_of: HashMap<Node, Result<u32, Refusal>> = HashMap::default();
     let mut chosen: Vec<u32> = Vec::new();
@@ -101,6 +104,7 @@ pub(super) fn plan<T: Table>(
                 Some(answer) => answer,
                 None => {
                     let answer = legalize(table, &node).map(|plan| {
+                        verdicts.push(None);
                         plans.push(plan);
                         plans.len() as u32 - 1
                     });
@@ -126,7 +130,9 @@ pub(super) fn plan<T: Table>(
             if let InstData::Atomic(atomic) = data {
                 first_type[atomic.addr].get_or_insert(atomic.ty);
             }
-            report.record(index, inst, plans[plan as usize].legality());
+            let verdict = *verdicts[plan as usize]
+                .get_or_insert_with(|| report.verdict(plans[plan as usize].legality()));
+            report.record_verdict(index, inst, verdict);
             chosen.push(plan);
             kernel_kept.insts[inst] = true;
         }
