@@ -123,6 +123,13 @@ impl<'m> VisaPrinter<'m> {
         true
     }
 
+    /// The local a name of `slot` stands for: the latest with that register, since a later
+    /// step's scratch temp may be a register an earlier step's scratch temp had (locals that
+    /// are one register otherwise are one in every instruction of the shape).
+    fn local_of(&self, slot: usize) -> Option<usize> {
+        self.locals.iter().rposition(|&local| local == slot)
+    }
+
     /// Whether `slot` is a kernel parameter's register, or a lane of one.
     fn is_param(&self, slot: usize) -> bool {
         self.slots[slot].root.map_or(slot, |(root, _)| root) < self.param_slots
@@ -134,7 +141,7 @@ impl<'m> VisaPrinter<'m> {
         if !self.recorder.is_recording() || self.is_param(slot) {
             return;
         }
-        match self.locals.iter().position(|&local| local == slot) {
+        match self.local_of(slot) {
             Some(local) => self.recorder.hole(
                 at,
                 self.body.len(),
@@ -171,7 +178,7 @@ impl<'m> VisaPrinter<'m> {
         if !self.recorder.is_recording() || self.is_param(slot) {
             return;
         }
-        match self.locals.iter().position(|&local| local == slot) {
+        match self.local_of(slot) {
             Some(local) => {
                 let at = self.body.len();
                 let hole = COVER | per_channel << 4 | (local as u32) << 8;
