@@ -55,7 +55,7 @@ pub(crate) struct Emitter<'a> {
     unbound_result: Option<(Value, String)>,
     /// Marks the holes of an expansion's text while a template of it is recorded.
     pub(crate) recorder: Recorder,
-    /// The current instruction's number in decimal, for the holes that name it.
+    /// [`Emitter::inst`] in decimal, spelled once per instruction for its registers and labels.
     inst_digits: String,
     /// While a template is recorded: the expansion's registers as bound, by variable, so
     /// that a name spelled from a [`Ref`] is marked as the variable it is bound to.
@@ -83,12 +83,12 @@ impl Spell for ShownLabel<'_, '_> {
                 Label::Block(inst, _) | Label::End(inst) => inst,
                 Label::Entry => return self.1.spell(out),
             };
-            if inst != self.0.inst || !self.0.recorder.is_recording() {
+            if inst != self.0.inst {
                 return self.1.spell(out);
             }
             out.push('.');
             let at = out.len();
-            inst.spell(out);
+            out.push_str(&self.0.inst_digits);
             self.0.recorder.hole(at, out.len(), INST);
             return match self.1 {
                 Label::Block(_, k) => spell!(out, ".b", k),
@@ -124,6 +124,19 @@ impl Spell for Shown<'_, '_> {
             return self.0.spell_recorded(self.1, out);
         }
         match self.1 {
+            // The instruction's own registers, with its number spelled once.
+            Ref::Tmp(inst, n) if inst == self.0.inst => {
+                spell!(out, "%.", self.0.inst_digits, '.', n);
+            }
+            Ref::Var(inst, var) if inst == self.0.inst => {
+                spell!(
+                    out,
+                    "%.",
+                    self.0.inst_digits,
+                    '.',
+                    VAR_NUMBERS + var.as_u32()
+                );
+            }
             Ref::Param(value) => write_ident(out, '%', self.0.name(value)),
             Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
             // Numbered far above the instruction's temporaries, which count from 1.
@@ -184,7 +197,7 @@ impl<'a> Emitter<'a> {
             spliced_inst: None,
             unbound_result: None,
             recorder: Recorder::new(),
-            inst_digits: String::new(),
+            inst_digits: String::from("0"),
             recorded_refs: Vec::new(),
         }
     }
@@ -390,6 +403,7 @@ impl<'a> Emitter<'a> {
     pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
         self.inst = index;
         self.inst_digits.clear();
+        index.spell(&mut self.inst_digits);
         self.next_tmp = 0;
         self.before = self.label;
         let first = Label::Block(index, 0);
@@ -527,7 +541,7 @@ impl<'a> Emitter<'a> {
         if own {
             out.push_str("%.");
             let at = out.len();
-            self.inst.spell(out);
+            out.push_str(&self.inst_digits);
             self.recorder.hole(at, out.len(), INST);
             spell!(out, '.', number);
             return;
@@ -585,12 +599,7 @@ impl<'a> Emitter<'a> {
                 .ok_or_else(|| format!("a template names variable {var}, which is not bound"))
         };
         match hole & 0xf {
-            INST => {
-                if self.inst_digits.is_empty() {
-                    self.inst.spell(&mut self.inst_digits);
-                }
-                out.push_str(&self.inst_digits);
-            }
+            INST => out.push_str(&self.inst_digits),
             REF => {
                 let r = var_ref(self, hole >> 4)?;
                 self.show(r).spell(out);
