@@ -81,6 +81,12 @@ impl Scratch {
         Scratch::default()
     }
 
+    /// Forgets the templates: a template's text and shape name the registers of its kernel
+    /// (its parameters', say), which another kernel numbers and names otherwise.
+    pub(super) fn kernel_begin(&mut self) {
+        self.templates.clear();
+    }
+
     /// The expansion a printer is handed for `node` lowered by `lowering` on a target asking
     /// for `passes`: expanded, then the passes run in the driver's order. Valid until the next
     /// call.

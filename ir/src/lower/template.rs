@@ -137,7 +137,7 @@ impl Template {
     }
 }
 
-/// The templates of one lowering, by plan and shape.
+/// The templates of one kernel, by plan and shape.
 #[derive(Debug, Default)]
 pub(super) struct Templates {
     /// By plan index: each shape met (a printer's words) and its template, `None` where the
@@ -161,6 +161,13 @@ impl Templates {
     /// The most shapes kept for one plan: a program that gives one kind of atomic ever new
     /// shapes is printed without templates past these, so that they hold little memory.
     const SHAPES_PER_PLAN: usize = 16;
+
+    /// Forgets every template.
+    pub(super) fn clear(&mut self) {
+        for shapes in &mut self.by_plan {
+            shapes.clear();
+        }
+    }
 
     /// The template of plan `plan` for [`Templates::shape`].
     pub(super) fn look_up(&self, plan: usize) -> Found<'_> {
