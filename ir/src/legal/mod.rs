@@ -589,16 +589,28 @@ impl LowerReport {
     pub fn record(&mut self, kernel: usize, inst: Inst, legality: &Legality) {
         let verdict = match self.decisions.last() {
             Some(last) if self.verdicts[last.verdict as usize] == *legality => last.verdict,
-            _ => match self.verdict_index.get(legality) {
-                Some(&index) => index,
-                None => {
-                    let index = self.verdicts.len() as u32;
-                    self.verdicts.push(legality.clone());
-                    self.verdict_index.insert(legality.clone(), index);
-                    index
-                }
-            },
+            _ => self.verdict(legality),
         };
+        self.record_verdict(kernel, inst, verdict);
+    }
+
+    /// The number [`LowerReport::record_verdict`] records `legality` by, stored once.
+    pub(crate) fn verdict(&mut self, legality: &Legality) -> u32 {
+        match self.verdict_index.get(legality) {
+            Some(&index) => index,
+            None => {
+                let index = self.verdicts.len() as u32;
+                self.verdicts.push(legality.clone());
+                self.verdict_index.insert(legality.clone(), index);
+                index
+            }
+        }
+    }
+
+    /// Records verdict number `verdict` ([`LowerReport::verdict`]) for instruction `inst` of
+    /// kernel number `kernel`: for a caller that knows it already, so that a program of a
+    /// million atomics does not compare or hash a verdict per atomic.
+    pub(crate) fn record_verdict(&mut self, kernel: usize, inst: Inst, verdict: u32) {
         self.decisions.push(Decision {
             kernel: kernel as u32,
             inst,

@@ -203,6 +203,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     printer.module_begin(module, out);
     drain(out, &mut sink)?;
     for (index, kernel) in module.kernels.iter().enumerate() {
+        scratch.kernel_begin();
         printer.kernel_begin(kernel, index, out);
         for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
             let (index, plan) = (plan as usize, &plans[plan as usize]);

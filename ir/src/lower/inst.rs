@@ -10,6 +10,7 @@ use crate::legal::Lowering;
 use crate::node::AtomicNode;
 use crate::types::AtomicOp;
 
+use super::template::{Found, Templates};
 use super::{
     Access, At, Expanding, FenceBracket, FencePolicy, Linear, Params, Passes, Plan, Printer, Step,
     Unprintable,
@@ -24,6 +25,11 @@ pub struct Scratch {
     /// depends on nothing but its node, its lowering and the target's passes, so a kernel that
     /// repeats a handful of kinds of atomic expands and walks each kind once.
     walked: Vec<Option<Walked>>,
+    /// The text of each plan's expansions by shape, for a printer that replays it.
+    templates: Templates,
+    /// By plan: its node. A plan is one distinct node, so every instruction of the plan has
+    /// it, and it is made once.
+    nodes: Vec<Option<AtomicNode>>,
 }
 
 /// The buffers of expanding a node, running the passes and walking the result.
@@ -75,6 +81,12 @@ impl Scratch {
         Scratch::default()
     }
 
+    /// Forgets the templates: a template's text and shape name the registers of its kernel
+    /// (its parameters', say), which another kernel numbers and names otherwise.
+    pub(super) fn kernel_begin(&mut self) {
+        self.templates.clear();
+    }
+
     /// The expansion a printer is handed for `node` lowered by `lowering` on a target asking
     /// for `passes`: expanded, then the passes run in the driver's order. Valid until the next
     /// call.
@@ -120,8 +132,19 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         InstData::Atomic(atomic) => atomic,
         InstData::Fence(fence) => return printer.fence(inst, fence, plan, out),
     };
-    let node =
-        AtomicNode::of(kernel, atomic).with_generic_params_in(printer.generic_params_space());
+    let node_of = |printer: &P| {
+        AtomicNode::of(kernel, atomic).with_generic_params_in(printer.generic_params_space())
+    };
+    let node = match plan_index {
+        None => node_of(printer),
+        Some(index) => {
+            let nodes = &mut scratch.nodes;
+            if nodes.len() <= index {
+                nodes.resize(index + 1, None);
+            }
+            *nodes[index].get_or_insert_with(|| node_of(printer))
+        }
+    };
     if plan.is_whole() {
         let access = match node.op {
             AtomicOp::Cas => Access::Cas,
@@ -138,10 +161,15 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         return printer.whole(at, plan, bracket, out);
     }
     let lowering = plan.legality().lowering;
+    let Scratch {
+        walker,
+        walked,
+        templates,
+        ..
+    } = scratch;
     let (expansion, steps) = match plan_index {
-        None => scratch.walker.walk(&node, lowering, passes, P::PARAMS),
+        None => walker.walk(&node, lowering, passes, P::PARAMS),
         Some(index) => {
-            let Scratch { walker, walked } = scratch;
             if walked.len() <= index {
                 walked.resize_with(index + 1, || None);
             }
@@ -163,17 +191,38 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         expansion,
         expansion_key: plan_index,
     };
-    print_steps(printer, &x, steps, out)
+    printer.expansion_begin(&x, out)?;
+    let Some(index) = plan_index else {
+        return print_steps(printer, &x, steps, out);
+    };
+    templates.shape.clear();
+    if printer.recorder().is_none() || !printer.shape(&x, &mut templates.shape) {
+        return print_steps(printer, &x, steps, out);
+    }
+    match templates.look_up(index) {
+        Found::Replay(template) => template.replay(out, |hole, out| printer.fill(&x, hole, out)),
+        Found::Print => print_steps(printer, &x, steps, out),
+        Found::Record => {
+            if let Some(recorder) = printer.recorder() {
+                recorder.begin(out.len());
+            }
+            let printed = print_steps(printer, &x, steps, out);
+            let template = printer.recorder().and_then(|recorder| recorder.finish(out));
+            printed?;
+            templates.keep(index, template);
+            Ok(())
+        }
+    }
 }
 
-/// Hands an expansion's steps to the printer, each memory primitive with its fence bracket.
+/// Hands an expansion's steps to the printer after [`Printer::expansion_begin`], each memory
+/// primitive with its fence bracket, and ends it.
 fn print_steps<'m, P: Printer<'m>>(
     printer: &mut P,
     x: &Expanding<'_, P::Plan>,
     steps: &[Step],
     out: &mut String,
 ) -> Result<(), Unprintable> {
-    printer.expansion_begin(x, out)?;
     let once = expansion_bracket(x, P::BRACKETS_EXPANSIONS);
     if let Some(leading) = once.and_then(|bracket| bracket.leading) {
         printer.expansion_fence(x, leading, out)?;

@@ -17,8 +17,10 @@
 //! The kit lives in one module per concern, each re-exported here: `table` and `printer` are
 //! the two halves of a backend, `planning` and `driver` lower a
 //! module, `inst` prints one instruction (the expansion walk and its fence brackets),
-//! `splicing` lowers one as a fragment, `error` builds every [`LowerError`], and `spell` is
-//! how every printer appends text ([`Spell`], [`spell!`](crate::spell)).
+//! `splicing` lowers one as a fragment, `error` builds every [`LowerError`], `spell` is
+//! how every printer appends text ([`Spell`], [`spell!`](crate::spell)), and `template` keeps
+//! the text of an expansion printed once for the later instructions that print it again with
+//! other names ([`Template`]).
 //!
 //! [`AtomicNode`]: crate::node::AtomicNode
 //! [`Node`]: crate::node::Node
@@ -39,6 +41,7 @@ mod spell;
 pub mod splice;
 mod splicing;
 mod table;
+mod template;
 
 pub use driver::{lower_each, lower_into, lower_module, lower_with, InstLowering, CHUNK};
 pub use error::{error, param_error};
@@ -53,3 +56,4 @@ pub use splicing::splice_inst;
 pub use table::{
     legalize, legalize_beside, legalize_signature, smallest_accepting, Passes, Plan, Table,
 };
+pub use template::{Hole, Recorder, Template};

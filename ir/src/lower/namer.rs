@@ -127,9 +127,14 @@ struct Screen {
     /// Bit `b`: a prefix starts with the ASCII byte `b`; all ones where a prefix is empty or
     /// starts with another byte.
     prefix_firsts: u128,
-    /// Bit `b`: a suffix can end with the ASCII byte `b` (a digit for a numbered one); all
-    /// ones where a suffix is empty or ends with another byte.
-    suffix_lasts: u128,
+    /// Bit `b`: an exact suffix ends with the ASCII byte `b`; all ones where one is empty or
+    /// ends with another byte.
+    exact_lasts: u128,
+    /// Bit `b`: a numbered suffix's text (before its number) ends with the ASCII byte `b`;
+    /// all ones where one is empty or ends with another byte. A name ending in digits is
+    /// checked only where the byte before its digits is one of these: value names such as
+    /// `r123` end in digits, and each would otherwise be compared with every suffix.
+    numbered_lasts: u128,
 }
 
 impl Screen {
@@ -138,7 +143,6 @@ impl Screen {
             Some(&b) if b.is_ascii() => 1u128 << b,
             _ => u128::MAX,
         };
-        let digits = (b'0'..=b'9').fold(0u128, |mask, digit| mask | 1 << digit);
         Screen {
             ascii_ok: std::array::from_fn(|b| (rules.char_ok)(char::from(b as u8))),
             keyword_lengths: rules
@@ -152,14 +156,36 @@ impl Screen {
                 .prefixes
                 .iter()
                 .fold(0, |mask, prefix| mask | byte_bit(prefix.as_bytes().first())),
-            suffix_lasts: rules.suffixes.iter().fold(0, |mask, suffix| {
-                mask | if suffix.digits {
-                    digits
-                } else {
-                    byte_bit(suffix.text.as_bytes().last())
-                }
-            }),
+            exact_lasts: rules
+                .suffixes
+                .iter()
+                .filter(|suffix| !suffix.digits)
+                .fold(0, |mask, suffix| {
+                    mask | byte_bit(suffix.text.as_bytes().last())
+                }),
+            numbered_lasts: rules
+                .suffixes
+                .iter()
+                .filter(|suffix| suffix.digits)
+                .fold(0, |mask, suffix| {
+                    mask | byte_bit(suffix.text.as_bytes().last())
+                }),
         }
+    }
+
+    /// Whether a suffix may end the (ASCII, non-empty) name `bytes`: `false` only where none
+    /// does.
+    fn may_end_in_suffix(&self, bytes: &[u8]) -> bool {
+        let in_mask = |mask: u128, byte: Option<&u8>| byte.is_some_and(|&b| mask >> b & 1 == 1);
+        if in_mask(self.exact_lasts, bytes.last()) || self.exact_lasts == u128::MAX {
+            return true;
+        }
+        if !bytes.last().is_some_and(u8::is_ascii_digit) || self.numbered_lasts == 0 {
+            return false;
+        }
+        let stem = bytes.iter().rposition(|b| !b.is_ascii_digit());
+        let before_digits = stem.map(|index| &bytes[index]);
+        self.numbered_lasts == u128::MAX || in_mask(self.numbered_lasts, before_digits)
     }
 
     /// Exactly [`NameRules::allows`] for the rules the screen was made from.
@@ -183,7 +209,7 @@ impl Screen {
                 || !rules.keywords.contains(&name))
             && (!in_mask(self.prefix_firsts, bytes.first())
                 || !rules.prefixes.iter().any(|prefix| name.starts_with(prefix)))
-            && (!in_mask(self.suffix_lasts, bytes.last())
+            && (!self.may_end_in_suffix(bytes)
                 || !rules.suffixes.iter().any(|suffix| suffix.ends(name)))
     }
 }

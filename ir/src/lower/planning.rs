@@ -4,8 +4,10 @@
 //! Planning first is what lets a refusal leave the output untouched, and deduplicating nodes
 //! is what lets a million refused atomics search their smallest target once.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use cranelift_entity::SecondaryMap;
-use fnv::FnvHashMap as HashMap;
 
 use crate::kernel::{Inst, InstData, Kernel, Module, Operand, Scalar, Value};
 use crate::legal::{LowerError, LowerReport, OnRefusal, Refusal};
@@ -63,8 +65,12 @@ pub(super) fn plan<T: Table>(
     let skip = on_refusal == OnRefusal::Skip;
     let mut report = LowerReport::default();
     let mut plans: Vec<T::Plan> = Vec::new();
+    // By plan: the number the report records its verdict by, from the plan's first record
+    // on (so that the report numbers its verdicts in program order, as recording them does).
+    let mut verdicts: Vec<Option<u32>> = Vec::new();
     // Refusals too: a million refused atomics search their smallest target once.
-    let mut plan_of: HashMap<Node, Result<u32, Refusal>> = HashMap::default();
+    let mut plan_of: HashMap<Node, Result<u32, Refusal>, BuildHasherDefault<NodeHasher>> =
+        HashMap::default();
     let mut chosen: Vec<u32> = Vec::new();
     let mut kept: Vec<KernelKept> = Vec::new();
     let mut any_left_out = false;
@@ -72,9 +78,13 @@ pub(super) fn plan<T: Table>(
         let (kernel_chosen, kernel_decisions) = (chosen.len(), report.len());
         report.reserve(kernel.insts.len());
         chosen.reserve(kernel.insts.len());
+        // Which instructions are kept matters only where some may be left out.
         let mut kernel_kept = KernelKept {
             whole_kernel_refused: false,
-            insts: SecondaryMap::with_capacity(kernel.insts.len()),
+            insts: match skip {
+                true => SecondaryMap::with_capacity(kernel.insts.len()),
+                false => SecondaryMap::new(),
+            },
         };
         let mut left_out: SecondaryMap<Value, bool> = SecondaryMap::new();
         // The element type of each pointer parameter's first accepted access.
@@ -101,6 +111,7 @@ pub(super) fn plan<T: Table>(
                 Some(answer) => answer,
                 None => {
                     let answer = legalize(table, &node).map(|plan| {
+                        verdicts.push(None);
                         plans.push(plan);
                         plans.len() as u32 - 1
                     });
@@ -126,9 +137,13 @@ pub(super) fn plan<T: Table>(
             if let InstData::Atomic(atomic) = data {
                 first_type[atomic.addr].get_or_insert(atomic.ty);
             }
-            report.record(index, inst, plans[plan as usize].legality());
+            let verdict = *verdicts[plan as usize]
+                .get_or_insert_with(|| report.verdict(plans[plan as usize].legality()));
+            report.record_verdict(index, inst, verdict);
             chosen.push(plan);
-            kernel_kept.insts[inst] = true;
+            if skip {
+                kernel_kept.insts[inst] = true;
+            }
         }
         // After the instructions: a refused instruction is the more precise answer, and the
         // parameters it reads usually share its reason.
@@ -151,6 +166,65 @@ pub(super) fn plan<T: Table>(
         report,
         kept: any_left_out.then_some(kept),
     })
+}
+
+/// Hashes the node of every instruction planned, a word at a time (as rustc's `FxHasher`):
+/// FNV takes a node's fields a byte at a time, which was a tenth of lowering a program that
+/// repeats a few kinds of atomic. Nodes are small and their kinds few, so the weaker mixing
+/// costs nothing.
+#[derive(Default)]
+struct NodeHasher(u64);
+
+impl NodeHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for NodeHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.add(i as u64);
+        self.add((i >> 64) as u64);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The table's answer for `node` (the node of `data`) beside the first accepted access of its

@@ -10,7 +10,9 @@ use crate::legal::LowerOptions;
 use crate::node::AtomicNode;
 use crate::types::AddressSpace;
 
-use super::{Fence, FenceBracket, Fragment, Label, Params, Plan, SpliceNames, Table};
+use super::{
+    Fence, FenceBracket, Fragment, Hole, Label, Params, Plan, Recorder, SpliceNames, Table,
+};
 
 /// A backend's printer, for one lowering of a module whose kernels live for `'m`.
 ///
@@ -142,6 +144,34 @@ pub trait Printer<'m> {
         x: &Expanding<'_, Self::Plan>,
         out: &mut String,
     ) -> Result<(), Unprintable>;
+
+    /// The recorder through which the printer marks the holes of an expansion's text (see
+    /// [`Template`](super::Template)); `None` for a printer that prints every expansion afresh.
+    fn recorder(&self) -> Option<&Recorder> {
+        None
+    }
+
+    /// After [`Printer::expansion_begin`] of an expansion with a key
+    /// ([`Expanding::expansion_key`]): appends to `shape` everything the rest of its text
+    /// (its fences, steps and [`Printer::expansion_end`]) and that text's side effects depend
+    /// on, beyond the expansion and plan and what the printer writes through holes; `false`
+    /// where it is not to be replayed. Two instructions of one plan with equal shapes must
+    /// print the same text but for the holes, and a replay with the holes filled must print
+    /// what printing afresh would, byte for byte.
+    fn shape(&mut self, _x: &Expanding<'_, Self::Plan>, _shape: &mut Vec<u64>) -> bool {
+        false
+    }
+
+    /// Writes hole `hole` of a template being replayed for the current expansion, and does
+    /// what it stands for.
+    fn fill(
+        &mut self,
+        _x: &Expanding<'_, Self::Plan>,
+        _hole: Hole,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(Unprintable("the printer replays no template".into()))
+    }
 
     /// After the instructions of the current kernel.
     fn kernel_end(&mut self, out: &mut String);

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 use atomir_ir::expand::PrimType;
-use atomir_ir::lower::{Namer, Spell, SpliceNames};
+use atomir_ir::lower::{Hole, Namer, Recorder, Spell, SpliceNames};
 use atomir_ir::{
     spell, AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
 };
@@ -53,7 +53,24 @@ pub(crate) struct Emitter<'a> {
     pub(super) spliced_inst: Option<Inst>,
     /// In a fragment, its result where the client left it unbound, with the fragment's name.
     unbound_result: Option<(Value, String)>,
+    /// Marks the holes of an expansion's text while a template of it is recorded.
+    pub(crate) recorder: Recorder,
+    /// [`Emitter::inst`] in decimal, spelled once per instruction for its registers and labels.
+    inst_digits: String,
+    /// While a template is recorded: the expansion's registers as bound, by variable, so
+    /// that a name spelled from a [`Ref`] is marked as the variable it is bound to.
+    recorded_refs: Vec<Ref>,
 }
+
+/// The kind of a hole, in its low four bits; the rest is its operand.
+const INST: Hole = 0;
+/// The register variable `operand` is bound to.
+const REF: Hole = 1;
+/// The label of the block before the instruction.
+const BEFORE: Hole = 2;
+/// The end of the instruction: the block it ends in, and where its result is (bits 4 to 7:
+/// none, a variable's register, the instruction's temporary number `operand`).
+const END: Hole = 3;
 
 /// Spells a [`Label`] with the emitter's names: a kernel's (`.3.b1`), or in a spliced
 /// fragment the client's blocks around it and `<prefix>b1`, `<prefix>end` inside.
@@ -62,7 +79,21 @@ pub(crate) struct ShownLabel<'e, 'a>(&'e Emitter<'a>, Label);
 impl Spell for ShownLabel<'_, '_> {
     fn spell(&self, out: &mut String) {
         let Some(splice) = self.0.splice else {
-            return self.1.spell(out);
+            let inst = match self.1 {
+                Label::Block(inst, _) | Label::End(inst) => inst,
+                Label::Entry => return self.1.spell(out),
+            };
+            if inst != self.0.inst {
+                return self.1.spell(out);
+            }
+            out.push('.');
+            let at = out.len();
+            out.push_str(&self.0.inst_digits);
+            self.0.recorder.hole(at, out.len(), INST);
+            return match self.1 {
+                Label::Block(_, k) => spell!(out, ".b", k),
+                _ => out.push_str(".end"),
+            };
         };
         let _ = match (self.1, splice.blocks()) {
             // A plain identifier: the driver checked.
@@ -89,7 +120,23 @@ impl Spell for Shown<'_, '_> {
             let _ = splice.write_made(out, kind, Some(number));
             return;
         }
+        if self.0.recorder.is_recording() {
+            return self.0.spell_recorded(self.1, out);
+        }
         match self.1 {
+            // The instruction's own registers, with its number spelled once.
+            Ref::Tmp(inst, n) if inst == self.0.inst => {
+                spell!(out, "%.", self.0.inst_digits, '.', n);
+            }
+            Ref::Var(inst, var) if inst == self.0.inst => {
+                spell!(
+                    out,
+                    "%.",
+                    self.0.inst_digits,
+                    '.',
+                    VAR_NUMBERS + var.as_u32()
+                );
+            }
             Ref::Param(value) => write_ident(out, '%', self.0.name(value)),
             Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
             // Numbered far above the instruction's temporaries, which count from 1.
@@ -149,6 +196,9 @@ impl<'a> Emitter<'a> {
             splice: None,
             spliced_inst: None,
             unbound_result: None,
+            recorder: Recorder::new(),
+            inst_digits: String::from("0"),
+            recorded_refs: Vec::new(),
         }
     }
 
@@ -352,6 +402,8 @@ impl<'a> Emitter<'a> {
     /// Starts instruction `index`: a branch over it where it is predicated, and its first block.
     pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
         self.inst = index;
+        self.inst_digits.clear();
+        index.spell(&mut self.inst_digits);
         self.next_tmp = 0;
         self.before = self.label;
         let first = Label::Block(index, 0);
@@ -395,6 +447,7 @@ impl<'a> Emitter<'a> {
         let from = self.label;
         self.label = Label::End(index);
         let (Some(value), Some(mut result)) = (inst.result, result) else {
+            self.mark_end(out, None);
             return;
         };
         // A fragment defines the result under its name, which only a phi can do in SSA.
@@ -417,12 +470,154 @@ impl<'a> Emitter<'a> {
                 " ]"
             );
             if inst.predicate.is_some() {
-                let before = self.show_label(self.before);
-                spell!(out, ", [ zeroinitializer, %", before, " ]");
+                out.push_str(", [ zeroinitializer, %");
+                let at = out.len();
+                self.show_label(self.before).spell(out);
+                if self.recorder.is_recording() {
+                    self.recorder.hole(at, out.len(), BEFORE);
+                }
+                out.push_str(" ]");
             }
             out.push('\n');
             result = dst;
         }
         self.results[value] = Some(result);
+        self.mark_end(out, Some(result));
+    }
+
+    /// Sets the registers of the expansion being printed, after [`crate::expansion::bind`],
+    /// and appends its shape ([`atomir_ir::lower::Printer::shape`]): `false` where it is not
+    /// replayed (a fragment's names are the client's).
+    pub(crate) fn shape(&mut self, inst: &AtomicInst, shape: &mut Vec<u64>) -> bool {
+        if self.splice.is_some() {
+            return false;
+        }
+        // Whether each register is the instruction's own (its number a hole), a literal (its
+        // bits in the shape, so in the text), or bound to an input, and which inputs are one.
+        for (var, &r) in self.refs.iter().enumerate() {
+            match r {
+                Ref::Var(inst, v) if inst == self.inst => shape.push(u64::from(v.as_u32())),
+                Ref::Tmp(inst, n) if inst == self.inst => shape.push(1 << 32 | u64::from(n)),
+                Ref::Lit(bits, scal) => {
+                    let scal = match scal {
+                        Scal::I(width) => u64::from(width),
+                        Scal::Half => 1 << 8,
+                        Scal::BFloat => 2 << 8,
+                        Scal::F32 => 3 << 8,
+                        Scal::F64 => 4 << 8,
+                    };
+                    shape.extend([2 << 32 | scal, bits as u64, (bits >> 64) as u64]);
+                }
+                Ref::Zero => shape.push(3 << 32),
+                // A parameter is named the same in every instruction: in the shape, so its
+                // name is in the template's text.
+                Ref::Param(value) if self.is_param(value) => {
+                    shape.push(5 << 32 | u64::from(value.as_u32()));
+                }
+                r => {
+                    let first = self.refs.iter().position(|&other| other == r);
+                    shape.push(4 << 32 | first.unwrap_or(var) as u64);
+                }
+            }
+        }
+        let predicate = inst.predicate.map_or(0, |p| 1 + u64::from(p.negated));
+        shape.push(predicate | u64::from(inst.result.is_some()) << 2);
+        self.recorded_refs.clone_from(&self.refs);
+        true
+    }
+
+    /// Spells `r` while a template is recorded: the instruction's number in its own registers
+    /// as a hole, a literal or `zeroinitializer` as text, any other register as the hole of
+    /// the variable bound to it.
+    fn spell_recorded(&self, r: Ref, out: &mut String) {
+        let (own, number) = match r {
+            Ref::Param(value) if self.is_param(value) => {
+                return write_ident(out, '%', self.name(value));
+            }
+            Ref::Tmp(inst, n) if inst == self.inst => (true, n),
+            Ref::Var(inst, var) if inst == self.inst => (true, VAR_NUMBERS + var.as_u32()),
+            _ => (false, 0),
+        };
+        if own {
+            out.push_str("%.");
+            let at = out.len();
+            out.push_str(&self.inst_digits);
+            self.recorder.hole(at, out.len(), INST);
+            spell!(out, '.', number);
+            return;
+        }
+        let at = out.len();
+        match r {
+            Ref::Param(value) => write_ident(out, '%', self.name(value)),
+            Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
+            Ref::Var(inst, var) => spell!(out, "%.", inst, '.', VAR_NUMBERS + var.as_u32()),
+            Ref::Lit(bits, scal) => return write_literal(out, bits, scal),
+            Ref::Zero => return out.push_str("zeroinitializer"),
+            Ref::Bound(value, scal) => vulkan::bound_address(out, self, value, scal),
+        }
+        match self.recorded_refs.iter().position(|&bound| bound == r) {
+            Some(var) => self.recorder.hole(at, out.len(), REF | (var as u32) << 4),
+            None => self.recorder.spoil(),
+        }
+    }
+
+    /// Whether `value` is a parameter of the kernel (whose [`Ref::Param`] is the same in
+    /// every instruction).
+    fn is_param(&self, value: Value) -> bool {
+        matches!(self.kernel.values[value].def, ValueDef::Param(_))
+    }
+
+    /// Marks the end of the instruction, whose result (if it has one) is `result`, while a
+    /// template is recorded.
+    fn mark_end(&self, out: &str, result: Option<Ref>) {
+        if !self.recorder.is_recording() {
+            return;
+        }
+        let hole = match result {
+            None => END,
+            Some(Ref::Tmp(inst, n)) if inst == self.inst => END | 2 << 4 | n << 8,
+            Some(r) => match self.recorded_refs.iter().position(|&bound| bound == r) {
+                Some(var) => END | 1 << 4 | (var as u32) << 8,
+                None => return self.recorder.spoil(),
+            },
+        };
+        self.recorder.hole(out.len(), out.len(), hole);
+    }
+
+    /// Writes hole `hole` of a template replayed for `inst` and does what it stands for.
+    pub(crate) fn fill(
+        &mut self,
+        inst: &AtomicInst,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), String> {
+        let operand = hole >> 8;
+        let var_ref = |em: &Self, var: u32| {
+            em.refs
+                .get(var as usize)
+                .copied()
+                .ok_or_else(|| format!("a template names variable {var}, which is not bound"))
+        };
+        match hole & 0xf {
+            INST => out.push_str(&self.inst_digits),
+            REF => {
+                let r = var_ref(self, hole >> 4)?;
+                self.show(r).spell(out);
+            }
+            BEFORE => self.show_label(self.before).spell(out),
+            END => {
+                self.label = Label::End(self.inst);
+                let result = match hole >> 4 & 0xf {
+                    0 => None,
+                    1 => Some(var_ref(self, operand)?),
+                    _ => Some(Ref::Tmp(self.inst, operand)),
+                };
+                if let (Some(value), Some(result)) = (inst.result, result) {
+                    self.results[value] = Some(result);
+                }
+            }
+            kind => return Err(format!("a template holds a hole of kind {kind}")),
+        }
+        Ok(())
     }
 }

@@ -11,8 +11,8 @@ use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim, Var};
 use atomir_ir::lower::{
-    self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Namer, Params, Printer,
-    SpliceNames, Unprintable, PTX_ENTRY_NAMES,
+    self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Hole, Namer, Params,
+    Printer, Recorder, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::{spell, AtomicInst, Inst, Kernel, Module};
 
@@ -257,6 +257,28 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         let result = em.result.take();
         em.instruction_end(out, x.atomic, result);
         Ok(())
+    }
+
+    fn recorder(&self) -> Option<&Recorder> {
+        self.emitter.as_ref().map(|em| &em.recorder)
+    }
+
+    fn shape(&mut self, x: &Expanding<'_, LlvmPlan>, shape: &mut Vec<u64>) -> bool {
+        match self.emitter() {
+            Ok(em) => em.shape(x.atomic, shape),
+            Err(_) => false,
+        }
+    }
+
+    fn fill(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.emitter()?
+            .fill(x.atomic, hole, out)
+            .map_err(Unprintable)
     }
 
     fn kernel_end(&mut self, out: &mut String) {

@@ -4,10 +4,10 @@
 use cranelift_entity::EntityRef;
 
 use atomir_ir::expand::{Expansion, Prim, PrimType, Terminator, Var};
-use atomir_ir::lower::{FenceBracket, Hex, Label};
+use atomir_ir::lower::{FenceBracket, Hex, Label, Spell};
 use atomir_ir::{spell, AddressSpace, Inst, Kernel, Scalar, ValueType};
 
-use super::{operand_scalar, storage_of, write_label, EmitError, Storage, View, VisaPrinter};
+use super::{operand_scalar, storage_of, EmitError, Storage, View, VisaPrinter};
 use crate::legality::{Surface, VisaPlan};
 
 impl<'m> VisaPrinter<'m> {
@@ -107,7 +107,7 @@ impl<'m> VisaPrinter<'m> {
         }
         if let (Some((slot, negated)), false) = (self.pred, self.single) {
             self.op_start(Some((slot, !negated)), "goto", self.n);
-            write_label(&mut self.body, &self.names, inst_id, "skip", None);
+            self.write_label(inst_id, "skip", None);
             self.body.push('\n');
         }
         Ok(())
@@ -221,7 +221,8 @@ impl<'m> VisaPrinter<'m> {
                 *range = (0, end);
             }
         }
-        order.sort_by_key(|var| ranges.of[var.index()]);
+        // Ties in program order, as `order` is built: unstable sorting sorts in place.
+        order.sort_unstable_by_key(|var| (ranges.of[var.index()], var.index()));
         active.clear();
         released.clear();
         for &var in order.iter() {
@@ -313,6 +314,10 @@ impl<'m> VisaPrinter<'m> {
                 self.alu(expansion, prim)
             }
         };
+        let taken = self.busy_temps.len() - scratch_from;
+        if taken > 0 {
+            self.mark_free(taken);
+        }
         self.free_temps
             .extend(self.busy_temps.drain(scratch_from..));
         printed
@@ -329,7 +334,27 @@ impl<'m> VisaPrinter<'m> {
             ("", Some(_)) => "b",
             (kind, _) => kind,
         };
-        write_label(&mut self.body, &self.names, inst, kind, number);
+        self.write_label(inst, kind, number);
+    }
+
+    /// Writes a label the printer makes up for instruction `inst`: `L<inst>_<kind>[<number>]`
+    /// in a kernel, `<prefix><kind>[<number>]` in a fragment.
+    fn write_label(&mut self, inst: Inst, kind: &str, number: Option<u32>) {
+        match self.names.splice {
+            Some((splice, _)) => {
+                let _ = splice.write_made(&mut self.body, kind, number);
+            }
+            None => {
+                self.body.push('L');
+                let at = self.body.len();
+                inst.index().spell(&mut self.body);
+                self.mark_inst(at);
+                spell!(&mut self.body, '_', kind);
+                if let Some(number) = number {
+                    number.spell(&mut self.body);
+                }
+            }
+        }
     }
 
     /// `[(P)] goto (M1, N) label`.
@@ -354,7 +379,7 @@ impl<'m> VisaPrinter<'m> {
             self.body.push_str(":\n");
         }
         if self.pred.is_some() && !self.single {
-            write_label(&mut self.body, &self.names, inst_id, "skip", None);
+            self.write_label(inst_id, "skip", None);
             self.body.push_str(":\n");
         }
         // Results computed in temps move to the IR's result.
@@ -370,6 +395,7 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         self.free_temps.append(&mut self.busy_temps);
+        self.mark_end();
     }
 
     /// `to = from`, bit for bit.

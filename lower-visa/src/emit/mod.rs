@@ -24,8 +24,8 @@ use std::collections::HashMap;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
-    self, At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Label, NameRules, Namer,
-    Params, Printer, Spell, SpliceNames, Suffix, Unprintable,
+    self, At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Hole, Label, NameRules,
+    Namer, Params, Printer, Recorder, SpliceNames, Suffix, Unprintable,
 };
 use atomir_ir::{
     spell, AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value,
@@ -39,6 +39,7 @@ mod flow;
 mod native;
 mod prim;
 mod regs;
+mod replay;
 
 /// Where a variable's bits live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,6 +215,11 @@ pub struct VisaPrinter<'m> {
     reached_done: bool,
     /// The result of the instruction a spliced fragment holds.
     spliced_result: Option<Value>,
+    /// Marks the holes of an expansion's text while a template of it is recorded.
+    recorder: Recorder,
+    /// The registers the current expansion's steps name, by local ([`replay`]): one per
+    /// variable, then the predicate's, the result lanes', and the scratch temps taken.
+    locals: Vec<usize>,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).
@@ -359,6 +365,26 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
             printer.expansion_end(kernel, x.inst, x.atomic, x.expansion)
         });
         Ok(())
+    }
+
+    fn recorder(&self) -> Option<&Recorder> {
+        Some(&self.recorder)
+    }
+
+    fn shape(&mut self, x: &Expanding<'_, VisaPlan>, shape: &mut Vec<u64>) -> bool {
+        match self.kernel {
+            Some(kernel) => self.shape(kernel, x.atomic, x.expansion, shape),
+            None => false,
+        }
+    }
+
+    fn fill(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.fill(x.inst, hole, out).map_err(Unprintable)
     }
 
     const HEADS_KERNEL_AT_END: bool = true;
@@ -689,22 +715,6 @@ fn write_view_name(out: &mut String, names: &Names<'_>, index: usize, name: Slot
         _ => write_slot_name(out, names, name),
     }
     out.push_str(view.suffix());
-}
-
-/// Writes a label the printer makes up for instruction `inst`: `L<inst>_<kind>[<number>]` in a
-/// kernel, `<prefix><kind>[<number>]` in a fragment.
-fn write_label(out: &mut String, names: &Names<'_>, inst: Inst, kind: &str, number: Option<u32>) {
-    match names.splice {
-        Some((splice, _)) => {
-            let _ = splice.write_made(out, kind, number);
-        }
-        None => {
-            spell!(out, 'L', inst.index(), '_', kind);
-            if let Some(number) = number {
-                number.spell(out);
-            }
-        }
-    }
 }
 
 /// Whether the node's type is one the printer can lay out (guards the legality table).

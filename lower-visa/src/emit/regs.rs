@@ -1,7 +1,7 @@
 //! Registers: the declarations of a kernel's variables and their typed views, temporaries,
 //! and the spelling of operands and of one instruction line.
 
-use atomir_ir::lower::{Hex, Namer, Unprintable};
+use atomir_ir::lower::{Hex, Namer, Recorder, Unprintable};
 use atomir_ir::{spell, Kernel, Value, ValueType};
 
 use super::{
@@ -48,6 +48,8 @@ impl<'m> VisaPrinter<'m> {
             surface: Surface::Global,
             reached_done: false,
             spliced_result: None,
+            recorder: Recorder::new(),
+            locals: Vec::new(),
         }
     }
 
@@ -206,6 +208,7 @@ impl<'m> VisaPrinter<'m> {
     /// their payload's size (the signature keeps them clear of the file's end), and a
     /// fragment's client declares its own variables.
     pub(super) fn cover_message_operand(&mut self, slot: usize, per_channel: u32) {
+        self.mark_cover(slot, per_channel);
         let channels = self.target.message_channels();
         if channels <= self.n {
             return;
@@ -237,7 +240,10 @@ impl<'m> VisaPrinter<'m> {
     }
 
     pub(super) fn temp(&mut self, storage: Storage) -> usize {
-        self.temp_of_width(storage, false)
+        let at = self.body.len();
+        let slot = self.temp_of_width(storage, false);
+        self.mark_take(slot, storage, at);
+        slot
     }
 
     /// A temp of `storage`: a free one of the wanted width (widened for a message by
@@ -281,12 +287,20 @@ impl<'m> VisaPrinter<'m> {
     /// for the liveness; it sets no register.
     fn lifetime_start(&mut self, slot: usize) {
         self.body.push_str("    lifetime.start ");
-        self.name(slot, View::Base);
+        self.write_name(slot, View::Base);
         self.body.push('\n');
     }
 
     /// Writes a slot's (view's) name into the body.
     pub(super) fn name(&mut self, slot: usize, view: View) {
+        let at = self.body.len();
+        self.write_name(slot, view);
+        self.mark_slot(slot, view, at);
+    }
+
+    /// Writes a slot's (view's) name into the body, marking no hole: for the name within a
+    /// hole of its own (a temp's `lifetime.start`).
+    fn write_name(&mut self, slot: usize, view: View) {
         self.slots[slot].views |= 1 << view as u8;
         write_view_name(
             &mut self.body,

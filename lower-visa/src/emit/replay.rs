@@ -1,0 +1,238 @@
+//! The printer's side of text templates ([`atomir_ir::lower::Template`]): what an expansion's
+//! steps depend on (its shape), the holes it marks while a template is recorded, and how a
+//! replay fills them.
+//!
+//! Once an expansion's inputs are bound and its temporaries allocated
+//! (`VisaPrinter::expansion_begin`, always run), its steps name registers only through
+//! `VisaPrinter::name` and labels only through `write_label`. Every register they name is a
+//! *local* of the expansion: a variable's register, the predicate's, a result lane's, or a
+//! scratch temp a primitive takes. A hole names a local, so that a replay names the
+//! instruction's own register; the registers' equalities, storages and literal values are in
+//! the shape, since the text depends on them. What a step does besides printing (taking and
+//! freeing scratch temps, widening a message operand's declaration, marking the views
+//! declared) is an empty hole that a replay does again, in the same order.
+
+use cranelift_entity::EntityRef;
+
+use atomir_ir::expand::Expansion;
+use atomir_ir::lower::Hole;
+use atomir_ir::Inst;
+
+use super::{write_view_name, Storage, View, VisaPrinter};
+
+/// The kind of a hole, in its low four bits; the rest is its operand.
+const SLOT: u32 = 0;
+const INST: u32 = 1;
+const TAKE: u32 = 2;
+const FREE: u32 = 3;
+const COVER: u32 = 4;
+const END: u32 = 5;
+
+/// A local with no register (no predicate).
+const NONE: usize = usize::MAX;
+
+fn storage_code(storage: Storage) -> u32 {
+    match storage {
+        Storage::Dword => 0,
+        Storage::Qword => 1,
+        Storage::Pred => 2,
+    }
+}
+
+fn storage_of_code(code: u32) -> Option<Storage> {
+    match code {
+        0 => Some(Storage::Dword),
+        1 => Some(Storage::Qword),
+        2 => Some(Storage::Pred),
+        _ => None,
+    }
+}
+
+fn view_of_code(code: u32) -> Option<View> {
+    const VIEWS: [View; 9] = [
+        View::Base,
+        View::F,
+        View::D,
+        View::Hf,
+        View::W,
+        View::B,
+        View::Halves,
+        View::Q,
+        View::Df,
+    ];
+    VIEWS.get(code as usize).copied()
+}
+
+impl<'m> VisaPrinter<'m> {
+    /// Sets the expansion's locals and appends its shape: `false` where it is not replayed
+    /// (a spliced fragment names the client's variables).
+    pub(super) fn shape(
+        &mut self,
+        kernel: &atomir_ir::Kernel,
+        inst: &atomir_ir::AtomicInst,
+        expansion: &Expansion,
+        shape: &mut Vec<u64>,
+    ) -> bool {
+        if self.names.splice.is_some() {
+            return false;
+        }
+        let mut locals = std::mem::take(&mut self.locals);
+        locals.clear();
+        locals.extend_from_slice(&self.var_slots);
+        locals.push(self.pred.map_or(NONE, |(slot, _)| slot));
+        if let Some(result) = inst.result {
+            let vector = inst.shape.is_vector();
+            for i in 0..expansion.results.len() {
+                let lane = vector.then_some(i as u8);
+                locals.push(self.value_slot(kernel, result, lane));
+            }
+        }
+        // Which locals are one register, and each one's storage. A kernel parameter's
+        // register is the same for every instruction that names it, so it is in the shape and
+        // its name in the template's text, not a hole: `mark_slot` leaves it alone.
+        for (index, &slot) in locals.iter().enumerate() {
+            let word = match slot {
+                NONE => u64::MAX,
+                slot if self.is_param(slot) => 1 << 48 | slot as u64,
+                slot => {
+                    let first = locals.iter().position(|&other| other == slot);
+                    let storage = storage_code(self.slots[slot].storage);
+                    first.unwrap_or(index) as u64 | u64::from(storage) << 32
+                }
+            };
+            shape.push(word);
+        }
+        let class = |slot: usize| locals.iter().position(|&other| other == slot);
+        shape.push(u64::from(self.pred.is_some_and(|(_, negated)| negated)));
+        shape.push(
+            u64::from(self.single) | u64::from(self.surface == crate::legality::Surface::Slm) << 1,
+        );
+        for (list, tag) in [
+            (&self.literals, 1u64 << 62),
+            (&self.rematerialized, 1u64 << 63),
+        ] {
+            for &(slot, bits) in list {
+                let Some(class) = class(slot) else {
+                    self.locals = locals;
+                    return false;
+                };
+                shape.extend([tag | class as u64, bits as u64, (bits >> 64) as u64]);
+            }
+        }
+        self.locals = locals;
+        true
+    }
+
+    /// The local a name of `slot` stands for: the latest with that register, since a later
+    /// step's scratch temp may be a register an earlier step's scratch temp had (locals that
+    /// are one register otherwise are one in every instruction of the shape).
+    fn local_of(&self, slot: usize) -> Option<usize> {
+        self.locals.iter().rposition(|&local| local == slot)
+    }
+
+    /// Whether `slot` is a kernel parameter's register, or a lane of one.
+    fn is_param(&self, slot: usize) -> bool {
+        self.slots[slot].root.map_or(slot, |(root, _)| root) < self.param_slots
+    }
+
+    /// Marks the name of `slot` (`view`), written into the body from `at` on, while a
+    /// template is recorded.
+    pub(super) fn mark_slot(&self, slot: usize, view: View, at: usize) {
+        if !self.recorder.is_recording() || self.is_param(slot) {
+            return;
+        }
+        match self.local_of(slot) {
+            Some(local) => self.recorder.hole(
+                at,
+                self.body.len(),
+                SLOT | (view as u32) << 4 | (local as u32) << 8,
+            ),
+            None => self.recorder.spoil(),
+        }
+    }
+
+    /// Marks the instruction's number in a label, written into the body from `at` on.
+    pub(super) fn mark_inst(&self, at: usize) {
+        self.recorder.hole(at, self.body.len(), INST);
+    }
+
+    /// Marks a scratch temp of `storage` taken (its `lifetime.start` written from `at` on) as
+    /// the next local.
+    pub(super) fn mark_take(&mut self, slot: usize, storage: Storage, at: usize) {
+        if self.recorder.is_recording() {
+            self.recorder
+                .hole(at, self.body.len(), TAKE | storage_code(storage) << 4);
+            self.locals.push(slot);
+        }
+    }
+
+    /// Marks the `count` scratch temps of a step freed at its end.
+    pub(super) fn mark_free(&self, count: usize) {
+        let at = self.body.len();
+        self.recorder.hole(at, at, FREE | (count as u32) << 8);
+    }
+
+    /// Marks a message operand's declaration widened.
+    pub(super) fn mark_cover(&self, slot: usize, per_channel: u32) {
+        // A parameter's declaration keeps its payload's size: nothing to do again.
+        if !self.recorder.is_recording() || self.is_param(slot) {
+            return;
+        }
+        match self.local_of(slot) {
+            Some(local) => {
+                let at = self.body.len();
+                let hole = COVER | per_channel << 4 | (local as u32) << 8;
+                self.recorder.hole(at, at, hole);
+            }
+            None => self.recorder.spoil(),
+        }
+    }
+
+    /// Marks the expansion's temps freed at its end.
+    pub(super) fn mark_end(&self) {
+        let at = self.body.len();
+        self.recorder.hole(at, at, END);
+    }
+
+    /// Writes hole `hole` of instruction `inst` into `out` and does what it stands for.
+    #[inline]
+    pub(super) fn fill(&mut self, inst: Inst, hole: Hole, out: &mut String) -> Result<(), String> {
+        let operand = hole >> 8;
+        let local = |printer: &Self| {
+            printer
+                .locals
+                .get(operand as usize)
+                .copied()
+                .filter(|&slot| slot != NONE)
+                .ok_or_else(|| format!("a template names local {operand}, which has no register"))
+        };
+        match hole & 0xf {
+            SLOT => {
+                let slot = local(self)?;
+                let view = view_of_code(hole >> 4 & 0xf)
+                    .ok_or_else(|| format!("a template names view {}", hole >> 4 & 0xf))?;
+                let data = &mut self.slots[slot];
+                data.views |= 1 << view as u8;
+                write_view_name(out, &self.names, slot, data.name, view);
+            }
+            INST => atomir_ir::lower::Spell::spell(&inst.index(), out),
+            TAKE => {
+                let storage = storage_of_code(hole >> 4 & 0xf)
+                    .ok_or_else(|| format!("a template takes storage {}", hole >> 4 & 0xf))?;
+                let slot = self.writing(out, |printer| printer.temp(storage));
+                self.locals.push(slot);
+            }
+            FREE => {
+                let from = self.busy_temps.len().saturating_sub(operand as usize);
+                self.free_temps.extend(self.busy_temps.drain(from..));
+            }
+            COVER => {
+                let slot = local(self)?;
+                self.cover_message_operand(slot, hole >> 4 & 0xf);
+            }
+            END => self.free_temps.append(&mut self.busy_temps),
+            kind => return Err(format!("a template holds a hole of kind {kind}")),
+        }
+        Ok(())
+    }
+}
