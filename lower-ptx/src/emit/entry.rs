@@ -174,7 +174,7 @@ fn result_words(
     bits: u32,
     lanes: usize,
 ) -> Option<SmallVec<[Temp; 4]>> {
-    if !matches!(bits, 8 | 16) || (lanes * bits as usize) % 32 != 0 {
+    if !matches!(bits, 8 | 16) || !(lanes * bits as usize).is_multiple_of(32) {
         return None;
     }
     let per_word = (32 / bits) as usize;
