@@ -4,13 +4,12 @@
 use std::fmt::Write;
 
 use atomir_ir::{AddressSpace, Value, ValueDef, ValueType};
-use smallvec::SmallVec;
 
 use atomir_ir::lower::append_buffer;
 
 use super::native::memory_type;
 use super::regs::value_class;
-use super::{write_value, Class, KernelEmitter, KernelState, PackedLane, ParamMode, Temp};
+use super::{write_value, Class, KernelEmitter, KernelState, ParamMode, Temp};
 use crate::target::Feature;
 
 /// The `.entry` signature (into `out`) and the loads of its parameters (into `body`); returns
@@ -164,38 +163,6 @@ pub(super) fn entry_begin(
     (results, thread)
 }
 
-/// The 32-bit registers that hold `result`'s `lanes` lanes of `bits` bits packed, lane 0 in the
-/// low bits of the first, where every lane is the part of a recorded word at its place (a
-/// result of 8/16-bit lanes that fills whole words, as a widened op or a masked loop returns
-/// them); `None` otherwise.
-fn result_words(
-    packed: &[PackedLane],
-    result: Value,
-    bits: u32,
-    lanes: usize,
-) -> Option<SmallVec<[Temp; 4]>> {
-    if !matches!(bits, 8 | 16) || !(lanes * bits as usize).is_multiple_of(32) {
-        return None;
-    }
-    let per_word = (32 / bits) as usize;
-    let part = |lane: usize| {
-        packed
-            .iter()
-            .rev()
-            .find(|p| p.result == result && p.lane == lane)
-    };
-    (0..lanes / per_word)
-        .map(|word| {
-            let first = part(word * per_word)?;
-            let whole = (0..per_word).all(|k| {
-                part(word * per_word + k)
-                    .is_some_and(|p| p.word == first.word && p.at == k as u32 * bits)
-            });
-            whole.then_some(first.word)
-        })
-        .collect()
-}
-
 /// The widest store PTX has before sm_100's 256-bit forms.
 const MAX_VECTOR_STORE_BYTES: usize = 16;
 
@@ -249,7 +216,7 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
             }
             continue;
         }
-        if let Some(words) = result_words(&emitter.packed_lanes, *result, elem.bits(), lanes) {
+        if let Some(words) = emitter.result_words.get(result) {
             for (n, four) in words.chunks(4).enumerate() {
                 let vector = match four.len() {
                     1 => "",

@@ -7,8 +7,9 @@ use atomir_ir::expand::{Block, Expansion, Prim, PrimType, Terminator, Var};
 use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, Inst, Value, ValueType};
 
 use atomir_ir::lower::{FenceBracket, Label, Unprintable};
+use smallvec::SmallVec;
 
-use super::{Class, KernelEmitter, Known, PackedLane, Src};
+use super::{Class, KernelEmitter, Known, Src, Temp};
 use crate::legal::{Form, PtxPlan, RmwForms};
 
 impl<'k> KernelEmitter<'k> {
@@ -118,8 +119,14 @@ impl<'k> KernelEmitter<'k> {
             self.label(out, id, Label::Block(block));
             out.push_str(":\n");
         }
-        // A masked copy is only known valid in the block that made it.
+        // A masked copy, and a part of a word (which reads the word's register, rewritten by
+        // the copies on an edge), are only known valid in the block that made them.
         self.masked.fill(None);
+        for known in &mut self.known {
+            if matches!(known, Known::Shifted { .. } | Known::Part { .. }) {
+                *known = Known::Nothing;
+            }
+        }
     }
 
     /// `bra.uni`, or with a guard `@p bra` / `@!p bra`.
@@ -155,34 +162,45 @@ impl<'k> KernelEmitter<'k> {
                 let lane = inst.shape.is_vector().then_some(lane);
                 self.mov(out, Src::Value(result, lane), self.var(*old), natural);
             }
-            if self.records_packed_lanes && inst.predicate.is_none() {
-                self.record_packed_lanes(result, expansion);
+            if self.records_result_words && inst.predicate.is_none() {
+                self.record_result_words(result, inst, expansion);
             }
         }
         self.guard_end(out, inst, id);
     }
 
-    /// Records each lane of `result` that is a part of a 32-bit word ([`Known::Part`]) whose
-    /// register no edge writes once the part is taken: a word that is no block's parameter, or
-    /// a parameter of a block that returns (the exit, entered once). A predicated instruction
-    /// is left out: where it is skipped, its result is zero and the word never written.
-    fn record_packed_lanes(&mut self, result: Value, expansion: &Expansion) {
-        let rewritten = |word: Var| {
-            expansion.blocks.values().any(|block| {
-                !matches!(block.terminator, Terminator::Return) && block.params.contains(&word)
+    /// Records the words `result` is made of where its 8/16-bit lanes fill words and each is
+    /// the part of a word at its place ([`Known::Part`]). The parts known at the end were taken
+    /// in the last block; they hold to the end of the kernel where that block returns (no edge
+    /// copy follows them). A predicated instruction is left out: where it is skipped, its
+    /// result is zero and the words never written.
+    fn record_result_words(&mut self, result: Value, inst: &AtomicInst, expansion: &Expansion) {
+        let last_returns = expansion
+            .blocks
+            .values()
+            .last()
+            .is_some_and(|block| matches!(block.terminator, Terminator::Return));
+        let bits = inst.ty.bits();
+        let lanes = expansion.results.len();
+        if !last_returns || !matches!(bits, 8 | 16) || !(lanes * bits as usize).is_multiple_of(32) {
+            return;
+        }
+        let known = |var: &Var| self.known[var.as_u32() as usize];
+        let words = expansion
+            .results
+            .chunks((32 / bits) as usize)
+            .map(|parts| {
+                let Known::Part { word, at: 0 } = known(&parts[0]) else {
+                    return None;
+                };
+                let whole = (0u32..)
+                    .zip(parts)
+                    .all(|(k, part)| known(part) == Known::Part { word, at: k * bits });
+                whole.then(|| self.vars[word.as_u32() as usize])
             })
-        };
-        for (lane, old) in expansion.results.iter().enumerate() {
-            if let Known::Part { word, at } = self.known[old.as_u32() as usize] {
-                if !rewritten(word) {
-                    self.packed_lanes.push(PackedLane {
-                        result,
-                        lane,
-                        word: self.vars[word.as_u32() as usize],
-                        at,
-                    });
-                }
-            }
+            .collect::<Option<SmallVec<[Temp; 4]>>>();
+        if let Some(words) = words {
+            self.result_words.insert(result, words);
         }
     }
 }

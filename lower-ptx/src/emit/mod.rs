@@ -5,6 +5,7 @@
 //! nothing per instruction.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
@@ -15,6 +16,7 @@ use atomir_ir::lower::{
     Params, Printer, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::Module;
+use smallvec::SmallVec;
 
 use crate::legal::{Form, PtxPlan, RmwForms};
 use crate::target::PtxTarget;
@@ -280,23 +282,12 @@ pub(super) enum Known {
     /// turns into a shift and a sign extension where it keeps a shift, a truncation and
     /// `cvt.s16.s8` as three (a v4.s8 max loop on sm_90: 50 SASS instructions against 46, as
     /// many as llc's). A result whose lanes are every part of one word is that word
-    /// ([`PackedLane`]).
+    /// (`KernelEmitter::result_words`). Known only in the block that took it, as the word's
+    /// register may be rewritten by the copies on an edge.
     Part {
         word: Var,
         at: u32,
     },
-}
-
-/// One lane of an instruction's result known to be the bits at `at` of the 32-bit register
-/// `word`, which keeps its value to the end of the kernel: a test entry stores a result whose
-/// lanes fill words as the words themselves, as llc stores them (a v8.u8 xor's result on
-/// sm_90: one `STG.E.64` where storing the lanes takes 13 more instructions to repack them).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct PackedLane {
-    pub result: Value,
-    pub lane: usize,
-    pub word: Temp,
-    pub at: u32,
 }
 
 /// Emits the body of one kernel, counting the temporaries it uses.
@@ -333,10 +324,14 @@ pub(crate) struct KernelEmitter<'k> {
     /// sm_120 111,896 -> 107,048, but sm_75 157,132 -> 158,132, sm_80 141,948 -> 142,540,
     /// sm_89 141,084 -> 141,676.
     unpack_float_halves: bool,
-    /// Whether expansions record [`PackedLane`]s (a test entry's, which stores the results).
-    pub records_packed_lanes: bool,
-    /// The result lanes known to be parts of words, in the order they were made.
-    pub packed_lanes: Vec<PackedLane>,
+    /// Whether expansions record [`KernelEmitter::result_words`] (a test entry's, which stores
+    /// the results).
+    pub records_result_words: bool,
+    /// The results whose 8/16-bit lanes are the parts of 32-bit registers at their places
+    /// ([`Known::Part`]), with those registers, lane 0 in the low bits of the first: a test
+    /// entry stores such a result as the words, as llc stores it (a v8.u8 xor's result on
+    /// sm_90: one `STG.E.64` where storing the lanes takes 13 more instructions to repack them).
+    pub result_words: HashMap<Value, SmallVec<[Temp; 4]>>,
 }
 
 /// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
@@ -419,7 +414,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
             (Vec::new(), None)
         } else {
-            emitter.records_packed_lanes = true;
+            emitter.records_result_words = true;
             entry_begin(&mut emitter, &name, self.mode, &mut self.body, out)
         };
         self.kernel = Some(KernelState {

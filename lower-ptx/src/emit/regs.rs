@@ -1,6 +1,7 @@
 //! Registers: temporaries by class, the registers of values and their lanes, constants,
 //! operands, moves and one instruction line, and the declarations of what a kernel used.
 
+use std::collections::HashMap;
 use std::fmt::{self, Write};
 
 use atomir_ir::expand::{Expansion, PrimType, Var};
@@ -34,8 +35,8 @@ impl<'k> KernelEmitter<'k> {
             names: ValueNames::Kernel(names),
             made: MadeNames::Kernel,
             spliced_result: None,
-            records_packed_lanes: false,
-            packed_lanes: Vec::new(),
+            records_result_words: false,
+            result_words: HashMap::new(),
             unpack_float_halves: false,
         }
     }
@@ -82,8 +83,8 @@ impl<'k> KernelEmitter<'k> {
             names: ValueNames::Kernel(Vec::new()),
             made: MadeNames::Kernel,
             spliced_result: None,
-            records_packed_lanes: false,
-            packed_lanes: Vec::new(),
+            records_result_words: false,
+            result_words: HashMap::new(),
             unpack_float_halves: false,
         }
     }
