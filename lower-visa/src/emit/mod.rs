@@ -67,6 +67,19 @@ enum View {
 }
 
 impl View {
+    /// Every view, in the order of their numbers.
+    const ALL: [View; 9] = [
+        View::Base,
+        View::F,
+        View::D,
+        View::Hf,
+        View::W,
+        View::B,
+        View::Halves,
+        View::Q,
+        View::Df,
+    ];
+
     const fn suffix(self) -> &'static str {
         match self {
             View::Base => "",

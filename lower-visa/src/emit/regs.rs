@@ -103,17 +103,7 @@ impl<'m> VisaPrinter<'m> {
                 Some((root, offset)) => (self.slots[root].name, offset, n),
                 None => (slot.name, 0, slot.elems),
             };
-            for view in [
-                View::Base,
-                View::F,
-                View::D,
-                View::Hf,
-                View::W,
-                View::B,
-                View::Halves,
-                View::Q,
-                View::Df,
-            ] {
+            for view in View::ALL {
                 if slot.views & (1 << view as u8) == 0
                     || (view == View::Base && slot.root.is_none())
                 {

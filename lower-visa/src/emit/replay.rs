@@ -49,18 +49,7 @@ fn storage_of_code(code: u32) -> Option<Storage> {
 }
 
 fn view_of_code(code: u32) -> Option<View> {
-    const VIEWS: [View; 9] = [
-        View::Base,
-        View::F,
-        View::D,
-        View::Hf,
-        View::W,
-        View::B,
-        View::Halves,
-        View::Q,
-        View::Df,
-    ];
-    VIEWS.get(code as usize).copied()
+    View::ALL.get(code as usize).copied()
 }
 
 impl<'m> VisaPrinter<'m> {
