@@ -67,6 +67,19 @@ pub enum Form {
     Fence,
 }
 
+impl Form {
+    /// Whether the node's `atom`/`red` is printed with `.L2::cache_hint`: a native or packed
+    /// one, or an expansion's `Rmw` primitives (the integer `atom`s of a float min/max, an
+    /// element's or a word's).
+    fn prints_hint(self) -> bool {
+        match self {
+            Form::Native(op) | Form::PackedHalf(op) => op.hint,
+            Form::Expand { rmw } => rmw.hint(),
+            Form::LdSt { .. } | Form::Fence => false,
+        }
+    }
+}
+
 impl Plan for PtxPlan {
     fn legality(&self) -> &Legality {
         &self.legality
@@ -107,6 +120,32 @@ pub enum RmwForms {
 }
 
 impl RmwForms {
+    /// The forms with `.L2::cache_hint` where `hint`: every `Rmw` primitive of an expansion is
+    /// an `atom`/`red` that has the qualifier (the `cas` of a loop has none and goes without).
+    fn hinted(self, hint: bool) -> RmwForms {
+        let with = |op: PtxOp| PtxOp {
+            hint: hint && op.op != PtxRmw::Cas,
+            ..op
+        };
+        match self {
+            RmwForms::None => RmwForms::None,
+            RmwForms::Each(op) => RmwForms::Each(with(op)),
+            RmwForms::IntMinMax { signed, unsigned } => RmwForms::IntMinMax {
+                signed: with(signed),
+                unsigned: with(unsigned),
+            },
+        }
+    }
+
+    /// Whether the `Rmw` primitives are printed with `.L2::cache_hint`.
+    pub fn hint(self) -> bool {
+        match self {
+            RmwForms::None => false,
+            RmwForms::Each(op) => op.hint,
+            RmwForms::IntMinMax { signed, .. } => signed.hint,
+        }
+    }
+
     /// The form of an `Rmw` primitive of `op` on `ty`, if the plan names one for it.
     pub fn of(self, op: AtomicOp, ty: ElemType) -> Option<PtxOp> {
         match self {
@@ -654,7 +693,9 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
                 ),
             };
             legality.lowering = Lowering::per_element(element, node.shape);
-            Form::Expand { rmw }
+            Form::Expand {
+                rmw: rmw.hinted(hint),
+            }
         }
     };
     if legality.lowering.has_retry_loop() && fences != LOOP_FENCES {
@@ -665,8 +706,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             .retain(|rewrite| Some(*rewrite) != per_access);
         legality.rewrites.extend(LOOP_FENCES.rewrite(node.order));
     }
-    let printed_hint = matches!(form, Form::Native(PtxOp { hint: true, .. }));
-    if node.hint.is_some() && !printed_hint {
+    if node.hint.is_some() && !form.prints_hint() {
         legality.rewrites.push(Rewrite::CacheHintDropped);
     }
     Ok(PtxPlan {

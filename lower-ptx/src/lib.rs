@@ -14,7 +14,9 @@
 //!   it does not flush. From PTX ISA 9.4 on sm_90 and newer every f32 add is printed
 //!   `.add.noftz.f32` instead, which keeps subnormals (IEEE) in every space.
 //! - A cache hint is a performance hint only: it is printed (`.L2::cache_hint` with a
-//!   `createpolicy`) on a native `atom`/`red` other than `cas` from sm_80 and PTX 7.4, on
+//!   `createpolicy`) on an `atom`/`red` other than `cas` from sm_80 and PTX 7.4 (a native
+//!   node's, or an expansion's: the integer `atom`s of a float min/max, an element's, the
+//!   bitwise op on a sub-word's 32-bit word; a CAS loop's `cas` goes without), on
 //!   `.global` or on a generic address made from a `ptr.global` pointer (the ISA supports it on
 //!   a generic address only where that points to global memory), and left out elsewhere with
 //!   `Rewrite::CacheHintDropped` recorded; `no_allocate` is spelled `L2::evict_first`.

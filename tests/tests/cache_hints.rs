@@ -102,3 +102,76 @@ fn visa_and_llvm_record_every_hint_they_leave_out() {
         assert_eq!(verdicts(target.as_ref()), [Some(false); 9], "llvm:{name}");
     }
 }
+
+#[test]
+fn ptx_prints_the_hint_on_the_atoms_of_an_expansion_and_not_on_a_cas_loop() {
+    const EXPANDED: &str = "kernel k(%g: ptr.global, %s: ptr.shared, %x: f32, %y: f64, %v: v4.f32, %b: u8, %h: u16, %f: f16) {
+  %a = atomic.max.relaxed.device.global.f32.evict_last [%g], %x
+  %c = atomic.min.acquire.device.global.f64.evict_first [%g], %y
+  %d = atomic.max.relaxed.device.global.v4.f32.evict_last [%g], %v
+  %e = atomic.or.relaxed.device.global.u16.no_allocate [%g], %h
+  %i = atomic.add.relaxed.device.global.u8.evict_last [%g], %b
+  %j = atomic.max.relaxed.block.shared.f32.evict_last [%s], %x
+  %l = atomic.add.relaxed.device.global.f16.evict_last [%g], %f
+}
+";
+    let module = text::parse(EXPANDED).unwrap();
+    let kernel = &module.kernels[0];
+    let verified = atomir_ir::verify::verify(&module).unwrap();
+    for (name, packed_add) in [("sm_90", false), ("sm_90+packed-half-add", true)] {
+        let target = atomir_ptx::parse_target(name).unwrap();
+        let printed: Vec<bool> = kernel
+            .insts
+            .keys()
+            .map(|inst| {
+                let legality = target.legalize_inst(kernel, inst).unwrap();
+                !legality.rewrites.contains(&Rewrite::CacheHintDropped)
+            })
+            .collect();
+        // f32/f64 min/max by integer `atom`s (one lane for its warp's, or one per element
+        // of a vector), a 16-bit or by the `atom.or.b32` of its word: printed; a u8 add is a
+        // CAS loop and shared memory has no hint: left out; a scalar f16 add is printed
+        // with its native `atom`, and with the packed opt-in on the packed one.
+        assert_eq!(
+            printed,
+            [true, true, true, true, false, false, true],
+            "{name}"
+        );
+        let mut code = String::new();
+        target
+            .lower(&verified, &LowerOptions::module(), &mut code)
+            .unwrap();
+        // One policy per hinted node, on every `atom`/`red` but a `cas`.
+        assert_eq!(code.matches("createpolicy").count(), 5, "{name}\n{code}");
+        for line in code.lines().filter(|line| line.contains("cache_hint")) {
+            assert!(!line.contains(".cas."), "{name}: {line}");
+        }
+        // The f32 max's integer pair twice (a lane alone at its address, and the leader of
+        // its warp's lanes at one), and one pair for each of the four vector elements.
+        let int_min_max = code
+            .lines()
+            .filter(|line| {
+                line.contains(".L2::cache_hint.s32") || line.contains(".L2::cache_hint.u32")
+            })
+            .count();
+        assert_eq!(int_min_max, 2 * 2 + 4 * 2, "{name}\n{code}");
+        assert!(
+            code.contains("global.or.L2::cache_hint.b32"),
+            "{name}\n{code}"
+        );
+        let packed = code.contains("add.noftz.L2::cache_hint.f16x2");
+        assert_eq!(packed, packed_add, "{name}\n{code}");
+        if let Some(ptxas) = require(Tool::Ptxas13) {
+            let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cache_hints");
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join(format!("expanded-{packed_add}.ptx"));
+            std::fs::write(&file, &code).unwrap();
+            let (ok, message) = run(std::process::Command::new(ptxas)
+                .arg("-arch=sm_90")
+                .arg(&file)
+                .arg("-o")
+                .arg(dir.join(format!("expanded-{packed_add}.cubin"))));
+            assert!(ok, "ptxas: {message}\n{code}");
+        }
+    }
+}

@@ -307,6 +307,8 @@ pub(crate) struct KernelEmitter<'k> {
     vars: Vec<Temp>,
     /// The native forms of the current expansion's `Rmw` primitives.
     rmw: RmwForms,
+    /// The `createpolicy` register of the current expansion's hinted `Rmw` primitives.
+    rmw_policy: Option<Temp>,
     /// The register name of each value.
     names: ValueNames<'k>,
     /// How temporaries and labels are named.

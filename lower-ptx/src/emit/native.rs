@@ -222,7 +222,7 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// The `createpolicy` of a native form with a cache hint.
-    fn policy(&mut self, out: &mut String, inst: &AtomicInst, s: PtxOp) -> Option<Temp> {
+    pub(super) fn policy(&mut self, out: &mut String, inst: &AtomicInst, s: PtxOp) -> Option<Temp> {
         let (true, Some(hint)) = (s.hint, inst.hint) else {
             return None;
         };

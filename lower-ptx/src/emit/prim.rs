@@ -125,6 +125,10 @@ impl<'k> KernelEmitter<'k> {
                 if spelling.noftz {
                     out.push_str(".noftz");
                 }
+                let policy = self.rmw_policy.filter(|_| spelling.hint);
+                if policy.is_some() {
+                    out.push_str(".L2::cache_hint");
+                }
                 out.push('.');
                 out.push_str(spelling.ty.as_str());
                 out.push(' ');
@@ -140,6 +144,10 @@ impl<'k> KernelEmitter<'k> {
                 self.put_temp(out, t(addr));
                 out.push_str("], ");
                 self.put_temp(out, value);
+                if let Some(policy) = policy {
+                    out.push_str(", ");
+                    self.put_temp(out, policy);
+                }
                 out.push_str(";\n");
                 self.fence(out, bracket.trailing, plan);
             }
