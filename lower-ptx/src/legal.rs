@@ -14,7 +14,8 @@
 //!   one an H100 neither faults nor gives the right values);
 //! - `red` only `.relaxed` / `.release`, and no `cas`/`exch`;
 //! - `.sem` from sm_70, `.cluster` and `.shared::cluster` from sm_90;
-//! - `.L2::cache_hint` from sm_80 and PTX 7.4 on `atom`/`red` except `cas`, supported by the
+//! - `.L2::cache_hint` from sm_80 and PTX 7.4 on `atom`/`red` except `cas`, and on the
+//!   `ld.relaxed/.acquire` and `st.relaxed/.release` of atomic loads and stores, supported by the
 //!   ISA on `.global` and on a generic address only where it points to `.global` (ptxas cannot
 //!   know and accepts any generic one).
 
@@ -59,12 +60,18 @@ pub enum Form {
     /// An atomic load or store: `ld`/`st` with `.relaxed/.acquire/.release` and a scope from
     /// sm_70, `.volatile` before; one `.v2/.v4` instruction where `vector`, else one per element
     /// at its offset.
-    LdSt {
-        /// One `.v2`/`.v4` access for the whole node.
-        vector: bool,
-    },
+    LdSt(LdStForm),
     /// A stand-alone fence: `fence.sc`/`fence.acq_rel` from sm_70, `membar` before.
     Fence,
+}
+
+/// The `ld`/`st` of an atomic load or store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LdStForm {
+    /// One `.v2`/`.v4` access for the whole node.
+    pub vector: bool,
+    /// `.L2::cache_hint` with a `createpolicy` operand on each access.
+    pub hint: bool,
 }
 
 impl Form {
@@ -75,7 +82,8 @@ impl Form {
         match self {
             Form::Native(op) | Form::PackedHalf(op) => op.hint,
             Form::Expand { rmw } => rmw.hint(),
-            Form::LdSt { .. } | Form::Fence => false,
+            Form::LdSt(ld_st) => ld_st.hint,
+            Form::Fence => false,
         }
     }
 }
@@ -88,7 +96,7 @@ impl Plan for PtxPlan {
     fn is_whole(&self) -> bool {
         matches!(
             self.form,
-            Form::Native(_) | Form::PackedHalf(_) | Form::LdSt { .. } | Form::Fence
+            Form::Native(_) | Form::PackedHalf(_) | Form::LdSt(_) | Form::Fence
         )
     }
 
@@ -783,14 +791,19 @@ fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailu
     if node.shape.is_vector() && !vector {
         legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
     }
-    // `ld`/`st` are printed without `.L2::cache_hint`.
-    if node.hint.is_some() {
+    // `ld.relaxed/.acquire` and `st.relaxed/.release` take `.L2::cache_hint` where an `atom`
+    // does (`ld.volatile`, before sm_70, has none: no target has both).
+    let form = Form::LdSt(LdStForm {
+        vector,
+        hint: node.hint.is_some() && hint_allowed(node, target),
+    });
+    if node.hint.is_some() && !form.prints_hint() {
         legality.rewrites.push(Rewrite::CacheHintDropped);
     }
     Ok(PtxPlan {
         legality,
         scope,
-        form: Form::LdSt { vector },
+        form,
         fences,
     })
 }

@@ -71,7 +71,7 @@ use atomir_ir::{
 };
 
 use emit::PtxPrinter;
-pub use legal::{Form, PtxOp, PtxPlan, PtxRmw, PtxType, RmwForms};
+pub use legal::{Form, LdStForm, PtxOp, PtxPlan, PtxRmw, PtxType, RmwForms};
 
 pub use legal::PtxRule;
 pub use target::{Feature, PtxIsa, PtxKnob, PtxTarget, Sm};

@@ -47,11 +47,11 @@ fn ptx_prints_a_hint_only_where_it_has_the_form_and_records_the_rest() {
     let sm90 = atomir_ptx::parse_target("sm_90").unwrap();
     // global add: printed; cas: no hinted form; shared: none; generic from ptr.global: points
     // to global memory; generic from ptr.shared or an unknown generic pointer: the ISA
-    // supports a hint on a generic address only where it points to global memory; loads and
-    // stores are printed without one.
+    // supports a hint on a generic address only where it points to global memory; the global
+    // load's `ld.acquire` and store's `st.release`: printed.
     assert_eq!(
         verdicts(sm90.as_ref()),
-        [true, false, false, true, false, false, false, false, false].map(Some)
+        [true, false, false, true, false, false, false, true, true].map(Some)
     );
     // Before sm_80 there is no `.L2::cache_hint`.
     let sm70 = atomir_ptx::parse_target("sm_70").unwrap();
@@ -64,10 +64,18 @@ fn ptx_prints_a_hint_only_where_it_has_the_form_and_records_the_rest() {
         .unwrap();
     // In a complete module the `ptr.generic` parameter points to global memory (a launch can
     // only pass a global address), so `%f` is a global add and keeps its hint too.
-    assert_eq!(code.matches(".L2::cache_hint").count(), 3, "{code}");
-    assert_eq!(code.matches("createpolicy").count(), 3, "{code}");
+    assert_eq!(code.matches(".L2::cache_hint").count(), 5, "{code}");
+    assert_eq!(code.matches("createpolicy").count(), 5, "{code}");
     assert!(
         code.contains("atom.relaxed.gpu.global.add.L2::cache_hint.u32 %f, [%p],"),
+        "{code}"
+    );
+    assert!(
+        code.contains("ld.acquire.gpu.global.L2::cache_hint.b32 %l, [%g],"),
+        "{code}"
+    );
+    assert!(
+        code.contains("st.release.gpu.global.L2::cache_hint.b32 [%g], %x,"),
         "{code}"
     );
     if let Some(ptxas) = require(Tool::Ptxas13) {
@@ -113,6 +121,7 @@ fn ptx_prints_the_hint_on_the_atoms_of_an_expansion_and_not_on_a_cas_loop() {
   %i = atomic.add.relaxed.device.global.u8.evict_last [%g], %b
   %j = atomic.max.relaxed.block.shared.f32.evict_last [%s], %x
   %l = atomic.add.relaxed.device.global.f16.evict_last [%g], %f
+  %m = atomic.load.acquire.device.global.v8.u16.evict_last [%g]
 }
 ";
     let module = text::parse(EXPANDED).unwrap();
@@ -131,10 +140,11 @@ fn ptx_prints_the_hint_on_the_atoms_of_an_expansion_and_not_on_a_cas_loop() {
         // f32/f64 min/max by integer `atom`s (one lane for its warp's, or one per element
         // of a vector), a 16-bit or by the `atom.or.b32` of its word: printed; a u8 add is a
         // CAS loop and shared memory has no hint: left out; a scalar f16 add is printed
-        // with its native `atom`, and with the packed opt-in on the packed one.
+        // with its native `atom`, and with the packed opt-in on the packed one; a v8.u16
+        // load is eight `ld.acquire`, each with the hint.
         assert_eq!(
             printed,
-            [true, true, true, true, false, false, true],
+            [true, true, true, true, false, false, true, true],
             "{name}"
         );
         let mut code = String::new();
@@ -142,7 +152,11 @@ fn ptx_prints_the_hint_on_the_atoms_of_an_expansion_and_not_on_a_cas_loop() {
             .lower(&verified, &LowerOptions::module(), &mut code)
             .unwrap();
         // One policy per hinted node, on every `atom`/`red` but a `cas`.
-        assert_eq!(code.matches("createpolicy").count(), 5, "{name}\n{code}");
+        assert_eq!(code.matches("createpolicy").count(), 6, "{name}\n{code}");
+        let hinted_loads = code
+            .matches("ld.acquire.gpu.global.L2::cache_hint.b16")
+            .count();
+        assert_eq!(hinted_loads, 8, "{name}\n{code}");
         for line in code.lines().filter(|line| line.contains("cache_hint")) {
             assert!(!line.contains(".cas."), "{name}: {line}");
         }

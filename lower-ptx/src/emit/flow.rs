@@ -26,9 +26,7 @@ impl<'k> KernelEmitter<'k> {
     ) -> Result<(), Unprintable> {
         self.rmw = match plan.form {
             Form::Expand { rmw } => rmw,
-            Form::Native(_) | Form::PackedHalf(_) | Form::LdSt { .. } | Form::Fence => {
-                RmwForms::None
-            }
+            Form::Native(_) | Form::PackedHalf(_) | Form::LdSt(_) | Form::Fence => RmwForms::None,
         };
         let unnamed = expansion.memory_prims().any(|p| match *p {
             Prim::Rmw { op, ty, .. } => self.rmw.of(op, ty).is_none(),
@@ -66,7 +64,7 @@ impl<'k> KernelEmitter<'k> {
         // One policy for every hinted `atom` of the expansion (a split vector has one per lane).
         self.rmw_policy = match self.rmw {
             RmwForms::Each(op) | RmwForms::IntMinMax { signed: op, .. } => {
-                self.policy(out, inst, op)
+                self.policy(out, inst, op.hint)
             }
             RmwForms::None => None,
         };

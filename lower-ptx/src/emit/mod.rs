@@ -444,7 +444,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         match plan.form {
             Form::Native(op) => emitter.native(sink, at.inst, atomic, plan, op, bracket),
             Form::PackedHalf(op) => emitter.packed_half(sink, at.inst, atomic, plan, op, bracket),
-            Form::LdSt { vector } => emitter.ld_st(sink, at.inst, atomic, plan, vector, bracket),
+            Form::LdSt(form) => emitter.ld_st(sink, at.inst, atomic, plan, form, bracket),
             Form::Expand { .. } | Form::Fence => {
                 return Err(Unprintable("a whole node without a native form".into()))
             }

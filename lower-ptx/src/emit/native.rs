@@ -10,7 +10,7 @@ use atomir_ir::lower::{Fence, FenceBracket};
 
 use super::regs::Operand;
 use super::{write_value, Class, KernelEmitter, Src, Temp};
-use crate::legal::{membar_level, scope_name, PtxOp, PtxPlan};
+use crate::legal::{membar_level, scope_name, LdStForm, PtxOp, PtxPlan};
 use crate::target::{Feature, PtxTarget};
 
 /// `.shared::cta` where the ISA spells it (7.8+), `.shared` before.
@@ -187,7 +187,7 @@ impl<'k> KernelEmitter<'k> {
             }
         }
         let addr = self.address(out, inst);
-        let policy = self.policy(out, inst, s);
+        let policy = self.policy(out, inst, s.hint);
         self.fence(out, bracket.leading, plan);
         out.push('\t');
         if single {
@@ -222,8 +222,13 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// The `createpolicy` of a native form with a cache hint.
-    pub(super) fn policy(&mut self, out: &mut String, inst: &AtomicInst, s: PtxOp) -> Option<Temp> {
-        let (true, Some(hint)) = (s.hint, inst.hint) else {
+    pub(super) fn policy(
+        &mut self,
+        out: &mut String,
+        inst: &AtomicInst,
+        hinted: bool,
+    ) -> Option<Temp> {
+        let (true, Some(hint)) = (hinted, inst.hint) else {
             return None;
         };
         let temp = self.temp(Class::B64);
@@ -332,7 +337,7 @@ impl<'k> KernelEmitter<'k> {
                 Operand::T(high),
             ],
         );
-        let policy = self.policy(out, inst, s);
+        let policy = self.policy(out, inst, s.hint);
         self.fence(out, bracket.leading, plan);
         out.push('\t');
         self.opcode(out, inst, plan, s, bracket.order, policy.is_some());
@@ -380,12 +385,13 @@ impl<'k> KernelEmitter<'k> {
         id: Inst,
         inst: &AtomicInst,
         plan: &PtxPlan,
-        vector: bool,
+        LdStForm { vector, hint }: LdStForm,
         bracket: FenceBracket,
     ) {
         self.zero_skipped_result(out, inst);
         let addr = self.address(out, inst);
         self.guard_begin(out, inst, id);
+        let policy = self.policy(out, inst, hint);
         let load = inst.op == AtomicOp::Load;
         let lanes = inst.shape.len();
         let mut values = [Src::Temp(Temp {
@@ -409,6 +415,9 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str(".volatile");
             }
             out.push_str(space_suffix(self.target, inst.space));
+            if policy.is_some() {
+                out.push_str(".L2::cache_hint");
+            }
             if vector {
                 out.push('.');
                 out.push_str(inst.shape.as_str());
@@ -428,6 +437,10 @@ impl<'k> KernelEmitter<'k> {
             if !load {
                 out.push_str(", ");
                 self.list(out, &values[lanes_here], vector);
+            }
+            if let Some(policy) = policy {
+                out.push_str(", ");
+                self.put_temp(out, policy);
             }
             out.push_str(";\n");
             self.fence(out, bracket.trailing, plan);
