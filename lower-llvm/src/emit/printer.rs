@@ -14,7 +14,7 @@ use atomir_ir::lower::{
     self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Hole, Namer, Params,
     Printer, Recorder, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
-use atomir_ir::{spell, AtomicInst, Inst, Kernel, Module};
+use atomir_ir::{spell, Inst, Kernel, Module, ValueType};
 
 use crate::ldst_emit::{self, Builtins};
 use crate::legality::{Form, LlvmPlan};
@@ -41,6 +41,8 @@ pub struct LlvmPrinter<'m> {
     unprintable: Option<String>,
     /// The builtins the module calls (SPIR-V loads, stores and fences).
     builtins: Builtins,
+    /// The text around each result's pointer parameter and store.
+    result_text: ResultText,
 }
 
 impl<'m> LlvmPrinter<'m> {
@@ -53,6 +55,7 @@ impl<'m> LlvmPrinter<'m> {
             vulkan: (complete && target.triple == Triple::SpirvVulkan).then(vulkan::Frame::default),
             unprintable: None,
             builtins: Builtins::default(),
+            result_text: ResultText::default(),
         }
     }
 
@@ -114,16 +117,19 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             spell!(out, em.value_ty(param.ty), ' ');
             write_ident(out, '%', em.name(param.value));
         }
-        let result_space = target.triple.result_space();
         for (index, inst) in kernel.insts.values().enumerate() {
             let Some(inst) = inst.as_atomic().filter(|inst| inst.result.is_some()) else {
                 continue;
             };
-            if !first {
-                out.push_str(", ");
-            }
+            let text = self.result_text.of(&em, inst.result_type());
+            // The pointer's text begins with the `, ` that follows an earlier parameter.
+            let pointer = if first {
+                &text.pointer[2..]
+            } else {
+                &text.pointer
+            };
             first = false;
-            spell!(out, result_ptr(&em, inst, result_space), " %.out", index);
+            spell!(out, pointer, index);
         }
         out.push_str(") {\n.entry:\n");
         self.emitter = Some(em);
@@ -290,7 +296,6 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             frame.kernel_end(&em, em.kernel_index, out);
             return;
         }
-        let result_space = self.target.triple.result_space();
         for (index, inst) in em.kernel.insts.values().enumerate() {
             let Some((inst, value)) = inst
                 .as_atomic()
@@ -298,20 +303,9 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             else {
                 continue;
             };
-            let ty = em.value_ty(inst.result_type());
+            let text = self.result_text.of(&em, inst.result_type());
             let r = em.value_ref(value);
-            spell!(
-                out,
-                "  store ",
-                ty,
-                ' ',
-                em.show(r),
-                ", ",
-                result_ptr(&em, inst, result_space),
-                " %.out",
-                index,
-                '\n'
-            );
+            spell!(out, text.store, em.show(r), text.pointer, index, '\n');
         }
         out.push_str("  ret void\n}\n\n");
     }
@@ -376,10 +370,43 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
     }
 }
 
-fn result_ptr(em: &Emitter<'_>, inst: &AtomicInst, space: u32) -> Ty {
-    match em.value_ty(inst.result_type()) {
-        Ty::S(s) => em.elem_ptr(space, 1, s),
-        Ty::V(len, s) => em.elem_ptr(space, len, s),
-        ptr => ptr,
+/// How a kernel stores a result of one type: `  store <type> ` before the value, and
+/// `, <pointer type> %.out` before the result's number, which is also its pointer parameter's
+/// text after an earlier parameter.
+struct ResultTypeText {
+    ty: ValueType,
+    store: String,
+    pointer: String,
+}
+
+/// The [`ResultTypeText`] of each result type met: a kernel stores many results of few types,
+/// and spelling a type (a pointer's address space, say) costs more than copying its text.
+#[derive(Default)]
+struct ResultText {
+    by_type: Vec<ResultTypeText>,
+}
+
+impl ResultText {
+    fn of(&mut self, em: &Emitter<'_>, ty: ValueType) -> &ResultTypeText {
+        let known = self.by_type.iter().position(|text| text.ty == ty);
+        let at = known.unwrap_or_else(|| {
+            let value = em.value_ty(ty);
+            let space = em.target.triple.result_space();
+            let pointer = match value {
+                Ty::S(s) => em.elem_ptr(space, 1, s),
+                Ty::V(len, s) => em.elem_ptr(space, len, s),
+                ptr => ptr,
+            };
+            let mut text = ResultTypeText {
+                ty,
+                store: String::new(),
+                pointer: String::new(),
+            };
+            spell!(&mut text.store, "  store ", value, ' ');
+            spell!(&mut text.pointer, ", ", pointer, " %.out");
+            self.by_type.push(text);
+            self.by_type.len() - 1
+        });
+        &self.by_type[at]
     }
 }
