@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use atomir_ir::expand::PrimType;
+use atomir_ir::expand::{PrimType, Var};
 use atomir_ir::lower::{Hole, Namer, Recorder, Spell, SpliceNames};
 use atomir_ir::{
     spell, AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
@@ -57,20 +57,30 @@ pub(crate) struct Emitter<'a> {
     pub(crate) recorder: Recorder,
     /// [`Emitter::inst`] in decimal, spelled once per instruction for its registers and labels.
     inst_digits: String,
-    /// While a template is recorded: the expansion's registers as bound, by variable, so
-    /// that a name spelled from a [`Ref`] is marked as the variable it is bound to.
-    recorded_refs: Vec<Ref>,
+    /// Where the current instruction's inputs are (see [`Emitter::shape`]), so that a name
+    /// spelled from one while a template is recorded is marked as that input, and a replay
+    /// spells the input of its own instruction there.
+    inputs: Vec<Ref>,
 }
 
 /// The kind of a hole, in its low four bits; the rest is its operand.
 const INST: Hole = 0;
-/// The register variable `operand` is bound to.
-const REF: Hole = 1;
+/// Where input number `operand` is ([`Emitter::inputs`]).
+const INPUT: Hole = 1;
 /// The label of the block before the instruction.
 const BEFORE: Hole = 2;
 /// The end of the instruction: the block it ends in, and where its result is (bits 4 to 7:
-/// none, a variable's register, the instruction's temporary number `operand`).
+/// [`NO_RESULT`], [`OWN_VAR`], [`OWN_TMP`] or [`AN_INPUT`]; bits 8 on: its number).
 const END: Hole = 3;
+/// The beginning of the instruction: its number, and the block before it.
+const BEGIN: Hole = 4;
+
+/// Where an [`END`] hole's result is: nowhere, the instruction's variable or temporary, or an
+/// input.
+const NO_RESULT: u32 = 0;
+const OWN_VAR: u32 = 1;
+const OWN_TMP: u32 = 2;
+const AN_INPUT: u32 = 3;
 
 /// Spells a [`Label`] with the emitter's names: a kernel's (`.3.b1`), or in a spliced
 /// fragment the client's blocks around it and `<prefix>b1`, `<prefix>end` inside.
@@ -198,7 +208,7 @@ impl<'a> Emitter<'a> {
             unbound_result: None,
             recorder: Recorder::new(),
             inst_digits: String::from("0"),
-            recorded_refs: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 
@@ -401,11 +411,8 @@ impl<'a> Emitter<'a> {
 
     /// Starts instruction `index`: a branch over it where it is predicated, and its first block.
     pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
-        self.inst = index;
-        self.inst_digits.clear();
-        index.spell(&mut self.inst_digits);
-        self.next_tmp = 0;
-        self.before = self.label;
+        self.recorder.hole(out.len(), out.len(), BEGIN);
+        self.enter(index);
         let first = Label::Block(index, 0);
         let end = Label::End(index);
         match inst.predicate {
@@ -430,7 +437,16 @@ impl<'a> Emitter<'a> {
             None => spell!(out, "  br label %", self.show_label(first), '\n'),
         }
         spell!(out, self.show_label(first), ":\n");
-        self.label = first;
+    }
+
+    /// Enters instruction `index`, in its first block: what beginning it does but print.
+    fn enter(&mut self, index: u32) {
+        self.inst = index;
+        self.inst_digits.clear();
+        index.spell(&mut self.inst_digits);
+        self.next_tmp = 0;
+        self.before = self.label;
+        self.label = Label::Block(index, 0);
     }
 
     /// Ends the current instruction: its end block, where a predicated result meets zero.
@@ -485,45 +501,83 @@ impl<'a> Emitter<'a> {
         self.mark_end(out, Some(result));
     }
 
-    /// Sets the registers of the expansion being printed, after [`crate::expansion::bind`],
-    /// and appends its shape ([`atomir_ir::lower::Printer::shape`]): `false` where it is not
-    /// replayed (a fragment's names are the client's).
+    /// Finds where the inputs of `inst` are (its address, its operands' elements, its new
+    /// values' elements, its predicate, in that order: [`Emitter::inputs`]) and appends the
+    /// shape of its text ([`atomir_ir::lower::Printer::shape`]), beginning included: `false`
+    /// where it is not replayed (a fragment's names are the client's).
+    ///
+    /// Beyond its plan, an instruction's text depends on what each input is: a parameter (its
+    /// name, text), a constant (its bits, text), zero, or another instruction's result (a
+    /// hole: the shape holds its type, which decides the casts of it, and the first input
+    /// where it is the same register, so that a hole stands for the same input in each
+    /// replay); and on its predicate and whether its result is used.
     pub(crate) fn shape(&mut self, inst: &AtomicInst, shape: &mut Vec<u64>) -> bool {
         if self.splice.is_some() {
             return false;
         }
-        // Whether each register is the instruction's own (its number a hole), a literal (its
-        // bits in the shape, so in the text), or bound to an input, and which inputs are one.
-        for (var, &r) in self.refs.iter().enumerate() {
-            match r {
-                Ref::Var(inst, v) if inst == self.inst => shape.push(u64::from(v.as_u32())),
-                Ref::Tmp(inst, n) if inst == self.inst => shape.push(1 << 32 | u64::from(n)),
-                Ref::Lit(bits, scal) => {
-                    let scal = match scal {
-                        Scal::I(width) => u64::from(width),
-                        Scal::Half => 1 << 8,
-                        Scal::BFloat => 2 << 8,
-                        Scal::F32 => 3 << 8,
-                        Scal::F64 => 4 << 8,
-                    };
-                    shape.extend([2 << 32 | scal, bits as u64, (bits >> 64) as u64]);
-                }
-                Ref::Zero => shape.push(3 << 32),
-                // A parameter is named the same in every instruction: in the shape, so its
-                // name is in the template's text.
-                Ref::Param(value) if self.is_param(value) => {
-                    shape.push(5 << 32 | u64::from(value.as_u32()));
-                }
-                r => {
-                    let first = self.refs.iter().position(|&other| other == r);
-                    shape.push(4 << 32 | first.unwrap_or(var) as u64);
-                }
+        let mut inputs = std::mem::take(&mut self.inputs);
+        inputs.clear();
+        let addr = match self.bound {
+            true => Ref::Bound(inst.addr, vulkan::access_type(inst.ty)),
+            false => self.value_ref(inst.addr),
+        };
+        self.shape_input(&mut inputs, addr, Some(inst.addr), shape);
+        let natural = Scal::natural(inst.ty);
+        for operand in [inst.operand, inst.new_value].into_iter().flatten() {
+            let scalars = match &operand {
+                Operand::Scalar(scalar) => std::slice::from_ref(scalar),
+                Operand::Vector(list) => self.kernel.vector_elements(*list),
+            };
+            for &scalar in scalars {
+                let (r, value) = match scalar {
+                    Scalar::Const(constant) => (Ref::Lit(self.constant(constant), natural), None),
+                    Scalar::Value(value) => (self.value_ref(value), Some(value)),
+                };
+                self.shape_input(&mut inputs, r, value, shape);
             }
         }
+        if let Some(predicate) = inst.predicate {
+            let r = self.value_ref(predicate.value);
+            self.shape_input(&mut inputs, r, Some(predicate.value), shape);
+        }
+        self.inputs = inputs;
         let predicate = inst.predicate.map_or(0, |p| 1 + u64::from(p.negated));
         shape.push(predicate | u64::from(inst.result.is_some()) << 2);
-        self.recorded_refs.clone_from(&self.refs);
         true
+    }
+
+    /// Appends input `r` (the register of `value`, if it is not a constant) to `inputs` and
+    /// what the text depends on of it to `shape`.
+    fn shape_input(
+        &self,
+        inputs: &mut Vec<Ref>,
+        r: Ref,
+        value: Option<Value>,
+        shape: &mut Vec<u64>,
+    ) {
+        match r {
+            Ref::Lit(bits, scal) => {
+                let scal = match scal {
+                    Scal::I(width) => u64::from(width),
+                    Scal::Half => 1 << 8,
+                    Scal::BFloat => 2 << 8,
+                    Scal::F32 => 3 << 8,
+                    Scal::F64 => 4 << 8,
+                };
+                shape.extend([1 << 32 | scal, bits as u64, (bits >> 64) as u64]);
+            }
+            Ref::Zero => shape.push(2 << 32),
+            // Named the same in every instruction: in the shape, so its name is in the text.
+            Ref::Param(value) | Ref::Bound(value, _) if self.is_param(value) => {
+                shape.push(3 << 32 | u64::from(value.as_u32()));
+            }
+            r => {
+                let first = inputs.iter().position(|&other| other == r);
+                let ty = value.map_or(0, |value| type_word(self.kernel.value_type(value)));
+                shape.extend([4 << 32 | first.unwrap_or(inputs.len()) as u64, ty]);
+            }
+        }
+        inputs.push(r);
     }
 
     /// Spells `r` while a template is recorded: the instruction's number in its own registers
@@ -533,6 +587,9 @@ impl<'a> Emitter<'a> {
         let (own, number) = match r {
             Ref::Param(value) if self.is_param(value) => {
                 return write_ident(out, '%', self.name(value));
+            }
+            Ref::Bound(value, scal) if self.is_param(value) => {
+                return vulkan::bound_address(out, self, value, scal);
             }
             Ref::Tmp(inst, n) if inst == self.inst => (true, n),
             Ref::Var(inst, var) if inst == self.inst => (true, VAR_NUMBERS + var.as_u32()),
@@ -555,8 +612,10 @@ impl<'a> Emitter<'a> {
             Ref::Zero => return out.push_str("zeroinitializer"),
             Ref::Bound(value, scal) => vulkan::bound_address(out, self, value, scal),
         }
-        match self.recorded_refs.iter().position(|&bound| bound == r) {
-            Some(var) => self.recorder.hole(at, out.len(), REF | (var as u32) << 4),
+        match self.inputs.iter().position(|&input| input == r) {
+            Some(input) => self
+                .recorder
+                .hole(at, out.len(), INPUT | (input as u32) << 4),
             None => self.recorder.spoil(),
         }
     }
@@ -573,44 +632,50 @@ impl<'a> Emitter<'a> {
         if !self.recorder.is_recording() {
             return;
         }
-        let hole = match result {
-            None => END,
-            Some(Ref::Tmp(inst, n)) if inst == self.inst => END | 2 << 4 | n << 8,
-            Some(r) => match self.recorded_refs.iter().position(|&bound| bound == r) {
-                Some(var) => END | 1 << 4 | (var as u32) << 8,
+        let (kind, number) = match result {
+            None => (NO_RESULT, 0),
+            Some(Ref::Var(inst, var)) if inst == self.inst => (OWN_VAR, var.as_u32()),
+            Some(Ref::Tmp(inst, n)) if inst == self.inst => (OWN_TMP, n),
+            Some(r) => match self.inputs.iter().position(|&input| input == r) {
+                Some(input) => (AN_INPUT, input as u32),
                 None => return self.recorder.spoil(),
             },
         };
+        let hole = END | kind << 4 | number << 8;
         self.recorder.hole(out.len(), out.len(), hole);
     }
 
-    /// Writes hole `hole` of a template replayed for `inst` and does what it stands for.
+    /// Writes hole `hole` of a template replayed for instruction `index`, `inst`, and does
+    /// what it stands for.
     pub(crate) fn fill(
         &mut self,
+        index: u32,
         inst: &AtomicInst,
         hole: Hole,
         out: &mut String,
     ) -> Result<(), String> {
-        let operand = hole >> 8;
-        let var_ref = |em: &Self, var: u32| {
-            em.refs
-                .get(var as usize)
+        let number = hole >> 8;
+        let input = |em: &Self, input: u32| {
+            em.inputs
+                .get(input as usize)
                 .copied()
-                .ok_or_else(|| format!("a template names variable {var}, which is not bound"))
+                .ok_or_else(|| format!("a template names input {input}, which is not there"))
         };
         match hole & 0xf {
             INST => out.push_str(&self.inst_digits),
-            REF => {
-                let r = var_ref(self, hole >> 4)?;
+            INPUT => {
+                let r = input(self, hole >> 4)?;
                 self.show(r).spell(out);
             }
             BEFORE => self.show_label(self.before).spell(out),
+            BEGIN => self.enter(index),
             END => {
                 self.label = Label::End(self.inst);
                 let result = match hole >> 4 & 0xf {
-                    0 => None,
-                    1 => Some(var_ref(self, operand)?),
-                    _ => Some(Ref::Tmp(self.inst, operand)),
+                    NO_RESULT => None,
+                    OWN_VAR => Some(Ref::Var(self.inst, Var::from_u32(number))),
+                    OWN_TMP => Some(Ref::Tmp(self.inst, number)),
+                    _ => Some(input(self, number)?),
                 };
                 if let (Some(value), Some(result)) = (inst.result, result) {
                     self.results[value] = Some(result);
@@ -619,5 +684,14 @@ impl<'a> Emitter<'a> {
             kind => return Err(format!("a template holds a hole of kind {kind}")),
         }
         Ok(())
+    }
+}
+
+/// A value type as one word of a shape.
+fn type_word(ty: ValueType) -> u64 {
+    match ty {
+        ValueType::Ptr(space) => 1 << 16 | space as u64,
+        ValueType::Pred => 2 << 16,
+        ValueType::Data(elem, shape) => 3 << 16 | (elem as u64) << 8 | shape as u64,
     }
 }

@@ -276,6 +276,10 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         }
     }
 
+    /// Binding an instruction's inputs and beginning its first block cost as much as the
+    /// rest of a replay: the template holds them.
+    const SHAPE_COVERS_BEGIN: bool = true;
+
     fn fill(
         &mut self,
         x: &Expanding<'_, LlvmPlan>,
@@ -283,7 +287,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         self.emitter()?
-            .fill(x.atomic, hole, out)
+            .fill(x.inst.as_u32(), x.atomic, hole, out)
             .map_err(Unprintable)
     }
 
