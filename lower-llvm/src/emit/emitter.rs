@@ -18,7 +18,7 @@ use cranelift_entity::SecondaryMap;
 use crate::target::LlvmTarget;
 use crate::vulkan;
 
-use super::values::{write_ident, write_literal, VALUE_NAMES, VAR_NUMBERS};
+use super::values::{write_ident, write_literal, Decimal, VALUE_NAMES, VAR_NUMBERS};
 use super::{Label, Ref, Scal, Ty};
 
 /// Prints one kernel's instructions; holds the per-kernel naming state.
@@ -56,7 +56,7 @@ pub(crate) struct Emitter<'a> {
     /// Marks the holes of an expansion's text while a template of it is recorded.
     pub(crate) recorder: Recorder,
     /// [`Emitter::inst`] in decimal, spelled once per instruction for its registers and labels.
-    inst_digits: String,
+    inst_digits: Decimal,
     /// Where the current instruction's inputs are (see [`Emitter::shape`]), so that a name
     /// spelled from one while a template is recorded is marked as that input, and a replay
     /// spells the input of its own instruction there.
@@ -98,7 +98,7 @@ impl Spell for ShownLabel<'_, '_> {
             }
             out.push('.');
             let at = out.len();
-            out.push_str(&self.0.inst_digits);
+            self.0.inst_digits.spell(out);
             self.0.recorder.hole(at, out.len(), INST);
             return match self.1 {
                 Label::Block(_, k) => spell!(out, ".b", k),
@@ -133,28 +133,8 @@ impl Spell for Shown<'_, '_> {
         if self.0.recorder.is_recording() {
             return self.0.spell_recorded(self.1, out);
         }
-        match self.1 {
-            // The instruction's own registers, with its number spelled once.
-            Ref::Tmp(inst, n) if inst == self.0.inst => {
-                spell!(out, "%.", self.0.inst_digits, '.', n);
-            }
-            Ref::Var(inst, var) if inst == self.0.inst => {
-                spell!(
-                    out,
-                    "%.",
-                    self.0.inst_digits,
-                    '.',
-                    VAR_NUMBERS + var.as_u32()
-                );
-            }
-            Ref::Param(value) => write_ident(out, '%', self.0.name(value)),
-            Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
-            // Numbered far above the instruction's temporaries, which count from 1.
-            Ref::Var(inst, var) => spell!(out, "%.", inst, '.', VAR_NUMBERS + var.as_u32()),
-            Ref::Lit(bits, scal) => write_literal(out, bits, scal),
-            Ref::Zero => out.push_str("zeroinitializer"),
-            Ref::Bound(value, scal) => vulkan::bound_address(out, self.0, value, scal),
-        }
+        self.0
+            .spell_numbered(self.1, self.0.inst, &self.0.inst_digits, out);
     }
 }
 
@@ -207,7 +187,7 @@ impl<'a> Emitter<'a> {
             spliced_inst: None,
             unbound_result: None,
             recorder: Recorder::new(),
-            inst_digits: String::from("0"),
+            inst_digits: Decimal::default(),
             inputs: Vec::new(),
         }
     }
@@ -227,6 +207,24 @@ impl<'a> Emitter<'a> {
 
     pub(crate) fn show(&self, r: Ref) -> Shown<'_, 'a> {
         Shown(self, r)
+    }
+
+    /// Spells `r` in a kernel (not a fragment, not while a template is recorded), where
+    /// instruction `inst`'s number is spelled `digits` already.
+    pub(crate) fn spell_numbered(&self, r: Ref, inst: u32, digits: &Decimal, out: &mut String) {
+        match r {
+            Ref::Tmp(of, n) if of == inst => spell!(out, "%.", digits, '.', n),
+            Ref::Var(of, var) if of == inst => {
+                spell!(out, "%.", digits, '.', VAR_NUMBERS + var.as_u32());
+            }
+            Ref::Param(value) => write_ident(out, '%', self.name(value)),
+            Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
+            // Numbered far above the instruction's temporaries, which count from 1.
+            Ref::Var(inst, var) => spell!(out, "%.", inst, '.', VAR_NUMBERS + var.as_u32()),
+            Ref::Lit(bits, scal) => write_literal(out, bits, scal),
+            Ref::Zero => out.push_str("zeroinitializer"),
+            Ref::Bound(value, scal) => vulkan::bound_address(out, self, value, scal),
+        }
     }
 
     pub(crate) fn fresh(&mut self) -> Ref {
@@ -442,8 +440,7 @@ impl<'a> Emitter<'a> {
     /// Enters instruction `index`, in its first block: what beginning it does but print.
     fn enter(&mut self, index: u32) {
         self.inst = index;
-        self.inst_digits.clear();
-        index.spell(&mut self.inst_digits);
+        self.inst_digits.set(index);
         self.next_tmp = 0;
         self.before = self.label;
         self.label = Label::Block(index, 0);
@@ -598,7 +595,7 @@ impl<'a> Emitter<'a> {
         if own {
             out.push_str("%.");
             let at = out.len();
-            out.push_str(&self.inst_digits);
+            self.inst_digits.spell(out);
             self.recorder.hole(at, out.len(), INST);
             spell!(out, '.', number);
             return;
@@ -647,7 +644,23 @@ impl<'a> Emitter<'a> {
 
     /// Writes hole `hole` of a template replayed for instruction `index`, `inst`, and does
     /// what it stands for.
+    #[inline]
     pub(crate) fn fill(
+        &mut self,
+        index: u32,
+        inst: &AtomicInst,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), String> {
+        // Most holes are the instruction's number: they cost no call.
+        if hole == INST {
+            self.inst_digits.spell(out);
+            return Ok(());
+        }
+        self.fill_other(index, inst, hole, out)
+    }
+
+    fn fill_other(
         &mut self,
         index: u32,
         inst: &AtomicInst,
@@ -662,7 +675,7 @@ impl<'a> Emitter<'a> {
                 .ok_or_else(|| format!("a template names input {input}, which is not there"))
         };
         match hole & 0xf {
-            INST => out.push_str(&self.inst_digits),
+            INST => self.inst_digits.spell(out),
             INPUT => {
                 let r = input(self, hole >> 4)?;
                 self.show(r).spell(out);

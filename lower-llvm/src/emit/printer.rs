@@ -22,7 +22,7 @@ use crate::native::Mem;
 use crate::target::{LlvmTarget, Triple};
 use crate::{expansion, native, vulkan};
 
-use super::values::{write_ident, FUNCTION_NAMES};
+use super::values::{write_ident, Decimal, FUNCTION_NAMES};
 use super::{Emitter, Label, Ty};
 
 /// The LLVM printer of one lowering: each kernel a `define [cc] void @name(params…, results…)`.
@@ -117,7 +117,9 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             spell!(out, em.value_ty(param.ty), ' ');
             write_ident(out, '%', em.name(param.value));
         }
+        let mut number = Decimal::default();
         for (index, inst) in kernel.insts.values().enumerate() {
+            number.set(index as u32);
             let Some(inst) = inst.as_atomic().filter(|inst| inst.result.is_some()) else {
                 continue;
             };
@@ -129,7 +131,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
                 &text.pointer
             };
             first = false;
-            spell!(out, pointer, index);
+            spell!(out, pointer, number);
         }
         out.push_str(") {\n.entry:\n");
         self.emitter = Some(em);
@@ -280,13 +282,18 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
     /// rest of a replay: the template holds them.
     const SHAPE_COVERS_BEGIN: bool = true;
 
+    #[inline]
     fn fill(
         &mut self,
         x: &Expanding<'_, LlvmPlan>,
         hole: Hole,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.emitter()?
+        // Not `emitter()`: a template is replayed only where `shape` found a kernel this
+        // printer can print, and a replay fills many holes.
+        self.emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("a hole outside a kernel".into()))?
             .fill(x.inst.as_u32(), x.atomic, hole, out)
             .map_err(Unprintable)
     }
@@ -300,7 +307,9 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             frame.kernel_end(&em, em.kernel_index, out);
             return;
         }
+        let mut number = Decimal::default();
         for (index, inst) in em.kernel.insts.values().enumerate() {
+            number.set(index as u32);
             let Some((inst, value)) = inst
                 .as_atomic()
                 .and_then(|inst| inst.result.map(|value| (inst, value)))
@@ -308,8 +317,9 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
                 continue;
             };
             let text = self.result_text.of(&em, inst.result_type());
-            let r = em.value_ref(value);
-            spell!(out, text.store, em.show(r), text.pointer, index, '\n');
+            out.push_str(&text.store);
+            em.spell_numbered(em.value_ref(value), index as u32, &number, out);
+            spell!(out, text.pointer, number, '\n');
         }
         out.push_str("  ret void\n}\n\n");
     }
