@@ -18,7 +18,8 @@ use cranelift_entity::SecondaryMap;
 use crate::target::LlvmTarget;
 use crate::vulkan;
 
-use super::values::{write_ident, write_literal, Decimal, VALUE_NAMES, VAR_NUMBERS};
+use super::types::type_word;
+use super::values::{write_ident, write_literal, Decimal, VALUE_NAMES};
 use super::{Label, Ref, Scal, Ty};
 
 /// Prints one kernel's instructions; holds the per-kernel naming state.
@@ -212,18 +213,24 @@ impl<'a> Emitter<'a> {
     /// Spells `r` in a kernel (not a fragment, not while a template is recorded), where
     /// instruction `inst`'s number is spelled `digits` already.
     pub(crate) fn spell_numbered(&self, r: Ref, inst: u32, digits: &Decimal, out: &mut String) {
+        match r.register() {
+            Some((of, number)) if of == inst => spell!(out, "%.", digits, '.', number),
+            _ => self.spell_plain(r, out),
+        }
+    }
+
+    /// Spells `r` in a kernel, a register's instruction number spelled afresh.
+    fn spell_plain(&self, r: Ref, out: &mut String) {
+        if let Some((inst, number)) = r.register() {
+            return spell!(out, "%.", inst, '.', number);
+        }
         match r {
-            Ref::Tmp(of, n) if of == inst => spell!(out, "%.", digits, '.', n),
-            Ref::Var(of, var) if of == inst => {
-                spell!(out, "%.", digits, '.', VAR_NUMBERS + var.as_u32());
-            }
             Ref::Param(value) => write_ident(out, '%', self.name(value)),
-            Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
-            // Numbered far above the instruction's temporaries, which count from 1.
-            Ref::Var(inst, var) => spell!(out, "%.", inst, '.', VAR_NUMBERS + var.as_u32()),
             Ref::Lit(bits, scal) => write_literal(out, bits, scal),
             Ref::Zero => out.push_str("zeroinitializer"),
             Ref::Bound(value, scal) => vulkan::bound_address(out, self, value, scal),
+            // Spelled above.
+            Ref::Tmp(..) | Ref::Var(..) => {}
         }
     }
 
@@ -581,18 +588,15 @@ impl<'a> Emitter<'a> {
     /// as a hole, a literal or `zeroinitializer` as text, any other register as the hole of
     /// the variable bound to it.
     fn spell_recorded(&self, r: Ref, out: &mut String) {
-        let (own, number) = match r {
-            Ref::Param(value) if self.is_param(value) => {
-                return write_ident(out, '%', self.name(value));
-            }
-            Ref::Bound(value, scal) if self.is_param(value) => {
-                return vulkan::bound_address(out, self, value, scal);
-            }
-            Ref::Tmp(inst, n) if inst == self.inst => (true, n),
-            Ref::Var(inst, var) if inst == self.inst => (true, VAR_NUMBERS + var.as_u32()),
-            _ => (false, 0),
+        let text = match r {
+            Ref::Param(value) | Ref::Bound(value, _) => self.is_param(value),
+            Ref::Lit(..) | Ref::Zero => true,
+            Ref::Tmp(..) | Ref::Var(..) => false,
         };
-        if own {
+        if text {
+            return self.spell_plain(r, out);
+        }
+        if let Some((_, number)) = r.register().filter(|&(inst, _)| inst == self.inst) {
             out.push_str("%.");
             let at = out.len();
             self.inst_digits.spell(out);
@@ -601,14 +605,7 @@ impl<'a> Emitter<'a> {
             return;
         }
         let at = out.len();
-        match r {
-            Ref::Param(value) => write_ident(out, '%', self.name(value)),
-            Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
-            Ref::Var(inst, var) => spell!(out, "%.", inst, '.', VAR_NUMBERS + var.as_u32()),
-            Ref::Lit(bits, scal) => return write_literal(out, bits, scal),
-            Ref::Zero => return out.push_str("zeroinitializer"),
-            Ref::Bound(value, scal) => vulkan::bound_address(out, self, value, scal),
-        }
+        self.spell_plain(r, out);
         match self.inputs.iter().position(|&input| input == r) {
             Some(input) => self
                 .recorder
@@ -697,14 +694,5 @@ impl<'a> Emitter<'a> {
             kind => return Err(format!("a template holds a hole of kind {kind}")),
         }
         Ok(())
-    }
-}
-
-/// A value type as one word of a shape.
-fn type_word(ty: ValueType) -> u64 {
-    match ty {
-        ValueType::Ptr(space) => 1 << 16 | space as u64,
-        ValueType::Pred => 2 << 16,
-        ValueType::Data(elem, shape) => 3 << 16 | (elem as u64) << 8 | shape as u64,
     }
 }

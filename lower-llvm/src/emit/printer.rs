@@ -12,7 +12,7 @@ use std::fmt::Write;
 use atomir_ir::expand::{Block, Prim, Var};
 use atomir_ir::lower::{
     self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Hole, Namer, Params,
-    Printer, Recorder, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
+    Printer, Recorder, Spell, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::{spell, Inst, Kernel, Module, ValueType};
 
@@ -22,6 +22,7 @@ use crate::native::Mem;
 use crate::target::{LlvmTarget, Triple};
 use crate::{expansion, native, vulkan};
 
+use super::types::type_word;
 use super::values::{write_ident, Decimal, FUNCTION_NAMES};
 use super::{Emitter, Label, Ty};
 
@@ -123,13 +124,9 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             let Some(inst) = inst.as_atomic().filter(|inst| inst.result.is_some()) else {
                 continue;
             };
-            let text = self.result_text.of(&em, inst.result_type());
+            let text = self.result_text.of(&em, inst.result_type(), None);
             // The pointer's text begins with the `, ` that follows an earlier parameter.
-            let pointer = if first {
-                &text.pointer[2..]
-            } else {
-                &text.pointer
-            };
+            let pointer = if first { &text.tail[2..] } else { &text.tail };
             first = false;
             spell!(out, pointer, number);
         }
@@ -316,10 +313,17 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             else {
                 continue;
             };
-            let text = self.result_text.of(&em, inst.result_type());
+            let r = em.value_ref(value);
+            let own = r.register().filter(|&(of, _)| of == index as u32);
+            let text = self
+                .result_text
+                .of(&em, inst.result_type(), own.map(|(_, n)| n));
             out.push_str(&text.store);
-            em.spell_numbered(em.value_ref(value), index as u32, &number, out);
-            spell!(out, text.pointer, number, '\n');
+            match own {
+                Some(_) => number.spell(out),
+                None => em.spell_numbered(r, index as u32, &number, out),
+            }
+            spell!(out, text.tail, number, '\n');
         }
         out.push_str("  ret void\n}\n\n");
     }
@@ -384,25 +388,30 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
     }
 }
 
-/// How a kernel stores a result of one type: `  store <type> ` before the value, and
-/// `, <pointer type> %.out` before the result's number, which is also its pointer parameter's
-/// text after an earlier parameter.
-struct ResultTypeText {
-    ty: ValueType,
+/// How a kernel stores a result of one type, held in a register of the result's instruction
+/// numbered `own` or elsewhere (`None`): `store` before the instruction's number (`  store
+/// <type> %.`) or before the value (`  store <type> `), and `tail` after them and before the
+/// result's number (`.<own>, <pointer type> %.out`, or `, <pointer type> %.out`). With `own`
+/// `None`, `tail` is also the text of the result's pointer parameter after an earlier one.
+struct ResultStoreText {
+    /// The type's [`type_word`], and one more than `own` (0 for `None`).
+    key: (u64, u32),
     store: String,
-    pointer: String,
+    tail: String,
 }
 
-/// The [`ResultTypeText`] of each result type met: a kernel stores many results of few types,
-/// and spelling a type (a pointer's address space, say) costs more than copying its text.
+/// The [`ResultStoreText`] of each result type and register met: a kernel stores many results
+/// of few types from few registers of their instructions, and spelling a type (a pointer's
+/// address space, say) or a register's number costs more than copying its text.
 #[derive(Default)]
 struct ResultText {
-    by_type: Vec<ResultTypeText>,
+    known: Vec<ResultStoreText>,
 }
 
 impl ResultText {
-    fn of(&mut self, em: &Emitter<'_>, ty: ValueType) -> &ResultTypeText {
-        let known = self.by_type.iter().position(|text| text.ty == ty);
+    fn of(&mut self, em: &Emitter<'_>, ty: ValueType, own: Option<u32>) -> &ResultStoreText {
+        let key = (type_word(ty), own.map_or(0, |number| number + 1));
+        let known = self.known.iter().position(|text| text.key == key);
         let at = known.unwrap_or_else(|| {
             let value = em.value_ty(ty);
             let space = em.target.triple.result_space();
@@ -411,16 +420,20 @@ impl ResultText {
                 Ty::V(len, s) => em.elem_ptr(space, len, s),
                 ptr => ptr,
             };
-            let mut text = ResultTypeText {
-                ty,
+            let mut text = ResultStoreText {
+                key,
                 store: String::new(),
-                pointer: String::new(),
+                tail: String::new(),
             };
             spell!(&mut text.store, "  store ", value, ' ');
-            spell!(&mut text.pointer, ", ", pointer, " %.out");
-            self.by_type.push(text);
-            self.by_type.len() - 1
+            if let Some(number) = own {
+                spell!(&mut text.store, "%.");
+                spell!(&mut text.tail, '.', number);
+            }
+            spell!(&mut text.tail, ", ", pointer, " %.out");
+            self.known.push(text);
+            self.known.len() - 1
         });
-        &self.by_type[at]
+        &self.known[at]
     }
 }

@@ -30,7 +30,19 @@ pub(crate) enum Ref {
 }
 
 /// Where the numbers of expansion variables start: an instruction prints far fewer temporaries.
-pub(super) const VAR_NUMBERS: u32 = 1_000_000;
+const VAR_NUMBERS: u32 = 1_000_000;
+
+impl Ref {
+    /// For a register the printer makes up, `%.<inst>.<number>`: its instruction and number.
+    pub(crate) fn register(self) -> Option<(u32, u32)> {
+        match self {
+            Ref::Tmp(inst, n) => Some((inst, n)),
+            // Numbered far above the instruction's temporaries, which count from 1.
+            Ref::Var(inst, var) => Some((inst, VAR_NUMBERS + var.as_u32())),
+            _ => None,
+        }
+    }
+}
 
 /// Parameter names: any string, quoted where needed, but none starting with `.`, which every
 /// name the printer makes up does (`%.<inst>.<n>`, `%.out<i>`, `.entry`, `.<inst>.b<k>`).
