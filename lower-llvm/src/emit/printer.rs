@@ -406,12 +406,20 @@ struct ResultStoreText {
 #[derive(Default)]
 struct ResultText {
     known: Vec<ResultStoreText>,
+    /// By a hash of a key: one more than where in `known` it was last found (0: none). Results
+    /// alternate between their types, so a search from the start would run past several.
+    recent: [usize; 32],
 }
 
 impl ResultText {
     fn of(&mut self, em: &Emitter<'_>, ty: ValueType, own: Option<u32>) -> &ResultStoreText {
         let key = (type_word(ty), own.map_or(0, |number| number + 1));
-        let known = self.known.iter().position(|text| text.key == key);
+        let hash = (key.0 ^ u64::from(key.1) << 24).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slot = (hash >> 59) as usize;
+        let recent = self.recent[slot].checked_sub(1);
+        let known = recent
+            .filter(|&at| self.known.get(at).is_some_and(|text| text.key == key))
+            .or_else(|| self.known.iter().position(|text| text.key == key));
         let at = known.unwrap_or_else(|| {
             let value = em.value_ty(ty);
             let space = em.target.triple.result_space();
@@ -434,6 +442,7 @@ impl ResultText {
             self.known.push(text);
             self.known.len() - 1
         });
+        self.recent[slot] = at + 1;
         &self.known[at]
     }
 }
