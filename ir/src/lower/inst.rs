@@ -191,22 +191,36 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         expansion,
         expansion_key: plan_index,
     };
-    printer.expansion_begin(&x, out)?;
     let Some(index) = plan_index else {
+        printer.expansion_begin(&x, out)?;
         return print_steps(printer, &x, steps, out);
+    };
+    // A printer whose shape covers its beginning is asked for the shape first: a template
+    // then holds the beginning's text too, and a replay runs no beginning.
+    let begins_in_template = P::SHAPE_COVERS_BEGIN;
+    if !begins_in_template {
+        printer.expansion_begin(&x, out)?;
+    }
+    let begin = |printer: &mut P, out: &mut String| match begins_in_template {
+        true => printer.expansion_begin(&x, out),
+        false => Ok(()),
     };
     templates.shape.clear();
     if printer.recorder().is_none() || !printer.shape(&x, &mut templates.shape) {
+        begin(printer, out)?;
         return print_steps(printer, &x, steps, out);
     }
     match templates.look_up(index) {
         Found::Replay(template) => template.replay(out, |hole, out| printer.fill(&x, hole, out)),
-        Found::Print => print_steps(printer, &x, steps, out),
+        Found::Print => {
+            begin(printer, out)?;
+            print_steps(printer, &x, steps, out)
+        }
         Found::Record => {
             if let Some(recorder) = printer.recorder() {
                 recorder.begin(out.len());
             }
-            let printed = print_steps(printer, &x, steps, out);
+            let printed = begin(printer, out).and_then(|()| print_steps(printer, &x, steps, out));
             let template = printer.recorder().and_then(|recorder| recorder.finish(out));
             printed?;
             templates.keep(index, template);

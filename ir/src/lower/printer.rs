@@ -152,15 +152,22 @@ pub trait Printer<'m> {
     }
 
     /// After [`Printer::expansion_begin`] of an expansion with a key
-    /// ([`Expanding::expansion_key`]): appends to `shape` everything the rest of its text
-    /// (its fences, steps and [`Printer::expansion_end`]) and that text's side effects depend
-    /// on, beyond the expansion and plan and what the printer writes through holes; `false`
-    /// where it is not to be replayed. Two instructions of one plan with equal shapes must
-    /// print the same text but for the holes, and a replay with the holes filled must print
-    /// what printing afresh would, byte for byte.
+    /// ([`Expanding::expansion_key`]), or before it where [`Printer::SHAPE_COVERS_BEGIN`]:
+    /// appends to `shape` everything the rest of its text (its fences, steps and
+    /// [`Printer::expansion_end`]; and its beginning, where the shape covers it) and that
+    /// text's side effects depend on, beyond the expansion and plan and what the printer
+    /// writes through holes; `false` where it is not to be replayed. Two instructions of one
+    /// plan with equal shapes must print the same text but for the holes, and a replay with
+    /// the holes filled must print what printing afresh would, byte for byte.
     fn shape(&mut self, _x: &Expanding<'_, Self::Plan>, _shape: &mut Vec<u64>) -> bool {
         false
     }
+
+    /// Whether [`Printer::shape`] is asked before [`Printer::expansion_begin`], so that a
+    /// template also holds the text the beginning prints (binding an expansion's inputs can
+    /// cost as much as the rest of it). A replay then runs no `expansion_begin`: the holes
+    /// must do what it does.
+    const SHAPE_COVERS_BEGIN: bool = false;
 
     /// Writes hole `hole` of a template being replayed for the current expansion, and does
     /// what it stands for.

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use atomir_ir::expand::PrimType;
+use atomir_ir::expand::{PrimType, Var};
 use atomir_ir::lower::{Hole, Namer, Recorder, Spell, SpliceNames};
 use atomir_ir::{
     spell, AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
@@ -18,7 +18,8 @@ use cranelift_entity::SecondaryMap;
 use crate::target::LlvmTarget;
 use crate::vulkan;
 
-use super::values::{write_ident, write_literal, VALUE_NAMES, VAR_NUMBERS};
+use super::types::type_word;
+use super::values::{write_ident, write_literal, Decimal, VALUE_NAMES};
 use super::{Label, Ref, Scal, Ty};
 
 /// Prints one kernel's instructions; holds the per-kernel naming state.
@@ -56,21 +57,31 @@ pub(crate) struct Emitter<'a> {
     /// Marks the holes of an expansion's text while a template of it is recorded.
     pub(crate) recorder: Recorder,
     /// [`Emitter::inst`] in decimal, spelled once per instruction for its registers and labels.
-    inst_digits: String,
-    /// While a template is recorded: the expansion's registers as bound, by variable, so
-    /// that a name spelled from a [`Ref`] is marked as the variable it is bound to.
-    recorded_refs: Vec<Ref>,
+    inst_digits: Decimal,
+    /// Where the current instruction's inputs are (see [`Emitter::shape`]), so that a name
+    /// spelled from one while a template is recorded is marked as that input, and a replay
+    /// spells the input of its own instruction there.
+    inputs: Vec<Ref>,
 }
 
 /// The kind of a hole, in its low four bits; the rest is its operand.
 const INST: Hole = 0;
-/// The register variable `operand` is bound to.
-const REF: Hole = 1;
+/// Where input number `operand` is ([`Emitter::inputs`]).
+const INPUT: Hole = 1;
 /// The label of the block before the instruction.
 const BEFORE: Hole = 2;
 /// The end of the instruction: the block it ends in, and where its result is (bits 4 to 7:
-/// none, a variable's register, the instruction's temporary number `operand`).
+/// [`NO_RESULT`], [`OWN_VAR`], [`OWN_TMP`] or [`AN_INPUT`]; bits 8 on: its number).
 const END: Hole = 3;
+/// The beginning of the instruction: its number, and the block before it.
+const BEGIN: Hole = 4;
+
+/// Where an [`END`] hole's result is: nowhere, the instruction's variable or temporary, or an
+/// input.
+const NO_RESULT: u32 = 0;
+const OWN_VAR: u32 = 1;
+const OWN_TMP: u32 = 2;
+const AN_INPUT: u32 = 3;
 
 /// Spells a [`Label`] with the emitter's names: a kernel's (`.3.b1`), or in a spliced
 /// fragment the client's blocks around it and `<prefix>b1`, `<prefix>end` inside.
@@ -88,7 +99,7 @@ impl Spell for ShownLabel<'_, '_> {
             }
             out.push('.');
             let at = out.len();
-            out.push_str(&self.0.inst_digits);
+            self.0.inst_digits.spell(out);
             self.0.recorder.hole(at, out.len(), INST);
             return match self.1 {
                 Label::Block(_, k) => spell!(out, ".b", k),
@@ -123,28 +134,8 @@ impl Spell for Shown<'_, '_> {
         if self.0.recorder.is_recording() {
             return self.0.spell_recorded(self.1, out);
         }
-        match self.1 {
-            // The instruction's own registers, with its number spelled once.
-            Ref::Tmp(inst, n) if inst == self.0.inst => {
-                spell!(out, "%.", self.0.inst_digits, '.', n);
-            }
-            Ref::Var(inst, var) if inst == self.0.inst => {
-                spell!(
-                    out,
-                    "%.",
-                    self.0.inst_digits,
-                    '.',
-                    VAR_NUMBERS + var.as_u32()
-                );
-            }
-            Ref::Param(value) => write_ident(out, '%', self.0.name(value)),
-            Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
-            // Numbered far above the instruction's temporaries, which count from 1.
-            Ref::Var(inst, var) => spell!(out, "%.", inst, '.', VAR_NUMBERS + var.as_u32()),
-            Ref::Lit(bits, scal) => write_literal(out, bits, scal),
-            Ref::Zero => out.push_str("zeroinitializer"),
-            Ref::Bound(value, scal) => vulkan::bound_address(out, self.0, value, scal),
-        }
+        self.0
+            .spell_numbered(self.1, self.0.inst, &self.0.inst_digits, out);
     }
 }
 
@@ -197,8 +188,8 @@ impl<'a> Emitter<'a> {
             spliced_inst: None,
             unbound_result: None,
             recorder: Recorder::new(),
-            inst_digits: String::from("0"),
-            recorded_refs: Vec::new(),
+            inst_digits: Decimal::default(),
+            inputs: Vec::new(),
         }
     }
 
@@ -217,6 +208,30 @@ impl<'a> Emitter<'a> {
 
     pub(crate) fn show(&self, r: Ref) -> Shown<'_, 'a> {
         Shown(self, r)
+    }
+
+    /// Spells `r` in a kernel (not a fragment, not while a template is recorded), where
+    /// instruction `inst`'s number is spelled `digits` already.
+    pub(crate) fn spell_numbered(&self, r: Ref, inst: u32, digits: &Decimal, out: &mut String) {
+        match r.register() {
+            Some((of, number)) if of == inst => spell!(out, "%.", digits, '.', number),
+            _ => self.spell_plain(r, out),
+        }
+    }
+
+    /// Spells `r` in a kernel, a register's instruction number spelled afresh.
+    fn spell_plain(&self, r: Ref, out: &mut String) {
+        if let Some((inst, number)) = r.register() {
+            return spell!(out, "%.", inst, '.', number);
+        }
+        match r {
+            Ref::Param(value) => write_ident(out, '%', self.name(value)),
+            Ref::Lit(bits, scal) => write_literal(out, bits, scal),
+            Ref::Zero => out.push_str("zeroinitializer"),
+            Ref::Bound(value, scal) => vulkan::bound_address(out, self, value, scal),
+            // Spelled above.
+            Ref::Tmp(..) | Ref::Var(..) => {}
+        }
     }
 
     pub(crate) fn fresh(&mut self) -> Ref {
@@ -401,11 +416,8 @@ impl<'a> Emitter<'a> {
 
     /// Starts instruction `index`: a branch over it where it is predicated, and its first block.
     pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
-        self.inst = index;
-        self.inst_digits.clear();
-        index.spell(&mut self.inst_digits);
-        self.next_tmp = 0;
-        self.before = self.label;
+        self.recorder.hole(out.len(), out.len(), BEGIN);
+        self.enter(index);
         let first = Label::Block(index, 0);
         let end = Label::End(index);
         match inst.predicate {
@@ -430,7 +442,15 @@ impl<'a> Emitter<'a> {
             None => spell!(out, "  br label %", self.show_label(first), '\n'),
         }
         spell!(out, self.show_label(first), ":\n");
-        self.label = first;
+    }
+
+    /// Enters instruction `index`, in its first block: what beginning it does but print.
+    fn enter(&mut self, index: u32) {
+        self.inst = index;
+        self.inst_digits.set(index);
+        self.next_tmp = 0;
+        self.before = self.label;
+        self.label = Label::Block(index, 0);
     }
 
     /// Ends the current instruction: its end block, where a predicated result meets zero.
@@ -485,78 +505,111 @@ impl<'a> Emitter<'a> {
         self.mark_end(out, Some(result));
     }
 
-    /// Sets the registers of the expansion being printed, after [`crate::expansion::bind`],
-    /// and appends its shape ([`atomir_ir::lower::Printer::shape`]): `false` where it is not
-    /// replayed (a fragment's names are the client's).
+    /// Finds where the inputs of `inst` are (its address, its operands' elements, its new
+    /// values' elements, its predicate, in that order: [`Emitter::inputs`]) and appends the
+    /// shape of its text ([`atomir_ir::lower::Printer::shape`]), beginning included: `false`
+    /// where it is not replayed (a fragment's names are the client's).
+    ///
+    /// Beyond its plan, an instruction's text depends on what each input is: a parameter (its
+    /// name, text), a constant (its bits, text), zero, or another instruction's result (a
+    /// hole: the shape holds its type, which decides the casts of it, and the first input
+    /// where it is the same register, so that a hole stands for the same input in each
+    /// replay); and on its predicate and whether its result is used.
     pub(crate) fn shape(&mut self, inst: &AtomicInst, shape: &mut Vec<u64>) -> bool {
         if self.splice.is_some() {
             return false;
         }
-        // Whether each register is the instruction's own (its number a hole), a literal (its
-        // bits in the shape, so in the text), or bound to an input, and which inputs are one.
-        for (var, &r) in self.refs.iter().enumerate() {
-            match r {
-                Ref::Var(inst, v) if inst == self.inst => shape.push(u64::from(v.as_u32())),
-                Ref::Tmp(inst, n) if inst == self.inst => shape.push(1 << 32 | u64::from(n)),
-                Ref::Lit(bits, scal) => {
-                    let scal = match scal {
-                        Scal::I(width) => u64::from(width),
-                        Scal::Half => 1 << 8,
-                        Scal::BFloat => 2 << 8,
-                        Scal::F32 => 3 << 8,
-                        Scal::F64 => 4 << 8,
-                    };
-                    shape.extend([2 << 32 | scal, bits as u64, (bits >> 64) as u64]);
-                }
-                Ref::Zero => shape.push(3 << 32),
-                // A parameter is named the same in every instruction: in the shape, so its
-                // name is in the template's text.
-                Ref::Param(value) if self.is_param(value) => {
-                    shape.push(5 << 32 | u64::from(value.as_u32()));
-                }
-                r => {
-                    let first = self.refs.iter().position(|&other| other == r);
-                    shape.push(4 << 32 | first.unwrap_or(var) as u64);
-                }
+        let mut inputs = std::mem::take(&mut self.inputs);
+        inputs.clear();
+        let addr = match self.bound {
+            true => Ref::Bound(inst.addr, vulkan::access_type(inst.ty)),
+            false => self.value_ref(inst.addr),
+        };
+        self.shape_input(&mut inputs, addr, Some(inst.addr), shape);
+        let natural = Scal::natural(inst.ty);
+        for operand in [inst.operand, inst.new_value].into_iter().flatten() {
+            let scalars = match &operand {
+                Operand::Scalar(scalar) => std::slice::from_ref(scalar),
+                Operand::Vector(list) => self.kernel.vector_elements(*list),
+            };
+            for &scalar in scalars {
+                let (r, value) = match scalar {
+                    Scalar::Const(constant) => (Ref::Lit(self.constant(constant), natural), None),
+                    Scalar::Value(value) => (self.value_ref(value), Some(value)),
+                };
+                self.shape_input(&mut inputs, r, value, shape);
             }
         }
+        if let Some(predicate) = inst.predicate {
+            let r = self.value_ref(predicate.value);
+            self.shape_input(&mut inputs, r, Some(predicate.value), shape);
+        }
+        self.inputs = inputs;
         let predicate = inst.predicate.map_or(0, |p| 1 + u64::from(p.negated));
         shape.push(predicate | u64::from(inst.result.is_some()) << 2);
-        self.recorded_refs.clone_from(&self.refs);
         true
+    }
+
+    /// Appends input `r` (the register of `value`, if it is not a constant) to `inputs` and
+    /// what the text depends on of it to `shape`.
+    fn shape_input(
+        &self,
+        inputs: &mut Vec<Ref>,
+        r: Ref,
+        value: Option<Value>,
+        shape: &mut Vec<u64>,
+    ) {
+        match r {
+            Ref::Lit(bits, scal) => {
+                let scal = match scal {
+                    Scal::I(width) => u64::from(width),
+                    Scal::Half => 1 << 8,
+                    Scal::BFloat => 2 << 8,
+                    Scal::F32 => 3 << 8,
+                    Scal::F64 => 4 << 8,
+                };
+                shape.extend([1 << 32 | scal, bits as u64, (bits >> 64) as u64]);
+            }
+            Ref::Zero => shape.push(2 << 32),
+            // Named the same in every instruction: in the shape, so its name is in the text.
+            Ref::Param(value) | Ref::Bound(value, _) if self.is_param(value) => {
+                shape.push(3 << 32 | u64::from(value.as_u32()));
+            }
+            r => {
+                let first = inputs.iter().position(|&other| other == r);
+                let ty = value.map_or(0, |value| type_word(self.kernel.value_type(value)));
+                shape.extend([4 << 32 | first.unwrap_or(inputs.len()) as u64, ty]);
+            }
+        }
+        inputs.push(r);
     }
 
     /// Spells `r` while a template is recorded: the instruction's number in its own registers
     /// as a hole, a literal or `zeroinitializer` as text, any other register as the hole of
     /// the variable bound to it.
     fn spell_recorded(&self, r: Ref, out: &mut String) {
-        let (own, number) = match r {
-            Ref::Param(value) if self.is_param(value) => {
-                return write_ident(out, '%', self.name(value));
-            }
-            Ref::Tmp(inst, n) if inst == self.inst => (true, n),
-            Ref::Var(inst, var) if inst == self.inst => (true, VAR_NUMBERS + var.as_u32()),
-            _ => (false, 0),
+        let text = match r {
+            Ref::Param(value) | Ref::Bound(value, _) => self.is_param(value),
+            Ref::Lit(..) | Ref::Zero => true,
+            Ref::Tmp(..) | Ref::Var(..) => false,
         };
-        if own {
+        if text {
+            return self.spell_plain(r, out);
+        }
+        if let Some((_, number)) = r.register().filter(|&(inst, _)| inst == self.inst) {
             out.push_str("%.");
             let at = out.len();
-            out.push_str(&self.inst_digits);
+            self.inst_digits.spell(out);
             self.recorder.hole(at, out.len(), INST);
             spell!(out, '.', number);
             return;
         }
         let at = out.len();
-        match r {
-            Ref::Param(value) => write_ident(out, '%', self.name(value)),
-            Ref::Tmp(inst, n) => spell!(out, "%.", inst, '.', n),
-            Ref::Var(inst, var) => spell!(out, "%.", inst, '.', VAR_NUMBERS + var.as_u32()),
-            Ref::Lit(bits, scal) => return write_literal(out, bits, scal),
-            Ref::Zero => return out.push_str("zeroinitializer"),
-            Ref::Bound(value, scal) => vulkan::bound_address(out, self, value, scal),
-        }
-        match self.recorded_refs.iter().position(|&bound| bound == r) {
-            Some(var) => self.recorder.hole(at, out.len(), REF | (var as u32) << 4),
+        self.spell_plain(r, out);
+        match self.inputs.iter().position(|&input| input == r) {
+            Some(input) => self
+                .recorder
+                .hole(at, out.len(), INPUT | (input as u32) << 4),
             None => self.recorder.spoil(),
         }
     }
@@ -573,44 +626,66 @@ impl<'a> Emitter<'a> {
         if !self.recorder.is_recording() {
             return;
         }
-        let hole = match result {
-            None => END,
-            Some(Ref::Tmp(inst, n)) if inst == self.inst => END | 2 << 4 | n << 8,
-            Some(r) => match self.recorded_refs.iter().position(|&bound| bound == r) {
-                Some(var) => END | 1 << 4 | (var as u32) << 8,
+        let (kind, number) = match result {
+            None => (NO_RESULT, 0),
+            Some(Ref::Var(inst, var)) if inst == self.inst => (OWN_VAR, var.as_u32()),
+            Some(Ref::Tmp(inst, n)) if inst == self.inst => (OWN_TMP, n),
+            Some(r) => match self.inputs.iter().position(|&input| input == r) {
+                Some(input) => (AN_INPUT, input as u32),
                 None => return self.recorder.spoil(),
             },
         };
+        let hole = END | kind << 4 | number << 8;
         self.recorder.hole(out.len(), out.len(), hole);
     }
 
-    /// Writes hole `hole` of a template replayed for `inst` and does what it stands for.
+    /// Writes hole `hole` of a template replayed for instruction `index`, `inst`, and does
+    /// what it stands for.
+    #[inline]
     pub(crate) fn fill(
         &mut self,
+        index: u32,
         inst: &AtomicInst,
         hole: Hole,
         out: &mut String,
     ) -> Result<(), String> {
-        let operand = hole >> 8;
-        let var_ref = |em: &Self, var: u32| {
-            em.refs
-                .get(var as usize)
+        // Most holes are the instruction's number: they cost no call.
+        if hole == INST {
+            self.inst_digits.spell(out);
+            return Ok(());
+        }
+        self.fill_other(index, inst, hole, out)
+    }
+
+    fn fill_other(
+        &mut self,
+        index: u32,
+        inst: &AtomicInst,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), String> {
+        let number = hole >> 8;
+        let input = |em: &Self, input: u32| {
+            em.inputs
+                .get(input as usize)
                 .copied()
-                .ok_or_else(|| format!("a template names variable {var}, which is not bound"))
+                .ok_or_else(|| format!("a template names input {input}, which is not there"))
         };
         match hole & 0xf {
-            INST => out.push_str(&self.inst_digits),
-            REF => {
-                let r = var_ref(self, hole >> 4)?;
+            INST => self.inst_digits.spell(out),
+            INPUT => {
+                let r = input(self, hole >> 4)?;
                 self.show(r).spell(out);
             }
             BEFORE => self.show_label(self.before).spell(out),
+            BEGIN => self.enter(index),
             END => {
                 self.label = Label::End(self.inst);
                 let result = match hole >> 4 & 0xf {
-                    0 => None,
-                    1 => Some(var_ref(self, operand)?),
-                    _ => Some(Ref::Tmp(self.inst, operand)),
+                    NO_RESULT => None,
+                    OWN_VAR => Some(Ref::Var(self.inst, Var::from_u32(number))),
+                    OWN_TMP => Some(Ref::Tmp(self.inst, number)),
+                    _ => Some(input(self, number)?),
                 };
                 if let (Some(value), Some(result)) = (inst.result, result) {
                     self.results[value] = Some(result);

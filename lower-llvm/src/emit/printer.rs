@@ -12,9 +12,9 @@ use std::fmt::Write;
 use atomir_ir::expand::{Block, Prim, Var};
 use atomir_ir::lower::{
     self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Hole, Namer, Params,
-    Printer, Recorder, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
+    Printer, Recorder, Spell, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
 };
-use atomir_ir::{spell, AtomicInst, Inst, Kernel, Module};
+use atomir_ir::{spell, Inst, Kernel, Module, ValueType};
 
 use crate::ldst_emit::{self, Builtins};
 use crate::legality::{Form, LlvmPlan};
@@ -22,7 +22,8 @@ use crate::native::Mem;
 use crate::target::{LlvmTarget, Triple};
 use crate::{expansion, native, vulkan};
 
-use super::values::{write_ident, FUNCTION_NAMES};
+use super::types::type_word;
+use super::values::{write_ident, Decimal, FUNCTION_NAMES};
 use super::{Emitter, Label, Ty};
 
 /// The LLVM printer of one lowering: each kernel a `define [cc] void @name(params…, results…)`.
@@ -41,6 +42,8 @@ pub struct LlvmPrinter<'m> {
     unprintable: Option<String>,
     /// The builtins the module calls (SPIR-V loads, stores and fences).
     builtins: Builtins,
+    /// The text around each result's pointer parameter and store.
+    result_text: ResultText,
 }
 
 impl<'m> LlvmPrinter<'m> {
@@ -53,6 +56,7 @@ impl<'m> LlvmPrinter<'m> {
             vulkan: (complete && target.triple == Triple::SpirvVulkan).then(vulkan::Frame::default),
             unprintable: None,
             builtins: Builtins::default(),
+            result_text: ResultText::default(),
         }
     }
 
@@ -114,16 +118,17 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             spell!(out, em.value_ty(param.ty), ' ');
             write_ident(out, '%', em.name(param.value));
         }
-        let result_space = target.triple.result_space();
+        let mut number = Decimal::default();
         for (index, inst) in kernel.insts.values().enumerate() {
+            number.set(index as u32);
             let Some(inst) = inst.as_atomic().filter(|inst| inst.result.is_some()) else {
                 continue;
             };
-            if !first {
-                out.push_str(", ");
-            }
+            let text = self.result_text.of(&em, inst.result_type(), None);
+            // The pointer's text begins with the `, ` that follows an earlier parameter.
+            let pointer = if first { &text.tail[2..] } else { &text.tail };
             first = false;
-            spell!(out, result_ptr(&em, inst, result_space), " %.out", index);
+            spell!(out, pointer, number);
         }
         out.push_str(") {\n.entry:\n");
         self.emitter = Some(em);
@@ -270,14 +275,23 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         }
     }
 
+    /// Binding an instruction's inputs and beginning its first block cost as much as the
+    /// rest of a replay: the template holds them.
+    const SHAPE_COVERS_BEGIN: bool = true;
+
+    #[inline]
     fn fill(
         &mut self,
         x: &Expanding<'_, LlvmPlan>,
         hole: Hole,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.emitter()?
-            .fill(x.atomic, hole, out)
+        // Not `emitter()`: a template is replayed only where `shape` found a kernel this
+        // printer can print, and a replay fills many holes.
+        self.emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("a hole outside a kernel".into()))?
+            .fill(x.inst.as_u32(), x.atomic, hole, out)
             .map_err(Unprintable)
     }
 
@@ -290,28 +304,26 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             frame.kernel_end(&em, em.kernel_index, out);
             return;
         }
-        let result_space = self.target.triple.result_space();
+        let mut number = Decimal::default();
         for (index, inst) in em.kernel.insts.values().enumerate() {
+            number.set(index as u32);
             let Some((inst, value)) = inst
                 .as_atomic()
                 .and_then(|inst| inst.result.map(|value| (inst, value)))
             else {
                 continue;
             };
-            let ty = em.value_ty(inst.result_type());
             let r = em.value_ref(value);
-            spell!(
-                out,
-                "  store ",
-                ty,
-                ' ',
-                em.show(r),
-                ", ",
-                result_ptr(&em, inst, result_space),
-                " %.out",
-                index,
-                '\n'
-            );
+            let own = r.register().filter(|&(of, _)| of == index as u32);
+            let text = self
+                .result_text
+                .of(&em, inst.result_type(), own.map(|(_, n)| n));
+            out.push_str(&text.store);
+            match own {
+                Some(_) => number.spell(out),
+                None => em.spell_numbered(r, index as u32, &number, out),
+            }
+            spell!(out, text.tail, number, '\n');
         }
         out.push_str("  ret void\n}\n\n");
     }
@@ -376,10 +388,61 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
     }
 }
 
-fn result_ptr(em: &Emitter<'_>, inst: &AtomicInst, space: u32) -> Ty {
-    match em.value_ty(inst.result_type()) {
-        Ty::S(s) => em.elem_ptr(space, 1, s),
-        Ty::V(len, s) => em.elem_ptr(space, len, s),
-        ptr => ptr,
+/// How a kernel stores a result of one type, held in a register of the result's instruction
+/// numbered `own` or elsewhere (`None`): `store` before the instruction's number (`  store
+/// <type> %.`) or before the value (`  store <type> `), and `tail` after them and before the
+/// result's number (`.<own>, <pointer type> %.out`, or `, <pointer type> %.out`). With `own`
+/// `None`, `tail` is also the text of the result's pointer parameter after an earlier one.
+struct ResultStoreText {
+    /// The type's [`type_word`], and one more than `own` (0 for `None`).
+    key: (u64, u32),
+    store: String,
+    tail: String,
+}
+
+/// The [`ResultStoreText`] of each result type and register met: a kernel stores many results
+/// of few types from few registers of their instructions, and spelling a type (a pointer's
+/// address space, say) or a register's number costs more than copying its text.
+#[derive(Default)]
+struct ResultText {
+    known: Vec<ResultStoreText>,
+    /// By a hash of a key: one more than where in `known` it was last found (0: none). Results
+    /// alternate between their types, so a search from the start would run past several.
+    recent: [usize; 32],
+}
+
+impl ResultText {
+    fn of(&mut self, em: &Emitter<'_>, ty: ValueType, own: Option<u32>) -> &ResultStoreText {
+        let key = (type_word(ty), own.map_or(0, |number| number + 1));
+        let hash = (key.0 ^ u64::from(key.1) << 24).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slot = (hash >> 59) as usize;
+        let recent = self.recent[slot].checked_sub(1);
+        let known = recent
+            .filter(|&at| self.known.get(at).is_some_and(|text| text.key == key))
+            .or_else(|| self.known.iter().position(|text| text.key == key));
+        let at = known.unwrap_or_else(|| {
+            let value = em.value_ty(ty);
+            let space = em.target.triple.result_space();
+            let pointer = match value {
+                Ty::S(s) => em.elem_ptr(space, 1, s),
+                Ty::V(len, s) => em.elem_ptr(space, len, s),
+                ptr => ptr,
+            };
+            let mut text = ResultStoreText {
+                key,
+                store: String::new(),
+                tail: String::new(),
+            };
+            spell!(&mut text.store, "  store ", value, ' ');
+            if let Some(number) = own {
+                spell!(&mut text.store, "%.");
+                spell!(&mut text.tail, '.', number);
+            }
+            spell!(&mut text.tail, ", ", pointer, " %.out");
+            self.known.push(text);
+            self.known.len() - 1
+        });
+        self.recent[slot] = at + 1;
+        &self.known[at]
     }
 }

@@ -5,7 +5,7 @@
 //! where two differ) and spelled without allocating.
 
 use atomir_ir::lower::Spell;
-use atomir_ir::{spell, ElemType};
+use atomir_ir::{spell, ElemType, ValueType};
 
 /// A scalar LLVM type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,5 +77,14 @@ impl Spell for Ty {
                 }
             }
         }
+    }
+}
+
+/// A kernel value's type as one word, compared in one step: for a template's shape, or a key.
+pub(crate) fn type_word(ty: ValueType) -> u64 {
+    match ty {
+        ValueType::Ptr(space) => 1 << 16 | space as u64,
+        ValueType::Pred => 2 << 16,
+        ValueType::Data(elem, shape) => 3 << 16 | (elem as u64) << 8 | shape as u64,
     }
 }

@@ -30,7 +30,19 @@ pub(crate) enum Ref {
 }
 
 /// Where the numbers of expansion variables start: an instruction prints far fewer temporaries.
-pub(super) const VAR_NUMBERS: u32 = 1_000_000;
+const VAR_NUMBERS: u32 = 1_000_000;
+
+impl Ref {
+    /// For a register the printer makes up, `%.<inst>.<number>`: its instruction and number.
+    pub(crate) fn register(self) -> Option<(u32, u32)> {
+        match self {
+            Ref::Tmp(inst, n) => Some((inst, n)),
+            // Numbered far above the instruction's temporaries, which count from 1.
+            Ref::Var(inst, var) => Some((inst, VAR_NUMBERS + var.as_u32())),
+            _ => None,
+        }
+    }
+}
 
 /// Parameter names: any string, quoted where needed, but none starting with `.`, which every
 /// name the printer makes up does (`%.<inst>.<n>`, `%.out<i>`, `.entry`, `.<inst>.b<k>`).
@@ -82,6 +94,60 @@ pub(crate) fn write_ident(out: &mut String, sigil: char, name: &str) {
     out.push('"');
 }
 
+/// A number kept spelled in decimal. A kernel's instructions are printed and stored in order,
+/// so the next number is mostly the last plus one, which changes only its last digit.
+#[derive(Clone, Debug)]
+pub(crate) struct Decimal {
+    value: u32,
+    digits: String,
+}
+
+impl Default for Decimal {
+    fn default() -> Self {
+        Decimal {
+            value: 0,
+            digits: String::from("0"),
+        }
+    }
+}
+
+impl Decimal {
+    /// Makes it `value`.
+    #[inline]
+    pub(crate) fn set(&mut self, value: u32) {
+        if value == self.value {
+            return;
+        }
+        let last = self.digits.as_bytes().last().copied();
+        match last {
+            Some(digit) if value == self.value.wrapping_add(1) && digit != b'9' => {
+                self.digits.truncate(self.digits.len() - 1);
+                self.digits.push(char::from(digit + 1));
+                self.value = value;
+            }
+            _ => self.respell(value),
+        }
+    }
+
+    fn respell(&mut self, value: u32) {
+        self.value = value;
+        self.digits.clear();
+        value.spell(&mut self.digits);
+    }
+
+    #[cfg(test)]
+    fn as_str(&self) -> &str {
+        &self.digits
+    }
+}
+
+impl Spell for Decimal {
+    #[inline]
+    fn spell(&self, out: &mut String) {
+        out.push_str(&self.digits);
+    }
+}
+
 /// A block label: the entry, or block `k` / the end of instruction `inst`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Label {
@@ -127,5 +193,31 @@ fn f32_bits_as_f64_bits(bits: u32) -> u64 {
         sign | (0x7FFu64 << 52) | mantissa
     } else {
         f64::from(value).to_bits()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Decimal;
+
+    #[test]
+    fn a_decimal_counts_up_and_jumps() {
+        let mut number = Decimal::default();
+        let mut spelled = Vec::new();
+        for value in [
+            0, 1, 2, 9, 10, 11, 99, 100, 101, 1999, 2000, 7, 8, 1_000_000,
+        ] {
+            number.set(value);
+            spelled.push(number.as_str().to_owned());
+        }
+        let expected = [
+            "0", "1", "2", "9", "10", "11", "99", "100", "101", "1999", "2000", "7", "8", "1000000",
+        ];
+        assert_eq!(spelled, expected);
+        let mut number = Decimal::default();
+        for value in 1..=12_345 {
+            number.set(value);
+        }
+        assert_eq!(number.as_str(), "12345");
     }
 }
