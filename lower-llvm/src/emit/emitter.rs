@@ -56,7 +56,9 @@ pub(crate) struct Emitter<'a> {
     unbound_result: Option<(Value, String)>,
     /// Marks the holes of an expansion's text while a template of it is recorded.
     pub(crate) recorder: Recorder,
-    /// [`Emitter::inst`] in decimal, spelled once per instruction for its registers and labels.
+    /// The number of the last instruction printed afresh in decimal, spelled once per such
+    /// instruction for its registers and labels; a name is spelled with it only where its
+    /// instruction is the one these digits spell.
     inst_digits: Decimal,
     /// Where the current instruction's inputs are (see [`Emitter::shape`]), so that a name
     /// spelled from one while a template is recorded is marked as that input, and a replay
@@ -64,8 +66,9 @@ pub(crate) struct Emitter<'a> {
     inputs: Vec<Ref>,
 }
 
-/// The kind of a hole, in its low four bits; the rest is its operand.
-const INST: Hole = 0;
+// The kind of a hole, in its low four bits; the rest is its operand. The instruction's number,
+// in its registers and labels, is no hole: the template writes it (`Recorder::number`).
+
 /// Where input number `operand` is ([`Emitter::inputs`]).
 const INPUT: Hole = 1;
 /// The label of the block before the instruction.
@@ -94,13 +97,13 @@ impl Spell for ShownLabel<'_, '_> {
                 Label::Block(inst, _) | Label::End(inst) => inst,
                 Label::Entry => return self.1.spell(out),
             };
-            if inst != self.0.inst {
+            if inst != self.0.inst_digits.value() {
                 return self.1.spell(out);
             }
             out.push('.');
             let at = out.len();
             self.0.inst_digits.spell(out);
-            self.0.recorder.hole(at, out.len(), INST);
+            self.0.recorder.number(at, out.len());
             return match self.1 {
                 Label::Block(_, k) => spell!(out, ".b", k),
                 _ => out.push_str(".end"),
@@ -134,8 +137,8 @@ impl Spell for Shown<'_, '_> {
         if self.0.recorder.is_recording() {
             return self.0.spell_recorded(self.1, out);
         }
-        self.0
-            .spell_numbered(self.1, self.0.inst, &self.0.inst_digits, out);
+        let digits = &self.0.inst_digits;
+        self.0.spell_numbered(self.1, digits.value(), digits, out);
     }
 }
 
@@ -418,6 +421,7 @@ impl<'a> Emitter<'a> {
     pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
         self.recorder.hole(out.len(), out.len(), BEGIN);
         self.enter(index);
+        self.inst_digits.set(index);
         let first = Label::Block(index, 0);
         let end = Label::End(index);
         match inst.predicate {
@@ -444,10 +448,11 @@ impl<'a> Emitter<'a> {
         spell!(out, self.show_label(first), ":\n");
     }
 
-    /// Enters instruction `index`, in its first block: what beginning it does but print.
+    /// Enters instruction `index`, in its first block: what beginning it does but print. A
+    /// replay writes the instruction's number itself, so only a beginning printed afresh
+    /// spells it ([`Emitter::inst_digits`] says which number it holds).
     fn enter(&mut self, index: u32) {
         self.inst = index;
-        self.inst_digits.set(index);
         self.next_tmp = 0;
         self.before = self.label;
         self.label = Label::Block(index, 0);
@@ -596,11 +601,12 @@ impl<'a> Emitter<'a> {
         if text {
             return self.spell_plain(r, out);
         }
-        if let Some((_, number)) = r.register().filter(|&(inst, _)| inst == self.inst) {
+        let own = self.inst_digits.value();
+        if let Some((_, number)) = r.register().filter(|&(inst, _)| inst == own) {
             out.push_str("%.");
             let at = out.len();
             self.inst_digits.spell(out);
-            self.recorder.hole(at, out.len(), INST);
+            self.recorder.number(at, out.len());
             spell!(out, '.', number);
             return;
         }
@@ -641,23 +647,7 @@ impl<'a> Emitter<'a> {
 
     /// Writes hole `hole` of a template replayed for instruction `index`, `inst`, and does
     /// what it stands for.
-    #[inline]
     pub(crate) fn fill(
-        &mut self,
-        index: u32,
-        inst: &AtomicInst,
-        hole: Hole,
-        out: &mut String,
-    ) -> Result<(), String> {
-        // Most holes are the instruction's number: they cost no call.
-        if hole == INST {
-            self.inst_digits.spell(out);
-            return Ok(());
-        }
-        self.fill_other(index, inst, hole, out)
-    }
-
-    fn fill_other(
         &mut self,
         index: u32,
         inst: &AtomicInst,
@@ -672,7 +662,6 @@ impl<'a> Emitter<'a> {
                 .ok_or_else(|| format!("a template names input {input}, which is not there"))
         };
         match hole & 0xf {
-            INST => self.inst_digits.spell(out),
             INPUT => {
                 let r = input(self, hole >> 4)?;
                 self.show(r).spell(out);

@@ -129,6 +129,12 @@ impl Decimal {
         }
     }
 
+    /// The value spelled.
+    #[inline]
+    pub(crate) fn value(&self) -> u32 {
+        self.value
+    }
+
     fn respell(&mut self, value: u32) {
         self.value = value;
         self.digits.clear();
