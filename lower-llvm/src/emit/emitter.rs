@@ -526,33 +526,52 @@ impl<'a> Emitter<'a> {
         }
         let mut inputs = std::mem::take(&mut self.inputs);
         inputs.clear();
-        let addr = match self.bound {
-            true => Ref::Bound(inst.addr, vulkan::access_type(inst.ty)),
-            false => self.value_ref(inst.addr),
-        };
-        self.shape_input(&mut inputs, addr, Some(inst.addr), shape);
+        match self.bound {
+            true => {
+                let addr = Ref::Bound(inst.addr, vulkan::access_type(inst.ty));
+                self.shape_input(&mut inputs, addr, Some(inst.addr), shape);
+            }
+            false => self.shape_value(&mut inputs, inst.addr, shape),
+        }
         let natural = Scal::natural(inst.ty);
-        for operand in [inst.operand, inst.new_value].into_iter().flatten() {
-            let scalars = match &operand {
+        for operand in [&inst.operand, &inst.new_value].into_iter().flatten() {
+            let scalars = match operand {
                 Operand::Scalar(scalar) => std::slice::from_ref(scalar),
                 Operand::Vector(list) => self.kernel.vector_elements(*list),
             };
             for &scalar in scalars {
-                let (r, value) = match scalar {
-                    Scalar::Const(constant) => (Ref::Lit(self.constant(constant), natural), None),
-                    Scalar::Value(value) => (self.value_ref(value), Some(value)),
-                };
-                self.shape_input(&mut inputs, r, value, shape);
+                match scalar {
+                    Scalar::Const(constant) => {
+                        let r = Ref::Lit(self.constant(constant), natural);
+                        self.shape_input(&mut inputs, r, None, shape);
+                    }
+                    Scalar::Value(value) => self.shape_value(&mut inputs, value, shape),
+                }
             }
         }
         if let Some(predicate) = inst.predicate {
-            let r = self.value_ref(predicate.value);
-            self.shape_input(&mut inputs, r, Some(predicate.value), shape);
+            self.shape_value(&mut inputs, predicate.value, shape);
         }
         self.inputs = inputs;
         let predicate = inst.predicate.map_or(0, |p| 1 + u64::from(p.negated));
         shape.push(predicate | u64::from(inst.result.is_some()) << 2);
         true
+    }
+
+    /// [`Emitter::shape_input`] of kernel value `value` (outside a fragment): a parameter
+    /// found as such once, rather than by [`Emitter::value_ref`] and again by the input.
+    #[inline]
+    fn shape_value(&self, inputs: &mut Vec<Ref>, value: Value, shape: &mut Vec<u64>) {
+        match self.kernel.values[value].def {
+            ValueDef::Param(_) => {
+                shape.push(3 << 32 | u64::from(value.as_u32()));
+                inputs.push(Ref::Param(value));
+            }
+            ValueDef::Result(_) => {
+                let r = self.results[value].unwrap_or(Ref::Zero);
+                self.shape_input(inputs, r, Some(value), shape);
+            }
+        }
     }
 
     /// Appends input `r` (the register of `value`, if it is not a constant) to `inputs` and
