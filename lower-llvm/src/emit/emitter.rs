@@ -41,7 +41,8 @@ pub(crate) struct Emitter<'a> {
     pub(crate) result: Option<Ref>,
     /// The number of the node's address space.
     pub(crate) space: u32,
-    /// The name of each value, by index.
+    /// The name of each value, by index; empty where every value of the kernel that is
+    /// printed by name keeps its own.
     names: Vec<Cow<'a, str>>,
     /// The kernel's index in the module.
     pub(crate) kernel_index: usize,
@@ -144,9 +145,18 @@ impl Spell for Shown<'_, '_> {
 
 impl<'a> Emitter<'a> {
     pub(crate) fn new(target: LlvmTarget, kernel: &'a Kernel) -> Self {
+        // A kernel prints only its parameters by name (results are numbered registers). A
+        // parameter whose name the rules allow keeps it whatever the other names are; only
+        // where one is escaped do all the kernel's names, results' too, decide its escape.
+        let params = kernel
+            .params
+            .iter()
+            .map(|param| &kernel.values[param.value].name);
         let mut names = Vec::new();
-        let values = kernel.values.values().map(|data| &data.name[..]);
-        Namer::new(&VALUE_NAMES).assign_distinct(values, &mut names);
+        if !params.into_iter().all(|name| VALUE_NAMES.allows(name)) {
+            let values = kernel.values.values().map(|data| &data.name[..]);
+            Namer::new(&VALUE_NAMES).assign_distinct(values, &mut names);
+        }
         Emitter {
             results: SecondaryMap::with_capacity(kernel.values.len()),
             names,
@@ -205,7 +215,10 @@ impl<'a> Emitter<'a> {
         match (self.splice, &self.unbound_result) {
             (_, Some((result, name))) if *result == value => name,
             (Some(splice), _) => splice.name(value).unwrap_or(""),
-            (None, _) => &self.names[value.as_u32() as usize],
+            (None, _) => match self.names.get(value.as_u32() as usize) {
+                Some(name) => name,
+                None => &self.kernel.values[value].name,
+            },
         }
     }
 
