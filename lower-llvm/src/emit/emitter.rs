@@ -157,8 +157,12 @@ impl<'a> Emitter<'a> {
             let values = kernel.values.values().map(|data| &data.name[..]);
             Namer::new(&VALUE_NAMES).assign_distinct(values, &mut names);
         }
+        // Every slot at once: a replay stores each result in order, and a map grown one slot
+        // at a time pays a call per result.
+        let mut results = SecondaryMap::with_capacity(kernel.values.len());
+        results.resize(kernel.values.len());
         Emitter {
-            results: SecondaryMap::with_capacity(kernel.values.len()),
+            results,
             names,
             ..Emitter::new_unnamed(target, kernel)
         }
