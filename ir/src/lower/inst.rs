@@ -211,7 +211,9 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         return print_steps(printer, &x, steps, out);
     }
     match templates.look_up(index) {
-        Found::Replay(template) => template.replay(out, |hole, out| printer.fill(&x, hole, out)),
+        Found::Replay(template) => {
+            template.replay(inst.as_u32(), out, |hole, out| printer.fill(&x, hole, out))
+        }
         Found::Print => {
             begin(printer, out)?;
             print_steps(printer, &x, steps, out)
@@ -221,7 +223,9 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
                 recorder.begin(out.len());
             }
             let printed = begin(printer, out).and_then(|()| print_steps(printer, &x, steps, out));
-            let template = printer.recorder().and_then(|recorder| recorder.finish(out));
+            let template = printer
+                .recorder()
+                .and_then(|recorder| recorder.finish(out, inst.as_u32()));
             printed?;
             templates.keep(index, template);
             Ok(())

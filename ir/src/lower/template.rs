@@ -18,6 +18,14 @@ use super::Unprintable;
 /// A printer's number for what one hole of a template stands for.
 pub type Hole = u32;
 
+/// What a recorder marked in the text: a printer's hole, or a place of the instruction's
+/// number.
+#[derive(Clone, Copy, Debug)]
+enum Mark {
+    Hole(Hole),
+    Number,
+}
+
 /// Where a printer marks the holes of the text it prints while a template is recorded.
 ///
 /// It takes `&self` so that a [`Spell`](super::Spell) value that only borrows the printer can
@@ -26,8 +34,8 @@ pub type Hole = u32;
 pub struct Recorder {
     /// Where the recorded text starts in the output, while one is recorded.
     start: Cell<Option<usize>>,
-    /// (start, end, hole) of each hole marked, in the output, in order.
-    holes: RefCell<Vec<(usize, usize, Hole)>>,
+    /// (start, end, mark) of each hole and number marked, in the output, in order.
+    marks: RefCell<Vec<(usize, usize, Mark)>>,
     /// Whether the printer met something it cannot mark: the text is then not kept.
     spoiled: Cell<bool>,
 }
@@ -50,7 +58,18 @@ impl Recorder {
     #[inline]
     pub fn hole(&self, start: usize, end: usize, hole: Hole) {
         if self.is_recording() {
-            self.holes.borrow_mut().push((start, end, hole));
+            self.marks.borrow_mut().push((start, end, Mark::Hole(hole)));
+        }
+    }
+
+    /// Marks `out[start..end]` as the instruction's id (its [`Inst`](crate::Inst) number) in
+    /// decimal: a replay writes its own instruction's there without asking the printer, so a
+    /// number that names an instruction's registers and labels many times costs no hole each.
+    /// A template whose text there is not that number is not kept.
+    #[inline]
+    pub fn number(&self, start: usize, end: usize) {
+        if self.is_recording() {
+            self.marks.borrow_mut().push((start, end, Mark::Number));
         }
     }
 
@@ -65,75 +84,180 @@ impl Recorder {
     /// Starts recording the text `out` holds from `at` on.
     pub(super) fn begin(&self, at: usize) {
         self.start.set(Some(at));
-        self.holes.borrow_mut().clear();
+        self.marks.borrow_mut().clear();
         self.spoiled.set(false);
     }
 
-    /// Stops recording: the template of what `out` holds from where recording began, unless
-    /// it was spoiled or its holes are out of order.
-    pub(super) fn finish(&self, out: &str) -> Option<Template> {
+    /// Stops recording: the template of what `out` holds from where recording began, printed
+    /// for the instruction numbered `number`, unless it was spoiled, its marks are out of
+    /// order, or a place of the number holds other text.
+    pub(super) fn finish(&self, out: &str, number: u32) -> Option<Template> {
         let start = self.start.take()?;
-        let holes = self.holes.take();
+        let marks = self.marks.take();
         if self.spoiled.replace(false) {
             return None;
         }
-        let mut template = Template::default();
+        let digits = Digits::of(number);
+        let mut template = Template {
+            number,
+            width: digits.len,
+            ..Template::default()
+        };
         let mut at = start;
-        for (from, to, hole) in holes {
+        for (from, to, mark) in marks {
             if from < at || to < from || to > out.len() {
                 return None;
             }
-            template.text(out.get(at..from)?);
-            template.pieces.push(Piece::Hole(hole));
+            template.stamp.push_str(out.get(at..from)?);
+            let stamp_at = template.stamp.len() as u32;
+            match mark {
+                // A hole's text is the recorded instruction's own: not kept.
+                Mark::Hole(hole) => template.holes.push((stamp_at, hole)),
+                Mark::Number if out.get(from..to)?.as_bytes() == digits.as_bytes() => {
+                    template.number_at.push(stamp_at);
+                    template.stamp.push_str(out.get(from..to)?);
+                }
+                Mark::Number => return None,
+            }
             at = to;
         }
-        template.text(out.get(at..)?);
+        template.stamp.push_str(out.get(at..)?);
         Some(template)
     }
 }
 
-/// Recorded text with holes.
-#[derive(Clone, Debug, Default)]
-pub struct Template {
-    /// The text between the holes, run after run.
-    text: String,
-    pieces: Vec<Piece>,
+/// A `u32` in decimal, most significant digit first.
+#[derive(Clone, Copy, Debug, Default)]
+struct Digits {
+    bytes: [u8; 10],
+    len: u8,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Piece {
-    /// The text up to this end in [`Template::text`], from the previous text piece's end.
-    Text(u32),
-    Hole(Hole),
+impl Digits {
+    fn of(mut number: u32) -> Self {
+        let mut digits = Digits::default();
+        let mut reversed = [0u8; 10];
+        loop {
+            reversed[digits.len as usize] = b'0' + (number % 10) as u8;
+            digits.len += 1;
+            number /= 10;
+            if number == 0 {
+                break;
+            }
+        }
+        for (to, from) in digits
+            .bytes
+            .iter_mut()
+            .zip(reversed[..digits.len as usize].iter().rev())
+        {
+            *to = *from;
+        }
+        digits
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+/// Recorded text with holes and the places of the instruction's number.
+///
+/// The text is kept as it was last written, the number of the instruction it was last replayed
+/// for (or recorded from) in each of its places: a replay rewrites the digits that differ in
+/// place (consecutive instructions of one kind differ in their last digit or two) and copies
+/// the text between the printer's holes whole, rather than a run of text and a number for
+/// each place.
+#[derive(Clone, Debug, Default)]
+pub struct Template {
+    /// The text between the printer's holes, with `number` in each place of the number.
+    stamp: String,
+    /// Where in `stamp` each place of the number begins, in order.
+    number_at: Vec<u32>,
+    /// Where in `stamp` each of the printer's holes is, in order.
+    holes: Vec<(u32, Hole)>,
+    /// The number `stamp` holds, and how many digits it has.
+    number: u32,
+    width: u8,
 }
 
 impl Template {
-    fn text(&mut self, run: &str) {
-        if !run.is_empty() {
-            self.text.push_str(run);
-            self.pieces.push(Piece::Text(self.text.len() as u32));
-        }
-    }
-
-    /// Appends the text to `out`, each hole as `fill` writes it.
+    /// Appends the text to `out` for the instruction numbered `number`, each hole as `fill`
+    /// writes it.
     pub(super) fn replay(
-        &self,
+        &mut self,
+        number: u32,
         out: &mut String,
         mut fill: impl FnMut(Hole, &mut String) -> Result<(), Unprintable>,
     ) -> Result<(), Unprintable> {
-        out.reserve(self.text.len());
-        let mut at = 0;
-        for piece in &self.pieces {
-            match *piece {
-                Piece::Text(end) => {
-                    let end = end as usize;
-                    out.push_str(&self.text[at..end]);
-                    at = end;
-                }
-                Piece::Hole(hole) => fill(hole, out)?,
-            }
+        if !self.number_at.is_empty() {
+            self.set_number(number);
         }
+        out.reserve(self.stamp.len());
+        let mut at = 0;
+        for &(hole_at, hole) in &self.holes {
+            let hole_at = hole_at as usize;
+            if hole_at > at {
+                out.push_str(&self.stamp[at..hole_at]);
+                at = hole_at;
+            }
+            fill(hole, out)?;
+        }
+        out.push_str(&self.stamp[at..]);
         Ok(())
+    }
+
+    /// Writes `number` in each place of the number in `stamp`.
+    #[inline]
+    fn set_number(&mut self, number: u32) {
+        let width = number.checked_ilog10().unwrap_or(0) + 1;
+        if width != u32::from(self.width) {
+            return self.respell_number(number);
+        }
+        // SAFETY: every byte written is an ASCII digit, over a byte of a place of the number,
+        // which is an ASCII digit too (`finish` checked the recorded text there, and only this
+        // and `respell_number` write there). An ASCII byte is a character of its own in UTF-8
+        // and no byte of a longer character, so `stamp` stays valid UTF-8.
+        let stamp = unsafe { self.stamp.as_bytes_mut() };
+        // Only the digits that differ, from the last: those of one kind of instruction after
+        // another are mostly a digit or two.
+        let (mut old, mut new) = (self.number, number);
+        let mut at = width as usize;
+        while old != new {
+            at -= 1;
+            let digit = b'0' + (new % 10) as u8;
+            for &place in &self.number_at {
+                stamp[place as usize + at] = digit;
+            }
+            (old, new) = (old / 10, new / 10);
+        }
+        self.number = number;
+    }
+
+    /// Writes `number`, of another width than the number `stamp` holds, in each of its
+    /// places, moving the text after each and the holes with it.
+    fn respell_number(&mut self, number: u32) {
+        let digits = Digits::of(number);
+        let (old, new) = (usize::from(self.width), usize::from(digits.len));
+        let mut stamp = String::with_capacity(self.stamp.len() + self.number_at.len() * new);
+        let mut holes = self.holes.iter_mut().peekable();
+        let mut at = 0;
+        for place in &mut self.number_at {
+            let end = *place as usize;
+            while let Some((hole_at, _)) = holes.next_if(|(hole_at, _)| *hole_at as usize <= end) {
+                *hole_at = (stamp.len() + (*hole_at as usize - at)) as u32;
+            }
+            stamp.push_str(&self.stamp[at..end]);
+            *place = stamp.len() as u32;
+            stamp.push_str(std::str::from_utf8(digits.as_bytes()).unwrap_or_default());
+            at = end + old;
+        }
+        for (hole_at, _) in holes {
+            *hole_at = (stamp.len() + (*hole_at as usize - at)) as u32;
+        }
+        stamp.push_str(&self.stamp[at..]);
+        self.stamp = stamp;
+        self.number = number;
+        self.width = digits.len;
     }
 }
 
@@ -150,7 +274,7 @@ pub(super) struct Templates {
 /// What [`Templates::look_up`] found for a plan and shape.
 pub(super) enum Found<'t> {
     /// A template to replay.
-    Replay(&'t Template),
+    Replay(&'t mut Template),
     /// None: record one.
     Record,
     /// None, and none to record (spoiled before, or too many shapes for the plan).
@@ -170,12 +294,16 @@ impl Templates {
     }
 
     /// The template of plan `plan` for [`Templates::shape`].
-    pub(super) fn look_up(&self, plan: usize) -> Found<'_> {
-        let shapes = self.by_plan.get(plan).map_or(&[][..], |shapes| shapes);
-        match shapes.iter().find(|(shape, _)| *shape == self.shape) {
+    pub(super) fn look_up(&mut self, plan: usize) -> Found<'_> {
+        let shapes = self
+            .by_plan
+            .get_mut(plan)
+            .map_or(&mut [][..], |shapes| shapes);
+        let count = shapes.len();
+        match shapes.iter_mut().find(|(shape, _)| *shape == self.shape) {
             Some((_, Some(template))) => Found::Replay(template),
             Some((_, None)) => Found::Print,
-            None if shapes.len() >= Self::SHAPES_PER_PLAN => Found::Print,
+            None if count >= Self::SHAPES_PER_PLAN => Found::Print,
             None => Found::Record,
         }
     }
@@ -204,12 +332,12 @@ mod tests {
         recorder.hole(at, out.len(), 7);
         out.push_str(", 1\n");
         recorder.hole(out.len(), out.len(), 9);
-        let template = recorder.finish(&out).expect("recorded");
+        let mut template = recorder.finish(&out, 3).expect("recorded");
         assert!(!recorder.is_recording());
         let mut replayed = String::new();
         let mut effects = Vec::new();
         template
-            .replay(&mut replayed, |hole, out| {
+            .replay(4, &mut replayed, |hole, out| {
                 effects.push(hole);
                 if hole == 7 {
                     out.push_str("%r22");
@@ -227,11 +355,72 @@ mod tests {
         recorder.hole(0, 1, 1);
         recorder.begin(0);
         recorder.spoil();
-        assert!(recorder.finish("text").is_none());
+        assert!(recorder.finish("text", 0).is_none());
         recorder.begin(0);
-        assert!(recorder.holes.borrow().is_empty());
+        assert!(recorder.marks.borrow().is_empty());
         recorder.hole(2, 3, 1);
         recorder.hole(0, 1, 2);
-        assert!(recorder.finish("text").is_none(), "holes out of order");
+        assert!(recorder.finish("text", 0).is_none(), "holes out of order");
+        recorder.begin(0);
+        recorder.number(1, 3);
+        assert!(recorder.finish("x12y", 13).is_none(), "not the number");
+    }
+
+    /// Records `.7.b0:` and `%.7.1 = op %a, %.7.2` with a hole for `%a` and an empty one at
+    /// the end, for instruction 7.
+    fn numbered_template() -> Template {
+        let recorder = Recorder::new();
+        let mut out = String::from("x");
+        recorder.begin(out.len());
+        for piece in [
+            ".",
+            "#",
+            ".b0:\n  %.",
+            "#",
+            ".1 = op ",
+            "%a",
+            ", %.",
+            "#",
+            ".2\n",
+        ] {
+            let at = out.len();
+            match piece {
+                "#" => {
+                    out.push('7');
+                    recorder.number(at, out.len());
+                }
+                "%a" => {
+                    out.push_str(piece);
+                    recorder.hole(at, out.len(), 1);
+                }
+                _ => out.push_str(piece),
+            }
+        }
+        recorder.hole(out.len(), out.len(), 2);
+        recorder.finish(&out, 7).expect("recorded")
+    }
+
+    #[test]
+    fn a_replay_writes_its_own_number_in_each_place() {
+        let mut template = numbered_template();
+        let mut replayed = String::new();
+        // The same width, another width, back, and the same number again.
+        for number in [9, 10, 123_456, 8, 8, 4_294_967_295, 0] {
+            let mut effects = Vec::new();
+            let start = replayed.len();
+            template
+                .replay(number, &mut replayed, |hole, out| {
+                    effects.push(hole);
+                    if hole == 1 {
+                        out.push_str("%b");
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            let n = number.to_string();
+            let want = format!(".{n}.b0:\n  %.{n}.1 = op %b, %.{n}.2\n");
+            assert_eq!(&replayed[start..], want);
+            assert_eq!(effects, [1, 2]);
+        }
     }
 }

@@ -41,7 +41,8 @@ pub(crate) struct Emitter<'a> {
     pub(crate) result: Option<Ref>,
     /// The number of the node's address space.
     pub(crate) space: u32,
-    /// The name of each value, by index.
+    /// The name of each value, by index; empty where every value of the kernel that is
+    /// printed by name keeps its own.
     names: Vec<Cow<'a, str>>,
     /// The kernel's index in the module.
     pub(crate) kernel_index: usize,
@@ -56,7 +57,9 @@ pub(crate) struct Emitter<'a> {
     unbound_result: Option<(Value, String)>,
     /// Marks the holes of an expansion's text while a template of it is recorded.
     pub(crate) recorder: Recorder,
-    /// [`Emitter::inst`] in decimal, spelled once per instruction for its registers and labels.
+    /// The number of the last instruction printed afresh in decimal, spelled once per such
+    /// instruction for its registers and labels; a name is spelled with it only where its
+    /// instruction is the one these digits spell.
     inst_digits: Decimal,
     /// Where the current instruction's inputs are (see [`Emitter::shape`]), so that a name
     /// spelled from one while a template is recorded is marked as that input, and a replay
@@ -64,8 +67,9 @@ pub(crate) struct Emitter<'a> {
     inputs: Vec<Ref>,
 }
 
-/// The kind of a hole, in its low four bits; the rest is its operand.
-const INST: Hole = 0;
+// The kind of a hole, in its low four bits; the rest is its operand. The instruction's number,
+// in its registers and labels, is no hole: the template writes it (`Recorder::number`).
+
 /// Where input number `operand` is ([`Emitter::inputs`]).
 const INPUT: Hole = 1;
 /// The label of the block before the instruction.
@@ -94,13 +98,13 @@ impl Spell for ShownLabel<'_, '_> {
                 Label::Block(inst, _) | Label::End(inst) => inst,
                 Label::Entry => return self.1.spell(out),
             };
-            if inst != self.0.inst {
+            if inst != self.0.inst_digits.value() {
                 return self.1.spell(out);
             }
             out.push('.');
             let at = out.len();
             self.0.inst_digits.spell(out);
-            self.0.recorder.hole(at, out.len(), INST);
+            self.0.recorder.number(at, out.len());
             return match self.1 {
                 Label::Block(_, k) => spell!(out, ".b", k),
                 _ => out.push_str(".end"),
@@ -134,18 +138,31 @@ impl Spell for Shown<'_, '_> {
         if self.0.recorder.is_recording() {
             return self.0.spell_recorded(self.1, out);
         }
-        self.0
-            .spell_numbered(self.1, self.0.inst, &self.0.inst_digits, out);
+        let digits = &self.0.inst_digits;
+        self.0.spell_numbered(self.1, digits.value(), digits, out);
     }
 }
 
 impl<'a> Emitter<'a> {
     pub(crate) fn new(target: LlvmTarget, kernel: &'a Kernel) -> Self {
+        // A kernel prints only its parameters by name (results are numbered registers). A
+        // parameter whose name the rules allow keeps it whatever the other names are; only
+        // where one is escaped do all the kernel's names, results' too, decide its escape.
+        let params = kernel
+            .params
+            .iter()
+            .map(|param| &kernel.values[param.value].name);
         let mut names = Vec::new();
-        let values = kernel.values.values().map(|data| &data.name[..]);
-        Namer::new(&VALUE_NAMES).assign_distinct(values, &mut names);
+        if !params.into_iter().all(|name| VALUE_NAMES.allows(name)) {
+            let values = kernel.values.values().map(|data| &data.name[..]);
+            Namer::new(&VALUE_NAMES).assign_distinct(values, &mut names);
+        }
+        // Every slot at once: a replay stores each result in order, and a map grown one slot
+        // at a time pays a call per result.
+        let mut results = SecondaryMap::with_capacity(kernel.values.len());
+        results.resize(kernel.values.len());
         Emitter {
-            results: SecondaryMap::with_capacity(kernel.values.len()),
+            results,
             names,
             ..Emitter::new_unnamed(target, kernel)
         }
@@ -202,7 +219,10 @@ impl<'a> Emitter<'a> {
         match (self.splice, &self.unbound_result) {
             (_, Some((result, name))) if *result == value => name,
             (Some(splice), _) => splice.name(value).unwrap_or(""),
-            (None, _) => &self.names[value.as_u32() as usize],
+            (None, _) => match self.names.get(value.as_u32() as usize) {
+                Some(name) => name,
+                None => &self.kernel.values[value].name,
+            },
         }
     }
 
@@ -418,6 +438,7 @@ impl<'a> Emitter<'a> {
     pub(crate) fn instruction_begin(&mut self, out: &mut String, index: u32, inst: &AtomicInst) {
         self.recorder.hole(out.len(), out.len(), BEGIN);
         self.enter(index);
+        self.inst_digits.set(index);
         let first = Label::Block(index, 0);
         let end = Label::End(index);
         match inst.predicate {
@@ -444,10 +465,11 @@ impl<'a> Emitter<'a> {
         spell!(out, self.show_label(first), ":\n");
     }
 
-    /// Enters instruction `index`, in its first block: what beginning it does but print.
+    /// Enters instruction `index`, in its first block: what beginning it does but print. A
+    /// replay writes the instruction's number itself, so only a beginning printed afresh
+    /// spells it ([`Emitter::inst_digits`] says which number it holds).
     fn enter(&mut self, index: u32) {
         self.inst = index;
-        self.inst_digits.set(index);
         self.next_tmp = 0;
         self.before = self.label;
         self.label = Label::Block(index, 0);
@@ -521,33 +543,52 @@ impl<'a> Emitter<'a> {
         }
         let mut inputs = std::mem::take(&mut self.inputs);
         inputs.clear();
-        let addr = match self.bound {
-            true => Ref::Bound(inst.addr, vulkan::access_type(inst.ty)),
-            false => self.value_ref(inst.addr),
-        };
-        self.shape_input(&mut inputs, addr, Some(inst.addr), shape);
+        match self.bound {
+            true => {
+                let addr = Ref::Bound(inst.addr, vulkan::access_type(inst.ty));
+                self.shape_input(&mut inputs, addr, Some(inst.addr), shape);
+            }
+            false => self.shape_value(&mut inputs, inst.addr, shape),
+        }
         let natural = Scal::natural(inst.ty);
-        for operand in [inst.operand, inst.new_value].into_iter().flatten() {
-            let scalars = match &operand {
+        for operand in [&inst.operand, &inst.new_value].into_iter().flatten() {
+            let scalars = match operand {
                 Operand::Scalar(scalar) => std::slice::from_ref(scalar),
                 Operand::Vector(list) => self.kernel.vector_elements(*list),
             };
             for &scalar in scalars {
-                let (r, value) = match scalar {
-                    Scalar::Const(constant) => (Ref::Lit(self.constant(constant), natural), None),
-                    Scalar::Value(value) => (self.value_ref(value), Some(value)),
-                };
-                self.shape_input(&mut inputs, r, value, shape);
+                match scalar {
+                    Scalar::Const(constant) => {
+                        let r = Ref::Lit(self.constant(constant), natural);
+                        self.shape_input(&mut inputs, r, None, shape);
+                    }
+                    Scalar::Value(value) => self.shape_value(&mut inputs, value, shape),
+                }
             }
         }
         if let Some(predicate) = inst.predicate {
-            let r = self.value_ref(predicate.value);
-            self.shape_input(&mut inputs, r, Some(predicate.value), shape);
+            self.shape_value(&mut inputs, predicate.value, shape);
         }
         self.inputs = inputs;
         let predicate = inst.predicate.map_or(0, |p| 1 + u64::from(p.negated));
         shape.push(predicate | u64::from(inst.result.is_some()) << 2);
         true
+    }
+
+    /// [`Emitter::shape_input`] of kernel value `value` (outside a fragment): a parameter
+    /// found as such once, rather than by [`Emitter::value_ref`] and again by the input.
+    #[inline]
+    fn shape_value(&self, inputs: &mut Vec<Ref>, value: Value, shape: &mut Vec<u64>) {
+        match self.kernel.values[value].def {
+            ValueDef::Param(_) => {
+                shape.push(3 << 32 | u64::from(value.as_u32()));
+                inputs.push(Ref::Param(value));
+            }
+            ValueDef::Result(_) => {
+                let r = self.results[value].unwrap_or(Ref::Zero);
+                self.shape_input(inputs, r, Some(value), shape);
+            }
+        }
     }
 
     /// Appends input `r` (the register of `value`, if it is not a constant) to `inputs` and
@@ -596,11 +637,12 @@ impl<'a> Emitter<'a> {
         if text {
             return self.spell_plain(r, out);
         }
-        if let Some((_, number)) = r.register().filter(|&(inst, _)| inst == self.inst) {
+        let own = self.inst_digits.value();
+        if let Some((_, number)) = r.register().filter(|&(inst, _)| inst == own) {
             out.push_str("%.");
             let at = out.len();
             self.inst_digits.spell(out);
-            self.recorder.hole(at, out.len(), INST);
+            self.recorder.number(at, out.len());
             spell!(out, '.', number);
             return;
         }
@@ -641,23 +683,7 @@ impl<'a> Emitter<'a> {
 
     /// Writes hole `hole` of a template replayed for instruction `index`, `inst`, and does
     /// what it stands for.
-    #[inline]
     pub(crate) fn fill(
-        &mut self,
-        index: u32,
-        inst: &AtomicInst,
-        hole: Hole,
-        out: &mut String,
-    ) -> Result<(), String> {
-        // Most holes are the instruction's number: they cost no call.
-        if hole == INST {
-            self.inst_digits.spell(out);
-            return Ok(());
-        }
-        self.fill_other(index, inst, hole, out)
-    }
-
-    fn fill_other(
         &mut self,
         index: u32,
         inst: &AtomicInst,
@@ -672,7 +698,6 @@ impl<'a> Emitter<'a> {
                 .ok_or_else(|| format!("a template names input {input}, which is not there"))
         };
         match hole & 0xf {
-            INST => self.inst_digits.spell(out),
             INPUT => {
                 let r = input(self, hole >> 4)?;
                 self.show(r).spell(out);

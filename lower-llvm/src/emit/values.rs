@@ -95,7 +95,7 @@ pub(crate) fn write_ident(out: &mut String, sigil: char, name: &str) {
 }
 
 /// A number kept spelled in decimal. A kernel's instructions are printed and stored in order,
-/// so the next number is mostly the last plus one, which changes only its last digit.
+/// so the next number is mostly the last plus one, which changes only its last digits.
 #[derive(Clone, Debug)]
 pub(crate) struct Decimal {
     value: u32,
@@ -120,13 +120,44 @@ impl Decimal {
         }
         let last = self.digits.as_bytes().last().copied();
         match last {
-            Some(digit) if value == self.value.wrapping_add(1) && digit != b'9' => {
+            Some(digit) if Some(value) == self.value.checked_add(1) && digit != b'9' => {
                 self.digits.truncate(self.digits.len() - 1);
                 self.digits.push(char::from(digit + 1));
                 self.value = value;
             }
-            _ => self.respell(value),
+            _ => self.set_slowly(value),
         }
+    }
+
+    /// [`Decimal::set`] where the last digit does not just go up: one more carries (the
+    /// trailing nines turn to zeros and the digit before them goes up; a number of nines only
+    /// grows a digit), any other number is respelled.
+    fn set_slowly(&mut self, value: u32) {
+        if Some(value) != self.value.checked_add(1) {
+            return self.respell(value);
+        }
+        let nines = self
+            .digits
+            .bytes()
+            .rev()
+            .take_while(|&digit| digit == b'9')
+            .count();
+        let Some(up) = self.digits.len().checked_sub(nines + 1) else {
+            return self.respell(value);
+        };
+        let digit = self.digits.as_bytes()[up];
+        self.digits.truncate(up);
+        self.digits.push(char::from(digit + 1));
+        for _ in 0..nines {
+            self.digits.push('0');
+        }
+        self.value = value;
+    }
+
+    /// The value spelled.
+    #[inline]
+    pub(crate) fn value(&self) -> u32 {
+        self.value
     }
 
     fn respell(&mut self, value: u32) {
@@ -205,18 +236,51 @@ mod tests {
         let mut number = Decimal::default();
         let mut spelled = Vec::new();
         for value in [
-            0, 1, 2, 9, 10, 11, 99, 100, 101, 1999, 2000, 7, 8, 1_000_000,
+            0,
+            1,
+            2,
+            9,
+            10,
+            11,
+            99,
+            100,
+            101,
+            1999,
+            2000,
+            7,
+            8,
+            1_000_000,
+            4_294_967_295,
+            0,
+            1,
         ] {
             number.set(value);
             spelled.push(number.as_str().to_owned());
         }
         let expected = [
-            "0", "1", "2", "9", "10", "11", "99", "100", "101", "1999", "2000", "7", "8", "1000000",
+            "0",
+            "1",
+            "2",
+            "9",
+            "10",
+            "11",
+            "99",
+            "100",
+            "101",
+            "1999",
+            "2000",
+            "7",
+            "8",
+            "1000000",
+            "4294967295",
+            "0",
+            "1",
         ];
         assert_eq!(spelled, expected);
         let mut number = Decimal::default();
         for value in 1..=12_345 {
             number.set(value);
+            assert_eq!(number.as_str(), value.to_string());
         }
         assert_eq!(number.as_str(), "12345");
     }

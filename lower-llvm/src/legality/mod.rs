@@ -277,11 +277,13 @@ pub(crate) fn beside(
     node: &AtomicNode,
     earlier: ElemType,
 ) -> Result<(), Refusal> {
+    // Asked for every atomic after the first through its pointer: the target and space
+    // first, which rule out most before the types are looked at.
+    if target.triple != Triple::SpirvVulkan || node.pointer_space != AddressSpace::Shared {
+        return Ok(());
+    }
     let (first, this) = (access_scal(earlier), access_scal(node.ty));
-    if target.triple != Triple::SpirvVulkan
-        || node.pointer_space != AddressSpace::Shared
-        || first == this
-    {
+    if first == this {
         return Ok(());
     }
     Err(Refusal::new(
