@@ -75,7 +75,7 @@ impl<'m> VisaPrinter<'m> {
                 }
             }
         }
-        self.allocate_temps(expansion, surface, inst.predicate.is_some());
+        self.allocate_temps(expansion, key, surface, inst.predicate.is_some());
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
         // by SIMD control flow in the channels where the predicate fails.
@@ -182,9 +182,99 @@ impl<'m> VisaPrinter<'m> {
     /// their live ranges do not meet (linear scan over the layout order): a split's elements
     /// are independent loops, and GenX_IR spills (DG2), fails to re-encode (MTL) or crashes
     /// (PVC) when each keeps its own SIMD16 temporaries.
+    ///
+    /// An expansion with a key replays an earlier allocation of its own where it finds the
+    /// same temps free ([`ReplayedAllocation`]), instead of deciding each temp again.
     pub(super) fn allocate_temps(
         &mut self,
         expansion: &Expansion,
+        key: Option<usize>,
+        surface: Surface,
+        predicated: bool,
+    ) {
+        let situation = key.and_then(|key| {
+            let unbound = self.unbound_vars(expansion)?;
+            Some((key, unbound))
+        });
+        let Some((key, unbound)) = situation else {
+            self.allocate_afresh(expansion, key, surface, predicated);
+            return;
+        };
+        let Some(derived) = self.derived.get_mut(key).and_then(Option::as_mut) else {
+            self.allocate_afresh(expansion, Some(key), surface, predicated);
+            return;
+        };
+        // Taken for the call (moving a vector costs nothing), so `self` stays free to borrow.
+        let mut replays = std::mem::take(&mut derived.replays);
+        let slm = surface == Surface::Slm;
+        let found = replays.iter().find(|replay| {
+            replay.predicated == predicated
+                && replay.slm == slm
+                && replay.unbound == unbound
+                && replay.free_before.len() == self.free_temps.len()
+                && self
+                    .free_temps
+                    .iter()
+                    .zip(&replay.free_before)
+                    .all(|(&slot, &(was, wide))| slot == was && self.is_wide(slot) == wide)
+        });
+        match found {
+            Some(replay) => {
+                for &(var, slot) in &replay.assigned {
+                    self.var_slots[var as usize] = slot;
+                }
+                for &slot in &replay.taken {
+                    self.lifetime_start(slot);
+                    self.busy_temps.push(slot);
+                }
+                self.free_temps.clone_from(&replay.free_after);
+            }
+            None => {
+                let free_before: Vec<(usize, bool)> = (self.free_temps.iter())
+                    .map(|&slot| (slot, self.is_wide(slot)))
+                    .collect();
+                let (temps, busy) = (self.temps, self.busy_temps.len());
+                self.allocate_afresh(expansion, Some(key), surface, predicated);
+                // An allocation that made a temp is not met again: the next one finds it free.
+                if self.temps == temps && replays.len() < ReplayedAllocation::PER_EXPANSION {
+                    let assigned = (0..expansion.vars.len())
+                        .filter(|&var| unbound >> var & 1 == 1)
+                        .map(|var| (var as u32, self.var_slots[var]))
+                        .collect();
+                    replays.push(ReplayedAllocation {
+                        predicated,
+                        slm,
+                        unbound,
+                        free_before,
+                        assigned,
+                        taken: self.busy_temps[busy..].to_vec(),
+                        free_after: self.free_temps.clone(),
+                    });
+                }
+            }
+        }
+        if let Some(derived) = self.derived.get_mut(key).and_then(Option::as_mut) {
+            derived.replays = replays;
+        }
+    }
+
+    /// One bit per variable of the expansion that no IR value is bound to (which get temps);
+    /// `None` past 64 variables.
+    fn unbound_vars(&self, expansion: &Expansion) -> Option<u64> {
+        if expansion.vars.len() > 64 {
+            return None;
+        }
+        let unbound = (self.var_slots.iter().enumerate())
+            .filter(|&(_, &slot)| slot == usize::MAX)
+            .fold(0u64, |bits, (var, _)| bits | 1 << var);
+        Some(unbound)
+    }
+
+    /// [`VisaPrinter::allocate_temps`], deciding each temp.
+    fn allocate_afresh(
+        &mut self,
+        expansion: &Expansion,
+        key: Option<usize>,
         surface: Surface,
         predicated: bool,
     ) {
@@ -197,6 +287,13 @@ impl<'m> VisaPrinter<'m> {
             released,
             message_operands,
         } = &mut allocation;
+        // Copies: the allocation changes its ranges, and the kept ones stay as derived.
+        let derived = match key.and_then(|key| self.derived.get(key)) {
+            Some(Some(derived)) => derived,
+            _ => &self.fresh,
+        };
+        ranges.clone_from(&derived.ranges);
+        message_operands.clone_from(&derived.message_operands);
         let widened = self.target.message_channels() > self.n;
         let end = ranges.end;
         order.clear();
@@ -263,7 +360,6 @@ impl<'m> VisaPrinter<'m> {
     /// kept under `key` from the first expansion printed with it, derived afresh without one.
     fn derive(&mut self, expansion: &Expansion, key: Option<usize>) {
         let widened = self.target.message_channels() > self.n;
-        let once;
         let derived = match key {
             Some(key) => {
                 if self.derived.len() <= key {
@@ -272,14 +368,11 @@ impl<'m> VisaPrinter<'m> {
                 &*self.derived[key].get_or_insert_with(|| Derived::of(expansion, widened))
             }
             None => {
-                once = Derived::of(expansion, widened);
-                &once
+                self.fresh = Derived::of(expansion, widened);
+                &self.fresh
             }
         };
-        // Copies: the allocation changes its ranges, and the kept ones stay as derived.
-        self.allocation.ranges.clone_from(&derived.ranges);
-        let marked = &mut self.allocation.message_operands;
-        marked.clone_from(&derived.message_operands);
+        // A copy: the kept one stays as derived.
         self.used.clone_from(&derived.used);
     }
 
@@ -447,6 +540,35 @@ pub(super) struct Derived {
     /// Per variable: whether a message takes it ([`mark_message_operands`]), where messages
     /// are widened.
     message_operands: Vec<bool>,
+    /// Allocations of the expansion's temps to replay.
+    replays: Vec<ReplayedAllocation>,
+}
+
+/// An allocation of an expansion's temps ([`VisaPrinter::allocate_temps`]), replayed where a
+/// later instruction of the expansion finds the same temps free, in the same order and of
+/// the same widths, and the same variables to give temps: the allocation depends on nothing
+/// else (their live ranges and storages are the expansion's and the node's), and a kernel
+/// that repeats a kind of atomic finds its free temps in a few orders only.
+#[derive(Debug)]
+struct ReplayedAllocation {
+    predicated: bool,
+    slm: bool,
+    /// One bit per variable given a temp ([`VisaPrinter::unbound_vars`]).
+    unbound: u64,
+    /// The free temps before, in order, and whether each was widened for a message.
+    free_before: Vec<(usize, bool)>,
+    /// Each variable given a temp, and its temp.
+    assigned: Vec<(u32, usize)>,
+    /// The free temps taken over, in order (each gets a `lifetime.start` and is busy).
+    taken: Vec<usize>,
+    /// The free temps after.
+    free_after: Vec<usize>,
+}
+
+impl ReplayedAllocation {
+    /// The most allocations kept for one expansion, so that a kernel whose free temps keep
+    /// changing holds little memory.
+    const PER_EXPANSION: usize = 8;
 }
 
 impl Derived {

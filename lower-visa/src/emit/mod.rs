@@ -211,6 +211,8 @@ pub struct VisaPrinter<'m> {
     /// By expansion key ([`Expanding::expansion_key`]): what the printer derives from that
     /// expansion alone, computed for its first instruction.
     derived: Vec<Option<flow::Derived>>,
+    /// What the printer derives from an expansion without a key, for that expansion.
+    fresh: flow::Derived,
     /// The registers of the current expansion's literal operands (and zeroed results) and
     /// their values, set at its entry block (after its leading fence).
     literals: Vec<(usize, u128)>,

@@ -43,6 +43,7 @@ impl<'m> VisaPrinter<'m> {
             used: Vec::new(),
             allocation: super::flow::Allocation::default(),
             derived: Vec::new(),
+            fresh: super::flow::Derived::default(),
             pred: None,
             single: true,
             surface: Surface::Global,
@@ -275,7 +276,7 @@ impl<'m> VisaPrinter<'m> {
     /// spilled and MTL failed to re-encode for register pressure that was not there, and PVC
     /// crashed (SIGSEGV in its software scoreboarding). A lifetime start is a no-mask kill
     /// for the liveness; it sets no register.
-    fn lifetime_start(&mut self, slot: usize) {
+    pub(super) fn lifetime_start(&mut self, slot: usize) {
         self.body.push_str("    lifetime.start ");
         self.write_name(slot, View::Base);
         self.body.push('\n');
