@@ -235,6 +235,8 @@ pub struct VisaPrinter<'m> {
     /// The registers the current expansion's steps name, by local ([`replay`]): one per
     /// variable, then the predicate's, the result lanes', and the scratch temps taken.
     locals: Vec<usize>,
+    /// How many of `locals` the shape names: the scratch temps taken after it are holes.
+    shaped_locals: usize,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).

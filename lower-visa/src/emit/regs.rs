@@ -51,6 +51,7 @@ impl<'m> VisaPrinter<'m> {
             spliced_result: None,
             recorder: Recorder::new(),
             locals: Vec::new(),
+            shaped_locals: 0,
         }
     }
 

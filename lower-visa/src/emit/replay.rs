@@ -11,6 +11,14 @@
 //! the shape, since the text depends on them. What a step does besides printing (taking and
 //! freeing scratch temps, widening a message operand's declaration, marking the views
 //! declared) is an empty hole that a replay does again, in the same order.
+//!
+//! A kernel parameter's register, and a temp the expansion holds from its beginning (a
+//! variable's or a literal's), is in the shape itself rather than as a local's class: its
+//! name is then text of the template, not a hole. Kernels repeat a kind of atomic with the
+//! same parameters, and their temps come round in a few orders (see `ReplayedAllocation`),
+//! so the temps cost a few more templates and save most of the holes: a CAS loop names its
+//! temps a dozen times. Such a register's view marks and widening, done while the template
+//! was recorded, hold for every replay.
 
 use cranelift_entity::EntityRef;
 
@@ -18,7 +26,7 @@ use atomir_ir::expand::Expansion;
 use atomir_ir::lower::Hole;
 use atomir_ir::Inst;
 
-use super::{write_view_name, Storage, View, VisaPrinter};
+use super::{write_view_name, SlotName, Storage, View, VisaPrinter};
 
 /// The kind of a hole, in its low four bits; the rest is its operand.
 const SLOT: u32 = 0;
@@ -77,12 +85,13 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         // Which locals are one register, and each one's storage. A kernel parameter's
-        // register is the same for every instruction that names it, so it is in the shape and
-        // its name in the template's text, not a hole: `mark_slot` leaves it alone.
+        // register, and a temp's, is in the shape and its name in the template's text, not a
+        // hole: `mark_slot` leaves it alone.
         for (index, &slot) in locals.iter().enumerate() {
             let word = match slot {
                 NONE => u64::MAX,
                 slot if self.is_param(slot) => 1 << 48 | slot as u64,
+                slot if self.is_temp(slot) => 2 << 48 | slot as u64,
                 slot => {
                     let first = locals.iter().position(|&other| other == slot);
                     let storage = storage_code(self.slots[slot].storage);
@@ -108,6 +117,7 @@ impl<'m> VisaPrinter<'m> {
                 shape.extend([tag | class as u64, bits as u64, (bits >> 64) as u64]);
             }
         }
+        self.shaped_locals = locals.len();
         self.locals = locals;
         true
     }
@@ -124,10 +134,26 @@ impl<'m> VisaPrinter<'m> {
         self.slots[slot].root.map_or(slot, |(root, _)| root) < self.param_slots
     }
 
+    /// Whether `slot` is a temp.
+    fn is_temp(&self, slot: usize) -> bool {
+        matches!(self.slots[slot].name, SlotName::Temp(_))
+    }
+
+    /// Whether the shape holds `slot` itself (so its name is text, not a hole): a parameter's
+    /// register, or a temp held since the expansion began (a scratch temp a step takes is a
+    /// later local, and a replay may take another).
+    fn is_in_shape(&self, slot: usize) -> bool {
+        self.is_param(slot)
+            || self.is_temp(slot)
+                && self
+                    .local_of(slot)
+                    .is_some_and(|local| local < self.shaped_locals)
+    }
+
     /// Marks the name of `slot` (`view`), written into the body from `at` on, while a
     /// template is recorded.
     pub(super) fn mark_slot(&self, slot: usize, view: View, at: usize) {
-        if !self.recorder.is_recording() || self.is_param(slot) {
+        if !self.recorder.is_recording() || self.is_in_shape(slot) {
             return;
         }
         match self.local_of(slot) {
@@ -163,8 +189,9 @@ impl<'m> VisaPrinter<'m> {
 
     /// Marks a message operand's declaration widened.
     pub(super) fn mark_cover(&self, slot: usize, per_channel: u32) {
-        // A parameter's declaration keeps its payload's size: nothing to do again.
-        if !self.recorder.is_recording() || self.is_param(slot) {
+        // A parameter's declaration keeps its payload's size, and a temp in the shape was
+        // widened as the template was recorded: nothing to do again.
+        if !self.recorder.is_recording() || self.is_in_shape(slot) {
             return;
         }
         match self.local_of(slot) {
