@@ -70,32 +70,19 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         // Roots, then aliases of them; a fragment declares none of the client's variables.
+        // A declaration is most of a kernel's head (one a result): each is a few pieces.
         for slot in &self.slots {
             if slot.root.is_some() || self.names.is_clients(slot.name) {
                 continue;
             }
             decls.push_str(".decl ");
             write_slot_name(decls, &self.names, slot.name);
-            match slot.storage {
-                Storage::Pred => {
-                    spell!(decls, " v_type=P num_elts=", n, '\n');
-                }
-                storage => {
-                    let ty = if storage == Storage::Dword {
-                        "ud"
-                    } else {
-                        "uq"
-                    };
-                    spell!(
-                        decls,
-                        " v_type=G type=",
-                        ty,
-                        " num_elts=",
-                        slot.elems,
-                        " align=GRF\n"
-                    );
-                }
-            }
+            let (kind, elems, end) = match slot.storage {
+                Storage::Pred => (" v_type=P num_elts=", n, "\n"),
+                Storage::Dword => (" v_type=G type=ud num_elts=", slot.elems, " align=GRF\n"),
+                Storage::Qword => (" v_type=G type=uq num_elts=", slot.elems, " align=GRF\n"),
+            };
+            spell!(decls, kind, elems, end);
         }
         for (index, slot) in self.slots.iter().enumerate() {
             if slot.storage == Storage::Pred {
@@ -105,12 +92,11 @@ impl<'m> VisaPrinter<'m> {
                 Some((root, offset)) => (self.slots[root].name, offset, n),
                 None => (slot.name, 0, slot.elems),
             };
-            for view in View::ALL {
-                if slot.views & (1 << view as u8) == 0
-                    || (view == View::Base && slot.root.is_none())
-                {
-                    continue;
-                }
+            // A root's base view is its own declaration.
+            let mut views = slot.views & if slot.root.is_none() { !1 } else { !0 };
+            while views != 0 {
+                let view = View::ALL[views.trailing_zeros() as usize];
+                views &= views - 1;
                 let (ty, per) = view.decl(slot.storage);
                 decls.push_str(".decl ");
                 write_view_name(decls, &self.names, index, slot.name, view);
