@@ -200,61 +200,54 @@ impl<'m> VisaPrinter<'m> {
             self.allocate_afresh(expansion, key, surface, predicated);
             return;
         };
-        let Some(derived) = self.derived.get_mut(key).and_then(Option::as_mut) else {
-            self.allocate_afresh(expansion, Some(key), surface, predicated);
-            return;
-        };
-        // Taken for the call (moving a vector costs nothing), so `self` stays free to borrow.
-        let mut replays = std::mem::take(&mut derived.replays);
         let slm = surface == Surface::Slm;
+        let replays = match self.derived.get(key) {
+            Some(Some(derived)) => &derived.replays,
+            _ => &[][..],
+        };
         let found = replays.iter().find(|replay| {
             replay.predicated == predicated
                 && replay.slm == slm
                 && replay.unbound == unbound
                 && replay.free_before.len() == self.free_temps.len()
-                && self
-                    .free_temps
-                    .iter()
-                    .zip(&replay.free_before)
+                && (self.free_temps.iter().zip(&replay.free_before))
                     .all(|(&slot, &(was, wide))| slot == was && self.is_wide(slot) == wide)
         });
-        match found {
-            Some(replay) => {
-                for &(var, slot) in &replay.assigned {
-                    self.var_slots[var as usize] = slot;
-                }
-                for &slot in &replay.taken {
-                    self.lifetime_start(slot);
-                    self.busy_temps.push(slot);
-                }
-                self.free_temps.clone_from(&replay.free_after);
+        if let Some(replay) = found {
+            for &(var, slot) in &replay.assigned {
+                self.var_slots[var as usize] = slot;
             }
-            None => {
-                let free_before: Vec<(usize, bool)> = (self.free_temps.iter())
-                    .map(|&slot| (slot, self.is_wide(slot)))
-                    .collect();
-                let (temps, busy) = (self.temps, self.busy_temps.len());
-                self.allocate_afresh(expansion, Some(key), surface, predicated);
-                // An allocation that made a temp is not met again: the next one finds it free.
-                if self.temps == temps && replays.len() < ReplayedAllocation::PER_EXPANSION {
-                    let assigned = (0..expansion.vars.len())
-                        .filter(|&var| unbound >> var & 1 == 1)
-                        .map(|var| (var as u32, self.var_slots[var]))
-                        .collect();
-                    replays.push(ReplayedAllocation {
-                        predicated,
-                        slm,
-                        unbound,
-                        free_before,
-                        assigned,
-                        taken: self.busy_temps[busy..].to_vec(),
-                        free_after: self.free_temps.clone(),
-                    });
-                }
-            }
+            self.body.push_str(&replay.lifetimes);
+            self.busy_temps.extend_from_slice(&replay.taken);
+            self.free_temps.clone_from(&replay.free_after);
+            return;
         }
-        if let Some(derived) = self.derived.get_mut(key).and_then(Option::as_mut) {
-            derived.replays = replays;
+        let kept = replays.len();
+        let free_before: Vec<(usize, bool)> = (self.free_temps.iter())
+            .map(|&slot| (slot, self.is_wide(slot)))
+            .collect();
+        let (temps, busy, body) = (self.temps, self.busy_temps.len(), self.body.len());
+        self.allocate_afresh(expansion, Some(key), surface, predicated);
+        // An allocation that made a temp is not met again: the next one finds it free.
+        if self.temps != temps || kept >= ReplayedAllocation::PER_EXPANSION {
+            return;
+        }
+        let assigned = (0..expansion.vars.len())
+            .filter(|&var| unbound >> var & 1 == 1)
+            .map(|var| (var as u32, self.var_slots[var]))
+            .collect();
+        let replay = ReplayedAllocation {
+            predicated,
+            slm,
+            unbound,
+            free_before,
+            assigned,
+            taken: self.busy_temps[busy..].to_vec(),
+            lifetimes: self.body[body..].to_owned(),
+            free_after: self.free_temps.clone(),
+        };
+        if let Some(Some(derived)) = self.derived.get_mut(key) {
+            derived.replays.push(replay);
         }
     }
 
@@ -559,8 +552,10 @@ struct ReplayedAllocation {
     free_before: Vec<(usize, bool)>,
     /// Each variable given a temp, and its temp.
     assigned: Vec<(u32, usize)>,
-    /// The free temps taken over, in order (each gets a `lifetime.start` and is busy).
+    /// The free temps taken over, in order: each is busy.
     taken: Vec<usize>,
+    /// The `lifetime.start` line of each (the temps' views were marked as it was printed).
+    lifetimes: String,
     /// The free temps after.
     free_after: Vec<usize>,
 }

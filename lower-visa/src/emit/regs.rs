@@ -263,7 +263,7 @@ impl<'m> VisaPrinter<'m> {
     /// spilled and MTL failed to re-encode for register pressure that was not there, and PVC
     /// crashed (SIGSEGV in its software scoreboarding). A lifetime start is a no-mask kill
     /// for the liveness; it sets no register.
-    pub(super) fn lifetime_start(&mut self, slot: usize) {
+    fn lifetime_start(&mut self, slot: usize) {
         self.body.push_str("    lifetime.start ");
         self.write_name(slot, View::Base);
         self.body.push('\n');
