@@ -348,25 +348,30 @@ impl<'m> VisaPrinter<'m> {
         self.allocation = allocation;
     }
 
-    /// Sets what the printer derives from `expansion` alone (its live ranges, the variables
+    /// Derives what the printer needs of `expansion` alone (its live ranges, the variables
     /// read, the message operands where messages are widened) for the expansion to print:
     /// kept under `key` from the first expansion printed with it, derived afresh without one.
     fn derive(&mut self, expansion: &Expansion, key: Option<usize>) {
         let widened = self.target.message_channels() > self.n;
-        let derived = match key {
+        self.expansion_key = key;
+        match key {
             Some(key) => {
                 if self.derived.len() <= key {
                     self.derived.resize_with(key + 1, || None);
                 }
-                &*self.derived[key].get_or_insert_with(|| Derived::of(expansion, widened))
+                self.derived[key].get_or_insert_with(|| Derived::of(expansion, widened));
             }
-            None => {
-                self.fresh = Derived::of(expansion, widened);
-                &self.fresh
-            }
+            None => self.fresh = Derived::of(expansion, widened),
+        }
+    }
+
+    /// Whether anything reads variable `var` of the current expansion.
+    pub(super) fn is_used(&self, var: Var) -> bool {
+        let derived = match self.expansion_key.and_then(|key| self.derived.get(key)) {
+            Some(Some(derived)) => derived,
+            _ => &self.fresh,
         };
-        // A copy: the kept one stays as derived.
-        self.used.clone_from(&derived.used);
+        derived.used[var.index()]
     }
 
     /// The predicate of a memory message: the node's, in a one-block expansion.
@@ -392,7 +397,7 @@ impl<'m> VisaPrinter<'m> {
                 let bracket = bracket.unwrap_or(FenceBracket::bare(mem.order));
                 self.memory(expansion, plan, prim, mem, bracket)
             }
-            None if prim.def().is_some_and(|d| !self.used[d.index()]) => Ok(()),
+            None if prim.def().is_some_and(|d| !self.is_used(d)) => Ok(()),
             None => {
                 if !self.in_entry {
                     self.set_rematerialized(prim);

@@ -138,6 +138,7 @@ impl ValueSlots {
         self.lanes.clear();
     }
 
+    #[inline]
     fn get(&self, value: Value, lane: Option<u8>) -> Option<usize> {
         match lane {
             None => Some(self.whole[value])
@@ -204,8 +205,9 @@ pub struct VisaPrinter<'m> {
     free_temps: Vec<usize>,
     /// Temps of the current expansion, freed at its end.
     busy_temps: Vec<usize>,
-    /// Per variable of the current expansion: whether anything reads it.
-    used: Vec<bool>,
+    /// The current expansion's key ([`Expanding::expansion_key`]): where what the printer
+    /// derived from it is.
+    expansion_key: Option<usize>,
     /// The buffers of the temporaries' allocation.
     allocation: flow::Allocation,
     /// By expansion key ([`Expanding::expansion_key`]): what the printer derives from that

@@ -40,7 +40,7 @@ impl<'m> VisaPrinter<'m> {
             literals: Vec::new(),
             rematerialized: Vec::new(),
             in_entry: false,
-            used: Vec::new(),
+            expansion_key: None,
             allocation: super::flow::Allocation::default(),
             derived: Vec::new(),
             fresh: super::flow::Derived::default(),
@@ -115,10 +115,16 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// The slot of an IR value, or of element `elem` of a vector value.
+    #[inline]
     pub(super) fn value_slot(&mut self, kernel: &Kernel, value: Value, elem: Option<u8>) -> usize {
-        if let Some(slot) = self.value_slots.get(value, elem) {
-            return slot;
+        match self.value_slots.get(value, elem) {
+            Some(slot) => slot,
+            None => self.new_value_slot(kernel, value, elem),
         }
+    }
+
+    /// [`VisaPrinter::value_slot`] of a value (or element) that has none yet.
+    fn new_value_slot(&mut self, kernel: &Kernel, value: Value, elem: Option<u8>) -> usize {
         let ty = kernel.value_type(value);
         let (storage, count) = value_storage(ty);
         let slot = match elem {
