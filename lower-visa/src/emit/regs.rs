@@ -70,19 +70,45 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         // Roots, then aliases of them; a fragment declares none of the client's variables.
-        // A declaration is most of a kernel's head (one a result): each is a few pieces.
+        // A root's declaration is most of a kernel's head (one a result), and what follows
+        // its name depends only on its storage and size, of which a kernel has a few: each
+        // such text is spelled once.
+        let mut tails: Vec<(Storage, u32, String)> = Vec::new();
         for slot in &self.slots {
             if slot.root.is_some() || self.names.is_clients(slot.name) {
                 continue;
             }
             decls.push_str(".decl ");
             write_slot_name(decls, &self.names, slot.name);
-            let (kind, elems, end) = match slot.storage {
-                Storage::Pred => (" v_type=P num_elts=", n, "\n"),
-                Storage::Dword => (" v_type=G type=ud num_elts=", slot.elems, " align=GRF\n"),
-                Storage::Qword => (" v_type=G type=uq num_elts=", slot.elems, " align=GRF\n"),
-            };
-            spell!(decls, kind, elems, end);
+            let (storage, elems) = (slot.storage, slot.elems);
+            let known = tails
+                .iter()
+                .position(|tail| tail.0 == storage && tail.1 == elems);
+            let index = known.unwrap_or_else(|| {
+                let mut text = String::new();
+                match storage {
+                    Storage::Pred => spell!(&mut text, " v_type=P num_elts=", n, '\n'),
+                    Storage::Dword => {
+                        spell!(
+                            &mut text,
+                            " v_type=G type=ud num_elts=",
+                            elems,
+                            " align=GRF\n"
+                        );
+                    }
+                    Storage::Qword => {
+                        spell!(
+                            &mut text,
+                            " v_type=G type=uq num_elts=",
+                            elems,
+                            " align=GRF\n"
+                        );
+                    }
+                }
+                tails.push((storage, elems, text));
+                tails.len() - 1
+            });
+            decls.push_str(&tails[index].2);
         }
         for (index, slot) in self.slots.iter().enumerate() {
             if slot.storage == Storage::Pred {
