@@ -697,29 +697,42 @@ impl Names<'_> {
 fn write_value_name(out: &mut String, names: &Names<'_>, value: Value) {
     match &names.splice {
         Some(_) => out.push_str(names.spliced(value).first().map_or("", |n| n)),
-        None => {
-            out.push_str("v_");
-            out.push_str(&names.kernel[value.index()]);
-        }
+        None => write_kernel_value_name(out, &names.kernel, value),
     }
 }
 
 fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
     match (name, &names.splice) {
+        (_, None) => write_kernel_slot_name(out, &names.kernel, name),
+        (SlotName::Value(v), Some(_)) => write_value_name(out, names, v),
         (SlotName::Elem(v, i), Some(_)) => {
             out.push_str(names.spliced(v).get(usize::from(i)).map_or("", |n| n));
         }
         (SlotName::Temp(k), Some((splice, _))) => {
             let _ = splice.write_made(out, "t", Some(k));
         }
-        (SlotName::Value(v), _) => write_value_name(out, names, v),
-        (SlotName::Elem(v, i), None) => {
-            write_value_name(out, names, v);
+    }
+}
+
+/// A value's name in a kernel (not a fragment), given the kernel's names: `v_<name>`.
+#[inline]
+fn write_kernel_value_name(out: &mut String, kernel_names: &[Cow<'_, str>], value: Value) {
+    out.push_str("v_");
+    out.push_str(&kernel_names[value.index()]);
+}
+
+/// A slot's name in a kernel (not a fragment), given the kernel's names: a value's, a lane's
+/// (`__e<i>` after its value's) or a temp's (`t<k>`). Inline, since a kernel's declarations
+/// and a template's holes spell about one for every atomic.
+#[inline]
+fn write_kernel_slot_name(out: &mut String, kernel_names: &[Cow<'_, str>], name: SlotName) {
+    match name {
+        SlotName::Value(v) => write_kernel_value_name(out, kernel_names, v),
+        SlotName::Elem(v, i) => {
+            write_kernel_value_name(out, kernel_names, v);
             spell!(out, LANE, i);
         }
-        (SlotName::Temp(k), None) => {
-            spell!(out, 't', k);
-        }
+        SlotName::Temp(k) => spell!(out, 't', k),
     }
 }
 
@@ -728,10 +741,11 @@ fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
 /// (`<prefix>a<index>__<view>`), so that fragments viewing one variable never clash.
 fn write_view_name(out: &mut String, names: &Names<'_>, index: usize, name: SlotName, view: View) {
     match names.splice {
+        None => write_kernel_slot_name(out, &names.kernel, name),
         Some((splice, _)) if view != View::Base && names.is_clients(name) => {
             let _ = splice.write_made(out, "a", Some(index as u32));
         }
-        _ => write_slot_name(out, names, name),
+        Some(_) => write_slot_name(out, names, name),
     }
     out.push_str(view.suffix());
 }
