@@ -391,10 +391,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     }
 
     fn shape(&mut self, x: &Expanding<'_, VisaPlan>, shape: &mut Vec<u64>) -> bool {
-        match self.kernel {
-            Some(kernel) => self.shape(kernel, x.atomic, x.expansion, shape),
-            None => false,
-        }
+        self.kernel.is_some() && self.shape(x.atomic, x.expansion, shape)
     }
 
     fn fill(

@@ -65,7 +65,6 @@ impl<'m> VisaPrinter<'m> {
     /// (a spliced fragment names the client's variables).
     pub(super) fn shape(
         &mut self,
-        kernel: &atomir_ir::Kernel,
         inst: &atomir_ir::AtomicInst,
         expansion: &Expansion,
         shape: &mut Vec<u64>,
@@ -73,17 +72,19 @@ impl<'m> VisaPrinter<'m> {
         if self.names.splice.is_some() {
             return false;
         }
-        let mut locals = std::mem::take(&mut self.locals);
-        locals.clear();
-        locals.extend_from_slice(&self.var_slots);
-        locals.push(self.pred.map_or(NONE, |(slot, _)| slot));
+        self.locals.clear();
+        self.locals.extend_from_slice(&self.var_slots);
+        self.locals.push(self.pred.map_or(NONE, |(slot, _)| slot));
         if let Some(result) = inst.result {
+            // `expansion_begin` gave every lane a slot.
             let vector = inst.shape.is_vector();
             for i in 0..expansion.results.len() {
                 let lane = vector.then_some(i as u8);
-                locals.push(self.value_slot(kernel, result, lane));
+                let slot = self.value_slots.get(result, lane).unwrap_or(NONE);
+                self.locals.push(slot);
             }
         }
+        let locals = &self.locals;
         // Which locals are one register, and each one's storage. A kernel parameter's
         // register, and a temp's, is in the shape and its name in the template's text, not a
         // hole: `mark_slot` leaves it alone.
@@ -111,14 +112,12 @@ impl<'m> VisaPrinter<'m> {
         ] {
             for &(slot, bits) in list {
                 let Some(class) = class(slot) else {
-                    self.locals = locals;
                     return false;
                 };
                 shape.extend([tag | class as u64, bits as u64, (bits >> 64) as u64]);
             }
         }
-        self.shaped_locals = locals.len();
-        self.locals = locals;
+        self.shaped_locals = self.locals.len();
         true
     }
 
