@@ -31,11 +31,14 @@ impl<'m> VisaPrinter<'m> {
         self.var_slots.resize(expansion.vars.len(), usize::MAX);
         self.var_slots[expansion.addr.index()] = self.value_slot(kernel, inst.addr, None);
         self.literals.clear();
-        for (inputs, operand) in [
-            (&expansion.operands, inst.operand),
-            (&expansion.new_values, inst.new_value),
-        ] {
-            let Some(operand) = operand else { continue };
+        // Each pair read from where it lies: a small array of the pairs would be stored and
+        // read back at once, which stalled on the store.
+        for new_value in [false, true] {
+            let (inputs, operand) = match new_value {
+                false => (&expansion.operands, &inst.operand),
+                true => (&expansion.new_values, &inst.new_value),
+            };
+            let Some(operand) = *operand else { continue };
             for (i, var) in inputs.iter().enumerate() {
                 let slot = match operand_scalar(kernel, operand, i) {
                     Some(Scalar::Value(v)) => {
