@@ -239,6 +239,8 @@ pub struct VisaPrinter<'m> {
     locals: Vec<usize>,
     /// How many of `locals` the shape names: the scratch temps taken after it are holes.
     shaped_locals: usize,
+    /// The widenings of values' registers marked at the expansion's end (`mark_cover`).
+    deferred_covers: Vec<Hole>,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).

@@ -52,6 +52,7 @@ impl<'m> VisaPrinter<'m> {
             recorder: Recorder::new(),
             locals: Vec::new(),
             shaped_locals: 0,
+            deferred_covers: Vec::new(),
         }
     }
 

@@ -72,6 +72,7 @@ impl<'m> VisaPrinter<'m> {
         if self.names.splice.is_some() {
             return false;
         }
+        self.deferred_covers.clear();
         self.locals.clear();
         self.locals.extend_from_slice(&self.var_slots);
         self.locals.push(self.pred.map_or(NONE, |(slot, _)| slot));
@@ -186,8 +187,11 @@ impl<'m> VisaPrinter<'m> {
         self.recorder.hole(at, at, FREE | (count as u32) << 8);
     }
 
-    /// Marks a message operand's declaration widened.
-    pub(super) fn mark_cover(&self, slot: usize, per_channel: u32) {
+    /// Marks a message operand's declaration widened. The widening of a value's register
+    /// (not a temp's) is marked at the expansion's end rather than where it happens, so that
+    /// it does not split the text around it: only the choice of a free temp reads a
+    /// register's width, and a value's is read at the kernel's end.
+    pub(super) fn mark_cover(&mut self, slot: usize, per_channel: u32) {
         // A parameter's declaration keeps its payload's size, and a temp in the shape was
         // widened as the template was recorded: nothing to do again.
         if !self.recorder.is_recording() || self.is_in_shape(slot) {
@@ -195,17 +199,26 @@ impl<'m> VisaPrinter<'m> {
         }
         match self.local_of(slot) {
             Some(local) => {
-                let at = self.body.len();
                 let hole = COVER | per_channel << 4 | (local as u32) << 8;
-                self.recorder.hole(at, at, hole);
+                let root = self.slots[slot].root.map_or(slot, |(root, _)| root);
+                if self.is_temp(root) {
+                    let at = self.body.len();
+                    self.recorder.hole(at, at, hole);
+                } else {
+                    self.deferred_covers.push(hole);
+                }
             }
             None => self.recorder.spoil(),
         }
     }
 
-    /// Marks the expansion's temps freed at its end.
-    pub(super) fn mark_end(&self) {
+    /// Marks the widenings of values' registers left for the end, and the expansion's temps
+    /// freed at its end.
+    pub(super) fn mark_end(&mut self) {
         let at = self.body.len();
+        for hole in self.deferred_covers.drain(..) {
+            self.recorder.hole(at, at, hole);
+        }
         self.recorder.hole(at, at, END);
     }
 
