@@ -714,16 +714,16 @@ fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
 }
 
 /// A value's name in a kernel (not a fragment), given the kernel's names: `v_<name>`.
-#[inline]
+#[inline(always)]
 fn write_kernel_value_name(out: &mut String, kernel_names: &[Cow<'_, str>], value: Value) {
     out.push_str("v_");
     out.push_str(&kernel_names[value.index()]);
 }
 
 /// A slot's name in a kernel (not a fragment), given the kernel's names: a value's, a lane's
-/// (`__e<i>` after its value's) or a temp's (`t<k>`). Inline, since a kernel's declarations
-/// and a template's holes spell about one for every atomic.
-#[inline]
+/// (`__e<i>` after its value's) or a temp's (`t<k>`). Always inline (the compiler kept it a
+/// call), since a kernel's declarations and a template's holes spell about two an atomic.
+#[inline(always)]
 fn write_kernel_slot_name(out: &mut String, kernel_names: &[Cow<'_, str>], name: SlotName) {
     match name {
         SlotName::Value(v) => write_kernel_value_name(out, kernel_names, v),
