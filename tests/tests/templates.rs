@@ -13,8 +13,18 @@ use atomir_ptx::PtxTarget;
 use atomir_tests::random::{module, Config};
 use atomir_visa::VisaTarget;
 
-/// A printer's hooks without its recorder: every expansion printed afresh.
+/// A printer's hooks without its recorder: every expansion printed afresh. Its hooks are
+/// handed the expansion without its key, so that the printer keeps nothing of one
+/// instruction for the next (vISA's replayed temp allocations).
 struct Afresh<P>(P);
+
+/// `x` without its expansion's key.
+fn unkeyed<'a, P>(x: &Expanding<'a, P>) -> Expanding<'a, P> {
+    Expanding {
+        expansion_key: None,
+        ..*x
+    }
+}
 
 impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
     type Plan = P::Plan;
@@ -60,11 +70,11 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         x: &Expanding<'_, P::Plan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.expansion_begin(x, out)
+        self.0.expansion_begin(&unkeyed(x), out)
     }
 
     fn block(&mut self, x: &Expanding<'_, P::Plan>, block: Block, entry: bool, out: &mut String) {
-        self.0.block(x, block, entry, out);
+        self.0.block(&unkeyed(x), block, entry, out);
     }
 
     fn prim(
@@ -74,11 +84,11 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         bracket: Option<FenceBracket>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.prim(x, prim, bracket, out)
+        self.0.prim(&unkeyed(x), prim, bracket, out)
     }
 
     fn copy(&mut self, x: &Expanding<'_, P::Plan>, dst: Var, src: Var, out: &mut String) {
-        self.0.copy(x, dst, src, out);
+        self.0.copy(&unkeyed(x), dst, src, out);
     }
 
     fn branch(
@@ -89,15 +99,15 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         to: Label,
         out: &mut String,
     ) {
-        self.0.branch(x, cond, negated, to, out);
+        self.0.branch(&unkeyed(x), cond, negated, to, out);
     }
 
     fn jump(&mut self, x: &Expanding<'_, P::Plan>, to: Label, out: &mut String) {
-        self.0.jump(x, to, out);
+        self.0.jump(&unkeyed(x), to, out);
     }
 
     fn label(&mut self, x: &Expanding<'_, P::Plan>, label: Label, out: &mut String) {
-        self.0.label(x, label, out);
+        self.0.label(&unkeyed(x), label, out);
     }
 
     fn terminator(
@@ -106,7 +116,7 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         block: Block,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.terminator(x, block, out)
+        self.0.terminator(&unkeyed(x), block, out)
     }
 
     fn expansion_fence(
@@ -115,7 +125,7 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         fence: Fence,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.expansion_fence(x, fence, out)
+        self.0.expansion_fence(&unkeyed(x), fence, out)
     }
 
     fn expansion_end(
@@ -123,7 +133,7 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         x: &Expanding<'_, P::Plan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.expansion_end(x, out)
+        self.0.expansion_end(&unkeyed(x), out)
     }
 
     fn kernel_end(&mut self, out: &mut String) {

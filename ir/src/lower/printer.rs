@@ -270,19 +270,24 @@ pub trait Target: Table {
 ///
 /// Where `out` holds no more before `start` than from it (one kernel, or a lowering that hands
 /// each kernel to a sink), the two parts are rotated in place, so that no second buffer holds
-/// either, and the text is checked as UTF-8 again (one pass over it). Otherwise, so that a
-/// module of many kernels lowered into one string is not checked once per kernel, the head is
-/// split off and inserted.
+/// either. Otherwise, so that a module of many kernels lowered into one string does not move
+/// every earlier kernel's text once per kernel, the head is split off and inserted.
 pub fn move_to_front(out: &mut String, start: usize, end: usize) {
+    assert!(
+        start <= end && out.is_char_boundary(start) && out.is_char_boundary(end),
+        "a head moves between character boundaries"
+    );
     if start > out.len() - start {
         let head = out.split_off(end);
         out.insert_str(start, &head);
         return;
     }
-    let mut bytes = std::mem::take(out).into_bytes();
+    // SAFETY: `out[start..end]` and `out[end..]` are each valid UTF-8, as both ends are
+    // character boundaries (asserted above); rotating swaps the two whole parts, and two valid
+    // UTF-8 strings one after the other in either order are valid UTF-8. Checking the text
+    // again instead would be a pass over the whole kernel.
+    let bytes = unsafe { out.as_mut_vec() };
     bytes[start..].rotate_left(end - start);
-    *out = String::from_utf8(bytes)
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
 }
 
 /// Appends a printer's `buffer` (a kernel's body, say) to `out` and empties it, moving the

@@ -31,11 +31,14 @@ impl<'m> VisaPrinter<'m> {
         self.var_slots.resize(expansion.vars.len(), usize::MAX);
         self.var_slots[expansion.addr.index()] = self.value_slot(kernel, inst.addr, None);
         self.literals.clear();
-        for (inputs, operand) in [
-            (&expansion.operands, inst.operand),
-            (&expansion.new_values, inst.new_value),
-        ] {
-            let Some(operand) = operand else { continue };
+        // Each pair read from where it lies: a small array of the pairs would be stored and
+        // read back at once, which stalled on the store.
+        for new_value in [false, true] {
+            let (inputs, operand) = match new_value {
+                false => (&expansion.operands, &inst.operand),
+                true => (&expansion.new_values, &inst.new_value),
+            };
+            let Some(operand) = *operand else { continue };
             for (i, var) in inputs.iter().enumerate() {
                 let slot = match operand_scalar(kernel, operand, i) {
                     Some(Scalar::Value(v)) => {
@@ -75,7 +78,7 @@ impl<'m> VisaPrinter<'m> {
                 }
             }
         }
-        self.allocate_temps(expansion, surface, inst.predicate.is_some());
+        self.allocate_temps(expansion, key, surface, inst.predicate.is_some());
 
         // A predicated node: a one-block expansion predicates its memory ops; a loop is skipped
         // by SIMD control flow in the channels where the predicate fails.
@@ -182,9 +185,92 @@ impl<'m> VisaPrinter<'m> {
     /// their live ranges do not meet (linear scan over the layout order): a split's elements
     /// are independent loops, and GenX_IR spills (DG2), fails to re-encode (MTL) or crashes
     /// (PVC) when each keeps its own SIMD16 temporaries.
+    ///
+    /// An expansion with a key replays an earlier allocation of its own where it finds the
+    /// same temps free ([`ReplayedAllocation`]), instead of deciding each temp again.
     pub(super) fn allocate_temps(
         &mut self,
         expansion: &Expansion,
+        key: Option<usize>,
+        surface: Surface,
+        predicated: bool,
+    ) {
+        let situation = key.and_then(|key| {
+            let unbound = self.unbound_vars(expansion)?;
+            Some((key, unbound))
+        });
+        let Some((key, unbound)) = situation else {
+            self.allocate_afresh(expansion, key, surface, predicated);
+            return;
+        };
+        let slm = surface == Surface::Slm;
+        let replays = match self.derived.get(key) {
+            Some(Some(derived)) => &derived.replays,
+            _ => &[][..],
+        };
+        let found = replays.iter().find(|replay| {
+            replay.predicated == predicated
+                && replay.slm == slm
+                && replay.unbound == unbound
+                && replay.free_before.len() == self.free_temps.len()
+                && (self.free_temps.iter().zip(&replay.free_before))
+                    .all(|(&slot, &(was, wide))| slot == was && self.is_wide(slot) == wide)
+        });
+        if let Some(replay) = found {
+            for &(var, slot) in &replay.assigned {
+                self.var_slots[var as usize] = slot;
+            }
+            self.body.push_str(&replay.lifetimes);
+            self.busy_temps.extend_from_slice(&replay.taken);
+            self.free_temps.clone_from(&replay.free_after);
+            return;
+        }
+        let kept = replays.len();
+        let free_before: Vec<(usize, bool)> = (self.free_temps.iter())
+            .map(|&slot| (slot, self.is_wide(slot)))
+            .collect();
+        let (temps, busy, body) = (self.temps, self.busy_temps.len(), self.body.len());
+        self.allocate_afresh(expansion, Some(key), surface, predicated);
+        // An allocation that made a temp is not met again: the next one finds it free.
+        if self.temps != temps || kept >= ReplayedAllocation::PER_EXPANSION {
+            return;
+        }
+        let assigned = (0..expansion.vars.len())
+            .filter(|&var| unbound >> var & 1 == 1)
+            .map(|var| (var as u32, self.var_slots[var]))
+            .collect();
+        let replay = ReplayedAllocation {
+            predicated,
+            slm,
+            unbound,
+            free_before,
+            assigned,
+            taken: self.busy_temps[busy..].to_vec(),
+            lifetimes: self.body[body..].to_owned(),
+            free_after: self.free_temps.clone(),
+        };
+        if let Some(Some(derived)) = self.derived.get_mut(key) {
+            derived.replays.push(replay);
+        }
+    }
+
+    /// One bit per variable of the expansion that no IR value is bound to (which get temps);
+    /// `None` past 64 variables.
+    fn unbound_vars(&self, expansion: &Expansion) -> Option<u64> {
+        if expansion.vars.len() > 64 {
+            return None;
+        }
+        let unbound = (self.var_slots.iter().enumerate())
+            .filter(|&(_, &slot)| slot == usize::MAX)
+            .fold(0u64, |bits, (var, _)| bits | 1 << var);
+        Some(unbound)
+    }
+
+    /// [`VisaPrinter::allocate_temps`], deciding each temp.
+    fn allocate_afresh(
+        &mut self,
+        expansion: &Expansion,
+        key: Option<usize>,
         surface: Surface,
         predicated: bool,
     ) {
@@ -197,6 +283,13 @@ impl<'m> VisaPrinter<'m> {
             released,
             message_operands,
         } = &mut allocation;
+        // Copies: the allocation changes its ranges, and the kept ones stay as derived.
+        let derived = match key.and_then(|key| self.derived.get(key)) {
+            Some(Some(derived)) => derived,
+            _ => &self.fresh,
+        };
+        ranges.clone_from(&derived.ranges);
+        message_operands.clone_from(&derived.message_operands);
         let widened = self.target.message_channels() > self.n;
         let end = ranges.end;
         order.clear();
@@ -258,29 +351,30 @@ impl<'m> VisaPrinter<'m> {
         self.allocation = allocation;
     }
 
-    /// Sets what the printer derives from `expansion` alone (its live ranges, the variables
+    /// Derives what the printer needs of `expansion` alone (its live ranges, the variables
     /// read, the message operands where messages are widened) for the expansion to print:
     /// kept under `key` from the first expansion printed with it, derived afresh without one.
     fn derive(&mut self, expansion: &Expansion, key: Option<usize>) {
         let widened = self.target.message_channels() > self.n;
-        let once;
-        let derived = match key {
+        self.expansion_key = key;
+        match key {
             Some(key) => {
                 if self.derived.len() <= key {
                     self.derived.resize_with(key + 1, || None);
                 }
-                &*self.derived[key].get_or_insert_with(|| Derived::of(expansion, widened))
+                self.derived[key].get_or_insert_with(|| Derived::of(expansion, widened));
             }
-            None => {
-                once = Derived::of(expansion, widened);
-                &once
-            }
+            None => self.fresh = Derived::of(expansion, widened),
+        }
+    }
+
+    /// Whether anything reads variable `var` of the current expansion.
+    pub(super) fn is_used(&self, var: Var) -> bool {
+        let derived = match self.expansion_key.and_then(|key| self.derived.get(key)) {
+            Some(Some(derived)) => derived,
+            _ => &self.fresh,
         };
-        // Copies: the allocation changes its ranges, and the kept ones stay as derived.
-        self.allocation.ranges.clone_from(&derived.ranges);
-        let marked = &mut self.allocation.message_operands;
-        marked.clone_from(&derived.message_operands);
-        self.used.clone_from(&derived.used);
+        derived.used[var.index()]
     }
 
     /// The predicate of a memory message: the node's, in a one-block expansion.
@@ -306,7 +400,7 @@ impl<'m> VisaPrinter<'m> {
                 let bracket = bracket.unwrap_or(FenceBracket::bare(mem.order));
                 self.memory(expansion, plan, prim, mem, bracket)
             }
-            None if prim.def().is_some_and(|d| !self.used[d.index()]) => Ok(()),
+            None if prim.def().is_some_and(|d| !self.is_used(d)) => Ok(()),
             None => {
                 if !self.in_entry {
                     self.set_rematerialized(prim);
@@ -447,6 +541,37 @@ pub(super) struct Derived {
     /// Per variable: whether a message takes it ([`mark_message_operands`]), where messages
     /// are widened.
     message_operands: Vec<bool>,
+    /// Allocations of the expansion's temps to replay.
+    replays: Vec<ReplayedAllocation>,
+}
+
+/// An allocation of an expansion's temps ([`VisaPrinter::allocate_temps`]), replayed where a
+/// later instruction of the expansion finds the same temps free, in the same order and of
+/// the same widths, and the same variables to give temps: the allocation depends on nothing
+/// else (their live ranges and storages are the expansion's and the node's), and a kernel
+/// that repeats a kind of atomic finds its free temps in a few orders only.
+#[derive(Debug)]
+struct ReplayedAllocation {
+    predicated: bool,
+    slm: bool,
+    /// One bit per variable given a temp ([`VisaPrinter::unbound_vars`]).
+    unbound: u64,
+    /// The free temps before, in order, and whether each was widened for a message.
+    free_before: Vec<(usize, bool)>,
+    /// Each variable given a temp, and its temp.
+    assigned: Vec<(u32, usize)>,
+    /// The free temps taken over, in order: each is busy.
+    taken: Vec<usize>,
+    /// The `lifetime.start` line of each (the temps' views were marked as it was printed).
+    lifetimes: String,
+    /// The free temps after.
+    free_after: Vec<usize>,
+}
+
+impl ReplayedAllocation {
+    /// The most allocations kept for one expansion, so that a kernel whose free temps keep
+    /// changing holds little memory.
+    const PER_EXPANSION: usize = 8;
 }
 
 impl Derived {

@@ -138,6 +138,7 @@ impl ValueSlots {
         self.lanes.clear();
     }
 
+    #[inline]
     fn get(&self, value: Value, lane: Option<u8>) -> Option<usize> {
         match lane {
             None => Some(self.whole[value])
@@ -204,13 +205,16 @@ pub struct VisaPrinter<'m> {
     free_temps: Vec<usize>,
     /// Temps of the current expansion, freed at its end.
     busy_temps: Vec<usize>,
-    /// Per variable of the current expansion: whether anything reads it.
-    used: Vec<bool>,
+    /// The current expansion's key ([`Expanding::expansion_key`]): where what the printer
+    /// derived from it is.
+    expansion_key: Option<usize>,
     /// The buffers of the temporaries' allocation.
     allocation: flow::Allocation,
     /// By expansion key ([`Expanding::expansion_key`]): what the printer derives from that
     /// expansion alone, computed for its first instruction.
     derived: Vec<Option<flow::Derived>>,
+    /// What the printer derives from an expansion without a key, for that expansion.
+    fresh: flow::Derived,
     /// The registers of the current expansion's literal operands (and zeroed results) and
     /// their values, set at its entry block (after its leading fence).
     literals: Vec<(usize, u128)>,
@@ -233,6 +237,10 @@ pub struct VisaPrinter<'m> {
     /// The registers the current expansion's steps name, by local ([`replay`]): one per
     /// variable, then the predicate's, the result lanes', and the scratch temps taken.
     locals: Vec<usize>,
+    /// How many of `locals` the shape names: the scratch temps taken after it are holes.
+    shaped_locals: usize,
+    /// The widenings of values' registers marked at the expansion's end (`mark_cover`).
+    deferred_covers: Vec<Hole>,
 }
 
 /// Why printing failed (a legality/emitter disagreement, never user input).
@@ -385,10 +393,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     }
 
     fn shape(&mut self, x: &Expanding<'_, VisaPlan>, shape: &mut Vec<u64>) -> bool {
-        match self.kernel {
-            Some(kernel) => self.shape(kernel, x.atomic, x.expansion, shape),
-            None => false,
-        }
+        self.kernel.is_some() && self.shape(x.atomic, x.expansion, shape)
     }
 
     fn fill(
@@ -691,29 +696,42 @@ impl Names<'_> {
 fn write_value_name(out: &mut String, names: &Names<'_>, value: Value) {
     match &names.splice {
         Some(_) => out.push_str(names.spliced(value).first().map_or("", |n| n)),
-        None => {
-            out.push_str("v_");
-            out.push_str(&names.kernel[value.index()]);
-        }
+        None => write_kernel_value_name(out, &names.kernel, value),
     }
 }
 
 fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
     match (name, &names.splice) {
+        (_, None) => write_kernel_slot_name(out, &names.kernel, name),
+        (SlotName::Value(v), Some(_)) => write_value_name(out, names, v),
         (SlotName::Elem(v, i), Some(_)) => {
             out.push_str(names.spliced(v).get(usize::from(i)).map_or("", |n| n));
         }
         (SlotName::Temp(k), Some((splice, _))) => {
             let _ = splice.write_made(out, "t", Some(k));
         }
-        (SlotName::Value(v), _) => write_value_name(out, names, v),
-        (SlotName::Elem(v, i), None) => {
-            write_value_name(out, names, v);
+    }
+}
+
+/// A value's name in a kernel (not a fragment), given the kernel's names: `v_<name>`.
+#[inline(always)]
+fn write_kernel_value_name(out: &mut String, kernel_names: &[Cow<'_, str>], value: Value) {
+    out.push_str("v_");
+    out.push_str(&kernel_names[value.index()]);
+}
+
+/// A slot's name in a kernel (not a fragment), given the kernel's names: a value's, a lane's
+/// (`__e<i>` after its value's) or a temp's (`t<k>`). Always inline (the compiler kept it a
+/// call), since a kernel's declarations and a template's holes spell about two an atomic.
+#[inline(always)]
+fn write_kernel_slot_name(out: &mut String, kernel_names: &[Cow<'_, str>], name: SlotName) {
+    match name {
+        SlotName::Value(v) => write_kernel_value_name(out, kernel_names, v),
+        SlotName::Elem(v, i) => {
+            write_kernel_value_name(out, kernel_names, v);
             spell!(out, LANE, i);
         }
-        (SlotName::Temp(k), None) => {
-            spell!(out, 't', k);
-        }
+        SlotName::Temp(k) => spell!(out, 't', k),
     }
 }
 
@@ -722,10 +740,11 @@ fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
 /// (`<prefix>a<index>__<view>`), so that fragments viewing one variable never clash.
 fn write_view_name(out: &mut String, names: &Names<'_>, index: usize, name: SlotName, view: View) {
     match names.splice {
+        None => write_kernel_slot_name(out, &names.kernel, name),
         Some((splice, _)) if view != View::Base && names.is_clients(name) => {
             let _ = splice.write_made(out, "a", Some(index as u32));
         }
-        _ => write_slot_name(out, names, name),
+        Some(_) => write_slot_name(out, names, name),
     }
     out.push_str(view.suffix());
 }

@@ -133,7 +133,7 @@ impl<'m> VisaPrinter<'m> {
             _ => return Err("not a memory primitive".into()),
         };
         let bits = if ty_bits == 8 { 32 } else { ty_bits };
-        let dst = dst.filter(|d| self.used[d.index()]);
+        let dst = dst.filter(|&d| self.is_used(d));
         let dst_slot = dst.map(|d| self.var_slots[d.index()]);
         let addr_slot = self.var_slots[addr.index()];
         let n = self.n;

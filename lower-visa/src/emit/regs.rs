@@ -40,9 +40,10 @@ impl<'m> VisaPrinter<'m> {
             literals: Vec::new(),
             rematerialized: Vec::new(),
             in_entry: false,
-            used: Vec::new(),
+            expansion_key: None,
             allocation: super::flow::Allocation::default(),
             derived: Vec::new(),
+            fresh: super::flow::Derived::default(),
             pred: None,
             single: true,
             surface: Surface::Global,
@@ -50,6 +51,8 @@ impl<'m> VisaPrinter<'m> {
             spliced_result: None,
             recorder: Recorder::new(),
             locals: Vec::new(),
+            shaped_locals: 0,
+            deferred_covers: Vec::new(),
         }
     }
 
@@ -68,32 +71,45 @@ impl<'m> VisaPrinter<'m> {
             }
         }
         // Roots, then aliases of them; a fragment declares none of the client's variables.
+        // A root's declaration is most of a kernel's head (one a result), and what follows
+        // its name depends only on its storage and size, of which a kernel has a few: each
+        // such text is spelled once.
+        let mut tails: Vec<(Storage, u32, String)> = Vec::new();
         for slot in &self.slots {
             if slot.root.is_some() || self.names.is_clients(slot.name) {
                 continue;
             }
             decls.push_str(".decl ");
             write_slot_name(decls, &self.names, slot.name);
-            match slot.storage {
-                Storage::Pred => {
-                    spell!(decls, " v_type=P num_elts=", n, '\n');
+            let (storage, elems) = (slot.storage, slot.elems);
+            let known = tails
+                .iter()
+                .position(|tail| tail.0 == storage && tail.1 == elems);
+            let index = known.unwrap_or_else(|| {
+                let mut text = String::new();
+                match storage {
+                    Storage::Pred => spell!(&mut text, " v_type=P num_elts=", n, '\n'),
+                    Storage::Dword => {
+                        spell!(
+                            &mut text,
+                            " v_type=G type=ud num_elts=",
+                            elems,
+                            " align=GRF\n"
+                        );
+                    }
+                    Storage::Qword => {
+                        spell!(
+                            &mut text,
+                            " v_type=G type=uq num_elts=",
+                            elems,
+                            " align=GRF\n"
+                        );
+                    }
                 }
-                storage => {
-                    let ty = if storage == Storage::Dword {
-                        "ud"
-                    } else {
-                        "uq"
-                    };
-                    spell!(
-                        decls,
-                        " v_type=G type=",
-                        ty,
-                        " num_elts=",
-                        slot.elems,
-                        " align=GRF\n"
-                    );
-                }
-            }
+                tails.push((storage, elems, text));
+                tails.len() - 1
+            });
+            decls.push_str(&tails[index].2);
         }
         for (index, slot) in self.slots.iter().enumerate() {
             if slot.storage == Storage::Pred {
@@ -103,12 +119,11 @@ impl<'m> VisaPrinter<'m> {
                 Some((root, offset)) => (self.slots[root].name, offset, n),
                 None => (slot.name, 0, slot.elems),
             };
-            for view in View::ALL {
-                if slot.views & (1 << view as u8) == 0
-                    || (view == View::Base && slot.root.is_none())
-                {
-                    continue;
-                }
+            // A root's base view is its own declaration.
+            let mut views = slot.views & if slot.root.is_none() { !1 } else { !0 };
+            while views != 0 {
+                let view = View::ALL[views.trailing_zeros() as usize];
+                views &= views - 1;
                 let (ty, per) = view.decl(slot.storage);
                 decls.push_str(".decl ");
                 write_view_name(decls, &self.names, index, slot.name, view);
@@ -127,10 +142,16 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// The slot of an IR value, or of element `elem` of a vector value.
+    #[inline]
     pub(super) fn value_slot(&mut self, kernel: &Kernel, value: Value, elem: Option<u8>) -> usize {
-        if let Some(slot) = self.value_slots.get(value, elem) {
-            return slot;
+        match self.value_slots.get(value, elem) {
+            Some(slot) => slot,
+            None => self.new_value_slot(kernel, value, elem),
         }
+    }
+
+    /// [`VisaPrinter::value_slot`] of a value (or element) that has none yet.
+    fn new_value_slot(&mut self, kernel: &Kernel, value: Value, elem: Option<u8>) -> usize {
         let ty = kernel.value_type(value);
         let (storage, count) = value_storage(ty);
         let slot = match elem {

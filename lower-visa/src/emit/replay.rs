@@ -11,6 +11,14 @@
 //! the shape, since the text depends on them. What a step does besides printing (taking and
 //! freeing scratch temps, widening a message operand's declaration, marking the views
 //! declared) is an empty hole that a replay does again, in the same order.
+//!
+//! A kernel parameter's register, and a temp the expansion holds from its beginning (a
+//! variable's or a literal's), is in the shape itself rather than as a local's class: its
+//! name is then text of the template, not a hole. Kernels repeat a kind of atomic with the
+//! same parameters, and their temps come round in a few orders (see `ReplayedAllocation`),
+//! so the temps cost a few more templates and save most of the holes: a CAS loop names its
+//! temps a dozen times. Such a register's view marks and widening, done while the template
+//! was recorded, hold for every replay.
 
 use cranelift_entity::EntityRef;
 
@@ -18,7 +26,7 @@ use atomir_ir::expand::Expansion;
 use atomir_ir::lower::Hole;
 use atomir_ir::Inst;
 
-use super::{write_view_name, Storage, View, VisaPrinter};
+use super::{write_view_name, SlotName, Storage, View, VisaPrinter};
 
 /// The kind of a hole, in its low four bits; the rest is its operand.
 const SLOT: u32 = 0;
@@ -57,7 +65,6 @@ impl<'m> VisaPrinter<'m> {
     /// (a spliced fragment names the client's variables).
     pub(super) fn shape(
         &mut self,
-        kernel: &atomir_ir::Kernel,
         inst: &atomir_ir::AtomicInst,
         expansion: &Expansion,
         shape: &mut Vec<u64>,
@@ -65,24 +72,28 @@ impl<'m> VisaPrinter<'m> {
         if self.names.splice.is_some() {
             return false;
         }
-        let mut locals = std::mem::take(&mut self.locals);
-        locals.clear();
-        locals.extend_from_slice(&self.var_slots);
-        locals.push(self.pred.map_or(NONE, |(slot, _)| slot));
+        self.deferred_covers.clear();
+        self.locals.clear();
+        self.locals.extend_from_slice(&self.var_slots);
+        self.locals.push(self.pred.map_or(NONE, |(slot, _)| slot));
         if let Some(result) = inst.result {
+            // `expansion_begin` gave every lane a slot.
             let vector = inst.shape.is_vector();
             for i in 0..expansion.results.len() {
                 let lane = vector.then_some(i as u8);
-                locals.push(self.value_slot(kernel, result, lane));
+                let slot = self.value_slots.get(result, lane).unwrap_or(NONE);
+                self.locals.push(slot);
             }
         }
+        let locals = &self.locals;
         // Which locals are one register, and each one's storage. A kernel parameter's
-        // register is the same for every instruction that names it, so it is in the shape and
-        // its name in the template's text, not a hole: `mark_slot` leaves it alone.
+        // register, and a temp's, is in the shape and its name in the template's text, not a
+        // hole: `mark_slot` leaves it alone.
         for (index, &slot) in locals.iter().enumerate() {
             let word = match slot {
                 NONE => u64::MAX,
                 slot if self.is_param(slot) => 1 << 48 | slot as u64,
+                slot if self.is_temp(slot) => 2 << 48 | slot as u64,
                 slot => {
                     let first = locals.iter().position(|&other| other == slot);
                     let storage = storage_code(self.slots[slot].storage);
@@ -102,13 +113,12 @@ impl<'m> VisaPrinter<'m> {
         ] {
             for &(slot, bits) in list {
                 let Some(class) = class(slot) else {
-                    self.locals = locals;
                     return false;
                 };
                 shape.extend([tag | class as u64, bits as u64, (bits >> 64) as u64]);
             }
         }
-        self.locals = locals;
+        self.shaped_locals = self.locals.len();
         true
     }
 
@@ -124,10 +134,26 @@ impl<'m> VisaPrinter<'m> {
         self.slots[slot].root.map_or(slot, |(root, _)| root) < self.param_slots
     }
 
+    /// Whether `slot` is a temp.
+    fn is_temp(&self, slot: usize) -> bool {
+        matches!(self.slots[slot].name, SlotName::Temp(_))
+    }
+
+    /// Whether the shape holds `slot` itself (so its name is text, not a hole): a parameter's
+    /// register, or a temp held since the expansion began (a scratch temp a step takes is a
+    /// later local, and a replay may take another).
+    fn is_in_shape(&self, slot: usize) -> bool {
+        self.is_param(slot)
+            || self.is_temp(slot)
+                && self
+                    .local_of(slot)
+                    .is_some_and(|local| local < self.shaped_locals)
+    }
+
     /// Marks the name of `slot` (`view`), written into the body from `at` on, while a
     /// template is recorded.
     pub(super) fn mark_slot(&self, slot: usize, view: View, at: usize) {
-        if !self.recorder.is_recording() || self.is_param(slot) {
+        if !self.recorder.is_recording() || self.is_in_shape(slot) {
             return;
         }
         match self.local_of(slot) {
@@ -161,25 +187,38 @@ impl<'m> VisaPrinter<'m> {
         self.recorder.hole(at, at, FREE | (count as u32) << 8);
     }
 
-    /// Marks a message operand's declaration widened.
-    pub(super) fn mark_cover(&self, slot: usize, per_channel: u32) {
-        // A parameter's declaration keeps its payload's size: nothing to do again.
-        if !self.recorder.is_recording() || self.is_param(slot) {
+    /// Marks a message operand's declaration widened. The widening of a value's register
+    /// (not a temp's) is marked at the expansion's end rather than where it happens, so that
+    /// it does not split the text around it: only the choice of a free temp reads a
+    /// register's width, and a value's is read at the kernel's end.
+    pub(super) fn mark_cover(&mut self, slot: usize, per_channel: u32) {
+        // A parameter's declaration keeps its payload's size, and a temp in the shape was
+        // widened as the template was recorded: nothing to do again.
+        if !self.recorder.is_recording() || self.is_in_shape(slot) {
             return;
         }
         match self.local_of(slot) {
             Some(local) => {
-                let at = self.body.len();
                 let hole = COVER | per_channel << 4 | (local as u32) << 8;
-                self.recorder.hole(at, at, hole);
+                let root = self.slots[slot].root.map_or(slot, |(root, _)| root);
+                if self.is_temp(root) {
+                    let at = self.body.len();
+                    self.recorder.hole(at, at, hole);
+                } else {
+                    self.deferred_covers.push(hole);
+                }
             }
             None => self.recorder.spoil(),
         }
     }
 
-    /// Marks the expansion's temps freed at its end.
-    pub(super) fn mark_end(&self) {
+    /// Marks the widenings of values' registers left for the end, and the expansion's temps
+    /// freed at its end.
+    pub(super) fn mark_end(&mut self) {
         let at = self.body.len();
+        for hole in self.deferred_covers.drain(..) {
+            self.recorder.hole(at, at, hole);
+        }
         self.recorder.hole(at, at, END);
     }
 
