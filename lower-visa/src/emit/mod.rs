@@ -398,11 +398,11 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
 
     fn fill(
         &mut self,
-        x: &Expanding<'_, VisaPlan>,
+        _x: &Expanding<'_, VisaPlan>,
         hole: Hole,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.fill(x.inst, hole, out).map_err(Unprintable)
+        self.fill(hole, out).map_err(Unprintable)
     }
 
     const HEADS_KERNEL_AT_END: bool = true;

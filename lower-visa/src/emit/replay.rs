@@ -7,7 +7,8 @@
 //! `VisaPrinter::name` and labels only through `write_label`. Every register they name is a
 //! *local* of the expansion: a variable's register, the predicate's, a result lane's, or a
 //! scratch temp a primitive takes. A hole names a local, so that a replay names the
-//! instruction's own register; the registers' equalities, storages and literal values are in
+//! instruction's own register; a label's number is a place of the instruction's number
+//! ([`atomir_ir::lower::Recorder::number`]), which a replay rewrites in the text. The registers' equalities, storages and literal values are in
 //! the shape, since the text depends on them. What a step does besides printing (taking and
 //! freeing scratch temps, widening a message operand's declaration, marking the views
 //! declared) is an empty hole that a replay does again, in the same order.
@@ -20,21 +21,17 @@
 //! temps a dozen times. Such a register's view marks and widening, done while the template
 //! was recorded, hold for every replay.
 
-use cranelift_entity::EntityRef;
-
 use atomir_ir::expand::Expansion;
 use atomir_ir::lower::Hole;
-use atomir_ir::Inst;
 
 use super::{write_view_name, SlotName, Storage, View, VisaPrinter};
 
 /// The kind of a hole, in its low four bits; the rest is its operand.
 const SLOT: u32 = 0;
-const INST: u32 = 1;
-const TAKE: u32 = 2;
-const FREE: u32 = 3;
-const COVER: u32 = 4;
-const END: u32 = 5;
+const TAKE: u32 = 1;
+const FREE: u32 = 2;
+const COVER: u32 = 3;
+const END: u32 = 4;
 
 /// A local with no register (no predicate).
 const NONE: usize = usize::MAX;
@@ -166,9 +163,11 @@ impl<'m> VisaPrinter<'m> {
         }
     }
 
-    /// Marks the instruction's number in a label, written into the body from `at` on.
+    /// Marks the instruction's number in a label, written into the body from `at` on: a
+    /// place of the number rather than a hole, so that a replay rewrites the digits that
+    /// differ in the template's text and the text around it stays one piece.
     pub(super) fn mark_inst(&self, at: usize) {
-        self.recorder.hole(at, self.body.len(), INST);
+        self.recorder.number(at, self.body.len());
     }
 
     /// Marks a scratch temp of `storage` taken (its `lifetime.start` written from `at` on) as
@@ -222,9 +221,9 @@ impl<'m> VisaPrinter<'m> {
         self.recorder.hole(at, at, END);
     }
 
-    /// Writes hole `hole` of instruction `inst` into `out` and does what it stands for.
+    /// Writes hole `hole` into `out` and does what it stands for.
     #[inline]
-    pub(super) fn fill(&mut self, inst: Inst, hole: Hole, out: &mut String) -> Result<(), String> {
+    pub(super) fn fill(&mut self, hole: Hole, out: &mut String) -> Result<(), String> {
         let operand = hole >> 8;
         let local = |printer: &Self| {
             printer
@@ -243,7 +242,6 @@ impl<'m> VisaPrinter<'m> {
                 data.views |= 1 << view as u8;
                 write_view_name(out, &self.names, slot, data.name, view);
             }
-            INST => atomir_ir::lower::Spell::spell(&inst.index(), out),
             TAKE => {
                 let storage = storage_of_code(hole >> 4 & 0xf)
                     .ok_or_else(|| format!("a template takes storage {}", hole >> 4 & 0xf))?;
