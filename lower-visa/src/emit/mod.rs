@@ -396,6 +396,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.kernel.is_some() && self.shape(x.atomic, x.expansion, shape)
     }
 
+    #[inline]
     fn fill(
         &mut self,
         _x: &Expanding<'_, VisaPlan>,
