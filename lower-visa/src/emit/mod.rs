@@ -739,6 +739,9 @@ fn write_kernel_slot_name(out: &mut String, kernel_names: &[Cow<'_, str>], name:
 /// Writes the name of a typed view of slot number `index`: the slot's name and the view's
 /// suffix, except that in a fragment a view of a client's variable is the fragment's own
 /// (`<prefix>a<index>__<view>`), so that fragments viewing one variable never clash.
+///
+/// Inlined: a replay spells about one an atomic, and the call cost a fifth of it.
+#[inline]
 fn write_view_name(out: &mut String, names: &Names<'_>, index: usize, name: SlotName, view: View) {
     match names.splice {
         None => write_kernel_slot_name(out, &names.kernel, name),

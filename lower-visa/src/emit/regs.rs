@@ -220,6 +220,14 @@ impl<'m> VisaPrinter<'m> {
     /// fragment's client declares its own variables.
     pub(super) fn cover_message_operand(&mut self, slot: usize, per_channel: u32) {
         self.mark_cover(slot, per_channel);
+        self.widen_for_message(slot, per_channel);
+    }
+
+    /// What [`VisaPrinter::cover_message_operand`] does to the declaration, without marking
+    /// it: a replay's hole does it again, inlined there, since it comes about every other
+    /// atomic and mostly finds the register's declaration wide enough.
+    #[inline]
+    pub(super) fn widen_for_message(&mut self, slot: usize, per_channel: u32) {
         let channels = self.target.message_channels();
         if channels <= self.n {
             return;

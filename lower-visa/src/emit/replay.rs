@@ -254,7 +254,7 @@ impl<'m> VisaPrinter<'m> {
             }
             COVER => {
                 let slot = local(self)?;
-                self.cover_message_operand(slot, hole >> 4 & 0xf);
+                self.widen_for_message(slot, hole >> 4 & 0xf);
             }
             END => self.free_temps.append(&mut self.busy_temps),
             kind => return Err(format!("a template holds a hole of kind {kind}")),
