@@ -13,7 +13,7 @@ use crate::name_index::NameIndex;
 use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
 };
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
 
 use super::lexer::{
     blanks_end, name_end, number_end, starts_number, starts_word, word_end, Lexer, Token, TokenKind,
@@ -496,10 +496,18 @@ impl<'a> Parser<'a> {
         // where the first one's unused room costs writing it once (11 bytes a line, less than
         // copying the source). Counted for the first kernel only, so the source is counted
         // once.
-        let mut names = if std::mem::take(&mut self.first_kernel) {
-            NameIndex::with_capacity(self.lexer.value_lines_left())
-        } else {
-            NameIndex::default()
+        // Its instructions, values and locations get the same room, for the same reason: a
+        // vector that doubles as it grows writes each of its bytes about twice. What a first
+        // kernel of many leaves unused is given back at its end.
+        let room = std::mem::take(&mut self.first_kernel).then(|| self.lexer.value_lines_left());
+        let mut names = match room {
+            Some(lines) => {
+                kernel.insts.reserve_exact(lines);
+                kernel.values.reserve_exact(lines);
+                kernel.inst_locs = SecondaryMap::with_capacity(lines);
+                NameIndex::with_capacity(lines)
+            }
+            None => NameIndex::default(),
         };
         if self.parse_header(&mut kernel, &mut names).is_err() {
             // Resume at the body's `{`, unless the next kernel starts first.
@@ -550,6 +558,10 @@ impl<'a> Parser<'a> {
             }
         }
         kernel.inst_locs.resize(kernel.insts.len());
+        if room.is_some() {
+            kernel.insts.shrink_to_fit();
+            kernel.values.shrink_to_fit();
+        }
         Some(kernel)
     }
 
