@@ -1,14 +1,14 @@
 //! Lowering cost against LLVM: the same atomics, as our `llvm:nvptx64@22` module compiled by
 //! `llc -O0 -march=nvptx64 -mcpu=sm_90`, and as `atomir lower --target ptx:sm_90`, timed in
-//! the same run. Each command's best of 3 by CPU time (user and system, what the process
-//! itself costs) and by wall time; on a machine shared with other work only the CPU times
-//! compare.
+//! the same run, each writing its code to /dev/null. Each command's best of 3 by CPU time
+//! (user and system, what the process itself costs) and by wall time; on a machine shared with
+//! other work only the CPU times compare.
 //!
 //! `cargo run --release -p atomir-bench --bin llc_compare` (after `cargo build --release -p atomir-cli`)
 //! prints a Markdown table.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use atomir_bench::{generated_module, targets, thread_cpu_time, tools};
@@ -56,10 +56,13 @@ fn compare() -> Result<(), String> {
             c
         })?;
         let cli_time = tools::time_best(3, || {
+            // Its code goes to /dev/null, as llc's does: collected through a pipe, the wall
+            // time would count the parent reading it.
             let mut c = Command::new(&atomir);
             c.arg("lower")
                 .arg(&atom_path)
-                .args(["--target", "ptx:sm_90"]);
+                .args(["--target", "ptx:sm_90"])
+                .stdout(Stdio::null());
             c
         })?;
         let mut out = String::new();
