@@ -118,7 +118,7 @@ const PAIRS: &[u8; 200] = b"\
     8081828384858687888990919293949596979899";
 
 /// The decimal digits of `value`, at the end of `buffer`, two at a time.
-fn pairs_of(mut value: u64, buffer: &mut [u8; 20]) -> &[u8] {
+pub(super) fn pairs_of(mut value: u64, buffer: &mut [u8; 20]) -> &[u8] {
     let mut start = buffer.len();
     while value >= 100 {
         let pair = (value % 100) as usize * 2;

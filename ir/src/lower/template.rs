@@ -13,6 +13,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use super::spell::pairs_of;
 use super::Unprintable;
 
 /// A printer's number for what one hole of a template stands for.
@@ -97,10 +98,11 @@ impl Recorder {
         if self.spoiled.replace(false) {
             return None;
         }
-        let digits = Digits::of(number);
+        let mut buffer = [0u8; 20];
+        let digits = pairs_of(u64::from(number), &mut buffer);
         let mut template = Template {
             number,
-            width: digits.len,
+            width: digits.len() as u8,
             ..Template::default()
         };
         let mut at = start;
@@ -113,7 +115,7 @@ impl Recorder {
             match mark {
                 // A hole's text is the recorded instruction's own: not kept.
                 Mark::Hole(hole) => template.holes.push((stamp_at, hole)),
-                Mark::Number if out.get(from..to)?.as_bytes() == digits.as_bytes() => {
+                Mark::Number if out.get(from..to)?.as_bytes() == digits => {
                     template.number_at.push(stamp_at);
                     template.stamp.push_str(out.get(from..to)?);
                 }
@@ -123,40 +125,6 @@ impl Recorder {
         }
         template.stamp.push_str(out.get(at..)?);
         Some(template)
-    }
-}
-
-/// A `u32` in decimal, most significant digit first.
-#[derive(Clone, Copy, Debug, Default)]
-struct Digits {
-    bytes: [u8; 10],
-    len: u8,
-}
-
-impl Digits {
-    fn of(mut number: u32) -> Self {
-        let mut digits = Digits::default();
-        let mut reversed = [0u8; 10];
-        loop {
-            reversed[digits.len as usize] = b'0' + (number % 10) as u8;
-            digits.len += 1;
-            number /= 10;
-            if number == 0 {
-                break;
-            }
-        }
-        for (to, from) in digits
-            .bytes
-            .iter_mut()
-            .zip(reversed[..digits.len as usize].iter().rev())
-        {
-            *to = *from;
-        }
-        digits
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len as usize]
     }
 }
 
@@ -236,8 +204,9 @@ impl Template {
     /// Writes `number`, of another width than the number `stamp` holds, in each of its
     /// places, moving the text after each and the holes with it.
     fn respell_number(&mut self, number: u32) {
-        let digits = Digits::of(number);
-        let (old, new) = (usize::from(self.width), usize::from(digits.len));
+        let mut buffer = [0u8; 20];
+        let digits = pairs_of(u64::from(number), &mut buffer);
+        let (old, new) = (usize::from(self.width), digits.len());
         let mut stamp = String::with_capacity(self.stamp.len() + self.number_at.len() * new);
         let mut holes = self.holes.iter_mut().peekable();
         let mut at = 0;
@@ -248,7 +217,7 @@ impl Template {
             }
             stamp.push_str(&self.stamp[at..end]);
             *place = stamp.len() as u32;
-            stamp.push_str(std::str::from_utf8(digits.as_bytes()).unwrap_or_default());
+            stamp.push_str(std::str::from_utf8(digits).unwrap_or_default());
             at = end + old;
         }
         for (hole_at, _) in holes {
@@ -257,7 +226,7 @@ impl Template {
         stamp.push_str(&self.stamp[at..]);
         self.stamp = stamp;
         self.number = number;
-        self.width = digits.len;
+        self.width = new as u8;
     }
 }
 
