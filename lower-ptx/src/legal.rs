@@ -131,10 +131,7 @@ impl RmwForms {
     /// The forms with `.L2::cache_hint` where `hint`: every `Rmw` primitive of an expansion is
     /// an `atom`/`red` that has the qualifier (the `cas` of a loop has none and goes without).
     fn hinted(self, hint: bool) -> RmwForms {
-        let with = |op: PtxOp| PtxOp {
-            hint: hint && op.op != PtxRmw::Cas,
-            ..op
-        };
+        let with = |op: PtxOp| op.hinted(hint);
         match self {
             RmwForms::None => RmwForms::None,
             RmwForms::Each(op) => RmwForms::Each(with(op)),
@@ -217,6 +214,11 @@ impl PtxRmw {
     pub const fn has_reduction(self) -> bool {
         !matches!(self, PtxRmw::Exch | PtxRmw::Cas)
     }
+
+    /// Whether `.L2::cache_hint` exists for the operation (every one but `cas`).
+    const fn has_cache_hint(self) -> bool {
+        !matches!(self, PtxRmw::Cas)
+    }
 }
 
 atomir_ir::spelled! {
@@ -254,6 +256,16 @@ pub struct PtxOp {
     pub reduction: bool,
     /// `.L2::cache_hint` with a `createpolicy` operand.
     pub hint: bool,
+}
+
+impl PtxOp {
+    /// The form with `.L2::cache_hint` where `hint` and the operation has the qualifier.
+    fn hinted(self, hint: bool) -> PtxOp {
+        PtxOp {
+            hint: hint && self.op.has_cache_hint(),
+            ..self
+        }
+    }
 }
 
 /// How PTX carries a memory order: `.sem` qualifiers and `fence.sc` from sm_70, `membar`s
@@ -643,7 +655,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
         Some(Native { mut op, retyped }) => {
             note_native(&mut legality, node, op, retyped);
             op.reduction = reduction_allowed(node) && op.op.has_reduction();
-            op.hint = hint && op.op != PtxRmw::Cas;
+            op = op.hinted(hint);
             if matches!(op.ty, PtxType::F16x2 | PtxType::Bf16x2) && !node.ty.is_packed() {
                 legality.rewrites.push(Rewrite::HalfAddOnPackedWord);
                 Form::PackedHalf(op)

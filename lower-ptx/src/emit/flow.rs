@@ -62,12 +62,7 @@ impl<'k> KernelEmitter<'k> {
         let addr = self.address(out, inst);
         self.mov(out, self.var(expansion.addr), addr, 64);
         // One policy for every hinted `atom` of the expansion (a split vector has one per lane).
-        self.rmw_policy = match self.rmw {
-            RmwForms::Each(op) | RmwForms::IntMinMax { signed: op, .. } => {
-                self.policy(out, inst, op.hint)
-            }
-            RmwForms::None => None,
-        };
+        self.rmw_policy = self.policy(out, inst, self.rmw.hint());
         let natural = PrimType::natural(inst.ty).bits();
         if let Some(node_operand) = inst.operand {
             for (lane, operand) in expansion.operands.iter().enumerate() {
