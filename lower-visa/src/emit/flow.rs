@@ -284,10 +284,7 @@ impl<'m> VisaPrinter<'m> {
             message_operands,
         } = &mut allocation;
         // Copies: the allocation changes its ranges, and the kept ones stay as derived.
-        let derived = match key.and_then(|key| self.derived.get(key)) {
-            Some(Some(derived)) => derived,
-            _ => &self.fresh,
-        };
+        let derived = self.derived_under(key);
         ranges.clone_from(&derived.ranges);
         message_operands.clone_from(&derived.message_operands);
         let widened = self.target.message_channels() > self.n;
@@ -368,13 +365,18 @@ impl<'m> VisaPrinter<'m> {
         }
     }
 
-    /// Whether anything reads variable `var` of the current expansion.
-    pub(super) fn is_used(&self, var: Var) -> bool {
-        let derived = match self.expansion_key.and_then(|key| self.derived.get(key)) {
+    /// What [`VisaPrinter::derive`] keeps for an expansion under `key`, or derived afresh for
+    /// one without.
+    fn derived_under(&self, key: Option<usize>) -> &Derived {
+        match key.and_then(|key| self.derived.get(key)) {
             Some(Some(derived)) => derived,
             _ => &self.fresh,
-        };
-        derived.used[var.index()]
+        }
+    }
+
+    /// Whether anything reads variable `var` of the current expansion.
+    pub(super) fn is_used(&self, var: Var) -> bool {
+        self.derived_under(self.expansion_key).used[var.index()]
     }
 
     /// The predicate of a memory message: the node's, in a one-block expansion.
