@@ -13,7 +13,7 @@
 //!   (`^max_+_f16_,^nand_`).
 //! - `ATOMIR_SASS_STRIDE=N` or `N:K`: of each group (op, shape, type, as in the table), only the
 //!   cells at positions K, K+N, K+2N... of the group (matrix order) that pass the name filter.
-//! - `ATOMIR_SASS_KEEP=DIR`: writes `DIR/cells.tsv` (cell, ours, llc, verdict) and, per cell,
+//! - `ATOMIR_SASS_KEEP=DIR`: writes `DIR/cells.tsv` (cell, ours, llc, verdict, whether each side has a CAS loop) and, per cell,
 //!   `DIR/CELL/{ours,llc}.{ptx,sass}` (the function's PTX and SASS) to read side by side.
 
 use std::collections::{BTreeMap, HashMap};
@@ -315,13 +315,16 @@ fn keep_cells(
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
     };
     std::fs::create_dir_all(keep).map_err(|e| format!("{}: {e}", keep.display()))?;
-    let mut table = String::from("cell\tours\tllc\tverdict\n");
+    let mut table = String::from("cell\tours\tllc\tverdict\tour_cas_loop\tllc_cas_loop\n");
     let by_name: HashMap<String, &Row> = rows.iter().map(|row| (row.cell.name(), row)).collect();
     for (n, cell) in all.iter().enumerate() {
         let name = cell.name();
         let Some(row) = by_name.get(&name) else {
             continue;
         };
+        let llc_loop = row
+            .llc
+            .map_or("-", |(llc, _)| if llc.cas_loop { "loop" } else { "no" });
         let (llc, verdict) = match row.llc {
             None => ("-".to_string(), "llc-absent"),
             Some((llc, kept)) => (
@@ -338,8 +341,9 @@ fn keep_cells(
             ),
         };
         table.push_str(&format!(
-            "{name}\t{}\t{llc}\t{verdict}\n",
-            row.ours.instructions
+            "{name}\t{}\t{llc}\t{verdict}\t{}\t{llc_loop}\n",
+            row.ours.instructions,
+            if row.ours.cas_loop { "loop" } else { "no" }
         ));
         let cell_dir = keep.join(&name);
         std::fs::create_dir_all(&cell_dir).map_err(|e| format!("{}: {e}", cell_dir.display()))?;
