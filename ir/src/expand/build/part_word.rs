@@ -27,6 +27,8 @@ struct WordLayout {
 struct PlacedWindow {
     /// The window's lowest bit in the word.
     shift: Var,
+    /// The window's bits in the word.
+    mask: Var,
     /// The word's bits outside the window.
     keep: Var,
 }
@@ -71,7 +73,7 @@ impl WordLayout {
             let window_mask = b.constant(PrimType::I32, (1u128 << node_bits) - 1);
             let mask = b.binary(BinaryOp::Shl, window_mask, shift);
             let keep = b.unary(UnaryOp::Not, mask, PrimType::I32);
-            PlacedWindow { shift, keep }
+            PlacedWindow { shift, mask, keep }
         });
         let lanes = node_bits.min(32) / element_bits;
         let lane_shifts = (1..lanes)
@@ -105,6 +107,22 @@ impl WordLayout {
             _ => b.binary(BinaryOp::LShr, window, self.lane_shifts[lane - 1]),
         };
         b.unary(UnaryOp::Trunc, shifted, element)
+    }
+
+    /// Appends the first `count` elements of `word` (of type `ty`) to `olds`.
+    fn take_apart(
+        &self,
+        b: &mut Builder,
+        word: Var,
+        count: usize,
+        ty: ElemType,
+        olds: &mut SmallVec<[Var; 8]>,
+    ) {
+        let window = self.window_of(b, word);
+        for lane in 0..count {
+            let bits = self.lane_of(b, window, lane, PrimType::int(ty.bits()));
+            olds.push(b.unary(UnaryOp::Bitcast, bits, PrimType::natural(ty)));
+        }
     }
 
     /// The window with `lanes` (integer bits of the elements, lane 0 first) in place and zeros
@@ -144,6 +162,20 @@ impl WordLayout {
     /// The word's bits outside the window; `None` where the window fills its word.
     fn keep(&self) -> Option<Var> {
         self.placed.as_ref().map(|placed| placed.keep)
+    }
+
+    /// The operand word of a bit-by-bit op (and, or, xor, nand) on a word: each element's
+    /// operand in place, and around the window the bits that leave the word's other data
+    /// unchanged under `op` (ones for and and nand, whose `and` must keep them; zeros
+    /// otherwise).
+    fn bitwise_operand(&self, b: &mut Builder, op: AtomicOp, operands: &[Var]) -> Var {
+        let bits: SmallVec<[Var; 4]> = operands.iter().map(|&v| b.bits_of(v)).collect();
+        let window = self.window_with(b, &bits);
+        let placed = self.word_with(b, window, None);
+        match (op, self.keep()) {
+            (AtomicOp::And | AtomicOp::Nand, Some(keep)) => b.binary(BinaryOp::Or, placed, keep),
+            _ => placed,
+        }
     }
 }
 
@@ -190,17 +222,10 @@ pub(super) fn part_word(
     let mem = mem_attrs(node);
     let layout = WordLayout::new(b, ty, operands.len(), addr);
     let lanes = layout.lanes();
-    let mut olds = SmallVec::new();
-    let mut extract = |b: &mut Builder, old_word: Var, count: usize| {
-        if !old_values {
-            return;
-        }
-        let window = layout.window_of(b, old_word);
-        for lane in 0..count {
-            let bits = layout.lane_of(b, window, lane, element_ty);
-            olds.push(b.unary(UnaryOp::Bitcast, bits, PrimType::natural(ty)));
-        }
-    };
+    // Each word's elements are taken apart after the last word's access, in the one exit
+    // block, where every word is still what its access returned: a backend then sees a result
+    // made of whole words as those words (PTX stores them so, as llc does).
+    let mut old_words: SmallVec<[(Var, usize); 4]> = SmallVec::new();
     for (word_index, word_operands) in operands.chunks(lanes).enumerate() {
         let first = word_index * lanes;
         let word = layout.words[word_index];
@@ -208,17 +233,7 @@ pub(super) fn part_word(
         if !needs_loop {
             let value = match node.op {
                 AtomicOp::Load => b.constant(PrimType::I32, 0),
-                op => {
-                    let bits: SmallVec<[Var; 4]> =
-                        word_operands.iter().map(|&v| b.bits_of(v)).collect();
-                    let window = layout.window_with(b, &bits);
-                    let placed = layout.word_with(b, window, None);
-                    match (op, layout.keep()) {
-                        // The bits outside the window must survive the and.
-                        (AtomicOp::And, Some(keep)) => b.binary(BinaryOp::Or, placed, keep),
-                        _ => placed,
-                    }
-                }
+                op => layout.bitwise_operand(b, op, word_operands),
             };
             let old_word = b.var(PrimType::I32);
             b.push(Prim::Rmw {
@@ -229,7 +244,23 @@ pub(super) fn part_word(
                 value,
                 mem,
             });
-            extract(b, old_word, word_operands.len());
+            old_words.push((old_word, word_operands.len()));
+            continue;
+        }
+        if node.op == AtomicOp::Nand {
+            // Nand acts bit by bit, so the word's elements take it at once: the and with every
+            // operand in place, then the window's bits inverted (the whole word's where the
+            // window fills it), without taking the word apart in the loop.
+            let operand = layout.bitwise_operand(b, AtomicOp::Nand, word_operands);
+            let window_mask = layout.placed.as_ref().map(|placed| placed.mask);
+            let replaced = cas_retry_loop(b, mem, word, PrimType::I32, |b, old_word| {
+                let and = b.binary(BinaryOp::And, old_word, operand);
+                match window_mask {
+                    Some(mask) => b.binary(BinaryOp::Xor, and, mask),
+                    None => b.unary(UnaryOp::Not, and, PrimType::I32),
+                }
+            });
+            old_words.push((replaced, word_operands.len()));
             continue;
         }
         let replaced = cas_retry_loop(b, mem, word, PrimType::I32, |b, old_word| {
@@ -243,7 +274,13 @@ pub(super) fn part_word(
             let new_window = layout.window_with(b, &new_lanes);
             layout.word_with(b, new_window, Some(old_word))
         });
-        extract(b, replaced, word_operands.len());
+        old_words.push((replaced, word_operands.len()));
+    }
+    let mut olds = SmallVec::new();
+    if old_values {
+        for (old_word, count) in old_words {
+            layout.take_apart(b, old_word, count, ty, &mut olds);
+        }
     }
     olds
 }
