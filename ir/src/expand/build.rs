@@ -309,18 +309,19 @@ pub fn mem_attrs(node: &AtomicNode) -> MemAttrs {
 /// attributes, retried with the value seen until it stores. Leaves the builder in the exit
 /// block and returns the word the successful CAS replaced.
 ///
-/// Where the node is relaxed or acquire ([`skips_unchanged`]), a `new` whose bits equal `old`
-/// leaves without a CAS, returning `old`: the read that gave `old` is then the whole operation,
-/// so the first load carries the node's order (acquire for acquire) besides its scope. Release,
-/// acq_rel and seq_cst always write.
+/// Where [`skips_unchanged`] allows it (relaxed or acquire, an op that often computes the bits
+/// it read), a `new` whose bits equal `old` leaves without a CAS, returning `old`: the read that
+/// gave `old` is then the whole operation, so the first load carries the node's order (acquire
+/// for acquire) besides its scope. Release, acq_rel and seq_cst always write.
 fn cas_retry_loop(
     b: &mut Builder,
+    op: AtomicOp,
     mem: MemAttrs,
     addr: Var,
     bits_ty: PrimType,
     compute: impl FnOnce(&mut Builder, Var) -> Var,
 ) -> Var {
-    let skip = skips_unchanged(mem.order);
+    let skip = skips_unchanged(op, mem.order);
     let initial = b.var(bits_ty);
     b.push(Prim::Load {
         dst: initial,
@@ -382,14 +383,22 @@ fn cas_retry_loop(
     done_params[0]
 }
 
-/// Whether a CAS loop of `order` may leave without a CAS when the computed bits equal the
+/// Whether a CAS loop of `op` and `order` leaves without a CAS when the computed bits equal the
 /// loaded ones. The operation is then the read alone: a valid linearization (the read, then a
 /// write of the same bits right after it in the location's modification order) for relaxed and
 /// acquire, which promise nothing of the write. Not for release, acq_rel or seq_cst: a reader
 /// of that write would have to synchronize with (or be ordered after) an operation that never
 /// wrote.
-pub const fn skips_unchanged(order: MemoryOrder) -> bool {
+///
+/// Nor for nand, inc and dec, where the compare would run on every attempt and almost never
+/// save a CAS: nand leaves a bit unchanged only where it is one and the operand's is zero (the
+/// word unchanged only at all ones and a zero operand), inc and dec leave a value unchanged only
+/// at 0 with a bound of 0. The ops the skip serves compute the bits they read for whole ranges
+/// of inputs: min/max at the extremum, exch and cas of the same value, an add, sub or xor of
+/// zero, usub below the operand, and/or where the bits are already so.
+pub const fn skips_unchanged(op: AtomicOp, order: MemoryOrder) -> bool {
     matches!(order, MemoryOrder::Relaxed | MemoryOrder::Acquire)
+        && !matches!(op, AtomicOp::Nand | AtomicOp::Inc | AtomicOp::Dec)
 }
 
 /// Emits a CAS loop for one element at `addr`, leaving the builder in the exit block and
@@ -403,7 +412,7 @@ fn cas_loop_element(
     new_value: Option<Var>,
 ) -> Var {
     let bits_ty = PrimType::int(ty.bits());
-    let replaced = cas_retry_loop(b, mem_attrs(node), addr, bits_ty, |b, old| {
+    let replaced = cas_retry_loop(b, node.op, mem_attrs(node), addr, bits_ty, |b, old| {
         apply_op(b, node.op, ty, old, operand, new_value)
     });
     b.unary(UnaryOp::Bitcast, replaced, PrimType::natural(ty))
@@ -508,7 +517,7 @@ fn int_min_max_element(
     };
 
     b.switch_to(fallback);
-    let replaced = cas_retry_loop(b, mem, addr, int, |b, old| {
+    let replaced = cas_retry_loop(b, node.op, mem, addr, int, |b, old| {
         apply_op(b, node.op, ty, old, operand, None)
     });
     let (done, done_params) = b.block(&[int]);

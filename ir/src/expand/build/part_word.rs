@@ -253,7 +253,7 @@ pub(super) fn part_word(
             // window fills it), without taking the word apart in the loop.
             let operand = layout.bitwise_operand(b, AtomicOp::Nand, word_operands);
             let window_mask = layout.placed.as_ref().map(|placed| placed.mask);
-            let replaced = cas_retry_loop(b, mem, word, PrimType::I32, |b, old_word| {
+            let replaced = cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
                 let and = b.binary(BinaryOp::And, old_word, operand);
                 match window_mask {
                     Some(mask) => b.binary(BinaryOp::Xor, and, mask),
@@ -263,7 +263,7 @@ pub(super) fn part_word(
             old_words.push((replaced, word_operands.len()));
             continue;
         }
-        let replaced = cas_retry_loop(b, mem, word, PrimType::I32, |b, old_word| {
+        let replaced = cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
             let window = layout.window_of(b, old_word);
             let mut new_lanes: SmallVec<[Var; 4]> = SmallVec::new();
             for (lane, &operand) in word_operands.iter().enumerate() {
