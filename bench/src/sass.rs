@@ -160,6 +160,41 @@ fn branch_target(text: &str, labels: &HashMap<String, u32>) -> Option<u32> {
     labels.get(&text[start..end]).copied()
 }
 
+/// The forms in one PTX function that explain a longer SASS than another compiler's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PtxForms {
+    /// A compare-and-swap (`atom.cas`), in a loop or not.
+    pub cas: bool,
+    /// An `atom.cas.b16`, which ptxas carries out as a 32-bit CAS loop of its own.
+    pub cas_b16: bool,
+    /// Lanes of a warp combined before one of them performs the atomic (`match.any.sync` or
+    /// `redux.sync`).
+    pub warp_combined: bool,
+    /// An integer `atom.min`/`atom.max`.
+    pub integer_min_max: bool,
+}
+
+impl PtxForms {
+    /// The forms of `function`'s instructions.
+    pub fn of(function: &str) -> Self {
+        let mut forms = PtxForms::default();
+        for line in function.lines() {
+            let Some(opcode) = line.split_whitespace().find(|t| !t.starts_with('@')) else {
+                continue;
+            };
+            let parts = || opcode.trim_end_matches(';').split('.');
+            if opcode.starts_with("atom.") {
+                forms.cas |= parts().any(|p| p == "cas");
+                forms.cas_b16 |= parts().any(|p| p == "cas") && parts().any(|p| p == "b16");
+                forms.integer_min_max |= parts().any(|p| p == "min" || p == "max")
+                    && parts().any(|p| matches!(p, "s32" | "u32" | "s64" | "u64"));
+            }
+            forms.warp_combined |= opcode.starts_with("match.any.") || opcode.starts_with("redux.");
+        }
+        forms
+    }
+}
+
 /// Splits PTX text into `.entry` functions by name.
 pub fn ptx_functions(ptx: &str) -> HashMap<&str, &str> {
     let mut functions = HashMap::new();
@@ -281,6 +316,29 @@ mod tests {
         let narrow_fence =
             "\tfence.sc.gpu;\n\tatom.acquire.sys.global.cas.b32 %r4, [%rd1], %r1, %r3;\n";
         assert!(!ptx_keeps_order_and_scope(narrow_fence, &seq_cst_system));
+    }
+
+    #[test]
+    fn reads_the_forms_of_a_ptx_function() {
+        let b16_loop = "\tatom.relaxed.gpu.global.cas.b16 %h5, [%rd0], %h2, %h4;\n";
+        assert_eq!(
+            PtxForms::of(b16_loop),
+            PtxForms {
+                cas: true,
+                cas_b16: true,
+                ..PtxForms::default()
+            }
+        );
+        let float_max = "\t@%p1 atom.relaxed.gpu.global.max.s32 %r1, [%rd1], %r2;\n\
+                         \tatom.relaxed.gpu.global.cas.b32 %r4, [%rd1], %r1, %r3;\n";
+        let forms = PtxForms::of(float_max);
+        assert!(forms.integer_min_max && forms.cas && !forms.cas_b16);
+        let combined = "\tmatch.any.sync.b64 %r1, %rd1, %r2;\n\tred.global.add.u32 [%rd1], %r3;\n";
+        let forms = PtxForms::of(combined);
+        assert!(forms.warp_combined && !forms.cas);
+        // A float max is no integer one, and `cas` elsewhere in a line is no compare-and-swap.
+        let native = "\tatom.global.max.f32 %f1, [%rd1], %f2; // cas.b16\n";
+        assert_eq!(PtxForms::of(native), PtxForms::default());
     }
 
     #[test]

@@ -23,11 +23,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use atomir_bench::sass::{
-    ptx_functions, ptx_keeps_order_and_scope, sass_functions, summarize_sass, SassSummary,
+    ptx_functions, ptx_keeps_order_and_scope, sass_functions, summarize_sass, PtxForms, SassSummary,
 };
 use atomir_bench::{targets, tools};
 use atomir_ir::matrix::{cells, Cell};
-use atomir_ir::{verify, Backend, LowerOptions, Module};
+use atomir_ir::{verify, AtomicOp, Backend, LowerOptions, Module};
 
 const BATCH: usize = 1500;
 
@@ -113,6 +113,71 @@ struct Row {
     cell: Cell,
     ours: SassSummary,
     llc: Option<(SassSummary, bool)>,
+    our_forms: PtxForms,
+    llc_forms: PtxForms,
+}
+
+/// Why a cell's SASS is worse than llc's: the first of these that our PTX and llc's show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Worse {
+    WarpCombined,
+    CasB16Loop,
+    FloatMinMaxByInteger,
+    NativeAgainstLoop,
+    /// Neither: `more` instructions (4 for 4 or more; 0 for a CAS loop where llc has none).
+    Other {
+        more: usize,
+    },
+}
+
+impl Worse {
+    fn of(row: &Row, llc: SassSummary) -> Self {
+        let ours = row.our_forms;
+        let float_min_max = row.cell.ty.is_float()
+            && matches!(
+                row.cell.op,
+                AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum
+            );
+        if ours.warp_combined {
+            Worse::WarpCombined
+        } else if ours.cas_b16 {
+            Worse::CasB16Loop
+        } else if float_min_max && ours.integer_min_max {
+            Worse::FloatMinMaxByInteger
+        } else if !ours.cas && row.llc_forms.cas {
+            Worse::NativeAgainstLoop
+        } else {
+            Worse::Other {
+                more: row
+                    .ours
+                    .instructions
+                    .saturating_sub(llc.instructions)
+                    .min(4),
+            }
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Worse::WarpCombined => "warp-combined (relaxed 8/16-bit add/sub/min/max, f32/f64 \
+                                    min/max): the grouping and scan code of one atomic per \
+                                    address and warp"
+                .to_string(),
+            Worse::CasB16Loop => "a scalar 16-bit CAS loop on `atom.cas.b16`, which ptxas \
+                                  carries out as a 32-bit loop of its own"
+                .to_string(),
+            Worse::FloatMinMaxByInteger => "f32/f64 min/max by integer `atom.min/max`, its NaN \
+                                            loop beside it, against llc's one CAS loop"
+                .to_string(),
+            Worse::NativeAgainstLoop => "one native atomic, whose expansion by ptxas is longer \
+                                         than llc's CAS loop"
+                .to_string(),
+            Worse::Other { more: 0 } => "other: a CAS loop where llc has none".to_string(),
+            Worse::Other { more: 4 } => "other: 4 or more instructions".to_string(),
+            Worse::Other { more: 1 } => "other: 1 instruction".to_string(),
+            Worse::Other { more } => format!("other: {more} instructions"),
+        }
+    }
 }
 
 /// Cells grouped by the code a backend emits for them: cells whose code differs only in the
@@ -164,10 +229,12 @@ struct Job<'a> {
     stem: String,
 }
 
-/// What a job found, by function: SASS summaries, PTX (through llc always, ours when kept) and
-/// SASS text (when kept).
+/// What a job found, by function: SASS summaries, PTX forms, PTX (through llc always, ours
+/// when kept) and SASS text (when kept).
+#[derive(Default)]
 struct JobResult {
     summaries: HashMap<String, SassSummary>,
+    forms: HashMap<String, PtxForms>,
     ptx: HashMap<String, String>,
     sass: HashMap<String, String>,
 }
@@ -229,8 +296,13 @@ fn table() -> Result<(), String> {
         let (ptx_text, sass) = sass_of(
             backend, &module, &dir, &job.stem, &ptxas, &nvdisasm, through,
         )?;
+        let functions = ptx_functions(&ptx_text);
+        let forms = functions
+            .iter()
+            .map(|(name, text)| (name.to_string(), PtxForms::of(text)))
+            .collect();
         let ptx = if job.through_llc || keep {
-            ptx_functions(&ptx_text)
+            functions
                 .into_iter()
                 .map(|(name, text)| (name.to_string(), text.to_string()))
                 .collect()
@@ -239,6 +311,7 @@ fn table() -> Result<(), String> {
         };
         Ok(JobResult {
             summaries: summarize_sass(&sass),
+            forms,
             ptx,
             sass: if keep {
                 sass_functions(&sass)
@@ -247,16 +320,8 @@ fn table() -> Result<(), String> {
             },
         })
     })?;
-    let mut our = JobResult {
-        summaries: HashMap::new(),
-        ptx: HashMap::new(),
-        sass: HashMap::new(),
-    };
-    let mut their = JobResult {
-        summaries: HashMap::new(),
-        ptx: HashMap::new(),
-        sass: HashMap::new(),
-    };
+    let mut our = JobResult::default();
+    let mut their = JobResult::default();
     for (job, result) in jobs.iter().zip(results) {
         let side = if job.through_llc {
             &mut their
@@ -264,6 +329,7 @@ fn table() -> Result<(), String> {
             &mut our
         };
         side.summaries.extend(result.summaries);
+        side.forms.extend(result.forms);
         side.ptx.extend(result.ptx);
         side.sass.extend(result.sass);
     }
@@ -279,11 +345,11 @@ fn table() -> Result<(), String> {
         let our_summary = *our_summaries
             .get(&name)
             .ok_or(format!("no SASS for our {name}"))?;
-        let llc = theirs.of_cell[n].and_then(|representative| {
-            let name = theirs.representatives[representative].name();
-            let summary = llc_summaries.get(&name)?;
+        let llc_name = theirs.of_cell[n].map(|r| theirs.representatives[r].name());
+        let llc = llc_name.as_ref().and_then(|name| {
+            let summary = llc_summaries.get(name)?;
             let kept = llc_functions
-                .get(&name)
+                .get(name)
                 .is_some_and(|f| ptx_keeps_order_and_scope(f, cell));
             Some((*summary, kept))
         });
@@ -291,6 +357,10 @@ fn table() -> Result<(), String> {
             cell: *cell,
             ours: our_summary,
             llc,
+            our_forms: our.forms.get(&name).copied().unwrap_or_default(),
+            llc_forms: llc_name
+                .and_then(|name| their.forms.get(&name).copied())
+                .unwrap_or_default(),
         });
     }
     report(&rows);
@@ -451,6 +521,7 @@ fn report(rows: &[Row]) {
     let mut by_group: BTreeMap<String, Tally> = BTreeMap::new();
     let mut total = Tally::default();
     let mut worse_cells = Vec::new();
+    let mut worse_by_cause: BTreeMap<Worse, usize> = BTreeMap::new();
     for row in rows {
         let group = group_of(&row.cell);
         for tally in [by_group.entry(group).or_default(), &mut total] {
@@ -474,6 +545,7 @@ fn report(rows: &[Row]) {
         }
         if let Some((llc, true)) = row.llc {
             if row.ours.instructions > llc.instructions || (row.ours.cas_loop && !llc.cas_loop) {
+                *worse_by_cause.entry(Worse::of(row, llc)).or_default() += 1;
                 worse_cells.push(format!(
                     "{} (ours {} / llc {})",
                     row.cell.name(),
@@ -501,9 +573,15 @@ fn report(rows: &[Row]) {
     }
     line("**all**", &total);
     println!(
-        "\nCells where we are worse than a correct llc: {}",
+        "\nCells where we are worse than a correct llc: {}, by what our PTX and llc's show (the \
+         first that applies):\n",
         worse_cells.len()
     );
+    println!("| cause | cells |\n|---|---:|");
+    for (cause, count) in &worse_by_cause {
+        println!("| {} | {count} |", cause.describe());
+    }
+    println!();
     for cell in worse_cells.iter().take(50) {
         println!("- {cell}");
     }
