@@ -3,7 +3,8 @@
 //! nvdisasm: SASS instructions and hardware CAS loops per cell.
 //!
 //! `cargo run --release -p atomir-bench --bin sass_table` prints a Markdown report; a cell where
-//! llc's PTX lost the order or scope is listed as wrong, not compared.
+//! llc's PTX lost the order or scope is listed as wrong, not compared. The cells where ours is
+//! worse are counted by cause, from what the two PTX functions show ([`Worse`]).
 //!
 //! The full matrix takes long; three variables measure part of it and keep what was measured:
 //!
