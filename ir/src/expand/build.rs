@@ -321,6 +321,25 @@ fn cas_retry_loop(
     bits_ty: PrimType,
     compute: impl FnOnce(&mut Builder, Var) -> Var,
 ) -> Var {
+    cas_retry_loop_carrying(b, op, mem, addr, bits_ty, &[], |b, old| {
+        (compute(b, old), SmallVec::new())
+    })
+    .0
+}
+
+/// [`cas_retry_loop`], also carrying values the step computed from `old` (of `carried_tys`) to
+/// the exit: both exits leave with a word equal to the last attempt's `old` (the CAS returned
+/// what it expected), so what the step derived from `old` is what the exit would derive from
+/// the word again. Returns the word and the carried values.
+fn cas_retry_loop_carrying(
+    b: &mut Builder,
+    op: AtomicOp,
+    mem: MemAttrs,
+    addr: Var,
+    bits_ty: PrimType,
+    carried_tys: &[PrimType],
+    compute: impl FnOnce(&mut Builder, Var) -> (Var, SmallVec<[Var; 2]>),
+) -> (Var, SmallVec<[Var; 2]>) {
     let skip = skips_unchanged(op, mem.order);
     let initial = b.var(bits_ty);
     b.push(Prim::Load {
@@ -337,19 +356,27 @@ fn cas_retry_loop(
     });
     let (retry, retry_params) = b.block(&[bits_ty]);
     let attempt = skip.then(|| b.block(&[]).0);
-    let (done, done_params) = b.block(&[bits_ty]);
+    let done_tys: SmallVec<[PrimType; 3]> = std::iter::once(bits_ty)
+        .chain(carried_tys.iter().copied())
+        .collect();
+    let (done, done_params) = b.block(&done_tys);
     b.jump(retry, &[initial]);
 
     b.switch_to(retry);
     let old = retry_params[0];
-    let new = compute(b, old);
+    let (new, carried) = compute(b, old);
+    let exit_args = |word: Var| {
+        let mut args = smallvec![word];
+        args.extend(carried.iter().copied());
+        args
+    };
     if let Some(attempt) = attempt {
         let unchanged = b.cmp(CmpCond::Eq, new, old);
         b.terminate(Terminator::Branch {
             cond: unchanged,
             then: Edge {
                 block: done,
-                args: smallvec![old],
+                args: exit_args(old),
             },
             otherwise: Edge {
                 block: attempt,
@@ -371,7 +398,7 @@ fn cas_retry_loop(
         cond: stored,
         then: Edge {
             block: done,
-            args: smallvec![seen],
+            args: exit_args(seen),
         },
         otherwise: Edge {
             block: retry,
@@ -380,7 +407,7 @@ fn cas_retry_loop(
     });
 
     b.switch_to(done);
-    done_params[0]
+    (done_params[0], done_params[1..].iter().copied().collect())
 }
 
 /// Whether a CAS loop of `op` and `order` leaves without a CAS when the computed bits equal the

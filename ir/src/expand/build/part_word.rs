@@ -2,7 +2,7 @@
 
 use smallvec::SmallVec;
 
-use super::{apply_op, cas_retry_loop, mem_attrs, Builder};
+use super::{apply_op, cas_retry_loop, cas_retry_loop_carrying, mem_attrs, Builder};
 use crate::expand::{BinaryOp, Prim, PrimType, UnaryOp, Var};
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType};
@@ -226,6 +226,7 @@ pub(super) fn part_word(
     // block, where every word is still what its access returned: a backend then sees a result
     // made of whole words as those words (PTX stores them so, as llc does).
     let mut old_words: SmallVec<[(Var, usize); 4]> = SmallVec::new();
+    let mut carried_olds: SmallVec<[Var; 8]> = SmallVec::new();
     for (word_index, word_operands) in operands.chunks(lanes).enumerate() {
         let first = word_index * lanes;
         let word = layout.words[word_index];
@@ -263,20 +264,48 @@ pub(super) fn part_word(
             old_words.push((replaced, word_operands.len()));
             continue;
         }
-        let replaced = cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
-            let window = layout.window_of(b, old_word);
-            let mut new_lanes: SmallVec<[Var; 4]> = SmallVec::new();
-            for (lane, &operand) in word_operands.iter().enumerate() {
-                let old = layout.lane_of(b, window, lane, element_ty);
-                let new_value = word_new_values.map(|values| values[lane]);
-                new_lanes.push(apply_op(b, node.op, ty, old, operand, new_value));
-            }
-            let new_window = layout.window_with(b, &new_lanes);
-            layout.word_with(b, new_window, Some(old_word))
-        });
+        // A window narrower than its word is never stored as a word: its old elements, which
+        // the step takes apart anyway, leave the loop with it.
+        let carry = old_values && layout.keep().is_some();
+        let carried_tys: SmallVec<[PrimType; 2]> = if carry {
+            word_operands.iter().map(|_| element_ty).collect()
+        } else {
+            SmallVec::new()
+        };
+        let (replaced, carried) = cas_retry_loop_carrying(
+            b,
+            node.op,
+            mem,
+            word,
+            PrimType::I32,
+            &carried_tys,
+            |b, old_word| {
+                let window = layout.window_of(b, old_word);
+                let mut new_lanes: SmallVec<[Var; 4]> = SmallVec::new();
+                let mut old_lanes: SmallVec<[Var; 2]> = SmallVec::new();
+                for (lane, &operand) in word_operands.iter().enumerate() {
+                    let old = layout.lane_of(b, window, lane, element_ty);
+                    if carry {
+                        old_lanes.push(old);
+                    }
+                    let new_value = word_new_values.map(|values| values[lane]);
+                    new_lanes.push(apply_op(b, node.op, ty, old, operand, new_value));
+                }
+                let new_window = layout.window_with(b, &new_lanes);
+                (layout.word_with(b, new_window, Some(old_word)), old_lanes)
+            },
+        );
+        if carry {
+            carried_olds.extend(
+                carried
+                    .into_iter()
+                    .map(|bits| b.unary(UnaryOp::Bitcast, bits, PrimType::natural(ty))),
+            );
+            continue;
+        }
         old_words.push((replaced, word_operands.len()));
     }
-    let mut olds = SmallVec::new();
+    let mut olds = carried_olds;
     if old_values {
         for (old_word, count) in old_words {
             layout.take_apart(b, old_word, count, ty, &mut olds);
