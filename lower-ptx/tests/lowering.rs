@@ -878,3 +878,37 @@ fn an_entry_stores_a_result_of_byte_lanes_as_the_words_that_hold_them() {
     assert!(!predicated.contains("st.global.v2.b32"), "{predicated}");
     assert!(predicated.contains("st.global.v4.u8"), "{predicated}");
 }
+
+#[test]
+fn word_addresses_are_folded_into_their_accesses_and_top_bytes_are_not_masked() {
+    let lines = |text: &str, opcode: &str| text.lines().filter(|l| l.contains(opcode)).count();
+    // A v8.u8 exch takes two words; the second word's load and CAS read `[base+4]`, and no
+    // register holds that address.
+    let exch = lower(
+        "sm_90",
+        on_global(
+            AtomicOp::Exch,
+            ElemType::U8,
+            MemoryOrder::Release,
+            VectorShape::V8,
+        ),
+    );
+    assert_eq!(lines(&exch, "+4]"), 2, "{exch}");
+    assert_eq!(lines(&exch, "add.u64"), 0, "{exch}");
+    // Each word's four operand bytes are zero-extended and shifted into place; the byte shifted
+    // by 24 loses its high byte to the shift, so only the three others are masked, per word.
+    assert_eq!(lines(&exch, "and.b16"), 6, "{exch}");
+    // A float min/max element is read by its integer atomic and by its fallback loop's load and
+    // CAS: its address stays in a register.
+    let max = lower(
+        "sm_90",
+        on_global(
+            AtomicOp::Max,
+            ElemType::F32,
+            MemoryOrder::Relaxed,
+            VectorShape::V2,
+        ),
+    );
+    assert_eq!(lines(&max, "add.u64"), 1, "{max}");
+    assert_eq!(lines(&max, "+4]"), 0, "{max}");
+}

@@ -303,6 +303,22 @@ pub(crate) struct KernelEmitter<'k> {
     masked: Vec<Option<Temp>>,
     /// Per expansion variable: what is known of its value where it is defined.
     known: Vec<Known>,
+    /// Per expansion variable: for an address `base + bytes` read only as the address of
+    /// memory primitives, `base`'s register and `bytes`, which those primitives print as
+    /// `[base+bytes]` and for which no `add` is emitted. ptxas then computes the address of a
+    /// split vector's other words where llc's code has it compute them (a v8.u8 release cas,
+    /// result dead, on sm_90: 80 SASS instructions against 82, as many as llc's).
+    offset_addresses: Vec<Option<(Temp, u32)>>,
+    /// Per expansion variable: how many memory primitives read it as their address.
+    address_reads: Vec<u32>,
+    /// Per expansion variable: the value of a constant.
+    consts: Vec<Option<u128>>,
+    /// Per expansion variable: whether it is the zero extension of an 8-bit value that only
+    /// shifts left read, by amounts that drop every bit above the byte (the top lane of a
+    /// word of bytes, at bit 24). Its high byte, unspecified in the 16-bit register, is then
+    /// not cleared: ptxas keeps that `and` (a v8.u8 cas loop on sm_90, one instruction per
+    /// word).
+    byte_shifted_out: Vec<bool>,
     /// The registers of the current expansion's variables.
     vars: Vec<Temp>,
     /// The native forms of the current expansion's `Rmw` primitives.

@@ -8,7 +8,7 @@ use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, CacheHint, Inst, Kernel, Mem
 
 use atomir_ir::lower::{Fence, FenceBracket};
 
-use super::regs::Operand;
+use super::regs::{Address, Operand};
 use super::{write_value, Class, KernelEmitter, Src, Temp};
 use crate::legal::{membar_level, scope_name, LdStForm, PtxOp, PtxPlan};
 use crate::target::{Feature, PtxTarget};
@@ -490,7 +490,7 @@ impl<'k> KernelEmitter<'k> {
         mem: MemAttrs,
         bracket: FenceBracket,
         dst: Temp,
-        addr: Temp,
+        addr: Address,
     ) {
         let bits = dst.class.bits();
         self.fence(out, bracket.leading, plan);
@@ -508,9 +508,9 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(space_suffix(self.target, mem.space));
         let _ = write!(out, ".b{bits} ");
         self.put_temp(out, dst);
-        out.push_str(", [");
-        self.put_temp(out, addr);
-        out.push_str("];\n");
+        out.push_str(", ");
+        self.put_address(out, addr);
+        out.push_str(";\n");
         self.fence(out, bracket.trailing, plan);
     }
 }

@@ -75,7 +75,14 @@ impl<'k> KernelEmitter<'k> {
                 self.known[dst.as_u32() as usize] = Known::Const(bits);
             }
             Prim::Load { dst, addr, mem } => {
-                self.load(out, plan, mem, bracket(mem), t(dst), t(addr));
+                self.load(
+                    out,
+                    plan,
+                    mem,
+                    bracket(mem),
+                    t(dst),
+                    self.memory_operand(addr, vars),
+                );
             }
             Prim::Cas {
                 dst,
@@ -90,9 +97,9 @@ impl<'k> KernelEmitter<'k> {
                 self.atom_head(out, plan, mem, bracket.order, false);
                 let _ = write!(out, ".cas.b{bits} ");
                 self.put_temp(out, t(dst));
-                out.push_str(", [");
-                self.put_temp(out, t(addr));
-                out.push_str("], ");
+                out.push_str(", ");
+                self.put_address(out, self.memory_operand(addr, vars));
+                out.push_str(", ");
                 self.put_temp(out, t(expected));
                 out.push_str(", ");
                 self.put_temp(out, t(new));
@@ -140,9 +147,8 @@ impl<'k> KernelEmitter<'k> {
                     self.put_temp(out, dst);
                     out.push_str(", ");
                 }
-                out.push('[');
-                self.put_temp(out, t(addr));
-                out.push_str("], ");
+                self.put_address(out, self.memory_operand(addr, vars));
+                out.push_str(", ");
                 self.put_temp(out, value);
                 if let Some(policy) = policy {
                     out.push_str(", ");
@@ -185,7 +191,9 @@ impl<'k> KernelEmitter<'k> {
                         self.mov(out, Src::Temp(t(dst)), Src::Temp(src), dc.bits());
                     }
                     UnaryOp::Zext | UnaryOp::Trunc => {
-                        let src = if op == UnaryOp::Zext {
+                        let src = if op == UnaryOp::Zext
+                            && !self.byte_shifted_out[dst.as_u32() as usize]
+                        {
                             self.zero_extended(out, src, vars, expansion)
                         } else {
                             t(src)
@@ -333,6 +341,7 @@ impl<'k> KernelEmitter<'k> {
                     &[T(t(dst)), T(t(dst)), Imm(u128::from(align - 1))],
                 );
             }
+            Prim::PtrAdd { dst, .. } if self.offset_addresses[dst.as_u32() as usize].is_some() => {}
             Prim::PtrAdd { dst, ptr, bytes } => {
                 self.line(
                     out,

@@ -18,6 +18,13 @@ use super::{
 use crate::legal::RmwForms;
 use crate::target::PtxTarget;
 
+/// A memory operand: a register plus a constant number of bytes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Address {
+    base: Temp,
+    bytes: u32,
+}
+
 impl<'k> KernelEmitter<'k> {
     pub fn new(target: PtxTarget, kernel: &'k Kernel) -> Self {
         let mut names = Vec::new();
@@ -30,6 +37,10 @@ impl<'k> KernelEmitter<'k> {
             zero_extended: Vec::new(),
             masked: Vec::new(),
             known: Vec::new(),
+            offset_addresses: Vec::new(),
+            address_reads: Vec::new(),
+            consts: Vec::new(),
+            byte_shifted_out: Vec::new(),
             vars: Vec::new(),
             rmw: RmwForms::None,
             rmw_policy: None,
@@ -79,6 +90,10 @@ impl<'k> KernelEmitter<'k> {
             zero_extended: Vec::new(),
             masked: Vec::new(),
             known: Vec::new(),
+            offset_addresses: Vec::new(),
+            address_reads: Vec::new(),
+            consts: Vec::new(),
+            byte_shifted_out: Vec::new(),
             vars: Vec::new(),
             rmw: RmwForms::None,
             rmw_policy: None,
@@ -123,6 +138,27 @@ impl<'k> KernelEmitter<'k> {
         let number = self.counts[class.index()];
         self.counts[class.index()] += 1;
         Temp { class, number }
+    }
+
+    /// The memory operand of the address in `addr`.
+    pub(super) fn memory_operand(&self, addr: Var, vars: &[Temp]) -> Address {
+        match self.offset_addresses[addr.as_u32() as usize] {
+            Some((base, bytes)) => Address { base, bytes },
+            None => Address {
+                base: vars[addr.as_u32() as usize],
+                bytes: 0,
+            },
+        }
+    }
+
+    /// `[base]` or `[base+bytes]`.
+    pub(super) fn put_address(&self, out: &mut String, address: Address) {
+        out.push('[');
+        self.put_temp(out, address.base);
+        if address.bytes != 0 {
+            let _ = write!(out, "+{}", address.bytes);
+        }
+        out.push(']');
     }
 
     pub(super) fn put_temp(&self, out: &mut String, temp: Temp) {
