@@ -912,3 +912,26 @@ fn word_addresses_are_folded_into_their_accesses_and_top_bytes_are_not_masked() 
     assert_eq!(lines(&max, "add.u64"), 1, "{max}");
     assert_eq!(lines(&max, "+4]"), 0, "{max}");
 }
+
+#[test]
+fn an_exch_loop_does_not_take_its_old_word_apart() {
+    let exch = lower(
+        "sm_90",
+        on_global(
+            AtomicOp::Exch,
+            ElemType::U16,
+            MemoryOrder::Release,
+            VectorShape::V2,
+        ),
+    );
+    let start = exch.find("_b1:").expect("a loop");
+    let end = exch[start..].find("bra").expect("a back edge") + start;
+    let body = &exch[start..end];
+    // The loop only compares and swaps: the operand word is built before it, and the old
+    // halves are unpacked once, after it.
+    assert!(
+        !body.contains("shr") && !body.contains("cvt") && !body.contains("or.b32"),
+        "{exch}"
+    );
+    assert!(exch[end..].contains("mov.b32 {"), "{exch}");
+}

@@ -267,6 +267,18 @@ pub(super) fn part_word(
         // A window narrower than its word is never stored as a word: its old elements, which
         // the step takes apart anyway, leave the loop with it.
         let carry = old_values && layout.keep().is_some();
+        if matches!(node.op, AtomicOp::Exch | AtomicOp::Store) && !carry {
+            // The new elements are the operands: their window is built once, the step does not
+            // take the old word apart, and the old elements are taken apart once, after the
+            // loop, where a backend sees them as the parts of the word the loop returns.
+            let bits: SmallVec<[Var; 4]> = word_operands.iter().map(|&v| b.bits_of(v)).collect();
+            let new_window = layout.window_with(b, &bits);
+            let replaced = cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
+                layout.word_with(b, new_window, Some(old_word))
+            });
+            old_words.push((replaced, word_operands.len()));
+            continue;
+        }
         let carried_tys: SmallVec<[PrimType; 2]> = if carry {
             word_operands.iter().map(|_| element_ty).collect()
         } else {
