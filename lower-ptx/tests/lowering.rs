@@ -935,3 +935,22 @@ fn an_exch_loop_does_not_take_its_old_word_apart() {
     );
     assert!(exch[end..].contains("mov.b32 {"), "{exch}");
 }
+
+#[test]
+fn operand_bytes_are_joined_by_adds_and_halves_by_ors() {
+    let lines = |text: &str, opcode: &str| text.lines().filter(|l| l.contains(opcode)).count();
+    let and = |ty| {
+        lower(
+            "sm_90",
+            on_global(AtomicOp::And, ty, MemoryOrder::Release, VectorShape::V8),
+        )
+    };
+    // Two words of four bytes: three joins each, which ptxas fuses with the shifts.
+    let bytes = and(ElemType::U8);
+    assert_eq!(lines(&bytes, "add.u32"), 6, "{bytes}");
+    assert_eq!(lines(&bytes, "or.b32"), 0, "{bytes}");
+    // Four words of two halves: one join each, which ptxas turns into one `PRMT`.
+    let halves = and(ElemType::U16);
+    assert_eq!(lines(&halves, "or.b32"), 4, "{halves}");
+    assert_eq!(lines(&halves, "add.u32"), 0, "{halves}");
+}
