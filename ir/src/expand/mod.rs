@@ -79,6 +79,19 @@ impl Terminator {
             Terminator::Return => smallvec![],
         }
     }
+
+    /// The registers it reads: a branch's condition, then every edge's arguments.
+    pub fn uses(&self) -> impl Iterator<Item = Var> + '_ {
+        let cond = match *self {
+            Terminator::Branch { cond, .. } => Some(cond),
+            _ => None,
+        };
+        let args = self
+            .successors()
+            .into_iter()
+            .flat_map(|edge| edge.args.iter().copied());
+        cond.into_iter().chain(args)
+    }
 }
 
 /// A basic block: parameters (cranelift-style block arguments instead of phis), straight-line

@@ -208,7 +208,6 @@ impl<'k> KernelEmitter<'k> {
 }
 
 impl<'k> KernelEmitter<'k> {
-    /// One primitive of an expansion, or a copy of an equal pure one computed before it.
     /// Finds the addresses `base + bytes` that at most two memory primitives read, and only as
     /// their address ([`KernelEmitter::offset_addresses`]).
     fn fold_offset_addresses(&mut self, expansion: &Expansion) {
@@ -248,12 +247,7 @@ impl<'k> KernelEmitter<'k> {
                     }
                 }
             }
-            if let Terminator::Branch { cond, .. } = block.terminator {
-                unfold(cond);
-            }
-            for edge in block.terminator.successors() {
-                edge.args.iter().copied().for_each(&mut unfold);
-            }
+            block.terminator.uses().for_each(&mut unfold);
         }
         expansion.results.iter().copied().for_each(&mut unfold);
         // An element's address that an integer min/max atomic and its fallback CAS loop read
@@ -308,16 +302,12 @@ impl<'k> KernelEmitter<'k> {
                 }
                 prim.uses().into_iter().for_each(&mut read);
             }
-            if let Terminator::Branch { cond, .. } = block.terminator {
-                read(cond);
-            }
-            for edge in block.terminator.successors() {
-                edge.args.iter().copied().for_each(&mut read);
-            }
+            block.terminator.uses().for_each(&mut read);
         }
         expansion.results.iter().copied().for_each(read);
     }
 
+    /// One primitive of an expansion, or a copy of an equal pure one computed before it.
     pub(super) fn step(
         &mut self,
         out: &mut String,

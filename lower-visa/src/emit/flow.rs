@@ -736,13 +736,8 @@ fn read_only_by_later_alu(expansion: &Expansion) -> Vec<bool> {
                 }
             }
         }
-        if let Terminator::Branch { cond, .. } = &data.terminator {
-            only[cond.index()] = false;
-        }
-        for edge in data.terminator.successors() {
-            for var in edge.args.iter() {
-                only[var.index()] = false;
-            }
+        for var in data.terminator.uses() {
+            only[var.index()] = false;
         }
     }
     only
