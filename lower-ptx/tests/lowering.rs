@@ -954,3 +954,27 @@ fn operand_bytes_are_joined_by_adds_and_halves_by_ors() {
     assert_eq!(lines(&halves, "or.b32"), 4, "{halves}");
     assert_eq!(lines(&halves, "add.u32"), 0, "{halves}");
 }
+
+#[test]
+fn a_loop_that_may_skip_its_cas_leaves_with_its_loaded_word() {
+    let loop_moves = |order| {
+        let text = lower(
+            "sm_90",
+            on_global(AtomicOp::UsubSat, ElemType::U64, order, VectorShape::Scalar),
+        );
+        let start = text.find("_b1:").expect("a loop");
+        let end = text.find("_done:").expect("an exit");
+        let moves = text[start..end]
+            .lines()
+            .filter(|line| line.contains("mov.b64") && !line.contains("0x"))
+            .count();
+        (moves, text)
+    };
+    // Relaxed: both exits leave with the word the attempt loaded (the CAS returned it), so the
+    // only copy is the back edge's.
+    let (moves, text) = loop_moves(MemoryOrder::Relaxed);
+    assert_eq!(moves, 1, "{text}");
+    // Release: one exit, from the CAS, whose result it passes on.
+    let (moves, text) = loop_moves(MemoryOrder::Release);
+    assert_eq!(moves, 2, "{text}");
+}

@@ -331,6 +331,12 @@ fn cas_retry_loop(
 /// the exit: both exits leave with a word equal to the last attempt's `old` (the CAS returned
 /// what it expected), so what the step derived from `old` is what the exit would derive from
 /// the word again. Returns the word and the carried values.
+///
+/// A loop that may leave without a CAS reads that attempt's `old` and what the step derived
+/// from it, which dominate the exit, rather than taking them as the exit's parameters: two
+/// edges would pass the word in two registers (the loaded and the CAS's), which ptxas joins
+/// with a copy on each. A loop that always writes leaves by one edge, from the CAS, and passes
+/// the CAS's result (ptxas made vector loops longer where it kept `old` live past the CAS).
 fn cas_retry_loop_carrying(
     b: &mut Builder,
     op: AtomicOp,
@@ -356,27 +362,26 @@ fn cas_retry_loop_carrying(
     });
     let (retry, retry_params) = b.block(&[bits_ty]);
     let attempt = skip.then(|| b.block(&[]).0);
-    let done_tys: SmallVec<[PrimType; 3]> = std::iter::once(bits_ty)
-        .chain(carried_tys.iter().copied())
-        .collect();
+    let done_tys: SmallVec<[PrimType; 3]> = if skip {
+        SmallVec::new()
+    } else {
+        std::iter::once(bits_ty)
+            .chain(carried_tys.iter().copied())
+            .collect()
+    };
     let (done, done_params) = b.block(&done_tys);
     b.jump(retry, &[initial]);
 
     b.switch_to(retry);
     let old = retry_params[0];
     let (new, carried) = compute(b, old);
-    let exit_args = |word: Var| {
-        let mut args = smallvec![word];
-        args.extend(carried.iter().copied());
-        args
-    };
     if let Some(attempt) = attempt {
         let unchanged = b.cmp(CmpCond::Eq, new, old);
         b.terminate(Terminator::Branch {
             cond: unchanged,
             then: Edge {
                 block: done,
-                args: exit_args(old),
+                args: SmallVec::new(),
             },
             otherwise: Edge {
                 block: attempt,
@@ -394,11 +399,16 @@ fn cas_retry_loop_carrying(
         mem,
     });
     let stored = b.cmp(CmpCond::Eq, seen, old);
+    let mut exit_args = SmallVec::new();
+    if !skip {
+        exit_args.push(seen);
+        exit_args.extend(carried.iter().copied());
+    }
     b.terminate(Terminator::Branch {
         cond: stored,
         then: Edge {
             block: done,
-            args: exit_args(seen),
+            args: exit_args,
         },
         otherwise: Edge {
             block: retry,
@@ -407,7 +417,11 @@ fn cas_retry_loop_carrying(
     });
 
     b.switch_to(done);
-    (done_params[0], done_params[1..].iter().copied().collect())
+    if skip {
+        (old, carried)
+    } else {
+        (done_params[0], done_params[1..].iter().copied().collect())
+    }
 }
 
 /// Whether a CAS loop of `op` and `order` leaves without a CAS when the computed bits equal the

@@ -152,19 +152,77 @@ impl Expansion {
         petgraph::algo::is_cyclic_directed(&self.cfg())
     }
 
-    /// Whether a branch's two edges can bind their parameters one after the other, before the
-    /// branch: the targets differ, and neither the condition nor any argument is a parameter
-    /// either edge writes.
-    pub fn binds_independently(&self, cond: Var, then: &Edge, otherwise: &Edge) -> bool {
+    /// Whether the two edges of `block`'s branch on `cond` can bind their parameters one after
+    /// the other, before the branch: the targets differ; neither the condition nor any argument
+    /// is a parameter either edge writes; and no parameter one edge writes is read where the
+    /// other edge leads before an edge binds it again, unless that copy cannot change it there
+    /// (the other edge is taken only where the parameter already holds the copied value, as a
+    /// CAS loop's exit is taken only where the CAS returned what it expected).
+    pub fn binds_independently(
+        &self,
+        block: Block,
+        cond: Var,
+        then: &Edge,
+        otherwise: &Edge,
+    ) -> bool {
         let params_of = |edge: &Edge| &self.blocks[edge.block].params;
         let written = || params_of(then).iter().chain(params_of(otherwise).iter());
-        then.block != otherwise.block
-            && !written().any(|param| *param == cond)
-            && !then
+        if then.block == otherwise.block
+            || written().any(|param| *param == cond)
+            || then
                 .args
                 .iter()
                 .chain(otherwise.args.iter())
                 .any(|arg| written().any(|param| param == arg))
+        {
+            return false;
+        }
+        let harmless_on = |copying: &Edge, other: &Edge, other_taken_where_equal: CmpCond| {
+            params_of(copying)
+                .iter()
+                .zip(&copying.args)
+                .all(|(&param, &arg)| {
+                    self.compares(block, cond, other_taken_where_equal, param, arg)
+                        || !self.read_before_bound(other.block, param)
+                })
+        };
+        harmless_on(otherwise, then, CmpCond::Eq) && harmless_on(then, otherwise, CmpCond::Ne)
+    }
+
+    /// Whether `cond` is defined in `block` as `a <condition> b` or `b <condition> a`.
+    fn compares(&self, block: Block, cond: Var, condition: CmpCond, a: Var, b: Var) -> bool {
+        self.blocks[block].prims.iter().any(|prim| {
+            matches!(*prim, Prim::Cmp { dst, cond: c, a: x, b: y }
+                if dst == cond && c == condition && ((x == a && y == b) || (x == b && y == a)))
+        })
+    }
+
+    /// Whether block parameter `param` is read on some path from the start of `from` before an
+    /// edge into its block binds it again (at the end, [`Expansion::results`] are read).
+    fn read_before_bound(&self, from: Block, param: Var) -> bool {
+        let mut seen: SmallVec<[Block; 8]> = SmallVec::new();
+        let mut stack: SmallVec<[Block; 8]> = smallvec![from];
+        while let Some(block) = stack.pop() {
+            if seen.contains(&block) {
+                continue;
+            }
+            seen.push(block);
+            let data = &self.blocks[block];
+            let reads = data.prims.iter().any(|prim| prim.uses().contains(&param))
+                || data.terminator.uses().any(|var| var == param)
+                || (data.terminator == Terminator::Return && self.results.contains(&param));
+            if reads {
+                return true;
+            }
+            stack.extend(
+                data.terminator
+                    .successors()
+                    .into_iter()
+                    .filter(|edge| !self.blocks[edge.block].params.contains(&param))
+                    .map(|edge| edge.block),
+            );
+        }
+        false
     }
 
     /// Every memory primitive, in layout order.

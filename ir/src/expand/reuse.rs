@@ -134,7 +134,7 @@ impl Reuse {
             otherwise,
         } = terminator
         {
-            if expansion.binds_independently(*cond, then, otherwise) {
+            if expansion.binds_independently(source, *cond, then, otherwise) {
                 // The other edge's parameters were set before the branch.
                 let other = if std::ptr::eq(then, edge) {
                     otherwise

@@ -23,6 +23,7 @@ use crate::expand::{
 use crate::semantics::{self, width_mask, FloatMode};
 use crate::types::ElemType;
 
+mod linear;
 mod warp;
 
 use warp::{LaneState, LaneStatus, WARP_LANES};

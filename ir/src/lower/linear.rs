@@ -124,7 +124,7 @@ impl Linear {
                     cond,
                     then,
                     otherwise,
-                } if expansion.binds_independently(cond, &then, &otherwise) => {
+                } if expansion.binds_independently(block, cond, &then, &otherwise) => {
                     // Both edges' copies go before the branch: then one conditional branch,
                     // falling through to the next block where it is a target (a CAS loop
                     // becomes one backward branch).

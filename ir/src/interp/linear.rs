@@ -1,0 +1,103 @@
+//! Runs an expansion as the PTX and vISA printers print it: the linearised walk's steps
+//! ([`crate::lower::Linear`]), with block parameters bound by its sequential copies, some of them
+//! hoisted before a branch. Comparing its outcomes with [`Interpreter::run_with`]'s proves the
+//! walk keeps the expansion's meaning.
+
+use crate::expand::Expansion;
+use crate::lower::{Label, Step};
+
+use super::{Inputs, Interference, InterpError, Interpreter, Memory, Outcome};
+
+impl Interpreter {
+    /// Runs `steps`, the walk of `expansion` for a printer of copies ([`crate::lower::Params::Copies`]),
+    /// as one thread, calling `interference` before every `Cas`. Warp primitives are refused.
+    pub fn run_steps(
+        &mut self,
+        expansion: &Expansion,
+        steps: &[Step],
+        memory: &mut Memory,
+        inputs: Inputs<'_>,
+        interference: &mut dyn Interference,
+    ) -> Result<Outcome, InterpError> {
+        if inputs.operands.len() != expansion.operands.len() {
+            return Err(InterpError::InputCount {
+                expected: expansion.operands.len(),
+                found: inputs.operands.len(),
+            });
+        }
+        if inputs.new_values.len() != expansion.new_values.len() {
+            return Err(InterpError::InputCount {
+                expected: expansion.new_values.len(),
+                found: inputs.new_values.len(),
+            });
+        }
+        self.regs.clear();
+        self.regs.resize(expansion.vars.len());
+        self.define(expansion, expansion.addr, u128::from(inputs.addr));
+        for (&var, &bits) in expansion.operands.iter().zip(inputs.operands) {
+            self.define(expansion, var, bits);
+        }
+        for (&var, &bits) in expansion.new_values.iter().zip(inputs.new_values) {
+            self.define(expansion, var, bits);
+        }
+        let target = |label: Label| -> Result<Option<usize>, InterpError> {
+            if label == Label::Done {
+                return Ok(None);
+            }
+            steps
+                .iter()
+                .position(|step| match *step {
+                    Step::Block { block, .. } => label == Label::Block(block),
+                    Step::Label(at) => label == at,
+                    _ => false,
+                })
+                .map(Some)
+                .ok_or(InterpError::Unsupported("a jump to a label the walk lacks"))
+        };
+        let mut outcome = Outcome::default();
+        let mut pc = 0;
+        while let Some(&step) = steps.get(pc) {
+            pc += 1;
+            let jump = match step {
+                Step::Block { .. } | Step::Label(_) => continue,
+                Step::Prim { block, index } => {
+                    let prim = &expansion.blocks[block].prims[index as usize];
+                    if prim.is_warp() {
+                        return Err(InterpError::Unsupported("a warp primitive in a walk"));
+                    }
+                    outcome.step(self.step_limit)?;
+                    self.execute(expansion, prim, memory, interference, &mut outcome)?;
+                    continue;
+                }
+                Step::Copy { dst, src } => {
+                    let value = self.get(src)?;
+                    self.regs[dst] = Some(value);
+                    continue;
+                }
+                Step::Branch { cond, negated, to } => {
+                    outcome.step(self.step_limit)?;
+                    if (self.get(cond)? != 0) == negated {
+                        continue;
+                    }
+                    to
+                }
+                Step::Jump(to) => {
+                    outcome.step(self.step_limit)?;
+                    to
+                }
+                Step::Terminator(_) => {
+                    return Err(InterpError::Unsupported("a walk of phis"));
+                }
+            };
+            match target(jump)? {
+                Some(at) => pc = at,
+                None => break,
+            }
+        }
+        for &var in &expansion.results {
+            let value = self.get(var)?;
+            outcome.results.push(value);
+        }
+        Ok(outcome)
+    }
+}
