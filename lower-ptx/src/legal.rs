@@ -68,8 +68,10 @@ pub enum Form {
 /// The `ld`/`st` of an atomic load or store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LdStForm {
-    /// One `.v2`/`.v4` access for the whole node.
-    pub vector: bool,
+    /// The elements each access reads or writes: 1 (a scalar node, or one access per
+    /// element), or the `.v2`/`.v4` width of the vector accesses that carry the node, one
+    /// after the other at increasing offsets.
+    pub lanes: u8,
     /// `.L2::cache_hint` with a `createpolicy` operand on each access.
     pub hint: bool,
 }
@@ -794,19 +796,22 @@ fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailu
     };
     legality.rewrites.extend(fences.rewrite(node.order));
     // `.v2/.v4` of 8 to 32-bit elements and `.v2` of 64-bit ones exist everywhere; wider
-    // vectors only on sm_100 global memory (and `.v8` of 8/16 bits crashes ptxas): split.
-    let vector = match (node.ty.bits(), node.shape) {
-        (_, VectorShape::Scalar) => false,
-        (8..=32, VectorShape::V2 | VectorShape::V4) | (64, VectorShape::V2) => true,
-        _ => false,
+    // vectors only on sm_100 global memory (and `.v8` of 8/16 bits crashes ptxas): a wider
+    // node is split into accesses of the widest of those, each element still its own atomic
+    // access as in any vector access.
+    let widest = match node.ty.bits() {
+        8..=32 => 4,
+        64 => 2,
+        _ => 1,
     };
-    if node.shape.is_vector() && !vector {
+    let lanes = node.shape.len().min(widest);
+    if lanes < node.shape.len() {
         legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
     }
     // `ld.relaxed/.acquire` and `st.relaxed/.release` take `.L2::cache_hint` where an `atom`
     // does (`ld.volatile`, before sm_70, has none: no target has both).
     let form = Form::LdSt(LdStForm {
-        vector,
+        lanes: lanes as u8,
         hint: node.hint.is_some() && hint_allowed(node, target),
     });
     if node.hint.is_some() && !form.prints_hint() {

@@ -978,3 +978,56 @@ fn a_loop_that_may_skip_its_cas_leaves_with_its_loaded_word() {
     let (moves, text) = loop_moves(MemoryOrder::Release);
     assert_eq!(moves, 2, "{text}");
 }
+
+#[test]
+fn wide_vector_loads_and_stores_take_the_widest_vector_accesses() {
+    let access = |op: AtomicOp, ty: ElemType, shape: VectorShape| {
+        let mut kernel = Kernel::new("k");
+        let addr = kernel.add_param("a", ValueType::Ptr(AddressSpace::Global));
+        let mut inst = if op == AtomicOp::Load {
+            AtomicInst::load(ty, addr)
+        } else {
+            let b = kernel.add_param("b", ValueType::Data(ty, shape));
+            AtomicInst::new(op, ty, addr, b.into())
+        };
+        inst.order = if op == AtomicOp::Load {
+            MemoryOrder::Acquire
+        } else {
+            MemoryOrder::Release
+        };
+        inst.shape = shape;
+        inst.space = AddressSpace::Global;
+        kernel.push(inst, (op == AtomicOp::Load).then_some("r"));
+        let text = lower("sm_90", kernel);
+        let accesses: Vec<String> = text
+            .lines()
+            .filter(|line| {
+                line.trim_start()
+                    .starts_with(if op == AtomicOp::Load { "ld." } else { "st." })
+            })
+            .map(|line| line.trim().to_string())
+            .collect();
+        (accesses, text)
+    };
+    // Eight bytes: two `.v4` loads, at +0 and +4, each acquire (not eight `ld.b8`).
+    let (loads, text) = access(AtomicOp::Load, ElemType::U8, VectorShape::V8);
+    assert_eq!(loads.len(), 2, "{text}");
+    assert!(
+        loads[0].starts_with("ld.acquire.gpu.global.v4.b8 {"),
+        "{text}"
+    );
+    assert!(loads[1].ends_with("[%a+4];"), "{text}");
+    // Four 64-bit elements: two `.v2` stores, at +0 and +16, each after its release fence.
+    let (stores, text) = access(AtomicOp::Store, ElemType::U64, VectorShape::V4);
+    assert_eq!(stores.len(), 2, "{text}");
+    assert!(
+        stores
+            .iter()
+            .all(|s| s.starts_with("st.release.gpu.global.v2.b64")),
+        "{text}"
+    );
+    assert!(stores[1].contains("[%a+16]"), "{text}");
+    // A vector the target reads in one access stays one.
+    let (loads, text) = access(AtomicOp::Load, ElemType::F32, VectorShape::V4);
+    assert_eq!(loads.len(), 1, "{text}");
+}

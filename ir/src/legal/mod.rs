@@ -87,7 +87,9 @@ pub enum Lowering {
     /// f16x2/bf16x2 add per word, each half its own element's operand (the vector fills its
     /// words, so no half belongs to other data).
     MaskedOp,
-    /// A vector node as per-element atomics, each native.
+    /// A vector node as per-element atomics, each native (a backend may carry several elements
+    /// in one of its vector accesses, as a vector access still makes each element its own
+    /// atomic access).
     SplitNative,
     /// A vector node as per-element CAS loops.
     SplitCasLoop,

@@ -377,15 +377,19 @@ impl<'k> KernelEmitter<'k> {
         self.guard_end(out, inst, id);
     }
 
-    /// The one place an atomic `ld`/`st` is printed: one vector instruction, or one per
-    /// element at its byte offset, each with the fences of the bracket.
+    /// The one place an atomic `ld`/`st` is printed: one instruction per `lanes` elements (a
+    /// `.v2`/`.v4` one where `lanes` is 2 or 4) at its byte offset, each with the fences of the
+    /// bracket.
     pub(super) fn ld_st(
         &mut self,
         out: &mut String,
         id: Inst,
         inst: &AtomicInst,
         plan: &PtxPlan,
-        LdStForm { vector, hint }: LdStForm,
+        LdStForm {
+            lanes: per_access,
+            hint,
+        }: LdStForm,
         bracket: FenceBracket,
     ) {
         self.zero_skipped_result(out, inst);
@@ -403,7 +407,8 @@ impl<'k> KernelEmitter<'k> {
                 *value = self.operand(out, operand, lane, inst.ty, false);
             }
         }
-        let per_instruction = if vector { lanes } else { 1 };
+        let per_instruction = usize::from(per_access);
+        let vector = per_instruction > 1;
         for first in (0..lanes).step_by(per_instruction) {
             self.fence(out, bracket.leading, plan);
             out.push_str(if load { "\tld" } else { "\tst" });
@@ -419,8 +424,7 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str(".L2::cache_hint");
             }
             if vector {
-                out.push('.');
-                out.push_str(inst.shape.as_str());
+                let _ = write!(out, ".v{per_instruction}");
             }
             let _ = write!(out, ".b{} ", inst.ty.bits());
             let lanes_here = first..first + per_instruction;
