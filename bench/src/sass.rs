@@ -172,6 +172,9 @@ pub struct PtxForms {
     pub warp_combined: bool,
     /// An integer `atom.min`/`atom.max`.
     pub integer_min_max: bool,
+    /// A fence (`fence.*`, `membar.*`) between a label and a later branch back to it: one that
+    /// runs on every retry of a loop.
+    pub fence_in_loop: bool,
 }
 
 impl PtxForms {
@@ -191,8 +194,38 @@ impl PtxForms {
             }
             forms.warp_combined |= opcode.starts_with("match.any.") || opcode.starts_with("redux.");
         }
+        forms.fence_in_loop = fence_in_loop(function);
         forms
     }
+}
+
+/// Whether a fence lies between a label of `function` and a later branch back to it.
+fn fence_in_loop(function: &str) -> bool {
+    // llc follows a label with a comment naming its block.
+    let lines: Vec<&str> = function
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or_default().trim())
+        .collect();
+    let label_at = |name: &str| {
+        lines
+            .iter()
+            .position(|line| line.strip_suffix(':') == Some(name))
+    };
+    lines.iter().enumerate().any(|(at, line)| {
+        let Some(target) = line
+            .split_once("bra")
+            .and_then(|(_, rest)| rest.split_whitespace().last())
+            .map(|target| target.trim_end_matches(';'))
+        else {
+            return false;
+        };
+        label_at(target).is_some_and(|start| {
+            start < at
+                && lines[start..at]
+                    .iter()
+                    .any(|l| l.starts_with("fence.") || l.starts_with("membar."))
+        })
+    })
 }
 
 /// Splits PTX text into `.entry` functions by name.
@@ -339,6 +372,17 @@ mod tests {
         // A float max is no integer one, and `cas` elsewhere in a line is no compare-and-swap.
         let native = "\tatom.global.max.f32 %f1, [%rd1], %f2; // cas.b16\n";
         assert_eq!(PtxForms::of(native), PtxForms::default());
+        // A fence on every retry (llc's seq_cst loop), and fences only around a loop (ours).
+        let fenced_retry = "$L__BB0_1:                // %.0.b1\n\tfence.sc.sys;\n\tatom.acquire.sys.shared.cas.b32 \
+                            %r2, [%rd1], %r6, %r1;\n\tsetp.ne.b32 %p1, %r2, %r6;\n\t@%p1 bra \
+                            $L__BB0_1;\n";
+        assert!(PtxForms::of(fenced_retry).fence_in_loop);
+        let lean = "\tfence.sc.sys;\n$L0_b1:\n\tatom.relaxed.sys.shared::cta.cas.b32 %_r8, \
+                    [%_d0], %_r6, %_r4;\n\t@!%_p0 bra $L0_b1;\n$L0_b2:\n\tfence.acquire.sys;\n";
+        assert!(!PtxForms::of(lean).fence_in_loop);
+        // A forward branch over a fence is no loop.
+        let forward = "\t@%p1 bra $L1;\n\tfence.sc.sys;\n$L1:\n";
+        assert!(!PtxForms::of(forward).fence_in_loop);
     }
 
     #[test]

@@ -125,6 +125,8 @@ enum Worse {
     CasB16Loop,
     FloatMinMaxByInteger,
     NativeAgainstLoop,
+    /// llc's CAS loop runs a fence on every retry, ours one before the loop and one after it.
+    LeanLoopFences,
     /// Neither: `more` instructions (4 for 4 or more; 0 for a CAS loop where llc has none).
     Other {
         more: usize,
@@ -147,6 +149,8 @@ impl Worse {
             Worse::FloatMinMaxByInteger
         } else if !ours.cas && row.llc_forms.cas {
             Worse::NativeAgainstLoop
+        } else if row.llc_forms.fence_in_loop && !ours.fence_in_loop {
+            Worse::LeanLoopFences
         } else {
             Worse::Other {
                 more: row
@@ -172,6 +176,10 @@ impl Worse {
                 .to_string(),
             Worse::NativeAgainstLoop => "one native atomic, whose expansion by ptxas is longer \
                                          than llc's CAS loop"
+                .to_string(),
+            Worse::LeanLoopFences => "a CAS loop whose fences run once, before and after it \
+                                      (the lean loop), against llc's loop that runs a fence on \
+                                      every retry"
                 .to_string(),
             Worse::Other { more: 0 } => "other: a CAS loop where llc has none".to_string(),
             Worse::Other { more: 4 } => "other: 4 or more instructions".to_string(),
