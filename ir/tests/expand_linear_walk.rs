@@ -12,20 +12,10 @@ use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
 use atomir_ir::lower::{Linear, Params, Step};
 use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
 use cranelift_entity::PrimaryMap;
-use expand_common::{node, specials, supported_ops, write_le, XorShift, BASE, MEMORY_BYTES};
-
-/// Every lowering a node of `ty` can be given.
-fn lowerings(ty: ElemType, op: AtomicOp) -> Vec<Lowering> {
-    let mut list = vec![Lowering::Native, Lowering::CasLoop];
-    if ty.bits() <= 16 && !ty.is_packed() {
-        list.push(Lowering::MaskedCasLoop);
-        list.push(Lowering::masked(op));
-        if op == AtomicOp::Load {
-            list.push(Lowering::MaskedOp);
-        }
-    }
-    list
-}
+use expand_common::{
+    element_lowerings, node, specials, supported_ops, write_le, XorShift, BASE, MEMORY_BYTES,
+    WORD_OFFSET,
+};
 
 /// The other thread: flips bytes of the first `count` CASes' ranges, the same ones in any run
 /// that executes the same CASes.
@@ -54,7 +44,7 @@ fn agree(node: &AtomicNode, expansion: &Expansion, steps: &[Step], values: &[u12
         Vec::new()
     };
     let size = node.ty.bytes() as usize;
-    let offset = 16
+    let offset = WORD_OFFSET as usize
         + if node.ty.bits() < 32 {
             (round as usize % 2) * size * lanes
         } else {
@@ -136,7 +126,7 @@ fn the_walk_keeps_every_expansion_meaning() {
                         if op.admits_order(order) {
                             node.order = order;
                         }
-                        for element in lowerings(ty, op) {
+                        for element in element_lowerings(op, ty) {
                             let lowering = Lowering::per_element(element, shape);
                             for passed in [false, true] {
                                 let mut expansion = expand(&node, lowering);

@@ -10,16 +10,9 @@ use atomir_ir::expand::{
 };
 use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::{ElemType, Lowering, VectorShape};
-use expand_common::{check, node, specials, supported_ops, Case, BASE, MEMORY_BYTES};
-
-/// Every lowering a node of `ty` can be given.
-fn lowerings(ty: ElemType) -> Vec<Lowering> {
-    let mut list = vec![Lowering::Native, Lowering::CasLoop];
-    if ty.bits() <= 16 && !ty.is_packed() {
-        list.push(Lowering::MaskedCasLoop);
-    }
-    list
-}
+use expand_common::{
+    check, element_lowerings, node, specials, supported_ops, Case, BASE, MEMORY_BYTES,
+};
 
 /// Runs `pass` over every expansion, proves each passed one, and returns how many primitives
 /// the pass changed in all.
@@ -32,16 +25,7 @@ fn prove_pass(mut pass: impl FnMut(&mut Expansion)) -> usize {
             for shape in [VectorShape::Scalar, VectorShape::V2] {
                 for result_used in [true, false] {
                     let inst = node(op, ty, shape, result_used);
-                    let element_lowerings = lowerings(ty);
-                    let mut all = element_lowerings.clone();
-                    if ty.bits() <= 16 && !ty.is_packed() {
-                        all.push(Lowering::masked(op));
-                        // A load of the containing word (vISA's 8-bit loads).
-                        if op == atomir_ir::AtomicOp::Load {
-                            all.push(Lowering::MaskedOp);
-                        }
-                    }
-                    for element in all {
+                    for element in element_lowerings(op, ty) {
                         let lowering = Lowering::per_element(element, shape);
                         let original = expand(&inst, lowering);
                         let mut passed = original.clone();

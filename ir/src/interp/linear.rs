@@ -6,7 +6,7 @@
 use crate::expand::Expansion;
 use crate::lower::{Label, Step};
 
-use super::{Inputs, Interference, InterpError, Interpreter, Memory, Outcome};
+use super::{check_inputs, Inputs, Interference, InterpError, Interpreter, Memory, Outcome};
 
 impl Interpreter {
     /// Runs `steps`, the walk of `expansion` for a printer of copies ([`crate::lower::Params::Copies`]),
@@ -19,27 +19,8 @@ impl Interpreter {
         inputs: Inputs<'_>,
         interference: &mut dyn Interference,
     ) -> Result<Outcome, InterpError> {
-        if inputs.operands.len() != expansion.operands.len() {
-            return Err(InterpError::InputCount {
-                expected: expansion.operands.len(),
-                found: inputs.operands.len(),
-            });
-        }
-        if inputs.new_values.len() != expansion.new_values.len() {
-            return Err(InterpError::InputCount {
-                expected: expansion.new_values.len(),
-                found: inputs.new_values.len(),
-            });
-        }
-        self.regs.clear();
-        self.regs.resize(expansion.vars.len());
-        self.define(expansion, expansion.addr, u128::from(inputs.addr));
-        for (&var, &bits) in expansion.operands.iter().zip(inputs.operands) {
-            self.define(expansion, var, bits);
-        }
-        for (&var, &bits) in expansion.new_values.iter().zip(inputs.new_values) {
-            self.define(expansion, var, bits);
-        }
+        check_inputs(expansion, &inputs)?;
+        self.bind_inputs(expansion, &inputs);
         let target = |label: Label| -> Result<Option<usize>, InterpError> {
             if label == Label::Done {
                 return Ok(None);

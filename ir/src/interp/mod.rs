@@ -244,6 +244,23 @@ impl Outcome {
     }
 }
 
+/// Whether `inputs` bind every input of `expansion`: one operand and one new value per element.
+fn check_inputs(expansion: &Expansion, inputs: &Inputs<'_>) -> Result<(), InterpError> {
+    if inputs.operands.len() != expansion.operands.len() {
+        return Err(InterpError::InputCount {
+            expected: expansion.operands.len(),
+            found: inputs.operands.len(),
+        });
+    }
+    if inputs.new_values.len() != expansion.new_values.len() {
+        return Err(InterpError::InputCount {
+            expected: expansion.new_values.len(),
+            found: inputs.new_values.len(),
+        });
+    }
+    Ok(())
+}
+
 /// Runs expansions; keeps its register file between runs so repeated runs do not allocate.
 #[derive(Clone, Debug)]
 pub struct Interpreter {
@@ -371,33 +388,14 @@ impl Interpreter {
             return Err(InterpError::Unsupported("a warp has 1 to 32 lanes"));
         }
         for inputs in lanes {
-            if inputs.operands.len() != expansion.operands.len() {
-                return Err(InterpError::InputCount {
-                    expected: expansion.operands.len(),
-                    found: inputs.operands.len(),
-                });
-            }
-            if inputs.new_values.len() != expansion.new_values.len() {
-                return Err(InterpError::InputCount {
-                    expected: expansion.new_values.len(),
-                    found: inputs.new_values.len(),
-                });
-            }
+            check_inputs(expansion, inputs)?;
         }
         if self.lanes.len() < lanes.len() {
             self.lanes.resize_with(lanes.len(), LaneState::default);
         }
         for (lane, inputs) in lanes.iter().enumerate() {
             std::mem::swap(&mut self.regs, &mut self.lanes[lane].regs);
-            self.regs.clear();
-            self.regs.resize(expansion.vars.len());
-            self.define(expansion, expansion.addr, u128::from(inputs.addr));
-            for (&var, &bits) in expansion.operands.iter().zip(inputs.operands) {
-                self.define(expansion, var, bits);
-            }
-            for (&var, &bits) in expansion.new_values.iter().zip(inputs.new_values) {
-                self.define(expansion, var, bits);
-            }
+            self.bind_inputs(expansion, inputs);
             let state = &mut self.lanes[lane];
             std::mem::swap(&mut self.regs, &mut state.regs);
             state.block = expansion.entry();
@@ -511,6 +509,20 @@ impl Interpreter {
             }
             state.block = target.block;
             state.pc = 0;
+        }
+    }
+
+    /// A fresh register file with the expansion's inputs bound to `inputs` (checked by
+    /// [`check_inputs`]).
+    fn bind_inputs(&mut self, expansion: &Expansion, inputs: &Inputs<'_>) {
+        self.regs.clear();
+        self.regs.resize(expansion.vars.len());
+        self.define(expansion, expansion.addr, u128::from(inputs.addr));
+        for (&var, &bits) in expansion.operands.iter().zip(inputs.operands) {
+            self.define(expansion, var, bits);
+        }
+        for (&var, &bits) in expansion.new_values.iter().zip(inputs.new_values) {
+            self.define(expansion, var, bits);
         }
     }
 

@@ -38,6 +38,20 @@ pub fn node(op: AtomicOp, ty: ElemType, shape: VectorShape, result_used: bool) -
     }
 }
 
+/// Every lowering an element of `op` on `ty` can be given: native, a CAS loop, and for an
+/// unpacked 8/16-bit element the masked ones (a load also by its containing word).
+pub fn element_lowerings(op: AtomicOp, ty: ElemType) -> Vec<Lowering> {
+    let mut list = vec![Lowering::Native, Lowering::CasLoop];
+    if ty.bits() <= 16 && !ty.is_packed() {
+        list.push(Lowering::MaskedCasLoop);
+        list.push(Lowering::masked(op));
+        if op == AtomicOp::Load {
+            list.push(Lowering::MaskedOp);
+        }
+    }
+    list
+}
+
 /// Expands and validates; a validation failure is a test failure naming the expansion.
 pub fn expand_valid(inst: &AtomicNode, lowering: Lowering) -> Expansion {
     let expansion = expand(inst, lowering);
