@@ -240,3 +240,37 @@ fn a_copy_is_hoisted_past_an_exit_that_reads_its_parameter_only_where_it_changes
     // Taken where they differ: the copy would change what the exit reads.
     assert!(!hoists(CmpCond::Ne, true));
 }
+
+#[test]
+fn steps_that_name_what_the_expansion_lacks_are_an_error() {
+    let (expansion, body, _) = loop_reading_its_parameter(CmpCond::Eq, true);
+    let inputs = Inputs {
+        addr: BASE,
+        operands: &[],
+        new_values: &[],
+    };
+    let mut interp = Interpreter::new();
+    for steps in [
+        vec![Step::Prim {
+            block: body,
+            index: 7,
+        }],
+        vec![Step::Prim {
+            block: Block::from_u32(9),
+            index: 0,
+        }],
+        vec![Step::Jump(atomir_ir::lower::Label::Block(Block::from_u32(
+            9,
+        )))],
+    ] {
+        let mut memory = Memory::new(BASE, MEMORY_BYTES);
+        let run = interp.run_steps(
+            &expansion,
+            &steps,
+            &mut memory,
+            inputs,
+            &mut |_: &mut Memory, _: CasSite| {},
+        );
+        assert!(run.is_err(), "{steps:?}");
+    }
+}

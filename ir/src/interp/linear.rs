@@ -42,7 +42,13 @@ impl Interpreter {
             let jump = match step {
                 Step::Block { .. } | Step::Label(_) => continue,
                 Step::Prim { block, index } => {
-                    let prim = &expansion.blocks[block].prims[index as usize];
+                    let prim = expansion
+                        .blocks
+                        .get(block)
+                        .and_then(|data| data.prims.get(index as usize))
+                        .ok_or(InterpError::Unsupported(
+                            "a step names a primitive the expansion lacks",
+                        ))?;
                     if prim.is_warp() {
                         return Err(InterpError::Unsupported("a warp primitive in a walk"));
                     }
