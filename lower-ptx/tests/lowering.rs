@@ -1031,3 +1031,77 @@ fn wide_vector_loads_and_stores_take_the_widest_vector_accesses() {
     let (loads, text) = access(AtomicOp::Load, ElemType::F32, VectorShape::V4);
     assert_eq!(loads.len(), 1, "{text}");
 }
+
+#[test]
+fn an_entry_reads_its_16_bit_parameters_zero_extended_for_the_body_to_widen_by() {
+    let kernel = || {
+        on_global(
+            AtomicOp::And,
+            ElemType::U16,
+            MemoryOrder::Release,
+            VectorShape::V4,
+        )
+    };
+    let mut module_text = String::new();
+    parse_target("sm_90")
+        .unwrap()
+        .lower(
+            &atomir_ir::verify::verify(&Module {
+                kernels: vec![kernel()],
+            })
+            .unwrap(),
+            &LowerOptions::module(),
+            &mut module_text,
+        )
+        .unwrap();
+    // Each lane is read twice, as 16 bits and zero-extended into a 32-bit register ...
+    let wide: Vec<String> = (0..4)
+        .map(|lane| {
+            let load = format!(", [k_param_1+{}];", 2 * lane);
+            let line = module_text
+                .lines()
+                .find(|line| {
+                    line.trim_start().starts_with("ld.param.u16 %_r") && line.ends_with(&load)
+                })
+                .unwrap_or_else(|| panic!("lane {lane}: {module_text}"));
+            line.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_end_matches(',')
+                .to_string()
+        })
+        .collect();
+    // ... which the words of the two `atom.and.b32` are built from, with no `cvt` of the lanes.
+    for register in &wide {
+        let copy = format!(", {register};");
+        assert!(
+            module_text
+                .lines()
+                .any(|line| line.trim_start().starts_with("mov.b32") && line.ends_with(&copy)),
+            "{register}: {module_text}"
+        );
+    }
+    assert!(!module_text.contains("cvt.u32.u16"), "{module_text}");
+    // Spliced into a client's code the operands are its 16-bit registers, widened by `cvt`.
+    let listing = lower("sm_90", kernel());
+    assert_eq!(listing.matches("cvt.u32.u16").count(), 4, "{listing}");
+    // A lane the body reads only as 16 bits (a native f16 add's operand) is read once.
+    let mut native = String::new();
+    parse_target("sm_90")
+        .unwrap()
+        .lower(
+            &atomir_ir::verify::verify(&Module {
+                kernels: vec![on_global(
+                    AtomicOp::Add,
+                    ElemType::F16,
+                    MemoryOrder::Relaxed,
+                    VectorShape::Scalar,
+                )],
+            })
+            .unwrap(),
+            &LowerOptions::module(),
+            &mut native,
+        )
+        .unwrap();
+    assert_eq!(native.matches("k_param_1+0]").count(), 1, "{native}");
+}

@@ -9,7 +9,7 @@ use atomir_ir::lower::append_buffer;
 
 use super::native::memory_type;
 use super::regs::value_class;
-use super::{write_value, Class, KernelEmitter, KernelState, ParamMode, Temp};
+use super::{write_value, Class, KernelEmitter, KernelState, ParamMode, Temp, WideParam};
 use crate::target::Feature;
 
 /// The `.entry` signature (into `out`) and the loads of its parameters (into `body`); returns
@@ -96,23 +96,21 @@ pub(super) fn entry_begin(
         };
         let stride = (elem_bits.max(8) / 8) as usize * lanes;
         // The address the value is read from: the parameter itself, or this thread's slot.
-        let (space, base) = match thread {
-            Some(thread) => {
-                let slot = emitter.temp(Class::B64);
-                let _ = writeln!(
-                    body,
-                    "\tld.param.u64 %_d{}, [{name}_param_{index}];",
-                    slot.number
-                );
-                let _ = writeln!(
-                    body,
-                    "\tmad.lo.u64 %_d{0}, %_d{1}, {stride}, %_d{0};",
-                    slot.number, thread.number
-                );
-                ("global", format!("%_d{}", slot.number))
-            }
-            None => ("param", format!("{name}_param_{index}")),
-        };
+        let slot = thread.map(|thread| {
+            let slot = emitter.temp(Class::B64);
+            let _ = writeln!(
+                body,
+                "\tld.param.u64 %_d{}, [{name}_param_{index}];",
+                slot.number
+            );
+            let _ = writeln!(
+                body,
+                "\tmad.lo.u64 %_d{0}, %_d{1}, {stride}, %_d{0};",
+                slot.number, thread.number
+            );
+            slot
+        });
+        let (space, base) = param_address(name, index, slot);
         for lane in 0..lanes {
             let offset = lane * (elem_bits.max(8) / 8) as usize;
             let lane_index = (lanes > 1).then_some(lane);
@@ -142,6 +140,16 @@ pub(super) fn entry_begin(
                     let _ = write!(body, "\tld.{space}.{} ", memory_type(elem_bits));
                     write_value(body, &emitter.names, p.value, lane_index);
                     let _ = writeln!(body, ", [{base}+{offset}];");
+                    if elem_bits == 16 {
+                        emitter.wide_params.push(WideParam {
+                            value: p.value,
+                            lane,
+                            param: index,
+                            slot,
+                            offset,
+                            register: None,
+                        });
+                    }
                 }
             }
         }
@@ -161,6 +169,15 @@ pub(super) fn entry_begin(
         }
     }
     (results, thread)
+}
+
+/// The state space and base of a parameter's value: the parameter itself, or this thread's
+/// slot of it.
+fn param_address(name: &str, index: usize, slot: Option<Temp>) -> (&'static str, String) {
+    match slot {
+        Some(slot) => ("global", format!("%_d{}", slot.number)),
+        None => ("param", format!("{name}_param_{index}")),
+    }
 }
 
 /// The widest store PTX has before sm_100's 256-bit forms.
@@ -323,6 +340,19 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
         }
     }
     emitter.declare_temps(out);
+    // The zero-extended reads the body reads, after the entry's other reads.
+    let mut loads = String::new();
+    for wide in &emitter.wide_params {
+        if let Some(register) = wide.register {
+            let (space, base) = param_address(name, wide.param, wide.slot);
+            let _ = writeln!(
+                loads,
+                "\tld.{space}.u16 %_r{}, [{base}+{}];",
+                register.number, wide.offset
+            );
+        }
+    }
+    body.insert_str(state.prologue_end, &loads);
     append_buffer(out, body);
     out.push_str("\tret;\n}\n");
 }

@@ -59,6 +59,8 @@ impl<'k> KernelEmitter<'k> {
         self.masked.resize(self.vars.len(), None);
         self.known.clear();
         self.known.resize(self.vars.len(), Known::Nothing);
+        self.wide_copies.clear();
+        self.wide_copies.resize(self.vars.len(), None);
         self.fold_offset_addresses(expansion);
         self.find_shifted_out_bytes(expansion);
         let addr = self.address(out, inst);
@@ -70,12 +72,14 @@ impl<'k> KernelEmitter<'k> {
             for (lane, operand) in expansion.operands.iter().enumerate() {
                 let src = self.operand(out, node_operand, lane, inst.ty, false);
                 self.mov(out, self.var(*operand), src, natural);
+                self.wide_copies[operand.as_u32() as usize] = self.wide_param(src);
             }
         }
         if let Some(new_value) = inst.new_value {
             for (lane, target) in expansion.new_values.iter().enumerate() {
                 let src = self.operand(out, new_value, lane, inst.ty, false);
                 self.mov(out, self.var(*target), src, natural);
+                self.wide_copies[target.as_u32() as usize] = self.wide_param(src);
             }
         }
         Ok(())
@@ -101,6 +105,29 @@ impl<'k> KernelEmitter<'k> {
         self.put(out, pointer);
         out.push_str(";\n");
         Src::Temp(generic)
+    }
+
+    /// The index in [`KernelEmitter::wide_params`] of `src`, where it is a lane of a
+    /// parameter the test entry can read zero-extended.
+    pub(super) fn wide_param(&self, src: Src) -> Option<usize> {
+        let Src::Value(value, lane) = src else {
+            return None;
+        };
+        let lane = lane.unwrap_or(0);
+        self.wide_params
+            .iter()
+            .position(|wide| wide.value == value && wide.lane == lane)
+    }
+
+    /// The 32-bit register of [`KernelEmitter::wide_params`]`[index]`, which the entry then
+    /// loads.
+    pub(super) fn read_wide_param(&mut self, index: usize) -> Temp {
+        if let Some(register) = self.wide_params[index].register {
+            return register;
+        }
+        let register = self.temp(Class::B32);
+        self.wide_params[index].register = Some(register);
+        register
     }
 
     /// The register of an expansion variable.

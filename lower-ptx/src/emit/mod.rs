@@ -319,6 +319,10 @@ pub(crate) struct KernelEmitter<'k> {
     /// not cleared: ptxas keeps that `and` (a v8.u8 cas loop on sm_90, one instruction per
     /// word).
     byte_shifted_out: Vec<bool>,
+    /// Per expansion variable: for an operand bound from a lane of
+    /// [`KernelEmitter::wide_params`], that lane's index there; its zero extension is then
+    /// the lane's 32-bit register.
+    wide_copies: Vec<Option<usize>>,
     /// The registers of the current expansion's variables.
     vars: Vec<Temp>,
     /// The native forms of the current expansion's `Rmw` primitives.
@@ -350,6 +354,14 @@ pub(crate) struct KernelEmitter<'k> {
     /// entry stores such a result as the words, as llc stores it (a v8.u8 xor's result on
     /// sm_90: one `STG.E.64` where storing the lanes takes 13 more instructions to repack them).
     pub result_words: HashMap<Value, SmallVec<[Temp; 4]>>,
+    /// The lanes of a test entry's 16-bit parameters, which it also reads zero-extended into
+    /// 32-bit registers, as llc reads them, where the body reads those: the zero extension of
+    /// such a lane is its register, and a word stored from two of them is packed from those.
+    /// ptxas then loads them as the words it combines, where it keeps a 16-bit load and a
+    /// `cvt` apart (an and of v4.u16, release, on `.shared::cluster`, sm_90: 30 SASS
+    /// instructions, llc's count, where it was 31). An 8-bit parameter read so is one
+    /// instruction longer (a 32-bit load and a mask).
+    pub(super) wide_params: Vec<WideParam>,
 }
 
 /// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
@@ -363,6 +375,20 @@ pub struct PtxPrinter<'m> {
     entry_names: Vec<Cow<'m, str>>,
 }
 
+/// A lane of a test entry's 16-bit parameter, which it reads zero-extended into a 32-bit
+/// register where the body reads that ([`KernelEmitter::wide_params`]).
+pub(super) struct WideParam {
+    value: Value,
+    lane: usize,
+    /// Where the lane is: the parameter's index, this thread's slot in a per-thread test
+    /// entry, and the lane's offset.
+    param: usize,
+    slot: Option<Temp>,
+    offset: usize,
+    /// The register, made when the body first reads it.
+    register: Option<Temp>,
+}
+
 /// What the printer keeps while it prints one kernel.
 struct KernelState<'m> {
     emitter: KernelEmitter<'m>,
@@ -372,6 +398,8 @@ struct KernelState<'m> {
     results: Vec<Value>,
     /// This thread's index, in a per-thread test entry.
     thread: Option<Temp>,
+    /// Where the entry's loads of its parameters end in the body.
+    prologue_end: usize,
 }
 
 impl<'m> PtxPrinter<'m> {
@@ -440,6 +468,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             name,
             results,
             thread,
+            prologue_end: self.body.len(),
         });
     }
 
@@ -597,6 +626,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             name: String::new(),
             results: Vec::new(),
             thread: None,
+            prologue_end: 0,
         });
         Ok(())
     }

@@ -191,6 +191,12 @@ impl<'k> KernelEmitter<'k> {
                         self.mov(out, Src::Temp(t(dst)), Src::Temp(src), dc.bits());
                     }
                     UnaryOp::Zext | UnaryOp::Trunc => {
+                        let wide = self.wide_copies[src.as_u32() as usize];
+                        if let (UnaryOp::Zext, Class::B32, Some(wide)) = (op, dc, wide) {
+                            let wide = self.read_wide_param(wide);
+                            self.mov(out, Src::Temp(t(dst)), Src::Temp(wide), 32);
+                            return Ok(());
+                        }
                         let src = if op == UnaryOp::Zext
                             && !self.byte_shifted_out[dst.as_u32() as usize]
                         {

@@ -41,6 +41,7 @@ impl<'k> KernelEmitter<'k> {
             address_reads: Vec::new(),
             consts: Vec::new(),
             byte_shifted_out: Vec::new(),
+            wide_copies: Vec::new(),
             vars: Vec::new(),
             rmw: RmwForms::None,
             rmw_policy: None,
@@ -49,6 +50,7 @@ impl<'k> KernelEmitter<'k> {
             spliced_result: None,
             records_result_words: false,
             result_words: HashMap::new(),
+            wide_params: Vec::new(),
             unpack_float_halves: false,
         }
     }
@@ -94,6 +96,7 @@ impl<'k> KernelEmitter<'k> {
             address_reads: Vec::new(),
             consts: Vec::new(),
             byte_shifted_out: Vec::new(),
+            wide_copies: Vec::new(),
             vars: Vec::new(),
             rmw: RmwForms::None,
             rmw_policy: None,
@@ -102,6 +105,7 @@ impl<'k> KernelEmitter<'k> {
             spliced_result: None,
             records_result_words: false,
             result_words: HashMap::new(),
+            wide_params: Vec::new(),
             unpack_float_halves: false,
         }
     }
