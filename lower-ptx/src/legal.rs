@@ -70,8 +70,11 @@ pub enum Form {
 pub struct LdStForm {
     /// The elements each access reads or writes: 1 (a scalar node, or one access per
     /// element), or the `.v2`/`.v4` width of the vector accesses that carry the node, one
-    /// after the other at increasing offsets.
+    /// after the other at increasing offsets. An element is a 32-bit word where `words`.
     pub lanes: u8,
+    /// Whether a vector of 16-bit elements is accessed as the 32-bit words that hold them,
+    /// two to a word.
+    pub words: bool,
     /// `.L2::cache_hint` with a `createpolicy` operand on each access.
     pub hint: bool,
 }
@@ -804,14 +807,26 @@ fn ld_st_plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailu
         64 => 2,
         _ => 1,
     };
-    let lanes = node.shape.len().min(widest);
-    if lanes < node.shape.len() {
+    // A vector of 16-bit elements is aligned to its whole size, so the 32-bit words that
+    // hold its elements, two to a word, are a vector half as long: a v8 is one `.v4.b32`
+    // access where it would be two `.v4.b16` (ptxas packs and unpacks a word's halves either
+    // way). A word read or written whole is one order in which its two elements take effect,
+    // as for any vector access.
+    let words = node.ty.bits() == 16 && node.shape.len() >= 2;
+    let elements = if words {
+        node.shape.len() / 2
+    } else {
+        node.shape.len()
+    };
+    let lanes = elements.min(widest);
+    if lanes < elements {
         legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
     }
     // `ld.relaxed/.acquire` and `st.relaxed/.release` take `.L2::cache_hint` where an `atom`
     // does (`ld.volatile`, before sm_70, has none: no target has both).
     let form = Form::LdSt(LdStForm {
         lanes: lanes as u8,
+        words,
         hint: node.hint.is_some() && hint_allowed(node, target),
     });
     if node.hint.is_some() && !form.prints_hint() {

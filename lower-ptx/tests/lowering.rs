@@ -1030,6 +1030,31 @@ fn wide_vector_loads_and_stores_take_the_widest_vector_accesses() {
     // A vector the target reads in one access stays one.
     let (loads, text) = access(AtomicOp::Load, ElemType::F32, VectorShape::V4);
     assert_eq!(loads.len(), 1, "{text}");
+    // Eight halves: one `.v4` of the four words that hold them, each word's halves moved into
+    // the result's lanes.
+    let (loads, text) = access(AtomicOp::Load, ElemType::U16, VectorShape::V8);
+    assert_eq!(loads.len(), 1, "{text}");
+    assert!(
+        loads[0].starts_with("ld.acquire.gpu.global.v4.b32 {"),
+        "{text}"
+    );
+    let word = loads[0]["ld.acquire.gpu.global.v4.b32 {".len()..]
+        .split(',')
+        .next()
+        .unwrap();
+    assert!(
+        text.contains(&format!("mov.b32 {{%r$0, %r$1}}, {word};")),
+        "{text}"
+    );
+    // Four halves stored: one `.v2` of the two words packed from them.
+    let (stores, text) = access(AtomicOp::Store, ElemType::F16, VectorShape::V4);
+    assert_eq!(
+        stores,
+        ["st.release.gpu.global.v2.b32 [%a], {%_r0, %_r1};"],
+        "{text}"
+    );
+    assert!(text.contains("mov.b32 %_r0, {%b$0, %b$1};"), "{text}");
+    assert!(text.contains("mov.b32 %_r1, {%b$2, %b$3};"), "{text}");
 }
 
 #[test]

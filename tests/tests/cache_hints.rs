@@ -141,7 +141,7 @@ fn ptx_prints_the_hint_on_the_atoms_of_an_expansion_and_not_on_a_cas_loop() {
         // of a vector), a 16-bit or by the `atom.or.b32` of its word: printed; a u8 add is a
         // CAS loop and shared memory has no hint: left out; a scalar f16 add is printed
         // with its native `atom`, and with the packed opt-in on the packed one; a v8.u16
-        // load is two `ld.acquire.v4`, each with the hint.
+        // load is one `ld.acquire.v4.b32` of the words that hold its elements, with the hint.
         assert_eq!(
             printed,
             [true, true, true, true, false, false, true, true],
@@ -154,9 +154,9 @@ fn ptx_prints_the_hint_on_the_atoms_of_an_expansion_and_not_on_a_cas_loop() {
         // One policy per hinted node, on every `atom`/`red` but a `cas`.
         assert_eq!(code.matches("createpolicy").count(), 6, "{name}\n{code}");
         let hinted_loads = code
-            .matches("ld.acquire.gpu.global.L2::cache_hint.v4.b16")
+            .matches("ld.acquire.gpu.global.L2::cache_hint.v4.b32")
             .count();
-        assert_eq!(hinted_loads, 2, "{name}\n{code}");
+        assert_eq!(hinted_loads, 1, "{name}\n{code}");
         for line in code.lines().filter(|line| line.contains("cache_hint")) {
             assert!(!line.contains(".cas."), "{name}: {line}");
         }
