@@ -44,12 +44,15 @@ const LLC_ARGS: [&str; 3] = ["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87"];
 pub const FAULTING_PER_TARGET: usize = 1;
 
 /// The cases of a run: `per_pool` from each pool, seeds from `first_seed`, then the float
-/// special values ([`crate::specials`]) every SM takes.
+/// special values ([`crate::specials`]) and every shape of load and store
+/// ([`crate::accesses`]) every SM takes.
 pub fn all_cases(per_pool: usize, first_seed: u64) -> Vec<Case> {
     let mut cases = random_cases(per_pool, first_seed);
     let oldest = atomir_ptx::parse_target("sm_60").expect("a PTX target");
     let first = cases.len();
     cases.extend(crate::specials::cases(oldest.as_ref(), first));
+    let first = cases.len();
+    cases.extend(crate::accesses::cases(oldest.as_ref(), first));
     cases
 }
 

@@ -4,6 +4,7 @@
 //! A test that needs a tool calls [`require`]. Where the tool is missing, the test is skipped
 //! with a printed reason, unless `ATOMIR_REQUIRE_TOOLS=1` (set by CI) makes that an error.
 
+pub mod accesses;
 pub mod cases;
 pub mod contention;
 pub mod gpu_kernels;
