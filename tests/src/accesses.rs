@@ -46,7 +46,9 @@ pub fn cases(backend: &dyn Backend, first: usize) -> Vec<Case> {
 
 /// Loads before the stores, which then write other values, and loads after them, which read
 /// what they wrote where no other store wrote since: every order, and both directions of the
-/// data, at addresses the binding spreads over the regions' slots.
+/// data, at addresses the binding spreads over the regions' slots. The last store writes what
+/// the first load read, so that its lanes are read where they are, not only the words a test
+/// entry stores a result by.
 const BODY: [&str; 9] = [
     "%r0 = atomic.load.relaxed.device.global.T [%g]",
     "%r1 = atomic.load.acquire.block.shared.T [%s]",
@@ -56,7 +58,7 @@ const BODY: [&str; 9] = [
     "atomic.store.seq_cst.device.generic.T [%p], %y",
     "%r3 = atomic.load.acquire.device.global.T [%g]",
     "%r4 = atomic.load.relaxed.block.shared.T [%s]",
-    "atomic.store.relaxed.system.global.T [%h], %x",
+    "atomic.store.relaxed.system.global.T [%h], %r0",
 ];
 
 fn case(backend: &dyn Backend, ty: ElemType, shape: &str, index: usize) -> Option<Case> {
