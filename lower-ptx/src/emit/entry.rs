@@ -352,7 +352,9 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
             );
         }
     }
-    body.insert_str(state.prologue_end, &loads);
+    if !loads.is_empty() {
+        body.insert_str(state.prologue_end, &loads);
+    }
     append_buffer(out, body);
     out.push_str("\tret;\n}\n");
 }

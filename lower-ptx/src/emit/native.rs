@@ -9,6 +9,7 @@ use atomir_ir::{
 };
 
 use atomir_ir::lower::{Fence, FenceBracket};
+use smallvec::SmallVec;
 
 use super::regs::{Address, Operand};
 use super::{write_value, Class, KernelEmitter, Src, Temp};
@@ -418,37 +419,15 @@ impl<'k> KernelEmitter<'k> {
         } else {
             (lanes, inst.ty.bits())
         };
+        let mut word_registers: SmallVec<[Temp; 4]> = SmallVec::new();
         if words {
             for word in 0..elements {
                 let temp = self.temp(Class::B32);
-                let halves = (values[2 * word], values[2 * word + 1]);
-                match (self.wide_param(halves.0), self.wide_param(halves.1)) {
-                    _ if load => {}
-                    // ptxas reads a test entry's parameters into uniform registers and moves
-                    // them out to pack their 16-bit halves; the zero-extended reads it packs
-                    // where they are (a relaxed v8.u16 store on sm_90: 19 SASS instructions
-                    // against 25, llc's 20).
-                    (Some(low), Some(high)) => {
-                        let (low, high) = (self.read_wide_param(low), self.read_wide_param(high));
-                        // Bytes 0-1 of the low half, then bytes 0-1 of the high one.
-                        let selector = Operand::Imm(0x5410);
-                        let word = [
-                            Operand::T(temp),
-                            Operand::T(low),
-                            Operand::T(high),
-                            selector,
-                        ];
-                        self.line(out, "prmt.b32", &word);
-                    }
-                    _ => {
-                        out.push_str("\tmov.b32 ");
-                        self.put_temp(out, temp);
-                        out.push_str(", ");
-                        self.list(out, &values[2 * word..2 * word + 2], true);
-                        out.push_str(";\n");
-                    }
+                if !load {
+                    self.pack_halves(out, temp, values[2 * word], values[2 * word + 1]);
                 }
                 values[word] = Src::Temp(temp);
+                word_registers.push(temp);
             }
         }
         let per_instruction = usize::from(per_access);
@@ -497,29 +476,56 @@ impl<'k> KernelEmitter<'k> {
             self.fence(out, bracket.trailing, plan);
         }
         if let (true, true, Some(result)) = (load, words, inst.result) {
-            self.unpack_words(out, result, &values[..elements], inst.predicate.is_none());
+            self.unpack_words(out, result, word_registers, inst.predicate.is_none());
         }
         self.guard_end(out, inst, id);
     }
 
+    /// `word` made of two 16-bit halves, the low one first.
+    fn pack_halves(&mut self, out: &mut String, word: Temp, low: Src, high: Src) {
+        if let (Some(low), Some(high)) = (self.wide_param(low), self.wide_param(high)) {
+            // ptxas reads a test entry's parameters into uniform registers and moves them out
+            // to pack their 16-bit halves; the zero-extended reads it packs where they are (a
+            // relaxed v8.u16 store on sm_90: 19 SASS instructions against 25, llc's 20).
+            let (low, high) = (self.read_wide_param(low), self.read_wide_param(high));
+            // Bytes 0-1 of the low half, then bytes 0-1 of the high one.
+            let selector = Operand::Imm(0x5410);
+            let operands = [
+                Operand::T(word),
+                Operand::T(low),
+                Operand::T(high),
+                selector,
+            ];
+            self.line(out, "prmt.b32", &operands);
+            return;
+        }
+        out.push_str("\tmov.b32 ");
+        self.put_temp(out, word);
+        out.push_str(", ");
+        self.list(out, &[low, high], true);
+        out.push_str(";\n");
+    }
+
     /// Moves the halves of loaded words into the lanes of `result`; a test entry stores the
     /// words themselves where the load is not skipped (`KernelEmitter::result_words`).
-    fn unpack_words(&mut self, out: &mut String, result: Value, words: &[Src], always: bool) {
-        for (word, src) in words.iter().enumerate() {
+    fn unpack_words(
+        &mut self,
+        out: &mut String,
+        result: Value,
+        words: SmallVec<[Temp; 4]>,
+        always: bool,
+    ) {
+        for (word, &register) in words.iter().enumerate() {
             out.push_str("\tmov.b32 {");
             write_value(out, &self.names, result, Some(2 * word));
             out.push_str(", ");
             write_value(out, &self.names, result, Some(2 * word + 1));
             out.push_str("}, ");
-            self.put(out, *src);
+            self.put_temp(out, register);
             out.push_str(";\n");
         }
         if self.records_result_words && always {
-            let temps = words.iter().filter_map(|src| match *src {
-                Src::Temp(temp) => Some(temp),
-                Src::Value(..) => None,
-            });
-            self.result_words.insert(result, temps.collect());
+            self.result_words.insert(result, words);
         }
     }
 
