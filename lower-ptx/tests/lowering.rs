@@ -42,6 +42,11 @@ fn on_global(op: AtomicOp, ty: ElemType, order: MemoryOrder, shape: VectorShape)
 }
 
 fn lower(target: &str, kernel: Kernel) -> String {
+    lower_with(target, kernel, &LowerOptions::default())
+}
+
+/// `kernel` alone in a module, lowered for `target` with `options`.
+fn lower_with(target: &str, kernel: Kernel, options: &LowerOptions) -> String {
     let backend = parse_target(target).unwrap();
     let mut out = String::new();
     backend
@@ -50,7 +55,7 @@ fn lower(target: &str, kernel: Kernel) -> String {
                 kernels: vec![kernel],
             })
             .unwrap(),
-            &LowerOptions::default(),
+            options,
             &mut out,
         )
         .unwrap();
@@ -551,19 +556,7 @@ fn generic_vector_add(pointer: AddressSpace, options: &LowerOptions) -> String {
     inst.shape = VectorShape::V4;
     inst.order = MemoryOrder::AcqRel;
     kernel.push(inst, Some("r"));
-    let module = Module {
-        kernels: vec![kernel],
-    };
-    let mut out = String::new();
-    PtxTarget::parse("sm_90")
-        .unwrap()
-        .lower(
-            &atomir_ir::verify::verify(&module).unwrap(),
-            options,
-            &mut out,
-        )
-        .unwrap();
-    out
+    lower_with("sm_90", kernel, options)
 }
 
 #[test]
@@ -838,19 +831,7 @@ fn an_entry_stores_a_result_of_byte_lanes_as_the_words_that_hold_them() {
             });
         }
         kernel.push(inst, Some("r"));
-        let module = Module {
-            kernels: vec![kernel],
-        };
-        let mut out = String::new();
-        parse_target("sm_90")
-            .unwrap()
-            .lower(
-                &atomir_ir::verify::verify(&module).unwrap(),
-                &LowerOptions::module(),
-                &mut out,
-            )
-            .unwrap();
-        out
+        lower_with("sm_90", kernel, &LowerOptions::module())
     };
     // The two words the xors return are the result: stored as they are.
     let plain = entry(false);
@@ -1067,18 +1048,7 @@ fn an_entry_reads_its_16_bit_parameters_zero_extended_for_the_body_to_widen_by()
             VectorShape::V4,
         )
     };
-    let mut module_text = String::new();
-    parse_target("sm_90")
-        .unwrap()
-        .lower(
-            &atomir_ir::verify::verify(&Module {
-                kernels: vec![kernel()],
-            })
-            .unwrap(),
-            &LowerOptions::module(),
-            &mut module_text,
-        )
-        .unwrap();
+    let module_text = lower_with("sm_90", kernel(), &LowerOptions::module());
     // Each lane is read twice, as 16 bits and zero-extended into a 32-bit register ...
     let wide: Vec<String> = (0..4)
         .map(|lane| {
@@ -1111,22 +1081,15 @@ fn an_entry_reads_its_16_bit_parameters_zero_extended_for_the_body_to_widen_by()
     let listing = lower("sm_90", kernel());
     assert_eq!(listing.matches("cvt.u32.u16").count(), 4, "{listing}");
     // A lane the body reads only as 16 bits (a native f16 add's operand) is read once.
-    let mut native = String::new();
-    parse_target("sm_90")
-        .unwrap()
-        .lower(
-            &atomir_ir::verify::verify(&Module {
-                kernels: vec![on_global(
-                    AtomicOp::Add,
-                    ElemType::F16,
-                    MemoryOrder::Relaxed,
-                    VectorShape::Scalar,
-                )],
-            })
-            .unwrap(),
-            &LowerOptions::module(),
-            &mut native,
-        )
-        .unwrap();
+    let native = lower_with(
+        "sm_90",
+        on_global(
+            AtomicOp::Add,
+            ElemType::F16,
+            MemoryOrder::Relaxed,
+            VectorShape::Scalar,
+        ),
+        &LowerOptions::module(),
+    );
     assert_eq!(native.matches("k_param_1+0]").count(), 1, "{native}");
 }
