@@ -98,6 +98,52 @@ fn seq_cst_is_a_fence_then_acquire_and_the_scope_is_always_printed() {
 }
 
 #[test]
+fn a_64_bit_exch_on_cluster_shared_memory_is_relaxed_between_fences() {
+    let exch = |ty, order, target| {
+        lower(
+            target,
+            one(
+                AtomicOp::Exch,
+                ty,
+                order,
+                Scope::Device,
+                AddressSpace::SharedCluster,
+                false,
+            ),
+        )
+    };
+    let text = exch(ElemType::U64, MemoryOrder::Acquire, "sm_90");
+    assert!(
+        text.contains(
+            "\tatom.relaxed.gpu.shared::cluster.exch.b64 %_d0, [%a], %b;\n\tfence.acquire.gpu;"
+        ),
+        "{text}"
+    );
+    let text = exch(ElemType::F64, MemoryOrder::AcqRel, "sm_90");
+    assert!(
+        text.contains("\tfence.release.gpu;\n\tatom.relaxed.gpu.shared::cluster.exch.b64 %_d0, [%a], %b;\n\tfence.acquire.gpu;"),
+        "{text}"
+    );
+    let text = exch(ElemType::U64, MemoryOrder::SeqCst, "sm_90");
+    assert!(
+        text.contains("\tfence.sc.gpu;\n\tatom.relaxed.gpu.shared::cluster.exch.b64 %_d0, [%a], %b;\n\tfence.acquire.gpu;"),
+        "{text}"
+    );
+    // Without one-direction fences the order stays on the atom (a `fence.acq_rel` after it
+    // would be a full fence), as it does for 32 bits.
+    let text = exch(ElemType::U64, MemoryOrder::Acquire, "sm_90@8.5");
+    assert!(
+        text.contains("\tatom.acquire.gpu.shared::cluster.exch.b64") && !text.contains("fence"),
+        "{text}"
+    );
+    let text = exch(ElemType::U32, MemoryOrder::Acquire, "sm_90");
+    assert!(
+        text.contains("\tatom.acquire.gpu.shared::cluster.exch.b32") && !text.contains("fence"),
+        "{text}"
+    );
+}
+
+#[test]
 fn before_sm70_orders_are_membars_around_a_relaxed_op() {
     let text = lower(
         "sm_60",
