@@ -13,12 +13,11 @@ every thread on one address or on 32, its old value used, and checks the final v
 import json
 import statistics
 import sys
-import time
 
 import cupy as cp
 import numpy as np
 
-HDR = ".version 8.8\n.target sm_90\n.address_size 64\n"
+from ptx_timing import HEADER, STORE_OLDS, device_record, repeat, timed_ms
 
 
 def kernel(name, body):
@@ -38,20 +37,7 @@ def kernel(name, body):
   and.b32 %r34, %r37, 7;
   add.u32 %r34, %r34, 1;
   cvt.u64.u32 %rd10, %r34;
-  ld.param.u32 %r1, [iters];
-  mov.u32 %r2, 0;
-  mov.u64 %rd20, 0;
-LOOP:
-  {body}
-  add.u32 %r2, %r2, 1;
-  setp.lt.u32 %p1, %r2, %r1;
-  @%p1 bra LOOP;
-  ld.param.u64 %rd33, [olds];
-  cvta.to.global.u64 %rd33, %rd33;
-  mul.wide.u32 %rd34, %r37, 8;
-  add.u64 %rd33, %rd33, %rd34;
-  st.global.u64 [%rd33], %rd20;
-  ret;
+{repeat(body)}{STORE_OLDS}  ret;
 }}"""
 
 
@@ -86,7 +72,7 @@ L_{{n}}:
   xor.b64 %rd20, %rd20, %rd16;"""
 
 
-src = HDR
+src = HEADER
 names = []
 for scope in ("gpu", "sys"):
     for label, form in (("lean", lean), ("llc", llc)):
@@ -96,12 +82,7 @@ for scope in ("gpu", "sys"):
 open(sys.argv[1] + "/lean.ptx", "w").write(src)
 module = cp.RawModule(path=sys.argv[1] + "/lean.ptx")
 START = 1 << 40
-res = {
-    "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
-    "driver": cp.cuda.runtime.driverGetVersion(),
-    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-    "rows": [],
-}
+res = device_record()
 # (addresses, blocks, threads per block, atomics per thread)
 for nslots, blocks, threads, iters in ((1, 132, 64, 2), (32, 132, 256, 4)):
     total = blocks * threads
@@ -115,12 +96,7 @@ for nslots, blocks, threads, iters in ((1, 132, 64, 2), (32, 132, 256, 4)):
         times, exact = [], True
         for _ in range(6):
             cells.fill(START)
-            a, b = cp.cuda.Event(), cp.cuda.Event()
-            a.record()
-            function((blocks,), (threads,), args)
-            b.record()
-            b.synchronize()
-            times.append(cp.cuda.get_elapsed_time(a, b))
+            times.append(timed_ms(function, (blocks,), (threads,), args))
             exact = exact and [int(v) for v in cells.get()] == expect
         times = times[1:]
         row = {"addresses": nslots, "threads": total, "per_thread": iters, "case": name,

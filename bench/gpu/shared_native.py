@@ -14,11 +14,12 @@ saturate, so they are timed only.
 import json
 import statistics
 import sys
-import time
 
 import cupy as cp
 import numpy as np
-HDR = ".version 8.8\n.target sm_90\n.address_size 64\n"
+
+from ptx_timing import HEADER, STORE_OLDS, device_record, repeat, timed_ms
+
 def kernel(name, setup, body):
     return f"""
 .visible .entry {name}(.param .u64 out, .param .u64 olds, .param .u32 iters, .param .u32 nslots) {{
@@ -43,24 +44,11 @@ INIT_DONE:
   and.b32 %r34, %r0, 7;
   add.u32 %r34, %r34, 1;
   {setup}
-  ld.param.u32 %r1, [iters];
-  mov.u32 %r2, 0;
-  mov.u64 %rd20, 0;
-LOOP:
-  {body}
-  add.u32 %r2, %r2, 1;
-  setp.lt.u32 %p1, %r2, %r1;
-  @%p1 bra LOOP;
-  bar.sync 0;
+{repeat(body)}  bar.sync 0;
   mov.u32 %r35, %ctaid.x;
   mov.u32 %r36, %ntid.x;
   mad.lo.u32 %r37, %r35, %r36, %r0;
-  ld.param.u64 %rd33, [olds];
-  cvta.to.global.u64 %rd33, %rd33;
-  mul.wide.u32 %rd34, %r37, 8;
-  add.u64 %rd33, %rd33, %rd34;
-  st.global.u64 [%rd33], %rd20;
-  setp.ge.u32 %p0, %r0, 32;
+{STORE_OLDS}  setp.ge.u32 %p0, %r0, 32;
   @%p0 bra END;
   mul.wide.u32 %rd30, %r0, 8;
   mov.u64 %rd31, cell;
@@ -98,8 +86,7 @@ X_{{n}}:
   xor.b64 %rd20, %rd20, %rd21;"""
     return setup, body
 def f16x2(scope, native):
-    setup = "cvt.rn.f16.u32 %rs1, %r34;\n  mov.b16 %rs2, 0;\n  mov.b32 %r14, {%rs1, %rs2};".replace("%rs","%h")
-    setup = "{ .reg .b16 %h<4>;\n  " + setup + "\n  }"
+    setup = "{ .reg .b16 %h<4>;\n  cvt.rn.f16.u32 %h1, %r34;\n  mov.b16 %h2, 0;\n  mov.b32 %r14, {%h1, %h2};\n  }"
     if native:
         body = f"atom.relaxed.{scope}.shared::cluster.add.noftz.f16x2 %r10, [%rd2], %r14;\n  cvt.u64.u32 %rd21, %r10;\n  xor.b64 %rd20, %rd20, %rd21;"
     else:
@@ -128,7 +115,7 @@ L_{{n}}:
   xor.b64 %rd20, %rd20, %rd13;"""
     return setup, body
 CASES = [("f32_sys", f32, "sys"), ("f32_gpu", f32, "gpu"), ("f16x2_gpu", f16x2, "gpu"), ("f16x2_sys", f16x2, "sys"), ("u64_sys", u64, "sys")]
-src = HDR; names = []
+src = HEADER; names = []
 for label, fn, scope in CASES:
     for native in (True, False):
         name = f"{label}_{'native' if native else 'loop'}"
@@ -138,9 +125,7 @@ for label, fn, scope in CASES:
 open(sys.argv[1] + "/dsm.ptx", "w").write(src)
 mod = cp.RawModule(path=sys.argv[1] + "/dsm.ptx")
 BLOCKS, THREADS, ITERS = 132 * 2, 1024, 64
-res = {"device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
-       "driver": cp.cuda.runtime.driverGetVersion(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-       "blocks": BLOCKS, "threads": THREADS, "iters": ITERS, "rows": []}
+res = device_record(blocks=BLOCKS, threads=THREADS, iters=ITERS)
 out = cp.zeros(BLOCKS * 32, dtype=cp.uint64)
 olds = cp.zeros(BLOCKS * THREADS, dtype=cp.uint64)
 for nslots in (1, 32):
@@ -151,9 +136,7 @@ for nslots in (1, 32):
         finals = out.get().reshape(BLOCKS, 32)[:, :nslots]
         times = []
         for _ in range(7):
-            a, b = cp.cuda.Event(), cp.cuda.Event()
-            a.record(); f((BLOCKS,), (THREADS,), args); b.record(); b.synchronize()
-            times.append(cp.cuda.get_elapsed_time(a, b))
+            times.append(timed_ms(f, (BLOCKS,), (THREADS,), args))
         # expected per slot: sum over the threads of the slot of ((tid & 7) + 1) * ITERS
         tid = np.arange(THREADS)
         expect = [int((((tid[tid % nslots == k]) & 7) + 1).sum()) * ITERS for k in range(nslots)]
@@ -163,7 +146,7 @@ for nslots in (1, 32):
             got = [int(v) for v in finals[0]]
         else:
             got = None
-        ok = None if got is None else all(abs(g - e) == 0 for g, e in zip(got, expect)) and len({tuple(r) for r in finals.tolist()}) == 1
+        ok = None if got is None else got == expect and len({tuple(r) for r in finals.tolist()}) == 1
         row = {"slots": nslots, "case": name, "median_ms": statistics.median(times), "min_ms": min(times), "exact": ok}
         res["rows"].append(row); print(row, flush=True)
 json.dump(res, open(sys.argv[1] + "/dsm.json", "w"), indent=1)
