@@ -316,3 +316,78 @@ proptest! {
         prop_assert!(started.elapsed() < Duration::from_millis(200));
     }
 }
+
+/// A relaxed u8 add and a relaxed f32 max with their results used, on global memory.
+fn warp_combined_pair() -> Module {
+    let mut kernel = Kernel::new("pair");
+    let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+    let b = kernel.add_param("b", ValueType::scalar(ElemType::U8));
+    let f = kernel.add_param("f", ValueType::scalar(ElemType::F32));
+    let mut add = AtomicInst::new(AtomicOp::Add, ElemType::U8, p, b.into());
+    add.space = AddressSpace::Global;
+    kernel.push(add, Some("old_b"));
+    let mut max = AtomicInst::new(AtomicOp::Max, ElemType::F32, p, f.into());
+    max.space = AddressSpace::Global;
+    kernel.push(max, Some("old_f"));
+    Module {
+        kernels: vec![kernel],
+    }
+}
+
+#[test]
+fn plain_loops_trade_size_and_every_route_counts_the_same_code() {
+    use atomir::{LowerOptions, Lowering};
+    let module = warp_combined_pair();
+    let verified = verify::verify(&module).unwrap();
+    let default: Target = "ptx:sm_90".parse().unwrap();
+    let plain: Target = "ptx:sm_90+plain-loops".parse().unwrap();
+    let sizes = |target: Target| -> Vec<(Lowering, u32)> {
+        let options = LowerOptions::fragment();
+        target
+            .lower_each(&verified, &options)
+            .into_iter()
+            .map(|answer| {
+                let (legality, _) = answer.result.expect("accepted");
+                (legality.lowering, answer.instructions)
+            })
+            .collect()
+    };
+    let (combined, small) = (sizes(default), sizes(plain));
+    assert_eq!(
+        combined.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+        [Lowering::WarpMaskedCasLoop, Lowering::WarpIntMinMax]
+    );
+    assert_eq!(
+        small.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+        [Lowering::MaskedCasLoop, Lowering::IntMinMax]
+    );
+    for ((_, big), (_, little)) in combined.iter().zip(&small) {
+        assert!(little * 2 < *big, "{little} against {big}");
+    }
+    // The option on a lowering is the target option.
+    let mut by_option = String::new();
+    let mut by_target = String::new();
+    let options = LowerOptions::fragment().with_count_instructions(true);
+    let report = default
+        .lower(
+            &verified,
+            &options.clone().with_plain_loops(true),
+            &mut by_option,
+        )
+        .unwrap();
+    plain.lower(&verified, &options, &mut by_target).unwrap();
+    assert_eq!(by_option, by_target);
+    let counted: Vec<u32> = small.iter().map(|(_, count)| *count).collect();
+    assert_eq!(report.instructions(), counted.as_slice());
+    // A spliced fragment counts the same code as the lowering of the instruction alone.
+    for (index, inst) in module.kernels[0].insts.keys().enumerate() {
+        for (target, expected) in [(default, combined[index].1), (plain, small[index].1)] {
+            let names = bind_as_stated(target, &module, 0, inst);
+            let mut fragment = Fragment::default();
+            target
+                .splice(&verified, 0, inst, &names, &mut fragment)
+                .unwrap();
+            assert_eq!(fragment.instructions, expected, "{target}: {inst}");
+        }
+    }
+}
