@@ -391,3 +391,74 @@ fn plain_loops_trade_size_and_every_route_counts_the_same_code() {
         }
     }
 }
+
+#[test]
+fn diagnostics_of_a_kernel_built_in_code_name_it_and_never_start_with_0_0() {
+    let mut kernel = Kernel::new("built");
+    let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+    let x = kernel.add_param("x", ValueType::scalar(ElemType::F32));
+    // An integer op on a float type: the verifier refuses it.
+    kernel.push(
+        AtomicInst::new(AtomicOp::And, ElemType::F32, p, x.into()),
+        None,
+    );
+    let module = Module {
+        kernels: vec![kernel],
+    };
+    let diagnostics = verify::verify(&module).expect_err("and.f32 is malformed");
+    for diagnostic in &diagnostics {
+        let text = diagnostic.to_string();
+        assert!(text.starts_with("error: "), "{text}");
+        assert!(text.contains("kernel `built`, instruction 0"), "{text}");
+    }
+    // A refusal of a built kernel's instruction names the kernel and the instruction, and a
+    // refusal by a target (not the caller's input) still names the smallest target.
+    let mut kernel = Kernel::new("wide");
+    let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+    let x = kernel.add_param("x", ValueType::scalar(ElemType::B128));
+    let mut exch = AtomicInst::new(AtomicOp::Exch, ElemType::B128, p, x.into());
+    exch.space = AddressSpace::Global;
+    kernel.push(exch, None);
+    let module = Module {
+        kernels: vec![kernel],
+    };
+    let verified = verify::verify(&module).unwrap();
+    let target: Target = "ptx:sm_80".parse().unwrap();
+    let error = target
+        .lower(
+            &verified,
+            &atomir::LowerOptions::fragment(),
+            &mut String::new(),
+        )
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.starts_with("error: in kernel `wide`, instruction 0: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("smallest target that accepts it: ptx:sm_90"),
+        "{text}"
+    );
+    let smallest = Target::smallest_accepting(&error.refusal).expect("a smallest target");
+    assert!(matches!(smallest, Target::Ptx(ptx) if ptx.sm == atomir::Sm::Sm90));
+}
+
+#[test]
+fn fences_are_legalized_like_any_node() {
+    let cluster = Fence {
+        order: MemoryOrder::AcqRel,
+        scope: Scope::Cluster,
+    };
+    let accepting = atomir::supported_targets(cluster);
+    let sm90: Target = "ptx:sm_90".parse().unwrap();
+    let vulkan: Target = "llvm:spirv-vulkan".parse().unwrap();
+    assert!(accepting.contains(&sm90) && !accepting.contains(&vulkan));
+    let refusal = vulkan.legalize(cluster).unwrap_err();
+    assert_eq!(refusal.rule.id(), "llvm.vulkan-no-fence", "{refusal}");
+    // The same answer through a `Node` and through the fence itself.
+    let node = atomir::Node::from(cluster);
+    for target in atomir::Target::all() {
+        assert_eq!(target.legalize(node), target.legalize(&cluster), "{target}");
+    }
+}
