@@ -221,7 +221,7 @@ mod tests {
         };
         let error = lowered("nvptx64@19", vec![fence.kernel()]).unwrap_err();
         assert!(error.contains("llvm.nvptx-fence-needs-22"), "{error}");
-        assert!(error.contains("llvm:nvptx64@22"), "{error}");
+        assert!(error.contains("llvm:nvptx64:sm_90@22"), "{error}");
         let load = cell(AtomicOp::Load, ElemType::U32, MemoryOrder::Acquire).kernel();
         let error = lowered("nvptx64@19", vec![load]).unwrap_err();
         assert!(error.contains("llvm.nvptx-ordered-needs-22"), "{error}");
