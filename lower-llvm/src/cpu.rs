@@ -187,6 +187,14 @@ impl Cpu {
         self.row().sm >= 90
     }
 
+    /// NVPTX: ordered atomic loads and stores (`ld.acquire`, `st.release`: PTX's memory model,
+    /// sm_70 and later). llc 22 aborts on an acquire or seq_cst `load atomic` for sm_60 ("PTX
+    /// does not support \"atomic\" for orderings different than \"NotAtomic\" or
+    /// \"Monotonic\" for sm_60 or older").
+    pub const fn has_ordered_loads(self) -> bool {
+        self.row().sm >= 70
+    }
+
     /// NVPTX: the 128-bit `atom.cas.b128` (sm_90, with PTX ISA 8.3 from LLVM 22's llc on).
     pub const fn has_cas128(self) -> bool {
         self.row().sm >= 90

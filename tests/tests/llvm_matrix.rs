@@ -52,10 +52,11 @@ const CONFIGS: [&str; 24] = [
     "amdgcn:gfx1100@23",
 ];
 
-/// For a configuration on a processor other than its version's default: every cell whose
-/// verdict differs from the default processor's, and of the others one in this many (a prime,
-/// so the sample mixes ops, types, orders, scopes and spaces). The default processor of each
-/// version judges every cell.
+/// For a configuration on a processor other than its version's default: one cell of each
+/// class of cells whose verdict differs from the default processor's (a class: the op, element
+/// type, shape, space and the verdict), and of the others one in this many (a prime, so the
+/// sample mixes ops, types, orders, scopes and spaces). The default processor of each version
+/// judges every cell.
 const SAME_VERDICT_STRIDE: usize = 11;
 
 /// Kernels per module: large enough that tool start-up does not dominate, small enough that the
@@ -96,6 +97,7 @@ fn prepare(spec: &'static str) -> Option<Config> {
         ..target
     };
     let mut sampled = 0;
+    let mut classes = HashSet::new();
     let tools = LlvmTools::require(target.major)?.with_spirv_val(&target);
     let mut counts = BTreeMap::new();
     let mut rules = BTreeMap::new();
@@ -121,7 +123,8 @@ fn prepare(spec: &'static str) -> Option<Config> {
         let verdict = target.legalize_inst(kernel, inst);
         let judged = default == target
             || index % SAME_VERDICT_STRIDE == 0
-            || verdict != default.legalize_inst(kernel, inst);
+            || (verdict != default.legalize_inst(kernel, inst)
+                && classes.insert(verdict_class(&cell, &verdict)));
         match verdict {
             Ok(legality) if !judged => {
                 // The default processor judges this very verdict.
@@ -169,6 +172,18 @@ fn prepare(spec: &'static str) -> Option<Config> {
         },
         accepted,
     })
+}
+
+/// A cell's class for [`SAME_VERDICT_STRIDE`]: what it is but its order and scope, and its
+/// verdict (which names them where they matter).
+fn verdict_class<T: std::fmt::Debug>(cell: &AnyCell, verdict: &T) -> String {
+    match cell {
+        AnyCell::Access(access) => format!(
+            "{} {} {} {} {} {verdict:?}",
+            access.op, access.ty, access.shape, access.space, access.result_used
+        ),
+        AnyCell::Fence(_) => format!("fence {verdict:?}"),
+    }
 }
 
 #[test]

@@ -70,6 +70,9 @@ atomir_ir::rules! {
             "the triple has no address space for another block's shared memory",
         NvptxSharedClusterNeeds22 = "llvm.nvptx-shared-cluster-needs-22":
             "NVPTX before LLVM 22 cannot select atomics on addrspace(7)",
+        NvptxOrderedLoadNeedsSm70 = "llvm.nvptx-ordered-load-needs-sm70":
+            "below sm_70 llc selects no ordered atomic load or store (no PTX memory model): an \
+             ordered load, store, or CAS loop whose order is not on fences is refused",
         NvptxSharedClusterNeedsSm90 = "llvm.nvptx-shared-cluster-needs-sm90":
             "another block's shared memory (addrspace(7), `.shared::cluster`) exists from sm_90",
         NvptxOrderedNeeds22 = "llvm.nvptx-ordered-needs-22":
@@ -453,6 +456,10 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
             .rewrites
             .extend(FencePolicy::RelaxedBetweenFences.rewrite(node.order));
     }
+    if legality.lowering.has_retry_loop() && !fenced_loop {
+        // The loop's first load carries the node's order.
+        nvptx_ordered_load(target, node)?;
+    }
     // LLVM IR has no L2 eviction policy on atomicrmw/cmpxchg.
     if node.hint.is_some() {
         legality.rewrites.push(Rewrite::CacheHintDropped);
@@ -725,6 +732,24 @@ pub(crate) fn printed_scope(target: &LlvmTarget, scope: Scope, legality: &mut Le
 /// Whether NVPTX's llc keeps the order and scope of a plain `atomicrmw` (from LLVM 23).
 fn nvptx_rmw_keeps_order(target: &LlvmTarget) -> bool {
     target.triple == Triple::Nvptx64 && target.major >= 23
+}
+
+/// The refusal of an ordered atomic load or store where the processor has none (NVPTX below
+/// sm_70, from LLVM 22: older versions refuse every ordered node already).
+pub(crate) fn nvptx_ordered_load(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
+    let ordered_loads = target.cpu.is_none_or(crate::Cpu::has_ordered_loads);
+    if target.triple != Triple::Nvptx64 || ordered_loads || node.order == MemoryOrder::Relaxed {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        LlvmRule::NvptxOrderedLoadNeedsSm70,
+        format!(
+            "{} has no {} atomic load or store (PTX's memory model starts at sm_70), and llc \
+             aborts on one",
+            processor(target),
+            node.order
+        ),
+    ))
 }
 
 /// The triple, and on a GPU the processor, as a refusal names them.
