@@ -67,7 +67,12 @@ const ALL: (u32, u32) = (14, 23);
 const GFX90A: &[AmdFloatAdd] = &[
     add(ElemType::F32, SHARED, ALL, Memory::Any),
     add(ElemType::F64, SHARED, ALL, Memory::Any),
-    add(ElemType::F64, GLOBAL_GENERIC, (22, 23), Memory::CoarseGrained),
+    add(
+        ElemType::F64,
+        GLOBAL_GENERIC,
+        (22, 23),
+        Memory::CoarseGrained,
+    ),
     add(ElemType::F16x2, GLOBAL, (19, 19), Memory::Any),
     add(ElemType::F16x2, GLOBAL, (22, 23), Memory::CoarseGrained),
 ];
@@ -85,7 +90,12 @@ const GFX942: &[AmdFloatAdd] = &[
 ];
 const GFX1100: &[AmdFloatAdd] = &[
     add(ElemType::F32, SHARED, ALL, Memory::Any),
-    add(ElemType::F32, GLOBAL_GENERIC, (22, 23), Memory::CoarseGrained),
+    add(
+        ElemType::F32,
+        GLOBAL_GENERIC,
+        (22, 23),
+        Memory::CoarseGrained,
+    ),
 ];
 const NONE: &[AmdFloatAdd] = &[];
 

@@ -229,9 +229,8 @@ impl Table for LlvmTarget {
     /// target of this backend" is only said when it is true, every other triple the same way.
     fn candidates(&self) -> Vec<LlvmTarget> {
         let all = LlvmTarget::all();
-        let same_options = |t: &&LlvmTarget| {
-            t.triple == self.triple && t.coarse_grained == self.coarse_grained
-        };
+        let same_options =
+            |t: &&LlvmTarget| t.triple == self.triple && t.coarse_grained == self.coarse_grained;
         let same_cpu = all
             .iter()
             .filter(same_options)

@@ -485,7 +485,10 @@ mod tests {
             LlvmTarget::parse("nvptx64@15").unwrap().to_string(),
             "llvm:nvptx64:sm_86@15"
         );
-        assert_eq!(LlvmTarget::parse("x86_64").unwrap().to_string(), "llvm:x86_64@22");
+        assert_eq!(
+            LlvmTarget::parse("x86_64").unwrap().to_string(),
+            "llvm:x86_64@22"
+        );
         let error = LlvmTarget::parse("nvptx64:sm_90@15").unwrap_err();
         assert!(error.contains("llc 15 does not know"), "{error}");
         let error = LlvmTarget::parse("nvptx64:gfx942").unwrap_err();
@@ -508,7 +511,9 @@ mod tests {
         let all = LlvmTarget::all();
         assert!(all.iter().all(|t| MAJORS.contains(&t.major)));
         assert!(all.iter().all(|t| t.triple.has_backend_at(t.major)));
-        assert!(all.iter().all(|t| LlvmTarget::parse(&t.to_string()[5..]) == Ok(*t)));
+        assert!(all
+            .iter()
+            .all(|t| LlvmTarget::parse(&t.to_string()[5..]) == Ok(*t)));
         assert!(all.contains(&LlvmTarget::parse("amdgcn:gfx1100@15").unwrap()));
     }
 }

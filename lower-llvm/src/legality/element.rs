@@ -79,7 +79,9 @@ pub(super) fn element_lowering(
             {
                 Lowering::Native
             }
-            AtomicOp::Add if packed_rmw_native(target) && amd_float_add_native(target, node, ty) => {
+            AtomicOp::Add
+                if packed_rmw_native(target) && amd_float_add_native(target, node, ty) =>
+            {
                 Lowering::Native
             }
             _ => Lowering::CasLoop,
