@@ -107,17 +107,19 @@ struct CpuRow {
     sm: u32,
     /// The oldest LLVM version of those judged whose llc knows the name.
     since: u32,
+    /// The newest one.
+    until: u32,
     float_adds: &'static [AmdFloatAdd],
 }
 
 macro_rules! cpu_table {
-    ($($variant:ident => $name:literal, $triple:ident, sm $sm:literal, since $since:literal,
-       $adds:ident;)*) => {
+    ($($variant:ident => $name:literal, $triple:ident, sm $sm:literal, llc $since:literal ..=
+       $until:literal, $adds:ident;)*) => {
         /// A processor of a GPU triple, as llc's `-mcpu` names it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Cpu {
             $(
-                #[doc = concat!("`", $name, "` (llc ", $since, " and later).")]
+                #[doc = concat!("`", $name, "` (llc ", $since, " to ", $until, ").")]
                 $variant,
             )*
         }
@@ -134,6 +136,7 @@ macro_rules! cpu_table {
                         triple: Triple::$triple,
                         sm: $sm,
                         since: $since,
+                        until: $until,
                         float_adds: $adds,
                     },)*
                 }
@@ -143,16 +146,17 @@ macro_rules! cpu_table {
 }
 
 cpu_table! {
-    Sm60 => "sm_60", Nvptx64, sm 60, since 14, NONE;
-    Sm70 => "sm_70", Nvptx64, sm 70, since 14, NONE;
-    Sm80 => "sm_80", Nvptx64, sm 80, since 14, NONE;
-    Sm86 => "sm_86", Nvptx64, sm 86, since 14, NONE;
-    Sm90 => "sm_90", Nvptx64, sm 90, since 16, NONE;
-    Sm100 => "sm_100", Nvptx64, sm 100, since 22, NONE;
-    Gfx90a => "gfx90a", Amdgcn, sm 0, since 14, GFX90A;
-    Gfx940 => "gfx940", Amdgcn, sm 0, since 15, GFX940;
-    Gfx942 => "gfx942", Amdgcn, sm 0, since 19, GFX942;
-    Gfx1100 => "gfx1100", Amdgcn, sm 0, since 15, GFX1100;
+    Sm60 => "sm_60", Nvptx64, sm 60, llc 14..=23, NONE;
+    Sm70 => "sm_70", Nvptx64, sm 70, llc 14..=23, NONE;
+    Sm80 => "sm_80", Nvptx64, sm 80, llc 14..=23, NONE;
+    Sm86 => "sm_86", Nvptx64, sm 86, llc 14..=23, NONE;
+    Sm90 => "sm_90", Nvptx64, sm 90, llc 16..=23, NONE;
+    Sm100 => "sm_100", Nvptx64, sm 100, llc 22..=23, NONE;
+    Gfx90a => "gfx90a", Amdgcn, sm 0, llc 14..=23, GFX90A;
+    // Dropped from llc's processors after 19 (gfx942 is its successor).
+    Gfx940 => "gfx940", Amdgcn, sm 0, llc 15..=19, GFX940;
+    Gfx942 => "gfx942", Amdgcn, sm 0, llc 19..=23, GFX942;
+    Gfx1100 => "gfx1100", Amdgcn, sm 0, llc 15..=23, GFX1100;
 }
 
 impl Cpu {
@@ -168,7 +172,7 @@ impl Cpu {
 
     /// Whether the llc of LLVM `major` knows the processor.
     pub const fn known_at(self, major: u32) -> bool {
-        major >= self.row().since
+        major >= self.row().since && major <= self.row().until
     }
 
     /// The processor of `triple` named `name`.

@@ -124,9 +124,17 @@ fn cpus_help(triple: Triple) -> String {
     let cpus: Vec<String> = Cpu::ALL
         .iter()
         .filter(|cpu| cpu.triple() == triple)
-        .map(|cpu| match MAJORS.iter().find(|m| cpu.known_at(**m)) {
-            Some(&first) if first > target::MIN_MAJOR => format!("{} (@{first}+)", cpu.name()),
-            _ => cpu.name().to_string(),
+        .map(|cpu| {
+            let known: Vec<u32> = MAJORS.into_iter().filter(|m| cpu.known_at(*m)).collect();
+            match (known.first(), known.last()) {
+                (Some(&first), Some(&last)) if last < target::MAX_MAJOR => {
+                    format!("{} (@{first}-{last})", cpu.name())
+                }
+                (Some(&first), _) if first > target::MIN_MAJOR => {
+                    format!("{} (@{first}+)", cpu.name())
+                }
+                _ => cpu.name().to_string(),
+            }
         })
         .collect();
     let flags = |major| LlvmTarget::new(triple, major).llc_args().join(" ");

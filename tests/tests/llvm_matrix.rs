@@ -57,7 +57,7 @@ const CONFIGS: [&str; 24] = [
 /// type, shape, space and the verdict), and of the others one in this many (a prime, so the
 /// sample mixes ops, types, orders, scopes and spaces). The default processor of each version
 /// judges every cell.
-const SAME_VERDICT_STRIDE: usize = 11;
+const SAME_VERDICT_STRIDE: usize = 97;
 
 /// Kernels per module: large enough that tool start-up does not dominate, small enough that the
 /// two workers finish together.

@@ -531,7 +531,8 @@ pub(crate) fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Resul
     }
     let cluster_memory = node.space == AddressSpace::SharedCluster
         || node.pointer_space == AddressSpace::SharedCluster;
-    if cluster_memory && !nvptx_has_clusters(target) && target.major >= 22 {
+    let nvptx_22 = target.triple == Triple::Nvptx64 && target.major >= 22;
+    if cluster_memory && nvptx_22 && !nvptx_has_clusters(target) {
         // Measured: llc 22 aborts "Cannot select … addrspace 7" below sm_90, and llc 23's
         // `::cluster` is rejected by ptxas there.
         return Err(Refusal::new(
