@@ -389,7 +389,8 @@ impl Target {
     /// `+packed-half-add` too where it has the packed f16 add, and with `+reassociate-float-add`
     /// and with `+plain-loops` where it can combine a warp's lanes (each option alone); every
     /// vISA platform with its own messages and, where those are LSC, with `+svm`; every LLVM
-    /// triple at every major version, and `amdgcn` with `+coarse-grained` too.
+    /// triple at every judged major version (SPIR-V from 22), on every processor that version's
+    /// llc knows, and `amdgcn` with `+coarse-grained` too ([`LlvmTarget::all`]).
     pub fn all() -> Vec<Target> {
         let mut targets = Vec::new();
         let isas = (5..=PtxIsa::NEWEST.major)
@@ -432,17 +433,7 @@ impl Target {
                 }));
             }
         }
-        for triple in Triple::ALL {
-            for major in atomir_llvm::target::MIN_MAJOR..=atomir_llvm::target::MAX_MAJOR {
-                targets.push(Target::Llvm(LlvmTarget::new(triple, major)));
-                if triple == Triple::Amdgcn {
-                    targets.push(Target::Llvm(LlvmTarget {
-                        coarse_grained: true,
-                        ..LlvmTarget::new(triple, major)
-                    }));
-                }
-            }
-        }
+        targets.extend(LlvmTarget::all().into_iter().map(Target::Llvm));
         targets
     }
 

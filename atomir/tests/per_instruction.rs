@@ -75,9 +75,9 @@ fn targets() -> Vec<Target> {
                 "visa:TGLLP",
                 "visa:XeHPG",
                 "llvm:x86_64@22",
-                "llvm:nvptx64@14",
+                "llvm:nvptx64:sm_86@14",
                 "llvm:spirv64@22",
-                "llvm:amdgcn@15",
+                "llvm:amdgcn:gfx90a@15",
             ]
             .contains(&t.to_string().as_str())
         })

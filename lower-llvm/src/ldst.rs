@@ -27,7 +27,8 @@ use atomir_ir::lower::FencePolicy;
 use atomir_ir::{AtomicNode, AtomicOp, ElemType, Legality, Lowering, Refusal, Scope};
 
 use crate::legality::{
-    check_backend, check_target_wide, printed_scope, Form, LlvmPlan, LlvmRule, MemSpelling,
+    check_backend, check_target_wide, nvptx_ordered_load, printed_scope, Form, LlvmPlan, LlvmRule,
+    MemSpelling,
 };
 use crate::target::{LlvmTarget, Triple};
 
@@ -42,6 +43,7 @@ fn spelling(target: &LlvmTarget) -> MemSpelling {
 /// The plan of an atomic load or store.
 pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
     check_target_wide(target, node)?;
+    nvptx_ordered_load(target, node)?;
     let sixteen_bit_int = matches!(node.ty, ElemType::U16 | ElemType::S16 | ElemType::B16);
     if target.triple == Triple::Spirv64 && sixteen_bit_int {
         return Err(Refusal::new(
@@ -221,7 +223,7 @@ mod tests {
         };
         let error = lowered("nvptx64@19", vec![fence.kernel()]).unwrap_err();
         assert!(error.contains("llvm.nvptx-fence-needs-22"), "{error}");
-        assert!(error.contains("llvm:nvptx64@22"), "{error}");
+        assert!(error.contains("llvm:nvptx64:sm_90@22"), "{error}");
         let load = cell(AtomicOp::Load, ElemType::U32, MemoryOrder::Acquire).kernel();
         let error = lowered("nvptx64@19", vec![load]).unwrap_err();
         assert!(error.contains("llvm.nvptx-ordered-needs-22"), "{error}");

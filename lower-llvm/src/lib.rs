@@ -13,8 +13,10 @@
 //!
 //! # Example
 //!
-//! The LLVM version is part of the target: llc has a spirv64 backend only from 22 on (of the
-//! versions measured), so an older one refuses every node and names the smallest that works.
+//! The LLVM version and, on nvptx64 and amdgcn, the processor (llc's `-mcpu`) are part of the
+//! target: a 128-bit compare-and-swap needs sm_90, so sm_80 refuses it and names the smallest
+//! target that takes it; llc has a spirv64 backend only from 22 on, so an older spirv64 is no
+//! target at all.
 //!
 //! ```
 //! use atomir_ir::{AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, Lowering};
@@ -26,14 +28,19 @@
 //! assert_eq!(x86.target_name(), "llvm:x86_64@22");
 //! assert_eq!(x86.legalize(&add).unwrap().lowering, Lowering::Native);
 //!
-//! let refusal = LlvmTarget::parse("spirv64@19")?.legalize(&add).unwrap_err();
-//! assert_eq!(refusal.rule.id(), "llvm.spirv-backend-needs-22");
-//! println!("{refusal}");
+//! let cas = AtomicNode::new(AtomicOp::Cas, ElemType::B128);
+//! let sm80 = LlvmTarget::parse("nvptx64:sm_80@22")?;
+//! assert_eq!(sm80.llc_args(), ["-march=nvptx64", "-mcpu=sm_80", "-mattr=+ptx87"]);
+//! let refusal = sm80.legalize(&cas).unwrap_err();
+//! assert_eq!(refusal.rule.id(), "llvm.no-128-bit-cas");
+//! assert_eq!(refusal.smallest_target.as_deref(), Some("llvm:nvptx64:sm_90@22"));
+//! assert!(LlvmTarget::parse("spirv64@19").is_err());
 //! # Ok::<(), String>(())
 //! ```
 
 #![warn(missing_docs)]
 
+mod cpu;
 mod emit;
 mod expansion;
 mod ldst;
@@ -51,29 +58,38 @@ use emit::LlvmPrinter;
 pub use legality::{Form, LlvmPlan, MemSpelling};
 
 pub use legality::LlvmRule;
-pub use target::{Knob, LlvmTarget, Triple};
+pub use target::{Cpu, Knob, LlvmTarget, Triple};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`; the triples,
 /// versions, options and triple-specific rules are read from the target and rule tables, so it
 /// cannot disagree with what `parse_target` accepts.
 pub fn targets_help() -> String {
-    use target::{Knob, DEFAULT_MAJOR, MAX_MAJOR, MIN_MAJOR};
+    use target::{Knob, DEFAULT_MAJOR, MAJORS, MIN_MAJOR};
     let mut text = String::from(
-        "llvm:<triple>[@<major>][+<option>]   LLVM IR for one triple, accepted by that LLVM version's tools\n",
+        "llvm:<triple>[:<cpu>][@<major>][+<option>]   LLVM IR for one triple and processor, \
+         accepted by that LLVM version's tools\n",
     );
+    let majors: Vec<String> = MAJORS.iter().map(u32::to_string).collect();
     wrapped(
         &mut text,
         "  major:    ",
         &format!(
-            "{MIN_MAJOR} to {MAX_MAJOR} (default {DEFAULT_MAJOR}); {MIN_MAJOR} prints typed \
-             pointers, {} and later opaque `ptr`",
-            MIN_MAJOR + 1
+            "{} (default {DEFAULT_MAJOR}): the versions whose llvm-as, opt and llc judge the \
+             output; {MIN_MAJOR} prints typed pointers, the others opaque `ptr`",
+            majors.join(", ")
         ),
+    );
+    wrapped(
+        &mut text,
+        "  cpu:      ",
+        "llc's -mcpu, on nvptx64 and amdgcn; which atomics are native, and which scopes and \
+         spaces exist, follow it",
     );
     text.push_str("  triples:\n");
     for triple in Triple::ALL {
         let lead = format!("    {} ({}): ", triple.name(), triple.triple_string());
         wrapped(&mut text, &lead, triple.note());
+        wrapped(&mut text, "      ", &cpus_help(triple));
         let Some(prefix) = triple.rule_prefix() else {
             continue;
         };
@@ -98,6 +114,67 @@ pub fn targets_help() -> String {
          a trailing pointer parameter (a binding of its own for spirv-vulkan)",
     );
     text.truncate(text.trim_end().len());
+    text
+}
+
+/// The processors of `triple` (with the version whose llc first knows each), its default, and
+/// the llc flags its targets assume.
+fn cpus_help(triple: Triple) -> String {
+    use target::{DEFAULT_MAJOR, MAJORS};
+    let cpus: Vec<String> = Cpu::ALL
+        .iter()
+        .filter(|cpu| cpu.triple() == triple)
+        .map(|cpu| {
+            let known: Vec<u32> = MAJORS.into_iter().filter(|m| cpu.known_at(*m)).collect();
+            match (known.first(), known.last()) {
+                (Some(&first), Some(&last)) if last < target::MAX_MAJOR => {
+                    format!("{} (@{first}-{last})", cpu.name())
+                }
+                (Some(&first), _) if first > target::MIN_MAJOR => {
+                    format!("{} (@{first}+)", cpu.name())
+                }
+                _ => cpu.name().to_string(),
+            }
+        })
+        .collect();
+    let flags = |major| LlvmTarget::new(triple, major).llc_args().join(" ");
+    let mut text = String::new();
+    if !cpus.is_empty() {
+        let mut defaults: Vec<String> = Vec::new();
+        for major in MAJORS {
+            let name = Cpu::default_for(triple, major).map_or("", Cpu::name);
+            match defaults.last_mut() {
+                Some(last) if last.starts_with(name) && last.ends_with(' ') => {}
+                _ => defaults.push(format!("{name} from @{major} ")),
+            }
+        }
+        let defaults: Vec<&str> = defaults.iter().map(|d| d.trim_end()).collect();
+        text.push_str(&format!(
+            "cpus: {}; without one: {}. ",
+            cpus.join(", "),
+            defaults.join(", ")
+        ));
+    }
+    let major = if triple.has_backend_at(target::MIN_MAJOR) {
+        target::MIN_MAJOR
+    } else {
+        target::SPIRV_MIN_MAJOR
+    };
+    text.push_str(&format!(
+        "llc flags assumed (the default target at @{DEFAULT_MAJOR}): `{}`",
+        flags(DEFAULT_MAJOR)
+    ));
+    if triple == Triple::Nvptx64 {
+        text.push_str(
+            "; -mcpu names the target's cpu, and -mattr the newest PTX version of that llc \
+             (+ptx75 at @14-15, +ptx78 at @16, +ptx85 at @19, +ptx87 from @22)",
+        );
+    } else if triple == Triple::Amdgcn {
+        text.push_str("; -mcpu names the target's cpu");
+    }
+    if major > target::MIN_MAJOR {
+        text.push_str(&format!("; from @{major} only (llc has no backend before)"));
+    }
     text
 }
 
@@ -155,22 +232,30 @@ impl Table for LlvmTarget {
         legality::fence_plan(self, fence)
     }
 
-    /// The same triple with the same options at every LLVM version, oldest first; then, so
-    /// that "no target of this backend" is only said when it is true, every other triple the
-    /// same way.
+    /// The same triple, processor and options at every LLVM version, oldest first; then the
+    /// same triple and options on every other processor, oldest first; then, so that "no
+    /// target of this backend" is only said when it is true, every other triple the same way.
     fn candidates(&self) -> Vec<LlvmTarget> {
-        let versions = |triple: Triple, coarse_grained: bool| {
-            (target::MIN_MAJOR..=target::MAX_MAJOR).map(move |major| LlvmTarget {
-                coarse_grained,
-                ..LlvmTarget::new(triple, major)
-            })
-        };
-        let others = Triple::ALL
-            .into_iter()
-            .filter(|triple| *triple != self.triple)
-            .flat_map(|triple| versions(triple, false));
-        versions(self.triple, self.coarse_grained)
-            .chain(others)
+        let all = LlvmTarget::all();
+        let same_options =
+            |t: &&LlvmTarget| t.triple == self.triple && t.coarse_grained == self.coarse_grained;
+        let same_cpu = all
+            .iter()
+            .filter(same_options)
+            .filter(|t| t.cpu == self.cpu);
+        let other_cpus = all
+            .iter()
+            .filter(same_options)
+            .filter(|t| t.cpu != self.cpu);
+        let other_triples = all
+            .iter()
+            .filter(|t| t.triple != self.triple && !t.coarse_grained);
+        let mut by_cpu: Vec<LlvmTarget> = other_cpus.copied().collect();
+        by_cpu.sort_by_key(|t| (t.cpu, t.major));
+        same_cpu
+            .copied()
+            .chain(by_cpu)
+            .chain(other_triples.copied())
             .collect()
     }
 

@@ -40,7 +40,6 @@ pub const PTX_SMS: [&str; 10] = [
 ];
 /// The LLVM target whose output llc compiles to PTX for the device (an H100 or H200: sm_90).
 pub const LLC_TARGET: &str = "nvptx64@22";
-const LLC_ARGS: [&str; 3] = ["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87"];
 pub const FAULTING_PER_TARGET: usize = 1;
 
 /// The cases of a run: `per_pool` from each pool, seeds from `first_seed`, then the float
@@ -100,7 +99,7 @@ fn device_module(target: &str, cases: &[Case], scratch: &Path) -> Result<String,
         std::fs::write(&file, &ir).map_err(|e| e.to_string())?;
         let out = scratch.join("cases.ptx");
         let (ok, message) = run(Command::new(llc)
-            .args(LLC_ARGS)
+            .args(llvm.llc_args())
             .arg(&file)
             .arg("-o")
             .arg(&out));

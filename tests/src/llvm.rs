@@ -57,30 +57,6 @@ pub fn spirv_env(target: &LlvmTarget) -> Option<&'static [&'static str]> {
     }
 }
 
-/// The SPIR-V extensions llc may use for float atomics: a device that lacks one lacks the
-/// float atomic, which the module's capabilities then say.
-const SPIRV_FLOAT_ATOMICS: &str = "--spirv-ext=+SPV_EXT_shader_atomic_float_add,+SPV_EXT_shader_atomic_float_min_max,+SPV_EXT_shader_atomic_float16_add";
-
-/// The llc arguments that select the triple's reference processor at `major`.
-pub fn llc_args(target: &LlvmTarget) -> Vec<&'static str> {
-    match (target.triple, target.major) {
-        (Triple::Nvptx64, ..=15) => vec!["-march=nvptx64", "-mcpu=sm_86", "-mattr=+ptx75"],
-        (Triple::Nvptx64, ..=18) => vec!["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx78"],
-        (Triple::Nvptx64, 19) => vec!["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx85"],
-        (Triple::Nvptx64, _) => vec!["-march=nvptx64", "-mcpu=sm_90", "-mattr=+ptx87"],
-        (Triple::Amdgcn, ..=15) => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx90a"],
-        // gfx942 arrived in LLVM 17; 16 has its sibling gfx940.
-        (Triple::Amdgcn, 16) => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx940"],
-        (Triple::Amdgcn, _) => vec!["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942"],
-        (Triple::Spirv64, _) => vec!["-mtriple=spirv64-unknown-unknown", SPIRV_FLOAT_ATOMICS],
-        (Triple::SpirvVulkan, _) => vec![
-            "-mtriple=spirv1.6-unknown-vulkan1.3-compute",
-            SPIRV_FLOAT_ATOMICS,
-        ],
-        (Triple::X86_64, _) => vec!["-mtriple=x86_64-unknown-linux-gnu"],
-    }
-}
-
 /// Lowers `kernels` as one complete module.
 pub fn lower_module(target: &LlvmTarget, kernels: &[Kernel]) -> Result<String, String> {
     let module = Module {
@@ -148,7 +124,7 @@ pub fn check_file(
         codegen_cmd.arg("-filetype=obj");
     }
     let compile = codegen_cmd
-        .args(llc_args(target))
+        .args(target.llc_args())
         .arg("-")
         .arg("-o")
         .arg(llc_out)

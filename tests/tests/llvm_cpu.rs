@@ -21,7 +21,7 @@ use atomir_ir::{
     ValueType,
 };
 use atomir_llvm::LlvmTarget;
-use atomir_tests::llvm::{llc_args, lower_module};
+use atomir_tests::llvm::lower_module;
 use atomir_tests::tools::{require, run, workspace_root, Tool};
 
 const THREADS: usize = 4;
@@ -268,7 +268,7 @@ fn record(case: &Case, kernel: &Kernel, bytes: &mut Vec<u8>) {
 
 fn compile(llc: &Path, target: &LlvmTarget, ll: &Path, obj: &Path) -> Result<(), String> {
     let (ok, message) = run(Command::new(llc)
-        .args(llc_args(target))
+        .args(target.llc_args())
         // cmpxchg16b for the 128-bit cells.
         .arg("-mattr=+cx16")
         .arg("-filetype=obj")

@@ -9,7 +9,7 @@ use std::process::Command;
 use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::{AddressSpace, AtomicOp, Backend, ElemType, MemoryOrder, Scope, VectorShape};
 use atomir_llvm::LlvmTarget;
-use atomir_tests::llvm::{llc_args, lower_module};
+use atomir_tests::llvm::lower_module;
 use atomir_tests::tools::{require, run, Tool};
 
 /// PTX's scope qualifiers, narrowest first; an `atom` without one runs at `.gpu`, and a
@@ -112,7 +112,7 @@ fn llc_ptx(llc: &std::path::Path, target: &LlvmTarget, text: &str, tag: &str) ->
     let out = dir.join(format!("{tag}.ptx"));
     std::fs::write(&file, text).unwrap();
     let (ok, message) = run(Command::new(llc)
-        .args(llc_args(target))
+        .args(target.llc_args())
         .arg(&file)
         .arg("-o")
         .arg(&out));

@@ -15,12 +15,8 @@ use atomir_tests::llvm::{check_batch, Codegen, LlvmTools};
 use atomir_tests::tools::workspace_root;
 
 const MAJORS: [u32; 3] = [15, 16, 19];
-const TRIPLES: [Triple; 4] = [
-    Triple::Nvptx64,
-    Triple::Amdgcn,
-    Triple::Spirv64,
-    Triple::X86_64,
-];
+/// The triples with a backend in these versions (the SPIR-V ones start at 22).
+const TRIPLES: [Triple; 3] = [Triple::Nvptx64, Triple::Amdgcn, Triple::X86_64];
 /// A prime stride through the matrix, so the sample mixes ops, types, shapes, orders, scopes
 /// and spaces (about 300 cells).
 const STRIDE: usize = 317;

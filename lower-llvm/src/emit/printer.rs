@@ -81,6 +81,10 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         };
         Namer::new(rules).assign_distinct(kernels, &mut self.function_names);
         if self.complete {
+            // The flags the legality table assumed: llc with others may reject or change it.
+            out.push_str("; llc ");
+            out.push_str(&self.target.llc_args().join(" "));
+            out.push('\n');
             out.push_str("target triple = \"");
             out.push_str(self.target.triple.triple_string());
             out.push_str("\"\n\n");

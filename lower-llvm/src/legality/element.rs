@@ -74,7 +74,16 @@ pub(super) fn element_lowering(
     if ty.is_packed() {
         return Ok(match op {
             AtomicOp::Exch => Lowering::Native,
-            AtomicOp::Add | AtomicOp::Sub if packed_rmw_native(target) => Lowering::Native,
+            AtomicOp::Add | AtomicOp::Sub
+                if packed_rmw_native(target) && triple == Triple::Nvptx64 =>
+            {
+                Lowering::Native
+            }
+            AtomicOp::Add
+                if packed_rmw_native(target) && amd_float_add_native(target, node, ty) =>
+            {
+                Lowering::Native
+            }
             _ => Lowering::CasLoop,
         });
     }
@@ -84,8 +93,12 @@ pub(super) fn element_lowering(
         return Ok(loop_for(small && !small_native));
     }
     if small && !small_native {
-        let native_small_float =
-            float && matches!(op, AtomicOp::Add) && triple == Triple::Nvptx64 && target.major >= 22;
+        // `atom.add.noftz.f16` from sm_70, `.bf16` from sm_90 (llc expands it below).
+        let native_small_float = float
+            && matches!(op, AtomicOp::Add)
+            && triple == Triple::Nvptx64
+            && target.major >= 22
+            && target.cpu.is_some_and(|cpu| cpu.has_small_float_add(ty));
         let native_spirv_half = triple.is_spirv() && ty == ElemType::F16 && op == AtomicOp::Add;
         if native_small_float || native_spirv_half {
             return Ok(Lowering::Native);
@@ -112,6 +125,8 @@ pub(super) fn element_lowering(
             Triple::X86_64 => !small || target.major >= 22,
             // rule llvm.nvptx-old-no-expansion: no fsub before 22.
             Triple::Nvptx64 if old_nvptx => op == AtomicOp::Add,
+            // What the processor's llc selects (its row in `cpu`); fsub is always llc's loop.
+            Triple::Amdgcn => op == AtomicOp::Add && amd_float_add_native(target, node, ty),
             _ => true,
         },
         _ => true,
@@ -120,6 +135,14 @@ pub(super) fn element_lowering(
         Lowering::Native
     } else {
         loop_for(small && !small_native)
+    })
+}
+
+/// AMDGPU: whether the processor's llc selects the hardware's float add for `ty` (f32, f64,
+/// f16x2 or bf16x2) on the node's space, as measured per processor in `cpu`.
+fn amd_float_add_native(target: &LlvmTarget, node: &AtomicNode, ty: ElemType) -> bool {
+    target.cpu.is_some_and(|cpu| {
+        cpu.amd_float_add_native(ty, node.space, target.major, target.coarse_grained)
     })
 }
 
@@ -133,8 +156,16 @@ fn packed_rmw_native(target: &LlvmTarget) -> bool {
 pub(super) fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
     let bits = node.ty.bits() * node.shape.len() as u32;
     let fits = match target.triple {
-        // <2 x half>/<2 x bfloat> (pk_add); AMDGPU rejects <4 x float>.
-        Triple::Amdgcn => bits == 32,
+        // <2 x half>/<2 x bfloat> (pk_add) where the processor's llc selects it; AMDGPU
+        // rejects <4 x float>.
+        Triple::Amdgcn => {
+            let packed = match node.ty {
+                ElemType::F16 => ElemType::F16x2,
+                ElemType::Bf16 => ElemType::Bf16x2,
+                other => other,
+            };
+            bits == 32 && node.op == AtomicOp::Add && amd_float_add_native(target, node, packed)
+        }
         // llc expands it to one 32- or 64-bit CAS loop.
         Triple::Nvptx64 => bits <= 64 && node.scope != Scope::System,
         Triple::Spirv64 | Triple::X86_64 | Triple::SpirvVulkan => false,

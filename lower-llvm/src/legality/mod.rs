@@ -70,6 +70,11 @@ atomir_ir::rules! {
             "the triple has no address space for another block's shared memory",
         NvptxSharedClusterNeeds22 = "llvm.nvptx-shared-cluster-needs-22":
             "NVPTX before LLVM 22 cannot select atomics on addrspace(7)",
+        NvptxOrderedLoadNeedsSm70 = "llvm.nvptx-ordered-load-needs-sm70":
+            "below sm_70 llc selects no ordered atomic load or store (no PTX memory model): an \
+             ordered load, store, or CAS loop whose order is not on fences is refused",
+        NvptxSharedClusterNeedsSm90 = "llvm.nvptx-shared-cluster-needs-sm90":
+            "another block's shared memory (addrspace(7), `.shared::cluster`) exists from sm_90",
         NvptxOrderedNeeds22 = "llvm.nvptx-ordered-needs-22":
             "NVPTX before LLVM 22 drops the order of atomicrmw and cmpxchg and selects no fence",
         NvptxSystemScopeNeeds22 = "llvm.nvptx-system-scope-needs-22":
@@ -79,7 +84,8 @@ atomir_ir::rules! {
             "the GPU backends before LLVM 19 cannot select `bfloat` values and arithmetic",
         SpirvNoBfloat16 = "llvm.spirv-no-bfloat16":
             "SPIR-V has bfloat16 only through extensions a consumer may lack",
-        No128BitCas = "llvm.no-128-bit-cas": "the triple has no 128-bit compare-and-swap",
+        No128BitCas = "llvm.no-128-bit-cas":
+            "the triple (NVPTX: below sm_90 or LLVM 22) has no 128-bit compare-and-swap",
         X86Bf16QuietsSnan = "llvm.x86-bf16-quiets-snan":
             "x86-64 moves `bfloat` values through `float`, which quiets a signalling NaN",
         X86BfloatVectorArgNeeds16 = "llvm.x86-bfloat-vector-arg-needs-16":
@@ -129,7 +135,7 @@ atomir_ir::rules! {
         NvptxFenceNeeds22 = "llvm.nvptx-fence-needs-22":
             "NVPTX before LLVM 22 cannot select a fence",
         No128BitLoadStore = "llvm.no-128-bit-load-store":
-            "the triple has no 128-bit atomic load or store",
+            "the triple (NVPTX: below sm_90 or LLVM 22) has no 128-bit atomic load or store",
         NvptxB128SeqCstByFence = "llvm.nvptx-b128-seq-cst-by-fence":
             "NVPTX's llc cannot print a seq_cst 128-bit access: a seq_cst fence, then an acquire \
              load or a relaxed store",
@@ -450,6 +456,10 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
             .rewrites
             .extend(FencePolicy::RelaxedBetweenFences.rewrite(node.order));
     }
+    if legality.lowering.has_retry_loop() && !fenced_loop {
+        // The loop's first load carries the node's order.
+        nvptx_ordered_load(target, node)?;
+    }
     // LLVM IR has no L2 eviction policy on atomicrmw/cmpxchg.
     if node.hint.is_some() {
         legality.rewrites.push(Rewrite::CacheHintDropped);
@@ -519,6 +529,20 @@ pub(crate) fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Resul
             ),
         ));
     }
+    let cluster_memory = node.space == AddressSpace::SharedCluster
+        || node.pointer_space == AddressSpace::SharedCluster;
+    let nvptx_22 = target.triple == Triple::Nvptx64 && target.major >= 22;
+    if cluster_memory && nvptx_22 && !nvptx_has_clusters(target) {
+        // Measured: llc 22 aborts "Cannot select … addrspace 7" below sm_90, and llc 23's
+        // `::cluster` is rejected by ptxas there.
+        return Err(Refusal::new(
+            LlvmRule::NvptxSharedClusterNeedsSm90,
+            format!(
+                "{} has no shared memory of another block (`.shared::cluster` needs sm_90)",
+                target.cpu.map_or("the processor", crate::Cpu::name)
+            ),
+        ));
+    }
     if target.triple == Triple::Nvptx64 && target.major < 22 {
         // A generic node through a `ptr.shared_cluster` pointer casts addrspace(7) to generic,
         // which llc before 22 cannot select either (14-16: `Cannot select`, 19: `Bad address
@@ -567,7 +591,7 @@ pub(crate) fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Resul
             LlvmRule::No128BitLoadStore,
             format!(
                 "{} at LLVM {} has no 128-bit atomic load or store",
-                target.triple.name(),
+                processor(target),
                 target.major
             ),
         ));
@@ -577,7 +601,7 @@ pub(crate) fn check_target_wide(target: &LlvmTarget, node: &AtomicNode) -> Resul
             LlvmRule::No128BitCas,
             format!(
                 "{} at LLVM {} has no 128-bit atomic compare-and-swap",
-                target.triple.name(),
+                processor(target),
                 target.major
             ),
         ));
@@ -692,6 +716,9 @@ pub(crate) fn printed_scope(target: &LlvmTarget, scope: Scope, legality: &mut Le
         (Triple::X86_64, _) => Scope::System,
         (Triple::Spirv64 | Triple::SpirvVulkan, Scope::Cluster) => Scope::Device,
         (Triple::Amdgcn, Scope::Cluster) if target.major < 22 => Scope::Device,
+        // Measured: llc 22 aborts on cluster scope below sm_90 ("do not support cluster
+        // scope"); device scope is the narrowest wider one.
+        (Triple::Nvptx64, Scope::Cluster) if !nvptx_has_clusters(target) => Scope::Device,
         (_, scope) => scope,
     };
     if printed != scope {
@@ -708,10 +735,41 @@ fn nvptx_rmw_keeps_order(target: &LlvmTarget) -> bool {
     target.triple == Triple::Nvptx64 && target.major >= 23
 }
 
+/// The refusal of an ordered atomic load or store where the processor has none (NVPTX below
+/// sm_70, from LLVM 22: older versions refuse every ordered node already).
+pub(crate) fn nvptx_ordered_load(target: &LlvmTarget, node: &AtomicNode) -> Result<(), Refusal> {
+    let ordered_loads = target.cpu.is_none_or(crate::Cpu::has_ordered_loads);
+    if target.triple != Triple::Nvptx64 || ordered_loads || node.order == MemoryOrder::Relaxed {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        LlvmRule::NvptxOrderedLoadNeedsSm70,
+        format!(
+            "{} has no {} atomic load or store (PTX's memory model starts at sm_70), and llc \
+             aborts on one",
+            processor(target),
+            node.order
+        ),
+    ))
+}
+
+/// The triple, and on a GPU the processor, as a refusal names them.
+fn processor(target: &LlvmTarget) -> String {
+    match target.cpu {
+        Some(cpu) => format!("{} {}", target.triple.name(), cpu.name()),
+        None => target.triple.name().to_string(),
+    }
+}
+
+/// NVPTX with cluster scope and `.shared::cluster` (sm_90 and later); false elsewhere.
+fn nvptx_has_clusters(target: &LlvmTarget) -> bool {
+    target.triple == Triple::Nvptx64 && target.cpu.is_some_and(crate::Cpu::has_clusters)
+}
+
 fn cas128_native(target: &LlvmTarget) -> bool {
     match target.triple {
-        // sm_90 with PTX 8.3+ has atom.cas.b128.
-        Triple::Nvptx64 => target.major >= 22,
+        // sm_90 with PTX 8.3+ has atom.cas.b128 (the target's flags name the PTX version).
+        Triple::Nvptx64 => target.major >= 22 && target.cpu.is_some_and(crate::Cpu::has_cas128),
         // cmpxchg16b, or libatomic's __atomic_compare_exchange_16.
         Triple::X86_64 => true,
         Triple::Amdgcn | Triple::Spirv64 | Triple::SpirvVulkan => false,

@@ -1,3 +1,4 @@
+; llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942
 target triple = "amdgcn-amd-amdhsa"
 
 define amdgpu_kernel void @amax(ptr addrspace(3) %block_max, ptr addrspace(1) %amax, float %x, float %partial) {

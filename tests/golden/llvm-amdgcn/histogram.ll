@@ -1,3 +1,4 @@
+; llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942
 target triple = "amdgcn-amd-amdhsa"
 
 define amdgpu_kernel void @histogram(ptr addrspace(3) %block_bins, ptr addrspace(1) %bins, i32 %count) {

@@ -1,3 +1,4 @@
+; llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942
 target triple = "amdgcn-amd-amdhsa"
 
 define amdgpu_kernel void @add_u32_dead(ptr addrspace(1) %a, i32 %x) {

@@ -1,3 +1,4 @@
+; llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942
 target triple = "amdgcn-amd-amdhsa"
 
 define amdgpu_kernel void @ring_push(ptr addrspace(1) %head, ptr addrspace(1) %pushed, i32 %last_slot, ptr addrspace(1) %.out0) {

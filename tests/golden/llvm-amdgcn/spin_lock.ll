@@ -1,3 +1,4 @@
+; llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942
 target triple = "amdgcn-amd-amdhsa"
 
 define amdgpu_kernel void @spin_lock(ptr addrspace(1) %lock, ptr addrspace(1) %.out0, ptr addrspace(1) %.out1) {

@@ -1,3 +1,4 @@
+; llc -march=nvptx64 -mcpu=sm_90 -mattr=+ptx87
 target triple = "nvptx64-nvidia-cuda"
 
 define ptx_kernel void @amax(ptr addrspace(3) %block_max, ptr addrspace(1) %amax, float %x, float %partial) {

@@ -1,3 +1,4 @@
+; llc -march=nvptx64 -mcpu=sm_90 -mattr=+ptx87
 target triple = "nvptx64-nvidia-cuda"
 
 define ptx_kernel void @grad_accum(ptr addrspace(1) %grad, ptr addrspace(1) %grad_bf16, ptr addrspace(1) %master, i32 %g2, i32 %gb2, half %g0, half %g1, half %g2a, half %g3, half %g4, half %g5, half %g6, half %g7, float %w0, float %w1, float %w2, float %w3) {

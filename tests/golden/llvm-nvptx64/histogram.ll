@@ -1,3 +1,4 @@
+; llc -march=nvptx64 -mcpu=sm_90 -mattr=+ptx87
 target triple = "nvptx64-nvidia-cuda"
 
 define ptx_kernel void @histogram(ptr addrspace(3) %block_bins, ptr addrspace(1) %bins, i32 %count) {

@@ -1,3 +1,4 @@
+; llc -march=nvptx64 -mcpu=sm_90 -mattr=+ptx87
 target triple = "nvptx64-nvidia-cuda"
 
 define ptx_kernel void @add_u32_dead(ptr addrspace(1) %a, i32 %x) {

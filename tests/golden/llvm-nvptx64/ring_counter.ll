@@ -1,3 +1,4 @@
+; llc -march=nvptx64 -mcpu=sm_90 -mattr=+ptx87
 target triple = "nvptx64-nvidia-cuda"
 
 define ptx_kernel void @ring_push(ptr addrspace(1) %head, ptr addrspace(1) %pushed, i32 %last_slot, ptr addrspace(1) %.out0) {

@@ -1,3 +1,4 @@
+; llc -march=nvptx64 -mcpu=sm_90 -mattr=+ptx87
 target triple = "nvptx64-nvidia-cuda"
 
 define ptx_kernel void @spin_lock(ptr addrspace(1) %lock, ptr addrspace(1) %.out0, ptr addrspace(1) %.out1) {

@@ -80,34 +80,13 @@ pub const PTX_TARGETS: &[&str] = &[
     "sm_90+plain-loops",
 ];
 pub const VISA_TARGETS: &[&str] = &["TGLLP", "DG2", "MTL", "PVC", "PVC+svm"];
-/// The LLVM majors judged here (the backend accepts 14 to 23).
-pub const LLVM_MAJORS: &[u32] = &[14, 15, 16, 19, 22, 23];
-pub const LLVM_TRIPLES: &[&str] = &[
-    "nvptx64",
-    "amdgcn",
-    "spirv64",
-    "x86_64",
-    "amdgcn+coarse-grained",
-    "spirv-vulkan",
-];
-
-/// Every target name judged, in a stable order.
+/// Every target name judged, in a stable order: the PTX and vISA targets above, and every
+/// target the LLVM backend accepts ([`LlvmTarget::all`]: each judged version, each processor
+/// its llc knows, `+coarse-grained`), so that no accepted LLVM target goes unjudged.
 pub fn all_target_names() -> Vec<String> {
     let mut names: Vec<String> = PTX_TARGETS.iter().map(|t| format!("ptx:{t}")).collect();
     names.extend(VISA_TARGETS.iter().map(|t| format!("visa:{t}")));
-    for triple in LLVM_TRIPLES {
-        // The SPIR-V triples refuse everything before 22, where llc has no SPIR-V backend.
-        let majors = LLVM_MAJORS
-            .iter()
-            .filter(|major| !triple.starts_with("spirv-vulkan") || **major >= 22);
-        for major in majors {
-            let (head, knob) = match triple.split_once('+') {
-                Some((head, knob)) => (head, format!("+{knob}")),
-                None => (*triple, String::new()),
-            };
-            names.push(format!("llvm:{head}@{major}{knob}"));
-        }
-    }
+    names.extend(LlvmTarget::all().iter().map(LlvmTarget::to_string));
     names
 }
 

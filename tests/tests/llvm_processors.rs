@@ -1,0 +1,269 @@
+//! The LLVM targets follow their processor (llc's `-mcpu`), judged by llc with the target's own
+//! flags: cluster scope below sm_90 is printed (and recorded) widened to device, sm_90 keeps it;
+//! `.shared::cluster` and 128-bit accesses are refused below sm_90, naming sm_90 as the smallest
+//! target; a 128-bit exch needs the PTX version the target's flags name; amdgcn's float adds are
+//! native exactly where the processor's llc selects the instruction.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use atomir_ir::matrix::Cell;
+use atomir_ir::{
+    AddressSpace, AtomicOp, Backend, ElemType, Legality, Lowering, MemoryOrder, Rewrite, Scope,
+    VectorShape,
+};
+use atomir_llvm::LlvmTarget;
+use atomir_tests::llvm::lower_module;
+use atomir_tests::tools::{require, run, Tool};
+
+fn cell(op: AtomicOp, ty: ElemType, scope: Scope, space: AddressSpace) -> Cell {
+    Cell {
+        op,
+        ty,
+        shape: VectorShape::Scalar,
+        order: MemoryOrder::Acquire,
+        scope,
+        space,
+        result_used: true,
+    }
+}
+
+fn target(spec: &str) -> LlvmTarget {
+    LlvmTarget::parse(spec).unwrap()
+}
+
+fn verdict(spec: &str, cell: &Cell) -> Result<Legality, atomir_ir::Refusal> {
+    target(spec).legalize(&cell.node())
+}
+
+/// Runs the target's llc (with `extra` flags after its own) over `text`: its message on failure.
+fn llc(target: &LlvmTarget, text: &str, tag: &str, flags: Option<&[&str]>) -> Option<String> {
+    let llc = require(Tool::Llc(target.major))?;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_processors");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{tag}.ll"));
+    std::fs::write(&file, text).unwrap();
+    let mut command = Command::new(llc);
+    match flags {
+        Some(flags) => command.args(flags),
+        None => command.args(target.llc_args()),
+    };
+    let (ok, message) = run(command
+        .arg(&file)
+        .arg("-o")
+        .arg(dir.join(format!("{tag}.s"))));
+    Some(if ok { String::new() } else { message })
+}
+
+/// A cluster-scope acquire load: sm_80 prints it at device scope (the verdict says so) and
+/// llc 22 compiles it; sm_90 keeps `syncscope("cluster")`, which llc 22 compiles for sm_90.
+#[test]
+fn cluster_scope_is_widened_below_sm_90_and_kept_on_sm_90() {
+    let load = cell(
+        AtomicOp::Load,
+        ElemType::U32,
+        Scope::Cluster,
+        AddressSpace::Global,
+    );
+    let widened = verdict("nvptx64:sm_80@22", &load).unwrap();
+    assert!(
+        widened.rewrites.contains(&Rewrite::ScopeWidened {
+            from: Scope::Cluster,
+            to: Scope::Device
+        }),
+        "{widened:?}"
+    );
+    let sm80 = target("nvptx64:sm_80@22");
+    let code = lower_module(&sm80, &[load.kernel()]).unwrap();
+    assert!(!code.contains("syncscope(\"cluster\")"), "{code}");
+    assert!(code.contains("syncscope(\"device\") acquire"), "{code}");
+    assert!(
+        code.contains("; llc -march=nvptx64 -mcpu=sm_80 -mattr=+ptx87"),
+        "{code}"
+    );
+    if let Some(message) = llc(&sm80, &code, "load_sm80", None) {
+        assert_eq!(message, "", "llc 22 -mcpu=sm_80 rejects {code}");
+    }
+
+    let kept = verdict("nvptx64:sm_90@22", &load).unwrap();
+    assert!(kept.rewrites.is_empty(), "{kept:?}");
+    let sm90 = target("nvptx64:sm_90@22");
+    let code = lower_module(&sm90, &[load.kernel()]).unwrap();
+    assert!(code.contains("syncscope(\"cluster\") acquire"), "{code}");
+    if let Some(message) = llc(&sm90, &code, "load_sm90", None) {
+        assert_eq!(message, "", "llc 22 -mcpu=sm_90 rejects {code}");
+        // The widening is needed: sm_90's code is what llc refuses for sm_80.
+        let sm80_flags = sm80.llc_args();
+        let flags: Vec<&str> = sm80_flags.iter().map(String::as_str).collect();
+        let refused = llc(&sm80, &code, "load_sm90_on_sm80", Some(&flags)).unwrap();
+        assert!(refused.contains("cluster scope"), "{refused}");
+    }
+}
+
+/// A cluster-scope f32 max (a CAS loop whose first load carries the scope) prints no cluster
+/// scope anywhere below sm_90, as its verdict says.
+#[test]
+fn a_widened_loop_prints_its_scope_widened() {
+    let max = cell(
+        AtomicOp::Max,
+        ElemType::F32,
+        Scope::Cluster,
+        AddressSpace::Global,
+    );
+    let sm70 = target("nvptx64:sm_70@22");
+    let legality = verdict("nvptx64:sm_70@22", &max).unwrap();
+    assert!(legality.rewrites.contains(&Rewrite::ScopeWidened {
+        from: Scope::Cluster,
+        to: Scope::Device
+    }));
+    let code = lower_module(&sm70, &[max.kernel()]).unwrap();
+    assert!(!code.contains("syncscope(\"cluster\")"), "{code}");
+    if let Some(message) = llc(&sm70, &code, "max_sm70", None) {
+        assert_eq!(message, "", "{code}");
+    }
+}
+
+/// `.shared::cluster` and 128-bit accesses exist from sm_90: refused below it, naming
+/// `llvm:nvptx64:sm_90@22`; at sm_90 llc compiles the 128-bit exch with the target's flags,
+/// and without its `-mattr=+ptx87` answers "unsupported cmpxchg".
+#[test]
+fn cluster_memory_and_128_bit_need_sm_90() {
+    let remote = cell(
+        AtomicOp::Add,
+        ElemType::U32,
+        Scope::Cluster,
+        AddressSpace::SharedCluster,
+    );
+    let exch = cell(
+        AtomicOp::Exch,
+        ElemType::B128,
+        Scope::Device,
+        AddressSpace::Global,
+    );
+    for (cell, rule) in [
+        (&remote, "llvm.nvptx-shared-cluster-needs-sm90"),
+        (&exch, "llvm.no-128-bit-cas"),
+    ] {
+        for spec in ["nvptx64:sm_60@22", "nvptx64:sm_80@23"] {
+            let refusal = verdict(spec, cell).unwrap_err();
+            assert_eq!(refusal.rule.id(), rule, "{spec}: {refusal}");
+            let smallest = refusal.smallest_target.as_deref();
+            // The smallest: the oldest version, then the oldest processor, that accepts it.
+            assert_eq!(smallest, Some("llvm:nvptx64:sm_90@22"), "{spec}: {refusal}");
+        }
+        assert!(verdict("nvptx64:sm_90@22", cell).is_ok());
+    }
+    let sm90 = target("nvptx64:sm_90@22");
+    let code = lower_module(&sm90, &[exch.kernel()]).unwrap();
+    if let Some(message) = llc(&sm90, &code, "exch128_sm90", None) {
+        assert_eq!(message, "", "{code}");
+        let without_ptx = llc(
+            &sm90,
+            &code,
+            "exch128_sm90_default_ptx",
+            Some(&["-march=nvptx64", "-mcpu=sm_90"]),
+        )
+        .unwrap();
+        assert!(without_ptx.contains("unsupported cmpxchg"), "{without_ptx}");
+    }
+}
+
+/// f16 add is native from sm_70 and bf16 add from sm_90 (llc 22 selects `atom.add.noftz`);
+/// below, atomir's masked loop.
+#[test]
+fn small_float_add_follows_the_sm() {
+    let lowering = |spec: &str, ty| {
+        let add = cell(AtomicOp::Add, ty, Scope::Device, AddressSpace::Global);
+        verdict(spec, &add).unwrap().lowering
+    };
+    assert_ne!(
+        lowering("nvptx64:sm_60@22", ElemType::F16),
+        Lowering::Native
+    );
+    assert_eq!(
+        lowering("nvptx64:sm_70@22", ElemType::F16),
+        Lowering::Native
+    );
+    assert_ne!(
+        lowering("nvptx64:sm_80@22", ElemType::Bf16),
+        Lowering::Native
+    );
+    assert_eq!(
+        lowering("nvptx64:sm_90@22", ElemType::Bf16),
+        Lowering::Native
+    );
+}
+
+/// amdgcn: each processor's row says where llc selects the float add; where it does not, the
+/// verdict is a CAS loop, and llc's code for a native verdict has no compare-and-swap.
+#[test]
+fn amdgcn_float_add_follows_the_processor() {
+    let add = |ty, space| cell(AtomicOp::Add, ty, Scope::Device, space);
+    let cases = [
+        (
+            "amdgcn:gfx942@22",
+            ElemType::F64,
+            AddressSpace::Global,
+            true,
+        ),
+        (
+            "amdgcn:gfx1100@22",
+            ElemType::F64,
+            AddressSpace::Global,
+            false,
+        ),
+        (
+            "amdgcn:gfx1100@22",
+            ElemType::F64,
+            AddressSpace::Shared,
+            false,
+        ),
+        (
+            "amdgcn:gfx90a@22",
+            ElemType::F64,
+            AddressSpace::Shared,
+            true,
+        ),
+        (
+            "amdgcn:gfx90a@22",
+            ElemType::F32,
+            AddressSpace::Global,
+            false,
+        ),
+        (
+            "amdgcn:gfx1100@22+coarse-grained",
+            ElemType::F32,
+            AddressSpace::Global,
+            true,
+        ),
+        (
+            "amdgcn:gfx1100@22",
+            ElemType::F32,
+            AddressSpace::Global,
+            false,
+        ),
+    ];
+    for (spec, ty, space, native) in cases {
+        let cell = add(ty, space);
+        let lowering = verdict(spec, &cell).unwrap().lowering;
+        let expected = if native {
+            Lowering::Native
+        } else {
+            Lowering::CasLoop
+        };
+        assert_eq!(lowering, expected, "{spec} {ty} {space}");
+        let amdgcn = target(spec);
+        let code = lower_module(&amdgcn, &[cell.kernel()]).unwrap();
+        let tag = format!("{}_{ty}_{space}", spec.replace([':', '@', '+'], "_"));
+        let Some(message) = llc(&amdgcn, &code, &tag, None) else {
+            continue;
+        };
+        assert_eq!(message, "", "{spec}: {code}");
+        if native {
+            let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_processors");
+            let asm = std::fs::read_to_string(dir.join(format!("{tag}.s"))).unwrap();
+            assert!(!asm.contains("cmpswap") && !asm.contains("cmpst"), "{asm}");
+            assert!(asm.contains("add_f"), "{asm}");
+        }
+    }
+}
