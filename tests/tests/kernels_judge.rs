@@ -78,10 +78,7 @@ fn targets() -> Vec<JudgeTarget> {
         }
         Err(_) => all_target_names(),
     };
-    names
-        .iter()
-        .filter_map(|name| judge_target(name))
-        .collect()
+    names.iter().filter_map(|name| judge_target(name)).collect()
 }
 
 /// Runs `work` on every job, `workers` at a time (the tools are single-threaded processes), each
