@@ -75,6 +75,11 @@ fn cited_results(span: &str) -> Vec<(String, bool)> {
         .collect()
 }
 
+/// Whether a cited path is a pattern of paths rather than one file.
+fn is_pattern(path: &str) -> bool {
+    path.contains(['<', '*', '$'])
+}
+
 /// A Markdown table, with the line it starts on.
 struct Table {
     line: usize,
@@ -176,7 +181,11 @@ fn problems(name: &str, document: &str, root: &Path) -> (Vec<String>, usize) {
                     "{at}: a table of figures with no command in its section"
                 ));
             }
-            if results.is_empty() {
+            // A pattern (`<group>.txt`) names where files go, not a file that holds the figures.
+            if !results
+                .iter()
+                .any(|(path, in_history)| *in_history || !is_pattern(path))
+            {
                 problems.push(format!(
                     "{at}: a table of figures with no result file ({}) in its section",
                     RESULT_PREFIXES.join(", ")
@@ -184,8 +193,7 @@ fn problems(name: &str, document: &str, root: &Path) -> (Vec<String>, usize) {
             }
         }
         for (path, in_history) in &results {
-            let pattern = path.contains(['<', '*', '$']);
-            if !in_history && !pattern && !root.join(path).exists() {
+            if !in_history && !is_pattern(path) && !root.join(path).exists() {
                 problems.push(format!(
                     "{name}: `{}` cites {path}, which does not exist",
                     section.heading
@@ -269,6 +277,11 @@ fn the_check_fails_without_a_command_or_a_result_file() {
     // A folder is not a result file.
     let folder = format!("# T\n\n## S\n\n`scripts/x` writes into `bench/results/`:\n\n{table}");
     assert_eq!(problems("folder", &folder, &root).0.len(), 1);
+
+    // A pattern of paths is not a result file.
+    let pattern =
+        format!("# T\n\n## S\n\n`scripts/x` writes `bench/results/x/<group>.txt`:\n\n{table}");
+    assert_eq!(problems("pattern", &pattern, &root).0.len(), 1);
 
     // A table of words only is no table of figures.
     let words = "# T\n\n| a | b |\n|---|---|\n| x | y |\n";
