@@ -1,5 +1,6 @@
-//! Float min/max by integer atomics (`Lowering::IntMinMax`): the conditions proven on every
-//! (memory, operand) pair of the 16-bit float layouts by a direct model, and the expansion
+//! Float min/max by integer atomics (`Lowering::IntMinMax`): the conditions proven by a direct
+//! model on every memory value of the 16-bit float layouts against sampled operands (on every
+//! pair by the bench binary `prove_int_min_max`, whose run is recorded), and the expansion
 //! itself run in the interpreter against the semantics, with another thread changing memory
 //! before the integer atomic and before every CAS, at every order and scope.
 
@@ -11,113 +12,40 @@ use atomir_ir::semantics::{apply, is_nan, width_mask, FloatMode};
 use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, Scope, VectorShape};
 use expand_common::{check, expand_valid, node, specials, Case, XorShift, BASE, MEMORY_BYTES};
 
-/// The ops the trick serves: the NaN-ignoring float min/max under both spellings.
-const OPS: [AtomicOp; 4] = [
-    AtomicOp::Min,
-    AtomicOp::Max,
-    AtomicOp::FMinimumNum,
-    AtomicOp::FMaximumNum,
-];
+mod int_min_max_model;
 
-/// What the integer atomic does to `old` with operand `b` (both `bits` wide), as the expansion
-/// chooses it: `None` for a NaN operand (straight to the CAS loop).
-fn integer_step(want_max: bool, ty: ElemType, old: u128, b: u128) -> Option<u128> {
-    let bits = ty.bits();
-    if is_nan(ty, b) {
-        return None;
-    }
-    let sign = 1u128 << (bits - 1);
-    let signed = |x: u128| ((x << (128 - bits)) as i128) >> (128 - bits);
-    let negative = b & sign != 0;
-    Some(match (want_max, negative) {
-        (true, false) => {
-            if signed(old) >= signed(b) {
-                old
-            } else {
-                b
-            }
-        }
-        (true, true) => old.min(b),
-        (false, false) => {
-            if signed(old) <= signed(b) {
-                old
-            } else {
-                b
-            }
-        }
-        (false, true) => old.max(b),
-    })
+use int_min_max_model::{integer_step, left_in_place, prove_parallel, Counts, OPS, TYPES_16};
+
+/// The number of NaNs of one sign in a 16-bit layout: every pattern with the exponent all ones
+/// but infinity.
+fn nans_of_one_sign(ty: ElemType) -> u64 {
+    (0..0x8000u128).filter(|&x| is_nan(ty, x)).count() as u64
 }
 
-/// The NaN the integer op leaves in place, read from the old value alone (positive for max,
-/// negative for min), as the expansion tests it.
-fn left_in_place(want_max: bool, ty: ElemType, old: u128) -> bool {
-    let sign = 1u128 << (ty.bits() - 1);
-    is_nan(ty, old) && ((old & sign == 0) == want_max)
-}
-
-/// Every (memory, operand) pair of a 16-bit layout: where the integer op is taken and memory
-/// holds no NaN left in place, it stores exactly what the semantics store; where memory holds
-/// one, the integer op left memory unchanged (so the CAS loop that follows starts from a read).
-fn prove_every_pair(ty: ElemType, want_max: bool) -> (u64, u64) {
-    let op = if want_max {
-        AtomicOp::Max
-    } else {
-        AtomicOp::Min
-    };
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(2)) as u32;
-    let chunk = 0x1_0000 / threads;
-    let results: Vec<(u64, u64)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    let (mut by_int, mut fallbacks) = (0u64, 0u64);
-                    for b in t * chunk..(t + 1) * chunk {
-                        let b = u128::from(b);
-                        for old in 0..=0xffffu128 {
-                            let Some(stored) = integer_step(want_max, ty, old, b) else {
-                                continue;
-                            };
-                            if left_in_place(want_max, ty, old) {
-                                assert_eq!(
-                                    stored, old,
-                                    "{op} {ty} old {old:#x} b {b:#x}: changed memory"
-                                );
-                                fallbacks += 1;
-                            } else {
-                                let want = apply(op, ty, old, b, 0, FloatMode::Ieee);
-                                assert_eq!(stored, want, "{op} {ty} old {old:#x} b {b:#x}");
-                                by_int += 1;
-                            }
-                        }
-                    }
-                    (by_int, fallbacks)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    results
-        .into_iter()
-        .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
-}
-
-/// The f16 layout (bf16 is the same argument with another exponent width; the interpreter test
-/// below runs its expansion on every memory value). 2^33 pairs: about a minute in a release
-/// build, so it runs with `cargo test --release -p atomir-ir --test expand_int_min_max --
-/// --ignored`.
+/// The model's conditions on every memory value against a stride of operands with every special
+/// one, for f16 and bf16 and each op; every pair is counted where the layout says it goes. The
+/// same proof on all 2^32 pairs of each is the bench binary `prove_int_min_max`, whose run is
+/// recorded in `bench/results/`.
 #[test]
-#[ignore = "2^33 pairs: run in a release build with --ignored"]
-fn conditions_hold_on_every_16_bit_pair() {
-    for ty in [ElemType::F16] {
-        for want_max in [true, false] {
-            let (by_int, fallbacks) = prove_every_pair(ty, want_max);
-            // Every non-NaN operand (about 97% of the 2^16) against every memory value.
-            assert!(
-                by_int > 4_000_000_000,
-                "{ty}: {by_int} pairs by the integer op"
-            );
-            assert!(fallbacks > 1_000_000, "{ty}: {fallbacks} fallbacks");
+fn conditions_hold_on_every_memory_value_and_sampled_operands() {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    for ty in TYPES_16 {
+        let mut operands: Vec<u128> = (0..=0xffffu128).step_by(257).collect();
+        operands.extend(specials(ty));
+        let nan_operands = operands.iter().filter(|&&b| is_nan(ty, b)).count() as u64;
+        let others = operands.len() as u64 - nan_operands;
+        for op in OPS {
+            let counts =
+                prove_parallel(op, ty, &operands, threads).unwrap_or_else(|e| panic!("{e}"));
+            // Each pair where the layout says: a NaN operand to the loop, the NaN of the op's
+            // direction left in place, every other pair by the integer op.
+            let want = Counts {
+                nan_operand: nan_operands * 0x1_0000,
+                left_for_the_loop: others * nans_of_one_sign(ty),
+                by_integer_op: others * (0x1_0000 - nans_of_one_sign(ty)),
+            };
+            assert_eq!(counts, want, "{op} {ty}");
+            assert!(nan_operands > 0 && others > 200, "{ty}: {operands:?}");
         }
     }
 }
@@ -129,7 +57,7 @@ fn nan_propagating_ops_would_break() {
     let ty = ElemType::F32;
     let negative_nan = 0xffc0_0001u128;
     let b = 0x3f80_0000u128; // 1.0
-    let stored = integer_step(true, ty, negative_nan, b).unwrap();
+    let stored = integer_step(AtomicOp::FMaximumNum, ty, negative_nan, b).unwrap();
     assert!(!left_in_place(true, ty, negative_nan));
     assert_ne!(
         stored,

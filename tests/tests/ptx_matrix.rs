@@ -42,7 +42,8 @@ fn every_cell_assembles_or_is_refused_with_a_reason() {
                     .collect();
                 tools.push((target, path, chosen));
             }
-            None => return,
+            // `require` named the missing ptxas; the targets the other one judges still run.
+            None => println!("SKIPPED: ptx:{target}: its ptxas is not found"),
         }
     }
     // A few workers take the targets in turn: one thread per target would run dozens of

@@ -100,7 +100,7 @@ pub fn judge_target(name: &str) -> Option<JudgeTarget> {
             let arch = spec.split(['@', '+']).next().unwrap_or(spec).to_string();
             let number: u32 = arch
                 .trim_start_matches("sm_")
-                .trim_end_matches('a')
+                .trim_end_matches(['a', 'f'])
                 .parse()
                 .expect("sm_NN");
             let tool = if number < 75 {
