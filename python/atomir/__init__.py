@@ -20,7 +20,7 @@ cannot take; ``InternalError`` for a bug), never an abort.
 from __future__ import annotations
 
 import enum
-from typing import Optional
+from typing import Optional, Union
 
 from . import _atomir
 from ._atomir import (
@@ -44,6 +44,10 @@ from ._atomir import (
     targets,
     targets_help,
 )
+
+
+#: What `Target.legalize`, `Target.splice` and `supported_targets` take.
+Node = Union[Atomic, Fence]
 
 
 def _member_name(spelling: str) -> str:
@@ -133,6 +137,7 @@ __all__ = [
     "Load",
     "Lowered",
     "Module",
+    "Node",
     "Op",
     "Order",
     "RefusedError",

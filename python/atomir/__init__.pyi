@@ -1,9 +1,42 @@
 """Type stubs of atomir: GPU atomics as a vendor-neutral IR, lowered to PTX, vISA and LLVM IR."""
 
 import enum
-from typing import Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Tuple, Union, final
 
 __version__: str
+
+__all__ = [
+    "__version__",
+    "Atomic",
+    "Error",
+    "Fence",
+    "Fragment",
+    "Hint",
+    "InstLowering",
+    "Instruction",
+    "InternalError",
+    "InvalidError",
+    "Load",
+    "Lowered",
+    "Module",
+    "Node",
+    "Op",
+    "Order",
+    "RefusedError",
+    "Refusal",
+    "Scope",
+    "Shape",
+    "Space",
+    "Store",
+    "Strategy",
+    "Target",
+    "Type",
+    "Verdict",
+    "parse",
+    "supported_targets",
+    "targets",
+    "targets_help",
+]
 
 class Error(Exception):
     rule: Optional[str]
@@ -100,9 +133,10 @@ class Strategy(str, enum.Enum):
     SPLIT = "split"
     ILLEGAL = "illegal"
 
+@final
 class Atomic:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         op: Union[Op, str],
         type: Union[Type, str],
         *,
@@ -113,7 +147,7 @@ class Atomic:
         result: bool = False,
         hint: Optional[Union[Hint, str]] = None,
         pointer_space: Optional[Union[Space, str]] = None,
-    ) -> None: ...
+    ) -> "Atomic": ...
     @property
     def op(self) -> str: ...
     @property
@@ -136,16 +170,17 @@ class Atomic:
     def result(self) -> bool: ...
     @property
     def operand_count(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class Fence:
-    def __init__(self, order: Union[Order, str], scope: Union[Scope, str] = "device") -> None: ...
+    def __new__(cls, order: Union[Order, str], scope: Union[Scope, str] = "device") -> "Fence": ...
     @property
     def order(self) -> str: ...
     @property
     def scope(self) -> str: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 Node = Union[Atomic, Fence]
@@ -171,6 +206,7 @@ def Store(
     pointer_space: Optional[Union[Space, str]] = None,
 ) -> Atomic: ...
 
+@final
 class Refusal:
     @property
     def rule(self) -> str: ...
@@ -185,6 +221,7 @@ class Refusal:
     @property
     def col(self) -> Optional[int]: ...
 
+@final
 class Verdict:
     @property
     def target(self) -> str: ...
@@ -203,9 +240,10 @@ class Verdict:
     def raise_if_refused(self) -> None: ...
     def __bool__(self) -> bool: ...
 
-Name = Union[str, int]
-Operand = Union[Name, Sequence[Name]]
+_Name = Union[str, int]
+_Operand = Union[_Name, Sequence[_Name]]
 
+@final
 class Fragment:
     @property
     def code(self) -> str: ...
@@ -220,6 +258,7 @@ class Fragment:
     @property
     def verdict(self) -> Verdict: ...
 
+@final
 class Instruction:
     @property
     def kernel(self) -> str: ...
@@ -232,11 +271,13 @@ class Instruction:
     @property
     def col(self) -> Optional[int]: ...
 
+@final
 class Module:
     @property
     def kernels(self) -> list[str]: ...
     def instructions(self) -> list[Instruction]: ...
 
+@final
 class Lowered:
     @property
     def code(self) -> str: ...
@@ -245,6 +286,7 @@ class Lowered:
     @property
     def refusals(self) -> list[Refusal]: ...
 
+@final
 class InstLowering:
     @property
     def kernel(self) -> str: ...
@@ -255,8 +297,9 @@ class InstLowering:
     @property
     def verdict(self) -> Verdict: ...
 
+@final
 class Target:
-    def __init__(self, name: str) -> None: ...
+    def __new__(cls, name: str) -> "Target": ...
     @property
     def name(self) -> str: ...
     @property
@@ -277,7 +320,7 @@ class Target:
         node: Node,
         *,
         address: Optional[str] = None,
-        operands: Sequence[Operand] = (),
+        operands: Sequence[_Operand] = (),
         result: Optional[Union[str, Sequence[str]]] = None,
         predicate: Optional[str] = None,
         prefix: str = "m",
@@ -291,7 +334,7 @@ class Target:
         skip_refusals: bool = False,
     ) -> Lowered: ...
     def lower_each(self, module: Union[Module, str]) -> list[InstLowering]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 def parse(text: str) -> Module: ...

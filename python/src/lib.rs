@@ -63,12 +63,20 @@ fn vocabulary(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(dict)
 }
 
+/// Panics inside the boundary's guard, so a test can see a panic come back as
+/// `atomir.InternalError` rather than as an abort.
+#[pyfunction]
+fn _panic_inside_the_guard() -> PyResult<()> {
+    guarded(|| panic!("a panic raised on purpose to test the boundary"))
+}
+
 /// The module `atomir._atomir`.
 #[pymodule]
 fn _atomir(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(module)?;
     module.add_function(wrap_pyfunction!(vocabulary, module)?)?;
+    module.add_function(wrap_pyfunction!(_panic_inside_the_guard, module)?)?;
     node::register(module)?;
     target::register(module)?;
     splice::register(module)?;

@@ -48,7 +48,9 @@ impl Atomic {
     #[new]
     #[pyo3(signature = (op, r#type, *, shape = "scalar".to_string(),
         order = "relaxed".to_string(), scope = "device".to_string(),
-        space = "generic".to_string(), result = false, hint = None, pointer_space = None))]
+        space = "generic".to_string(), result = false, hint = None, pointer_space = None),
+        text_signature = "(op, type, *, shape='scalar', order='relaxed', scope='device', \
+            space='generic', result=False, hint=None, pointer_space=None)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         op: String,
@@ -208,7 +210,8 @@ pub struct Fence {
 #[pymethods]
 impl Fence {
     #[new]
-    #[pyo3(signature = (order, scope = "device".to_string()))]
+    #[pyo3(signature = (order, scope = "device".to_string()),
+        text_signature = "(order, scope='device')")]
     fn new(order: String, scope: String) -> PyResult<Self> {
         guarded(|| {
             let fence = IrFence {

@@ -130,7 +130,9 @@ impl Target {
     /// Raises `atomir.RefusedError` where the target refuses the node or a name cannot be
     /// used, `atomir.InvalidError` for arguments that do not fit the node.
     #[pyo3(signature = (node, *, address = None, operands = Vec::new(), result = None,
-        predicate = None, prefix = "m".to_string(), blocks = None))]
+        predicate = None, prefix = "m".to_string(), blocks = None),
+        text_signature = "(self, node, *, address=None, operands=(), result=None, \
+            predicate=None, prefix='m', blocks=None)")]
     #[allow(clippy::too_many_arguments)]
     fn splice(
         &self,

@@ -3,15 +3,20 @@ lowering of text, and the errors with their rule, reason, smallest target and lo
 
 from __future__ import annotations
 
+import importlib
 import pydoc
+from typing import Any, Dict
 
 import pytest
 
 import atomir
 
+# The compiled module, for what it offers the tests only (typed as Any).
+native = importlib.import_module("atomir._atomir")
 
-def global_add(**changes: object) -> atomir.Atomic:
-    keywords: dict = dict(order="relaxed", scope="device", space="global", result=True)
+
+def global_add(**changes: Any) -> atomir.Atomic:
+    keywords: Dict[str, Any] = dict(order="relaxed", scope="device", space="global", result=True)
     keywords.update(changes)
     return atomir.Atomic("add", "f32", **keywords)
 
@@ -45,8 +50,9 @@ def test_a_bad_target_name_says_what_is_expected() -> None:
 
 
 def test_enums_are_strings_and_are_accepted_where_strings_are() -> None:
-    assert atomir.Op.ADD == "add" and atomir.Type("f16x2") is atomir.Type.F16X2
-    assert atomir.Strategy.CAS_LOOP == "cas-loop"
+    add: str = atomir.Op.ADD
+    cas_loop: str = atomir.Strategy.CAS_LOOP
+    assert add == "add" and cas_loop == "cas-loop" and atomir.Type("f16x2") is atomir.Type.F16X2
     by_enum = atomir.Atomic(atomir.Op.MAX, atomir.Type.U32, order=atomir.Order.ACQ_REL,
                             space=atomir.Space.SHARED, scope=atomir.Scope.BLOCK, result=True)
     by_string = atomir.Atomic("max", "u32", order="acq_rel", space="shared", scope="block", result=True)
@@ -65,7 +71,7 @@ def test_the_stub_enums_are_the_librarys_vocabulary() -> None:
         for node in ast.parse(stub.read_text()).body
         if isinstance(node, ast.ClassDef) and any(getattr(b, "attr", "") == "Enum" for b in node.bases)
     }
-    vocabulary = atomir._atomir.vocabulary()
+    vocabulary = native.vocabulary()
     assert declared == vocabulary
     for name, spellings in vocabulary.items():
         assert [member.value for member in getattr(atomir, name)] == spellings
@@ -265,3 +271,8 @@ def test_a_wrong_argument_type_is_an_exception() -> None:
         atomir.Target("ptx:sm_90").legalize("atomic.add.u32")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         atomir.Target("ptx:sm_90").lower(42)  # type: ignore[arg-type]
+
+
+def test_a_panic_comes_back_as_an_internal_error() -> None:
+    with pytest.raises(atomir.InternalError, match="on purpose"):
+        native._panic_inside_the_guard()

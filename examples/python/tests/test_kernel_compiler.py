@@ -1,0 +1,118 @@
+"""The example compiler's kernels, rendered for sm_70 and sm_90, assembled by ptxas (12.9 for
+sm_70, 13.5 for sm_90); its fragments for other backends and what they refuse."""
+
+from __future__ import annotations
+
+import glob
+import os
+import pathlib
+import subprocess
+import sys
+from typing import Optional
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import atomir  # noqa: E402
+import kernel_compiler  # noqa: E402
+
+ROOT = HERE.parents[2]
+PTXAS = {
+    "sm_70": ("ptxas-12.9", "cu12/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas"),
+    "sm_90": ("ptxas-13.5", "cu13/lib/python3*/site-packages/nvidia/cu13/bin/ptxas"),
+}
+
+
+def find_tool(name: str, pattern: str) -> Optional[str]:
+    """The tool as `scripts/install-oracles` installs it (or as ATOMIR_TOOL_<NAME> names it)."""
+    override = os.environ.get("ATOMIR_TOOL_" + name.upper().replace("-", "_").replace(".", "_"))
+    if override:
+        return override if os.path.isfile(override) else None
+    oracles = os.environ.get("ATOMIR_ORACLES", str(ROOT / "target/oracles"))
+    found = sorted(glob.glob(os.path.join(oracles, pattern)))
+    return found[0] if found else None
+
+
+def tool_or_skip(name: str, pattern: str) -> str:
+    path = find_tool(name, pattern)
+    if path is None:
+        message = f"{name} not found; run scripts/install-oracles (or scripts/test) to install it"
+        if os.environ.get("ATOMIR_REQUIRE_TOOLS") == "1":
+            pytest.fail(f"{name} is required (ATOMIR_REQUIRE_TOOLS=1) but not installed: {message}")
+        print(f"SKIPPED: {message}")
+        pytest.skip(message)
+    return path
+
+
+@pytest.mark.parametrize("name", ["ptx:sm_70", "ptx:sm_90"])
+def test_every_kernel_assembles_with_ptxas(name: str, tmp_path: pathlib.Path) -> None:
+    target = atomir.Target(name)
+    assert target.sm is not None
+    tool, pattern = PTXAS[target.sm]
+    ptxas = tool_or_skip(tool, pattern)
+    kernels = kernel_compiler.compile_ptx(target)
+    assert list(kernels) == ["histogram256", "max_reduce", "grad_accumulate", "ticket_lock"]
+    for kernel_name, kernel in kernels.items():
+        ptx = kernel.render()
+        assert f".target {target.sm}" in ptx and kernel.atomics
+        path = tmp_path / f"{kernel_name}.ptx"
+        path.write_text(ptx)
+        assembled = subprocess.run(
+            [ptxas, "-arch", target.sm, str(path), "-o", str(tmp_path / f"{kernel_name}.cubin")],
+            capture_output=True, text=True,
+        )
+        assert assembled.returncode == 0, f"{tool} refuses {kernel_name}:\n{assembled.stderr}\n{ptx}"
+    print(f"{name}: {len(kernels)} kernels assembled by {tool}")
+
+
+def test_each_atomic_is_the_nodes_code_on_the_compilers_registers() -> None:
+    kernels = kernel_compiler.compile_ptx(atomir.Target("ptx:sm_90"))
+    lock = kernels["ticket_lock"].render()
+    assert "ld.acquire.gpu.global.b32 %r7, [%rd1];" in lock
+    assert "st.release.gpu.global.b32 [%rd1], %r9;" in lock
+    assert "atom.relaxed.gpu.global.add.u32 %r6, [%rd0]" in lock
+    histogram = kernels["histogram256"].render()
+    assert "red.relaxed.cta.shared::cta.add.u32 [%rd8], %r9;" in histogram
+    assert "red.relaxed.gpu.global.add.u32 [%rd12], %r10;" in histogram
+    grad = kernels["grad_accumulate"].render()
+    assert "red.relaxed.gpu.global.add.noftz.f16" in grad
+
+
+def test_other_backends_fragments_and_refusals() -> None:
+    for name in ["visa:PVC", "llvm:amdgcn"]:
+        report = kernel_compiler.fragments_for(atomir.Target(name))
+        assert len(report) == 8 and all(line.startswith(str(atomir.Target(name))) for line in report)
+        print("\n".join(report))
+    tgllp = kernel_compiler.fragments_for(atomir.Target("visa:TGLLP"))
+    refused = [line for line in tgllp if "refused" in line]
+    assert len(refused) == 2 and all("[rule visa.svm-no-slm]" in line and "visa:DG2" in line for line in refused)
+
+
+def run_gpu_script(out: pathlib.Path, wrong: str = "") -> "subprocess.CompletedProcess[str]":
+    environment = dict(os.environ, PYTHONPATH=str(HERE / "fake_cupy"), FAKE_CUPY_WRONG=wrong)
+    return subprocess.run(
+        [sys.executable, str(HERE.parent / "run_gpu.py"), str(out)],
+        capture_output=True, text=True, env=environment, timeout=600,
+    )
+
+
+def test_the_gpu_script_runs_checks_and_records_with_a_stand_in_for_cupy(tmp_path: pathlib.Path) -> None:
+    """The GPU script end to end, CuPy replaced by `fake_cupy` (each kernel computed as it is
+    meant, on the host): its launches, checks and JSON record work, and a wrong result fails."""
+    import json
+
+    out = tmp_path / "gpu.json"
+    ran = run_gpu_script(out)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    record = json.loads(out.read_text())
+    assert {"device", "driver", "date", "atomir", "results"} <= set(record) and record["all_ok"]
+    assert len(record["results"]) == 8
+    assert {r["target"] for r in record["results"]} == {"ptx:sm_70@8.8", "ptx:sm_90@8.8"}
+    assert "8 passed, 0 failed" in ran.stdout
+    for kernel in ["histogram256", "max_reduce", "grad_accumulate", "ticket_lock"]:
+        wrong = run_gpu_script(tmp_path / f"{kernel}.json", wrong=kernel)
+        assert wrong.returncode == 1, (kernel, wrong.stdout + wrong.stderr)
+        failed = [r for r in json.loads((tmp_path / f"{kernel}.json").read_text())["results"] if not r["ok"]]
+        assert {r["kernel"] for r in failed} == {kernel} and len(failed) == 2
