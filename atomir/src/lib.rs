@@ -32,7 +32,7 @@
 //! ```
 //! use atomir::{
 //!     supported_targets, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType,
-//!     Kernel, LowerOptions, MemoryOrder, Module, Target, ValueType,
+//!     Fence, Kernel, LowerOptions, MemoryOrder, Module, Scope, Target, ValueType,
 //! };
 //!
 //! let target: Target = "ptx:sm_90".parse()?;
@@ -50,6 +50,11 @@
 //! // Every target that accepts it, PTX, vISA and LLVM alike.
 //! let accepting = supported_targets(&node);
 //! assert!(accepting.contains(&target));
+//!
+//! // A fence is asked the same way.
+//! let fence = Fence { order: MemoryOrder::SeqCst, scope: Scope::Cluster };
+//! assert!(target.legalize(fence).is_ok());
+//! assert!(!supported_targets(fence).contains(&"ptx:sm_80".parse()?));
 //!
 //! // A kernel built in code, verified, lowered for one target.
 //! let mut kernel = Kernel::new("histogram");
@@ -161,13 +166,20 @@
 //! let verified = verify::verify(&module).expect("the kernel is well formed");
 //! let old = module.kernels[0].atomic(first).and_then(|a| a.result).unwrap();
 //!
-//! // My registers: %ptr, %byte (8-bit data live in 16-bit registers), %prev.
-//! let mut names = SpliceNames::default();
-//! names.bind(p, "ptr").bind(b, "byte").bind(old, "prev");
+//! // My registers: %ptr, %byte, %prev; the target says their types.
 //! let target: Target = "ptx:sm_70".parse()?;
+//! let types = target.binding_types(&verified, 0, first)?;
+//! assert_eq!(types.get(b).unwrap().splice.ty, ".b16"); // 8-bit data live in 16-bit registers
+//! let mut names = SpliceNames::default();
 //! let (mut decls, mut body) = (String::new(), String::new());
 //! let mut fragment = Fragment::default();
 //! for (number, inst) in [first, second].into_iter().enumerate() {
+//!     // Bind exactly the values of the instruction spliced: `second` has no result.
+//!     names.clear();
+//!     names.bind(p, "ptr").bind(b, "byte");
+//!     if inst == first {
+//!         names.bind(old, "prev");
+//!     }
 //!     names.set_numbered("a", number as u32)?;
 //!     target.splice(&verified, 0, inst, &names, &mut fragment)?;
 //!     for temp in &fragment.temps {
@@ -321,13 +333,14 @@ use std::str::FromStr;
 pub use atomir_ir as ir;
 pub use atomir_ir::lower::splice;
 pub use atomir_ir::lower::{
-    Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames,
+    Binding, BindingTypes, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames,
+    SpliceType, ValueBinding, ValueRole,
 };
 pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
     text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
     Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
-    LowerReport, Lowering, MemoryOrder, Module, Operand, Param, Predicate, Refusal, Rewrite,
+    LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param, Predicate, Refusal, Rewrite,
     RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef,
     ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
@@ -372,7 +385,7 @@ impl Target {
     /// Every target the backends accept, PTX, then vISA, then LLVM, each in its backend's
     /// order: every architecture at every PTX ISA version it can declare, and with
     /// `+packed-half-add` too where it has the packed f16 add, and with `+reassociate-float-add`
-    /// where it can combine a warp's lanes (each option alone); every vISA platform
+    /// and with `+plain-loops` where it can combine a warp's lanes (each option alone); every vISA platform
     /// with its own messages and, where those are LSC, with `+svm`; every LLVM triple at every
     /// major version, and `amdgcn` with `+coarse-grained` too.
     pub fn all() -> Vec<Target> {
@@ -396,6 +409,12 @@ impl Target {
                 if target.has(atomir_ptx::PtxKnob::ReassociateFloatAdd.needs()) {
                     targets.push(Target::Ptx(PtxTarget {
                         reassociate_float_add: true,
+                        ..target
+                    }));
+                }
+                if target.has(atomir_ptx::PtxKnob::PlainLoops.needs()) {
+                    targets.push(Target::Ptx(PtxTarget {
+                        plain_loops: true,
                         ..target
                     }));
                 }
@@ -443,10 +462,11 @@ impl Target {
         }
     }
 
-    /// The target's answer for one atomic node: how it is carried out, or why it cannot be,
-    /// with the smallest target of the same backend that accepts it.
-    pub fn legalize(&self, node: &AtomicNode) -> Verdict {
-        self.backend().legalize(node)
+    /// The target's answer for one instruction's node, an atomic access ([`AtomicNode`]) or a
+    /// fence ([`Fence`]), no kernel needed: how it is carried out, or why it cannot be, with
+    /// the smallest target of the same backend that accepts it.
+    pub fn legalize(&self, node: impl Into<Node>) -> Verdict {
+        self.backend().legalize_node(&node.into())
     }
 
     /// Lowers a verified module, appending the code to `out`; a refusal leaves `out` as it was.
@@ -489,6 +509,33 @@ impl Target {
     ) -> Result<Legality, LowerError> {
         self.backend().splice(module, kernel, inst, names, fragment)
     }
+
+    /// What the client binds to splice instruction `inst` of kernel number `kernel`: every
+    /// value the instruction reads or defines ([`ValueRole`]: address, operands, new value,
+    /// predicate, result), how many names it takes (one, or one per lane) and the type each
+    /// has on this target ([`SpliceType`]), and a pointer's address space. The types are
+    /// those the printer reads and writes, spelled as the client declares them:
+    ///
+    /// | value | PTX (`.reg`) | vISA (`.decl`) | LLVM |
+    /// | --- | --- | --- | --- |
+    /// | u8/s8/b8, 16-bit data | `.b16` | `type=ud` | `i8`, `i16`, `half`, `bfloat` |
+    /// | 32-bit data, f16x2, bf16x2 | `.b32` | `type=ud` | `i32`, `float` (f16x2: `i32`) |
+    /// | 64-bit data | `.b64` | `type=uq` | `i64`, `double` |
+    /// | b128 | `.b128` | (refused) | `i128` |
+    /// | vN of a type | N registers of its type | N variables | `<N x ty>`, one value |
+    /// | `ptr.global`/`generic`/`shared…` | `.b64` (an address of that space) | `uq` (`ud` for `shared`: an SLM offset) | `ptr addrspace(N)` of the triple (x86-64 and LLVM 14: `ptr`, `i8*`) |
+    /// | `pred` | `.pred` | `v_type=P` | `i1` |
+    ///
+    /// [`BindingTypes`]' `Display` writes one value a line, e.g. `operand %h (f16x2): 1 name
+    /// of type .b32`. An id the module does not hold is an error.
+    pub fn binding_types(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+    ) -> Result<BindingTypes, LowerError> {
+        self.backend().binding_types(module, kernel, inst)
+    }
 }
 
 impl Backend for Target {
@@ -501,7 +548,7 @@ impl Backend for Target {
     }
 
     fn legalize(&self, node: &AtomicNode) -> Verdict {
-        Target::legalize(self, node)
+        self.backend().legalize(node)
     }
 
     fn legalize_signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
@@ -539,6 +586,15 @@ impl Backend for Target {
         fragment: &mut Fragment,
     ) -> Result<Legality, LowerError> {
         Target::splice(self, module, kernel, inst, names, fragment)
+    }
+
+    fn binding_types(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+    ) -> Result<BindingTypes, LowerError> {
+        Target::binding_types(self, module, kernel, inst)
     }
 }
 
@@ -583,8 +639,10 @@ impl FromStr for Target {
     }
 }
 
-/// Every target of [`Target::all`] that accepts `node`, in that order.
-pub fn supported_targets(node: &AtomicNode) -> Vec<Target> {
+/// Every target of [`Target::all`] that accepts `node`, an atomic access ([`AtomicNode`]) or
+/// a fence ([`Fence`]), in that order.
+pub fn supported_targets(node: impl Into<Node>) -> Vec<Target> {
+    let node = node.into();
     Target::all()
         .into_iter()
         .filter(|target| target.legalize(node).is_ok())
@@ -701,6 +759,7 @@ mod tests {
             "ptx:sm_90@8.8+packed-half-add",
             "ptx:sm_60@6.2+packed-half-add",
             "ptx:sm_70@8.8+reassociate-float-add",
+            "ptx:sm_90@8.8+plain-loops",
             "ptx:sm_120",
             "visa:TGLLP",
             "visa:PVC+svm",

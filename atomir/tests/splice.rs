@@ -128,7 +128,8 @@ fn an_unbound_input_is_refused() {
     for target in ["ptx:sm_90", "llvm:x86_64", "visa:PVC"] {
         let error = splice_error(target, &module, inst, &names);
         assert!(
-            error.contains("`%x` is read but bound") && error.contains("lower.splice.unbound"),
+            error.contains("`%x` (the operand) is read but bound")
+                && error.contains("lower.splice.unbound"),
             "{error}"
         );
     }
@@ -192,5 +193,5 @@ fn a_refused_instruction_names_its_rule_and_smallest_target() {
     let error = target
         .splice(&verified, 3, inst, &names, &mut fragment)
         .unwrap_err();
-    assert_eq!(error.refusal.rule.id(), "lower.no-such-instruction");
+    assert_eq!(error.refusal.rule.id(), "lower.no-such-kernel");
 }

@@ -319,7 +319,7 @@ fn run(argv: &[String], out: &mut String) -> Outcome {
 ///
 /// Rust's `Stdout` swallows `EBADF`, so the bytes go through a duplicate of the descriptor as a
 /// plain file: a write into a pipe whose reader has gone fails with `EPIPE` (the runtime ignores
-/// `SIGPIPE`), and a descriptor that was closed when atomir started is caught by
+/// `SIGPIPE`), and a descriptor that was closed when the process started is caught by
 /// [`closed_at_start`].
 fn write_stdout(bytes: &[u8]) -> io::Result<()> {
     let mut stdout = open_stdout()?;
@@ -332,28 +332,49 @@ fn write_stdout(bytes: &[u8]) -> io::Result<()> {
 #[cfg(unix)]
 fn open_stdout() -> io::Result<std::fs::File> {
     use std::os::fd::AsFd;
-    let mut stdout = std::fs::File::from(io::stdout().as_fd().try_clone_to_owned()?);
-    if closed_at_start(&mut stdout) {
+    if closed_at_start() {
         return Err(io::Error::other("standard output is closed"));
     }
-    Ok(stdout)
+    Ok(std::fs::File::from(
+        io::stdout().as_fd().try_clone_to_owned()?,
+    ))
 }
 
 /// Whether standard output was closed when the process started (`atomir … >&-`).
 ///
 /// Rust's startup code puts `/dev/null`, opened read-write, on a standard descriptor it finds
-/// closed, so every write would succeed and the output vanish. A shell's `>/dev/null` opens it
-/// write-only, so only the runtime's substitute is both `/dev/null` and readable. (An explicit
-/// `1<>/dev/null` reads the same and is reported too: the output is lost either way.)
+/// closed, so every write would succeed and the output vanish. That descriptor cannot be told
+/// from a `/dev/null` the parent opened read-write on purpose (Python's `subprocess.DEVNULL`,
+/// a shell's `1<>/dev/null`), whose output is thrown away as asked. So the descriptor is looked
+/// at before the runtime starts, from the program's initializers (ELF `.init_array`, which the
+/// C library runs before `main`); elsewhere a closed standard output is not detected.
 #[cfg(unix)]
-fn closed_at_start(stdout: &mut std::fs::File) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (stdout.metadata(), std::fs::metadata("/dev/null")) {
-        (Ok(ours), Ok(null)) if (ours.dev(), ours.ino()) == (null.dev(), null.ino()) => {
-            stdout.read(&mut [0u8; 1]).is_ok()
-        }
-        _ => false,
+fn closed_at_start() -> bool {
+    startup::STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// What standard output was before Rust's runtime replaced a closed one ([`closed_at_start`]).
+#[cfg(unix)]
+mod startup {
+    use std::sync::atomic::AtomicBool;
+
+    /// Set by [`look_at_stdout`] when descriptor 1 was closed at startup.
+    pub(super) static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+    /// Records whether descriptor 1 is open, before `main` (and Rust's runtime) runs.
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    extern "C" fn look_at_stdout() {
+        // SAFETY: `fcntl(F_GETFD)` only reads the descriptor's flags; on a closed descriptor
+        // it fails with EBADF and changes nothing.
+        let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1;
+        STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
     }
+
+    /// The C library calls every function of `.init_array` before `main`.
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    #[used]
+    #[link_section = ".init_array"]
+    static LOOK_AT_STDOUT: extern "C" fn() = look_at_stdout;
 }
 
 #[cfg(not(unix))]

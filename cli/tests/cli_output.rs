@@ -57,14 +57,57 @@ fn closed_stdout_is_an_error() {
     assert_eq!(closed.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("standard output is closed"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-    // Output thrown away on purpose is not an error.
-    let discarded = run(">/dev/null");
-    assert_eq!(
-        discarded.status.code(),
-        Some(0),
-        "{}",
-        text_of(&discarded.stderr)
+    // Output thrown away on purpose is not an error, whether `/dev/null` is opened for
+    // writing or, as Python's `subprocess.DEVNULL` and `1<>` open it, for reading and writing.
+    for redirect in [">/dev/null", "1<>/dev/null"] {
+        let discarded = run(redirect);
+        let stderr = text_of(&discarded.stderr);
+        assert_eq!(discarded.status.code(), Some(0), "{redirect}: {stderr}");
+        assert!(stderr.is_empty(), "{redirect}: {stderr}");
+    }
+}
+
+#[test]
+#[cfg(unix)]
+fn stdout_on_dev_null_opened_read_write_is_discarded_output() {
+    let file = scratch_file("devnull-stdout.atom", &large_module(1));
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .expect("open /dev/null read-write");
+    for command in ["lower", "fmt"] {
+        let mut args = vec![command, file.to_str().expect("a UTF-8 path")];
+        if command == "lower" {
+            args.extend(["--target", "ptx:sm_90"]);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_atomir"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(null.try_clone().expect("duplicate /dev/null"))
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run atomir");
+        let stderr = text_of(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{command}: {stderr}");
+        assert!(stderr.is_empty(), "{command}: {stderr}");
+    }
+    // A refusal is still reported with its exit code when the output is discarded.
+    let refused = scratch_file(
+        "devnull-refused.atom",
+        "kernel k(%p: ptr.global, %x: b128) {\n  %o = atomic.exch.relaxed.system.global.b128 [%p], %x\n}\n",
     );
+    let out = Command::new(env!("CARGO_BIN_EXE_atomir"))
+        .arg("lower")
+        .arg(&refused)
+        .args(["--target", "ptx:sm_80"])
+        .stdout(null)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run atomir");
+    let stderr = text_of(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("ptx.b128-sys-needs-ptx84"), "{stderr}");
 }
 
 #[test]

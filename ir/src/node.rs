@@ -210,6 +210,24 @@ impl From<Fence> for Node {
     }
 }
 
+impl From<&AtomicNode> for Node {
+    fn from(node: &AtomicNode) -> Self {
+        Node::Atomic(*node)
+    }
+}
+
+impl From<&Fence> for Node {
+    fn from(fence: &Fence) -> Self {
+        Node::Fence(*fence)
+    }
+}
+
+impl From<&Node> for Node {
+    fn from(node: &Node) -> Self {
+        *node
+    }
+}
+
 /// The operand's bits when every element is the same literal.
 fn uniform_literal(kernel: &Kernel, inst: &AtomicInst) -> Option<u128> {
     let mask = width_mask(inst.ty.bits());

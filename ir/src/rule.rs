@@ -28,6 +28,14 @@ impl RuleId {
     pub const fn summary(self) -> &'static str {
         self.summary
     }
+
+    /// Whether the rule refuses the caller's input to the API rather than a node
+    /// ([`KitRule::CALLERS_INPUT`]): the call is at fault, not the target.
+    pub fn blames_caller(self) -> bool {
+        KitRule::CALLERS_INPUT
+            .iter()
+            .any(|rule| rule.id() == self.id)
+    }
 }
 
 impl fmt::Display for RuleId {
@@ -98,5 +106,21 @@ rules! {
             "a spliced instruction reads a value bound to no name of the client's",
         SpliceName = "lower.splice.name":
             "a client's name is no plain identifier, lies in the fragment's namespace, or names a vector's lanes in the wrong number",
+        SpliceValue = "lower.splice.value":
+            "a bound value is not one the spliced instruction reads or defines (an id out of its kernel's range, of another kernel or of another instruction)",
+        NoSuchKernel = "lower.no-such-kernel":
+            "the module holds no kernel of that number",
     }
+}
+
+impl KitRule {
+    /// The rules that refuse the caller's input to the API (an id it does not hold, a binding
+    /// of a splice), not a node: no target would accept the call as it stands.
+    pub const CALLERS_INPUT: &'static [KitRule] = &[
+        KitRule::NoSuchKernel,
+        KitRule::NoSuchInstruction,
+        KitRule::Unbound,
+        KitRule::SpliceName,
+        KitRule::SpliceValue,
+    ];
 }

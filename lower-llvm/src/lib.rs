@@ -194,6 +194,14 @@ impl Target for LlvmTarget {
     fn printer<'m>(&self, options: &LowerOptions) -> LlvmPrinter<'m> {
         LlvmPrinter::new(*self, options.complete_module)
     }
+
+    /// One SSA value of the type the printer reads or defines, a vector whole.
+    fn splice_type(&self, ty: atomir_ir::ValueType) -> atomir_ir::lower::SpliceType {
+        atomir_ir::lower::SpliceType {
+            names: 1,
+            ty: atomir_ir::lower::Displayed(emit::value_ty(*self, ty)).to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

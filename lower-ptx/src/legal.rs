@@ -546,6 +546,7 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Low
     let combines = node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
+        && !target.plain_loops
         && Lowering::warp_fold(node.op, node.ty).is_some();
     match element {
         Lowering::MaskedCasLoop if combines => Lowering::WarpMaskedCasLoop,
@@ -573,7 +574,8 @@ fn reassociated_float_add(node: &AtomicNode, target: PtxTarget) -> bool {
 fn warp_int_min_max(node: &AtomicNode, target: PtxTarget) -> Lowering {
     let combines = node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
-        && target.has(Feature::WarpCombine);
+        && target.has(Feature::WarpCombine)
+        && !target.plain_loops;
     if combines {
         Lowering::WarpIntMinMax
     } else {
@@ -928,6 +930,7 @@ pub(crate) fn candidates(policies: PtxTarget) -> Vec<PtxTarget> {
                 && candidate.has(PtxKnob::PackedHalfAdd.needs()),
             reassociate_float_add: policies.reassociate_float_add
                 && candidate.has(PtxKnob::ReassociateFloatAdd.needs()),
+            plain_loops: policies.plain_loops && candidate.has(PtxKnob::PlainLoops.needs()),
             ..candidate
         })
         .collect()

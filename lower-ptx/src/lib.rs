@@ -233,6 +233,21 @@ impl Target for PtxTarget {
         };
         PtxPrinter::new(*self, mode)
     }
+
+    /// A register per lane, of the class the printer reads and writes the value in.
+    fn splice_type(&self, ty: atomir_ir::ValueType) -> atomir_ir::lower::SpliceType {
+        emit::splice_type(ty)
+    }
+
+    /// `+plain-loops` where the options ask for plain loops and the target has combined ones.
+    fn with_options(&self, options: &LowerOptions) -> Option<Self> {
+        (options.plain_loops && !self.plain_loops && self.has(PtxKnob::PlainLoops.needs())).then(
+            || PtxTarget {
+                plain_loops: true,
+                ..*self
+            },
+        )
+    }
 }
 
 impl PtxTarget {

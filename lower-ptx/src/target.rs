@@ -228,17 +228,24 @@ pub enum PtxKnob {
     PackedHalfAdd,
     /// `+reassociate-float-add`: see [`PtxTarget::reassociate_float_add`].
     ReassociateFloatAdd,
+    /// `+plain-loops`: see [`PtxTarget::plain_loops`].
+    PlainLoops,
 }
 
 impl PtxKnob {
     /// Every knob.
-    pub const ALL: [PtxKnob; 2] = [PtxKnob::PackedHalfAdd, PtxKnob::ReassociateFloatAdd];
+    pub const ALL: [PtxKnob; 3] = [
+        PtxKnob::PackedHalfAdd,
+        PtxKnob::ReassociateFloatAdd,
+        PtxKnob::PlainLoops,
+    ];
 
     /// The spelling after `+` in a target name.
     pub const fn name(self) -> &'static str {
         match self {
             PtxKnob::PackedHalfAdd => "packed-half-add",
             PtxKnob::ReassociateFloatAdd => "reassociate-float-add",
+            PtxKnob::PlainLoops => "plain-loops",
         }
     }
 
@@ -247,6 +254,7 @@ impl PtxKnob {
         match self {
             PtxKnob::PackedHalfAdd => Feature::F16x2Add,
             PtxKnob::ReassociateFloatAdd => Feature::WarpCombine,
+            PtxKnob::PlainLoops => Feature::WarpCombine,
         }
     }
 
@@ -266,6 +274,13 @@ impl PtxKnob {
                  sum, each lane getting the old value plus the sum of the lanes below it; old \
                  and final values are those of another order of the additions, rounded \
                  differently (a zero may get the other sign), hence off by default"
+            }
+            PtxKnob::PlainLoops => {
+                "smaller code, slower under contention: relaxed 8/16-bit integer add, sub, \
+                 min and max and relaxed f32/f64 min and max are carried out by each lane on \
+                 its own (a CAS loop, or the integer atom with its NaN loop) instead of once \
+                 per address by the warp's lanes combined; results are the same, hence a \
+                 size choice rather than a default"
             }
         }
     }
@@ -299,6 +314,15 @@ pub struct PtxTarget {
     /// operands of the lanes below it. Old and final values are those of another order of the
     /// additions, rounded differently. False by default. Needs [`Feature::WarpCombine`].
     pub reassociate_float_add: bool,
+    /// `+plain-loops`: code size before contended speed. The relaxed scalar nodes the default
+    /// carries out once per address by a warp's lanes combined
+    /// ([`atomir_ir::Lowering::WarpMaskedCasLoop`], [`atomir_ir::Lowering::WarpCasLoop`],
+    /// [`atomir_ir::Lowering::WarpIntMinMax`]) are carried out by each lane on its own
+    /// ([`atomir_ir::Lowering::MaskedCasLoop`], [`atomir_ir::Lowering::CasLoop`],
+    /// [`atomir_ir::Lowering::IntMinMax`]): the same results, a fraction of the code, and every
+    /// lane's retries at a contended address. False by default. Needs [`Feature::WarpCombine`]
+    /// (without it there is no combined form to leave out).
+    pub plain_loops: bool,
 }
 
 impl PtxTarget {
@@ -310,6 +334,7 @@ impl PtxTarget {
             isa,
             packed_half_add: false,
             reassociate_float_add: false,
+            plain_loops: false,
         }
     }
 
@@ -330,6 +355,7 @@ impl PtxTarget {
             match knob {
                 PtxKnob::PackedHalfAdd => target.packed_half_add = true,
                 PtxKnob::ReassociateFloatAdd => target.reassociate_float_add = true,
+                PtxKnob::PlainLoops => target.plain_loops = true,
             }
         }
         Ok(target)
@@ -399,6 +425,9 @@ impl fmt::Display for PtxTarget {
         }
         if self.reassociate_float_add {
             write!(f, "+{}", PtxKnob::ReassociateFloatAdd.name())?;
+        }
+        if self.plain_loops {
+            write!(f, "+{}", PtxKnob::PlainLoops.name())?;
         }
         Ok(())
     }

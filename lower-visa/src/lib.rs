@@ -99,4 +99,8 @@ impl Target for VisaTarget {
     fn printer<'m>(&self, options: &LowerOptions) -> VisaPrinter<'m> {
         VisaPrinter::new(*self, options.complete_module)
     }
+
+    fn splice_type(&self, ty: atomir_ir::ValueType) -> atomir_ir::lower::SpliceType {
+        emit::splice_type(*self, ty)
+    }
 }

@@ -202,6 +202,10 @@ pub enum Coverage {
     /// lowers otherwise than the same target without it (`atomir-ptx`'s lowering test checks
     /// that every other verdict is the default's).
     FloatAdds,
+    /// Every relaxed scalar add, sub, min, max, fminimumnum and fmaximumnum cell: all that a
+    /// `+plain-loops` target can lower otherwise than the same target without it (the
+    /// warp-combined forms it leaves out are only of those).
+    PlainLoops,
 }
 
 impl Coverage {
@@ -224,6 +228,17 @@ impl Coverage {
                 AnyCell::Access(cell) => {
                     matches!(cell.op, atomir_ir::AtomicOp::Add | atomir_ir::AtomicOp::Sub)
                         && cell.ty == atomir_ir::ElemType::F32
+                        && !cell.shape.is_vector()
+                }
+            },
+            Coverage::PlainLoops => match cell {
+                AnyCell::Fence(_) => false,
+                AnyCell::Access(cell) => {
+                    use atomir_ir::AtomicOp as Op;
+                    matches!(
+                        cell.op,
+                        Op::Add | Op::Sub | Op::Min | Op::Max | Op::FMinimumNum | Op::FMaximumNum
+                    ) && cell.order == atomir_ir::MemoryOrder::Relaxed
                         && !cell.shape.is_vector()
                 }
             },
@@ -260,7 +275,8 @@ pub const MATRIX_ENV: &str = "ATOMIR_PTX_MATRIX";
 /// (the first with the packed f16 add) and sm_90 at 7.8 (the first with bf16x2). With
 /// `+reassociate-float-add`, on the cells it changes ([`Coverage::FloatAdds`]): sm_70 and sm_80
 /// at their default ISA (the oldest with it, and the first with `redux.sync`), sm_90 at its
-/// default and at 9.4 (the exact `.noftz` f32 add), sm_100.
+/// default and at 9.4 (the exact `.noftz` f32 add), sm_100. With `+plain-loops`, on the cells
+/// it changes ([`Coverage::PlainLoops`]): sm_70 (ptxas 12.9) and sm_90 at their default ISA.
 /// [`MATRIX_ENV`] replaces the list by the targets it names, each in full.
 pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
     if let Ok(list) = std::env::var(MATRIX_ENV) {
@@ -317,6 +333,13 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         };
         (target, Coverage::FloatAdds)
     });
+    let plain_loops = [at_default(Sm::Sm70), at_default(Sm::Sm90)].map(|target| {
+        let target = PtxTarget {
+            plain_loops: true,
+            ..target
+        };
+        (target, Coverage::PlainLoops)
+    });
     let sampled = sampled.into_iter().enumerate().map(|(offset, target)| {
         (
             target,
@@ -332,5 +355,6 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         .chain(sampled)
         .chain(packed_half_add)
         .chain(reassociate_float_add)
+        .chain(plain_loops)
         .collect())
 }

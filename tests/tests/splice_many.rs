@@ -91,10 +91,15 @@ fn many_of(target: Target, seed: u64, spaces: &[AddressSpace], fragments: usize)
     kernel
 }
 
-/// Binds every parameter to its own name, and every other result (lane by lane where the
-/// target keeps lanes in registers) to the client's, the rest left to the fragment.
-fn bind(kernel: &Kernel, names: &mut SpliceNames, lanes: bool) {
+/// Binds the values of one instruction (`types`, what the target states for it): every
+/// parameter to its own name, and every other result (lane by lane where the target keeps lanes
+/// in registers) to the client's, the rest left to the fragment.
+fn bind(kernel: &Kernel, names: &mut SpliceNames, lanes: bool, types: &atomir::BindingTypes) {
+    names.clear();
     for (value, data) in kernel.values.iter() {
+        if types.get(value).is_none() {
+            continue;
+        }
         match (data.def, data.ty) {
             (atomir::ValueDef::Param(_), _) => {
                 names.bind(value, &data.name);
@@ -118,9 +123,10 @@ fn splice_all(target: Target, module: &Module, lanes: bool) -> Vec<Fragment> {
     let verified = verify::verify(module).expect("the kernel verifies");
     let kernel = &module.kernels[0];
     let mut names = SpliceNames::default();
-    bind(kernel, &mut names, lanes);
     let mut fragments = Vec::new();
     for (index, inst) in kernel.insts.keys().enumerate() {
+        let types = target.binding_types(&verified, 0, inst).unwrap();
+        bind(kernel, &mut names, lanes, &types);
         names.set_numbered("f", index as u32).unwrap();
         names.set_blocks(
             &if index == 0 {

@@ -1,8 +1,12 @@
 //! A compiler that embeds atomir, as a client outside the workspace would: it builds its atomics
-//! in code, binds every IR value to a register (PTX) or SSA value (LLVM) of its own, lowers each
-//! atomic on its own with [`Target::splice`], and splices the fragments into one hand-written PTX
-//! kernel and one hand-written LLVM function. What a target refuses is left out and reported
-//! with its rule and the smallest target that accepts it.
+//! and a fence in code, asks the target what each instruction's values must be bound to
+//! ([`Target::binding_types`]: which register type or LLVM type, how many names), binds them to
+//! registers (PTX) or SSA values (LLVM) of its own declared with those types, lowers each
+//! instruction on its own with [`Target::splice`], and splices the fragments into one
+//! hand-written PTX kernel and one hand-written LLVM function. What a target refuses is left
+//! out and reported with its rule and the smallest target that accepts it. The size knob
+//! (`+plain-loops`) trades the warp-combined code for the plain loop
+//! ([`sizes_with_plain_loops`]).
 //!
 //! The program's data lie in three byte blocks the kernel (or function) gets as pointers:
 //! `mem`, the atomics' memory ([`MEMORY_BYTES`]); `args`, the operands, which the client loads
@@ -11,10 +15,12 @@
 
 use std::fmt::Write;
 
+use std::collections::BTreeMap;
+
 use atomir::{
-    verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Fragment, Inst, Kernel, LowerError,
-    MemoryOrder, Module, Operand, Scalar, Scope, SpliceNames, Target, Value, ValueType,
-    VectorShape,
+    verify, AddressSpace, AtomicInst, AtomicOp, BindingTypes, ElemType, Fence, Fragment, Inst,
+    Kernel, LowerError, MemoryOrder, Module, Operand, Scalar, Scope, SpliceNames, Target, Value,
+    ValueType, VectorShape, Verified,
 };
 
 /// The bytes of the atomics' memory block.
@@ -49,11 +55,17 @@ pub struct Atomic {
     pub out: Option<usize>,
 }
 
-/// The program: one kernel of six atomics, the client's inputs, and the initial memory.
+/// What the client calls the fence in messages.
+pub const FENCE: &str = "release fence";
+
+/// The program: one kernel of six atomics and a fence, the client's inputs, and the initial
+/// memory.
 pub struct Program {
     pub module: Module,
     pub inputs: Vec<Input>,
     pub atomics: Vec<Atomic>,
+    /// The fence between the first two atomics: the f32 add is visible before the u8 add.
+    pub fence: Inst,
     /// The memory block before the kernel runs.
     pub memory: [u8; MEMORY_BYTES],
 }
@@ -71,7 +83,7 @@ impl Program {
     }
 }
 
-/// Builds the program in code: a dead-result f32 add, a u8 add, a seq_cst system b64 cas, a
+/// Builds the program in code: a dead-result f32 add, a release fence, a u8 add, a seq_cst system b64 cas, a
 /// v4.f32 add, an acquire f16x2 add and a bounded inc, each through a pointer of its own.
 pub fn program() -> Program {
     let mut kernel = Kernel::new("embed");
@@ -145,6 +157,10 @@ pub fn program() -> Program {
         x.into(),
     ));
     push(&mut kernel, "dead-result f32 add", add_f32, p_f32, None);
+    let fence = kernel.push_fence(Fence {
+        order: MemoryOrder::Release,
+        scope: Scope::Device,
+    });
 
     let add_u8 = on(AtomicInst::new(
         AtomicOp::Add,
@@ -223,6 +239,7 @@ pub fn program() -> Program {
         },
         inputs,
         atomics,
+        fence,
         memory,
     }
 }
@@ -234,32 +251,27 @@ pub struct Spliced {
     pub text: String,
     /// The atomics spliced in, by their index in [`Program::atomics`].
     pub spliced: Vec<usize>,
+    /// Whether the fence was spliced in.
+    pub fence: bool,
+    /// The instructions of each atomic's code, by its index in [`Program::atomics`].
+    pub sizes: Vec<(usize, u32)>,
     /// One line per atomic the target refused: what, the rule, the smallest target.
     pub refusals: Vec<String>,
 }
 
-fn refusal_line(atomic: &Atomic, target: Target, error: &LowerError) -> String {
+fn refusal_line(what: &str, target: Target, error: &LowerError) -> String {
     let refusal = &error.refusal;
     let smallest = refusal
         .smallest_target
         .as_deref()
         .unwrap_or("no target of the backend");
     format!(
-        "{}: refused by {target}: {} [rule {}]; smallest target that accepts it: {smallest}",
-        atomic.what, refusal.reason, refusal.rule
+        "{what}: refused by {target}: {} [rule {}]; smallest target that accepts it: {smallest}",
+        refusal.reason, refusal.rule
     )
 }
 
-/// The PTX register class of a value of `ty` (8-bit data live in 16-bit registers).
-fn ptx_reg(ty: ElemType) -> &'static str {
-    match ty.bits() {
-        8 | 16 => ".b16",
-        32 => ".b32",
-        _ => ".b64",
-    }
-}
-
-/// The PTX type a value of `ty` is loaded and stored as.
+/// The PTX type a value of `ty` is loaded and stored as: the client's own memory layout.
 fn ptx_mem(ty: ElemType) -> &'static str {
     match ty.bits() {
         8 => "u8",
@@ -269,74 +281,170 @@ fn ptx_mem(ty: ElemType) -> &'static str {
     }
 }
 
-/// One hand-written PTX kernel for `target` (a `ptx:` target) with every atomic it accepts
-/// spliced in.
+/// The client's name of `value`: an input's or a pointer's own name, a result's name in the
+/// kernel; `None` for the inc's result, which the client leaves to the fragment.
+fn client_name(program: &Program, value: Value) -> Option<String> {
+    let kernel = &program.module.kernels[0];
+    if let Some(input) = program.inputs.iter().find(|input| input.value == value) {
+        return Some(input.name.to_owned());
+    }
+    if let Some(atomic) = program.atomics.iter().find(|a| a.pointer.0 == value) {
+        return Some(atomic.pointer.1.to_owned());
+    }
+    let inc = program.atomics.iter().find(|a| a.what == "bounded inc")?;
+    let inc_result = kernel.atomic(inc.inst).and_then(|a| a.result);
+    (inc_result != Some(value)).then(|| kernel.values[value].name.to_string())
+}
+
+/// What the client binds and declares for `target`: per instruction, the binding types the
+/// target states; and every name of the client's with the type the target wants it declared
+/// as (a name per lane where the target keeps lanes apart).
+struct Bindings {
+    per_inst: Vec<(Inst, BindingTypes)>,
+    declared: BTreeMap<String, String>,
+}
+
+impl Bindings {
+    fn of(program: &Program, verified: &Verified<'_>, target: Target) -> Result<Self, String> {
+        let kernel = &program.module.kernels[0];
+        let mut bindings = Bindings {
+            per_inst: Vec::new(),
+            declared: BTreeMap::new(),
+        };
+        for inst in kernel.insts.keys() {
+            let types = target
+                .binding_types(verified, 0, inst)
+                .map_err(|error| error.to_string())?;
+            for value in &types.values {
+                for name in lane_names(program, value.value, value.splice.names) {
+                    bindings.declared.insert(name, value.splice.ty.clone());
+                }
+            }
+            bindings.per_inst.push((inst, types));
+        }
+        Ok(bindings)
+    }
+
+    /// Binds exactly the values of the instruction spliced, as the target states them.
+    fn bind(&self, program: &Program, inst: Inst, names: &mut SpliceNames) {
+        names.clear();
+        let Some((_, types)) = self.per_inst.iter().find(|(at, _)| *at == inst) else {
+            return;
+        };
+        for value in &types.values {
+            let lanes = lane_names(program, value.value, value.splice.names);
+            if !lanes.is_empty() {
+                names.bind_lanes(value.value, lanes.iter().map(String::as_str));
+            }
+        }
+    }
+
+    /// The type the target keeps `value` in.
+    fn type_of(&self, value: Value) -> Option<&str> {
+        self.per_inst
+            .iter()
+            .find_map(|(_, types)| types.get(value))
+            .map(|value| value.splice.ty.as_str())
+    }
+}
+
+/// The client's names of `value`: one, or `<name>_<lane>` per lane; none where it leaves the
+/// value to the fragment.
+fn lane_names(program: &Program, value: Value, lanes: usize) -> Vec<String> {
+    let Some(name) = client_name(program, value) else {
+        return Vec::new();
+    };
+    if lanes == 1 {
+        vec![name]
+    } else {
+        (0..lanes).map(|lane| format!("{name}_{lane}")).collect()
+    }
+}
+
+/// What an instruction is, for messages.
+fn what(program: &Program, inst: Inst) -> &'static str {
+    program
+        .atomics
+        .iter()
+        .find(|atomic| atomic.inst == inst)
+        .map_or(FENCE, |atomic| atomic.what)
+}
+
+/// Splices every instruction of the program for `target`, in program order, each bound as the
+/// target states, and hands `each` every fragment spliced with its instruction's number (LLVM
+/// fragments continue to the block `after<number>`).
+fn splice_all(
+    program: &Program,
+    verified: &Verified<'_>,
+    target: Target,
+    bindings: &Bindings,
+    mut each: impl FnMut(usize, &Fragment),
+) -> Result<Spliced, String> {
+    let kernel = &program.module.kernels[0];
+    let mut spliced = Spliced::default();
+    let mut names = SpliceNames::default();
+    let mut fragment = Fragment::default();
+    let mut predecessor = String::from("entry");
+    for (number, inst) in kernel.insts.keys().enumerate() {
+        bindings.bind(program, inst, &mut names);
+        names
+            .set_numbered("f", number as u32)
+            .map_err(|e| e.to_string())?;
+        let continuation = format!("after{number}");
+        names.set_blocks(&predecessor, &continuation);
+        if let Err(error) = target.splice(verified, 0, inst, &names, &mut fragment) {
+            let what = what(program, inst);
+            spliced.refusals.push(refusal_line(what, target, &error));
+            continue;
+        }
+        predecessor = continuation;
+        match program
+            .atomics
+            .iter()
+            .position(|atomic| atomic.inst == inst)
+        {
+            Some(index) => {
+                spliced.spliced.push(index);
+                spliced.sizes.push((index, fragment.instructions));
+            }
+            None => spliced.fence = true,
+        }
+        each(number, &fragment);
+    }
+    Ok(spliced)
+}
+
+/// One hand-written PTX kernel for `target` (a `ptx:` target) with every instruction it
+/// accepts spliced in. Every register of the client's is declared with the type the target
+/// states for it ([`Target::binding_types`]).
 pub fn ptx_kernel(program: &Program, target: Target) -> Result<Spliced, String> {
     let Target::Ptx(ptx) = target else {
         return Err(format!("{target} is no PTX target"));
     };
     let verified = verify::verify(&program.module).map_err(|d| d[0].to_string())?;
     let kernel = &program.module.kernels[0];
-    let mut names = SpliceNames::default();
-    for input in &program.inputs {
-        names.bind(input.value, input.name);
-    }
-    for atomic in &program.atomics {
-        names.bind(atomic.pointer.0, atomic.pointer.1);
-    }
-    // The client names every result but the inc's: that one it takes from the fragment.
-    let mut result_regs: Vec<(&str, String)> = Vec::new();
-    for atomic in &program.atomics {
-        let Some(result) = kernel.atomic(atomic.inst).and_then(|a| a.result) else {
-            continue;
-        };
-        let data = &kernel.values[result];
-        match data.ty {
-            ValueType::Data(ty, shape) if shape.is_vector() => {
-                let lanes: Vec<String> = (0..shape.len())
-                    .map(|lane| format!("{}_{lane}", data.name))
-                    .collect();
-                names.bind_lanes(result, lanes.iter().map(String::as_str));
-                for lane in lanes {
-                    result_regs.push((ptx_reg(ty), lane));
-                }
-            }
-            ValueType::Data(ty, _) if atomic.what != "bounded inc" => {
-                names.bind(result, &data.name);
-                result_regs.push((ptx_reg(ty), data.name.to_string()));
-            }
-            _ => {}
-        }
-    }
-
-    let mut spliced = Spliced::default();
+    let bindings = Bindings::of(program, &verified, target)?;
     let mut decls = String::new();
     let mut body = String::new();
     let mut stores = String::new();
-    let mut fragment = Fragment::default();
-    for (index, atomic) in program.atomics.iter().enumerate() {
-        names
-            .set_numbered("f", index as u32)
-            .map_err(|e| e.to_string())?;
-        if let Err(error) = target.splice(&verified, 0, atomic.inst, &names, &mut fragment) {
-            spliced.refusals.push(refusal_line(atomic, target, &error));
-            continue;
-        }
-        spliced.spliced.push(index);
+    let mut spliced = splice_all(program, &verified, target, &bindings, |number, fragment| {
         for temp in &fragment.temps {
             let _ = writeln!(decls, "\t.reg {} %{};", temp.ty, temp.name);
         }
-        let _ = writeln!(body, "\t// {}", atomic.what);
+        let inst = kernel.insts.keys().nth(number).expect("an instruction");
+        let _ = writeln!(body, "\t// {}", what(program, inst));
         body.push_str(&fragment.code);
-        let (Some(out), Some(result)) = (atomic.out, fragment.results.first()) else {
-            continue;
+        let atomic = program.atomics.iter().find(|atomic| atomic.inst == inst);
+        let (Some(out), Some(result)) = (atomic.and_then(|a| a.out), fragment.results.first())
+        else {
+            return;
         };
-        let ty = kernel.atomic(atomic.inst).map_or(ElemType::U32, |a| a.ty);
+        let ty = kernel.atomic(inst).map_or(ElemType::U32, |a| a.ty);
         for (lane, name) in result.names.iter().enumerate() {
             let at = out + lane * (ty.bits() / 8) as usize;
             let _ = writeln!(stores, "\tst.global.{} [%out+{at}], %{name};", ptx_mem(ty));
         }
-    }
+    })?;
 
     let text = &mut spliced.text;
     let _ = writeln!(
@@ -347,14 +455,8 @@ pub fn ptx_kernel(program: &Program, target: Target) -> Result<Spliced, String> 
     );
     text.push_str(".visible .entry embed(\n\t.param .u64 embed_mem,\n\t.param .u64 embed_args,\n");
     text.push_str("\t.param .u64 embed_out\n)\n{\n\t.reg .b64 %mem, %args, %out;\n");
-    for input in &program.inputs {
-        let _ = writeln!(text, "\t.reg {} %{};", ptx_reg(input.ty), input.name);
-    }
-    for atomic in &program.atomics {
-        let _ = writeln!(text, "\t.reg .b64 %{};", atomic.pointer.1);
-    }
-    for (class, name) in &result_regs {
-        let _ = writeln!(text, "\t.reg {class} %{name};");
+    for (name, ty) in &bindings.declared {
+        let _ = writeln!(text, "\t.reg {ty} %{name};");
     }
     text.push_str(&decls);
     for block in ["mem", "args", "out"] {
@@ -375,55 +477,40 @@ pub fn ptx_kernel(program: &Program, target: Target) -> Result<Spliced, String> 
     Ok(spliced)
 }
 
-/// The LLVM type of a value of `ty` and `lanes` elements.
-fn llvm_type(ty: ElemType, lanes: usize) -> String {
-    let scalar = match ty {
-        ElemType::F32 => "float",
-        // atomir's LLVM IR carries packed halves as their 32 bits.
-        ElemType::F16x2 => "i32",
-        _ => match ty.bits() {
-            8 => "i8",
-            16 => "i16",
-            32 => "i32",
-            _ => "i64",
-        },
-    };
-    if lanes > 1 {
-        format!("<{lanes} x {scalar}>")
-    } else {
-        scalar.to_owned()
-    }
-}
-
 /// One hand-written LLVM function `@embed(mem, args, out)` for `target` (an `llvm:` target)
-/// with every atomic it accepts spliced in, as a module its tools take.
+/// with every instruction it accepts spliced in, as a module its tools take. Its pointers,
+/// loads and stores use the types the target states ([`Target::binding_types`]).
 pub fn llvm_function(program: &Program, target: Target) -> Result<Spliced, String> {
     let Target::Llvm(llvm) = target else {
         return Err(format!("{target} is no LLVM target"));
     };
-    // The client's pointers: global memory is address space 1 on NVPTX.
-    let gp = match llvm.triple {
-        atomir::Triple::Nvptx64 => "ptr addrspace(1)",
-        _ => "ptr",
-    };
     let verified = verify::verify(&program.module).map_err(|d| d[0].to_string())?;
     let kernel = &program.module.kernels[0];
-    let mut names = SpliceNames::default();
-    for input in &program.inputs {
-        names.bind(input.value, input.name);
-    }
-    for atomic in &program.atomics {
-        names.bind(atomic.pointer.0, atomic.pointer.1);
-    }
-    // SSA values: the client names every result but the inc's.
-    for atomic in &program.atomics {
-        let result = kernel.atomic(atomic.inst).and_then(|a| a.result);
-        if let Some(result) = result.filter(|_| atomic.what != "bounded inc") {
-            names.bind(result, &kernel.values[result].name);
-        }
-    }
-
-    let mut spliced = Spliced::default();
+    let bindings = Bindings::of(program, &verified, target)?;
+    // The client's own pointers have the type of the atomics' (global) pointers.
+    let gp = bindings
+        .type_of(program.atomics[0].pointer.0)
+        .ok_or("the first atomic has no address")?
+        .to_owned();
+    let mut code = String::new();
+    let mut stores = String::new();
+    let mut spliced = splice_all(program, &verified, target, &bindings, |number, fragment| {
+        code.push_str(&fragment.code);
+        let _ = writeln!(code, "after{number}:");
+        let inst = kernel.insts.keys().nth(number).expect("an instruction");
+        let atomic = program.atomics.iter().find(|atomic| atomic.inst == inst);
+        let (Some(out), Some(result)) = (atomic.and_then(|a| a.out), fragment.results.first())
+        else {
+            return;
+        };
+        let ty = bindings.type_of(result.value).unwrap_or("i32");
+        let name = &result.names[0];
+        let _ = writeln!(
+            stores,
+            "  %{name}_to = getelementptr i8, {gp} %out, i64 {out}"
+        );
+        let _ = writeln!(stores, "  store {ty} %{name}, {gp} %{name}_to");
+    })?;
     let text = &mut spliced.text;
     let _ = writeln!(
         text,
@@ -442,43 +529,43 @@ pub fn llvm_function(program: &Program, target: Target) -> Result<Spliced, Strin
         );
     }
     for input in &program.inputs {
-        let (name, at, ty) = (input.name, input.offset, llvm_type(input.ty, 1));
+        let (name, at) = (input.name, input.offset);
+        let ty = bindings
+            .type_of(input.value)
+            .ok_or("an input no atomic reads")?;
         let _ = writeln!(
             text,
             "  %{name}_at = getelementptr i8, {gp} %args, i64 {at}"
         );
         let _ = writeln!(text, "  %{name} = load {ty}, {gp} %{name}_at");
     }
-    let mut fragment = Fragment::default();
-    let mut predecessor = String::from("entry");
-    let mut stores = String::new();
-    for (index, atomic) in program.atomics.iter().enumerate() {
-        names
-            .set_numbered("f", index as u32)
-            .map_err(|e| e.to_string())?;
-        let continuation = format!("after{index}");
-        names.set_blocks(&predecessor, &continuation);
-        if let Err(error) = target.splice(&verified, 0, atomic.inst, &names, &mut fragment) {
-            spliced.refusals.push(refusal_line(atomic, target, &error));
-            continue;
-        }
-        spliced.spliced.push(index);
-        text.push_str(&fragment.code);
-        let _ = writeln!(text, "{continuation}:");
-        predecessor = continuation;
-        let (Some(out), Some(result)) = (atomic.out, fragment.results.first()) else {
-            continue;
-        };
-        let inst = kernel.atomic(atomic.inst).copied();
-        let ty = inst.map_or(String::new(), |a| llvm_type(a.ty, a.shape.len()));
-        let name = &result.names[0];
-        let _ = writeln!(
-            stores,
-            "  %{name}_to = getelementptr i8, {gp} %out, i64 {out}"
-        );
-        let _ = writeln!(stores, "  store {ty} %{name}, {gp} %{name}_to");
-    }
+    text.push_str(&code);
     text.push_str(&stores);
     text.push_str("  ret void\n}\n");
     Ok(spliced)
+}
+
+/// The size knob: each atomic's instruction count on `target` and on the same target with
+/// plain loops (`+plain-loops`), for the atomics both accept.
+pub fn sizes_with_plain_loops(
+    program: &Program,
+    target: Target,
+) -> Result<Vec<(&'static str, u32, u32)>, String> {
+    let Target::Ptx(ptx) = target else {
+        return Err(format!("{target} has no plain-loops option"));
+    };
+    let plain = Target::Ptx(atomir::PtxTarget {
+        plain_loops: true,
+        ..ptx
+    });
+    let default = ptx_kernel(program, target)?;
+    let small = ptx_kernel(program, plain)?;
+    Ok(default
+        .sizes
+        .iter()
+        .filter_map(|&(index, size)| {
+            let (_, plain) = small.sizes.iter().find(|(at, _)| *at == index)?;
+            Some((program.atomics[index].what, size, *plain))
+        })
+        .collect())
 }

@@ -1,8 +1,8 @@
-//! Prints the hand-written PTX kernels and LLVM functions with the atomics spliced in, and what
-//! each target refused.
+//! Prints the hand-written PTX kernels and LLVM functions with the atomics and the fence spliced
+//! in, what each target refused, and each atomic's size with and without `+plain-loops`.
 
 use atomir::Target;
-use atomir_embed::{llvm_function, program, ptx_kernel};
+use atomir_embed::{llvm_function, program, ptx_kernel, sizes_with_plain_loops};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let program = program();
@@ -26,6 +26,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("// refused: {refusal}");
         }
         println!("{}", spliced.text);
+    }
+    // The size knob: the warp-combined default against the plain loop, per atomic.
+    let target: Target = "ptx:sm_90".parse()?;
+    println!("// ===== instructions per atomic on {target}: default, +plain-loops");
+    for (what, default, plain) in sizes_with_plain_loops(&program, target)? {
+        println!("// {what}: {default}, {plain}");
     }
     Ok(())
 }

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use atomir::Target;
-use atomir_embed::{llvm_function, program, ptx_kernel, Program, Spliced, OUT_BYTES};
+use atomir_embed::{
+    llvm_function, program, ptx_kernel, sizes_with_plain_loops, Program, Spliced, FENCE, OUT_BYTES,
+};
 use atomir_ir::semantics::{apply, FloatMode};
 use atomir_tests::llvm::{check_file, Codegen, LlvmTools};
 use atomir_tests::tools::{require, run, Tool};
@@ -32,12 +34,17 @@ fn lowered(program: &Program, name: &str) -> (Target, Spliced) {
 #[test]
 fn the_spliced_ptx_kernel_assembles() {
     let program = program();
-    for (name, tool) in [("ptx:sm_70", Tool::Ptxas12), ("ptx:sm_90", Tool::Ptxas13)] {
+    for (name, tool) in [
+        ("ptx:sm_70", Tool::Ptxas12),
+        ("ptx:sm_90", Tool::Ptxas13),
+        ("ptx:sm_90+plain-loops", Tool::Ptxas13),
+    ] {
         let Some(ptxas) = require(tool) else {
             continue;
         };
         let (target, spliced) = lowered(&program, name);
         assert_eq!(spliced.spliced.len(), 6, "{target}: {:?}", spliced.refusals);
+        assert!(spliced.fence, "{target}: {:?}", spliced.refusals);
         let Target::Ptx(ptx) = target else {
             unreachable!()
         };
@@ -75,6 +82,10 @@ fn the_spliced_llvm_function_passes_the_tools_and_its_ptx_assembles() {
     let program = program();
     let (target, spliced) = lowered(&program, "llvm:nvptx64");
     assert_eq!(spliced.spliced.len(), 6, "{target}: {:?}", spliced.refusals);
+    assert!(
+        spliced.fence && spliced.text.contains("fence syncscope"),
+        "{target}"
+    );
     let Some(compiled) = judge_llvm(target, &spliced) else {
         return;
     };
@@ -97,7 +108,10 @@ fn a_target_that_refuses_names_the_rule_and_a_target_that_accepts() {
         !spliced.refusals.is_empty(),
         "{target} refuses none of the six"
     );
-    assert_eq!(spliced.spliced.len() + spliced.refusals.len(), 6);
+    assert_eq!(
+        spliced.spliced.len() + usize::from(spliced.fence) + spliced.refusals.len(),
+        7
+    );
     for refusal in &spliced.refusals {
         println!("{refusal}");
         let (_, smallest) = refusal
@@ -107,6 +121,10 @@ fn a_target_that_refuses_names_the_rule_and_a_target_that_accepts() {
         // The smallest target accepts every atomic the refusing one left out.
         let (_, on_smallest) = lowered(&program, smallest);
         let what = refusal.split(':').next().unwrap();
+        if what == FENCE {
+            assert!(on_smallest.fence, "{smallest} refuses the fence");
+            continue;
+        }
         let index = program.atomics.iter().position(|a| a.what == what).unwrap();
         assert!(
             on_smallest.spliced.contains(&index),
@@ -207,6 +225,7 @@ fn the_spliced_x86_64_function_runs_as_the_semantics_say() {
     let program = program();
     let (target, spliced) = lowered(&program, "llvm:x86_64");
     assert_eq!(spliced.spliced.len(), 6, "{target}: {:?}", spliced.refusals);
+    assert!(spliced.fence, "{target}: {:?}", spliced.refusals);
     let Some(compiled) = judge_llvm(target, &spliced) else {
         return;
     };
@@ -261,4 +280,18 @@ fn the_client_prints_its_code_and_refusals() {
             "{line}"
         );
     }
+}
+
+#[test]
+fn plain_loops_make_the_warp_combined_atomics_smaller_and_nothing_larger() {
+    let program = program();
+    let target: Target = "ptx:sm_90".parse().unwrap();
+    let sizes = sizes_with_plain_loops(&program, target).expect("both targets splice");
+    assert_eq!(sizes.len(), 6, "{sizes:?}");
+    for (what, default, plain) in &sizes {
+        assert!(plain <= default, "{what}: {plain} > {default}");
+    }
+    // The u8 add is warp-combined by default (a masked CAS loop run once per address).
+    let (_, default, plain) = sizes.iter().find(|(what, ..)| *what == "u8 add").unwrap();
+    assert!(plain < default, "u8 add: {plain} against {default}");
 }

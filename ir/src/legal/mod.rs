@@ -17,8 +17,10 @@ use crate::rule::RuleId;
 use crate::types::{AtomicOp, ElemType, TypeClass, VectorShape};
 use crate::verify::Verified;
 
+mod options;
 mod rewrite;
 
+pub use options::{GenericParams, LowerOptions, OnRefusal};
 pub use rewrite::Rewrite;
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
@@ -434,6 +436,9 @@ impl Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} [rule {}]", self.reason, self.rule)?;
+        if self.rule.blames_caller() {
+            return f.write_str("; the call's input is at fault, not the target");
+        }
         match &self.smallest_target {
             Some(target) => write!(f, "; smallest target that accepts it: {target}"),
             None => write!(f, "; no target of this backend accepts it"),
@@ -443,91 +448,6 @@ impl fmt::Display for Refusal {
 
 /// The legality table's answer.
 pub type Verdict = Result<Legality, Refusal>;
-
-/// Options every backend understands.
-///
-/// New options will come, so the struct is built from [`LowerOptions::fragment`] (the
-/// default) or [`LowerOptions::module`] and changed with the `with_…` methods.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct LowerOptions {
-    /// Wrap the output as a complete unit the target's own tools accept. Its kernels are then
-    /// the target's entry points, and a target may take their parameters as its launches pass
-    /// them: by default ([`GenericParams::Global`]) a PTX `.entry`'s `ptr.generic` parameters
-    /// must point to global memory (as in CUDA), and a generic atomic through one is lowered as
-    /// a global one.
-    pub complete_module: bool,
-    /// Where a complete module's kernels take their `ptr.generic` parameters to point.
-    pub generic_params: GenericParams,
-    /// What to do with an instruction the target refuses.
-    pub on_refusal: OnRefusal,
-}
-
-/// Where the `ptr.generic` parameters of a complete module's kernels point
-/// ([`LowerOptions::complete_module`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum GenericParams {
-    /// Into global memory, as a launch passes them (CUDA's kernels; LLVM's NVPTX backend
-    /// assumes the same): an access through one is a global access. The default.
-    #[default]
-    Global,
-    /// Anywhere: the module's kernels are also called another way (as functions, say) with
-    /// addresses of shared memory, so an access through one stays generic.
-    Anywhere,
-}
-
-impl LowerOptions {
-    /// Code for the inside of a unit of the client's (no module wrapper); stops at the first
-    /// refusal. The default.
-    pub const fn fragment() -> Self {
-        LowerOptions {
-            complete_module: false,
-            generic_params: GenericParams::Global,
-            on_refusal: OnRefusal::Stop,
-        }
-    }
-
-    /// A complete unit the target's own tools accept; stops at the first refusal.
-    pub const fn module() -> Self {
-        LowerOptions {
-            complete_module: true,
-            ..LowerOptions::fragment()
-        }
-    }
-
-    /// These options, wrapping the output as a complete unit or not.
-    pub const fn with_complete_module(mut self, complete_module: bool) -> Self {
-        self.complete_module = complete_module;
-        self
-    }
-
-    /// These options, with a complete module's `ptr.generic` kernel parameters pointing where
-    /// `generic_params` says.
-    pub const fn with_generic_params(mut self, generic_params: GenericParams) -> Self {
-        self.generic_params = generic_params;
-        self
-    }
-
-    /// These options, doing `on_refusal` with a refused instruction.
-    pub const fn with_on_refusal(mut self, on_refusal: OnRefusal) -> Self {
-        self.on_refusal = on_refusal;
-        self
-    }
-}
-
-/// What a lowering does with an instruction its target refuses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum OnRefusal {
-    /// Lower nothing: the first refusal is the lowering's error.
-    #[default]
-    Stop,
-    /// Lower what the target accepts and report the rest in [`LowerReport::refusals`]. An
-    /// instruction that reads the result of one left out is left out too; a kernel whose
-    /// parameters the target cannot carry is left out whole (its signature is its interface).
-    Skip,
-}
 
 /// What a refusal is about: one instruction, or one parameter whose type the target cannot
 /// carry (used or not: a kernel's signature is its interface).
@@ -554,12 +474,25 @@ pub struct LowerError {
 }
 
 impl fmt::Display for LowerError {
+    /// `line:col: error: in kernel `k`: …` for a kernel read from text; for one built in code,
+    /// which has no location, `error: in kernel `k`, instruction 3: …` (or `parameter 1`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: error: in kernel `{}`: {}",
-            self.loc, self.kernel, self.refusal
-        )
+        if self.loc.is_known() {
+            return write!(
+                f,
+                "{}: error: in kernel `{}`: {}",
+                self.loc, self.kernel, self.refusal
+            );
+        }
+        f.write_str("error: ")?;
+        if !self.kernel.is_empty() {
+            write!(f, "in kernel `{}`, ", self.kernel)?;
+        }
+        match self.site {
+            Site::Inst(inst) => write!(f, "instruction {}", inst.as_u32())?,
+            Site::Param(param) => write!(f, "parameter {param}")?,
+        }
+        write!(f, ": {}", self.refusal)
     }
 }
 
@@ -756,6 +689,17 @@ pub trait Backend {
         names: &crate::lower::SpliceNames,
         fragment: &mut crate::lower::Fragment,
     ) -> Result<Legality, LowerError>;
+
+    /// What a client binds to splice instruction `inst` of kernel number `kernel`: every value
+    /// the instruction reads or defines, its role, how many names it takes and the type of each
+    /// on this target ([`crate::lower::BindingTypes`]; none for a fence). An id the module
+    /// does not hold is an error.
+    fn binding_types(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+    ) -> Result<crate::lower::BindingTypes, LowerError>;
 }
 
 /// Why a lowering into a writer failed: a refusal, or the writer's own error.

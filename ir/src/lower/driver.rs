@@ -20,8 +20,8 @@ use super::error::{error, unprintable};
 use super::inst::{print_inst, Scratch};
 use super::planning::{plan, Planned};
 use super::{
-    legalize, legalize_signature, splice_inst, Fragment, Plan, Printer, SpliceNames, Table, Target,
-    Unprintable,
+    binding_types, legalize, legalize_signature, splice_inst, BindingTypes, Fragment, Plan,
+    Printer, SpliceNames, Table, Target, Unprintable,
 };
 
 /// Lowers `module` for `target` with its own printer.
@@ -168,6 +168,9 @@ fn lower_target<T: Target>(
     out: &mut String,
     sink: Option<&mut dyn io::Write>,
 ) -> Result<LowerReport, WriteError> {
+    if let Some(adjusted) = target.with_options(options) {
+        return lower_target(&adjusted, module, options, out, sink);
+    }
     let printer = target.printer(options);
     let planned = plan(
         target,
@@ -281,5 +284,14 @@ impl<T: Target> Backend for T {
         fragment: &mut Fragment,
     ) -> Result<Legality, LowerError> {
         splice_inst(self, module, kernel, inst, names, fragment)
+    }
+
+    fn binding_types(
+        &self,
+        module: &Verified<'_>,
+        kernel: usize,
+        inst: Inst,
+    ) -> Result<BindingTypes, LowerError> {
+        binding_types(self, module, kernel, inst)
     }
 }

@@ -29,6 +29,7 @@
 //! [`Expander`]: crate::expand::Expander
 //! [`Backend`]: crate::legal::Backend
 
+mod binding;
 mod driver;
 mod error;
 mod fence;
@@ -43,6 +44,7 @@ mod splicing;
 mod table;
 mod template;
 
+pub use binding::{BindingTypes, SpliceType, ValueBinding, ValueRole};
 pub use driver::{lower_each, lower_into, lower_module, lower_with, InstLowering, CHUNK};
 pub use error::{error, param_error};
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
@@ -52,7 +54,7 @@ pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 pub use printer::{append_buffer, move_to_front, At, Expanding, Printer, Target, Unprintable};
 pub use spell::{decimal, Displayed, Hex, Spell};
 pub use splice::{Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames};
-pub use splicing::splice_inst;
+pub use splicing::{binding_types, splice_inst};
 pub use table::{
     legalize, legalize_beside, legalize_signature, smallest_accepting, Passes, Plan, Table,
 };

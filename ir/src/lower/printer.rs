@@ -191,10 +191,6 @@ pub trait Printer<'m> {
     /// After the last kernel.
     fn module_end(&mut self, out: &mut String);
 
-    /// Whether a spliced vector value is bound lane by lane (a register per lane) rather than
-    /// whole (an SSA vector).
-    const SPLICES_LANES: bool = true;
-
     /// Before the one instruction of `kernel` a spliced fragment holds: its values are named
     /// by `names` (every value it reads is bound; the driver checked), what it makes up by the
     /// prefix, and nothing of a kernel around it is printed.
@@ -262,6 +258,16 @@ pub trait Target: Table {
 
     /// A printer for one lowering with `options`.
     fn printer<'m>(&self, options: &LowerOptions) -> Self::Printer<'m>;
+
+    /// How a spliced fragment of this target takes a value of type `ty`: the names the
+    /// client binds it to and the type each has ([`super::BindingTypes`]).
+    fn splice_type(&self, ty: crate::types::ValueType) -> super::SpliceType;
+
+    /// This target with the lowering choices of `options` its table makes
+    /// ([`LowerOptions::plain_loops`]), or `None` where they change nothing.
+    fn with_options(&self, _options: &LowerOptions) -> Option<Self> {
+        None
+    }
 }
 
 /// Moves the text `out` holds from `end` on to `start`, in front of `out[start..end]`: for a

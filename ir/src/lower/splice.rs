@@ -43,7 +43,6 @@
 
 use std::fmt::Write;
 
-use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
 use crate::kernel::Value;
@@ -54,7 +53,10 @@ use crate::kernel::Value;
 #[derive(Clone, Debug, Default)]
 pub struct SpliceNames {
     prefix: String,
-    bindings: SecondaryMap<Value, Binding>,
+    /// The bindings, in the order they were made: one instruction's few values, so a value is
+    /// found by a short scan, and an id holds no storage beyond its own entry (a table indexed
+    /// by id would grow with the largest id bound).
+    bindings: Vec<(Value, Binding)>,
     blocks: Option<(String, String)>,
 }
 
@@ -127,9 +129,12 @@ impl SpliceNames {
         &self.prefix
     }
 
-    /// Binds `value` to the client's `name` (without its sigil).
+    /// Binds `value` to the client's `name` (without its sigil). Bind only the values of the
+    /// instruction spliced ([`splice`](crate::lower::splice_inst) refuses any other, as it
+    /// refuses an id its kernel does not hold); the target's
+    /// [`binding_types`](crate::legal::Backend::binding_types) lists them.
     pub fn bind(&mut self, value: Value, name: &str) -> &mut Self {
-        let binding = &mut self.bindings[value];
+        let binding = self.entry(value);
         binding.clear();
         binding.push(name.to_owned());
         self
@@ -141,23 +146,42 @@ impl SpliceNames {
         value: Value,
         names: impl IntoIterator<Item = &'a str>,
     ) -> &mut Self {
-        let binding = &mut self.bindings[value];
+        let binding = self.entry(value);
         binding.clear();
         binding.extend(names.into_iter().map(str::to_owned));
         self
     }
 
-    /// Forgets every binding (the storage is kept).
+    /// The binding of `value`, made empty where there was none.
+    fn entry(&mut self, value: Value) -> &mut Binding {
+        match self.bindings.iter().position(|(bound, _)| *bound == value) {
+            Some(index) => &mut self.bindings[index].1,
+            None => {
+                self.bindings.push((value, Binding::new()));
+                &mut self.bindings.last_mut().expect("just pushed").1
+            }
+        }
+    }
+
+    /// Forgets every binding.
     pub fn clear(&mut self) {
         self.bindings.clear();
     }
 
-    /// The client's names of `value`, if bound.
+    /// The client's names of `value`, if bound (to no name at all where
+    /// [`SpliceNames::bind_lanes`] was handed none, which a splice refuses).
     pub fn binding(&self, value: Value) -> Option<&[String]> {
         self.bindings
-            .get(value)
-            .filter(|binding| !binding.is_empty())
-            .map(|binding| &binding[..])
+            .iter()
+            .find(|(bound, _)| *bound == value)
+            .map(|(_, binding)| &binding[..])
+    }
+
+    /// Every binding, in the order made: the value and its names.
+    pub fn bindings(&self) -> impl ExactSizeIterator<Item = (Value, &[String])> + '_ {
+        self.bindings
+            .iter()
+            .map(|(value, binding)| (*value, &binding[..]))
     }
 
     /// The client's name of `value` whole (a scalar, or an LLVM vector), if bound so.
@@ -255,6 +279,9 @@ pub struct Fragment {
     pub temps: Vec<FragmentTemp>,
     /// The instruction's result, if it has one.
     pub results: Vec<FragmentResult>,
+    /// The number of instructions in the code (its lines less labels and comments): the size
+    /// [`crate::legal::LowerOptions::plain_loops`] trades against contended speed.
+    pub instructions: u32,
     /// What the code needs at the top level of the client's unit, one item a line: LLVM's
     /// `declare`s of the builtins it calls (SPIR-V loads, stores, fences). The client puts
     /// each distinct line in its module once.
@@ -269,6 +296,7 @@ impl std::fmt::Debug for Fragment {
             .field("code", &self.code)
             .field("temps", &self.temps)
             .field("results", &self.results)
+            .field("instructions", &self.instructions)
             .field("declarations", &self.declarations)
             .finish()
     }
@@ -280,6 +308,7 @@ impl Fragment {
         self.code.clear();
         self.temps.clear();
         self.results.clear();
+        self.instructions = 0;
         self.declarations.clear();
     }
 

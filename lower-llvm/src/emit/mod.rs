@@ -12,7 +12,7 @@ mod printer;
 mod types;
 mod values;
 
-pub(crate) use emitter::Emitter;
+pub(crate) use emitter::{value_ty, Emitter};
 pub use printer::LlvmPrinter;
 pub(crate) use types::{Scal, Ty};
 pub(crate) use values::{write_ident, Label, Ref};

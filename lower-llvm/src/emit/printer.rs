@@ -328,8 +328,6 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         out.push_str("  ret void\n}\n\n");
     }
 
-    const SPLICES_LANES: bool = false;
-
     fn splice_begin(
         &mut self,
         kernel: &'m Kernel,

@@ -100,6 +100,16 @@ impl Class {
     }
 }
 
+/// How a spliced fragment takes a value of type `ty`: a register per lane, declared `.reg
+/// <class>` (8-bit data in `.b16`, f16x2/bf16x2 in `.b32`, every pointer in `.b64`).
+pub(crate) fn splice_type(ty: atomir_ir::ValueType) -> atomir_ir::lower::SpliceType {
+    let (class, lanes) = regs::value_class(ty);
+    atomir_ir::lower::SpliceType {
+        names: lanes,
+        ty: class.decl().to_owned(),
+    }
+}
+
 /// A temporary register (`%_r7`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Temp {

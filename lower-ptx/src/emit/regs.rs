@@ -382,7 +382,7 @@ pub(super) enum Operand {
 }
 
 /// The register class of a value's type (one register per lane for vectors).
-pub(super) fn value_class(ty: ValueType) -> (Class, usize) {
+pub(crate) fn value_class(ty: ValueType) -> (Class, usize) {
     match ty {
         ValueType::Ptr(_) => (Class::B64, 1),
         ValueType::Pred => (Class::Pred, 1),

@@ -601,6 +601,26 @@ fn storage_of(ty: PrimType) -> Storage {
     }
 }
 
+/// How a spliced fragment takes a value of type `ty`: one variable per lane, each declared as
+/// the printer keeps it (a dword, a qword or a predicate per SIMD channel). A qword a message
+/// may write or address is declared for the channels GenX_IR gives the message
+/// ([`VisaTarget::message_channels`]: SIMD32 on PVC), as the fragment's own temporaries are.
+pub fn splice_type(target: VisaTarget, ty: ValueType) -> atomir_ir::lower::SpliceType {
+    let (storage, lanes) = value_storage(ty);
+    let ty = match storage {
+        Storage::Pred => format!("v_type=P num_elts={}", target.simd()),
+        Storage::Dword => format!("v_type=G type=ud num_elts={} align=GRF", target.simd()),
+        Storage::Qword => format!(
+            "v_type=G type=uq num_elts={} align=GRF",
+            target.message_channels()
+        ),
+    };
+    atomir_ir::lower::SpliceType {
+        names: lanes as usize,
+        ty,
+    }
+}
+
 /// The storage and element count of an IR value. Shared pointers are 32-bit SLM offsets.
 fn value_storage(ty: ValueType) -> (Storage, u32) {
     match ty {

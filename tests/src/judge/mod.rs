@@ -58,7 +58,8 @@ pub struct JudgeTarget {
 
 /// The PTX targets judged: every SM at the default ISA, and the oldest ISA of two SMs (features
 /// gated by ISA version); the opt-in `+packed-half-add` on sm_90 (f16 and bf16) and on sm_60 at
-/// the first ISA with the packed f16 add; the opt-in `+reassociate-float-add` on sm_90.
+/// the first ISA with the packed f16 add; the opt-in `+reassociate-float-add` on sm_90; the
+/// size option `+plain-loops` on sm_70 (ptxas 12.9) and sm_90 (ptxas 13.5).
 pub const PTX_TARGETS: &[&str] = &[
     "sm_60",
     "sm_70",
@@ -75,6 +76,8 @@ pub const PTX_TARGETS: &[&str] = &[
     "sm_60@6.2+packed-half-add",
     "sm_90+packed-half-add",
     "sm_90+reassociate-float-add",
+    "sm_70+plain-loops",
+    "sm_90+plain-loops",
 ];
 pub const VISA_TARGETS: &[&str] = &["TGLLP", "DG2", "MTL", "PVC", "PVC+svm"];
 /// The LLVM majors judged here (the backend accepts 14 to 23).

@@ -1,0 +1,318 @@
+//! Every misuse of the splice API is an error with its rule, never a panic and never work
+//! proportional to an id: ids of another kernel, ids out of range, huge ids, bindings of the
+//! wrong kind, values the instruction does not have. And the binding types a target states are
+//! the ones a splice accepts.
+
+use std::time::{Duration, Instant};
+
+use atomir::{
+    verify, AddressSpace, AtomicInst, AtomicOp, ElemType, EntityRef, Fence, Fragment, Inst, Kernel,
+    MemoryOrder, Module, Predicate, Scope, SpliceNames, Target, Value, ValueRole, ValueType,
+    VectorShape,
+};
+use proptest::prelude::*;
+
+/// Two kernels whose value ids overlap: `a` (p, x, old) and `b` (q, y, g, old2), and a fence.
+fn two_kernels() -> Module {
+    let mut a = Kernel::new("a");
+    let p = a.add_param("p", ValueType::Ptr(AddressSpace::Global));
+    let x = a.add_param("x", ValueType::scalar(ElemType::U32));
+    let mut add = AtomicInst::new(AtomicOp::Add, ElemType::U32, p, x.into());
+    add.space = AddressSpace::Global;
+    a.push(add, Some("old"));
+    let mut b = Kernel::new("b");
+    let q = b.add_param("q", ValueType::Ptr(AddressSpace::Shared));
+    let y = b.add_param("y", ValueType::Data(ElemType::F32, VectorShape::V4));
+    let g = b.add_param("g", ValueType::Pred);
+    let mut max = AtomicInst::new(AtomicOp::Max, ElemType::F32, q, y.into());
+    max.space = AddressSpace::Shared;
+    max.shape = VectorShape::V4;
+    max.predicate = Some(Predicate {
+        value: g,
+        negated: false,
+    });
+    b.push(max, Some("old2"));
+    b.push_fence(Fence {
+        order: MemoryOrder::SeqCst,
+        scope: Scope::Block,
+    });
+    Module {
+        kernels: vec![a, b],
+    }
+}
+
+/// Binds the instruction's values as its binding types say (one name, or one per lane).
+fn bind_as_stated(target: Target, module: &Module, kernel: usize, inst: Inst) -> SpliceNames {
+    let verified = verify::verify(module).unwrap();
+    let types = target.binding_types(&verified, kernel, inst).unwrap();
+    let mut names = SpliceNames::new("f_").unwrap();
+    for value in &types.values {
+        let lanes: Vec<String> = (0..value.splice.names)
+            .map(|lane| format!("c_{}_{lane}", value.name))
+            .collect();
+        names.bind_lanes(value.value, lanes.iter().map(String::as_str));
+    }
+    names
+}
+
+const TARGETS: [&str; 5] = [
+    "ptx:sm_90",
+    "ptx:sm_70",
+    "visa:PVC",
+    "llvm:x86_64",
+    "llvm:nvptx64",
+];
+
+#[test]
+fn binding_as_the_target_states_splices() {
+    let module = two_kernels();
+    let verified = verify::verify(&module).unwrap();
+    for name in TARGETS {
+        let target: Target = name.parse().unwrap();
+        for (kernel, inst) in [(0, Inst::new(0)), (1, Inst::new(0)), (1, Inst::new(1))] {
+            let names = bind_as_stated(target, &module, kernel, inst);
+            let mut fragment = Fragment::default();
+            match target.splice(&verified, kernel, inst, &names, &mut fragment) {
+                Ok(_) => assert!(fragment.instructions > 0, "{target}: no code"),
+                // Refused by the target, not for the bindings.
+                Err(error) => assert!(
+                    !error.refusal.rule.blames_caller(),
+                    "{target}: {kernel}/{inst}: {error}"
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn binding_types_name_each_role_and_type() {
+    let module = two_kernels();
+    let verified = verify::verify(&module).unwrap();
+    let max = Inst::new(0);
+    let expect = [
+        ("ptx:sm_90", ".b64", ".b32", 4, ".pred"),
+        ("llvm:x86_64", "ptr", "<4 x float>", 1, "i1"),
+        ("llvm:nvptx64", "ptr addrspace(3)", "<4 x float>", 1, "i1"),
+        (
+            "visa:PVC",
+            "v_type=G type=ud num_elts=16 align=GRF",
+            "v_type=G type=ud num_elts=16 align=GRF",
+            4,
+            "v_type=P num_elts=16",
+        ),
+    ];
+    for (name, pointer, lane, lanes, predicate) in expect {
+        let target: Target = name.parse().unwrap();
+        let types = target.binding_types(&verified, 1, max).unwrap();
+        let roles: Vec<ValueRole> = types.values.iter().map(|value| value.role).collect();
+        assert_eq!(
+            roles,
+            [
+                ValueRole::Address,
+                ValueRole::Operand,
+                ValueRole::Predicate,
+                ValueRole::Result
+            ],
+            "{name}"
+        );
+        let address = types.of_role(ValueRole::Address).next().unwrap();
+        assert_eq!(address.splice.ty, pointer, "{name}");
+        assert_eq!(address.space, Some(AddressSpace::Shared), "{name}");
+        let operand = types.of_role(ValueRole::Operand).next().unwrap();
+        assert_eq!(
+            (operand.splice.ty.as_str(), operand.splice.names),
+            (lane, lanes)
+        );
+        let guard = types.of_role(ValueRole::Predicate).next().unwrap();
+        assert_eq!(guard.splice.ty, predicate, "{name}");
+        assert!(!types.of_role(ValueRole::Result).next().unwrap().required);
+        let text = types.to_string();
+        assert!(text.contains(&format!(
+            "address %q (ptr.shared): 1 name of type {pointer}"
+        )));
+        // A fence reads and defines nothing.
+        let fence = target.binding_types(&verified, 1, Inst::new(1)).unwrap();
+        assert!(fence.values.is_empty(), "{name}: {fence}");
+    }
+    // What the client learned from the output: f16x2 is a 32-bit register / `i32`.
+    let mut kernel = Kernel::new("h");
+    let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+    let h = kernel.add_param("h", ValueType::scalar(ElemType::F16x2));
+    let inst = kernel.push(
+        AtomicInst::new(AtomicOp::Add, ElemType::F16x2, p, h.into()),
+        None,
+    );
+    let module = Module {
+        kernels: vec![kernel],
+    };
+    let verified = verify::verify(&module).unwrap();
+    for (name, ty) in [("ptx:sm_90", ".b32"), ("llvm:nvptx64", "i32")] {
+        let target: Target = name.parse().unwrap();
+        let types = target.binding_types(&verified, 0, inst).unwrap();
+        assert_eq!(types.get(h).unwrap().splice.ty, ty, "{name}");
+    }
+}
+
+/// The splice's error for `names`, checking that it leaves the fragment empty.
+fn refusal(
+    target: Target,
+    module: &Module,
+    kernel: usize,
+    inst: Inst,
+    names: &SpliceNames,
+) -> String {
+    let verified = verify::verify(module).unwrap();
+    let mut fragment = Fragment::default();
+    fragment.code.push_str("stale");
+    let error = target
+        .splice(&verified, kernel, inst, names, &mut fragment)
+        .expect_err("a misuse is refused");
+    assert!(fragment.code.is_empty() && fragment.temps.is_empty());
+    assert!(error.refusal.rule.blames_caller(), "{error}");
+    let text = error.to_string();
+    assert!(!text.starts_with("0:0"), "{text}");
+    assert!(text.contains("the call's input is at fault"), "{text}");
+    text
+}
+
+#[test]
+fn each_misuse_is_an_error_that_says_so() {
+    let module = two_kernels();
+    let target: Target = "ptx:sm_90".parse().unwrap();
+    let max = Inst::new(0);
+    // Kernel `a`'s names used for kernel `b`'s instruction.
+    let names = bind_as_stated(target, &module, 0, Inst::new(0));
+    let text = refusal(target, &module, 1, max, &names);
+    assert!(text.contains("in kernel `b`, instruction 0"), "{text}");
+    // A value of the kernel that the instruction does not have (a fence has none).
+    let names = bind_as_stated(target, &module, 1, max);
+    let text = refusal(target, &module, 1, Inst::new(1), &names);
+    assert!(text.contains("neither reads nor defines"), "{text}");
+    // A vector bound to one name where the target keeps four lanes.
+    let mut names = bind_as_stated(target, &module, 1, max);
+    names.bind(Value::new(1), "y");
+    let text = refusal(target, &module, 1, max, &names);
+    assert!(
+        text.contains("bound to 1 names") && text.contains("bind_lanes"),
+        "{text}"
+    );
+    // A value bound to no name at all.
+    names.bind_lanes(Value::new(1), []);
+    let text = refusal(target, &module, 1, max, &names);
+    assert!(text.contains("bound to 0 names"), "{text}");
+    // A huge id.
+    let mut names = bind_as_stated(target, &module, 1, max);
+    names.bind(Value::new(20_000_000), "far");
+    let text = refusal(target, &module, 1, max, &names);
+    assert!(
+        text.contains("v20000000 is bound") && text.contains("has 4 values"),
+        "{text}"
+    );
+    // No such instruction, no such kernel.
+    let names = SpliceNames::new("f_").unwrap();
+    let text = refusal(target, &module, 0, Inst::new(9), &names);
+    assert!(text.contains("holds no instruction 9"), "{text}");
+    let text = refusal(target, &module, 5, max, &names);
+    assert!(text.contains("no kernel number 5"), "{text}");
+}
+
+#[test]
+fn binding_the_largest_id_costs_nothing() {
+    let module = two_kernels();
+    let verified = verify::verify(&module).unwrap();
+    let target: Target = "llvm:x86_64".parse().unwrap();
+    let started = Instant::now();
+    let mut names = bind_as_stated(target, &module, 0, Inst::new(0));
+    for id in [u32::MAX - 1, u32::MAX - 2, 1 << 31, 20_000_000] {
+        names.bind(Value::from_u32(id), "far");
+    }
+    let mut fragment = Fragment::default();
+    let error = target
+        .splice(&verified, 0, Inst::new(0), &names, &mut fragment)
+        .unwrap_err();
+    assert_eq!(error.refusal.rule.id(), "lower.splice.value");
+    // A table indexed by id would allocate gigabytes here and take seconds.
+    assert!(
+        started.elapsed() < Duration::from_millis(200),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(std::mem::size_of_val(&names) < 256);
+}
+
+/// A misuse drawn at random: which kernel's ids, which instruction, which kind of binding.
+#[derive(Clone, Debug)]
+enum Misuse {
+    /// The other kernel's binding types, bound for this kernel's instruction.
+    OtherKernel,
+    /// An id at or past this kernel's values.
+    OutOfRange(u32),
+    /// A value bound to `names` names where the target wants another number.
+    WrongLanes(usize),
+    /// A value of the kernel the instruction does not have.
+    NotOfTheInstruction,
+}
+
+fn misuse() -> impl Strategy<Value = Misuse> {
+    prop_oneof![
+        Just(Misuse::OtherKernel),
+        (4u32..=u32::MAX).prop_map(Misuse::OutOfRange),
+        (0usize..9).prop_map(Misuse::WrongLanes),
+        Just(Misuse::NotOfTheInstruction),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn misuses_are_errors_quickly(misuse in misuse(), target in 0usize..TARGETS.len()) {
+        let module = two_kernels();
+        let verified = verify::verify(&module).unwrap();
+        let target: Target = TARGETS[target].parse().unwrap();
+        let max = Inst::new(0);
+        let mut names = bind_as_stated(target, &module, 1, max);
+        let (kernel, inst) = match misuse {
+            Misuse::OtherKernel => {
+                names = bind_as_stated(target, &module, 0, Inst::new(0));
+                (1, max)
+            }
+            Misuse::OutOfRange(id) => {
+                names.bind(Value::from_u32(id.max(4)), "far");
+                (1, max)
+            }
+            Misuse::WrongLanes(count) => {
+                let types = target.binding_types(&verified, 1, max).unwrap();
+                let operand = types.of_role(ValueRole::Operand).next().unwrap();
+                let count = if count == operand.splice.names { count + 1 } else { count };
+                let lanes: Vec<String> = (0..count).map(|lane| format!("l{lane}")).collect();
+                names.bind_lanes(operand.value, lanes.iter().map(String::as_str));
+                (1, max)
+            }
+            Misuse::NotOfTheInstruction => (1, Inst::new(1)),
+        };
+        let started = Instant::now();
+        let mut fragment = Fragment::default();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            target.splice(&verified, kernel, inst, &names, &mut fragment)
+        }));
+        let error = match outcome {
+            Ok(Err(error)) => error,
+            // Ids carry no kernel: another kernel's ids go unseen only where each is a value
+            // of this instruction bound to as many names as the target states for it.
+            Ok(Ok(_)) if matches!(misuse, Misuse::OtherKernel) => {
+                let types = target.binding_types(&verified, kernel, inst).unwrap();
+                for (value, bound) in names.bindings() {
+                    let stated = types.get(value).map(|value| value.splice.names);
+                    prop_assert_eq!(stated, Some(bound.len()));
+                }
+                return Ok(());
+            }
+            Ok(Ok(_)) => panic!("{target}: {misuse:?} spliced"),
+            Err(_) => panic!("{target}: {misuse:?} panicked"),
+        };
+        prop_assert!(error.refusal.rule.blames_caller(), "{}", error);
+        prop_assert!(fragment.code.is_empty());
+        prop_assert!(started.elapsed() < Duration::from_millis(200));
+    }
+}
