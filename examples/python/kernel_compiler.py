@@ -111,6 +111,12 @@ class PtxKernel:
             result=result,
             prefix=f"a{len(self.atomics) - 1}_",
         )
+        # atomir says which type each register it reads or writes must have; the compiler's
+        # own register classes must agree, or the module would not assemble.
+        for name, required in fragment.types.items():
+            declared = REGISTER_CLASSES[self.registers[f"%{name}"]][0]
+            if declared != required:
+                raise TypeError(f"{what}: atomir binds %{name} as {required}, declared {declared}")
         self.temporaries.extend(fragment.temporaries)
         self.emit(f"\t// {what}: {fragment.verdict.description}")
         self.lines.extend(fragment.code.rstrip("\n").split("\n"))
@@ -331,9 +337,10 @@ def fragments_for(target: atomir.Target) -> List[str]:
                 )
                 continue
             lines = fragment.code.count("\n")
+            declared = ", ".join(f"{name}: {ty}" for name, ty in fragment.types.items())
             report.append(
                 f"{target}: {kernel.name}: {use.what} ({use.node}): {fragment.verdict.description}; "
-                f"{lines} lines, {len(fragment.temporaries)} temporaries"
+                f"{lines} lines, {len(fragment.temporaries)} temporaries; binds {declared}"
             )
     return report
 

@@ -26,6 +26,7 @@ from . import _atomir
 from ._atomir import (
     __version__,
     Atomic,
+    Binding,
     Error,
     Fence,
     Fragment,
@@ -126,6 +127,7 @@ def Store(
 __all__ = [
     "__version__",
     "Atomic",
+    "Binding",
     "Error",
     "Fence",
     "Fragment",

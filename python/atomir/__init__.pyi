@@ -8,6 +8,7 @@ __version__: str
 __all__ = [
     "__version__",
     "Atomic",
+    "Binding",
     "Error",
     "Fence",
     "Fragment",
@@ -244,6 +245,21 @@ _Name = Union[str, int]
 _Operand = Union[_Name, Sequence[_Name]]
 
 @final
+class Binding:
+    @property
+    def role(self) -> str: ...
+    @property
+    def names(self) -> list[str]: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def space(self) -> Optional[str]: ...
+    @property
+    def required(self) -> bool: ...
+
+@final
 class Fragment:
     @property
     def code(self) -> str: ...
@@ -257,6 +273,10 @@ class Fragment:
     def declarations(self) -> list[str]: ...
     @property
     def verdict(self) -> Verdict: ...
+    @property
+    def bindings(self) -> list[Binding]: ...
+    @property
+    def types(self) -> dict[str, str]: ...
 
 @final
 class Instruction:
@@ -326,6 +346,17 @@ class Target:
         prefix: str = "m",
         blocks: Optional[Tuple[str, str]] = None,
     ) -> Fragment: ...
+    def binding_types(
+        self,
+        node: Node,
+        *,
+        address: Optional[str] = None,
+        operands: Sequence[_Operand] = (),
+        result: Optional[Union[str, Sequence[str]]] = None,
+        predicate: Optional[str] = None,
+        prefix: str = "m",
+        blocks: Optional[Tuple[str, str]] = None,
+    ) -> list[Binding]: ...
     def lower(
         self,
         module: Union[Module, str],

@@ -90,23 +90,27 @@ fn refusal_details(refusal: &Refusal) -> Details {
     }
 }
 
-/// `atomir.RefusedError` for a refusal at a place of a module: its kernel and location. A
-/// kernel built by the binding (a spliced node) has no location, and its message is the
-/// refusal's alone.
+/// The exception of a refusal at a place of a module, with its kernel and location:
+/// `atomir.RefusedError` where the target refuses, `atomir.InvalidError` where the rule
+/// blames the call's input (a name that cannot be bound, an input left unbound). A kernel
+/// built by the binding (a spliced node) has no location, and its message is the refusal's
+/// alone.
 pub(crate) fn lower_error(error: &LowerError) -> PyErr {
     let message = if error.loc.is_known() {
         error.to_string()
     } else {
         error.refusal.to_string()
     };
-    raise::<RefusedError>(
-        message,
-        Details {
-            kernel: Some(error.kernel.clone()),
-            loc: Some(error.loc),
-            ..refusal_details(&error.refusal)
-        },
-    )
+    let details = Details {
+        kernel: Some(error.kernel.clone()),
+        loc: Some(error.loc),
+        ..refusal_details(&error.refusal)
+    };
+    if error.refusal.rule.blames_caller() {
+        raise::<InvalidError>(message, details)
+    } else {
+        raise::<RefusedError>(message, details)
+    }
 }
 
 /// `atomir.InvalidError` for a text that does not parse or verify: every diagnostic, the

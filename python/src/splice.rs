@@ -5,8 +5,8 @@
 
 use atomir::ir::Node;
 use atomir::{
-    verify, AtomicInst, AtomicNode, Fragment as IrFragment, Kernel, Module, Operand, Predicate,
-    Scalar, SpliceNames, Target as IrTarget, Value, ValueType,
+    verify, AddressSpace, AtomicInst, AtomicNode, Fragment as IrFragment, Kernel, Module, Operand,
+    Predicate, Scalar, SpliceNames, Target as IrTarget, Value, ValueType, Verified,
 };
 use pyo3::prelude::*;
 
@@ -47,7 +47,8 @@ pub(crate) struct SpliceArgs {
 /// `results`: where the old value is, one name or one per element (None of them if the node's
 /// result is unused); `result_bound` whether those are your names. `declarations`: LLVM
 /// `declare`s of builtins the code calls, for your module. `verdict`: how the target carries
-/// the node out.
+/// the node out. `types`: the type each of your bound names must have (as you declare it);
+/// `bindings`: every value the node reads or defines, its role, your names and their type.
 #[pyclass(module = "atomir", frozen, get_all)]
 pub struct Fragment {
     /// The code.
@@ -62,6 +63,42 @@ pub struct Fragment {
     pub declarations: Vec<String>,
     /// The target's verdict for the node.
     pub verdict: Verdict,
+    /// Every value bound, with its role and type.
+    pub bindings: Vec<Binding>,
+    /// Each of the client's bound names (without a sigil) and the type it must have.
+    pub types: std::collections::BTreeMap<String, String>,
+}
+
+/// One value a spliced node reads or defines: its role (`"address"`, `"operand"`, `"new
+/// value"`, `"predicate"`, `"result"`), the client's names for it (one, or one per lane; none
+/// for a result left to the fragment), the type each name must have on the target as the
+/// client declares it (PTX `.b16`, vISA `v_type=G type=ud …`, LLVM `<4 x float>`), how many
+/// names the target takes, the address space of a pointer, and whether it must be bound.
+#[pyclass(module = "atomir", frozen, get_all)]
+#[derive(Clone)]
+pub struct Binding {
+    /// The value's role.
+    pub role: &'static str,
+    /// The client's names (without a sigil).
+    pub names: Vec<String>,
+    /// The type of each name on the target.
+    pub r#type: String,
+    /// How many names the target binds the value to.
+    pub count: usize,
+    /// A pointer's address space, or None.
+    pub space: Option<&'static str>,
+    /// Whether the value must be bound (a result may be left to the fragment).
+    pub required: bool,
+}
+
+#[pymethods]
+impl Binding {
+    fn __repr__(&self) -> String {
+        format!(
+            "Binding(role='{}', names={:?}, type='{}')",
+            self.role, self.names, self.r#type
+        )
+    }
 }
 
 #[pymethods]
@@ -83,37 +120,103 @@ fn bare(name: &str) -> &str {
     name.strip_prefix('%').unwrap_or(name)
 }
 
+/// The one-instruction module `node` describes, its values bound to the names of `args`.
+struct Spliced {
+    module: Module,
+    inst: atomir::Inst,
+    names: SpliceNames,
+}
+
+impl Spliced {
+    fn new(node: Node, args: &SpliceArgs) -> PyResult<Self> {
+        let mut names = SpliceNames::new(&args.prefix).map_err(|error| invalid(error.0))?;
+        if let Some((predecessor, continuation)) = &args.blocks {
+            names.set_blocks(bare(predecessor), bare(continuation));
+        }
+        let mut kernel = Kernel::new("spliced");
+        let inst = match node {
+            Node::Fence(fence) => {
+                let bound = args.address.is_some()
+                    || !args.operands.is_empty()
+                    || args.result.is_some()
+                    || args.predicate.is_some();
+                if bound {
+                    return Err(invalid(
+                        "a fence has no address, operand, result or predicate to bind",
+                    ));
+                }
+                kernel.push_fence(fence)
+            }
+            Node::Atomic(atomic) => push_atomic(&mut kernel, &mut names, atomic, args)?,
+        };
+        let module = Module {
+            kernels: vec![kernel],
+        };
+        Ok(Spliced {
+            module,
+            inst,
+            names,
+        })
+    }
+
+    fn verified(&self) -> PyResult<Verified<'_>> {
+        verify::verify(&self.module).map_err(|found| {
+            diagnostics("the node and its names make no valid instruction", &found)
+        })
+    }
+
+    /// The values the instruction binds, with the client's names and their types on `target`.
+    fn bindings(&self, target: IrTarget, verified: &Verified<'_>) -> PyResult<Vec<Binding>> {
+        let types = target
+            .binding_types(verified, 0, self.inst)
+            .map_err(|error| lower_error(&error))?;
+        Ok(types
+            .values
+            .iter()
+            .map(|value| Binding {
+                role: value.role.as_str(),
+                names: self
+                    .names
+                    .binding(value.value)
+                    .map_or_else(Vec::new, <[String]>::to_vec),
+                r#type: value.splice.ty.clone(),
+                count: value.splice.names,
+                space: value.space.map(AddressSpace::as_str),
+                required: value.required,
+            })
+            .collect())
+    }
+}
+
+/// What `Target.binding_types` answers.
+pub(crate) fn binding_types(
+    target: IrTarget,
+    node: Node,
+    args: SpliceArgs,
+) -> PyResult<Vec<Binding>> {
+    let spliced = Spliced::new(node, &args)?;
+    let verified = spliced.verified()?;
+    spliced.bindings(target, &verified)
+}
+
 /// Lowers `node` for `target` as a fragment bound to the names of `args`.
 pub(crate) fn splice(target: IrTarget, node: Node, args: SpliceArgs) -> PyResult<Fragment> {
-    let mut names = SpliceNames::new(&args.prefix).map_err(|error| invalid(error.0))?;
-    if let Some((predecessor, continuation)) = &args.blocks {
-        names.set_blocks(bare(predecessor), bare(continuation));
-    }
-    let mut kernel = Kernel::new("spliced");
-    let inst = match node {
-        Node::Fence(fence) => {
-            let bound = args.address.is_some()
-                || !args.operands.is_empty()
-                || args.result.is_some()
-                || args.predicate.is_some();
-            if bound {
-                return Err(invalid(
-                    "a fence has no address, operand, result or predicate to bind",
-                ));
-            }
-            kernel.push_fence(fence)
-        }
-        Node::Atomic(atomic) => push_atomic(&mut kernel, &mut names, atomic, &args)?,
-    };
-    let module = Module {
-        kernels: vec![kernel],
-    };
-    let verified = verify::verify(&module)
-        .map_err(|found| diagnostics("the node and its names make no valid instruction", &found))?;
+    let spliced = Spliced::new(node, &args)?;
+    let verified = spliced.verified()?;
     let mut fragment = IrFragment::default();
     let legality = target
-        .splice(&verified, 0, inst, &names, &mut fragment)
+        .splice(&verified, 0, spliced.inst, &spliced.names, &mut fragment)
         .map_err(|error| lower_error(&error))?;
+    let bindings = spliced.bindings(target, &verified)?;
+    let types = bindings
+        .iter()
+        .flat_map(|binding| {
+            binding
+                .names
+                .iter()
+                .map(|name| (name.clone(), binding.r#type.clone()))
+        })
+        .collect();
     let result = fragment.results.first();
     Ok(Fragment {
         code: std::mem::take(&mut fragment.code),
@@ -126,6 +229,8 @@ pub(crate) fn splice(target: IrTarget, node: Node, args: SpliceArgs) -> PyResult
         result_bound: result.is_some_and(|result| result.bound),
         declarations: std::mem::take(&mut fragment.declarations),
         verdict: Verdict::accepted(target, node, &legality),
+        bindings,
+        types,
     })
 }
 
@@ -290,5 +395,6 @@ fn operand(
 }
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_class::<Fragment>()
+    module.add_class::<Fragment>()?;
+    module.add_class::<Binding>()
 }

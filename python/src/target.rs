@@ -9,7 +9,7 @@ use crate::errors::{invalid, raise, Details, RefusedError};
 use crate::guarded;
 use crate::module::{lower_each, lower_module, ModuleArg};
 use crate::node::node_of;
-use crate::splice::{splice, OperandArg, SpliceArgs};
+use crate::splice::{binding_types, splice, OperandArg, SpliceArgs};
 
 /// One target of one backend, by its name: `Target("ptx:sm_90")`, `Target("visa:PVC")`,
 /// `Target("llvm:amdgcn@22")`. `str(target)` is the canonical name (defaults spelled out,
@@ -106,7 +106,7 @@ impl Target {
     /// a node; `verdict.raise_if_refused()` turns a refusal into `atomir.RefusedError`.
     fn legalize(&self, node: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         let node = node_of(node)?;
-        guarded(|| Ok(Verdict::of(self.target, node, &legalize(self.target, node))))
+        guarded(|| Ok(Verdict::of(self.target, node, &self.target.legalize(node))))
     }
 
     /// splice(node, *, address=None, operands=(), result=None, predicate=None, prefix="m",
@@ -156,6 +156,40 @@ impl Target {
         guarded(|| splice(self.target, node, args))
     }
 
+    /// binding_types(node, *, address=None, operands=(), result=None, predicate=None,
+    ///               prefix="m", blocks=None) -> list[Binding]
+    ///
+    /// What `splice` with the same arguments binds: every value the node reads or defines
+    /// (its role, the names given for it) and the type each name must have on this target,
+    /// spelled as the client declares it (PTX `.b32`, vISA `type=ud …`, LLVM `i32`). Asking
+    /// does not lower: a node the target refuses still has its types.
+    #[pyo3(signature = (node, *, address = None, operands = Vec::new(), result = None,
+        predicate = None, prefix = "m".to_string(), blocks = None),
+        text_signature = "(self, node, *, address=None, operands=(), result=None, \
+            predicate=None, prefix='m', blocks=None)")]
+    #[allow(clippy::too_many_arguments)]
+    fn binding_types(
+        &self,
+        node: &Bound<'_, PyAny>,
+        address: Option<String>,
+        operands: Vec<OperandArg>,
+        result: Option<OperandArg>,
+        predicate: Option<String>,
+        prefix: String,
+        blocks: Option<(String, String)>,
+    ) -> PyResult<Vec<crate::splice::Binding>> {
+        let node = node_of(node)?;
+        let args = SpliceArgs {
+            address,
+            operands,
+            result,
+            predicate,
+            prefix,
+            blocks,
+        };
+        guarded(|| binding_types(self.target, node, args))
+    }
+
     /// lower(module, *, complete_module=False, skip_refusals=False) -> Lowered
     ///
     /// Lowers a module (an `atomir.Module`, or atomir's text, parsed and verified first). With
@@ -180,15 +214,6 @@ impl Target {
     /// verdict or its refusal. Never stops at a refusal.
     fn lower_each(&self, module: ModuleArg) -> PyResult<Vec<crate::module::InstLowering>> {
         guarded(|| lower_each(self.target, &module))
-    }
-}
-
-/// The target's verdict for a node.
-pub(crate) fn legalize(target: IrTarget, node: Node) -> IrVerdict {
-    use atomir::Backend;
-    match node {
-        Node::Atomic(atomic) => target.legalize(&atomic),
-        Node::Fence(fence) => target.legalize_fence(&fence),
     }
 }
 
@@ -407,9 +432,8 @@ fn targets() -> PyResult<Vec<Target>> {
 fn supported_targets(node: &Bound<'_, PyAny>) -> PyResult<Vec<Target>> {
     let node = node_of(node)?;
     guarded(|| {
-        Ok(IrTarget::all()
+        Ok(atomir::supported_targets(node)
             .into_iter()
-            .filter(|target| legalize(*target, node).is_ok())
             .map(|target| Target { target })
             .collect())
     })

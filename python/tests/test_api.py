@@ -175,8 +175,25 @@ def test_a_vectors_operand_and_result_are_lists_of_names() -> None:
         v4, address="%p", operands=[lanes], result="%old", blocks=("entry", "rest")
     )
     assert llvm.results == ["old"] and "br label %rest" in llvm.code
-    with pytest.raises(atomir.RefusedError, match="bound to 1 names"):
+    with pytest.raises(atomir.InvalidError, match="bound to 1 name"):
         atomir.Target("ptx:sm_90").splice(v4, address="%rd1", operands=[lanes], result="%f5")
+
+
+def test_the_types_each_bound_name_must_have() -> None:
+    u8 = atomir.Atomic("add", "u8", space="global", result=True)
+    fragment = atomir.Target("ptx:sm_70").splice(u8, address="%rd1", operands=["%rs1"], result="%rs2")
+    assert fragment.types == {"rd1": ".b64", "rs1": ".b16", "rs2": ".b16"}
+    roles = [(b.role, b.names, b.type, b.space) for b in fragment.bindings]
+    assert roles == [("address", ["rd1"], ".b64", "global"), ("operand", ["rs1"], ".b16", None),
+                     ("result", ["rs2"], ".b16", None)]
+    v4 = atomir.Atomic("add", "f32", shape="v4", space="global", result=True)
+    asked = atomir.Target("llvm:nvptx64").binding_types(v4, address="p", operands=["v"])
+    assert [(b.role, b.type, b.count, b.required) for b in asked] == [
+        ("address", "ptr addrspace(1)", 1, True), ("operand", "<4 x float>", 1, True),
+        ("result", "<4 x float>", 1, False)]
+    # Asking does not lower: a refused node still has its types.
+    shared = atomir.Atomic("add", "u32", space="shared", scope="block")
+    assert atomir.Target("visa:TGLLP").binding_types(shared, address="a", operands=["x"])[0].type
 
 
 def test_literals_and_predicates() -> None:
@@ -189,8 +206,8 @@ def test_literals_and_predicates() -> None:
         )
 
 
-def test_a_name_the_target_cannot_take_is_a_refusal_with_its_rule() -> None:
-    with pytest.raises(atomir.RefusedError) as caught:
+def test_a_name_the_target_cannot_take_is_an_invalid_input_with_its_rule() -> None:
+    with pytest.raises(atomir.InvalidError) as caught:
         atomir.Target("ptx:sm_90").splice(global_add(), address="%rd 1", operands=["%f1"])
     assert caught.value.rule is not None and "identifier" in caught.value.reason
     with pytest.raises(atomir.InvalidError, match="prefix"):

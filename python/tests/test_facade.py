@@ -29,6 +29,7 @@ PYTHON_OF_RUST: Dict[str, List[str]] = {
     "Target::lower_into": ["Target.lower"],
     "Target::lower_each": ["Target.lower_each", "InstLowering"],
     "Target::splice": ["Target.splice", "Fragment"],
+    "Target::binding_types": ["Target.binding_types", "Binding", "Fragment.types"],
     "supported_targets": ["supported_targets"],
     "targets_help": ["targets_help"],
     # The IR's own entry points the facade re-exports for a compiler.
