@@ -16,9 +16,10 @@ import datetime
 import hashlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import cupy as cp  # type: ignore[import-not-found]
 import numpy as np
@@ -91,6 +92,17 @@ CHECKS: Dict[str, Callable[[Callable[..., Any], np.random.Generator], Check]] = 
 }
 
 
+def commit() -> Optional[str]:
+    """The repository's commit, where git can tell."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
 def device_record() -> Dict[str, Any]:
     properties = cp.cuda.runtime.getDeviceProperties(0)
     name = properties["name"]
@@ -102,6 +114,7 @@ def device_record() -> Dict[str, Any]:
         "cupy": cp.__version__,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "atomir": atomir.__version__,
+        "commit": commit(),
     }
 
 

@@ -116,3 +116,37 @@ def test_the_gpu_script_runs_checks_and_records_with_a_stand_in_for_cupy(tmp_pat
         assert wrong.returncode == 1, (kernel, wrong.stdout + wrong.stderr)
         failed = [r for r in json.loads((tmp_path / f"{kernel}.json").read_text())["results"] if not r["ok"]]
         assert {r["kernel"] for r in failed} == {kernel} and len(failed) == 2
+
+
+def test_the_wheel_kept_for_the_gpu_machine_is_this_packages(tmp_path: pathlib.Path) -> None:
+    """`examples/python/gpu` installs the wheel kept in `examples/python/wheel` (the GPU machine
+    has no network and no Rust): it installs here too, has this package's stubs and API, and
+    runs the GPU script (against the stand-in for CuPy)."""
+    import json
+    import zipfile
+
+    (wheel,) = (HERE.parent / "wheel").glob("atomir-*-cp39-abi3-manylinux_*_x86_64.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        kept_stubs = archive.read("atomir/__init__.pyi").decode()
+    assert kept_stubs == (ROOT / "python/atomir/__init__.pyi").read_text(), "rebuild the kept wheel"
+    environment = dict(os.environ, PYTHON=sys.executable, PYTHONPATH=str(HERE / "fake_cupy"))
+    out = tmp_path / "gpu.json"
+    ran = subprocess.run(
+        ["bash", str(HERE.parent / "gpu"), str(out)], capture_output=True, text=True, env=environment,
+        timeout=600,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert json.loads(out.read_text())["all_ok"]
+    probe = "import atomir, sys; print(sorted(atomir.__all__), atomir.__file__)"
+    site = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--target",
+         str(tmp_path / "site"), str(wheel)], capture_output=True, text=True,
+    )
+    assert site.returncode == 0, site.stderr
+    kept = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=str(tmp_path / "site")), cwd=tmp_path,
+    )
+    assert kept.returncode == 0, kept.stderr
+    assert str(tmp_path / "site") in kept.stdout
+    assert kept.stdout.split(" /")[0].strip() == str(sorted(atomir.__all__))
