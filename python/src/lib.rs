@@ -2,11 +2,11 @@
 //! facade ([`atomir::Target`], [`atomir::supported_targets`], splicing, lowering of a module's
 //! text) as Python classes and functions.
 //!
-//! Every entry point runs inside [`guarded`], so a panic anywhere below becomes the Python
+//! Every entry point runs inside `guarded`, so a panic anywhere below becomes the Python
 //! exception `atomir.InternalError` instead of unwinding into the interpreter; every other
 //! failure is an exception under `atomir.Error` carrying the rule, the reason, the smallest
-//! target and the location ([`errors`]). The Python package (`python/atomir/__init__.py`)
-//! re-exports this module and adds the vocabulary enums, built from [`vocabulary`].
+//! target and the location (module `errors`). The Python package (`python/atomir/__init__.py`)
+//! re-exports this module and adds the vocabulary enums, built from `vocabulary()`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
