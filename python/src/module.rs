@@ -2,9 +2,7 @@
 //! `Target.lower` and `Target.lower_each` lower.
 
 use atomir::ir::Node;
-use atomir::{
-    text, verify, LowerOptions, Module as IrModule, OnRefusal, Target as IrTarget, Verified,
-};
+use atomir::{text, verify, LowerOptions, Module as IrModule, Target as IrTarget, Verified};
 use pyo3::prelude::*;
 
 use crate::errors::{diagnostics, lower_error};
@@ -183,22 +181,13 @@ fn node_at(module: &IrModule, kernel: usize, inst: atomir::Inst) -> Option<Node>
 pub(crate) fn lower_module(
     target: IrTarget,
     module: &ModuleArg,
-    complete_module: bool,
-    skip_refusals: bool,
+    options: &LowerOptions,
 ) -> PyResult<Lowered> {
     module.with(|module| {
         let verified = module.verified()?;
-        let on_refusal = if skip_refusals {
-            OnRefusal::Skip
-        } else {
-            OnRefusal::Stop
-        };
-        let options = LowerOptions::fragment()
-            .with_complete_module(complete_module)
-            .with_on_refusal(on_refusal);
         let mut code = String::new();
         let report = target
-            .lower(&verified, &options, &mut code)
+            .lower(&verified, options, &mut code)
             .map_err(|error| lower_error(&error))?;
         let mut verdicts = Vec::with_capacity(report.len());
         for (kernel, inst, legality) in report.decisions() {
@@ -216,10 +205,14 @@ pub(crate) fn lower_module(
     })
 }
 
-pub(crate) fn lower_each(target: IrTarget, module: &ModuleArg) -> PyResult<Vec<InstLowering>> {
+pub(crate) fn lower_each(
+    target: IrTarget,
+    module: &ModuleArg,
+    options: &LowerOptions,
+) -> PyResult<Vec<InstLowering>> {
     module.with(|module| {
         let verified = module.verified()?;
-        let each = target.lower_each(&verified, &LowerOptions::fragment());
+        let each = target.lower_each(&verified, options);
         let mut answers = Vec::with_capacity(each.len());
         for answer in each {
             let (kernel, index) = position(&module.module, answer.kernel, answer.inst);

@@ -2,7 +2,10 @@
 //! every target: `atomir.targets()`, `atomir.supported_targets(node)`, `atomir.targets_help()`.
 
 use atomir::ir::Node;
-use atomir::{Legality, Refusal as IrRefusal, SourceLoc, Target as IrTarget, Verdict as IrVerdict};
+use atomir::{
+    GenericParams, Legality, LowerOptions, OnRefusal, Refusal as IrRefusal, SourceLoc,
+    Target as IrTarget, Verdict as IrVerdict,
+};
 use pyo3::prelude::*;
 
 use crate::errors::{invalid, raise, Details, RefusedError};
@@ -190,30 +193,65 @@ impl Target {
         guarded(|| binding_types(self.target, node, args))
     }
 
-    /// lower(module, *, complete_module=False, skip_refusals=False) -> Lowered
+    /// lower(module, *, complete_module=False, skip_refusals=False, plain_loops=False,
+    ///       generic_params="global") -> Lowered
     ///
     /// Lowers a module (an `atomir.Module`, or atomir's text, parsed and verified first). With
     /// `complete_module` the code is a unit the target's own tools accept (PTX `.entry`s, a
     /// vISA kernel, an LLVM module); else the kernels' code alone. A refusal raises
     /// `atomir.RefusedError` at the refused instruction's line and column, unless
     /// `skip_refusals`: then what is accepted is lowered and `Lowered.refusals` lists the rest.
-    #[pyo3(signature = (module, *, complete_module = false, skip_refusals = false))]
+    /// `plain_loops` puts code size before contended speed: what the target would carry out
+    /// once per address by a warp's lanes combined, each lane carries out on its own (the same
+    /// results; PTX's `+plain-loops`). `generic_params="anywhere"` says a complete module's
+    /// `ptr.generic` kernel parameters may point into shared memory too (by default they point
+    /// to global memory, as a launch passes them).
+    #[pyo3(signature = (module, *, complete_module = false, skip_refusals = false,
+        plain_loops = false, generic_params = "global".to_string()),
+        text_signature = "(self, module, *, complete_module=False, skip_refusals=False, \
+            plain_loops=False, generic_params='global')")]
     fn lower(
         &self,
         module: ModuleArg,
         complete_module: bool,
         skip_refusals: bool,
+        plain_loops: bool,
+        generic_params: String,
     ) -> PyResult<crate::module::Lowered> {
-        guarded(|| lower_module(self.target, &module, complete_module, skip_refusals))
+        guarded(|| {
+            let generic_params = match generic_params.as_str() {
+                "global" => GenericParams::Global,
+                "anywhere" => GenericParams::Anywhere,
+                other => return Err(invalid(format!(
+                    "`{other}` is not where generic parameters point; expected global or anywhere"
+                ))),
+            };
+            let options = LowerOptions::fragment()
+                .with_complete_module(complete_module)
+                .with_on_refusal(if skip_refusals {
+                    OnRefusal::Skip
+                } else {
+                    OnRefusal::Stop
+                })
+                .with_plain_loops(plain_loops)
+                .with_generic_params(generic_params);
+            lower_module(self.target, &module, &options)
+        })
     }
 
-    /// lower_each(module) -> list[InstLowering]
+    /// lower_each(module, *, plain_loops=False) -> list[InstLowering]
     ///
     /// Every instruction of a module lowered on its own (a result of another instruction it
     /// reads becomes an input): one answer per instruction in program order, its code and
     /// verdict or its refusal. Never stops at a refusal.
-    fn lower_each(&self, module: ModuleArg) -> PyResult<Vec<crate::module::InstLowering>> {
-        guarded(|| lower_each(self.target, &module))
+    #[pyo3(signature = (module, *, plain_loops = false))]
+    fn lower_each(
+        &self,
+        module: ModuleArg,
+        plain_loops: bool,
+    ) -> PyResult<Vec<crate::module::InstLowering>> {
+        let options = LowerOptions::fragment().with_plain_loops(plain_loops);
+        guarded(|| lower_each(self.target, &module, &options))
     }
 }
 

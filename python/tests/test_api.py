@@ -293,3 +293,23 @@ def test_a_wrong_argument_type_is_an_exception() -> None:
 def test_a_panic_comes_back_as_an_internal_error() -> None:
     with pytest.raises(atomir.InternalError, match="on purpose"):
         native._panic_inside_the_guard()
+
+
+def test_plain_loops_put_code_size_before_contended_speed() -> None:
+    text = "kernel k(%p: ptr.global, %x: u8) {\n  %o = atomic.add.relaxed.device.global.u8 [%p], %x\n}\n"
+    target = atomir.Target("ptx:sm_90")
+    combined = target.lower(text).code
+    plain = target.lower(text, plain_loops=True).code
+    assert "match.any.sync" in combined and "match.any.sync" not in plain
+    assert len(plain) < len(combined)
+    assert target.lower_each(text, plain_loops=True)[0].code == plain
+    u8 = atomir.Atomic("add", "u8", space="global", result=True)
+    spliced = atomir.Target("ptx:sm_90+plain-loops").splice(u8, address="%rd1", operands=["%rs1"])
+    assert "match.any.sync" not in spliced.code
+    assert atomir.Target("ptx:sm_90+plain-loops").legalize(u8).emulation == "masked_cas_loop"
+    with pytest.raises(atomir.InvalidError, match="global or anywhere"):
+        target.lower(text, generic_params="somewhere")
+    generic = "kernel g(%p: ptr.generic, %x: u32) {\n  atomic.add.relaxed.device.generic.u32 [%p], %x\n}\n"
+    assert ".global" in target.lower(generic, complete_module=True).code.split("red.")[1].split("\n")[0]
+    anywhere = target.lower(generic, complete_module=True, generic_params="anywhere").code
+    assert ".global" not in anywhere.split("red.")[1].split("\n")[0]
