@@ -27,9 +27,6 @@ where
 
 /// An atomic access: the value-free node a target's legality table judges.
 ///
-/// Atomic(op, type, *, shape="scalar", order="relaxed", scope="device", space="generic",
-///        result=False, hint=None, pointer_space=None)
-///
 /// Every argument is the text form's spelling or a member of the matching enum (`atomir.Op`,
 /// `atomir.Type`, `atomir.Shape`, `atomir.Order`, `atomir.Scope`, `atomir.Space`,
 /// `atomir.Hint`). `result` says whether the old value is used (False: a pure reduction).
@@ -199,8 +196,6 @@ impl Atomic {
 }
 
 /// A stand-alone memory fence: an order (acquire, release, acq_rel or seq_cst) at a scope.
-///
-/// Fence(order, scope="device")
 #[pyclass(module = "atomir", frozen, eq, hash)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fence {

@@ -112,9 +112,6 @@ impl Target {
         guarded(|| Ok(Verdict::of(self.target, node, &self.target.legalize(node))))
     }
 
-    /// splice(node, *, address=None, operands=(), result=None, predicate=None, prefix="m",
-    ///        blocks=None) -> Fragment
-    ///
     /// One node lowered as a fragment for the inside of a kernel (PTX, vISA) or function
     /// (LLVM) of your own, its values bound to your registers or SSA values:
     ///
@@ -130,8 +127,9 @@ impl Target {
     ///   `f1_`, …);
     /// - `blocks`: LLVM, the (predecessor, continuation) blocks around the fragment.
     ///
-    /// Raises `atomir.RefusedError` where the target refuses the node or a name cannot be
-    /// used, `atomir.InvalidError` for arguments that do not fit the node.
+    /// Returns a `Fragment`. Raises `atomir.RefusedError` where the target refuses the node,
+    /// `atomir.InvalidError` for names the target cannot take or arguments that do not fit
+    /// the node (each with the rule where one applies).
     #[pyo3(signature = (node, *, address = None, operands = Vec::new(), result = None,
         predicate = None, prefix = "m".to_string(), blocks = None),
         text_signature = "(self, node, *, address=None, operands=(), result=None, \
@@ -159,13 +157,10 @@ impl Target {
         guarded(|| splice(self.target, node, args))
     }
 
-    /// binding_types(node, *, address=None, operands=(), result=None, predicate=None,
-    ///               prefix="m", blocks=None) -> list[Binding]
-    ///
     /// What `splice` with the same arguments binds: every value the node reads or defines
     /// (its role, the names given for it) and the type each name must have on this target,
-    /// spelled as the client declares it (PTX `.b32`, vISA `type=ud …`, LLVM `i32`). Asking
-    /// does not lower: a node the target refuses still has its types.
+    /// spelled as the client declares it (PTX `.b32`, vISA `type=ud …`, LLVM `i32`), as a
+    /// list of `Binding`. Asking does not lower: a node the target refuses still has its types.
     #[pyo3(signature = (node, *, address = None, operands = Vec::new(), result = None,
         predicate = None, prefix = "m".to_string(), blocks = None),
         text_signature = "(self, node, *, address=None, operands=(), result=None, \
@@ -193,9 +188,6 @@ impl Target {
         guarded(|| binding_types(self.target, node, args))
     }
 
-    /// lower(module, *, complete_module=False, skip_refusals=False, plain_loops=False,
-    ///       generic_params="global") -> Lowered
-    ///
     /// Lowers a module (an `atomir.Module`, or atomir's text, parsed and verified first). With
     /// `complete_module` the code is a unit the target's own tools accept (PTX `.entry`s, a
     /// vISA kernel, an LLVM module); else the kernels' code alone. A refusal raises
@@ -205,7 +197,7 @@ impl Target {
     /// once per address by a warp's lanes combined, each lane carries out on its own (the same
     /// results; PTX's `+plain-loops`). `generic_params="anywhere"` says a complete module's
     /// `ptr.generic` kernel parameters may point into shared memory too (by default they point
-    /// to global memory, as a launch passes them).
+    /// to global memory, as a launch passes them). Returns a `Lowered`.
     #[pyo3(signature = (module, *, complete_module = false, skip_refusals = false,
         plain_loops = false, generic_params = "global".to_string()),
         text_signature = "(self, module, *, complete_module=False, skip_refusals=False, \
@@ -222,9 +214,11 @@ impl Target {
             let generic_params = match generic_params.as_str() {
                 "global" => GenericParams::Global,
                 "anywhere" => GenericParams::Anywhere,
-                other => return Err(invalid(format!(
+                other => {
+                    return Err(invalid(format!(
                     "`{other}` is not where generic parameters point; expected global or anywhere"
-                ))),
+                )))
+                }
             };
             let options = LowerOptions::fragment()
                 .with_complete_module(complete_module)
