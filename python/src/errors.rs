@@ -2,7 +2,7 @@
 //! `rule`, `reason`, `smallest_target`, `kernel`, `line`, `col` and `diagnostics` (`None`, or
 //! empty, where they do not apply).
 
-use atomir::{Diagnostic, LowerError, Refusal, SourceLoc};
+use atomir::{Diagnostic, LowerError, SourceLoc};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -81,36 +81,11 @@ pub(crate) fn invalid(reason: impl Into<String>) -> PyErr {
     )
 }
 
-fn refusal_details(refusal: &Refusal) -> Details {
-    Details {
-        rule: Some(refusal.rule.to_string()),
-        reason: refusal.reason.clone(),
-        smallest_target: refusal.smallest_target.clone(),
-        ..Details::default()
-    }
-}
-
-/// The exception of a refusal at a place of a module, with its kernel and location:
-/// `atomir.RefusedError` where the target refuses, `atomir.InvalidError` where the rule
-/// blames the call's input (a name that cannot be bound, an input left unbound). A kernel
-/// built by the binding (a spliced node) has no location, and its message is the refusal's
-/// alone.
+/// The exception of a refusal at a place of a module (`atomir.RefusedError`, or
+/// `atomir.InvalidError` where the rule blames the call's input), with its kernel and
+/// location where the text form gives one.
 pub(crate) fn lower_error(error: &LowerError) -> PyErr {
-    let message = if error.loc.is_known() {
-        error.to_string()
-    } else {
-        error.refusal.to_string()
-    };
-    let details = Details {
-        kernel: Some(error.kernel.clone()),
-        loc: Some(error.loc),
-        ..refusal_details(&error.refusal)
-    };
-    if error.refusal.rule.blames_caller() {
-        raise::<InvalidError>(message, details)
-    } else {
-        raise::<RefusedError>(message, details)
-    }
+    crate::target::Refusal::of_error(error).to_error()
 }
 
 /// `atomir.InvalidError` for a text that does not parse or verify: every diagnostic, the

@@ -8,7 +8,7 @@ use atomir::{
 };
 use pyo3::prelude::*;
 
-use crate::errors::{invalid, raise, Details, RefusedError};
+use crate::errors::{invalid, raise, Details, InvalidError, RefusedError};
 use crate::guarded;
 use crate::module::{lower_each, lower_module, ModuleArg};
 use crate::node::node_of;
@@ -250,23 +250,34 @@ impl Target {
 }
 
 /// Why a target refuses a node: the rule, the reason, the smallest target of the backend
-/// that accepts it, and where (for a node of a module's text).
-#[pyclass(module = "atomir", frozen, get_all)]
+/// that accepts it, and where (for a node of a module's text). `str(refusal)` is the
+/// library's own one-line message.
+#[pyclass(module = "atomir", frozen)]
 #[derive(Clone)]
 pub struct Refusal {
     /// The rule id, e.g. `ptx.b128-needs-sm90`.
+    #[pyo3(get)]
     pub rule: String,
     /// What the rule says, in words.
+    #[pyo3(get)]
     pub reason: String,
     /// The canonical name of the smallest target of the same backend that accepts the node,
     /// or None where none does.
+    #[pyo3(get)]
     pub smallest_target: Option<String>,
     /// The kernel, for a node of a module; else None.
+    #[pyo3(get)]
     pub kernel: Option<String>,
     /// The line of the text form, or None.
+    #[pyo3(get)]
     pub line: Option<u32>,
     /// The column of the text form, or None.
+    #[pyo3(get)]
     pub col: Option<u32>,
+    /// The library's message.
+    text: String,
+    /// Whether the rule blames the call's input rather than the target.
+    blames_caller: bool,
 }
 
 impl Refusal {
@@ -278,26 +289,9 @@ impl Refusal {
             kernel: None,
             line: None,
             col: None,
+            text: refusal.to_string(),
+            blames_caller: refusal.rule.blames_caller(),
         }
-    }
-
-    /// The `atomir.RefusedError` of this refusal.
-    pub(crate) fn to_error(&self) -> PyErr {
-        let loc = self
-            .line
-            .zip(self.col)
-            .map(|(line, col)| SourceLoc::new(line, col));
-        raise::<RefusedError>(
-            self.__str__(),
-            Details {
-                rule: Some(self.rule.clone()),
-                reason: self.reason.clone(),
-                smallest_target: self.smallest_target.clone(),
-                kernel: self.kernel.clone(),
-                loc,
-                diagnostics: Vec::new(),
-            },
-        )
     }
 
     pub(crate) fn of_error(error: &atomir::LowerError) -> Self {
@@ -306,7 +300,34 @@ impl Refusal {
             kernel: Some(error.kernel.clone()),
             line: known.then_some(error.loc.line),
             col: known.then_some(error.loc.col),
+            text: if known {
+                error.to_string()
+            } else {
+                error.refusal.to_string()
+            },
             ..Refusal::of(&error.refusal)
+        }
+    }
+
+    /// The exception of this refusal: `atomir.RefusedError`, or `atomir.InvalidError` where
+    /// the rule blames the call's input.
+    pub(crate) fn to_error(&self) -> PyErr {
+        let loc = self
+            .line
+            .zip(self.col)
+            .map(|(line, col)| SourceLoc::new(line, col));
+        let details = Details {
+            rule: Some(self.rule.clone()),
+            reason: self.reason.clone(),
+            smallest_target: self.smallest_target.clone(),
+            kernel: self.kernel.clone(),
+            loc,
+            diagnostics: Vec::new(),
+        };
+        if self.blames_caller {
+            raise::<InvalidError>(self.text.clone(), details)
+        } else {
+            raise::<RefusedError>(self.text.clone(), details)
         }
     }
 }
@@ -314,17 +335,7 @@ impl Refusal {
 #[pymethods]
 impl Refusal {
     fn __str__(&self) -> String {
-        let smallest = match &self.smallest_target {
-            Some(target) => format!("smallest target that accepts it: {target}"),
-            None => "no target of this backend accepts it".to_string(),
-        };
-        let at = match (&self.kernel, self.line, self.col) {
-            (Some(kernel), Some(line), Some(col)) => {
-                format!("{line}:{col}: in kernel `{kernel}`: ")
-            }
-            _ => String::new(),
-        };
-        format!("{at}{} [rule {}]; {smallest}", self.reason, self.rule)
+        self.text.clone()
     }
 
     fn __repr__(&self) -> String {
@@ -394,7 +405,7 @@ impl Verdict {
             strategy: atomir::Strategy::Illegal.as_str(),
             rewrites: Vec::new(),
             emulation: None,
-            description: refusal.__str__(),
+            description: refusal.text.clone(),
             refusal: Some(refusal),
         }
     }
