@@ -316,3 +316,149 @@ proptest! {
         prop_assert!(started.elapsed() < Duration::from_millis(200));
     }
 }
+
+/// A relaxed u8 add and a relaxed f32 max with their results used, on global memory.
+fn warp_combined_pair() -> Module {
+    let mut kernel = Kernel::new("pair");
+    let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+    let b = kernel.add_param("b", ValueType::scalar(ElemType::U8));
+    let f = kernel.add_param("f", ValueType::scalar(ElemType::F32));
+    let mut add = AtomicInst::new(AtomicOp::Add, ElemType::U8, p, b.into());
+    add.space = AddressSpace::Global;
+    kernel.push(add, Some("old_b"));
+    let mut max = AtomicInst::new(AtomicOp::Max, ElemType::F32, p, f.into());
+    max.space = AddressSpace::Global;
+    kernel.push(max, Some("old_f"));
+    Module {
+        kernels: vec![kernel],
+    }
+}
+
+#[test]
+fn plain_loops_trade_size_and_every_route_counts_the_same_code() {
+    use atomir::{LowerOptions, Lowering};
+    let module = warp_combined_pair();
+    let verified = verify::verify(&module).unwrap();
+    let default: Target = "ptx:sm_90".parse().unwrap();
+    let plain: Target = "ptx:sm_90+plain-loops".parse().unwrap();
+    let sizes = |target: Target| -> Vec<(Lowering, u32)> {
+        let options = LowerOptions::fragment();
+        target
+            .lower_each(&verified, &options)
+            .into_iter()
+            .map(|answer| {
+                let (legality, _) = answer.result.expect("accepted");
+                (legality.lowering, answer.instructions)
+            })
+            .collect()
+    };
+    let (combined, small) = (sizes(default), sizes(plain));
+    assert_eq!(
+        combined.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+        [Lowering::WarpMaskedCasLoop, Lowering::WarpIntMinMax]
+    );
+    assert_eq!(
+        small.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+        [Lowering::MaskedCasLoop, Lowering::IntMinMax]
+    );
+    for ((_, big), (_, little)) in combined.iter().zip(&small) {
+        assert!(little * 2 < *big, "{little} against {big}");
+    }
+    // The option on a lowering is the target option.
+    let mut by_option = String::new();
+    let mut by_target = String::new();
+    let options = LowerOptions::fragment().with_count_instructions(true);
+    let report = default
+        .lower(
+            &verified,
+            &options.clone().with_plain_loops(true),
+            &mut by_option,
+        )
+        .unwrap();
+    plain.lower(&verified, &options, &mut by_target).unwrap();
+    assert_eq!(by_option, by_target);
+    let counted: Vec<u32> = small.iter().map(|(_, count)| *count).collect();
+    assert_eq!(report.instructions(), counted.as_slice());
+    // A spliced fragment counts the same code as the lowering of the instruction alone.
+    for (index, inst) in module.kernels[0].insts.keys().enumerate() {
+        for (target, expected) in [(default, combined[index].1), (plain, small[index].1)] {
+            let names = bind_as_stated(target, &module, 0, inst);
+            let mut fragment = Fragment::default();
+            target
+                .splice(&verified, 0, inst, &names, &mut fragment)
+                .unwrap();
+            assert_eq!(fragment.instructions, expected, "{target}: {inst}");
+        }
+    }
+}
+
+#[test]
+fn diagnostics_of_a_kernel_built_in_code_name_it_and_never_start_with_0_0() {
+    let mut kernel = Kernel::new("built");
+    let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+    let x = kernel.add_param("x", ValueType::scalar(ElemType::F32));
+    // An integer op on a float type: the verifier refuses it.
+    kernel.push(
+        AtomicInst::new(AtomicOp::And, ElemType::F32, p, x.into()),
+        None,
+    );
+    let module = Module {
+        kernels: vec![kernel],
+    };
+    let diagnostics = verify::verify(&module).expect_err("and.f32 is malformed");
+    for diagnostic in &diagnostics {
+        let text = diagnostic.to_string();
+        assert!(text.starts_with("error: "), "{text}");
+        assert!(text.contains("kernel `built`, instruction 0"), "{text}");
+    }
+    // A refusal of a built kernel's instruction names the kernel and the instruction, and a
+    // refusal by a target (not the caller's input) still names the smallest target.
+    let mut kernel = Kernel::new("wide");
+    let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
+    let x = kernel.add_param("x", ValueType::scalar(ElemType::B128));
+    let mut exch = AtomicInst::new(AtomicOp::Exch, ElemType::B128, p, x.into());
+    exch.space = AddressSpace::Global;
+    kernel.push(exch, None);
+    let module = Module {
+        kernels: vec![kernel],
+    };
+    let verified = verify::verify(&module).unwrap();
+    let target: Target = "ptx:sm_80".parse().unwrap();
+    let error = target
+        .lower(
+            &verified,
+            &atomir::LowerOptions::fragment(),
+            &mut String::new(),
+        )
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.starts_with("error: in kernel `wide`, instruction 0: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("smallest target that accepts it: ptx:sm_90"),
+        "{text}"
+    );
+    let smallest = Target::smallest_accepting(&error.refusal).expect("a smallest target");
+    assert!(matches!(smallest, Target::Ptx(ptx) if ptx.sm == atomir::Sm::Sm90));
+}
+
+#[test]
+fn fences_are_legalized_like_any_node() {
+    let cluster = Fence {
+        order: MemoryOrder::AcqRel,
+        scope: Scope::Cluster,
+    };
+    let accepting = atomir::supported_targets(cluster);
+    let sm90: Target = "ptx:sm_90".parse().unwrap();
+    let vulkan: Target = "llvm:spirv-vulkan".parse().unwrap();
+    assert!(accepting.contains(&sm90) && !accepting.contains(&vulkan));
+    let refusal = vulkan.legalize(cluster).unwrap_err();
+    assert_eq!(refusal.rule.id(), "llvm.vulkan-no-fence", "{refusal}");
+    // The same answer through a `Node` and through the fence itself.
+    let node = atomir::Node::from(cluster);
+    for target in atomir::Target::all() {
+        assert_eq!(target.legalize(node), target.legalize(&cluster), "{target}");
+    }
+}

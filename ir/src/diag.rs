@@ -22,8 +22,12 @@ impl Diagnostic {
         }
     }
 
-    /// `file:line:col: error: message`, the form editors and CI logs link to.
+    /// `file:line:col: error: message`, the form editors and CI logs link to (`file: error:
+    /// message` where the location is unknown).
     pub fn render(&self, file: &str) -> String {
+        if !self.loc.is_known() {
+            return format!("{file}: error: {}", self.message);
+        }
         format!(
             "{file}:{}:{}: error: {}",
             self.loc.line, self.loc.col, self.message
@@ -32,7 +36,12 @@ impl Diagnostic {
 }
 
 impl fmt::Display for Diagnostic {
+    /// `line:col: error: message`; for a kernel built in code, which has no location, `error:
+    /// message`, the message naming the kernel and the instruction.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.loc.is_known() {
+            return write!(f, "error: {}", self.message);
+        }
         write!(f, "{}: error: {}", self.loc, self.message)
     }
 }

@@ -31,10 +31,13 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
     const PARAMS: Params = P::PARAMS;
     const BRACKETS_EXPANSIONS: bool = P::BRACKETS_EXPANSIONS;
     const HEADS_KERNEL_AT_END: bool = P::HEADS_KERNEL_AT_END;
-    const SPLICES_LANES: bool = P::SPLICES_LANES;
 
     fn generic_params_space(&self) -> AddressSpace {
         self.0.generic_params_space()
+    }
+
+    fn code<'a>(&'a self, out: &'a str) -> &'a str {
+        self.0.code(out)
     }
 
     fn module_begin(&mut self, module: &'m Module, out: &mut String) {

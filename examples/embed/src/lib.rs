@@ -261,10 +261,8 @@ pub struct Spliced {
 
 fn refusal_line(what: &str, target: Target, error: &LowerError) -> String {
     let refusal = &error.refusal;
-    let smallest = refusal
-        .smallest_target
-        .as_deref()
-        .unwrap_or("no target of the backend");
+    let smallest = Target::smallest_accepting(refusal)
+        .map_or_else(|| "no target of the backend".to_owned(), |t| t.to_string());
     format!(
         "{what}: refused by {target}: {} [rule {}]; smallest target that accepts it: {smallest}",
         refusal.reason, refusal.rule

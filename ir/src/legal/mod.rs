@@ -509,6 +509,7 @@ pub struct LowerReport {
     verdicts: Vec<Legality>,
     verdict_index: HashMap<Legality, u32>,
     decisions: Vec<Decision>,
+    instructions: Vec<u32>,
     refusals: Vec<LowerError>,
 }
 
@@ -562,6 +563,19 @@ impl LowerReport {
                 &self.verdicts[d.verdict as usize],
             )
         })
+    }
+
+    /// The number of instructions in each decision's code, in the order of
+    /// [`LowerReport::decisions`] (its lines less labels and comments, as the printer wrote
+    /// them for that instruction), where the lowering counted them
+    /// ([`LowerOptions::count_instructions`]); empty otherwise.
+    pub fn instructions(&self) -> &[u32] {
+        &self.instructions
+    }
+
+    /// Records the instruction count of the next decision's code.
+    pub(crate) fn record_instructions(&mut self, count: u32) {
+        self.instructions.push(count);
     }
 
     /// What was left out of the code, in program order ([`OnRefusal::Skip`]): each refused

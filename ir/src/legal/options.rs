@@ -23,6 +23,10 @@ pub struct LowerOptions {
     /// `WarpCasLoop`, `WarpIntMinMax`) is carried out by each lane on its own, by the plain
     /// CAS loop or integer atomic (PTX's `+plain-loops`; the same results). False by default.
     pub plain_loops: bool,
+    /// Count the instructions of each instruction's code as it is printed (its lines less
+    /// labels and comments, [`LowerReport::instructions`](super::LowerReport::instructions)):
+    /// a pass over the code, so off by default.
+    pub count_instructions: bool,
 }
 
 /// Where the `ptr.generic` parameters of a complete module's kernels point
@@ -48,6 +52,7 @@ impl LowerOptions {
             generic_params: GenericParams::Global,
             on_refusal: OnRefusal::Stop,
             plain_loops: false,
+            count_instructions: false,
         }
     }
 
@@ -76,6 +81,13 @@ impl LowerOptions {
     /// ([`LowerOptions::plain_loops`]).
     pub const fn with_plain_loops(mut self, plain_loops: bool) -> Self {
         self.plain_loops = plain_loops;
+        self
+    }
+
+    /// These options, counting each instruction's code or not
+    /// ([`LowerOptions::count_instructions`]).
+    pub const fn with_count_instructions(mut self, count_instructions: bool) -> Self {
+        self.count_instructions = count_instructions;
         self
     }
 

@@ -19,6 +19,7 @@ use crate::verify::Verified;
 use super::error::{error, unprintable};
 use super::inst::{print_inst, Scratch};
 use super::planning::{plan, Planned};
+use super::splicing::count_instructions;
 use super::{
     binding_types, legalize, legalize_signature, splice_inst, BindingTypes, Fragment, Plan,
     Printer, SpliceNames, Table, Target, Unprintable,
@@ -56,7 +57,7 @@ pub fn lower_with<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
         OnRefusal::Stop,
         printer.generic_params_space(),
     )?;
-    print(table, printer, module, planned, out, None).map_err(|error| match error {
+    print(table, printer, module, planned, out, None, false).map_err(|error| match error {
         WriteError::Lower(error) => error,
         WriteError::Io(_) => unreachable!("a lowering into a string writes nothing else"),
     })
@@ -89,6 +90,9 @@ pub struct InstLowering {
     /// The verdict and the instruction's code, or the refusal (at the instruction, or at a
     /// parameter of its kernel the target cannot carry).
     pub result: Result<(Legality, String), LowerError>,
+    /// The number of instructions the printer wrote for the instruction (its lines less labels
+    /// and comments, without the code around it); 0 for a refusal.
+    pub instructions: u32,
 }
 
 /// Lowers every instruction of `module` on its own with `backend`, as [`Kernel::slice`] cuts
@@ -101,7 +105,10 @@ pub fn lower_each<B: Backend + ?Sized>(
     module: &Verified<'_>,
     options: &LowerOptions,
 ) -> Vec<InstLowering> {
-    let options = options.clone().with_on_refusal(OnRefusal::Stop);
+    let options = options
+        .clone()
+        .with_on_refusal(OnRefusal::Stop)
+        .with_count_instructions(true);
     let mut answers = Vec::new();
     let mut alone = Module::default();
     for (index, kernel) in module.kernels.iter().enumerate() {
@@ -123,8 +130,10 @@ pub fn lower_each<B: Backend + ?Sized>(
                     ),
                 )),
             };
+            let mut instructions = 0;
             let result = result
                 .map(|report| {
+                    instructions = report.instructions().first().copied().unwrap_or(0);
                     let legality = report.decisions().next().map(|(_, _, legality)| legality);
                     (legality.cloned().unwrap_or_default(), code)
                 })
@@ -142,6 +151,7 @@ pub fn lower_each<B: Backend + ?Sized>(
                 kernel: index,
                 inst,
                 result,
+                instructions,
             });
         }
     }
@@ -178,13 +188,15 @@ fn lower_target<T: Target>(
         options.on_refusal,
         printer.generic_params_space(),
     )?;
+    let count = options.count_instructions;
     match planned.kept_module(module) {
-        None => print(target, printer, module, planned, out, sink),
-        Some(kept) => print(target, printer, &kept, planned, out, sink),
+        None => print(target, printer, module, planned, out, sink, count),
+        Some(kept) => print(target, printer, &kept, planned, out, sink, count),
     }
 }
 
 /// Prints a planned module: with a sink, `out` is handed to it as it fills and ends empty.
+/// With `count`, the report gets each instruction's instruction count.
 fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     table: &T,
     mut printer: P,
@@ -192,11 +204,12 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
     planned: Planned<T::Plan>,
     out: &mut String,
     mut sink: Option<&mut dyn io::Write>,
+    count: bool,
 ) -> Result<LowerReport, WriteError> {
     let Planned {
         plans,
         chosen,
-        report,
+        mut report,
         ..
     } = planned;
     let start = out.len();
@@ -210,6 +223,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
         printer.kernel_begin(kernel, index, out);
         for (inst, plan) in kernel.insts.keys().zip(chosen.by_ref()) {
             let (index, plan) = (plan as usize, &plans[plan as usize]);
+            let before = printer.code(out).len();
             let printed = print_inst(
                 &mut printer,
                 &mut scratch,
@@ -223,6 +237,10 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
             if let Err(Unprintable(message)) = printed {
                 out.truncate(start);
                 return Err(unprintable(kernel, inst, message).into());
+            }
+            if count {
+                let code = printer.code(out);
+                report.record_instructions(count_instructions(code.get(before..).unwrap_or("")));
             }
             if !P::HEADS_KERNEL_AT_END && out.len() >= CHUNK {
                 drain(out, &mut sink)?;

@@ -32,6 +32,13 @@ pub trait Printer<'m> {
         AddressSpace::Generic
     }
 
+    /// The text an instruction's code is being written into: `out` itself, unless the printer
+    /// gathers a kernel's body in a buffer of its own. The driver measures an instruction's
+    /// code there ([`LowerOptions::count_instructions`]).
+    fn code<'a>(&'a self, out: &'a str) -> &'a str {
+        out
+    }
+
     /// Before the first kernel.
     fn module_begin(&mut self, module: &'m Module, out: &mut String);
 

@@ -445,6 +445,15 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         self.mode.generic_params_space()
     }
 
+    /// An entry's body is gathered apart, to put its declarations before it.
+    fn code<'a>(&'a self, out: &'a str) -> &'a str {
+        if self.mode == ParamMode::Listing {
+            out
+        } else {
+            &self.body
+        }
+    }
+
     fn module_begin(&mut self, module: &'m Module, out: &mut String) {
         let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
         Namer::new(&PTX_ENTRY_NAMES).assign_distinct(kernels, &mut self.entry_names);

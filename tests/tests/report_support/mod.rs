@@ -200,6 +200,16 @@ impl Backend for FakeBackend {
         Err(atomir_ir::lower::error(kernel, inst, refusal))
     }
 
+    /// The fake backend binds nothing: its instructions have no values of the client's.
+    fn binding_types(
+        &self,
+        _module: &atomir_ir::verify::Verified<'_>,
+        _kernel: usize,
+        _inst: atomir_ir::Inst,
+    ) -> Result<atomir_ir::lower::BindingTypes, LowerError> {
+        Ok(atomir_ir::lower::BindingTypes::default())
+    }
+
     fn lower(
         &self,
         module: &atomir_ir::verify::Verified<'_>,
