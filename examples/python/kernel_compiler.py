@@ -118,7 +118,7 @@ class PtxKernel:
             if declared != required:
                 raise TypeError(f"{what}: atomir binds %{name} as {required}, declared {declared}")
         self.temporaries.extend(fragment.temporaries)
-        self.emit(f"\t// {what}: {fragment.verdict.description}")
+        self.emit(f"\t// {what}: {fragment.verdict.description} ({fragment.instructions} instructions)")
         self.lines.extend(fragment.code.rstrip("\n").split("\n"))
 
     def render(self) -> str:
@@ -336,11 +336,11 @@ def fragments_for(target: atomir.Target) -> List[str]:
                     f"{refusal.reason}; smallest target that accepts it: {smallest}"
                 )
                 continue
-            lines = fragment.code.count("\n")
             declared = ", ".join(f"{name}: {ty}" for name, ty in fragment.types.items())
             report.append(
                 f"{target}: {kernel.name}: {use.what} ({use.node}): {fragment.verdict.description}; "
-                f"{lines} lines, {len(fragment.temporaries)} temporaries; binds {declared}"
+                f"{fragment.instructions} instructions, {len(fragment.temporaries)} temporaries; "
+                f"binds {declared}"
             )
     return report
 

@@ -190,10 +190,15 @@ pub(crate) fn lower_module(
             .lower(&verified, options, &mut code)
             .map_err(|error| lower_error(&error))?;
         let mut verdicts = Vec::with_capacity(report.len());
-        for (kernel, inst, legality) in report.decisions() {
+        let counts = report.instructions();
+        for (number, (kernel, inst, legality)) in report.decisions().enumerate() {
             let (name, index) = position(&module.module, kernel, inst);
             if let Some(node) = node_at(&module.module, kernel, inst) {
-                verdicts.push((name, index, Verdict::accepted(target, node, legality)));
+                let mut verdict = Verdict::accepted(target, node, legality);
+                if let Some(&count) = counts.get(number) {
+                    verdict = verdict.with_instructions(count);
+                }
+                verdicts.push((name, index, verdict));
             }
         }
         let refusals = report.refusals().iter().map(Refusal::of_error).collect();
@@ -224,7 +229,8 @@ pub(crate) fn lower_each(
                     kernel,
                     index,
                     code: Some(code),
-                    verdict: Verdict::accepted(target, node, &legality),
+                    verdict: Verdict::accepted(target, node, &legality)
+                        .with_instructions(answer.instructions),
                 },
                 Err(error) => InstLowering {
                     kernel,

@@ -47,7 +47,7 @@ pub(crate) struct SpliceArgs {
 /// `results`: where the old value is, one name or one per element (None of them if the node's
 /// result is unused); `result_bound` whether those are your names. `declarations`: LLVM
 /// `declare`s of builtins the code calls, for your module. `verdict`: how the target carries
-/// the node out. `types`: the type each of your bound names must have (as you declare it);
+/// the node out. `instructions`: the code's size in instructions. `types`: the type each of your bound names must have (as you declare it);
 /// `bindings`: every value the node reads or defines, its role, your names and their type.
 #[pyclass(module = "atomir", frozen, get_all)]
 pub struct Fragment {
@@ -61,6 +61,8 @@ pub struct Fragment {
     pub result_bound: bool,
     /// Top-level declarations the code needs (LLVM).
     pub declarations: Vec<String>,
+    /// The number of instructions in the code (its lines less labels and comments).
+    pub instructions: u32,
     /// The target's verdict for the node.
     pub verdict: Verdict,
     /// Every value bound, with its role and type.
@@ -228,7 +230,9 @@ pub(crate) fn splice(target: IrTarget, node: Node, args: SpliceArgs) -> PyResult
         results: result.map_or_else(Vec::new, |result| result.names.to_vec()),
         result_bound: result.is_some_and(|result| result.bound),
         declarations: std::mem::take(&mut fragment.declarations),
-        verdict: Verdict::accepted(target, node, &legality),
+        verdict: Verdict::accepted(target, node, &legality)
+            .with_instructions(fragment.instructions),
+        instructions: fragment.instructions,
         bindings,
         types,
     })

@@ -228,7 +228,8 @@ impl Target {
                     OnRefusal::Stop
                 })
                 .with_plain_loops(plain_loops)
-                .with_generic_params(generic_params);
+                .with_generic_params(generic_params)
+                .with_count_instructions(true);
             lower_module(self.target, &module, &options)
         })
     }
@@ -276,8 +277,8 @@ pub struct Refusal {
     pub col: Option<u32>,
     /// The library's message.
     text: String,
-    /// Whether the rule blames the call's input rather than the target.
-    blames_caller: bool,
+    /// The library's refusal.
+    refusal: IrRefusal,
 }
 
 impl Refusal {
@@ -290,7 +291,7 @@ impl Refusal {
             line: None,
             col: None,
             text: refusal.to_string(),
-            blames_caller: refusal.rule.blames_caller(),
+            refusal: refusal.clone(),
         }
     }
 
@@ -324,7 +325,7 @@ impl Refusal {
             loc,
             diagnostics: Vec::new(),
         };
-        if self.blames_caller {
+        if self.refusal.rule.blames_caller() {
             raise::<InvalidError>(self.text.clone(), details)
         } else {
             raise::<RefusedError>(self.text.clone(), details)
@@ -334,6 +335,12 @@ impl Refusal {
 
 #[pymethods]
 impl Refusal {
+    /// The smallest target of the backend that accepts the node, as a `Target`, or None.
+    #[getter]
+    fn smallest_accepting(&self) -> Option<Target> {
+        IrTarget::smallest_accepting(&self.refusal).map(|target| Target { target })
+    }
+
     fn __str__(&self) -> String {
         self.text.clone()
     }
@@ -352,7 +359,9 @@ impl Refusal {
 /// `strategy` is one of `atomir.Strategy` (`"illegal"` for a refusal); `rewrites` the
 /// meaning-preserving changes made, in words; `emulation` how the node is carried out
 /// (`"native"`, `"cas_loop"`, `"masked_cas_loop"`, `"split_native"`, …; None for a refusal);
-/// `description` all of it in one line; `refusal` the `atomir.Refusal`, or None.
+/// `description` all of it in one line; `refusal` the `atomir.Refusal`, or None;
+/// `instructions` the size of the node's code where code was printed (a fragment, a lowering),
+/// None from `legalize`.
 /// `bool(verdict)` is whether the target accepts the node.
 #[pyclass(module = "atomir", frozen, get_all)]
 #[derive(Clone)]
@@ -372,6 +381,10 @@ pub struct Verdict {
     pub description: String,
     /// Why the target refuses the node, or None.
     pub refusal: Option<Refusal>,
+    /// The number of instructions of the node's code (its lines less labels and comments), on
+    /// the verdicts of code: a fragment's, a lowering's, `lower_each`'s; None from `legalize`,
+    /// which prints nothing, and for a refusal.
+    pub instructions: Option<u32>,
 }
 
 impl Verdict {
@@ -395,7 +408,14 @@ impl Verdict {
             emulation: Some(snake_case(&format!("{:?}", legality.lowering))),
             description,
             refusal: None,
+            instructions: None,
         }
+    }
+
+    /// This verdict, with the instruction count of the code printed for the node.
+    pub(crate) fn with_instructions(mut self, instructions: u32) -> Self {
+        self.instructions = Some(instructions);
+        self
     }
 
     pub(crate) fn refused(target: IrTarget, refusal: Refusal) -> Self {
@@ -407,6 +427,7 @@ impl Verdict {
             emulation: None,
             description: refusal.text.clone(),
             refusal: Some(refusal),
+            instructions: None,
         }
     }
 }

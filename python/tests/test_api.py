@@ -313,3 +313,25 @@ def test_plain_loops_put_code_size_before_contended_speed() -> None:
     assert ".global" in target.lower(generic, complete_module=True).code.split("red.")[1].split("\n")[0]
     anywhere = target.lower(generic, complete_module=True, generic_params="anywhere").code
     assert ".global" not in anywhere.split("red.")[1].split("\n")[0]
+
+
+def test_instruction_counts_come_with_the_code() -> None:
+    u8 = atomir.Atomic("add", "u8", space="global", result=True)
+    target = atomir.Target("ptx:sm_90")
+    assert target.legalize(u8).instructions is None
+    combined = target.splice(u8, address="%rd1", operands=["%rs1"])
+    plain = atomir.Target("ptx:sm_90+plain-loops").splice(u8, address="%rd1", operands=["%rs1"])
+    assert combined.instructions == combined.verdict.instructions
+    lines = [line for line in plain.code.splitlines() if not line.rstrip().endswith(":")]
+    assert plain.instructions == len(lines) and 2 * plain.instructions <= combined.instructions
+    text = "kernel k(%p: ptr.global, %x: u8) {\n  %o = atomic.add.relaxed.device.global.u8 [%p], %x\n}\n"
+    (_, _, lowered), = target.lower(text).verdicts
+    (each,) = target.lower_each(text)
+    assert lowered.instructions == each.verdict.instructions == combined.instructions
+
+
+def test_a_refusal_names_its_smallest_target_as_a_target() -> None:
+    exch = atomir.Atomic("exch", "b128", scope="system", space="global", result=True)
+    refusal = atomir.Target("ptx:sm_80").legalize(exch).refusal
+    assert refusal is not None and refusal.smallest_accepting == atomir.Target("ptx:sm_90@8.4")
+    assert "smallest target that accepts it: ptx:sm_90@8.4" in str(refusal)

@@ -30,6 +30,7 @@ PYTHON_OF_RUST: Dict[str, List[str]] = {
     "Target::lower_each": ["Target.lower_each", "InstLowering"],
     "Target::splice": ["Target.splice", "Fragment"],
     "Target::binding_types": ["Target.binding_types", "Binding", "Fragment.types"],
+    "Target::smallest_accepting": ["Refusal.smallest_accepting"],
     "supported_targets": ["supported_targets"],
     "targets_help": ["targets_help"],
     # The IR's own entry points the facade re-exports for a compiler.
