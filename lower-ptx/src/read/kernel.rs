@@ -77,6 +77,11 @@ impl Builder {
 
 /// The kernel of one read atomic (see [`ReadAtomic::module`]).
 pub(crate) fn kernel_of(read: &ReadAtomic) -> Kernel {
+    kernel_and_registers(read).0
+}
+
+/// The kernel of one read atomic and, per parameter in order, the PTX name it stands for.
+pub(crate) fn kernel_and_registers(read: &ReadAtomic) -> (Kernel, Vec<String>) {
     let name = if read.function.is_empty() {
         "ptx"
     } else {
@@ -90,7 +95,7 @@ pub(crate) fn kernel_of(read: &ReadAtomic) -> Kernel {
     let node = match read.node {
         Node::Fence(fence) => {
             builder.kernel.push_fence(fence);
-            return builder.kernel;
+            return (builder.kernel, Vec::new());
         }
         Node::Atomic(node) => node,
     };
@@ -134,5 +139,10 @@ pub(crate) fn kernel_of(read: &ReadAtomic) -> Kernel {
         builder.names.fresh(&wanted)
     });
     builder.kernel.push(inst, result.as_deref());
-    builder.kernel
+    let registers = builder
+        .params
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect();
+    (builder.kernel, registers)
 }

@@ -250,4 +250,10 @@ impl ReadAtomic {
     pub fn kernel(&self) -> Kernel {
         meaning::kernel_of(self)
     }
+
+    /// The kernel of [`ReadAtomic::module`] and, for each of its parameters in order, the PTX
+    /// register or variable it stands for (with `%` for a register): what a splice binds.
+    pub fn kernel_with_registers(&self) -> (Kernel, Vec<String>) {
+        kernel::kernel_and_registers(self)
+    }
 }
