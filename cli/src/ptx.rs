@@ -173,7 +173,24 @@ pub fn splice(
                 }
                 made
             }
-            _ => value_name.to_string(),
+            _ if plain_identifier(value_name) => value_name.to_string(),
+            _ => {
+                // A PTX name a splice cannot take (`%r$0`) is copied through a temporary.
+                let made = format!("atomir_in{number}_{}", spliced.temps.len());
+                match param.ty {
+                    atomir::ValueType::Data(ty, _) if ptx => {
+                        let bits = ty.bits().max(16);
+                        spliced.temps.push((made.clone(), format!(".b{bits}")));
+                        let _ = writeln!(spliced.before, "\tmov.b{bits} %{made}, {register};");
+                    }
+                    atomir::ValueType::Pred if ptx => {
+                        spliced.temps.push((made.clone(), ".pred".into()));
+                        let _ = writeln!(spliced.before, "\tmov.pred %{made}, {register};");
+                    }
+                    _ => notes.push(format!("`%{made}` is `{register}`")),
+                }
+                made
+            }
         };
         names.bind(param.value, &bound);
     }
@@ -194,7 +211,7 @@ pub fn splice(
         let clashes = whole_vector
             || lanes
                 .iter()
-                .any(|lane| *lane == "_" || inputs.contains(lane));
+                .any(|lane| *lane == "_" || inputs.contains(lane) || !plain_identifier(lane));
         if !clashes {
             if lanes.len() > 1 {
                 names.bind_lanes(result, lanes.iter().copied());
@@ -408,6 +425,13 @@ pub fn fragments(
     } else {
         Err(failures)
     }
+}
+
+/// Whether a splice takes `name` as it stands: `[A-Za-z_][A-Za-z0-9_]*`.
+fn plain_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether `node` is a fence.

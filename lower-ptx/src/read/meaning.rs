@@ -816,7 +816,7 @@ fn rmw_meaning(
             "`{op}.{ty}` requires `.noftz` (PTX keeps f16/bf16 subnormals only so)"
         ));
     }
-    if noftz && !(half || (ty == F32 && op == PtxRmw::Add && !shape.is_vector())) {
+    if noftz && !(half || (ty == F32 && op == PtxRmw::Add)) {
         return Err(format!("`.noftz` does not exist on `{op}.{ty}`"));
     }
     if half && matches!(op, PtxRmw::Min | PtxRmw::Max) {
