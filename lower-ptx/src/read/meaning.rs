@@ -166,6 +166,7 @@ struct Qualifiers {
     vector: Option<PtxVector>,
     noftz: bool,
     hint: bool,
+    mmio: bool,
     /// The first qualifier that is none of these, with its offset.
     other: Option<(String, usize)>,
 }
@@ -197,7 +198,11 @@ impl Reader<'_, '_, '_> {
     fn qualifiers(&self, rmw: bool) -> Result<Qualifiers, ReadError> {
         let mut q = Qualifiers::default();
         for (text, at) in self.syntax.qualifiers() {
-            let result = if let Some(sem) = PtxSem::from_name(text) {
+            let result = if text == PtxSem::Mmio.as_str() {
+                // `.mmio.relaxed`: memory-mapped I/O on top of a sem.
+                q.mmio = true;
+                Ok(())
+            } else if let Some(sem) = PtxSem::from_name(text) {
                 set(&mut q.sem, sem, "sem")
             } else if let Some(scope) = PtxScope::from_name(text) {
                 set(&mut q.scope, scope, "scope")
@@ -360,6 +365,11 @@ impl Reader<'_, '_, '_> {
         let q = self.qualifiers(false)?;
         let load = opcode == PtxOpcode::Ld;
         let name = opcode.as_str();
+        if q.mmio {
+            return Err(
+                self.opcode_error(format!("`{name}.mmio` is not modelled: memory-mapped I/O"))
+            );
+        }
         let Some(sem) = q.sem else {
             return Ok(None);
         };
