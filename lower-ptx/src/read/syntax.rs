@@ -79,10 +79,23 @@ pub(super) fn parse(text: &str) -> Option<Syntax<'_>> {
     })
 }
 
+/// The offset of the first character at or after `from` that is neither white space nor in a
+/// comment (a statement's text keeps the comments between its label and its opcode).
 fn skip_space(text: &str, from: usize) -> usize {
-    text[from..]
-        .find(|c: char| !c.is_ascii_whitespace())
-        .map_or(text.len(), |offset| from + offset)
+    let mut at = from;
+    loop {
+        at = text[at..]
+            .find(|c: char| !c.is_ascii_whitespace())
+            .map_or(text.len(), |offset| at + offset);
+        let rest = &text[at..];
+        if rest.starts_with("//") {
+            at = rest.find('\n').map_or(text.len(), |offset| at + offset);
+        } else if rest.starts_with("/*") {
+            at = rest.find("*/").map_or(text.len(), |offset| at + offset + 2);
+        } else {
+            return at;
+        }
+    }
 }
 
 fn split_operands(text: &str, from: usize) -> Vec<(&str, usize)> {
@@ -160,5 +173,7 @@ mod tests {
         assert_eq!(&text[parts[1].1..parts[1].1 + 3], "%f2");
         assert!(parse(".reg .b32 %r<3>").is_none());
         assert_eq!(parse("membar.gl").unwrap().operands, []);
+        let labelled = parse("LBB0_3: // %.0.b3\n\tatom.shared.min.u32 %r1, [%rd1], %r2").unwrap();
+        assert_eq!(labelled.opcode, "atom.shared.min.u32");
     }
 }
