@@ -16,6 +16,7 @@ use pyo3::types::PyDict;
 mod errors;
 mod module;
 mod node;
+mod readers;
 mod splice;
 mod target;
 
@@ -80,6 +81,7 @@ fn _atomir(module: &Bound<'_, PyModule>) -> PyResult<()> {
     node::register(module)?;
     target::register(module)?;
     splice::register(module)?;
+    readers::register(module)?;
     module::register(module)?;
     Ok(())
 }

@@ -34,6 +34,25 @@ kernel k(%p: ptr.global, %s: ptr.shared, %x: u32, %f: f32, %q: pred, %e: b64, %n
 }
 """
 
+EXAMPLE_PTX = """\
+.version 8.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 k_p)
+{
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<2>;
+\t.reg .pred %p<2>;
+\tld.param.u64 %rd1, [k_p];
+\t@%p1 atom.acquire.gpu.global.cas.b32 %r1, [%rd1+4], %r2, %r3;
+\tred.relaxed.cta.shared::cta.add.u32 [%rd1], 1;
+\tld.acquire.sys.global.v2.b32 {%r1, %r2}, [%rd1];
+\tmembar.gl;
+}
+"""
+
+PTX_INSTRUCTIONS = EXAMPLE_PTX.splitlines()[9:13]
+
 counts: Dict[str, int] = collections.Counter()
 
 
@@ -184,6 +203,14 @@ def exercise(data: st.DataObject) -> None:
         call("lower_each", lambda: target.lower_each(source))
     if module is not None:
         call("instructions", lambda: [str(i.node) for i in module.instructions()])
+    ptx = data.draw(st.one_of(st.just(EXAMPLE_PTX), st.text(max_size=80)).map(lambda t: mutated(t, data)))
+    read = call("read_ptx", lambda: atomir.read_ptx(ptx))
+    if read is not None and read.atomics:
+        atomic = data.draw(st.sampled_from(read.atomics))
+        call("lower", lambda: target.lower(atomic.text))
+    line = data.draw(st.one_of(st.sampled_from(PTX_INSTRUCTIONS), st.text(max_size=40)))
+    line = mutated(line, data)
+    call("read_ptx_instruction", lambda: atomir.read_ptx_instruction(line))
 
 
 if __name__ == "__main__":

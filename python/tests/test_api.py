@@ -335,3 +335,40 @@ def test_a_refusal_names_its_smallest_target_as_a_target() -> None:
     refusal = atomir.Target("ptx:sm_80").legalize(exch).refusal
     assert refusal is not None and refusal.smallest_accepting == atomir.Target("ptx:sm_90@8.4")
     assert "smallest target that accepts it: ptx:sm_90@8.4" in str(refusal)
+
+
+PTX = """\
+.version 8.8
+.target sm_90
+.address_size 64
+.visible .entry publish(.param .u64 publish_flag)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	.reg .pred %p<2>;
+	ld.param.u64 %rd1, [publish_flag];
+	@!%p1 atom.acquire.gpu.global.add.u32 %r1, [%rd1+8], 1;
+	st.release.sys.global.b32 [%rd1], %r2;
+	fence.sc.cta;
+	multimem.ld_reduce.global.add.u32 %r1, [%rd1];
+}
+"""
+
+
+def test_read_ptx_gives_each_atomic_as_its_node() -> None:
+    read = atomir.read_ptx(PTX)
+    assert (read.version, read.sm) == ("8.8", "sm_90")
+    add, store, fence = read.atomics
+    assert (add.line, add.col, add.function, add.opcode) == (10, 2, "publish", "atom")
+    assert str(add.node) == "atomic.add.acquire.device.global.u32"
+    assert (add.guard, add.result, add.address, add.operands) == ("!%p1", ["%r1"], "[%rd1+8]", ["1"])
+    assert store.node == atomir.Store("b32", order="release", scope="system", space="global")
+    assert fence.node == atomir.Fence("seq_cst", "block")
+    assert [(line, "multimem" in message) for line, _, message in read.errors] == [(13, True)]
+    # Each becomes a module of atomir's text, which a target lowers.
+    assert "atom" in atomir.Target("ptx:sm_70").lower(add.text).code
+    one = atomir.read_ptx_instruction("red.global.add.f32 [%rd1], %f2;")
+    assert one.node == atomir.Atomic("add", "f32", space="global") and one.opcode == "red"
+    with pytest.raises(atomir.InvalidError) as caught:
+        atomir.read_ptx_instruction("add.u32 %r1, %r2, %r3;")
+    assert caught.value.line == 1 and caught.value.col is not None

@@ -39,10 +39,15 @@ PYTHON_OF_RUST: Dict[str, List[str]] = {
     "text::print": ["Module.__str__"],
     "AtomicNode::new": ["Atomic", "Load", "Store"],
     "Fence": ["Fence"],
+    # The readers of other compilers' output.
+    "read_ptx": ["read_ptx", "PtxModule", "PtxAtomic"],
+    "read_ptx_instruction": ["read_ptx_instruction", "PtxAtomic"],
 }
 
 # What the facade re-exports that a compiler calls (beyond `lib.rs`'s own functions).
 REEXPORTED = ["text::parse", "verify::verify", "text::print", "AtomicNode::new", "Fence"]
+# The readers the facade re-exports by name (`pub use … as read_ptx`).
+READERS = ["read_ptx", "read_ptx_instruction"]
 
 
 def rust_operations() -> List[str]:
@@ -56,7 +61,8 @@ def rust_operations() -> List[str]:
             found.append(f"Target::{name}")
     found += re.findall(r"\npub fn (\w+)", source)
     assert re.search(r"pub use atomir_ir::\{[^}]*\btext\b[^}]*\bverify\b", source, re.S)
-    return sorted(set(found + REEXPORTED))
+    readers = [name for name in READERS if re.search(rf"\bas {name}\b", source)]
+    return sorted(set(found + REEXPORTED + readers))
 
 
 def resolve(path: str) -> object:
