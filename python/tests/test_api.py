@@ -152,7 +152,7 @@ def test_splice_lists_the_temporaries_and_the_fragments_own_result() -> None:
     fragment = atomir.Target("ptx:sm_70").splice(u8, address="%rd1", operands=["%rs1"], prefix="f0_")
     assert fragment.temporaries and all(name.startswith("f0_") for name, _ in fragment.temporaries)
     assert not fragment.result_bound and fragment.results[0].startswith("f0_")
-    assert "$f0_" in fragment.code and "atom.global.cas.b32" in fragment.code or "atom" in fragment.code
+    assert "$f0_b1:" in fragment.code and "atom.relaxed.gpu.global.cas.b32" in fragment.code
 
 
 def test_cas_takes_the_expected_and_the_new_value() -> None:
@@ -199,7 +199,10 @@ def test_the_types_each_bound_name_must_have() -> None:
 def test_literals_and_predicates() -> None:
     inc = atomir.Atomic("inc", "u32", space="global", result=True)
     fragment = atomir.Target("ptx:sm_90").splice(inc, address="%rd1", operands=[9], result="%r1", predicate="!%p1")
-    assert "@!%p1" in fragment.code or "%p1" in fragment.code
+    # Where the guard fails the result is 0 and memory is not touched.
+    assert fragment.code.startswith("\tmov.b32 %r1, 0;\n\t@%p1 bra $mend;\n")
+    assert "atom.relaxed.gpu.global.inc.u32 %r1, [%rd1], %mr0;" in fragment.code
+    assert "0x9" in fragment.code and fragment.types["p1"] == ".pred"
     with pytest.raises(atomir.InvalidError, match="does not fit"):
         atomir.Target("ptx:sm_90").splice(
             atomir.Atomic("add", "u8", space="global"), address="%rd1", operands=[256]
