@@ -414,9 +414,9 @@ impl Target {
     /// Every target the backends accept, PTX, then vISA, then LLVM, each in its backend's
     /// order: every architecture at every PTX ISA version it can declare, and with
     /// `+packed-half-add` too where it has the packed f16 add, and with `+reassociate-float-add`
-    /// and with `+plain-loops` where it can combine a warp's lanes (each option alone); every vISA platform
-    /// with its own messages and, where those are LSC, with `+svm`; every LLVM triple at every
-    /// major version, and `amdgcn` with `+coarse-grained` too.
+    /// and with `+plain-loops` where it can combine a warp's lanes (each option alone); every
+    /// vISA platform with its own messages and, where those are LSC, with `+svm`; every LLVM
+    /// triple at every major version, and `amdgcn` with `+coarse-grained` too.
     pub fn all() -> Vec<Target> {
         let mut targets = Vec::new();
         let isas = (5..=PtxIsa::NEWEST.major)

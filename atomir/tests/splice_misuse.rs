@@ -231,13 +231,13 @@ fn binding_the_largest_id_costs_nothing() {
         .splice(&verified, 0, Inst::new(0), &names, &mut fragment)
         .unwrap_err();
     assert_eq!(error.refusal.rule.id(), "lower.splice.value");
-    // A table indexed by id would allocate gigabytes here and take seconds.
+    // A table indexed by id would allocate gigabytes here (16 GiB of bindings at u32::MAX)
+    // and take seconds, or fail.
     assert!(
         started.elapsed() < Duration::from_millis(200),
         "{:?}",
         started.elapsed()
     );
-    assert!(std::mem::size_of_val(&names) < 256);
 }
 
 /// A misuse drawn at random: which kernel's ids, which instruction, which kind of binding.

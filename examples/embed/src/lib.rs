@@ -83,8 +83,9 @@ impl Program {
     }
 }
 
-/// Builds the program in code: a dead-result f32 add, a release fence, a u8 add, a seq_cst system b64 cas, a
-/// v4.f32 add, an acquire f16x2 add and a bounded inc, each through a pointer of its own.
+/// Builds the program in code: a dead-result f32 add, a release fence, a u8 add, a seq_cst
+/// system b64 cas, a v4.f32 add, an acquire f16x2 add and a bounded inc, each atomic through a
+/// pointer of its own.
 pub fn program() -> Program {
     let mut kernel = Kernel::new("embed");
     let global = ValueType::Ptr(AddressSpace::Global);

@@ -105,8 +105,9 @@ pub enum OnRefusal {
     /// Lower nothing: the first refusal is the lowering's error.
     #[default]
     Stop,
-    /// Lower what the target accepts and report the rest in [`LowerReport::refusals`](super::LowerReport::refusals). An
-    /// instruction that reads the result of one left out is left out too; a kernel whose
-    /// parameters the target cannot carry is left out whole (its signature is its interface).
+    /// Lower what the target accepts and report the rest in
+    /// [`LowerReport::refusals`](super::LowerReport::refusals). An instruction that reads the
+    /// result of one left out is left out too; a kernel whose parameters the target cannot
+    /// carry is left out whole (its signature is its interface).
     Skip,
 }

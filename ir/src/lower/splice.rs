@@ -8,8 +8,16 @@
 //!   predicate) is bound to a name of the client's ([`SpliceNames::bind`]): a register for PTX
 //!   and vISA, an SSA value for LLVM, written without its sigil (`%` in PTX and LLVM). A vector
 //!   value is bound lane by lane ([`SpliceNames::bind_lanes`]) where the target keeps lanes in
-//!   registers of their own (PTX, vISA) and whole where it has vector values (LLVM). An input
-//!   left unbound is a refusal ([`KitRule::Unbound`](crate::rule::KitRule::Unbound)), never a guess.
+//!   registers of their own (PTX, vISA) and whole where it has vector values (LLVM). The
+//!   target's [`binding_types`](crate::legal::Backend::binding_types) lists the values, the
+//!   number of names each takes and the type each name is declared with
+//!   ([`BindingTypes`](super::BindingTypes)). An input left unbound is a refusal
+//!   ([`KitRule::Unbound`](crate::rule::KitRule::Unbound)), never a guess; so is a binding of
+//!   a value the instruction neither reads nor defines (an id out of its kernel's range, of
+//!   another instruction or kernel: [`KitRule::SpliceValue`](crate::rule::KitRule::SpliceValue))
+//!   and a binding of the wrong number of names
+//!   ([`KitRule::SpliceName`](crate::rule::KitRule::SpliceName)). Bind each instruction's values
+//!   alone ([`SpliceNames::clear`] between instructions).
 //! - **The result is the client's too, or the fragment's.** A bound result is written to the
 //!   client's name (PTX, vISA) or defined under it (LLVM: the fragment defines the SSA value).
 //!   An unbound result gets a name of the fragment's. Either way [`Fragment::results`] says
