@@ -126,6 +126,113 @@ fn spelled_otherwise(text: &str) -> Vec<String> {
     variants
 }
 
+/// Checks one native cell's reads; returns (instructions re-lowered byte for byte,
+/// respellings read alike).
+fn check_native(
+    ptx: PtxTarget,
+    target: &Target,
+    code: &str,
+    cell: &AnyCell,
+    reads: &[&ReadAtomic],
+) -> (usize, usize) {
+    let mut relowered = 0;
+    let mut variants = 0;
+    match cell {
+        AnyCell::Fence(fence) => {
+            let fences: Vec<_> = reads
+                .iter()
+                .filter_map(|r| match r.node {
+                    Node::Fence(f) => Some(f),
+                    Node::Atomic(_) => None,
+                })
+                .collect();
+            assert_eq!(fences.len(), 1, "{ptx} {}: {reads:#?}", cell.name());
+            let f = fences[0];
+            let order_ok = f.order == fence.order || f.order.implies(fence.order);
+            let scope_ok = f.scope.includes(fence.scope);
+            assert!(order_ok && scope_ok, "{ptx} {}: read {f:?}", cell.name());
+        }
+        AnyCell::Access(_) => {
+            let accesses: Vec<(usize, &AtomicNode)> = reads
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| match &r.node {
+                    Node::Atomic(node) => Some((i, node)),
+                    Node::Fence(_) => None,
+                })
+                .collect();
+            let cell_node = cell.node();
+            let Node::Atomic(cell_node) = cell_node else {
+                unreachable!()
+            };
+            for (position, node) in &accesses {
+                let fence_at =
+                    |at: Option<usize>| match at.and_then(|at| reads.get(at)).map(|r| r.node) {
+                        Some(Node::Fence(fence)) => Some(fence.order),
+                        _ => None,
+                    };
+                let fences = (
+                    fence_at(position.checked_sub(1)),
+                    fence_at(Some(position + 1)),
+                );
+                let mut node = **node;
+                if cell_node.space == AddressSpace::Shared && node.space == AddressSpace::Shared {
+                    node.space = cell_node.space;
+                }
+                // A vector load or store may be carried by several narrower accesses.
+                let shape_free = matches!(cell_node.op, AtomicOp::Load | AtomicOp::Store);
+                if shape_free {
+                    node.shape = cell_node.shape;
+                    node.ty = if node.ty.bits() == cell_node.ty.bits() {
+                        node.ty
+                    } else {
+                        cell_node.ty
+                    };
+                }
+                assert!(
+                    equivalent(&cell_node, &node, fences, ptx),
+                    "{ptx} {}: read {node:?} from {}",
+                    cell.name(),
+                    reads[*position].raw
+                );
+            }
+            assert!(
+                !accesses.is_empty(),
+                "{ptx} {}: no access read",
+                cell.name()
+            );
+        }
+    }
+    for atomic in reads {
+        for variant in spelled_otherwise(&code[atomic.span.clone()]) {
+            let again = atomir::read_ptx_instruction(&variant, &atomir::PtxDeclarations::new())
+                .unwrap_or_else(|error| panic!("{ptx} {}: `{variant}`: {error}", cell.name()));
+            assert_eq!(
+                again.node,
+                atomic.node,
+                "{ptx} {}: `{variant}`",
+                cell.name()
+            );
+            variants += 1;
+        }
+    }
+    // Re-lowering each read instruction gives its own text back.
+    for (number, atomic) in reads.iter().enumerate() {
+        let mut notes = Vec::new();
+        let spliced = atomir_cli::ptx::splice(atomic, &target, number as u32, &mut notes)
+            .unwrap_or_else(|error| panic!("{ptx} {}: {error}", cell.name()));
+        let original = format!("{};", code[atomic.span.clone()].trim());
+        if spliced.before.is_empty()
+            && spliced.after.is_empty()
+            && spliced.code.lines().count() == 1
+        {
+            assert_eq!(spliced.code.trim(), original, "{ptx} {}", cell.name());
+            relowered += 1;
+        }
+    }
+    (relowered, variants)
+}
+
 #[test]
 fn every_cell_reads_back_and_native_cells_relower_byte_for_byte() {
     let cells: Vec<AnyCell> = all_cells().collect();
@@ -177,107 +284,9 @@ fn every_cell_reads_back_and_native_cells_relower_byte_for_byte() {
         let mut relowered = 0;
         let mut variants = 0;
         for (index, cell) in &native {
-            let reads = &by_kernel[*index];
-            match cell {
-                AnyCell::Fence(fence) => {
-                    let fences: Vec<_> = reads
-                        .iter()
-                        .filter_map(|r| match r.node {
-                            Node::Fence(f) => Some(f),
-                            Node::Atomic(_) => None,
-                        })
-                        .collect();
-                    assert_eq!(fences.len(), 1, "{ptx} {}: {reads:#?}", cell.name());
-                    let f = fences[0];
-                    let order_ok = f.order == fence.order || f.order.implies(fence.order);
-                    let scope_ok = f.scope.includes(fence.scope);
-                    assert!(order_ok && scope_ok, "{ptx} {}: read {f:?}", cell.name());
-                }
-                AnyCell::Access(_) => {
-                    let accesses: Vec<(usize, &AtomicNode)> = reads
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, r)| match &r.node {
-                            Node::Atomic(node) => Some((i, node)),
-                            Node::Fence(_) => None,
-                        })
-                        .collect();
-                    let cell_node = cell.node();
-                    let Node::Atomic(cell_node) = cell_node else {
-                        unreachable!()
-                    };
-                    for (position, node) in &accesses {
-                        let fence_at = |at: Option<usize>| match at
-                            .and_then(|at| reads.get(at))
-                            .map(|r| r.node)
-                        {
-                            Some(Node::Fence(fence)) => Some(fence.order),
-                            _ => None,
-                        };
-                        let fences = (
-                            fence_at(position.checked_sub(1)),
-                            fence_at(Some(position + 1)),
-                        );
-                        let mut node = **node;
-                        if cell_node.space == AddressSpace::Shared
-                            && node.space == AddressSpace::Shared
-                        {
-                            node.space = cell_node.space;
-                        }
-                        // A vector load or store may be carried by several narrower accesses.
-                        let shape_free = matches!(cell_node.op, AtomicOp::Load | AtomicOp::Store);
-                        if shape_free {
-                            node.shape = cell_node.shape;
-                            node.ty = if node.ty.bits() == cell_node.ty.bits() {
-                                node.ty
-                            } else {
-                                cell_node.ty
-                            };
-                        }
-                        assert!(
-                            equivalent(&cell_node, &node, fences, ptx),
-                            "{ptx} {}: read {node:?} from {}",
-                            cell.name(),
-                            reads[*position].raw
-                        );
-                    }
-                    assert!(
-                        !accesses.is_empty(),
-                        "{ptx} {}: no access read",
-                        cell.name()
-                    );
-                }
-            }
-            for atomic in reads {
-                for variant in spelled_otherwise(&code[atomic.span.clone()]) {
-                    let again =
-                        atomir::read_ptx_instruction(&variant, &atomir::PtxDeclarations::new())
-                            .unwrap_or_else(|error| {
-                                panic!("{ptx} {}: `{variant}`: {error}", cell.name())
-                            });
-                    assert_eq!(
-                        again.node,
-                        atomic.node,
-                        "{ptx} {}: `{variant}`",
-                        cell.name()
-                    );
-                    variants += 1;
-                }
-            }
-            // Re-lowering each read instruction gives its own text back.
-            for (number, atomic) in reads.iter().enumerate() {
-                let mut notes = Vec::new();
-                let spliced = atomir_cli::ptx::splice(atomic, &target, number as u32, &mut notes)
-                    .unwrap_or_else(|error| panic!("{ptx} {}: {error}", cell.name()));
-                let original = format!("{};", code[atomic.span.clone()].trim());
-                if spliced.before.is_empty()
-                    && spliced.after.is_empty()
-                    && spliced.code.lines().count() == 1
-                {
-                    assert_eq!(spliced.code.trim(), original, "{ptx} {}", cell.name());
-                    relowered += 1;
-                }
-            }
+            let (lines, respelled) = check_native(ptx, &target, &code, cell, &by_kernel[*index]);
+            relowered += lines;
+            variants += respelled;
             checked += 1;
         }
         assert!(checked > 0 && relowered > 0, "{ptx}: nothing checked");

@@ -1,5 +1,6 @@
 // Kernels of the PTX corpus. K(name, "expect", T, statement): a kernel `name` whose body is
-// `statement` on `T *p`, `T v`, `T w`, with `i` the thread's index; "expect" is what the body's
+// `statement` on `T *p`, `T v`, `T w`, with `i` the thread's index: the atomics address p[0]
+// (or the block's shared array), old values go to p[64 + i]; "expect" is what the body's
 // atomics mean, in order, as `op.order.scope.type` (`iN`: an integer or untyped N-bit type, the
 // signedness being immaterial to the op; `fence.order.scope`), `;`-separated. The corpus test
 // reads each kernel's PTX and compares.
@@ -27,5 +28,5 @@
     __syncthreads();                                                                        \
     __VA_ARGS__;                                                                            \
     __syncthreads();                                                                        \
-    p[i] = s[i % 64];                                                                       \
+    p[64 + i] = s[i % 64];                                                                     \
   }
