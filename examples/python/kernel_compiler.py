@@ -318,31 +318,64 @@ def compile_ptx(target: atomir.Target) -> Dict[str, PtxKernel]:
     return {build.__name__: build(target) for build in KERNELS}
 
 
-def fragments_for(target: atomir.Target) -> List[str]:
+def other_backend_fragments(target: atomir.Target) -> List[Tuple[str, Optional[atomir.Fragment]]]:
     """Each atomic of each kernel asked of `target` (any backend) on names of the compiler's
-    own: its fragment's verdict, or what the target refuses."""
+    own: a line with its fragment's verdict, or what the target refuses, and the fragment."""
     # The atomics as the PTX rendering made them: which nodes, with which roles.
     reference = compile_ptx(atomir.Target("ptx:sm_90"))
-    report = []
+    answers: List[Tuple[str, Optional[atomir.Fragment]]] = []
     for kernel in reference.values():
         for number, use in enumerate(kernel.atomics):
             names = plain_names(use, target)
+            what = f"{target}: {kernel.name}: {use.what} ({use.node})"
             try:
                 fragment = target.splice(use.node, prefix=f"a{number}_", **names)  # type: ignore[arg-type]
             except atomir.RefusedError as refusal:
                 smallest = refusal.smallest_target or "no target of this backend"
-                report.append(
-                    f"{target}: {kernel.name}: {use.what} ({use.node}): refused [rule {refusal.rule}]: "
-                    f"{refusal.reason}; smallest target that accepts it: {smallest}"
-                )
+                line = f"{what}: refused [rule {refusal.rule}]: {refusal.reason}; smallest target that accepts it: {smallest}"
+                answers.append((line, None))
                 continue
             declared = ", ".join(f"{name}: {ty}" for name, ty in fragment.types.items())
-            report.append(
-                f"{target}: {kernel.name}: {use.what} ({use.node}): {fragment.verdict.description}; "
-                f"{fragment.instructions} instructions, {len(fragment.temporaries)} temporaries; "
-                f"binds {declared}"
+            line = (
+                f"{what}: {fragment.verdict.description}; {fragment.instructions} instructions, "
+                f"{len(fragment.temporaries)} temporaries; binds {declared}"
             )
-    return report
+            answers.append((line, fragment))
+    return answers
+
+
+def fragments_for(target: atomir.Target) -> List[str]:
+    """The lines of `other_backend_fragments`."""
+    return [line for line, _ in other_backend_fragments(target)]
+
+
+def llvm_module(target: atomir.Target, fragment: atomir.Fragment) -> str:
+    """An LLVM fragment (spliced between the blocks `entry` and `next`) as a module the
+    target's tools take: one function whose parameters are the values it reads, each of the
+    type atomir says it must have."""
+    params = ", ".join(
+        f"{binding.type} %{binding.names[0]}" for binding in fragment.bindings if binding.role != "result"
+    )
+    return "".join(
+        [
+            f'target triple = "{target.triple}"\n\n',
+            "".join(f"{declaration}\n" for declaration in fragment.declarations),
+            f"define void @atomic({params}) {{\nentry:\n{fragment.code}next:\n  ret void\n}}\n",
+        ]
+    )
+
+
+def visa_kernel(fragment: atomir.Fragment) -> str:
+    """A vISA fragment as a kernel GenX_IR takes: the variables it binds declared with the
+    types atomir says they must have, then its temporaries (views after the variables they
+    alias), then the code."""
+    lines = [".version 4.1", '.kernel "atomic"']
+    lines += [f".decl {name} {ty}" for name, ty in fragment.types.items()]
+    roots = [t for t in fragment.temporaries if "alias=" not in t[1]]
+    views = [t for t in fragment.temporaries if "alias=" in t[1]]
+    lines += [f".decl {name} {ty}" for name, ty in roots + views]
+    lines += ['.kernel_attr Target="cm"', '.function "atomic_BB_0"', "", "atomic_BB_0:"]
+    return "\n".join(lines) + "\n" + fragment.code + "    ret (M1, 1)\n"
 
 
 def plain_names(use: AtomicUse, target: atomir.Target) -> Dict[str, object]:

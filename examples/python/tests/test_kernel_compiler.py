@@ -26,7 +26,8 @@ PTXAS = {
 
 
 def find_tool(name: str, pattern: str) -> Optional[str]:
-    """The tool as `scripts/install-oracles` installs it (or as ATOMIR_TOOL_<NAME> names it)."""
+    """The tool as `scripts/install-oracles` installs it (a pattern under the oracles folder,
+    or an absolute path), or as ATOMIR_TOOL_<NAME> names it."""
     override = os.environ.get("ATOMIR_TOOL_" + name.upper().replace("-", "_").replace(".", "_"))
     if override:
         return override if os.path.isfile(override) else None
@@ -78,6 +79,47 @@ def test_each_atomic_is_the_nodes_code_on_the_compilers_registers() -> None:
     assert "red.relaxed.gpu.global.add.u32 [%rd12], %r10;" in histogram
     grad = kernels["grad_accumulate"].render()
     assert "red.relaxed.gpu.global.add.noftz.f16" in grad
+
+
+def test_the_amdgcn_fragments_are_taken_by_llvm_22(tmp_path: pathlib.Path) -> None:
+    """Each fragment for `llvm:amdgcn` (LLVM 22), in a function of its bound values, through
+    llvm-as and llc (gfx942)."""
+    llvm_as = tool_or_skip("llvm-as-22", "/usr/lib/llvm-22/bin/llvm-as")
+    llc = tool_or_skip("llc-22", "/usr/lib/llvm-22/bin/llc")
+    target = atomir.Target("llvm:amdgcn")
+    judged = 0
+    for number, (line, fragment) in enumerate(kernel_compiler.other_backend_fragments(target)):
+        assert fragment is not None, line
+        path = tmp_path / f"f{number}.ll"
+        path.write_text(kernel_compiler.llvm_module(target, fragment))
+        for tool, args in [(llvm_as, ["-o", str(path) + ".bc"]),
+                           (llc, ["-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-o", str(path) + ".s"])]:
+            ran = subprocess.run([tool, str(path), *args], capture_output=True, text=True)
+            assert ran.returncode == 0, f"{tool} refuses {line}:\n{ran.stderr}\n{path.read_text()}"
+        judged += 1
+    assert judged == 8
+    print(f"{target}: {judged} fragments taken by llvm-as and llc 22")
+
+
+def test_the_pvc_fragments_are_taken_by_genx_ir(tmp_path: pathlib.Path) -> None:
+    """Each fragment for `visa:PVC`, in a kernel declaring its bound variables as atomir says,
+    through GenX_IR."""
+    genx = tool_or_skip("GenX_IR", "/usr/bin/GenX_IR")
+    judged = 0
+    for number, (line, fragment) in enumerate(kernel_compiler.other_backend_fragments(atomir.Target("visa:PVC"))):
+        assert fragment is not None, line
+        folder = tmp_path / f"f{number}"
+        folder.mkdir()
+        (folder / "atomic.visaasm").write_text(kernel_compiler.visa_kernel(fragment))
+        ran = subprocess.run(
+            [genx, "atomic.visaasm", "-platform", "PVC", "-output"], cwd=folder, capture_output=True, text=True,
+        )
+        errors = folder / "atomic.errors.txt"
+        log = ran.stdout + ran.stderr + (errors.read_text() if errors.exists() else "")
+        assert ran.returncode == 0, f"GenX_IR refuses {line}:\n{log}\n{kernel_compiler.visa_kernel(fragment)}"
+        judged += 1
+    assert judged == 8
+    print(f"visa:PVC: {judged} fragments taken by GenX_IR")
 
 
 def test_other_backends_fragments_and_refusals() -> None:
