@@ -6,8 +6,9 @@ Every kernel of every file runs on one thread (its atomics address p[0] or its b
 array; old values go to p[64]), in the original and in each retargeted module, from the same
 memory and the same operands, over several trials; the final memory must be the same byte for
 byte. Operand and memory bytes are below 0x40, so every float is finite and every integer
-small. The original's PTX ISA (9.5) is newer than a driver JIT-compiles, so it is assembled
-by ptxas (PTXAS, else `ptxas` on PATH) for the device's architecture; the retargeted modules
+small. The original's PTX ISA (9.5) is newer than a driver JIT-compiles, so it runs as ptxas
+13.5's sm_90 code, checked in beside it (tests/ptx-corpus/cubin/sm_90), on an sm_90 device,
+and is assembled by ptxas (PTXAS, else `ptxas` on PATH) for any other; the retargeted modules
 (ISA 8.8) are JIT-compiled by the driver, so sm_60/70/80 code runs on a newer GPU for real.
 
 Usage: python3 tests/gpu/retarget.py [OUT.json]   (default target/gpu-retarget.json)
@@ -55,6 +56,9 @@ def entries(ptx):
 
 
 def load_original(path, arch):
+    cubin = os.path.join(CORPUS, "cubin", arch, os.path.basename(path)[:-len(".ptx")] + ".cubin")
+    if os.path.exists(cubin):
+        return cp.RawModule(path=cubin)
     ptxas = os.environ.get("PTXAS") or shutil.which("ptxas")
     if not ptxas:
         raise RuntimeError("ptxas not found (set PTXAS): the original's PTX ISA needs it")
