@@ -31,6 +31,8 @@ use atomir_ir::{
 };
 use atomir_tests::random::{self, same_module, Config, Rng};
 
+mod ptx;
+
 /// A backend for one target.
 pub type TargetBackend = atomir::Target;
 
@@ -63,6 +65,8 @@ pub struct Counts {
     /// Legality queries over every instruction of a module that does not verify (such a
     /// module cannot be lowered; a panic there is counted in `panics`).
     pub unverified_queries: u64,
+    /// PTX inputs: a module lowered for PTX, mutated and read back (`fuzz/ptx.rs`).
+    pub ptx_inputs: u64,
     /// A few examples of every kind of finding: (kind, input, message).
     pub samples: Vec<(String, String, String)>,
 }
@@ -97,6 +101,7 @@ impl Counts {
         self.hangs += other.hangs;
         self.slowest = self.slowest.max(other.slowest);
         self.unverified_queries += other.unverified_queries;
+        self.ptx_inputs += other.ptx_inputs;
         for (kind, input, message) in other.samples {
             self.sample(&kind, &input, message);
         }
@@ -105,7 +110,7 @@ impl Counts {
     /// The summary a run prints.
     pub fn summary(&self) -> String {
         let mut text = format!(
-            "{} inputs ({} mutated text, {} built in code): {} parsed, {} verified; \
+            "{} inputs ({} mutated text, {} built in code, {} PTX read): {} parsed, {} verified; \
              {} lowerings ({} refused)\n\
              panics: {}{}\n\
              round-trip mismatches: {}\n\
@@ -114,6 +119,7 @@ impl Counts {
             self.inputs,
             self.text_inputs,
             self.built_inputs,
+            self.ptx_inputs,
             self.parsed,
             self.verified,
             self.lowerings,
@@ -580,6 +586,11 @@ impl Fuzzer {
         let started = Clock::start();
         let mut rng = Rng::new(number.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xF022);
         let generated = random::module(rng.next_u64(), &self.config);
+        if number % 10 == 9 {
+            counts.ptx_inputs += 1;
+            self.ptx_input(&mut rng, number, &generated.module, counts);
+            return started.elapsed();
+        }
         let mut source = None;
         let mut what = "valid";
         let module = if rng.percent(50) {

@@ -4,8 +4,10 @@
 //!   seeds) lowered with `--module` for every target (every PTX SM, every vISA platform and
 //!   `PVC+svm`, and every target the LLVM backend accepts: each triple at each judged version on
 //!   each processor that version's llc knows) and judged by its tool: ptxas 12.9 / 13.5 (plus a
-//!   check that no generic access goes through a shared-window address), GenX_IR, llvm-as + opt
-//!   verify + llc with the target's own flags. A refusal with a rule is a fine answer, a panic is not.
+//!   check that no generic access goes through a shared-window address, and the PTX reader
+//!   reading the code back without an error, at least one atomic per instruction), GenX_IR,
+//!   llvm-as + opt verify + llc with the target's own flags. A refusal with a rule is a fine
+//!   answer, a panic is not.
 //!   `ATOMIR_KERNELS=20000` sets the kernels per target (default [`CI_KERNELS`]),
 //!   `ATOMIR_KERNELS_SEED` the first seed, `ATOMIR_KERNELS_TARGETS=ptx:sm_90,llvm:x86_64@14`
 //!   narrows the targets, `ATOMIR_KERNELS_BISECT=1000` bisects every failing batch (to list

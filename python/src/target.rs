@@ -1,0 +1,523 @@
+//! `atomir.Target`, its answers (`atomir.Verdict`, `atomir.Refusal`) and the functions over
+//! every target: `atomir.targets()`, `atomir.supported_targets(node)`, `atomir.targets_help()`.
+
+use atomir::ir::Node;
+use atomir::{
+    GenericParams, Legality, LowerOptions, OnRefusal, Refusal as IrRefusal, SourceLoc,
+    Target as IrTarget, Verdict as IrVerdict,
+};
+use pyo3::prelude::*;
+
+use crate::errors::{invalid, raise, Details, InvalidError, RefusedError};
+use crate::guarded;
+use crate::module::{lower_each, lower_module, ModuleArg};
+use crate::node::node_of;
+use crate::splice::{binding_types, splice, OperandArg, SpliceArgs};
+
+/// One target of one backend, by its name: `Target("ptx:sm_90")`, `Target("visa:PVC")`,
+/// `Target("llvm:amdgcn@22")`. `str(target)` is the canonical name (defaults spelled out,
+/// e.g. `ptx:sm_90@8.8`), which names the same target. A name that names no target raises
+/// `atomir.InvalidError` saying what is expected; `atomir.targets_help()` lists them all.
+#[pyclass(module = "atomir", frozen, eq, hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub(crate) target: IrTarget,
+}
+
+#[pymethods]
+impl Target {
+    #[new]
+    fn new(name: String) -> PyResult<Self> {
+        guarded(|| {
+            let target = name
+                .parse::<IrTarget>()
+                .map_err(|error| invalid(error.to_string()))?;
+            Ok(Target { target })
+        })
+    }
+
+    /// The canonical name, e.g. `ptx:sm_90@8.8`.
+    #[getter]
+    fn name(&self) -> String {
+        self.target.to_string()
+    }
+
+    /// The backend: `"ptx"`, `"visa"` or `"llvm"`.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.target.backend_name()
+    }
+
+    /// PTX: the architecture as `.target` writes it (`"sm_90"`); None for other backends.
+    #[getter]
+    fn sm(&self) -> Option<&'static str> {
+        match self.target {
+            IrTarget::Ptx(ptx) => Some(ptx.sm.name()),
+            _ => None,
+        }
+    }
+
+    /// PTX: the PTX ISA version as `.version` writes it (`"8.8"`); None for other backends.
+    #[getter]
+    fn ptx_isa(&self) -> Option<String> {
+        match self.target {
+            IrTarget::Ptx(ptx) => Some(ptx.isa.to_string()),
+            _ => None,
+        }
+    }
+
+    /// LLVM: the target triple (`"amdgcn-amd-amdhsa"`); None for other backends.
+    #[getter]
+    fn triple(&self) -> Option<&'static str> {
+        match self.target {
+            IrTarget::Llvm(llvm) => Some(llvm.triple.triple_string()),
+            _ => None,
+        }
+    }
+
+    /// LLVM: the major version whose tools must accept the output; None for other backends.
+    #[getter]
+    fn llvm_version(&self) -> Option<u32> {
+        match self.target {
+            IrTarget::Llvm(llvm) => Some(llvm.major),
+            _ => None,
+        }
+    }
+
+    /// vISA: the platform (`"PVC"`); None for other backends.
+    #[getter]
+    fn platform(&self) -> Option<&'static str> {
+        match self.target {
+            IrTarget::Visa(visa) => Some(visa.platform.as_str()),
+            _ => None,
+        }
+    }
+
+    fn __str__(&self) -> String {
+        self.target.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Target('{}')", self.target)
+    }
+
+    /// legalize(node) -> Verdict
+    ///
+    /// The target's answer for one `Atomic` or `Fence`, no kernel needed: how it is carried
+    /// out (strategy, rewrites, emulation), or why it cannot be (`verdict.refusal`: the rule,
+    /// the reason and the smallest target of the backend that accepts it). Never raises for
+    /// a node; `verdict.raise_if_refused()` turns a refusal into `atomir.RefusedError`.
+    fn legalize(&self, node: &Bound<'_, PyAny>) -> PyResult<Verdict> {
+        let node = node_of(node)?;
+        guarded(|| Ok(Verdict::of(self.target, node, &self.target.legalize(node))))
+    }
+
+    /// One node lowered as a fragment for the inside of a kernel (PTX, vISA) or function
+    /// (LLVM) of your own, its values bound to your registers or SSA values:
+    ///
+    /// - `address`: the name holding the address (a leading `%` sigil is dropped);
+    /// - `operands`: one entry per operand (cas: the expected value, then the new one; a load
+    ///   none), each a name or an int literal; a vector's operand is a list of them, one per
+    ///   element (LLVM also takes one name of a whole vector value);
+    /// - `result`: the name the old value goes to (a list of one name per element for a
+    ///   vector on PTX and vISA), or None to let the fragment name it (`Fragment.results`);
+    /// - `predicate`: a `pred` name guarding the access, `"!%p"` for its negation;
+    /// - `prefix`: the start of every name the fragment makes up (temporaries, labels,
+    ///   blocks); give each fragment of one unit its own, none starting another (`f0_`,
+    ///   `f1_`, …);
+    /// - `blocks`: LLVM, the (predecessor, continuation) blocks around the fragment.
+    ///
+    /// Returns a `Fragment`. Raises `atomir.RefusedError` where the target refuses the node,
+    /// `atomir.InvalidError` for names the target cannot take or arguments that do not fit
+    /// the node (each with the rule where one applies).
+    #[pyo3(signature = (node, *, address = None, operands = Vec::new(), result = None,
+        predicate = None, prefix = "m".to_string(), blocks = None),
+        text_signature = "(self, node, *, address=None, operands=(), result=None, \
+            predicate=None, prefix='m', blocks=None)")]
+    #[allow(clippy::too_many_arguments)]
+    fn splice(
+        &self,
+        node: &Bound<'_, PyAny>,
+        address: Option<String>,
+        operands: Vec<OperandArg>,
+        result: Option<OperandArg>,
+        predicate: Option<String>,
+        prefix: String,
+        blocks: Option<(String, String)>,
+    ) -> PyResult<crate::splice::Fragment> {
+        let node = node_of(node)?;
+        let args = SpliceArgs {
+            address,
+            operands,
+            result,
+            predicate,
+            prefix,
+            blocks,
+        };
+        guarded(|| splice(self.target, node, args))
+    }
+
+    /// What `splice` with the same arguments binds: every value the node reads or defines
+    /// (its role, the names given for it) and the type each name must have on this target,
+    /// spelled as the client declares it (PTX `.b32`, vISA `type=ud …`, LLVM `i32`), as a
+    /// list of `Binding`. Asking does not lower: a node the target refuses still has its types.
+    #[pyo3(signature = (node, *, address = None, operands = Vec::new(), result = None,
+        predicate = None, prefix = "m".to_string(), blocks = None),
+        text_signature = "(self, node, *, address=None, operands=(), result=None, \
+            predicate=None, prefix='m', blocks=None)")]
+    #[allow(clippy::too_many_arguments)]
+    fn binding_types(
+        &self,
+        node: &Bound<'_, PyAny>,
+        address: Option<String>,
+        operands: Vec<OperandArg>,
+        result: Option<OperandArg>,
+        predicate: Option<String>,
+        prefix: String,
+        blocks: Option<(String, String)>,
+    ) -> PyResult<Vec<crate::splice::Binding>> {
+        let node = node_of(node)?;
+        let args = SpliceArgs {
+            address,
+            operands,
+            result,
+            predicate,
+            prefix,
+            blocks,
+        };
+        guarded(|| binding_types(self.target, node, args))
+    }
+
+    /// Lowers a module (an `atomir.Module`, or atomir's text, parsed and verified first). With
+    /// `complete_module` the code is a unit the target's own tools accept (PTX `.entry`s, a
+    /// vISA kernel, an LLVM module); else the kernels' code alone. A refusal raises
+    /// `atomir.RefusedError` at the refused instruction's line and column, unless
+    /// `skip_refusals`: then what is accepted is lowered and `Lowered.refusals` lists the rest.
+    /// `plain_loops` puts code size before contended speed: what the target would carry out
+    /// once per address by a warp's lanes combined, each lane carries out on its own (the same
+    /// results; PTX's `+plain-loops`). `generic_params="anywhere"` says a complete module's
+    /// `ptr.generic` kernel parameters may point into shared memory too (by default they point
+    /// to global memory, as a launch passes them). Returns a `Lowered`.
+    #[pyo3(signature = (module, *, complete_module = false, skip_refusals = false,
+        plain_loops = false, generic_params = "global".to_string()),
+        text_signature = "(self, module, *, complete_module=False, skip_refusals=False, \
+            plain_loops=False, generic_params='global')")]
+    fn lower(
+        &self,
+        module: ModuleArg,
+        complete_module: bool,
+        skip_refusals: bool,
+        plain_loops: bool,
+        generic_params: String,
+    ) -> PyResult<crate::module::Lowered> {
+        guarded(|| {
+            let generic_params = match generic_params.as_str() {
+                "global" => GenericParams::Global,
+                "anywhere" => GenericParams::Anywhere,
+                other => {
+                    return Err(invalid(format!(
+                    "`{other}` is not where generic parameters point; expected global or anywhere"
+                )))
+                }
+            };
+            let options = LowerOptions::fragment()
+                .with_complete_module(complete_module)
+                .with_on_refusal(if skip_refusals {
+                    OnRefusal::Skip
+                } else {
+                    OnRefusal::Stop
+                })
+                .with_plain_loops(plain_loops)
+                .with_generic_params(generic_params)
+                .with_count_instructions(true);
+            lower_module(self.target, &module, &options)
+        })
+    }
+
+    /// lower_each(module, *, plain_loops=False) -> list[InstLowering]
+    ///
+    /// Every instruction of a module lowered on its own (a result of another instruction it
+    /// reads becomes an input): one answer per instruction in program order, its code and
+    /// verdict or its refusal. Never stops at a refusal.
+    #[pyo3(signature = (module, *, plain_loops = false))]
+    fn lower_each(
+        &self,
+        module: ModuleArg,
+        plain_loops: bool,
+    ) -> PyResult<Vec<crate::module::InstLowering>> {
+        let options = LowerOptions::fragment().with_plain_loops(plain_loops);
+        guarded(|| lower_each(self.target, &module, &options))
+    }
+}
+
+/// Why a target refuses a node: the rule, the reason, the smallest target of the backend
+/// that accepts it, and where (for a node of a module's text). `str(refusal)` is the
+/// library's own one-line message.
+#[pyclass(module = "atomir", frozen)]
+#[derive(Clone)]
+pub struct Refusal {
+    /// The rule id, e.g. `ptx.b128-needs-sm90`.
+    #[pyo3(get)]
+    pub rule: String,
+    /// What the rule says, in words.
+    #[pyo3(get)]
+    pub reason: String,
+    /// The canonical name of the smallest target of the same backend that accepts the node,
+    /// or None where none does.
+    #[pyo3(get)]
+    pub smallest_target: Option<String>,
+    /// The kernel, for a node of a module; else None.
+    #[pyo3(get)]
+    pub kernel: Option<String>,
+    /// The line of the text form, or None.
+    #[pyo3(get)]
+    pub line: Option<u32>,
+    /// The column of the text form, or None.
+    #[pyo3(get)]
+    pub col: Option<u32>,
+    /// The library's message.
+    text: String,
+    /// The library's refusal.
+    refusal: IrRefusal,
+}
+
+impl Refusal {
+    pub(crate) fn of(refusal: &IrRefusal) -> Self {
+        Refusal {
+            rule: refusal.rule.to_string(),
+            reason: refusal.reason.clone(),
+            smallest_target: refusal.smallest_target.clone(),
+            kernel: None,
+            line: None,
+            col: None,
+            text: refusal.to_string(),
+            refusal: refusal.clone(),
+        }
+    }
+
+    pub(crate) fn of_error(error: &atomir::LowerError) -> Self {
+        let known = error.loc.is_known();
+        Refusal {
+            kernel: Some(error.kernel.clone()),
+            line: known.then_some(error.loc.line),
+            col: known.then_some(error.loc.col),
+            text: if known {
+                error.to_string()
+            } else {
+                error.refusal.to_string()
+            },
+            ..Refusal::of(&error.refusal)
+        }
+    }
+
+    /// The exception of this refusal: `atomir.RefusedError`, or `atomir.InvalidError` where
+    /// the rule blames the call's input.
+    pub(crate) fn to_error(&self) -> PyErr {
+        let loc = self
+            .line
+            .zip(self.col)
+            .map(|(line, col)| SourceLoc::new(line, col));
+        let details = Details {
+            rule: Some(self.rule.clone()),
+            reason: self.reason.clone(),
+            smallest_target: self.smallest_target.clone(),
+            kernel: self.kernel.clone(),
+            loc,
+            diagnostics: Vec::new(),
+        };
+        if self.refusal.rule.blames_caller() {
+            raise::<InvalidError>(self.text.clone(), details)
+        } else {
+            raise::<RefusedError>(self.text.clone(), details)
+        }
+    }
+}
+
+#[pymethods]
+impl Refusal {
+    /// The smallest target of the backend that accepts the node, as a `Target`, or None.
+    #[getter]
+    fn smallest_accepting(&self) -> Option<Target> {
+        IrTarget::smallest_accepting(&self.refusal).map(|target| Target { target })
+    }
+
+    fn __str__(&self) -> String {
+        self.text.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        let smallest = match &self.smallest_target {
+            Some(target) => format!("'{target}'"),
+            None => "None".to_string(),
+        };
+        format!("Refusal(rule='{}', smallest_target={smallest})", self.rule)
+    }
+}
+
+/// A target's answer for one node: accepted (how it is carried out) or refused (why).
+///
+/// `strategy` is one of `atomir.Strategy` (`"illegal"` for a refusal); `rewrites` the
+/// meaning-preserving changes made, in words; `emulation` how the node is carried out
+/// (`"native"`, `"cas_loop"`, `"masked_cas_loop"`, `"split_native"`, …; None for a refusal);
+/// `description` all of it in one line; `refusal` the `atomir.Refusal`, or None;
+/// `instructions` the size of the node's code where code was printed (a fragment, a lowering),
+/// None from `legalize`.
+/// `bool(verdict)` is whether the target accepts the node.
+#[pyclass(module = "atomir", frozen, get_all)]
+#[derive(Clone)]
+pub struct Verdict {
+    /// The canonical name of the target that answered.
+    pub target: String,
+    /// Whether the target accepts the node.
+    pub accepted: bool,
+    /// The headline strategy (`"native"`, `"rewrite"`, `"widen"`, `"cas-loop"`, `"split"`,
+    /// `"illegal"`).
+    pub strategy: &'static str,
+    /// The rewrites, in words, in the order they apply.
+    pub rewrites: Vec<String>,
+    /// How the node is carried out, or None for a refusal.
+    pub emulation: Option<String>,
+    /// The verdict in one line.
+    pub description: String,
+    /// Why the target refuses the node, or None.
+    pub refusal: Option<Refusal>,
+    /// The number of instructions of the node's code (its lines less labels and comments), on
+    /// the verdicts of code: a fragment's, a lowering's, `lower_each`'s; None from `legalize`,
+    /// which prints nothing, and for a refusal.
+    pub instructions: Option<u32>,
+}
+
+impl Verdict {
+    pub(crate) fn of(target: IrTarget, node: Node, verdict: &IrVerdict) -> Self {
+        match verdict {
+            Ok(legality) => Verdict::accepted(target, node, legality),
+            Err(refusal) => Verdict::refused(target, Refusal::of(refusal)),
+        }
+    }
+
+    pub(crate) fn accepted(target: IrTarget, node: Node, legality: &Legality) -> Self {
+        let description = match node {
+            Node::Atomic(atomic) => legality.describe(atomic.ty, atomic.shape),
+            Node::Fence(_) => legality.describe_fence(),
+        };
+        Verdict {
+            target: target.to_string(),
+            accepted: true,
+            strategy: legality.strategy().as_str(),
+            rewrites: legality.rewrites.iter().map(ToString::to_string).collect(),
+            emulation: Some(snake_case(&format!("{:?}", legality.lowering))),
+            description,
+            refusal: None,
+            instructions: None,
+        }
+    }
+
+    /// This verdict, with the instruction count of the code printed for the node.
+    pub(crate) fn with_instructions(mut self, instructions: u32) -> Self {
+        self.instructions = Some(instructions);
+        self
+    }
+
+    pub(crate) fn refused(target: IrTarget, refusal: Refusal) -> Self {
+        Verdict {
+            target: target.to_string(),
+            accepted: false,
+            strategy: atomir::Strategy::Illegal.as_str(),
+            rewrites: Vec::new(),
+            emulation: None,
+            description: refusal.text.clone(),
+            refusal: Some(refusal),
+            instructions: None,
+        }
+    }
+}
+
+/// `MaskedCasLoop` as `masked_cas_loop`: the Python spelling of a lowering's Rust name.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (index, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if index > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[pymethods]
+impl Verdict {
+    fn __bool__(&self) -> bool {
+        self.accepted
+    }
+
+    /// Raises `atomir.RefusedError` (rule, reason, smallest target) if the node is refused.
+    fn raise_if_refused(&self) -> PyResult<()> {
+        match &self.refusal {
+            None => Ok(()),
+            Some(refusal) => Err(refusal.to_error()),
+        }
+    }
+
+    fn __str__(&self) -> String {
+        self.description.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Verdict(target='{}', strategy='{}', description={:?})",
+            self.target, self.strategy, self.description
+        )
+    }
+}
+
+/// targets() -> list[Target]
+///
+/// Every target the backends accept: PTX, then vISA, then LLVM, each in its backend's order
+/// (every architecture at every PTX ISA version, with each opt-in option where it applies;
+/// every vISA platform; every LLVM triple at every major version).
+#[pyfunction]
+fn targets() -> PyResult<Vec<Target>> {
+    guarded(|| {
+        Ok(IrTarget::all()
+            .into_iter()
+            .map(|target| Target { target })
+            .collect())
+    })
+}
+
+/// supported_targets(node) -> list[Target]
+///
+/// Every target of `atomir.targets()` that accepts the `Atomic` or `Fence`, in that order.
+#[pyfunction]
+fn supported_targets(node: &Bound<'_, PyAny>) -> PyResult<Vec<Target>> {
+    let node = node_of(node)?;
+    guarded(|| {
+        Ok(atomir::supported_targets(node)
+            .into_iter()
+            .map(|target| Target { target })
+            .collect())
+    })
+}
+
+/// targets_help() -> str
+///
+/// The target names every backend accepts, one block per backend (what `atomir lower
+/// --help` prints).
+#[pyfunction]
+fn targets_help() -> PyResult<String> {
+    guarded(|| Ok(atomir::targets_help()))
+}
+
+pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<Target>()?;
+    module.add_class::<Verdict>()?;
+    module.add_class::<Refusal>()?;
+    module.add_function(wrap_pyfunction!(targets, module)?)?;
+    module.add_function(wrap_pyfunction!(supported_targets, module)?)?;
+    module.add_function(wrap_pyfunction!(targets_help, module)?)?;
+    Ok(())
+}
