@@ -752,7 +752,7 @@ mod tests {
         // Every table's candidates (where a refusal's smallest target is searched) are listed.
         let node = AtomicNode::new(AtomicOp::Add, ElemType::U32);
         for target in &all {
-            if let Err(refusal) = target.legalize(&node) {
+            if let Err(refusal) = target.legalize(node) {
                 if let Some(smallest) = &refusal.smallest_target {
                     let typed = Target::smallest_accepting(&refusal);
                     assert!(typed.is_some_and(|t| all.contains(&t)), "{smallest}");
@@ -777,11 +777,11 @@ mod tests {
         let mut node = AtomicNode::new(AtomicOp::Exch, ElemType::B128);
         node.space = AddressSpace::Global;
         node.pointer_space = AddressSpace::Global;
-        let accepting = supported_targets(&node);
+        let accepting = supported_targets(node);
         for target in Target::all() {
             assert_eq!(
                 accepting.contains(&target),
-                target.legalize(&node).is_ok(),
+                target.legalize(node).is_ok(),
                 "{target}"
             );
         }

@@ -459,6 +459,6 @@ fn fences_are_legalized_like_any_node() {
     // The same answer through a `Node` and through the fence itself.
     let node = atomir::Node::from(cluster);
     for target in atomir::Target::all() {
-        assert_eq!(target.legalize(node), target.legalize(&cluster), "{target}");
+        assert_eq!(target.legalize(node), target.legalize(cluster), "{target}");
     }
 }
