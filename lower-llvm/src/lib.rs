@@ -40,6 +40,8 @@ mod ldst;
 mod ldst_emit;
 mod legality;
 mod native;
+pub mod read;
+pub mod spelling;
 pub mod target;
 mod vulkan;
 
@@ -47,6 +49,7 @@ use atomir_ir::expand::SoftFloatNeeds;
 use atomir_ir::lower::{Passes, Table, Target};
 use atomir_ir::{AtomicNode, Backend, ElemType, LowerOptions, Param, Refusal};
 
+pub use emit::value_type_spelling;
 use emit::LlvmPrinter;
 pub use legality::{Form, LlvmPlan, MemSpelling};
 

@@ -277,17 +277,7 @@ impl<'a> Emitter<'a> {
 
     /// The LLVM type of a kernel value.
     pub(crate) fn value_ty(&self, ty: ValueType) -> Ty {
-        match ty {
-            ValueType::Ptr(space) => {
-                let generic = self.target.address_space(atomir_ir::AddressSpace::Generic);
-                self.raw_ptr(self.target.address_space(space).or(generic).unwrap_or(0))
-            }
-            ValueType::Pred => Ty::S(Scal::I(1)),
-            ValueType::Data(elem, shape) if shape.is_vector() => {
-                Ty::V(shape.len() as u32, Scal::natural(elem))
-            }
-            ValueType::Data(elem, _) => Ty::S(Scal::natural(elem)),
-        }
+        super::types::value_ty(&self.target, ty)
     }
 
     pub(crate) fn prim_ty(&self, ty: PrimType, space: u32) -> Ty {

@@ -14,5 +14,6 @@ mod values;
 
 pub(crate) use emitter::Emitter;
 pub use printer::LlvmPrinter;
+pub use types::value_type_spelling;
 pub(crate) use types::{Scal, Ty};
 pub(crate) use values::{write_ident, Label, Ref};
