@@ -318,6 +318,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub mod fix;
+
 pub use atomir_ir as ir;
 pub use atomir_ir::lower::splice;
 pub use atomir_ir::lower::{

@@ -5,6 +5,7 @@
 
 pub mod diff;
 pub mod filter;
+pub mod llvm_ir;
 pub mod report;
 pub mod slice;
 pub mod targets;

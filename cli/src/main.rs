@@ -6,12 +6,14 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 use atomir_cli::filter::CellFilter;
+use atomir_cli::llvm_ir::is_llvm_ir;
 use atomir_cli::report::{self, Format, TargetMatrix};
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::verify::Verified;
 use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module, WriteError};
 
+mod llvm_commands;
 mod source;
 
 use source::Source;
@@ -24,6 +26,10 @@ Usage:
   atomir matrix --target T [--target T2 ...] [--format text|json|markdown|html]
                 [--filter key=value,...]  every cell of the lowering matrix
   atomir diff FILE --target A --target B  per-instruction diff of two targets' code
+  atomir read FILE.ll [--triple TRIPLE]   the atomics of LLVM IR as atomir kernels
+  atomir check FILE.ll [--target T ...]   read LLVM IR; each atomic's verdict per target
+  atomir fix FILE.ll --target llvm:TRIPLE@VERSION
+                                          each atomic replaced by atomir's lowering
   atomir help [COMMAND]
 
 FILE may be `-` for standard input.
@@ -34,6 +40,9 @@ Exit codes: 0 success, 1 bad input or a refusal, 2 a usage error.
 enum Failure {
     /// Bad input, a refusal, or an I/O error: the message is already formatted.
     Input(Vec<String>),
+    /// The output is printed and says what was found (a refusal per target, a weakened
+    /// atomic): exit code 1, with these lines on standard error.
+    Findings(Vec<String>),
     /// A usage error: the message and a pointer to the help.
     Usage(String),
 }
@@ -57,6 +66,7 @@ struct Args {
     filters: Vec<String>,
     module: bool,
     help: bool,
+    triple: Option<String>,
 }
 
 /// Reads `--flag value`, `--flag=value`, bare flags and positional arguments.
@@ -80,6 +90,9 @@ fn parse_args(command: &str, raw: &[String]) -> Result<Args, Failure> {
             "--format" | "-f" => args.format = Some(value("--format")?),
             "--filter" => args.filters.push(value("--filter")?),
             "--module" if command == "lower" => args.module = true,
+            "--triple" if matches!(command, "read" | "check" | "fix") => {
+                args.triple = Some(value("--triple")?)
+            }
             "-" => args.files.push(arg.clone()),
             _ if flag.starts_with('-') => {
                 return Err(usage(format!(
@@ -182,7 +195,10 @@ fn no_targets_allowed(command: &str, args: &Args) -> Outcome {
     }
 }
 
-fn check(args: &Args, _out: &mut String) -> Outcome {
+fn check(args: &Args, out: &mut String) -> Outcome {
+    if is_llvm_ir(&one_file("check", args)?) {
+        return llvm_commands::check(args, out);
+    }
     no_targets_allowed("check", args)?;
     let (name, source) = read_input(&one_file("check", args)?)?;
     let module = load(&name, &source)?;
@@ -297,6 +313,8 @@ fn run(argv: &[String], out: &mut String) -> Outcome {
         "lower" => lower,
         "matrix" => matrix,
         "diff" => diff,
+        "read" => llvm_commands::read,
+        "fix" => llvm_commands::fix,
         "help" | "-h" | "--help" => {
             out.push_str(&command_help(rest.first().map_or("", String::as_str)));
             return Ok(());
@@ -377,6 +395,19 @@ fn main() -> ExitCode {
     }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Findings(lines)) => {
+            if let Err(error) = write_stdout(out.as_bytes()) {
+                let _ = writeln!(
+                    io::stderr().lock(),
+                    "atomir: error: cannot write the output to standard output: {error}"
+                );
+            }
+            let mut stderr = io::stderr().lock();
+            for line in lines {
+                let _ = writeln!(stderr, "{line}");
+            }
+            ExitCode::from(1)
+        }
         Err(Failure::Input(lines)) => {
             let mut stderr = io::stderr().lock();
             for line in lines {

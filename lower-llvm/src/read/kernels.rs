@@ -133,3 +133,20 @@ fn push(
     kernel.inst_locs[inst] = atomic.loc;
     (inst, params)
 }
+
+/// Atomic number `index` of `read` alone, as a module of one kernel (named as its function)
+/// of one instruction, with the parameters made for its values; its result is kept wherever
+/// the instruction has one. For a client that replaces atomics one at a time.
+pub fn atomic_module(
+    source: &str,
+    read: &LlModule,
+    index: usize,
+) -> Option<(Module, Inst, Vec<ReadParam>)> {
+    let atomic = read.atomics.get(index)?;
+    let name = read.functions.get(atomic.function)?.name.trim_matches('"');
+    let mut kernel = Kernel::new(name);
+    let (inst, params) = push(&mut kernel, source, atomic, index, true);
+    let mut module = Module::default();
+    module.kernels.push(kernel);
+    Some((module, inst, params))
+}

@@ -119,20 +119,6 @@ pub(crate) fn tokens(line: &str) -> Result<Vec<Token>, LexError> {
     Ok(out)
 }
 
-/// The position of the comment (`;` outside a string) in `line`, if it has one.
-pub(crate) fn comment_start(line: &str) -> Option<usize> {
-    let bytes = line.as_bytes();
-    let mut in_string = false;
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'"' => in_string = !in_string,
-            b';' if !in_string => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +170,5 @@ mod tests {
         );
         assert!(tokens("%\"open").is_err());
         assert!(tokens("% x").is_err());
-        assert_eq!(comment_start(r#"x "a;b" ; c"#), Some(8));
     }
 }

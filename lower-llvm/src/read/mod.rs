@@ -56,7 +56,7 @@ use atomir_ir::{
 
 pub use crate::spelling::{NanRule, SyncScope};
 use crate::target::Triple;
-pub use kernels::{to_module, ReadKernels, ReadParam};
+pub use kernels::{atomic_module, to_module, ReadKernels, ReadParam};
 pub use scan::read;
 
 /// How to read a module.
@@ -264,6 +264,33 @@ impl LlAtomic {
             order: self.order,
             scope: self.scope.scope,
         })
+    }
+}
+
+/// The type as LLVM spells it (`ptr addrspace(1)`, `i32 addrspace(1)*`, `<2 x half>`).
+impl std::fmt::Display for LlType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LlType::Int(bits) => write!(f, "i{bits}"),
+            LlType::Half => f.write_str("half"),
+            LlType::BFloat => f.write_str("bfloat"),
+            LlType::Float => f.write_str("float"),
+            LlType::Double => f.write_str("double"),
+            LlType::Vector(len, lane) => write!(f, "<{len} x {lane}>"),
+            LlType::Ptr { space, pointee } => {
+                match pointee {
+                    Some(pointee) => write!(f, "{pointee}")?,
+                    None => f.write_str("ptr")?,
+                }
+                if *space != 0 {
+                    write!(f, " addrspace({space})")?;
+                }
+                if pointee.is_some() {
+                    f.write_str("*")?;
+                }
+                Ok(())
+            }
+        }
     }
 }
 
