@@ -27,6 +27,25 @@
 //!    compiler that builds its IR through its own builders takes the expansion's control-flow
 //!    graph instead ([`ir::expand`], below).
 //!
+//! 6. Or read PTX: [`read_ptx`] finds every atomic, ordered load and store and fence of a PTX
+//!    module and gives each as the atomir node it means ([`ReadAtomic`]: where it stands, the
+//!    node, the registers bound to its values, its source line); [`read_ptx_instruction`] reads
+//!    one instruction for a translator with a parser of its own. Both return errors, never
+//!    panic. [`ReadAtomic::module`] is the one-instruction module to lower or splice.
+//!
+//! ```
+//! use atomir::{read_ptx_instruction, AtomicOp, ElemType, Node, PtxDeclarations, Scope};
+//!
+//! let read = read_ptx_instruction(
+//!     "atom.global.add.f32 %f1, [%rd1], %f2;",
+//!     &PtxDeclarations::new(),
+//! )?;
+//! let Node::Atomic(node) = read.node else { unreachable!() };
+//! assert_eq!((node.op, node.ty, node.scope), (AtomicOp::Add, ElemType::F32, Scope::Device));
+//! assert_eq!(read.values.result, ["%f1"]);
+//! # Ok::<(), atomir::ReadError>(())
+//! ```
+//!
 //! ## PTX
 //!
 //! ```
@@ -329,7 +348,7 @@ pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
     text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
     Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
-    LowerReport, Lowering, MemoryOrder, Module, Operand, Param, Predicate, Refusal, Rewrite,
+    LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param, Predicate, Refusal, Rewrite,
     RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef,
     ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
@@ -341,6 +360,14 @@ pub use smallvec::SmallVec;
 pub use {atomir_llvm as llvm, atomir_ptx as ptx, atomir_visa as visa};
 
 pub use atomir_llvm::{LlvmTarget, Triple};
+/// The PTX reader: a module's atomics ([`read_ptx`]) or one instruction
+/// ([`read_ptx_instruction`]) as atomir nodes, with where they stand and the registers bound
+/// to their values.
+pub use atomir_ptx::read::{
+    read_instruction as read_ptx_instruction, read_module as read_ptx, Bindings as PtxBindings,
+    Declarations as PtxDeclarations, PtxAddress, PtxScalar, ReadAtomic, ReadError, ReadModule,
+    RegisterType as PtxRegisterType,
+};
 pub use atomir_ptx::{PtxIsa, PtxTarget, Sm};
 pub use atomir_visa::{Messages, Platform, VisaTarget};
 

@@ -3,6 +3,8 @@
 use atomir::llvm::read::ReadOptions;
 use atomir::{Target, Triple};
 use atomir_cli::llvm_ir;
+use atomir_cli::ptx::InputKind;
+use atomir_cli::report::Format;
 
 use super::{one_file, read_input, target, usage, Args, Failure, Outcome};
 
@@ -21,40 +23,34 @@ fn options(args: &Args) -> Result<ReadOptions, Failure> {
     Ok(ReadOptions { triple })
 }
 
-fn llvm_file(command: &str, args: &Args) -> Result<String, Failure> {
-    let file = one_file(command, args)?;
-    if !llvm_ir::is_llvm_ir(&file) {
-        return Err(usage(format!(
-            "`atomir {command}` reads LLVM IR: FILE must end in `.ll`"
-        )));
-    }
-    Ok(file)
-}
-
-/// `atomir read FILE.ll`.
+/// `atomir read FILE.ll`: every atomic in atomir's text form with its LLVM line; the errors
+/// after them (exit 1 where there are any).
 pub(crate) fn read(args: &Args, out: &mut String) -> Outcome {
-    if !args.targets.is_empty() || args.format.is_some() || !args.filters.is_empty() {
-        return Err(usage(
-            "`atomir read` takes no --target, --format or --filter",
-        ));
-    }
-    let file = llvm_file("read", args)?;
+    let file = one_file("read", args)?;
     let options = options(args)?;
     let (name, source) = read_input(&file)?;
     let (reading, errors) = llvm_ir::read_module(&name, &source, &options);
-    if !errors.is_empty() {
-        return Err(Failure::Input(errors));
+    llvm_ir::listing(&name, &source, &reading, out);
+    if errors.is_empty() {
+        return Ok(());
     }
-    llvm_ir::print_read(&name, &source, &reading, out);
-    Ok(())
+    // What was read is printed even so: the errors name what is missing from it.
+    super::write_stdout(out.as_bytes()).map_err(super::cannot_write)?;
+    out.clear();
+    Err(Failure::Input(errors))
 }
 
-/// `atomir check FILE.ll [--target T]…`.
+/// `atomir check FILE.ll [--target T …] [--format F]`: without targets, whether the module's
+/// atomics read; with them, the porting report.
 pub(crate) fn check(args: &Args, out: &mut String) -> Outcome {
-    if args.format.is_some() || !args.filters.is_empty() {
-        return Err(usage("`atomir check` takes no --format or --filter"));
+    if !args.filters.is_empty() {
+        return Err(usage("`atomir check` takes no --filter"));
     }
-    let file = llvm_file("check", args)?;
+    let format: Format = match &args.format {
+        Some(name) => name.parse().map_err(usage)?,
+        None => Format::Text,
+    };
+    let file = one_file("check", args)?;
     let options = options(args)?;
     let targets = args
         .targets
@@ -63,14 +59,13 @@ pub(crate) fn check(args: &Args, out: &mut String) -> Outcome {
         .collect::<Result<Vec<Target>, _>>()?;
     let (name, source) = read_input(&file)?;
     let (reading, errors) = llvm_ir::read_module(&name, &source, &options);
-    let refused = llvm_ir::print_check(&name, &reading, &targets, out);
-    match (errors.is_empty(), refused) {
-        (true, false) => Ok(()),
-        (true, true) => Err(Failure::Findings(vec![format!(
-            "{name}: a target refuses an atomic (see the verdicts above)"
-        )])),
-        (false, _) => Err(Failure::Findings(errors)),
+    if !errors.is_empty() {
+        return Err(Failure::Input(errors));
     }
+    if !targets.is_empty() {
+        llvm_ir::porting(&name, &source, &reading, &targets).render(format, out);
+    }
+    Ok(())
 }
 
 /// `atomir fix FILE.ll --target llvm:<triple>@<version>`.
@@ -78,7 +73,12 @@ pub(crate) fn fix(args: &Args, out: &mut String) -> Outcome {
     if args.format.is_some() || !args.filters.is_empty() {
         return Err(usage("`atomir fix` takes no --format or --filter"));
     }
-    let file = llvm_file("fix", args)?;
+    let file = one_file("fix", args)?;
+    if InputKind::of(&file) != InputKind::LlvmIr {
+        return Err(usage(format!(
+            "`atomir fix` rewrites LLVM IR: FILE must end in `.ll`, not `{file}`"
+        )));
+    }
     let target = match args.targets.as_slice() {
         [name] => target(name)?,
         _ => {

@@ -5,12 +5,9 @@ use std::fmt::Write;
 
 use atomir::fix::{fix_module, Fixed};
 use atomir::llvm::read::{self, LlAtomic, NanRule, ReadOptions, Reading};
-use atomir::{AtomicNode, Diagnostic, Kernel, Target};
+use atomir::{Backend, Diagnostic, Node, Target};
 
-/// Whether a file name is LLVM IR text, which the commands read as a module of atomics.
-pub fn is_llvm_ir(file: &str) -> bool {
-    file.ends_with(".ll")
-}
+use crate::porting::{outcome, Porting, Row};
 
 /// Where the reading of one module went: the atomics read, and the lines to print on standard
 /// error for those that could not be read.
@@ -66,100 +63,82 @@ fn notes(atomic: &LlAtomic) -> Vec<&'static str> {
     notes
 }
 
-/// `atomir read FILE.ll`: one atomir kernel per function, each atomic's instruction with its
-/// place in the module and what its node leaves out.
-pub fn print_read(name: &str, source: &str, reading: &Reading, out: &mut String) {
+/// What an atomic means: its node, or its fence.
+pub fn node_of(atomic: &LlAtomic) -> Option<Node> {
+    match (atomic.node(), atomic.fence()) {
+        (Some(node), _) => Some(Node::Atomic(node)),
+        (None, Some(fence)) => Some(Node::Fence(fence)),
+        (None, None) => None,
+    }
+}
+
+/// Each atomic in atomir's text form (one instruction of its function's kernel).
+fn canonical_texts(source: &str, reading: &Reading) -> Vec<String> {
     let kernels = read::to_module(source, &reading.module, false);
-    for (index, kernel) in kernels.module.kernels.iter().enumerate() {
-        if index > 0 {
-            out.push('\n');
+    kernels
+        .insts
+        .iter()
+        .map(|(kernel, inst)| {
+            let kernel = &kernels.module.kernels[*kernel];
+            let mut text = String::new();
+            atomir::text::write_inst(&mut text, kernel, &kernel.insts[*inst]);
+            text
+        })
+        .collect()
+}
+
+/// `atomir read FILE.ll`: each atomic as `file:line:col: <atomir text>` and, after `//`, the
+/// LLVM instruction it was read from and what its node leaves out.
+pub fn listing(name: &str, source: &str, reading: &Reading, out: &mut String) {
+    let texts = canonical_texts(source, reading);
+    for (atomic, text) in reading.module.atomics.iter().zip(texts) {
+        let instruction = source.get(atomic.span.clone()).unwrap_or("");
+        let _ = write!(
+            out,
+            "{name}:{}:{}: {text}\t// {instruction}",
+            atomic.loc.line, atomic.loc.col
+        );
+        for note in notes(atomic) {
+            let _ = write!(out, " [{note}]");
         }
-        write_header(out, kernel);
-        for ((kernel_index, inst), atomic) in kernels.insts.iter().zip(&reading.module.atomics) {
-            if *kernel_index != index {
-                continue;
-            }
-            out.push_str("  ");
-            atomir::text::write_inst(out, kernel, &kernel.insts[*inst]);
-            let _ = write!(out, "  # {name}:{}:{}", atomic.loc.line, atomic.loc.col);
-            for note in notes(atomic) {
-                let _ = write!(out, "; {note}");
-            }
-            out.push('\n');
-        }
-        out.push_str("}\n");
+        out.push('\n');
     }
 }
 
-fn write_header(out: &mut String, kernel: &Kernel) {
-    let _ = write!(out, "kernel {}(", kernel.name);
-    for (index, param) in kernel.params.iter().enumerate() {
-        if index > 0 {
-            out.push_str(", ");
-        }
-        let _ = write!(out, "%{}: {}", kernel.value_name(param.value), param.ty);
+/// `atomir check FILE.ll --target T…`: the porting report of the module's atomics.
+pub fn porting(name: &str, source: &str, reading: &Reading, targets: &[Target]) -> Porting {
+    let texts = canonical_texts(source, reading);
+    let rows = reading
+        .module
+        .atomics
+        .iter()
+        .zip(texts)
+        .filter_map(|(atomic, text)| {
+            let node = node_of(atomic)?;
+            Some(Row {
+                line: atomic.loc.line,
+                col: atomic.loc.col,
+                ptx: source.get(atomic.span.clone()).unwrap_or("").to_string(),
+                atomir: text,
+                outcomes: targets
+                    .iter()
+                    .map(|target| {
+                        let verdict = match &node {
+                            Node::Atomic(node) => target.legalize(node),
+                            Node::Fence(fence) => target.legalize_fence(fence),
+                        };
+                        outcome(verdict, &node)
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+    Porting {
+        file: name.to_string(),
+        language: "LLVM IR",
+        targets: targets.iter().map(ToString::to_string).collect(),
+        rows,
     }
-    out.push_str(") {\n");
-}
-
-/// The verdict of `target` on one atomic, in words: `native`, the emulation, or the refusal
-/// with its rule and smallest target. Whether it is refused is the second value.
-fn verdict(target: &Target, atomic: &LlAtomic) -> (String, bool) {
-    let verdict = match (atomic.node(), atomic.fence()) {
-        (Some(node), _) => target.legalize(&node),
-        (None, Some(fence)) => target.backend().legalize_fence(&fence),
-        (None, None) => return ("nothing to judge".into(), false),
-    };
-    match verdict {
-        Ok(legality) => match atomic.node() {
-            Some(node) => (legality.describe(node.ty, node.shape), false),
-            None => (legality.describe_fence(), false),
-        },
-        Err(refusal) => (format!("refused: {refusal}"), true),
-    }
-}
-
-/// `atomir check FILE.ll --target T…`: per atomic and target, the verdict. Returns whether a
-/// target refuses any atomic.
-pub fn print_check(name: &str, reading: &Reading, targets: &[Target], out: &mut String) -> bool {
-    let mut refused = false;
-    for atomic in &reading.module.atomics {
-        let node = atomic
-            .node()
-            .map_or_else(|| describe_fence(atomic), |node| describe_node(&node));
-        let _ = writeln!(out, "{name}:{}:{}: {node}", atomic.loc.line, atomic.loc.col);
-        for target in targets {
-            let (words, is_refusal) = verdict(target, atomic);
-            refused |= is_refusal;
-            let _ = writeln!(out, "  {target}: {words}");
-        }
-    }
-    refused
-}
-
-fn describe_fence(atomic: &LlAtomic) -> String {
-    format!("fence.{}.{}", atomic.order, atomic.scope.scope)
-}
-
-fn describe_node(node: &AtomicNode) -> String {
-    let shape = if node.shape.is_vector() {
-        format!(".{}", node.shape)
-    } else {
-        String::new()
-    };
-    format!(
-        "atomic.{}.{}.{}.{}{shape}.{}{}",
-        node.op,
-        node.order,
-        node.scope,
-        node.space,
-        node.ty,
-        if node.result_used {
-            ""
-        } else {
-            " (result unused)"
-        }
-    )
 }
 
 /// `atomir fix FILE.ll --target T`: the fixed module, or the lines of what was left as it was.

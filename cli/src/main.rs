@@ -6,7 +6,7 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 use atomir_cli::filter::CellFilter;
-use atomir_cli::llvm_ir::is_llvm_ir;
+use atomir_cli::ptx::InputKind;
 use atomir_cli::report::{self, Format, TargetMatrix};
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::matrix::{all_cells, AnyCell};
@@ -14,6 +14,7 @@ use atomir_ir::verify::Verified;
 use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module, WriteError};
 
 mod llvm_commands;
+mod ptx_input;
 mod source;
 
 use source::Source;
@@ -21,6 +22,10 @@ use source::Source;
 const USAGE: &str = "\
 Usage:
   atomir check FILE                       parse and verify; report errors as file:line:col
+  atomir check FILE.ptx [--target T ...] [--format text|json|markdown|html]
+                                          read a PTX module; with targets, per atomic and
+                                          target: native, emulated (how) or refused (rule)
+  atomir read FILE.ptx                    the atomics of a PTX module in atomir's text form
   atomir fmt FILE                         print the canonical text form
   atomir lower FILE --target T [--module] print the code for target T
   atomir matrix --target T [--target T2 ...] [--format text|json|markdown|html]
@@ -32,7 +37,9 @@ Usage:
                                           each atomic replaced by atomir's lowering
   atomir help [COMMAND]
 
-FILE may be `-` for standard input.
+FILE may be `-` for standard input. A FILE ending in `.ptx` is a PTX module: `lower
+--target ptx:...` retargets it, `--target visa:...|llvm:...` prints one fragment per atomic
+bound to its registers.
 Exit codes: 0 success, 1 bad input or a refusal, 2 a usage error.
 ";
 
@@ -108,6 +115,7 @@ fn parse_args(command: &str, raw: &[String]) -> Result<Args, Failure> {
 fn command_help(command: &str) -> String {
     let body = match command {
         "check" => "atomir check FILE\n\nParses and verifies FILE (or `-` for standard input). Prints nothing and exits 0\nwhen it is valid; otherwise prints `file:line:col: error: ...` for each problem and\nexits 1.\n",
+        "read" => "atomir read FILE.ptx\n\nPrints every atomic, ordered load and store and fence of a PTX module in atomir's\ntext form, one a line: `file:line:col: <atomir>\t// <ptx>;`. Forms atomir does not\nmodel and instructions that do not parse are errors on stderr (exit 1).\n",
         "fmt" => "atomir fmt FILE\n\nPrints FILE in canonical text form: every qualifier spelled out.\n",
         "lower" => "atomir lower FILE --target TARGET [--module]\n\nLowers FILE for TARGET and prints the code. --module wraps it as a complete unit the\ntarget's own tools accept; for PTX a kernel's ptr.generic parameters must then point to\nglobal memory, as in CUDA (a generic atomic through one is lowered as a .global one).\nA node the target cannot carry out is refused:\n`file:line:col: error: ... [rule ...]; smallest target ...` on stderr, exit 1.\n",
         "matrix" => "atomir matrix --target T [--target T2 ...] [--format text|json|markdown|html]\n              [--filter key=value,...]\n\nEvery cell of the lowering matrix (op x type x shape x order x scope x space x\nresult) with its strategy, its code or the reason it is refused, and the totals per\nstrategy per target. Filter keys: op, type, shape, order, scope, space, result\n(used|dead); a repeated key accepts any of its values, e.g.\n--filter op=add,op=sub,type=f32,space=global\n",
@@ -196,11 +204,14 @@ fn no_targets_allowed(command: &str, args: &Args) -> Outcome {
 }
 
 fn check(args: &Args, out: &mut String) -> Outcome {
-    if is_llvm_ir(&one_file("check", args)?) {
-        return llvm_commands::check(args, out);
+    let file = one_file("check", args)?;
+    match InputKind::of(&file) {
+        InputKind::Ptx => return ptx_input::check(&file, args, out),
+        InputKind::LlvmIr => return llvm_commands::check(args, out),
+        InputKind::Atom => {}
     }
     no_targets_allowed("check", args)?;
-    let (name, source) = read_input(&one_file("check", args)?)?;
+    let (name, source) = read_input(&file)?;
     let module = load(&name, &source)?;
     verified(&name, &module).map(|_| ())
 }
@@ -213,8 +224,33 @@ fn fmt(args: &Args, out: &mut String) -> Outcome {
     Ok(())
 }
 
-fn lower(args: &Args, _out: &mut String) -> Outcome {
+fn read(args: &Args, out: &mut String) -> Outcome {
+    if args.triple.is_none() {
+        no_targets_allowed("read", args)?;
+    }
+    let file = one_file("read", args)?;
+    match InputKind::of(&file) {
+        InputKind::Ptx => ptx_input::read(&file, out),
+        InputKind::LlvmIr => llvm_commands::read(args, out),
+        InputKind::Atom => Err(usage(format!(
+            "`atomir read` reads a PTX module (`.ptx`) or LLVM IR (`.ll`); `{file}` is atomir's text form (see `atomir fmt`)"
+        ))),
+    }
+}
+
+fn lower(args: &Args, out: &mut String) -> Outcome {
     let file = one_file("lower", args)?;
+    if InputKind::of(&file) == InputKind::Ptx {
+        if args.format.is_some() || !args.filters.is_empty() || args.module {
+            return Err(usage(
+                "`atomir lower FILE.ptx` takes one --target and no other option",
+            ));
+        }
+        return match args.targets.as_slice() {
+            [name] => ptx_input::lower(&file, name, out),
+            _ => Err(usage("`atomir lower` needs one --target")),
+        };
+    }
     let backend = match args.targets.as_slice() {
         [name] => target(name)?,
         [] => return Err(usage("`atomir lower` needs --target TARGET")),
@@ -309,11 +345,11 @@ fn run(argv: &[String], out: &mut String) -> Outcome {
     };
     let run_command: fn(&Args, &mut String) -> Outcome = match command.as_str() {
         "check" => check,
+        "read" => read,
         "fmt" => fmt,
         "lower" => lower,
         "matrix" => matrix,
         "diff" => diff,
-        "read" => llvm_commands::read,
         "fix" => llvm_commands::fix,
         "help" | "-h" | "--help" => {
             out.push_str(&command_help(rest.first().map_or("", String::as_str)));

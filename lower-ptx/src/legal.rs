@@ -25,6 +25,7 @@ use atomir_ir::{
     Rewrite, Scope, TypeClass, ValueType, VectorShape,
 };
 
+pub use crate::spell::{PtxRmw, PtxType};
 use crate::target::{Feature, PtxIsa, PtxKnob, PtxTarget, Sm};
 
 /// What the PTX table decided for one node: the verdict and everything the printer needs to
@@ -206,46 +207,6 @@ const fn integer_type(ty: ElemType) -> Option<PtxType> {
 /// a full fence (`fence.sc` from sm_70) on each side.
 pub(crate) const LOOP_FENCES: FencePolicy = FencePolicy::RelaxedBetweenFences;
 
-atomir_ir::spelled! {
-    /// The operation of a native `atom`/`red`, as PTX spells it.
-    pub enum PtxRmw {
-        Add => "add", Inc => "inc", Dec => "dec", Min => "min", Max => "max",
-        And => "and", Or => "or", Xor => "xor", Exch => "exch", Cas => "cas",
-    }
-}
-
-impl PtxRmw {
-    /// Whether `red` exists for the operation (not for `exch` and `cas`, which return a value).
-    pub const fn has_reduction(self) -> bool {
-        !matches!(self, PtxRmw::Exch | PtxRmw::Cas)
-    }
-
-    /// Whether `.L2::cache_hint` exists for the operation (every one but `cas`).
-    const fn has_cache_hint(self) -> bool {
-        !matches!(self, PtxRmw::Cas)
-    }
-}
-
-atomir_ir::spelled! {
-    /// The type qualifier of a native `atom`/`red`.
-    pub enum PtxType {
-        U32 => "u32", S32 => "s32", U64 => "u64", S64 => "s64",
-        F16 => "f16", F16x2 => "f16x2", Bf16 => "bf16", Bf16x2 => "bf16x2", F32 => "f32",
-        F64 => "f64", B16 => "b16", B32 => "b32", B64 => "b64", B128 => "b128",
-    }
-}
-
-impl PtxType {
-    const fn bits(bits: u32) -> PtxType {
-        match bits {
-            16 => PtxType::B16,
-            32 => PtxType::B32,
-            64 => PtxType::B64,
-            _ => PtxType::B128,
-        }
-    }
-}
-
 /// One native `atom`/`red`: the PTX backend's typed native form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PtxOp {
@@ -280,25 +241,6 @@ pub(crate) fn fence_policy(target: PtxTarget) -> FencePolicy {
         FencePolicy::SeqCstFenceThenAcquire
     } else {
         FencePolicy::RelaxedBetweenFences
-    }
-}
-
-/// The PTX spelling of a scope.
-pub(crate) const fn scope_name(scope: Scope) -> &'static str {
-    match scope {
-        Scope::Block => "cta",
-        Scope::Cluster => "cluster",
-        Scope::Device => "gpu",
-        Scope::System => "sys",
-    }
-}
-
-/// The `membar` level of a scope (pre-sm_70 targets have no cluster).
-pub(crate) const fn membar_level(scope: Scope) -> &'static str {
-    match scope {
-        Scope::Block => "cta",
-        Scope::Cluster | Scope::Device => "gl",
-        Scope::System => "sys",
     }
 }
 
@@ -401,7 +343,7 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
             };
             native(
                 name,
-                PtxType::bits(ty.bits()),
+                PtxType::of_bits(ty.bits()),
                 false,
                 ty.class() != TypeClass::Bits,
             )
@@ -410,7 +352,7 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
         AtomicOp::Cas => match ty.bits() {
             32 | 64 | 128 => native(
                 PtxRmw::Cas,
-                PtxType::bits(ty.bits()),
+                PtxType::of_bits(ty.bits()),
                 false,
                 ty.class() != TypeClass::Bits,
             ),

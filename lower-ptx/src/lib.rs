@@ -59,6 +59,8 @@
 
 mod emit;
 mod legal;
+pub mod read;
+pub mod spell;
 pub mod target;
 
 use atomir_ir::expand::{FloatTypes, SoftFloatNeeds};

@@ -11,6 +11,7 @@ use smallvec::SmallVec;
 
 use super::{Class, KernelEmitter, Known, Src, Temp};
 use crate::legal::{Form, PtxPlan, RmwForms};
+use crate::spell::PtxSpace;
 
 impl<'k> KernelEmitter<'k> {
     /// Prints an expansion: inputs bound by `mov`, blocks as labels, block parameters as
@@ -94,12 +95,12 @@ impl<'k> KernelEmitter<'k> {
             return pointer;
         }
         let window = match self.kernel.values.get(inst.addr).map(|v| v.ty) {
-            Some(ValueType::Ptr(AddressSpace::Shared)) => ".shared",
-            Some(ValueType::Ptr(AddressSpace::SharedCluster)) => ".shared::cluster",
+            Some(ValueType::Ptr(AddressSpace::Shared)) => PtxSpace::Shared,
+            Some(ValueType::Ptr(AddressSpace::SharedCluster)) => PtxSpace::SharedCluster,
             _ => return pointer,
         };
         let generic = self.temp(Class::B64);
-        let _ = write!(out, "\tcvta{window}.u64 ");
+        let _ = write!(out, "\tcvta.{window}.u64 ");
         self.put_temp(out, generic);
         out.push_str(", ");
         self.put(out, pointer);

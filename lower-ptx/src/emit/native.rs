@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use atomir_ir::expand::MemAttrs;
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, CacheHint, Inst, Kernel, MemoryOrder, Scalar, Value,
+    AddressSpace, AtomicInst, AtomicOp, Inst, Kernel, MemoryOrder, Scalar, Scope, Value,
 };
 
 use atomir_ir::lower::{Fence, FenceBracket};
@@ -13,26 +13,25 @@ use smallvec::SmallVec;
 
 use super::regs::{Address, Operand};
 use super::{write_value, Class, KernelEmitter, Src, Temp};
-use crate::legal::{membar_level, scope_name, LdStForm, PtxOp, PtxPlan};
+use crate::legal::{LdStForm, PtxOp, PtxPlan};
+use crate::spell::{
+    MembarLevel, PtxEviction, PtxFlag, PtxScope, PtxSem, PtxSpace, PtxType, PtxVector,
+};
 use crate::target::{Feature, PtxTarget};
 
-/// `.shared::cta` where the ISA spells it (7.8+), `.shared` before.
-pub(super) fn space_suffix(target: PtxTarget, space: AddressSpace) -> &'static str {
-    match space {
-        AddressSpace::Generic => "",
-        AddressSpace::Global => ".global",
-        AddressSpace::Shared if target.has(Feature::Cluster) => ".shared::cta",
-        AddressSpace::Shared => ".shared",
-        AddressSpace::SharedCluster => ".shared::cluster",
+/// `.<space>` of a memory instruction (nothing for generic addressing); `.shared::cta` where
+/// the ISA spells it (7.8+), `.shared` before.
+pub(super) fn write_space(out: &mut String, target: PtxTarget, space: AddressSpace) {
+    if let Some(space) = PtxSpace::of(space, target.has(Feature::Cluster)) {
+        out.push('.');
+        out.push_str(space.as_str());
     }
 }
 
-pub(super) fn hint_policy(hint: CacheHint) -> &'static str {
-    match hint {
-        CacheHint::EvictFirst | CacheHint::NoAllocate => "L2::evict_first",
-        CacheHint::EvictLast => "L2::evict_last",
-        CacheHint::EvictNormal => "L2::evict_normal",
-    }
+/// `.<scope>` of an access or a fence.
+pub(super) fn write_scope(out: &mut String, scope: Scope) {
+    out.push('.');
+    out.push_str(PtxScope::of(scope).as_str());
 }
 
 impl<'k> KernelEmitter<'k> {
@@ -79,28 +78,22 @@ impl<'k> KernelEmitter<'k> {
         let Some(fence) = fence else { return };
         let sem = match fence.order {
             _ if !self.target.has(Feature::Sem) => {
-                let _ = writeln!(out, "\tmembar.{};", membar_level(plan.scope));
+                let _ = writeln!(out, "\tmembar.{};", MembarLevel::of(plan.scope));
                 return;
             }
-            MemoryOrder::SeqCst => "sc",
-            MemoryOrder::Acquire if self.target.has(Feature::SplitFences) => "acquire",
-            MemoryOrder::Release if self.target.has(Feature::SplitFences) => "release",
-            _ => "acq_rel",
+            MemoryOrder::SeqCst => PtxSem::Sc,
+            MemoryOrder::Acquire if self.target.has(Feature::SplitFences) => PtxSem::Acquire,
+            MemoryOrder::Release if self.target.has(Feature::SplitFences) => PtxSem::Release,
+            _ => PtxSem::AcqRel,
         };
-        let _ = writeln!(out, "\tfence.{sem}.{};", scope_name(plan.scope));
+        let _ = writeln!(out, "\tfence.{sem}.{};", PtxScope::of(plan.scope));
     }
 
     /// `.<sem>` of an access's own order, where the target spells orders on instructions.
     pub(super) fn sem(&self, out: &mut String, order: MemoryOrder) {
         if self.target.has(Feature::Sem) {
             out.push('.');
-            out.push_str(match order {
-                MemoryOrder::Relaxed => "relaxed",
-                MemoryOrder::Acquire => "acquire",
-                MemoryOrder::Release => "release",
-                MemoryOrder::AcqRel => "acq_rel",
-                MemoryOrder::SeqCst => "seq_cst",
-            });
+            out.push_str(PtxSem::of(order).as_str());
         }
     }
 
@@ -236,7 +229,7 @@ impl<'k> KernelEmitter<'k> {
         };
         let temp = self.temp(Class::B64);
         out.push_str("\tcreatepolicy.fractional.");
-        out.push_str(hint_policy(hint));
+        out.push_str(PtxEviction::of(hint).as_str());
         out.push_str(".b64 ");
         self.put_temp(out, temp);
         out.push_str(", 1.0;\n");
@@ -256,20 +249,19 @@ impl<'k> KernelEmitter<'k> {
     ) {
         out.push_str(if s.reduction { "red" } else { "atom" });
         self.sem(out, order);
-        out.push('.');
-        out.push_str(scope_name(plan.scope));
-        out.push_str(space_suffix(self.target, inst.space));
+        write_scope(out, plan.scope);
+        write_space(out, self.target, inst.space);
         out.push('.');
         out.push_str(s.op.as_str());
         if s.noftz {
-            out.push_str(".noftz");
+            write_flag(out, PtxFlag::Noftz);
         }
         if hinted {
-            out.push_str(".L2::cache_hint");
+            write_flag(out, PtxFlag::CacheHint);
         }
-        if inst.shape.is_vector() {
+        if let Some(vector) = PtxVector::of(inst.shape) {
             out.push('.');
-            out.push_str(inst.shape.as_str());
+            out.push_str(vector.as_str());
         }
         out.push('.');
         out.push_str(s.ty.as_str());
@@ -437,19 +429,18 @@ impl<'k> KernelEmitter<'k> {
             out.push_str(if load { "\tld" } else { "\tst" });
             if self.target.has(Feature::Sem) {
                 self.sem(out, bracket.order);
-                out.push('.');
-                out.push_str(scope_name(plan.scope));
+                write_scope(out, plan.scope);
             } else {
-                out.push_str(".volatile");
+                let _ = write!(out, ".{}", PtxSem::Volatile);
             }
-            out.push_str(space_suffix(self.target, inst.space));
+            write_space(out, self.target, inst.space);
             if policy.is_some() {
-                out.push_str(".L2::cache_hint");
+                write_flag(out, PtxFlag::CacheHint);
             }
-            if vector {
-                let _ = write!(out, ".v{per_instruction}");
+            if let (true, Some(vector)) = (vector, PtxVector::of_lanes(per_instruction)) {
+                let _ = write!(out, ".{vector}");
             }
-            let _ = write!(out, ".b{bits} ");
+            let _ = write!(out, ".{} ", PtxType::of_bits(bits));
             let here = first..first + per_instruction;
             if load && words {
                 self.list(out, &values[here.clone()], vector);
@@ -557,9 +548,8 @@ impl<'k> KernelEmitter<'k> {
     ) {
         out.push_str(if reduction { "\tred" } else { "\tatom" });
         self.sem(out, order);
-        out.push('.');
-        out.push_str(scope_name(plan.scope));
-        out.push_str(space_suffix(self.target, mem.space));
+        write_scope(out, plan.scope);
+        write_space(out, self.target, mem.space);
     }
 
     /// An atomic load: `ld.relaxed`/`ld.acquire` with the scope (sm_70+), `ld.volatile` plus
@@ -578,16 +568,17 @@ impl<'k> KernelEmitter<'k> {
         if self.target.has(Feature::Sem) {
             // A load has no release part: its own order is acquire or relaxed.
             let sem = if bracket.order.has_acquire() {
-                "acquire"
+                PtxSem::Acquire
             } else {
-                "relaxed"
+                PtxSem::Relaxed
             };
-            let _ = write!(out, "\tld.{sem}.{}", scope_name(plan.scope));
+            let _ = write!(out, "\tld.{sem}");
+            write_scope(out, plan.scope);
         } else {
-            out.push_str("\tld.volatile");
+            let _ = write!(out, "\tld.{}", PtxSem::Volatile);
         }
-        out.push_str(space_suffix(self.target, mem.space));
-        let _ = write!(out, ".b{bits} ");
+        write_space(out, self.target, mem.space);
+        let _ = write!(out, ".{} ", PtxType::of_bits(bits));
         self.put_temp(out, dst);
         out.push_str(", ");
         self.put_address(out, addr);
@@ -607,12 +598,13 @@ pub(super) fn operand_is_registers(kernel: &Kernel, inst: &AtomicInst) -> bool {
     inst.operand.is_none_or(is_value) && inst.new_value.is_none_or(is_value)
 }
 
-/// The `ld`/`st` type of one lane of a value of class `class` holding `elem`.
-pub(super) fn memory_type(elem_bits: u32) -> &'static str {
-    match elem_bits {
-        8 => "u8",
-        16 => "b16",
-        32 => "b32",
-        _ => "b64",
-    }
+/// The `ld`/`st` type of one lane of `elem_bits` bits.
+pub(super) fn memory_type(elem_bits: u32) -> PtxType {
+    PtxType::of_memory_bits(elem_bits)
+}
+
+/// `.<flag>`.
+fn write_flag(out: &mut String, flag: PtxFlag) {
+    out.push('.');
+    out.push_str(flag.as_str());
 }

@@ -12,6 +12,7 @@ use atomir_ir::lower::{FenceBracket, Unprintable};
 use super::regs::Operand;
 use super::{Class, KernelEmitter, Known, Src, Temp};
 use crate::legal::{PtxPlan, RmwForms};
+use crate::spell::{PtxFlag, PtxRmw, PtxType};
 use crate::target::Feature;
 
 /// The sign bits of a float or packed-float type, or `None` for integers.
@@ -95,7 +96,7 @@ impl<'k> KernelEmitter<'k> {
                 let bracket = bracket(mem);
                 self.fence(out, bracket.leading, plan);
                 self.atom_head(out, plan, mem, bracket.order, false);
-                let _ = write!(out, ".cas.b{bits} ");
+                let _ = write!(out, ".{}.{} ", PtxRmw::Cas, PtxType::of_bits(bits));
                 self.put_temp(out, t(dst));
                 out.push_str(", ");
                 self.put_address(out, self.memory_operand(addr, vars));
@@ -130,11 +131,11 @@ impl<'k> KernelEmitter<'k> {
                 out.push('.');
                 out.push_str(spelling.op.as_str());
                 if spelling.noftz {
-                    out.push_str(".noftz");
+                    let _ = write!(out, ".{}", PtxFlag::Noftz);
                 }
                 let policy = self.rmw_policy.filter(|_| spelling.hint);
                 if policy.is_some() {
-                    out.push_str(".L2::cache_hint");
+                    let _ = write!(out, ".{}", PtxFlag::CacheHint);
                 }
                 out.push('.');
                 out.push_str(spelling.ty.as_str());

@@ -1,0 +1,924 @@
+//! What each memory instruction means: its qualifiers classified by the spelling tables (in any
+//! order), PTX's defaults filled in, the op/type pair checked against what PTX has, the
+//! registers against their declarations, and the atomir node built.
+
+use atomir_ir::{
+    AddressSpace, AtomicNode, AtomicOp, CacheHint, ElemType, Fence, MemoryOrder, Node, Scope,
+    VectorShape,
+};
+
+use super::decl::{Declarations, RegisterType};
+use super::scan::Lines;
+use super::syntax::{self, Syntax};
+use super::{Bindings, PtxAddress, PtxScalar, ReadAtomic, ReadError, ReadModule};
+use crate::spell::{
+    MembarLevel, PtxEviction, PtxFenceForm, PtxFlag, PtxOpcode, PtxRmw, PtxScope, PtxSem, PtxSpace,
+    PtxType, PtxVector,
+};
+use crate::target::{PtxIsa, Sm};
+
+pub(super) use super::kernel::kernel_of;
+
+/// What a statement is read against.
+pub(super) struct Context<'a> {
+    pub source: &'a str,
+    pub lines: &'a Lines,
+    pub decls: &'a mut Declarations,
+    pub function: &'a str,
+}
+
+impl Context<'_> {
+    fn error(&self, offset: usize, message: impl Into<String>) -> ReadError {
+        let (line, col) = self.lines.locate(self.source, offset);
+        ReadError {
+            line,
+            col,
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads one statement of a module: a header directive, a declaration or an instruction.
+pub(super) fn statement(cx: Context<'_>, start: usize, text: &str, module: &mut ReadModule) {
+    let trimmed = text.trim_start();
+    let at = start + (text.len() - trimmed.len());
+    let span = at..start + text.trim_end().len();
+    if let Some(rest) = trimmed.strip_prefix(".version") {
+        let version = rest.trim();
+        match parse_isa(version) {
+            Some(isa) => module.version = Some(isa),
+            None => module.errors.push(cx.error(
+                at,
+                format!("`.version {version}`: expected a PTX ISA version such as 8.8"),
+            )),
+        }
+        module.version_span = Some(span);
+        return;
+    }
+    if let Some(rest) = trimmed.strip_prefix(".target") {
+        let first = rest.split(',').next().unwrap_or("").trim();
+        module.sm = Sm::from_name(first);
+        module.target_span = Some(span);
+        return;
+    }
+    if trimmed.starts_with('.') {
+        if let Err(message) = cx.decls.statement(trimmed) {
+            module.errors.push(cx.error(at, message));
+        }
+        return;
+    }
+    instruction(cx, start, text, module);
+}
+
+fn parse_isa(text: &str) -> Option<PtxIsa> {
+    let (major, minor) = text.split_once('.')?;
+    Some(PtxIsa::new(major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// Reads one instruction statement (`start` is its offset in the source).
+pub(super) fn instruction(cx: Context<'_>, start: usize, text: &str, module: &mut ReadModule) {
+    let Some(syntax) = syntax::parse(text) else {
+        return;
+    };
+    let head = syntax.head();
+    let opcode = match head {
+        "createpolicy" => {
+            let operands: Vec<&str> = syntax.operands.iter().map(|(text, _)| *text).collect();
+            cx.decls.create_policy(syntax.opcode, &operands);
+            return;
+        }
+        "multimem" => {
+            let message = format!(
+                "`{}` is not modelled: multimem accesses act on every GPU of a multicast object",
+                syntax.opcode
+            );
+            module
+                .errors
+                .push(cx.error(start + syntax.opcode_at, message));
+            return;
+        }
+        "cp" if syntax
+            .opcode
+            .starts_with(PtxOpcode::CpReduceAsyncBulk.as_str()) =>
+        {
+            let message = format!(
+                "`{}` is not modelled: a bulk asynchronous reduction",
+                syntax.opcode
+            );
+            module
+                .errors
+                .push(cx.error(start + syntax.opcode_at, message));
+            return;
+        }
+        other => match PtxOpcode::from_name(other) {
+            Some(opcode) => opcode,
+            None => return,
+        },
+    };
+    let reader = Reader {
+        cx: &cx,
+        syntax: &syntax,
+        start,
+    };
+    let read = match opcode {
+        PtxOpcode::Atom | PtxOpcode::Red => reader.rmw(opcode),
+        PtxOpcode::Ld | PtxOpcode::St => reader.ld_st(opcode),
+        PtxOpcode::Fence => reader.fence(),
+        PtxOpcode::Membar => reader.membar(),
+        PtxOpcode::Multimem | PtxOpcode::CpReduceAsyncBulk => return,
+    };
+    match read {
+        Ok(Some((node, values))) => {
+            let at = start + syntax.start;
+            let (line, col) = cx.lines.locate(cx.source, at);
+            module.atomics.push(ReadAtomic {
+                span: at..start + text.trim_end().len(),
+                line,
+                col,
+                function: cx.function.to_string(),
+                node,
+                opcode,
+                values,
+                raw: cx.lines.line_text(cx.source, at).to_string(),
+            });
+        }
+        Ok(None) => {}
+        Err(error) => module.errors.push(error),
+    }
+}
+
+type Read = Result<Option<(Node, Bindings)>, ReadError>;
+
+struct Reader<'r, 'c, 's> {
+    cx: &'r Context<'c>,
+    syntax: &'r Syntax<'s>,
+    start: usize,
+}
+
+/// The qualifiers of a memory instruction, by kind.
+#[derive(Default)]
+struct Qualifiers {
+    sem: Option<PtxSem>,
+    scope: Option<PtxScope>,
+    space: Option<PtxSpace>,
+    op: Option<PtxRmw>,
+    ty: Option<PtxType>,
+    vector: Option<PtxVector>,
+    noftz: bool,
+    hint: bool,
+    /// The first qualifier that is none of these, with its offset.
+    other: Option<(String, usize)>,
+}
+
+fn set<T: Copy + std::fmt::Display>(
+    slot: &mut Option<T>,
+    value: T,
+    kind: &str,
+) -> Result<(), String> {
+    match slot {
+        Some(old) => Err(format!("two {kind} qualifiers, `.{old}` and `.{value}`")),
+        None => {
+            *slot = Some(value);
+            Ok(())
+        }
+    }
+}
+
+impl Reader<'_, '_, '_> {
+    fn error(&self, offset_in_statement: usize, message: impl Into<String>) -> ReadError {
+        self.cx.error(self.start + offset_in_statement, message)
+    }
+
+    fn opcode_error(&self, message: impl Into<String>) -> ReadError {
+        self.error(self.syntax.opcode_at, message)
+    }
+
+    /// Sorts the qualifiers by kind; with `rmw`, the operations and types of `atom`/`red`.
+    fn qualifiers(&self, rmw: bool) -> Result<Qualifiers, ReadError> {
+        let mut q = Qualifiers::default();
+        for (text, at) in self.syntax.qualifiers() {
+            let result = if let Some(sem) = PtxSem::from_name(text) {
+                set(&mut q.sem, sem, "sem")
+            } else if let Some(scope) = PtxScope::from_name(text) {
+                set(&mut q.scope, scope, "scope")
+            } else if let Some(space) = PtxSpace::from_name(text) {
+                set(&mut q.space, space, "state-space")
+            } else if let (true, Some(op)) = (rmw, PtxRmw::from_name(text)) {
+                set(&mut q.op, op, "operation")
+            } else if let Some(ty) = PtxType::from_name(text) {
+                set(&mut q.ty, ty, "type")
+            } else if let Some(vector) = PtxVector::from_name(text) {
+                set(&mut q.vector, vector, "vector")
+            } else if text == PtxFlag::Noftz.as_str() {
+                q.noftz = true;
+                Ok(())
+            } else if text == PtxFlag::CacheHint.as_str() {
+                q.hint = true;
+                Ok(())
+            } else {
+                if q.other.is_none() {
+                    q.other = Some((text.to_string(), at));
+                }
+                Ok(())
+            };
+            result.map_err(|message| self.error(at, message))?;
+        }
+        Ok(q)
+    }
+
+    /// `atom` and `red`.
+    fn rmw(&self, opcode: PtxOpcode) -> Read {
+        let q = self.qualifiers(true)?;
+        let name = opcode.as_str();
+        if let Some((other, at)) = &q.other {
+            let message = match other.as_str() {
+                "async" => format!("`{name}.async` is not modelled: an asynchronous reduction completing on an mbarrier"),
+                _ => format!(
+                    "unknown qualifier `.{other}` on `{name}`; expected a sem ({}), scope ({}), \
+                     space ({}), operation ({}), type ({}), vector ({}), `.noftz` or `.L2::cache_hint`",
+                    spellings(PtxSem::ALL[..4].iter()),
+                    spellings(PtxScope::ALL.iter()),
+                    spellings(PtxSpace::ALL[..4].iter()),
+                    spellings(PtxRmw::ALL.iter().filter(|op| opcode == PtxOpcode::Atom || op.has_reduction())),
+                    spellings(PtxType::ALL[..14].iter()),
+                    spellings(PtxVector::ALL.iter()),
+                ),
+            };
+            return Err(self.error(*at, message));
+        }
+        if q.sem == Some(PtxSem::Mmio) {
+            return Err(
+                self.opcode_error(format!("`{name}.mmio` is not modelled: memory-mapped I/O"))
+            );
+        }
+        let Some(op) = q.op else {
+            return Err(self.opcode_error(format!(
+                "`{name}` without an operation; expected one of {}",
+                spellings(PtxRmw::ALL.iter())
+            )));
+        };
+        let Some(ty) = q.ty else {
+            return Err(self.opcode_error(format!("`{name}.{op}` without a type")));
+        };
+        let reduction = opcode == PtxOpcode::Red;
+        if reduction && !op.has_reduction() {
+            return Err(self.opcode_error(format!(
+                "PTX has no `red.{op}`; `{op}` exists only as `atom`"
+            )));
+        }
+        let order = match q.sem {
+            None => MemoryOrder::Relaxed,
+            Some(sem @ (PtxSem::Relaxed | PtxSem::Acquire | PtxSem::Release | PtxSem::AcqRel)) => {
+                sem.order().unwrap_or(MemoryOrder::Relaxed)
+            }
+            Some(sem) => {
+                return Err(self.opcode_error(format!(
+                    "`.{sem}` is not a sem of `{name}`; expected .relaxed, .acquire, .release or .acq_rel (seq_cst is `fence.sc` then `.acquire`)"
+                )))
+            }
+        };
+        if reduction && order.has_acquire() {
+            return Err(self.opcode_error(format!("`red` has no `.{}`: a reduction returns nothing to acquire; expected .relaxed or .release", PtxSem::of(order))));
+        }
+        let space = self.space(&q, name)?;
+        let shape = q.vector.map_or(VectorShape::Scalar, PtxVector::shape);
+        if shape.is_vector() && !matches!(space, AddressSpace::Global | AddressSpace::Generic) {
+            return Err(self.opcode_error(format!(
+                "a vector `{name}` addresses `.global` (or a generic address pointing there) only"
+            )));
+        }
+        let (op, elem) =
+            rmw_meaning(op, ty, q.noftz, shape).map_err(|message| self.opcode_error(message))?;
+        let operands = op.operand_count();
+        let expected = usize::from(!reduction) + 1 + operands + usize::from(q.hint);
+        let found = &self.syntax.operands;
+        if found.len() != expected {
+            let form = match (reduction, operands, q.hint) {
+                (true, _, false) => "[a], b",
+                (true, _, true) => "[a], b, cache-policy",
+                (false, 2, _) => "d, [a], b, c",
+                (false, _, false) => "d, [a], b",
+                (false, _, true) => "d, [a], b, cache-policy",
+            };
+            return Err(self.opcode_error(format!(
+                "`{}` takes {form}; found {} operands",
+                self.syntax.opcode,
+                found.len()
+            )));
+        }
+        let mut values = Bindings {
+            guard: self.guard()?,
+            ..Bindings::default()
+        };
+        let mut next = 0;
+        if !reduction {
+            values.result = self
+                .lanes(found[0], shape, elem, true)?
+                .into_iter()
+                .map(|s| match s {
+                    PtxScalar::Register(name) => name,
+                    PtxScalar::Literal { text, .. } => text,
+                })
+                .collect();
+            next = 1;
+        }
+        let address = self.address(found[next], space)?;
+        values.address = Some(address);
+        values.operand = self.lanes(found[next + 1], shape, elem, false)?;
+        if operands == 2 {
+            values.new_value = self.lanes(found[next + 2], shape, elem, false)?;
+        }
+        let hint = if q.hint {
+            Some(self.policy(found[expected - 1], &mut values)?)
+        } else {
+            None
+        };
+        let mut node = AtomicNode::new(op, elem);
+        node.shape = shape;
+        node.order = order;
+        node.scope = q.scope.map_or(Scope::Device, PtxScope::scope);
+        node.space = space;
+        node.pointer_space = space;
+        node.hint = hint;
+        node.result_used = !reduction && values.result.iter().any(|lane| lane != "_");
+        node.literal = uniform_literal(&values.operand, elem);
+        Ok(Some((Node::Atomic(node), values)))
+    }
+
+    /// The node's space from the state-space qualifier (none: generic).
+    fn space(&self, q: &Qualifiers, name: &str) -> Result<AddressSpace, ReadError> {
+        match q.space {
+            None => Ok(AddressSpace::Generic),
+            Some(space) => space.space().ok_or_else(|| {
+                self.opcode_error(format!("`.{space}` is not a space of an atomic `{name}`; expected .global, .shared, .shared::cta or .shared::cluster"))
+            }),
+        }
+    }
+
+    /// `ld`/`st` with a sem: atomic loads and stores. Without one they are weak and not read.
+    fn ld_st(&self, opcode: PtxOpcode) -> Read {
+        let q = self.qualifiers(false)?;
+        let load = opcode == PtxOpcode::Ld;
+        let name = opcode.as_str();
+        let Some(sem) = q.sem else {
+            return Ok(None);
+        };
+        if sem == PtxSem::Mmio {
+            return Err(
+                self.opcode_error(format!("`{name}.mmio` is not modelled: memory-mapped I/O"))
+            );
+        }
+        if sem == PtxSem::Volatile
+            && matches!(
+                q.space,
+                Some(PtxSpace::Local | PtxSpace::Param | PtxSpace::Const)
+            )
+        {
+            // Thread-private or read-only memory: no other thread can observe the order.
+            return Ok(None);
+        }
+        if let Some((other, at)) = &q.other {
+            return Err(self.error(*at, format!(
+                "`.{other}` on an ordered `{name}` is not modelled; expected a sem, scope, space, vector, type or `.L2::cache_hint`"
+            )));
+        }
+        let order = match (sem, load) {
+            (PtxSem::Relaxed | PtxSem::Volatile, _) => MemoryOrder::Relaxed,
+            (PtxSem::Acquire, true) => MemoryOrder::Acquire,
+            (PtxSem::Release, false) => MemoryOrder::Release,
+            _ => {
+                let expected = if load {
+                    ".relaxed, .acquire or .volatile"
+                } else {
+                    ".relaxed, .release or .volatile"
+                };
+                return Err(self.opcode_error(format!(
+                    "`{name}.{sem}` does not exist; expected {expected}"
+                )));
+            }
+        };
+        let scope = match (sem, q.scope) {
+            (PtxSem::Volatile, Some(scope)) => {
+                return Err(self.opcode_error(format!(
+                    "`{name}.volatile` takes no scope (found `.{scope}`)"
+                )));
+            }
+            (PtxSem::Volatile, None) => Scope::System,
+            (_, scope) => scope.map_or(Scope::Device, PtxScope::scope),
+        };
+        let space = self.space(&q, name)?;
+        let Some(ty) = q.ty else {
+            return Err(self.opcode_error(format!("`{}` without a type", self.syntax.opcode)));
+        };
+        if q.noftz {
+            return Err(self.opcode_error(format!("`{name}` has no `.noftz`")));
+        }
+        let elem = ty.elem();
+        let shape = q.vector.map_or(VectorShape::Scalar, PtxVector::shape);
+        let found = &self.syntax.operands;
+        let expected = 2 + usize::from(q.hint);
+        if found.len() != expected {
+            let form = match (load, q.hint) {
+                (true, false) => "d, [a]",
+                (true, true) => "d, [a], cache-policy",
+                (false, false) => "[a], b",
+                (false, true) => "[a], b, cache-policy",
+            };
+            return Err(self.opcode_error(format!(
+                "`{}` takes {form}; found {} operands",
+                self.syntax.opcode,
+                found.len()
+            )));
+        }
+        let mut values = Bindings {
+            guard: self.guard()?,
+            ..Bindings::default()
+        };
+        let (address_at, data_at) = if load { (1, 0) } else { (0, 1) };
+        values.address = Some(self.address(found[address_at], space)?);
+        let data = self.lanes(found[data_at], shape, elem, load)?;
+        if load {
+            values.result = data
+                .into_iter()
+                .map(|s| match s {
+                    PtxScalar::Register(name) => name,
+                    PtxScalar::Literal { text, .. } => text,
+                })
+                .collect();
+        } else {
+            values.operand = data;
+        }
+        let hint = if q.hint {
+            Some(self.policy(found[expected - 1], &mut values)?)
+        } else {
+            None
+        };
+        let op = if load {
+            AtomicOp::Load
+        } else {
+            AtomicOp::Store
+        };
+        let mut node = AtomicNode::new(op, elem);
+        node.shape = shape;
+        node.order = order;
+        node.scope = scope;
+        node.space = space;
+        node.pointer_space = space;
+        node.hint = hint;
+        node.result_used = load;
+        node.literal = uniform_literal(&values.operand, elem);
+        Ok(Some((Node::Atomic(node), values)))
+    }
+
+    /// `fence{.sem}.scope`; its other forms are reported.
+    fn fence(&self) -> Read {
+        let mut sem = None;
+        let mut scope = None;
+        for (text, at) in self.syntax.qualifiers() {
+            if let Some(form) = PtxFenceForm::from_name(text) {
+                return Err(self.error(
+                    at,
+                    format!("`fence.{form}` is not modelled (`{}`)", self.syntax.opcode),
+                ));
+            }
+            let result = if let Some(value) =
+                PtxSem::from_name(text).filter(|s| s.order().is_some() && *s != PtxSem::Volatile)
+            {
+                set(&mut sem, value, "sem")
+            } else if let Some(value) = PtxScope::from_name(text) {
+                set(&mut scope, value, "scope")
+            } else {
+                Err(format!("unknown qualifier `.{text}` on `fence`; expected a sem (.sc, .acq_rel, .acquire, .release) and a scope ({})", spellings(PtxScope::ALL.iter())))
+            };
+            result.map_err(|message| self.error(at, message))?;
+        }
+        let Some(scope) = scope else {
+            return Err(
+                self.opcode_error("`fence` without a scope; expected .cta, .cluster, .gpu or .sys")
+            );
+        };
+        if PtxSem::Relaxed == sem.unwrap_or(PtxSem::AcqRel) {
+            return Err(self.opcode_error("`fence.relaxed` does not exist"));
+        }
+        if !self.syntax.operands.is_empty() {
+            return Err(self.opcode_error("`fence` takes no operands"));
+        }
+        let order = sem.and_then(PtxSem::order).unwrap_or(MemoryOrder::AcqRel);
+        let fence = Fence {
+            order,
+            scope: scope.scope(),
+        };
+        let values = Bindings {
+            guard: self.guard()?,
+            ..Bindings::default()
+        };
+        Ok(Some((Node::Fence(fence), values)))
+    }
+
+    /// `membar.level`: a seq_cst fence.
+    fn membar(&self) -> Read {
+        let qualifiers: Vec<_> = self.syntax.qualifiers().collect();
+        let level = match qualifiers.as_slice() {
+            [(text, at)] => MembarLevel::from_name(text).ok_or_else(|| {
+                self.error(
+                    *at,
+                    format!("unknown `membar` level `.{text}`; expected .cta, .gl or .sys"),
+                )
+            })?,
+            [(first, at), ..] if *first == "proxy" => {
+                return Err(self.error(
+                    *at,
+                    format!("`{}` is not modelled: a proxy fence", self.syntax.opcode),
+                ));
+            }
+            _ => return Err(self.opcode_error("`membar` takes one level: .cta, .gl or .sys")),
+        };
+        let fence = Fence {
+            order: MemoryOrder::SeqCst,
+            scope: level.scope(),
+        };
+        let values = Bindings {
+            guard: self.guard()?,
+            ..Bindings::default()
+        };
+        Ok(Some((Node::Fence(fence), values)))
+    }
+
+    fn guard(&self) -> Result<Option<(String, bool)>, ReadError> {
+        let Some((name, negated)) = self.syntax.guard else {
+            return Ok(None);
+        };
+        match self.cx.decls.register(name) {
+            Some(RegisterType::Pred) => {}
+            None if !self.cx.decls.is_strict() && name.starts_with('%') => {}
+            Some(RegisterType::Data(ty)) => {
+                return Err(self.error(
+                    self.syntax.start,
+                    format!("the guard `{name}` is a `.{ty}` register; expected a `.pred`"),
+                ));
+            }
+            None => {
+                return Err(self.error(
+                    self.syntax.start,
+                    format!("the guard `{name}` is not a declared register"),
+                ))
+            }
+        }
+        Ok(Some((name.to_string(), negated)))
+    }
+
+    /// The lanes of a data operand (`%r1` or `{%f1, %f2}`), each checked against `elem`.
+    fn lanes(
+        &self,
+        (text, at): (&str, usize),
+        shape: VectorShape,
+        elem: ElemType,
+        destination: bool,
+    ) -> Result<Vec<PtxScalar>, ReadError> {
+        let parts = syntax::elements(text, at);
+        let braced = text.starts_with('{');
+        if braced != shape.is_vector() || parts.len() != shape.len() {
+            let expected = if shape.is_vector() {
+                format!("{{…}} of {} registers", shape.len())
+            } else {
+                "one register".to_string()
+            };
+            return Err(self.error(at, format!("`{text}`: expected {expected}")));
+        }
+        parts
+            .into_iter()
+            .map(|(part, part_at)| self.scalar(part, part_at, elem, destination))
+            .collect()
+    }
+
+    fn scalar(
+        &self,
+        text: &str,
+        at: usize,
+        elem: ElemType,
+        destination: bool,
+    ) -> Result<PtxScalar, ReadError> {
+        if destination && text == "_" {
+            return Ok(PtxScalar::Register("_".into()));
+        }
+        if text.starts_with('%') {
+            self.check_register(text, at, elem)?;
+            return Ok(PtxScalar::Register(text.to_string()));
+        }
+        if destination {
+            return Err(self.error(at, format!("`{text}`: expected a destination register")));
+        }
+        match literal_bits(text, elem) {
+            Some(bits) => Ok(PtxScalar::Literal {
+                text: text.to_string(),
+                bits,
+            }),
+            None => Err(self.error(
+                at,
+                format!("`{text}`: expected a register or a literal of type {elem}"),
+            )),
+        }
+    }
+
+    fn check_register(&self, name: &str, at: usize, elem: ElemType) -> Result<(), ReadError> {
+        match self.cx.decls.register(name) {
+            Some(RegisterType::Data(ty)) if register_fits(ty, elem) => Ok(()),
+            Some(RegisterType::Data(ty)) => Err(self.error(
+                at,
+                format!(
+                    "`{name}` is a `.{ty}` register; expected a {}-bit register for {elem}{}",
+                    elem.bits(),
+                    if elem.is_float() {
+                        " (a float or .b type)"
+                    } else {
+                        " (an integer or .b type)"
+                    }
+                ),
+            )),
+            Some(RegisterType::Pred) => Err(self.error(
+                at,
+                format!(
+                    "`{name}` is a `.pred` register; expected a {}-bit register for {elem}",
+                    elem.bits()
+                ),
+            )),
+            None if !self.cx.decls.is_strict() => Ok(()),
+            None => Err(self.error(at, format!("`{name}` is not a declared register"))),
+        }
+    }
+
+    /// `[reg]`, `[reg+imm]`, `[var]`, `[var+imm]`.
+    fn address(
+        &self,
+        (text, at): (&str, usize),
+        space: AddressSpace,
+    ) -> Result<PtxAddress, ReadError> {
+        let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
+            return Err(self.error(
+                at,
+                format!(
+                    "`{text}`: expected an address `[reg]`, `[reg+imm]`, `[var]` or `[var+imm]`"
+                ),
+            ));
+        };
+        let inner = inner.trim();
+        let split = inner.find(['+', '-']).filter(|&i| i > 0);
+        let (base, offset) = match split {
+            Some(i) => {
+                let sign = if inner.as_bytes()[i] == b'-' { -1 } else { 1 };
+                let number = inner[i + 1..].trim();
+                let value = parse_int(number)
+                    .and_then(|v| i64::try_from(v).ok())
+                    .ok_or_else(|| {
+                        self.error(
+                            at,
+                            format!("`{text}`: expected an integer offset after the base"),
+                        )
+                    })?;
+                (inner[..i].trim(), sign * value)
+            }
+            None => (inner, 0),
+        };
+        if base.is_empty() || parse_int(base).is_some() {
+            return Err(self.error(at, format!("`{text}`: an absolute address is not modelled; expected a register or a variable")));
+        }
+        if base.starts_with('%') {
+            let bits = match self.cx.decls.register(base) {
+                Some(RegisterType::Data(ty)) if !is_float(ty) && matches!(ty.width(), 32 | 64) => ty.width(),
+                None if !self.cx.decls.is_strict() => 64,
+                Some(RegisterType::Data(ty)) => return Err(self.error(at, format!("the address register `{base}` is `.{ty}`; expected a 32- or 64-bit integer or .b register"))),
+                Some(RegisterType::Pred) => return Err(self.error(at, format!("the address register `{base}` is a `.pred`"))),
+                None => return Err(self.error(at, format!("`{base}` is not a declared register"))),
+            };
+            return Ok(PtxAddress {
+                base: base.to_string(),
+                variable: false,
+                offset,
+                bits,
+            });
+        }
+        if let Some(var_space) = self.cx.decls.variable(base) {
+            let fits = match (var_space.space(), space) {
+                (_, AddressSpace::Generic) => true,
+                (Some(AddressSpace::Shared), AddressSpace::Shared) => true,
+                (Some(var), node) => var == node,
+                (None, _) => false,
+            };
+            if !fits {
+                return Err(self.error(
+                    at,
+                    format!(
+                        "`{base}` is a `.{var_space}` variable; the instruction addresses {space}"
+                    ),
+                ));
+            }
+        } else if self.cx.decls.is_strict() {
+            return Err(self.error(at, format!("`{base}` is not a declared variable")));
+        }
+        Ok(PtxAddress {
+            base: base.to_string(),
+            variable: true,
+            offset,
+            bits: 64,
+        })
+    }
+
+    /// The eviction policy of a `.L2::cache_hint` form's policy register.
+    fn policy(
+        &self,
+        (text, at): (&str, usize),
+        values: &mut Bindings,
+    ) -> Result<CacheHint, ReadError> {
+        values.policy = Some(text.to_string());
+        let hint = self.cx.decls.policy(text).and_then(PtxEviction::hint);
+        hint.ok_or_else(|| self.error(at, format!(
+            "the cache policy `{text}` is not modelled: atomir reads a policy made in the same function by `createpolicy.fractional.L2::evict_first|evict_last|evict_normal.b64` with fraction 1.0"
+        )))
+    }
+}
+
+fn spellings<T: std::fmt::Display>(values: impl Iterator<Item = T>) -> String {
+    values
+        .map(|v| format!(".{v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+const fn is_float(ty: PtxType) -> bool {
+    matches!(
+        ty,
+        PtxType::F16
+            | PtxType::F16x2
+            | PtxType::Bf16
+            | PtxType::Bf16x2
+            | PtxType::F32
+            | PtxType::F64
+    )
+}
+
+/// Whether a register of type `ty` may hold an element of `elem`: the same width, and not a
+/// float register for integer data nor an integer register for float data (`.bN` holds
+/// either).
+fn register_fits(ty: PtxType, elem: ElemType) -> bool {
+    let bits_register = matches!(
+        ty,
+        PtxType::B8 | PtxType::B16 | PtxType::B32 | PtxType::B64 | PtxType::B128
+    );
+    let same_width = ty.width() == elem.bits() || (elem.bits() == 8 && ty.width() == 16);
+    let kind_fits = bits_register
+        || match elem.class() {
+            atomir_ir::TypeClass::Float | atomir_ir::TypeClass::PackedFloat => is_float(ty),
+            _ => !is_float(ty),
+        };
+    same_width && kind_fits
+}
+
+/// What `atom`/`red` `.op.type` means in atomir, or why PTX has no such instruction.
+fn rmw_meaning(
+    op: PtxRmw,
+    ty: PtxType,
+    noftz: bool,
+    shape: VectorShape,
+) -> Result<(AtomicOp, ElemType), String> {
+    use PtxType::*;
+    let half = matches!(ty, F16 | Bf16 | F16x2 | Bf16x2);
+    let atomic_op = match op {
+        PtxRmw::Add => AtomicOp::Add,
+        PtxRmw::Inc => AtomicOp::Inc,
+        PtxRmw::Dec => AtomicOp::Dec,
+        PtxRmw::Min => AtomicOp::Min,
+        PtxRmw::Max => AtomicOp::Max,
+        PtxRmw::And => AtomicOp::And,
+        PtxRmw::Or => AtomicOp::Or,
+        PtxRmw::Xor => AtomicOp::Xor,
+        PtxRmw::Exch => AtomicOp::Exch,
+        PtxRmw::Cas => AtomicOp::Cas,
+    };
+    let exists = match op {
+        PtxRmw::Add if shape.is_vector() => matches!(ty, F32) || half,
+        PtxRmw::Add => matches!(ty, U32 | S32 | U64 | F32 | F64) || half,
+        PtxRmw::Inc | PtxRmw::Dec => matches!(ty, U32) && !shape.is_vector(),
+        PtxRmw::Min | PtxRmw::Max if shape.is_vector() => half,
+        PtxRmw::Min | PtxRmw::Max => matches!(ty, U32 | S32 | U64 | S64),
+        PtxRmw::And | PtxRmw::Or | PtxRmw::Xor | PtxRmw::Exch => {
+            matches!(ty, B32 | B64) || (op == PtxRmw::Exch && ty == B128)
+        }
+        PtxRmw::Cas => matches!(ty, B16 | B32 | B64 | B128),
+    } && (!shape.is_vector()
+        || !matches!(op, PtxRmw::Exch | PtxRmw::Cas | PtxRmw::Inc | PtxRmw::Dec))
+        && (shape != VectorShape::V8 || matches!(ty, F16 | Bf16));
+    if !exists {
+        let vector = PtxVector::of(shape).map_or(String::new(), |v| format!(".{v}"));
+        return Err(format!("PTX has no `atom.{op}{vector}.{ty}`"));
+    }
+    if half && !noftz {
+        return Err(format!(
+            "`{op}.{ty}` requires `.noftz` (PTX keeps f16/bf16 subnormals only so)"
+        ));
+    }
+    if noftz && !(half || (ty == F32 && op == PtxRmw::Add && !shape.is_vector())) {
+        return Err(format!("`.noftz` does not exist on `{op}.{ty}`"));
+    }
+    if half && matches!(op, PtxRmw::Min | PtxRmw::Max) {
+        return Err(format!(
+            "`{op}.noftz.{ty}` is not modelled: for two NaNs it gives a NaN other than the canonical one, which atomir's `{op}` (maximumNumber/minimumNumber, canonical NaN) does not allow"
+        ));
+    }
+    Ok((atomic_op, ty.elem()))
+}
+
+/// The bits of a literal for an element of `elem` (integer literals in decimal, hex, octal or
+/// binary; `0fXXXXXXXX`/`0dXXXXXXXXXXXXXXXX` floats; a decimal float for f32/f64), masked to
+/// its width.
+fn literal_bits(text: &str, elem: ElemType) -> Option<u128> {
+    let mask = if elem.bits() >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << elem.bits()) - 1
+    };
+    let bits = if let Some(hex) = text.strip_prefix("0f").or_else(|| text.strip_prefix("0F")) {
+        (hex.len() == 8).then(|| u128::from_str_radix(hex, 16).ok())??
+    } else if let Some(hex) = text.strip_prefix("0d").or_else(|| text.strip_prefix("0D")) {
+        (hex.len() == 16).then(|| u128::from_str_radix(hex, 16).ok())??
+    } else if let Some(value) = parse_int(text) {
+        value as u128
+    } else if text.contains(['.', 'e', 'E']) && matches!(elem, ElemType::F32 | ElemType::F64) {
+        let value: f64 = text.parse().ok()?;
+        if elem == ElemType::F32 {
+            u128::from((value as f32).to_bits())
+        } else {
+            u128::from(value.to_bits())
+        }
+    } else {
+        return None;
+    };
+    Some(bits & mask)
+}
+
+/// A PTX integer literal (optionally negative, with a `U` suffix): its two's-complement bits.
+fn parse_int(text: &str) -> Option<i128> {
+    let text = text.trim();
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let body = body.strip_suffix(['U', 'u']).unwrap_or(body);
+    let value = if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok()?
+    } else if let Some(bin) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+        u64::from_str_radix(bin, 2).ok()?
+    } else if body.len() > 1 && body.starts_with('0') {
+        u64::from_str_radix(&body[1..], 8).ok()?
+    } else if !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit()) {
+        body.parse::<u64>().ok()?
+    } else {
+        return None;
+    };
+    let value = i128::from(value);
+    Some(if negative { -value } else { value })
+}
+
+/// The literal every lane of the operand holds, if they all hold the same one.
+fn uniform_literal(operand: &[PtxScalar], _elem: ElemType) -> Option<u128> {
+    let mut bits = None;
+    for lane in operand {
+        match lane {
+            PtxScalar::Literal {
+                bits: lane_bits, ..
+            } if bits.is_none_or(|b| b == *lane_bits) => bits = Some(*lane_bits),
+            _ => return None,
+        }
+    }
+    bits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals() {
+        assert_eq!(literal_bits("1", ElemType::U32), Some(1));
+        assert_eq!(literal_bits("-1", ElemType::U32), Some(0xffff_ffff));
+        assert_eq!(literal_bits("0x10", ElemType::U64), Some(16));
+        assert_eq!(literal_bits("0f3F800000", ElemType::F32), Some(0x3f80_0000));
+        assert_eq!(literal_bits("1.0", ElemType::F32), Some(0x3f80_0000));
+        assert_eq!(literal_bits("%r1", ElemType::U32), None);
+    }
+
+    #[test]
+    fn op_type_pairs() {
+        assert!(rmw_meaning(PtxRmw::Add, PtxType::S64, false, VectorShape::Scalar).is_err());
+        assert!(rmw_meaning(PtxRmw::Add, PtxType::F16, false, VectorShape::Scalar).is_err());
+        assert_eq!(
+            rmw_meaning(PtxRmw::Add, PtxType::F16, true, VectorShape::Scalar),
+            Ok((AtomicOp::Add, ElemType::F16))
+        );
+        assert_eq!(
+            rmw_meaning(PtxRmw::Add, PtxType::F32, false, VectorShape::V4),
+            Ok((AtomicOp::Add, ElemType::F32))
+        );
+        assert!(rmw_meaning(PtxRmw::Max, PtxType::Bf16, true, VectorShape::V8).is_err());
+        assert!(rmw_meaning(PtxRmw::Exch, PtxType::B32, false, VectorShape::V2).is_err());
+    }
+}
