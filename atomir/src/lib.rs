@@ -337,6 +337,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub mod audit;
 pub mod fix;
 
 pub use atomir_ir as ir;

@@ -93,3 +93,34 @@ pub(crate) fn fix(args: &Args, out: &mut String) -> Outcome {
     out.push_str(&fixed.text);
     Ok(())
 }
+
+/// `atomir audit --ir FILE.ll --ptx FILE.ptx`: each IR atomic kept, strengthened, weakened or
+/// unmatched in the PTX; exit code 1 where any is weakened or unmatched, or either module has
+/// an atomic that cannot be read.
+pub(crate) fn audit(args: &Args, out: &mut String) -> Outcome {
+    if !args.files.is_empty() || !args.targets.is_empty() || args.format.is_some() {
+        return Err(usage(
+            "`atomir audit` takes --ir FILE.ll and --ptx FILE.ptx only",
+        ));
+    }
+    let (Some(ir_file), Some(ptx_file)) = (&args.ir, &args.ptx) else {
+        return Err(usage(
+            "`atomir audit` needs --ir FILE.ll and --ptx FILE.ptx",
+        ));
+    };
+    let (ir_name, ir_source) = read_input(ir_file)?;
+    let (ptx_name, ptx_source) = read_input(ptx_file)?;
+    let report = atomir::audit::audit(&ir_source, &ptx_source, ReadOptions::default());
+    out.push_str(&report.render(&ir_name, &ptx_name));
+    if report.is_clean() {
+        Ok(())
+    } else {
+        Err(Failure::Findings(vec![format!(
+            "{ir_name}: {} weakened, {} unmatched, {} unreadable in the IR, {} in the PTX",
+            report.weakened(),
+            report.unmatched(),
+            report.ir_errors.len(),
+            report.ptx_errors.len()
+        )]))
+    }
+}

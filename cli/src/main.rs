@@ -35,6 +35,8 @@ Usage:
   atomir check FILE.ll [--target T ...]   read LLVM IR; each atomic's verdict per target
   atomir fix FILE.ll --target llvm:TRIPLE@VERSION
                                           each atomic replaced by atomir's lowering
+  atomir audit --ir FILE.ll --ptx FILE.ptx
+                                          does each IR atomic keep its meaning in the PTX?
   atomir help [COMMAND]
 
 FILE may be `-` for standard input. A FILE ending in `.ptx` is a PTX module: `lower
@@ -74,6 +76,8 @@ struct Args {
     module: bool,
     help: bool,
     triple: Option<String>,
+    ir: Option<String>,
+    ptx: Option<String>,
 }
 
 /// Reads `--flag value`, `--flag=value`, bare flags and positional arguments.
@@ -97,6 +101,8 @@ fn parse_args(command: &str, raw: &[String]) -> Result<Args, Failure> {
             "--format" | "-f" => args.format = Some(value("--format")?),
             "--filter" => args.filters.push(value("--filter")?),
             "--module" if command == "lower" => args.module = true,
+            "--ir" if command == "audit" => args.ir = Some(value("--ir")?),
+            "--ptx" if command == "audit" => args.ptx = Some(value("--ptx")?),
             "--triple" if matches!(command, "read" | "check" | "fix") => {
                 args.triple = Some(value("--triple")?)
             }
@@ -351,6 +357,7 @@ fn run(argv: &[String], out: &mut String) -> Outcome {
         "matrix" => matrix,
         "diff" => diff,
         "fix" => llvm_commands::fix,
+        "audit" => llvm_commands::audit,
         "help" | "-h" | "--help" => {
             out.push_str(&command_help(rest.first().map_or("", String::as_str)));
             return Ok(());

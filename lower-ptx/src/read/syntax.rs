@@ -79,10 +79,23 @@ pub(super) fn parse(text: &str) -> Option<Syntax<'_>> {
     })
 }
 
+/// The first byte from `from` that is neither white space nor in a comment: a statement's
+/// text keeps the comments between a label and its instruction (`$L__BB0_1: // %loop`).
 fn skip_space(text: &str, from: usize) -> usize {
-    text[from..]
-        .find(|c: char| !c.is_ascii_whitespace())
-        .map_or(text.len(), |offset| from + offset)
+    let mut at = from;
+    loop {
+        at = text[at..]
+            .find(|c: char| !c.is_ascii_whitespace())
+            .map_or(text.len(), |offset| at + offset);
+        let rest = &text[at..];
+        if rest.starts_with("//") {
+            at = rest.find('\n').map_or(text.len(), |offset| at + offset);
+        } else if rest.starts_with("/*") {
+            at = rest.find("*/").map_or(text.len(), |offset| at + offset + 2);
+        } else {
+            return at;
+        }
+    }
 }
 
 fn split_operands(text: &str, from: usize) -> Vec<(&str, usize)> {
