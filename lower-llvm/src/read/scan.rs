@@ -31,8 +31,18 @@ fn triple_string(line: &str) -> Option<&str> {
 
 /// A block label that starts this line (`name:`, `"name":`, `7:`), as a branch names it.
 fn label(line: &str) -> Option<&str> {
-    if line.starts_with([' ', '\t']) {
+    if line.starts_with([' ', '\t']) || !line.contains(':') {
         return None;
+    }
+    // The common case without lexing: a plain name, then `:`.
+    if let Some((name, _)) = line.split_once(':') {
+        if !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'$'))
+        {
+            return Some(name);
+        }
     }
     let tokens = lex::tokens(line).ok()?;
     match tokens.as_slice() {
