@@ -51,13 +51,15 @@ fn given(ir: &AtomicNode, parts: &[PtxPart], group: &Group) -> (MemoryOrder, Sco
     (order_of(release, acquire, seq_cst), scope)
 }
 
-/// The float min/max instructions on the PTX lines the group spans: whether any propagates
-/// NaNs (`.NaN`) and whether any ignores them.
-fn float_min_max(ptx_source: &str, parts: &[PtxPart], group: &Group) -> (bool, bool) {
+/// The float min/max instructions on the PTX lines from `from` to the group's last: whether
+/// any propagates NaNs (`.NaN`) and whether any ignores them. A loop's first load may be a
+/// plain `ld`, which is no atomic, so the lines start after the previous atomic's.
+fn float_min_max(ptx_source: &str, from: u32, parts: &[PtxPart], group: &Group) -> (bool, bool) {
     let lines: Vec<u32> = group.parts().iter().map(|&i| parts[i].line).collect();
-    let (Some(first), Some(last)) = (lines.iter().min(), lines.iter().max()) else {
+    let (Some(first), Some(last)) = (Some(&from), lines.iter().max()) else {
         return (false, false);
     };
+    let first = &(*first).clamp(1, *last);
     let (mut propagates, mut ignores) = (false, false);
     for line in ptx_source
         .lines()
@@ -84,7 +86,7 @@ fn float_min_max(ptx_source: &str, parts: &[PtxPart], group: &Group) -> (bool, b
 fn judge(
     ir: &AtomicNode,
     atomic: &LlAtomic,
-    ptx_source: &str,
+    (ptx_source, from): (&str, u32),
     parts: &[PtxPart],
     group: &Group,
 ) -> Verdict {
@@ -117,7 +119,7 @@ fn judge(
         weakenings.push(Weakening::FlushesSubnormals);
     }
     if ir.ty.is_float() {
-        let (propagates, ignores) = float_min_max(ptx_source, parts, group);
+        let (propagates, ignores) = float_min_max(ptx_source, from, parts, group);
         match ir.op {
             AtomicOp::FMinimum | AtomicOp::FMaximum if ignores => {
                 weakenings.push(Weakening::NanRule {
@@ -163,6 +165,8 @@ pub(crate) fn audit_function(
 ) -> Vec<usize> {
     let mut used = Vec::new();
     let mut next = 0;
+    // The line after the last atomic matched, or the function's header.
+    let mut from = function_line(ptx_source, &super::ptx_name(function));
     for atomic in atomics {
         let ir = SourceLine {
             line: atomic.loc.line,
@@ -212,6 +216,7 @@ pub(crate) fn audit_function(
                         text: part.text.clone(),
                     });
                     used.push(next);
+                    from = from.max(part.line + 1);
                     next += 1;
                 }
                 _ => entry.verdict = Verdict::Weakened(vec![Weakening::FenceDropped]),
@@ -222,8 +227,9 @@ pub(crate) fn audit_function(
         let Some(node) = atomic.node() else { continue };
         match match_access(&node, parts, next) {
             Some(group) => {
-                entry.verdict = judge(&node, atomic, ptx_source, parts, &group);
+                entry.verdict = judge(&node, atomic, (ptx_source, from), parts, &group);
                 for index in group.parts() {
+                    from = from.max(parts[index].line + 1);
                     entry.ptx.push(SourceLine {
                         line: parts[index].line,
                         text: parts[index].text.clone(),
@@ -248,6 +254,19 @@ pub(crate) fn audit_function(
         entries.push(entry);
     }
     used
+}
+
+/// The line of the header of PTX function `name` (`.entry name(`, `.func name(`), or 1.
+fn function_line(ptx_source: &str, name: &str) -> u32 {
+    ptx_source
+        .lines()
+        .position(|line| {
+            (line.contains(".entry") || line.contains(".func"))
+                && line
+                    .split(|c: char| c.is_whitespace() || c == '(')
+                    .any(|w| w == name)
+        })
+        .map_or(1, |index| index as u32 + 1)
 }
 
 /// The report as text (see [`Report::render`]).
