@@ -152,7 +152,7 @@ impl Fixer<'_> {
         let mut block_now: Option<(String, String)> = None;
         for index in range {
             let atomic = &self.module.atomics[index];
-            let Some((code, continuation)) = self.replacement(index, atomic, &block_now) else {
+            let Some((code, continuation)) = self.replacement(index, atomic) else {
                 continue;
             };
             replaced.push((atomic.span.clone(), code));
@@ -204,12 +204,7 @@ impl Fixer<'_> {
 
     /// The code that replaces atomic `index` and its continuation block, or `None` (with a
     /// diagnostic) where it stays.
-    fn replacement(
-        &mut self,
-        index: usize,
-        atomic: &LlAtomic,
-        block_now: &Option<(String, String)>,
-    ) -> Option<(String, String)> {
+    fn replacement(&mut self, index: usize, atomic: &LlAtomic) -> Option<(String, String)> {
         if let Some(access) = &atomic.access {
             if access.volatile {
                 self.refuse(atomic, "a volatile atomic keeps its volatile access".into());
@@ -234,11 +229,10 @@ impl Fixer<'_> {
                 return None;
             }
         };
-        let predecessor = match block_now {
-            Some((original, now)) if *original == atomic.block => now.clone(),
-            _ => atomic.block.clone(),
-        };
+        // The fragment starts in a block of its own: the module's block names need not be
+        // plain identifiers (`for.body`, `7`), which a fragment's phis name.
         let prefix = format!("{}{index}_", self.prefix);
+        let predecessor = format!("{prefix}Pre");
         let continuation = format!("{prefix}Cont");
         let mut names = match SpliceNames::new(&prefix) {
             Ok(names) => names.with_blocks(&predecessor, &continuation),
@@ -271,6 +265,7 @@ impl Fixer<'_> {
             );
             return None;
         }
+        let _ = writeln!(code, "  br label %{predecessor}\n{predecessor}:");
         code.push_str(&self.fragment.code);
         self.declarations
             .extend(self.fragment.declarations.iter().cloned());

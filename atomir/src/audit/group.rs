@@ -4,7 +4,7 @@
 //! carriers in one of these shapes, then the trailing fences that give it its acquire:
 //!
 //! - one `atom`/`red`/`ld`/`st` of the IR op, width and element count (`sub` may be an `add`
-//!   of the negated operand);
+//!   of the negated operand; an 8- or 16-bit `and`/`or`/`xor` one masked op on its word);
 //! - a per-element split: one such access per element (per 32-bit word of 16-bit elements);
 //! - a CAS loop: an optional ordered `ld` and one `atom.cas` per element (a masked loop on the
 //!   containing word for 8- and 16-bit elements);
@@ -112,6 +112,11 @@ fn same_type(ir: &AtomicNode, ptx: &AtomicNode, element: bool) -> bool {
     if moves_bits {
         return ir_bits == bits_of(ptx) || (element && ir.ty.bits() < 32 && bits_of(ptx) == 32);
     }
+    // An 8- or 16-bit bitwise op is one masked op on its 32-bit word.
+    let bitwise = matches!(ir.op, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor);
+    if bitwise && ir.ty.bits() < 32 && bits_of(ptx) == 32 && !ir.shape.is_vector() {
+        return true;
+    }
     let ptx_lane_bits = if element { ptx.ty.bits() } else { bits_of(ptx) };
     ir.ty.is_float() == ptx.ty.is_float()
         && ir_bits == ptx_lane_bits
@@ -179,12 +184,35 @@ pub(crate) fn match_access(ir: &AtomicNode, parts: &[PtxPart], at: usize) -> Opt
         && !first.ty.is_float()
     {
         group.shape = Shape::IntMinMax;
-        while let Some(part) = parts.get(next).and_then(PtxPart::access) {
-            if !matches!(part.op, AtomicOp::Min | AtomicOp::Max) || part.ty.is_float() {
-                break;
+        // Up to two integer min/max (the two signs' alternatives), each with its fences.
+        while group.carriers.len() < 2 {
+            let fences = fences_from(parts, next);
+            match parts.get(fences.end).and_then(PtxPart::access) {
+                Some(part)
+                    if matches!(part.op, AtomicOp::Min | AtomicOp::Max) && !part.ty.is_float() =>
+                {
+                    group.leading.extend(fences.clone());
+                    group.carriers.push(fences.end);
+                    next = fences.end + 1;
+                }
+                _ => break,
             }
-            group.carriers.push(next);
-            next += 1;
+            // The acquire fence after an alternative, where another alternative or the NaN
+            // loop follows.
+            let after = fences_from(parts, next);
+            let follows = parts
+                .get(after.end)
+                .and_then(PtxPart::access)
+                .is_some_and(|p| {
+                    matches!(
+                        p.op,
+                        AtomicOp::Min | AtomicOp::Max | AtomicOp::Load | AtomicOp::Cas
+                    ) && !p.ty.is_float()
+                });
+            if follows && !after.is_empty() {
+                group.trailing.push(after.start);
+                next = after.start + 1;
+            }
         }
         next = take_loops(ir, parts, next, &mut group, 1, true);
     } else if is_rmw && matches!(first.op, AtomicOp::Cas | AtomicOp::Load) {
@@ -201,16 +229,28 @@ pub(crate) fn match_access(ir: &AtomicNode, parts: &[PtxPart], at: usize) -> Opt
     } else {
         return None;
     }
-    let needs_acquire = ir.order.has_acquire();
-    while needs_acquire && parts.get(next).is_some_and(PtxPart::is_fence) {
-        let (order, _) = parts[next].order_scope();
-        if !order.has_acquire() {
-            break;
+    // One fence after the carriers gives the acquire they lack; a fence after carriers that
+    // carry their acquire (or a node without one) is the next atomic's leading fence.
+    let lacks_acquire = group
+        .carriers
+        .iter()
+        .any(|&i| !parts[i].order_scope().0.has_acquire());
+    if ir.order.has_acquire() && ir.op != AtomicOp::Store && lacks_acquire {
+        if let Some(fence) = parts.get(next).filter(|p| p.is_fence()) {
+            if fence.order_scope().0.has_acquire() {
+                group.trailing.push(next);
+            }
         }
-        group.trailing.push(next);
-        next += 1;
     }
     Some(group)
+}
+
+/// The run of fences from `at`.
+fn fences_from(parts: &[PtxPart], at: usize) -> std::ops::Range<usize> {
+    let end = (at..parts.len())
+        .find(|&i| !parts[i].is_fence())
+        .unwrap_or(parts.len());
+    at..end
 }
 
 /// Takes up to `loops` CAS loops (an optional first `ld`, then an `atom.cas`) from `next`; with
@@ -224,23 +264,35 @@ fn take_loops(
     optional: bool,
 ) -> usize {
     for _ in 0..loops {
-        let start = next;
+        // Fences before the loop's first load.
+        let before = fences_from(parts, next);
+        let start = before.end;
+        let first = next;
+        next = before.end;
         if let Some(load) = parts.get(next).and_then(PtxPart::access) {
             if load.op == AtomicOp::Load && bits_of(load) >= ir.ty.bits().min(32) {
                 next += 1;
             }
         }
+        // Fences inside the loop, before its CAS (llc's seq_cst cmpxchg: `fence.sc; atom.cas`).
+        let mut inner = Vec::new();
+        while parts.get(next).is_some_and(PtxPart::is_fence) {
+            inner.push(next);
+            next += 1;
+        }
         match parts.get(next).and_then(PtxPart::access) {
             Some(cas) if cas.op == AtomicOp::Cas => {
-                group.loads.extend(start..next);
+                group.leading.extend(before);
+                group.leading.extend(inner);
+                group
+                    .loads
+                    .extend((start..next).filter(|i| !parts[*i].is_fence()));
                 group.carriers.push(next);
                 next += 1;
             }
             _ => {
-                next = start;
-                if !optional || !group.carriers.is_empty() {
-                    break;
-                }
+                let _ = optional;
+                next = first;
                 break;
             }
         }

@@ -23,22 +23,38 @@ fn order_of(release: bool, acquire: bool, seq_cst: bool) -> MemoryOrder {
 /// The weakest order any carrier gives the IR atomic, with the fences around it that reach
 /// its scope; and the narrowest scope of its carriers.
 fn given(ir: &AtomicNode, parts: &[PtxPart], group: &Group) -> (MemoryOrder, Scope) {
-    let reaching = |indices: &[usize]| -> Vec<MemoryOrder> {
-        indices
-            .iter()
-            .map(|&i| parts[i].order_scope())
-            .filter(|(_, scope)| scope.includes(ir.scope))
-            .map(|(order, _)| order)
-            .collect()
+    // A carrier's fences: those of the group before it (after it) that reach the node's scope;
+    // where the carriers are alternatives (integer min/max by the operand's sign, branches of
+    // their own), only those with no other carrier in between.
+    let fences: Vec<usize> = group
+        .leading
+        .iter()
+        .chain(&group.trailing)
+        .copied()
+        .collect();
+    let alternatives = group.shape == Shape::IntMinMax;
+    let between =
+        |from: usize, to: usize| alternatives && group.carriers.iter().any(|&c| from < c && c < to);
+    let reaching = |index: usize| -> Option<MemoryOrder> {
+        let (order, scope) = parts[index].order_scope();
+        scope.includes(ir.scope).then_some(order)
     };
-    let leading = reaching(&group.leading);
-    let trailing = reaching(&group.trailing);
-    let lead_release = leading.iter().any(|o| o.has_release());
-    let lead_seq_cst = leading.iter().any(|o| *o == MemoryOrder::SeqCst);
-    let trail_acquire = trailing.iter().any(|o| o.has_acquire());
     let (mut release, mut acquire, mut seq_cst) = (true, true, true);
     let mut scope = Scope::System;
     for &carrier in &group.carriers {
+        let before: Vec<MemoryOrder> = fences
+            .iter()
+            .filter(|&&f| f < carrier && !between(f, carrier))
+            .filter_map(|&f| reaching(f))
+            .collect();
+        let after: Vec<MemoryOrder> = fences
+            .iter()
+            .filter(|&&f| f > carrier && !between(carrier, f))
+            .filter_map(|&f| reaching(f))
+            .collect();
+        let lead_release = before.iter().any(|o| o.has_release());
+        let lead_seq_cst = before.iter().any(|o| *o == MemoryOrder::SeqCst);
+        let trail_acquire = after.iter().any(|o| o.has_acquire());
         let (order, carrier_scope) = parts[carrier].order_scope();
         scope = scope.min(carrier_scope);
         let reaches = carrier_scope.includes(ir.scope);
@@ -46,21 +62,31 @@ fn given(ir: &AtomicNode, parts: &[PtxPart], group: &Group) -> (MemoryOrder, Sco
         let acq = own(order.has_acquire()) || trail_acquire;
         release &= own(order.has_release()) || lead_release;
         acquire &= acq;
-        seq_cst &= own(order == MemoryOrder::SeqCst) || (lead_seq_cst && acq);
+        let completes = ir.op == AtomicOp::Store || acq;
+        seq_cst &= own(order == MemoryOrder::SeqCst) || (lead_seq_cst && completes);
     }
-    (order_of(release, acquire, seq_cst), scope)
+    // A store has no acquire part and a load no release part: `fence.sc; st.release` and
+    // `fence.sc; ld.acquire` are seq_cst.
+    let is_store = ir.op == AtomicOp::Store;
+    let is_load = ir.op == AtomicOp::Load;
+    if seq_cst && (is_store || acquire) && (is_load || release) {
+        return (MemoryOrder::SeqCst, scope);
+    }
+    (order_of(release, acquire, false), scope)
 }
 
 /// The float min/max instructions on the PTX lines from `from` to the group's last: whether
-/// any propagates NaNs (`.NaN`) and whether any ignores them. A loop's first load may be a
-/// plain `ld`, which is no atomic, so the lines start after the previous atomic's.
+/// any propagates NaNs (`.NaN`) and whether any ignores them, unless a NaN test on those lines
+/// (`setp.nan`, `testp.notanumber`) picks the NaN itself, as a fix-up of a plain min/max into
+/// one that propagates NaNs does. A loop's first load may be a plain `ld`, which is no atomic,
+/// so the lines start after the previous atomic's.
 fn float_min_max(ptx_source: &str, from: u32, parts: &[PtxPart], group: &Group) -> (bool, bool) {
     let lines: Vec<u32> = group.parts().iter().map(|&i| parts[i].line).collect();
     let (Some(first), Some(last)) = (Some(&from), lines.iter().max()) else {
         return (false, false);
     };
     let first = &(*first).clamp(1, *last);
-    let (mut propagates, mut ignores) = (false, false);
+    let (mut propagates, mut ignores, mut tests_nan) = (false, false, false);
     for line in ptx_source
         .lines()
         .skip(*first as usize - 1)
@@ -69,6 +95,9 @@ fn float_min_max(ptx_source: &str, from: u32, parts: &[PtxPart], group: &Group) 
         let Some(opcode) = line.split_whitespace().find(|w| !w.starts_with('@')) else {
             continue;
         };
+        if opcode.starts_with("setp.nan") || opcode.starts_with("testp.notanumber") {
+            tests_nan = true;
+        }
         let float = [".f32", ".f64", ".f16", ".bf16", ".f16x2", ".bf16x2"]
             .iter()
             .any(|t| opcode.ends_with(t));
@@ -80,7 +109,7 @@ fn float_min_max(ptx_source: &str, from: u32, parts: &[PtxPart], group: &Group) 
             }
         }
     }
-    (propagates, ignores)
+    (propagates || (ignores && tests_nan), ignores && !tests_nan)
 }
 
 fn judge(
@@ -152,6 +181,9 @@ fn judge(
         Verdict::Strengthened(stronger)
     }
 }
+
+/// How many PTX atomics an IR atomic's match may lie past the next unclaimed one.
+const RESYNC: usize = 8;
 
 /// Audits the atomics of one function against its PTX parts, appending an entry per atomic;
 /// returns the parts it matched.
@@ -225,7 +257,11 @@ pub(crate) fn audit_function(
             continue;
         }
         let Some(node) = atomic.node() else { continue };
-        match match_access(&node, parts, next) {
+        // PTX atomics that no IR instruction made (a call of an NVVM atomic intrinsic) stand
+        // between: a match a few parts on leaves them unclaimed, and the report lists them.
+        let found = (next..parts.len().min(next + RESYNC))
+            .find_map(|at| match_access(&node, parts, at).map(|group| (at, group)));
+        match found.map(|(_, group)| group) {
             Some(group) => {
                 entry.verdict = judge(&node, atomic, (ptx_source, from), parts, &group);
                 for index in group.parts() {
