@@ -370,3 +370,53 @@ fn audit_reports_what_llc_22_weakens_and_nothing_in_llc_23_or_fix() {
         assert!(report.ir_errors.is_empty() && report.ptx_errors.is_empty());
     }
 }
+
+#[test]
+fn audit_of_the_hand_checked_module() {
+    use atomir::audit::Weakening::{FlushesSubnormals, Order, Scope};
+    use atomir::{MemoryOrder as O, Scope as S};
+    let text = std::fs::read_to_string(corpus_dir().join("audit_hand_checked.ll")).unwrap();
+    let Some(ptx) = ptx_of(&text, 22, "hand") else {
+        return;
+    };
+    let report = audit(&text, &ptx, ReadOptions::default());
+    // What llc 22 prints for each line, read by hand: `st.relaxed.gpu`, `atom.global.exch`
+    // (no order: relaxed; no scope: gpu), `atom.global.add`, `atom.acq_rel.gpu...cas`,
+    // `ld.acquire.gpu`, `fence.sc.cta`, `atom.global.add.f32` (flushes on global memory),
+    // `atom.shared.add.f32` (gpu scope for a block one; keeps subnormals on shared memory),
+    // `atom.shared.max.u32` (no order).
+    let expected = [
+        Verdict::Kept,
+        Verdict::Weakened(vec![Order {
+            ir: O::Release,
+            ptx: O::Relaxed,
+            split: false,
+        }]),
+        Verdict::Weakened(vec![
+            Order {
+                ir: O::Acquire,
+                ptx: O::Relaxed,
+                split: false,
+            },
+            Scope {
+                ir: S::System,
+                ptx: S::Device,
+            },
+        ]),
+        Verdict::Kept,
+        Verdict::Kept,
+        Verdict::Kept,
+        Verdict::Weakened(vec![FlushesSubnormals]),
+        Verdict::Strengthened(vec!["scope device for block".into()]),
+        Verdict::Weakened(vec![Order {
+            ir: O::SeqCst,
+            ptx: O::Relaxed,
+            split: false,
+        }]),
+    ];
+    let found: Vec<Verdict> = report.entries.iter().map(|e| e.verdict.clone()).collect();
+    assert_eq!(found, expected, "{}", report.render("hand.ll", "hand.ptx"));
+    let lines: Vec<usize> = report.entries.iter().map(|e| e.ptx.len()).collect();
+    assert_eq!(lines, [1; 9]);
+    assert!(report.unclaimed.is_empty());
+}
