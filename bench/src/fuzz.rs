@@ -63,6 +63,8 @@ pub struct Counts {
     /// Legality queries over every instruction of a module that does not verify (such a
     /// module cannot be lowered; a panic there is counted in `panics`).
     pub unverified_queries: u64,
+    /// LLVM IR and PTX, atomir's own lowerings mutated, read, fixed and audited.
+    pub ll_inputs: u64,
     /// A few examples of every kind of finding: (kind, input, message).
     pub samples: Vec<(String, String, String)>,
 }
@@ -74,7 +76,7 @@ impl Counts {
         self.panics.values().sum()
     }
 
-    fn sample(&mut self, kind: &str, input: &str, message: String) {
+    pub(crate) fn sample(&mut self, kind: &str, input: &str, message: String) {
         let kept = self.samples.iter().filter(|(k, _, _)| k == kind).count();
         if kept < SAMPLES_PER_KIND {
             let input: String = input.chars().take(1500).collect();
@@ -97,6 +99,7 @@ impl Counts {
         self.hangs += other.hangs;
         self.slowest = self.slowest.max(other.slowest);
         self.unverified_queries += other.unverified_queries;
+        self.ll_inputs += other.ll_inputs;
         for (kind, input, message) in other.samples {
             self.sample(&kind, &input, message);
         }
@@ -110,7 +113,7 @@ impl Counts {
              panics: {}{}\n\
              round-trip mismatches: {}\n\
              hangs (over the limit): {}; slowest input {:.1?}\n\
-             legality queries on modules that do not verify: {}",
+             legality queries on modules that do not verify: {}; LLVM IR read, fixed, audited: {}",
             self.inputs,
             self.text_inputs,
             self.built_inputs,
@@ -124,6 +127,7 @@ impl Counts {
             self.hangs,
             self.slowest,
             self.unverified_queries,
+            self.ll_inputs,
         );
         for (kind, input, message) in &self.samples {
             text.push_str(&format!("\n--- {kind}: {message}\n{input}"));
@@ -141,7 +145,7 @@ fn by_stage(map: &BTreeMap<String, u64>) -> String {
 }
 
 /// Runs `f`, turning a panic into its message.
-fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
         payload
             .downcast_ref::<String>()
@@ -230,7 +234,7 @@ const TOKENS: &[&str] = &[
     "%a_b",
 ];
 
-fn mutate_text(rng: &mut Rng, text: &str, other: &str) -> String {
+pub(crate) fn mutate_text(rng: &mut Rng, text: &str, other: &str) -> String {
     let mut bytes = text.as_bytes().to_vec();
     for _ in 0..1 + rng.below(4) {
         let len = bytes.len().max(1);
@@ -637,9 +641,12 @@ impl Fuzzer {
             }
             Ok(printed) => printed,
         };
-        if verified.is_some() {
+        if let Some(verified) = &verified {
             counts.verified += 1;
             self.round_trip(counts, &module, &printed, &label);
+            if number % 3 == 0 {
+                crate::fuzz_ll::input(&mut rng, verified, counts);
+            }
         }
         for index in self.chosen_targets(number) {
             let (name, backend) = &self.targets[index];
