@@ -1,7 +1,6 @@
 //! Benchmark helpers for atomir: generated kernels of any size, and an allocator that counts.
 
 pub mod fuzz;
-mod fuzz_ll;
 pub mod sass;
 pub mod targets;
 pub mod tools;

@@ -146,65 +146,16 @@ pub fn splice(
             (Some(address), true)
                 if address.offset != 0 || address.variable || address.bits != 64 =>
             {
-                let made = format!("atomir_addr{number}");
-                if ptx {
-                    spliced.temps.push((made.clone(), ".b64".into()));
-                    let base = if address.variable {
-                        let _ = writeln!(spliced.before, "\tmov.u64 %{made}, {};", address.base);
-                        format!("%{made}")
-                    } else if address.bits != 64 {
-                        let _ = writeln!(
-                            spliced.before,
-                            "\tcvt.u64.u{} %{made}, {};",
-                            address.bits, address.base
-                        );
-                        format!("%{made}")
-                    } else {
-                        address.base.clone()
-                    };
-                    if address.offset != 0 {
-                        let _ = writeln!(
-                            spliced.before,
-                            "\tadd.s64 %{made}, {base}, {};",
-                            address.offset
-                        );
-                    } else if base != format!("%{made}") {
-                        let _ = writeln!(spliced.before, "\tmov.b64 %{made}, {base};");
-                    }
-                } else {
-                    notes.push(format!("`%{made}` is the address {address}"));
-                }
-                made
+                bind_address(address, number, ptx, &mut spliced, notes)
             }
-            _ => value_name.to_string(),
+            _ if plain_identifier(value_name) => value_name.to_string(),
+            _ => bind_copy(param.ty, register, number, ptx, &mut spliced, notes),
         };
         names.bind(param.value, &bound);
     }
     let atomic = kernel.atomic(inst_id).copied();
     if let Some(result) = atomic.and_then(|inst| inst.result) {
-        let lanes: Vec<&str> = read
-            .values
-            .result
-            .iter()
-            .map(|lane| lane.trim_start_matches('%'))
-            .collect();
-        let inputs: Vec<&str> = registers
-            .iter()
-            .map(|r| r.trim_start_matches('%'))
-            .collect();
-        // LLVM keeps a vector whole, so its lanes are the client's to take apart.
-        let whole_vector = llvm && lanes.len() > 1;
-        let clashes = whole_vector
-            || lanes
-                .iter()
-                .any(|lane| *lane == "_" || inputs.contains(lane));
-        if !clashes {
-            if lanes.len() > 1 {
-                names.bind_lanes(result, lanes.iter().copied());
-            } else if let Some(lane) = lanes.first() {
-                names.bind(result, lane);
-            }
-        }
+        bind_result(read, &registers, llvm, result, &mut names);
     }
     if let Some((register, negated)) = &guard {
         let skip = format!("atomir_skip{number}");
@@ -236,7 +187,8 @@ pub fn splice(
     // A result the fragment keeps in registers of its own (its register is also an input)
     // is moved to the module's registers after the code.
     for result in fragment.results.iter().filter(|result| !result.bound) {
-        let bits = atomic.map_or(32, |inst| inst.ty.bits());
+        // PTX has no 8-bit registers: an 8-bit value is held in 16 bits.
+        let bits = atomic.map_or(32, |inst| inst.ty.bits()).max(16);
         for (lane, made) in read.values.result.iter().zip(&result.names) {
             if lane != "_" && ptx {
                 let _ = writeln!(spliced.after, "\tmov.b{bits} {lane}, %{made};");
@@ -246,6 +198,106 @@ pub fn splice(
         }
     }
     Ok(spliced)
+}
+
+/// A 64-bit temporary holding `address` (PTX: computed in `before`; otherwise a note says
+/// what the client puts in it).
+fn bind_address(
+    address: &atomir::PtxAddress,
+    number: u32,
+    ptx: bool,
+    spliced: &mut Spliced,
+    notes: &mut Vec<String>,
+) -> String {
+    let made = format!("atomir_addr{number}");
+    if !ptx {
+        notes.push(format!("`%{made}` is the address {address}"));
+        return made;
+    }
+    spliced.temps.push((made.clone(), ".b64".into()));
+    let base = if address.variable {
+        let _ = writeln!(spliced.before, "\tmov.u64 %{made}, {};", address.base);
+        format!("%{made}")
+    } else if address.bits != 64 {
+        let _ = writeln!(
+            spliced.before,
+            "\tcvt.u64.u{} %{made}, {};",
+            address.bits, address.base
+        );
+        format!("%{made}")
+    } else {
+        address.base.clone()
+    };
+    if address.offset != 0 {
+        let _ = writeln!(
+            spliced.before,
+            "\tadd.s64 %{made}, {base}, {};",
+            address.offset
+        );
+    } else if base != format!("%{made}") {
+        let _ = writeln!(spliced.before, "\tmov.b64 %{made}, {base};");
+    }
+    made
+}
+
+/// A temporary holding `register`, a PTX name a splice cannot take (`%r$0`).
+fn bind_copy(
+    ty: atomir::ValueType,
+    register: &str,
+    number: u32,
+    ptx: bool,
+    spliced: &mut Spliced,
+    notes: &mut Vec<String>,
+) -> String {
+    let made = format!("atomir_in{number}_{}", spliced.temps.len());
+    match ty {
+        atomir::ValueType::Data(ty, _) if ptx => {
+            let bits = ty.bits().max(16);
+            spliced.temps.push((made.clone(), format!(".b{bits}")));
+            let _ = writeln!(spliced.before, "\tmov.b{bits} %{made}, {register};");
+        }
+        atomir::ValueType::Pred if ptx => {
+            spliced.temps.push((made.clone(), ".pred".into()));
+            let _ = writeln!(spliced.before, "\tmov.pred %{made}, {register};");
+        }
+        _ => notes.push(format!("`%{made}` is `{register}`")),
+    }
+    made
+}
+
+/// Binds the result to the destination registers where the fragment may write them directly:
+/// not where one is also an input (a loop reads its inputs after writing), a bit bucket, a
+/// name a splice cannot take, or (LLVM) lanes of a vector, which LLVM keeps whole.
+fn bind_result(
+    read: &ReadAtomic,
+    registers: &[String],
+    llvm: bool,
+    result: atomir::Value,
+    names: &mut SpliceNames,
+) {
+    let lanes: Vec<&str> = read
+        .values
+        .result
+        .iter()
+        .map(|lane| lane.trim_start_matches('%'))
+        .collect();
+    let inputs: Vec<&str> = registers
+        .iter()
+        .map(|r| r.trim_start_matches('%'))
+        .collect();
+    let whole_vector = llvm && lanes.len() > 1;
+    let clashes = whole_vector
+        || lanes
+            .iter()
+            .any(|lane| *lane == "_" || inputs.contains(lane) || !plain_identifier(lane));
+    if clashes {
+        return;
+    }
+    if lanes.len() > 1 {
+        names.bind_lanes(result, lanes.iter().copied());
+    } else if let Some(lane) = lanes.first() {
+        names.bind(result, lane);
+    }
 }
 
 /// How a retargeted module's header changes: the target to lower for and the new
@@ -411,6 +463,13 @@ pub fn fragments(
     } else {
         Err(failures)
     }
+}
+
+/// Whether a splice takes `name` as it stands: `[A-Za-z_][A-Za-z0-9_]*`.
+fn plain_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether `node` is a fence.

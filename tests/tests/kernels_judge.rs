@@ -3,7 +3,8 @@
 //! - `generated_kernels_pass_every_tool`: random valid modules (`atomir_tests::random`, fixed
 //!   seeds) lowered with `--module` for every target (every PTX SM, every vISA platform and
 //!   `PVC+svm`, every LLVM triple at every installed major) and judged by its tool: ptxas 12.9 /
-//!   13.5 (plus a check that no generic access goes through a shared-window address),
+//!   13.5 (plus a check that no generic access goes through a shared-window address, and the
+//!   PTX reader reading the code back without an error, at least one atomic per instruction),
 //!   GenX_IR, llvm-as + opt verify + llc. A refusal with a rule is a fine answer, a panic is not.
 //!   `ATOMIR_KERNELS=20000` sets the kernels per target (default [`CI_KERNELS`]),
 //!   `ATOMIR_KERNELS_SEED` the first seed, `ATOMIR_KERNELS_TARGETS=ptx:sm_90,llvm:x86_64@14`

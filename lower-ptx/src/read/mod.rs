@@ -28,6 +28,7 @@
 mod decl;
 mod kernel;
 mod meaning;
+mod operands;
 mod scan;
 mod syntax;
 

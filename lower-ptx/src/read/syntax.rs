@@ -79,8 +79,8 @@ pub(super) fn parse(text: &str) -> Option<Syntax<'_>> {
     })
 }
 
-/// The first byte from `from` that is neither white space nor in a comment: a statement's
-/// text keeps the comments between a label and its instruction (`$L__BB0_1: // %loop`).
+/// The offset of the first character at or after `from` that is neither white space nor in a
+/// comment (a statement's text keeps the comments between its label and its opcode).
 fn skip_space(text: &str, from: usize) -> usize {
     let mut at = from;
     loop {
@@ -173,5 +173,7 @@ mod tests {
         assert_eq!(&text[parts[1].1..parts[1].1 + 3], "%f2");
         assert!(parse(".reg .b32 %r<3>").is_none());
         assert_eq!(parse("membar.gl").unwrap().operands, []);
+        let labelled = parse("LBB0_3: // %.0.b3\n\tatom.shared.min.u32 %r1, [%rd1], %r2").unwrap();
+        assert_eq!(labelled.opcode, "atom.shared.min.u32");
     }
 }

@@ -30,6 +30,27 @@ pub use batch::{
 };
 pub use window::shared_window_check;
 
+/// The PTX reader on what atomir printed for `module`: no error, and at least one atomic,
+/// ordered load or store, or fence read per instruction of the module (each is carried by at
+/// least one).
+fn read_back(module: &Module, code: &str) -> Result<(), String> {
+    let read = atomir::read_ptx(code);
+    if let Some(error) = read.errors.first() {
+        return Err(format!(
+            "{} errors reading atomir's own PTX, the first {error}",
+            read.errors.len()
+        ));
+    }
+    let instructions: usize = module.kernels.iter().map(|kernel| kernel.insts.len()).sum();
+    if read.atomics.len() < instructions {
+        return Err(format!(
+            "{} atomics read for {instructions} instructions",
+            read.atomics.len()
+        ));
+    }
+    Ok(())
+}
+
 /// A backend for one target, as the backend crates hand them out.
 pub type TargetBackend = atomir::Target;
 
@@ -201,7 +222,8 @@ impl JudgeTarget {
                         .arg(scratch.join("module.cubin")),
                 )
                 .map_err(|m| format!("ptxas: {m}"))?;
-                shared_window_check(module, code).map_err(|m| format!("address check: {m}"))
+                shared_window_check(module, code).map_err(|m| format!("address check: {m}"))?;
+                read_back(module, code).map_err(|m| format!("PTX reader: {m}"))
             }
             Judge::GenxIr { genx, platform } => {
                 let file = scratch.join("module.visaasm");

@@ -3,20 +3,25 @@
 //! mutated PTX. Every answer is an error or a result; a panic is counted.
 
 use atomir::llvm::read::{read, to_module, ReadOptions};
-use atomir::{LowerOptions, Target, Verified};
+use atomir::{LowerOptions, Module, Target};
 use atomir_tests::random::Rng;
 
-use crate::fuzz::{guarded, mutate_text, Counts};
+use super::{guarded, mutate_text, Counts};
 
 /// The targets the LLVM IR and the PTX of an input are printed for.
 const LLVM: &str = "llvm:nvptx64@22";
 const PTX: &str = "ptx:sm_90";
 
-/// One input: `module` printed as LLVM IR and PTX, both mutated, through every LLVM IR stage.
-pub(crate) fn input(rng: &mut Rng, module: &Verified<'_>, counts: &mut Counts) {
+/// One input: `module`, where it verifies, printed as LLVM IR and PTX, both mutated, through
+/// every LLVM IR stage.
+pub(crate) fn input(rng: &mut Rng, module: &Module, counts: &mut Counts) {
     let (Ok(llvm), Ok(ptx)) = (LLVM.parse::<Target>(), PTX.parse::<Target>()) else {
         return;
     };
+    let Ok(module) = atomir::verify::verify(module) else {
+        return;
+    };
+    let module = &module;
     let mut ll = String::new();
     let mut ptx_text = String::new();
     if llvm
