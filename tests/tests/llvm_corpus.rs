@@ -53,11 +53,10 @@ fn count_by_words(text: &str) -> usize {
                 [name, "=", rest @ ..] if name.starts_with('%') => rest,
                 rest => rest,
             };
-            match words {
-                ["atomicrmw" | "cmpxchg" | "fence", ..] => true,
-                ["load" | "store", "atomic", ..] => true,
-                _ => false,
-            }
+            matches!(
+                words,
+                ["atomicrmw" | "cmpxchg" | "fence", ..] | ["load" | "store", "atomic", ..]
+            )
         })
         .count()
 }

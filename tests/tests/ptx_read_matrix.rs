@@ -219,7 +219,7 @@ fn check_native(
     // Re-lowering each read instruction gives its own text back.
     for (number, atomic) in reads.iter().enumerate() {
         let mut notes = Vec::new();
-        let spliced = atomir_cli::ptx::splice(atomic, &target, number as u32, &mut notes)
+        let spliced = atomir_cli::ptx::splice(atomic, target, number as u32, &mut notes)
             .unwrap_or_else(|error| panic!("{ptx} {}: {error}", cell.name()));
         let original = format!("{};", code[atomic.span.clone()].trim());
         if spliced.before.is_empty()

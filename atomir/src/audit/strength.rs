@@ -53,7 +53,7 @@ fn given(ir: &AtomicNode, parts: &[PtxPart], group: &Group) -> (MemoryOrder, Sco
             .filter_map(|&f| reaching(f))
             .collect();
         let lead_release = before.iter().any(|o| o.has_release());
-        let lead_seq_cst = before.iter().any(|o| *o == MemoryOrder::SeqCst);
+        let lead_seq_cst = before.contains(&MemoryOrder::SeqCst);
         let trail_acquire = after.iter().any(|o| o.has_acquire());
         let (order, carrier_scope) = parts[carrier].order_scope();
         scope = scope.min(carrier_scope);

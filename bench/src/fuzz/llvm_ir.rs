@@ -67,5 +67,5 @@ pub(crate) fn input(rng: &mut Rng, module: &Module, counts: &mut Counts) {
 /// Whether to keep every result in the kernels (both ways are the API's): by the text, so that
 /// the input stays a function of its number.
 fn rng_free_keep(text: &str) -> bool {
-    text.len() % 2 == 0
+    text.len().is_multiple_of(2)
 }

@@ -103,13 +103,11 @@ pub(crate) fn tokens(line: &str) -> Result<Vec<Token>, LexError> {
                 })
             }
         };
-        if kind == Kind::Local || kind == Kind::Global {
-            if i == start + 1 {
-                return Err(LexError {
-                    at: start,
-                    message: "a sigil without a name",
-                });
-            }
+        if (kind == Kind::Local || kind == Kind::Global) && i == start + 1 {
+            return Err(LexError {
+                at: start,
+                message: "a sigil without a name",
+            });
         }
         out.push(Token {
             kind,
