@@ -46,6 +46,10 @@
 //! # Ok::<(), atomir::ReadError>(())
 //! ```
 //!
+//! 7. Or read LLVM IR: [`llvm::read`] reads the atomics of a `.ll` module; [`fix`] replaces
+//!    each by a target's lowering for one llc; [`audit`] checks a compiler's PTX against the IR
+//!    it was made from, atomic by atomic.
+//!
 //! ## PTX
 //!
 //! ```
@@ -349,6 +353,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+pub mod audit;
+pub mod fix;
 mod splicing;
 
 pub use atomir_ir as ir;
@@ -372,6 +378,11 @@ pub use smallvec::SmallVec;
 /// The backends, for their native forms, plans and rule ids.
 pub use {atomir_llvm as llvm, atomir_ptx as ptx, atomir_visa as visa};
 
+/// The LLVM IR reader: a module's atomics ([`read_llvm`]) as atomir nodes, with where they
+/// stand and the bytes of their values; [`fix`] and [`audit`] are built on it.
+pub use atomir_llvm::read::{
+    read as read_llvm, LlAtomic, LlModule, ReadOptions as LlvmReadOptions, Reading as LlvmReading,
+};
 pub use atomir_llvm::{LlvmTarget, Triple};
 /// The PTX reader: a module's atomics ([`read_ptx`]) or one instruction
 /// ([`read_ptx_instruction`]) as atomir nodes, with where they stand and the registers bound

@@ -1,6 +1,7 @@
 //! A short fuzz run in CI (the long one is `cargo run --release -p atomir-bench --bin fuzz`):
 //! 20,000 inputs, mutated text and kernels built and broken through the public API, with no
-//! panic on the verified path (parse, verify, print, re-parse, lowering a verified module), no
+//! panic on the verified path (parse, verify, print, re-parse, lowering a verified module, and
+//! its LLVM IR and PTX mutated, read, fixed and audited), no
 //! module that fails to come back from its print, and no input over 100 ms of CPU time.
 //! Lowering a module that does not verify may still panic today; those panics are printed and
 //! counted apart, not failed.
@@ -28,6 +29,11 @@ fn twenty_thousand_inputs_without_a_panic_or_a_hang() {
         counts.lowerings > 5_000,
         "too few lowerings: {}",
         counts.lowerings
+    );
+    assert!(
+        counts.ll_inputs > 1_000,
+        "too few LLVM IR inputs: {}",
+        counts.ll_inputs
     );
     assert_eq!(counts.panic_count(), 0, "{}", counts.summary());
     assert_eq!(counts.round_trip_mismatches, 0, "{}", counts.summary());

@@ -6,6 +6,7 @@
 
 pub mod diff;
 pub mod filter;
+pub mod llvm_ir;
 pub mod porting;
 pub mod ptx;
 pub mod report;

@@ -13,6 +13,7 @@ use atomir_ir::matrix::{all_cells, AnyCell};
 use atomir_ir::verify::Verified;
 use atomir_ir::{text, verify, Diagnostics, LowerOptions, Module, WriteError};
 
+mod llvm_commands;
 mod ptx_input;
 mod source;
 
@@ -30,6 +31,12 @@ Usage:
   atomir matrix --target T [--target T2 ...] [--format text|json|markdown|html]
                 [--filter key=value,...]  every cell of the lowering matrix
   atomir diff FILE --target A --target B  per-instruction diff of two targets' code
+  atomir read FILE.ll [--triple TRIPLE]   the atomics of LLVM IR as atomir kernels
+  atomir check FILE.ll [--target T ...]   read LLVM IR; each atomic's verdict per target
+  atomir fix FILE.ll --target llvm:TRIPLE@VERSION
+                                          each atomic replaced by atomir's lowering
+  atomir audit --ir FILE.ll --ptx FILE.ptx
+                                          does each IR atomic keep its meaning in the PTX?
   atomir help [COMMAND]
 
 FILE may be `-` for standard input. A FILE ending in `.ptx` is a PTX module: `lower
@@ -42,6 +49,9 @@ Exit codes: 0 success, 1 bad input or a refusal, 2 a usage error.
 enum Failure {
     /// Bad input, a refusal, or an I/O error: the message is already formatted.
     Input(Vec<String>),
+    /// The output is printed and says what was found (a refusal per target, a weakened
+    /// atomic): exit code 1, with these lines on standard error.
+    Findings(Vec<String>),
     /// A usage error: the message and a pointer to the help.
     Usage(String),
 }
@@ -65,6 +75,9 @@ struct Args {
     filters: Vec<String>,
     module: bool,
     help: bool,
+    triple: Option<String>,
+    ir: Option<String>,
+    ptx: Option<String>,
 }
 
 /// Reads `--flag value`, `--flag=value`, bare flags and positional arguments.
@@ -88,6 +101,11 @@ fn parse_args(command: &str, raw: &[String]) -> Result<Args, Failure> {
             "--format" | "-f" => args.format = Some(value("--format")?),
             "--filter" => args.filters.push(value("--filter")?),
             "--module" if command == "lower" => args.module = true,
+            "--ir" if command == "audit" => args.ir = Some(value("--ir")?),
+            "--ptx" if command == "audit" => args.ptx = Some(value("--ptx")?),
+            "--triple" if matches!(command, "read" | "check" | "fix") => {
+                args.triple = Some(value("--triple")?)
+            }
             "-" => args.files.push(arg.clone()),
             _ if flag.starts_with('-') => {
                 return Err(usage(format!(
@@ -193,8 +211,10 @@ fn no_targets_allowed(command: &str, args: &Args) -> Outcome {
 
 fn check(args: &Args, out: &mut String) -> Outcome {
     let file = one_file("check", args)?;
-    if InputKind::of(&file) == InputKind::Ptx {
-        return ptx_input::check(&file, args, out);
+    match InputKind::of(&file) {
+        InputKind::Ptx => return ptx_input::check(&file, args, out),
+        InputKind::LlvmIr => return llvm_commands::check(args, out),
+        InputKind::Atom => {}
     }
     no_targets_allowed("check", args)?;
     let (name, source) = read_input(&file)?;
@@ -211,12 +231,15 @@ fn fmt(args: &Args, out: &mut String) -> Outcome {
 }
 
 fn read(args: &Args, out: &mut String) -> Outcome {
-    no_targets_allowed("read", args)?;
+    if args.triple.is_none() {
+        no_targets_allowed("read", args)?;
+    }
     let file = one_file("read", args)?;
     match InputKind::of(&file) {
         InputKind::Ptx => ptx_input::read(&file, out),
+        InputKind::LlvmIr => llvm_commands::read(args, out),
         InputKind::Atom => Err(usage(format!(
-            "`atomir read` reads a PTX module (`.ptx`); `{file}` is atomir's text form (see `atomir fmt`)"
+            "`atomir read` reads a PTX module (`.ptx`) or LLVM IR (`.ll`); `{file}` is atomir's text form (see `atomir fmt`)"
         ))),
     }
 }
@@ -333,6 +356,8 @@ fn run(argv: &[String], out: &mut String) -> Outcome {
         "lower" => lower,
         "matrix" => matrix,
         "diff" => diff,
+        "fix" => llvm_commands::fix,
+        "audit" => llvm_commands::audit,
         "help" | "-h" | "--help" => {
             out.push_str(&command_help(rest.first().map_or("", String::as_str)));
             return Ok(());
@@ -434,6 +459,19 @@ fn main() -> ExitCode {
     }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Findings(lines)) => {
+            if let Err(error) = write_stdout(out.as_bytes()) {
+                let _ = writeln!(
+                    io::stderr().lock(),
+                    "atomir: error: cannot write the output to standard output: {error}"
+                );
+            }
+            let mut stderr = io::stderr().lock();
+            for line in lines {
+                let _ = writeln!(stderr, "{line}");
+            }
+            ExitCode::from(1)
+        }
         Err(Failure::Input(lines)) => {
             let mut stderr = io::stderr().lock();
             for line in lines {

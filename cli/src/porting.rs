@@ -74,13 +74,17 @@ pub struct Row {
 pub struct Porting {
     /// The file's name.
     pub file: String,
+    /// The language of the module's instructions, as the report's headings name it (`PTX`,
+    /// `LLVM IR`).
+    pub language: &'static str,
     /// The targets' names.
     pub targets: Vec<String>,
     /// Every atomic.
     pub rows: Vec<Row>,
 }
 
-fn outcome(verdict: Verdict, node: &Node) -> Outcome {
+/// What a target's verdict on `node` is, as the report shows it.
+pub fn outcome(verdict: Verdict, node: &Node) -> Outcome {
     match verdict {
         Ok(legality) => {
             let how = match node {
@@ -125,6 +129,7 @@ impl Porting {
             .collect();
         Porting {
             file: file.to_string(),
+            language: "PTX",
             targets: targets.iter().map(ToString::to_string).collect(),
             rows,
         }
@@ -156,7 +161,12 @@ impl Porting {
 
     fn text(&self, out: &mut String) {
         for row in &self.rows {
-            let _ = writeln!(out, "{}:{}:{}: {};", self.file, row.line, row.col, row.ptx);
+            let end = if self.language == "PTX" { ";" } else { "" };
+            let _ = writeln!(
+                out,
+                "{}:{}:{}: {}{end}",
+                self.file, row.line, row.col, row.ptx
+            );
             let _ = writeln!(out, "  atomir: {}", row.atomir);
             for (target, outcome) in self.targets.iter().zip(&row.outcomes) {
                 let _ = writeln!(out, "  {target}: {}: {}", outcome.word(), outcome.detail());
@@ -245,7 +255,7 @@ impl Porting {
             let [native, emulated, refused] = self.totals(index);
             let _ = writeln!(out, "| `{target}` | {native} | {emulated} | {refused} |");
         }
-        let _ = write!(out, "\n| line | PTX | atomir |");
+        let _ = write!(out, "\n| line | {} | atomir |", self.language);
         for target in &self.targets {
             let _ = write!(out, " `{target}` |");
         }
@@ -314,9 +324,10 @@ impl Porting {
             let _ = write!(
                 out,
                 "<details{}><summary><h2 style=\"display:inline\">{heading}</h2></summary>\n\
-                 <table><tr><th>line</th><th>PTX</th><th>atomir</th><th>target</th>\
+                 <table><tr><th>line</th><th>{}</th><th>atomir</th><th>target</th>\
                  <th>how or why</th></tr>\n",
-                if open { " open" } else { "" }
+                if open { " open" } else { "" },
+                self.language
             );
             for row in &self.rows {
                 for (target, outcome) in self.targets.iter().zip(&row.outcomes) {

@@ -17,6 +17,8 @@ pub enum InputKind {
     Atom,
     /// A PTX module (`.ptx`).
     Ptx,
+    /// LLVM IR text (`.ll`).
+    LlvmIr,
 }
 
 impl InputKind {
@@ -24,6 +26,7 @@ impl InputKind {
     pub fn of(path: &str) -> InputKind {
         match path.rsplit_once('.').map(|(_, extension)| extension) {
             Some("ptx") => InputKind::Ptx,
+            Some("ll") => InputKind::LlvmIr,
             _ => InputKind::Atom,
         }
     }

@@ -47,6 +47,8 @@ mod ldst;
 mod ldst_emit;
 mod legality;
 mod native;
+pub mod read;
+pub mod spelling;
 pub mod target;
 mod vulkan;
 
@@ -54,6 +56,7 @@ use atomir_ir::expand::SoftFloatNeeds;
 use atomir_ir::lower::{Passes, Table, Target};
 use atomir_ir::{AtomicNode, Backend, ElemType, LowerOptions, Param, Refusal};
 
+pub use emit::value_type_spelling;
 use emit::LlvmPrinter;
 pub use legality::{Form, LlvmPlan, MemSpelling};
 
@@ -284,7 +287,7 @@ impl Target for LlvmTarget {
     fn splice_type(&self, ty: atomir_ir::ValueType) -> atomir_ir::lower::SpliceType {
         atomir_ir::lower::SpliceType {
             names: 1,
-            ty: atomir_ir::lower::Displayed(emit::value_ty(*self, ty)).to_string(),
+            ty: atomir_ir::lower::Displayed(emit::value_ty(self, ty)).to_string(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! atomic `load` a CAS loop starts from, and the fences that carry an order NVPTX's llc would
 //! drop. Stand-alone loads, stores and fences are spelled by [`crate::ldst_emit`].
 
-use atomir_ir::{spell, AtomicInst, AtomicOp, ElemType, MemoryOrder, TypeClass};
+use atomir_ir::{spell, AtomicInst, AtomicOp, ElemType, MemoryOrder};
 
 use atomir_ir::lower::{Fence, FenceBracket};
 
@@ -44,21 +44,20 @@ impl Mem {
 }
 
 pub(crate) const fn ordering(order: MemoryOrder) -> &'static str {
-    match order {
-        MemoryOrder::Relaxed => "monotonic",
-        MemoryOrder::Acquire => "acquire",
-        MemoryOrder::Release => "release",
-        MemoryOrder::AcqRel => "acq_rel",
-        MemoryOrder::SeqCst => "seq_cst",
-    }
+    crate::spelling::ordering_name(order)
 }
 
 /// A cmpxchg failure ordering: the load part of the success ordering, never release/acq_rel.
-const fn failure_ordering(order: MemoryOrder) -> &'static str {
+pub(crate) const fn failure_ordering(order: MemoryOrder) -> &'static str {
+    ordering(failure_order(order))
+}
+
+/// The failure order atomir prints with a cmpxchg of success order `order`.
+pub const fn failure_order(order: MemoryOrder) -> MemoryOrder {
     match order {
-        MemoryOrder::Relaxed | MemoryOrder::Release => "monotonic",
-        MemoryOrder::Acquire | MemoryOrder::AcqRel => "acquire",
-        MemoryOrder::SeqCst => "seq_cst",
+        MemoryOrder::Relaxed | MemoryOrder::Release => MemoryOrder::Relaxed,
+        MemoryOrder::Acquire | MemoryOrder::AcqRel => MemoryOrder::Acquire,
+        MemoryOrder::SeqCst => MemoryOrder::SeqCst,
     }
 }
 
@@ -165,35 +164,10 @@ const fn float_bytes(s: Scal) -> u32 {
     }
 }
 
-/// The `atomicrmw` keyword of `op` on `ty`. The legality table never sends float min/max here.
-const fn keyword(op: AtomicOp, ty: ElemType) -> &'static str {
-    let float = ty.is_float();
-    let signed = matches!(ty.class(), TypeClass::Signed);
-    match op {
-        AtomicOp::Add if float => "fadd",
-        AtomicOp::Sub if float => "fsub",
-        AtomicOp::Add => "add",
-        AtomicOp::Sub => "sub",
-        AtomicOp::Inc => "uinc_wrap",
-        AtomicOp::Dec => "udec_wrap",
-        AtomicOp::Min if signed => "min",
-        AtomicOp::Max if signed => "max",
-        AtomicOp::Min => "umin",
-        AtomicOp::Max => "umax",
-        AtomicOp::And => "and",
-        AtomicOp::Or => "or",
-        AtomicOp::Xor => "xor",
-        AtomicOp::Nand => "nand",
-        AtomicOp::Exch | AtomicOp::Cas => "xchg",
-        // Refused by `legality::supported_node` until the table covers them.
-        AtomicOp::UsubCond => "usub_cond",
-        AtomicOp::UsubSat => "usub_sat",
-        AtomicOp::FMinimum => "fminimum",
-        AtomicOp::FMaximum => "fmaximum",
-        AtomicOp::FMinimumNum => "fminimumnum",
-        AtomicOp::FMaximumNum => "fmaximumnum",
-        AtomicOp::Load | AtomicOp::Store => "xchg",
-    }
+/// The `atomicrmw` keyword of `op` on `ty`, from [`crate::spelling::RMW_OPS`]. The legality
+/// table never sends float min/max, cas, loads or stores here.
+fn keyword(op: AtomicOp, ty: ElemType) -> &'static str {
+    crate::spelling::rmw_keyword(op, ty).unwrap_or("xchg")
 }
 
 fn packed_lane(ty: ElemType) -> Scal {

@@ -6,6 +6,7 @@ use atomir_ir::{AddressSpace, Scope};
 use std::fmt;
 
 pub use crate::cpu::Cpu;
+use crate::spelling;
 
 /// The LLVM triples this backend prints for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,6 +98,22 @@ impl Triple {
             Triple::X86_64 => "x86_64-unknown-linux-gnu",
             Triple::SpirvVulkan => "spirv1.6-unknown-vulkan1.3-compute",
         }
+    }
+
+    /// The triple of a module's `target triple` string: [`Triple::triple_string`] itself, or
+    /// another triple of the same architecture (`nvptx64-nvidia-nvcl`, `amdgcn-amd-amdpal`,
+    /// `spirv64-intel`); a `spirv` triple whose environment is Vulkan is [`Triple::SpirvVulkan`].
+    pub fn from_triple_string(text: &str) -> Option<Triple> {
+        if let Some(triple) = Triple::ALL.into_iter().find(|t| t.triple_string() == text) {
+            return Some(triple);
+        }
+        let arch = text.split('-').next().unwrap_or_default();
+        if arch.starts_with("spirv") && text.contains("vulkan") {
+            return Some(Triple::SpirvVulkan);
+        }
+        Triple::ALL.into_iter().find(|t| {
+            *t != Triple::SpirvVulkan && t.triple_string().split('-').next() == Some(arch)
+        })
     }
 
     /// The calling convention that makes a function a kernel entry point (none on a CPU; a
@@ -341,38 +358,19 @@ impl LlvmTarget {
         self.triple.is_spirv()
     }
 
-    /// The numbered address space of a state space, or `None` where the triple has none.
+    /// The numbered address space of a state space, or `None` where the triple has none
+    /// ([`crate::spelling`]'s table; x86-64 prints every space as its one address space).
     pub const fn address_space(&self, space: AddressSpace) -> Option<u32> {
-        match (self.triple, space) {
-            (Triple::X86_64, _) => Some(0),
-            // Logical addressing: no generic pointers, no other block's shared memory.
-            (Triple::SpirvVulkan, AddressSpace::Global) => Some(STORAGE_BUFFER),
-            (Triple::SpirvVulkan, AddressSpace::Shared) => Some(3),
-            (Triple::SpirvVulkan, _) => None,
-            (Triple::Spirv64, AddressSpace::Generic) => Some(4),
-            (_, AddressSpace::Generic) => Some(0),
-            (_, AddressSpace::Global) => Some(1),
-            (_, AddressSpace::Shared) => Some(3),
-            (Triple::Nvptx64, AddressSpace::SharedCluster) => Some(7),
-            (_, AddressSpace::SharedCluster) => None,
+        match self.triple {
+            Triple::X86_64 => spelling::address_space_number(Triple::X86_64, AddressSpace::Generic),
+            triple => spelling::address_space_number(triple, space),
         }
     }
 
     /// The `syncscope` name printed for a scope the legality table has already mapped to one the
-    /// triple can express (see `legality::printed_scope`).
-    pub const fn syncscope_name(&self, scope: Scope) -> &'static str {
-        match (self.triple, scope) {
-            (_, Scope::System) => "",
-            (Triple::Nvptx64, Scope::Block) => "block",
-            (Triple::Nvptx64, Scope::Cluster) => "cluster",
-            (Triple::Nvptx64, Scope::Device) => "device",
-            (Triple::Amdgcn, Scope::Block) => "workgroup",
-            (Triple::Amdgcn, Scope::Cluster) => "cluster",
-            (Triple::Amdgcn, Scope::Device) => "agent",
-            (Triple::Spirv64 | Triple::SpirvVulkan, Scope::Block) => "workgroup",
-            (Triple::Spirv64 | Triple::SpirvVulkan, _) => "device",
-            (Triple::X86_64, _) => "",
-        }
+    /// triple can express (see `legality::printed_scope`), from [`crate::spelling`]'s table.
+    pub fn syncscope_name(&self, scope: Scope) -> &'static str {
+        spelling::syncscope_name(self.triple, scope)
     }
 }
 

@@ -23,6 +23,8 @@ pub enum Tool {
     Llc(u32),
     /// `spirv-val` 2025.5 (SPIRV-Tools): the judge of SPIR-V binaries.
     SpirvVal,
+    /// Debian's clang 22: the `-emit-llvm` corpus of `tests/corpus/src/`.
+    Clang22,
     /// Headless Chromium for the HTML report.
     Chromium,
     /// A C compiler for the threaded CPU driver.
@@ -45,6 +47,7 @@ impl Tool {
             Tool::Opt(v) => format!("opt-{v}"),
             Tool::Llc(v) => format!("llc-{v}"),
             Tool::SpirvVal => "spirv-val".into(),
+            Tool::Clang22 => "clang-22".into(),
             Tool::Chromium => "chromium".into(),
             Tool::Cc => "cc".into(),
         }
@@ -75,6 +78,7 @@ impl Tool {
             Tool::Opt(v) => vec![llvm(v, "opt")],
             Tool::Llc(v) => vec![llvm(v, "llc")],
             Tool::SpirvVal => vec![oracles.join("spirv-tools/bin/spirv-val")],
+            Tool::Clang22 => vec![PathBuf::from("/usr/bin/clang-22"), llvm(22, "clang")],
             Tool::Chromium => vec![PathBuf::from("/usr/bin/chromium")],
             Tool::Cc => vec![PathBuf::from("/usr/bin/cc"), PathBuf::from("/usr/bin/gcc")],
         }

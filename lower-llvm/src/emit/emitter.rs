@@ -277,7 +277,7 @@ impl<'a> Emitter<'a> {
 
     /// The LLVM type of a kernel value.
     pub(crate) fn value_ty(&self, ty: ValueType) -> Ty {
-        value_ty(self.target, ty)
+        super::types::value_ty(&self.target, ty)
     }
 
     pub(crate) fn prim_ty(&self, ty: PrimType, space: u32) -> Ty {
@@ -709,24 +709,5 @@ impl<'a> Emitter<'a> {
             kind => return Err(format!("a template holds a hole of kind {kind}")),
         }
         Ok(())
-    }
-}
-
-/// The LLVM type of a kernel value on `target`: what the printer reads and defines it as, so
-/// what a spliced fragment's client binds it to.
-pub(crate) fn value_ty(target: LlvmTarget, ty: ValueType) -> Ty {
-    match ty {
-        ValueType::Ptr(space) => {
-            let generic = target.address_space(atomir_ir::AddressSpace::Generic);
-            Ty::Ptr {
-                space: target.address_space(space).or(generic).unwrap_or(0),
-                pointee: target.typed_pointers().then_some((1, Scal::I(8))),
-            }
-        }
-        ValueType::Pred => Ty::S(Scal::I(1)),
-        ValueType::Data(elem, shape) if shape.is_vector() => {
-            Ty::V(shape.len() as u32, Scal::natural(elem))
-        }
-        ValueType::Data(elem, _) => Ty::S(Scal::natural(elem)),
     }
 }

@@ -7,6 +7,8 @@
 use atomir_ir::lower::Spell;
 use atomir_ir::{spell, ElemType, ValueType};
 
+use crate::target::LlvmTarget;
+
 /// A scalar LLVM type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Scal {
@@ -78,6 +80,34 @@ impl Spell for Ty {
             }
         }
     }
+}
+
+/// The LLVM type of a kernel value of type `ty` on `target`: a pointer as the raw pointer of
+/// its space (`i8 addrspace(N)*` with typed pointers), a packed float as the integer that holds
+/// it, a vector as `<N x T>`.
+pub(crate) fn value_ty(target: &LlvmTarget, ty: ValueType) -> Ty {
+    match ty {
+        ValueType::Ptr(space) => {
+            let generic = target.address_space(atomir_ir::AddressSpace::Generic);
+            Ty::Ptr {
+                space: target.address_space(space).or(generic).unwrap_or(0),
+                pointee: target.typed_pointers().then_some((1, Scal::I(8))),
+            }
+        }
+        ValueType::Pred => Ty::S(Scal::I(1)),
+        ValueType::Data(elem, shape) if shape.is_vector() => {
+            Ty::V(shape.len() as u32, Scal::natural(elem))
+        }
+        ValueType::Data(elem, _) => Ty::S(Scal::natural(elem)),
+    }
+}
+
+/// How `target` spells the LLVM type of a kernel value of type `ty`: what a client declares or
+/// casts a value to before it binds it to a spliced fragment.
+pub fn value_type_spelling(target: &LlvmTarget, ty: ValueType) -> String {
+    let mut out = String::new();
+    value_ty(target, ty).spell(&mut out);
+    out
 }
 
 /// A kernel value's type as one word, compared in one step: for a template's shape, or a key.

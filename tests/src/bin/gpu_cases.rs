@@ -21,7 +21,9 @@
 //!   for every SM and as llc's PTX from our LLVM IR (see `atomir_tests::gpu_kernels`).
 //! - `gpu_cases litmus-gen DIR [TESTS]`, `litmus-check DIR RESULTS [TESTS] [--strict]`,
 //!   `litmus-simulate OUT [TESTS]`: litmus tests of the memory model (default TESTS:
-//!   `tests/gpu/litmus`; see `atomir_tests::litmus`).
+//!   `tests/gpu/litmus`; see `atomir_tests::litmus`); `litmus-llvm-gen DIR [TESTS]`: the ones
+//!   written as LLVM IR, compiled by llc 22 as they are and after `atomir fix` (default TESTS:
+//!   `tests/gpu/litmus-llvm`; see `atomir_tests::litmus::llvm`).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -119,6 +121,12 @@ fn main() {
                 .unwrap_or_else(|e| fail(&e));
             lines.iter().for_each(|l| println!("{l}"));
         }
+        Some("litmus-llvm-gen") if (3..=4).contains(&args.len()) => {
+            let tests = args.get(3).map_or(litmus::llvm::TESTS, String::as_str);
+            let lines = litmus::llvm::generate(&workspace_path(tests), Path::new(&args[2]))
+                .unwrap_or_else(|e| fail(&e));
+            lines.iter().for_each(|l| println!("{l}"));
+        }
         Some("litmus-simulate") if (3..=4).contains(&args.len()) => {
             let tests = args.get(3).map_or(LITMUS_TESTS, String::as_str);
             let results = litmus::simulate(&workspace_path(tests), 1000).unwrap_or_else(|e| fail(&e));
@@ -142,7 +150,7 @@ fn main() {
         _ => fail(
             "usage: gpu_cases gen DIR TARGET... | gen-cubin DIR TARGET... | check DIR RESULTS... | simulate DIR SM OUT | \
              dump TARGET FILE | kernels-gen DIR [PER_POOL [FIRST_SEED]] | kernels-check DIR \
-             RESULTS | kernels-simulate DIR OUT | litmus-gen DIR [TESTS] | litmus-simulate OUT [TESTS] | litmus-check DIR RESULTS [TESTS] [--strict]",
+             RESULTS | kernels-simulate DIR OUT | litmus-gen DIR [TESTS] | litmus-llvm-gen DIR [TESTS] | litmus-simulate OUT [TESTS] | litmus-check DIR RESULTS [TESTS] [--strict]",
         ),
     }
 }

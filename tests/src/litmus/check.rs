@@ -22,6 +22,17 @@ pub fn module_text(test: &Litmus, target: PtxTarget) -> Result<String, String> {
 /// target); returns a line per test.
 pub fn generate(tests: &Path, dir: &Path) -> Result<Vec<String>, String> {
     let target = PtxTarget::parse(TARGET)?;
+    generate_from(tests, dir, |test| module_text(test, target))
+}
+
+/// [`generate`] with each test's PTX module (its threads' `.func`s and the [`wrapper`]) from
+/// `module`.
+pub fn generate_from(
+    tests: &Path,
+    dir: &Path,
+    module: impl Fn(&Litmus) -> Result<String, String>,
+) -> Result<Vec<String>, String> {
+    let target = PtxTarget::parse(TARGET)?;
     let tool = crate::ptx::ptxas_for(target);
     let ptxas = tool
         .find()
@@ -30,7 +41,7 @@ pub fn generate(tests: &Path, dir: &Path) -> Result<Vec<String>, String> {
     let mut entries = Vec::new();
     let mut lines = Vec::new();
     for test in load(tests)? {
-        let text = module_text(&test, target)?;
+        let text = module(&test)?;
         let ptx = dir.join(format!("{}.ptx", test.name));
         let cubin = format!("{}.cubin", test.name);
         std::fs::write(&ptx, &text).map_err(|e| e.to_string())?;

@@ -373,7 +373,10 @@ impl Litmus {
 }
 
 mod check;
+pub mod llvm;
 mod wrapper;
 
-pub use check::{check, generate, module_text, sequential_outcome, simulate, Report};
+pub use check::{
+    check, generate, generate_from, module_text, sequential_outcome, simulate, Report,
+};
 pub use wrapper::wrapper;
