@@ -1,7 +1,8 @@
 //! LLVM 15, 16 and 19 accept our output too: every file in `examples/` and a spread sample of
-//! the lowering matrix, for each triple, go through that version's own llvm-as, opt (verifier)
-//! and llc, or are refused with an `llvm.*` rule. (LLVM 14 and 22 run the whole matrix in
-//! `llvm_matrix.rs`.)
+//! the lowering matrix, for each triple and each processor that version's llc knows (and at
+//! LLVM 14 the processors the matrix leaves out), go through that version's own llvm-as, opt
+//! (verifier) and llc with the target's flags, or are refused with an `llvm.*` rule. (LLVM 14,
+//! 22 and 23 run the matrix in `llvm_matrix.rs`.)
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,8 +16,20 @@ use atomir_tests::llvm::{check_batch, Codegen, LlvmTools};
 use atomir_tests::tools::workspace_root;
 
 const MAJORS: [u32; 3] = [15, 16, 19];
-/// The triples with a backend in these versions (the SPIR-V ones start at 22).
-const TRIPLES: [Triple; 3] = [Triple::Nvptx64, Triple::Amdgcn, Triple::X86_64];
+/// The targets judged here: every one the backend accepts at [`MAJORS`] (no SPIR-V: its
+/// backend starts at 22), each processor included, and at LLVM 14 those the matrix leaves out.
+fn targets() -> Vec<LlvmTarget> {
+    let in_matrix = |t: &LlvmTarget| {
+        t.major == 14
+            && matches!(t.triple, Triple::X86_64 | Triple::Nvptx64)
+            && t.cpu == LlvmTarget::new(t.triple, 14).cpu
+    };
+    LlvmTarget::all()
+        .into_iter()
+        .filter(|t| (MAJORS.contains(&t.major) || t.major == 14) && !t.coarse_grained)
+        .filter(|t| !in_matrix(t))
+        .collect()
+}
 /// A prime stride through the matrix, so the sample mixes ops, types, shapes, orders, scopes
 /// and spaces (about 300 cells).
 const STRIDE: usize = 317;
@@ -81,13 +94,12 @@ fn llvm_15_16_19_accept_examples_and_a_matrix_sample() {
     // (target, tools, tag, kernels) for every module to check.
     let mut jobs = Vec::new();
     let mut lines = Vec::new();
-    for major in MAJORS {
+    for major in [14].into_iter().chain(MAJORS) {
         let Some(tools) = LlvmTools::require(major) else {
             continue;
         };
         let tools = std::sync::Arc::new(tools);
-        for triple in TRIPLES {
-            let target = LlvmTarget::new(triple, major);
+        for target in targets().into_iter().filter(|t| t.major == major) {
             let mut refused = 0;
             let mut checked = 0;
             for (stem, module) in &examples {
@@ -123,7 +135,7 @@ fn llvm_15_16_19_accept_examples_and_a_matrix_sample() {
                 {
                     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
                         .join("llvm_versions")
-                        .join(format!("{}_{}", target.triple.name(), target.major));
+                        .join(target.to_string().replace([':', '@'], "_"));
                     std::fs::create_dir_all(&dir).unwrap();
                     if let Err(message) =
                         check_batch(tools, target, kernels, &dir, tag, Codegen::Default)

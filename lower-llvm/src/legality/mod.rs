@@ -717,8 +717,11 @@ pub(crate) fn printed_scope(target: &LlvmTarget, scope: Scope, legality: &mut Le
         (Triple::Spirv64 | Triple::SpirvVulkan, Scope::Cluster) => Scope::Device,
         (Triple::Amdgcn, Scope::Cluster) if target.major < 22 => Scope::Device,
         // Measured: llc 22 aborts on cluster scope below sm_90 ("do not support cluster
-        // scope"); device scope is the narrowest wider one.
-        (Triple::Nvptx64, Scope::Cluster) if !nvptx_has_clusters(target) => Scope::Device,
+        // scope"); device scope is the narrowest wider one. Older versions, whose llc the
+        // NVPTX rules before 22 cover, are left as they were judged.
+        (Triple::Nvptx64, Scope::Cluster) if target.major >= 22 && !nvptx_has_clusters(target) => {
+            Scope::Device
+        }
         (_, scope) => scope,
     };
     if printed != scope {
