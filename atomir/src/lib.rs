@@ -53,8 +53,8 @@
 //!
 //! // A fence is asked the same way (a Vulkan shader has none).
 //! let fence = Fence { order: MemoryOrder::SeqCst, scope: Scope::Device };
-//! assert!(target.legalize(fence).is_ok());
-//! assert!(!supported_targets(fence).contains(&"llvm:spirv-vulkan".parse()?));
+//! assert!(target.legalize(&fence).is_ok());
+//! assert!(!supported_targets(&fence).contains(&"llvm:spirv-vulkan".parse()?));
 //!
 //! // A kernel built in code, verified, lowered for one target.
 //! let mut kernel = Kernel::new("histogram");
@@ -340,11 +340,11 @@ pub use atomir_ir::lower::{
 };
 pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
-    text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
-    Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
-    LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param, Predicate, Refusal, Rewrite,
-    RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef,
-    ValueType, VectorList, VectorShape, Verdict, WriteError,
+    text, verify, AddressSpace, AsNode, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint,
+    Constant, Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError,
+    LowerOptions, LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param, Predicate,
+    Refusal, Rewrite, RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value,
+    ValueData, ValueDef, ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
 pub use atomir_ir::{GenericParams, InstLowering, OnRefusal};
 /// The id maps and small vectors that appear in the IR's public types.
@@ -467,8 +467,8 @@ impl Target {
     /// The target's answer for one instruction's node, an atomic access ([`AtomicNode`]) or a
     /// fence ([`Fence`]), no kernel needed: how it is carried out, or why it cannot be, with
     /// the smallest target of the same backend that accepts it.
-    pub fn legalize(&self, node: impl Into<Node>) -> Verdict {
-        self.backend().legalize_node(&node.into())
+    pub fn legalize(&self, node: &impl AsNode) -> Verdict {
+        self.backend().legalize_node(&node.as_node())
     }
 
     /// Lowers a verified module, appending the code to `out`; a refusal leaves `out` as it was.
@@ -602,11 +602,11 @@ impl FromStr for Target {
 
 /// Every target of [`Target::all`] that accepts `node`, an atomic access ([`AtomicNode`]) or
 /// a fence ([`Fence`]), in that order.
-pub fn supported_targets(node: impl Into<Node>) -> Vec<Target> {
-    let node = node.into();
+pub fn supported_targets(node: &impl AsNode) -> Vec<Target> {
+    let node = node.as_node();
     Target::all()
         .into_iter()
-        .filter(|target| target.legalize(node).is_ok())
+        .filter(|target| target.legalize(&node).is_ok())
         .collect()
 }
 

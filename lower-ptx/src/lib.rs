@@ -241,12 +241,11 @@ impl Target for PtxTarget {
 
     /// `+plain-loops` where the options ask for plain loops and the target has combined ones.
     fn with_options(&self, options: &LowerOptions) -> Option<Self> {
-        (options.plain_loops && !self.plain_loops && self.has(PtxKnob::PlainLoops.needs())).then(
-            || PtxTarget {
-                plain_loops: true,
-                ..*self
-            },
-        )
+        let wanted = options.plain_loops && !self.plain_loops;
+        (wanted && self.has(PtxKnob::PlainLoops.needs())).then_some(PtxTarget {
+            plain_loops: true,
+            ..*self
+        })
     }
 }
 
