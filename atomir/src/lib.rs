@@ -76,8 +76,8 @@
 //!
 //! // A fence is asked the same way (a Vulkan shader has none).
 //! let fence = Fence { order: MemoryOrder::SeqCst, scope: Scope::Device };
-//! assert!(target.legalize(fence).is_ok());
-//! assert!(!supported_targets(fence).contains(&"llvm:spirv-vulkan".parse()?));
+//! assert!(target.legalize(&fence).is_ok());
+//! assert!(!supported_targets(&fence).contains(&"llvm:spirv-vulkan".parse()?));
 //!
 //! // A kernel built in code, verified, lowered for one target.
 //! let mut kernel = Kernel::new("histogram");
@@ -365,11 +365,11 @@ pub use atomir_ir::lower::{
 };
 pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
-    text, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint, Constant,
-    Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError, LowerOptions,
-    LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param, Predicate, Refusal, Rewrite,
-    RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value, ValueData, ValueDef,
-    ValueType, VectorList, VectorShape, Verdict, WriteError,
+    text, verify, AddressSpace, AsNode, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint,
+    Constant, Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError,
+    LowerOptions, LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param, Predicate,
+    Refusal, Rewrite, RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value,
+    ValueData, ValueDef, ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
 pub use atomir_ir::{GenericParams, InstLowering, OnRefusal};
 /// The id maps and small vectors that appear in the IR's public types.
@@ -496,8 +496,8 @@ impl Target {
     /// The target's answer for one instruction's node, an atomic access ([`AtomicNode`]) or a
     /// fence ([`Fence`]), no kernel needed: how it is carried out, or why it cannot be, with
     /// the smallest target of the same backend that accepts it.
-    pub fn legalize(&self, node: impl Into<Node>) -> Verdict {
-        self.backend().legalize_node(&node.into())
+    pub fn legalize(&self, node: &impl AsNode) -> Verdict {
+        self.backend().legalize_node(&node.as_node())
     }
 
     /// Lowers a verified module, appending the code to `out`; a refusal leaves `out` as it was.
@@ -631,11 +631,11 @@ impl FromStr for Target {
 
 /// Every target of [`Target::all`] that accepts `node`, an atomic access ([`AtomicNode`]) or
 /// a fence ([`Fence`]), in that order.
-pub fn supported_targets(node: impl Into<Node>) -> Vec<Target> {
-    let node = node.into();
+pub fn supported_targets(node: &impl AsNode) -> Vec<Target> {
+    let node = node.as_node();
     Target::all()
         .into_iter()
-        .filter(|target| target.legalize(node).is_ok())
+        .filter(|target| target.legalize(&node).is_ok())
         .collect()
 }
 
@@ -763,7 +763,7 @@ mod tests {
         // Every table's candidates (where a refusal's smallest target is searched) are listed.
         let node = AtomicNode::new(AtomicOp::Add, ElemType::U32);
         for target in &all {
-            if let Err(refusal) = target.legalize(node) {
+            if let Err(refusal) = target.legalize(&node) {
                 if let Some(smallest) = &refusal.smallest_target {
                     let typed = Target::smallest_accepting(&refusal);
                     assert!(typed.is_some_and(|t| all.contains(&t)), "{smallest}");
@@ -788,11 +788,11 @@ mod tests {
         let mut node = AtomicNode::new(AtomicOp::Exch, ElemType::B128);
         node.space = AddressSpace::Global;
         node.pointer_space = AddressSpace::Global;
-        let accepting = supported_targets(node);
+        let accepting = supported_targets(&node);
         for target in Target::all() {
             assert_eq!(
                 accepting.contains(&target),
-                target.legalize(node).is_ok(),
+                target.legalize(&node).is_ok(),
                 "{target}"
             );
         }

@@ -272,7 +272,7 @@ proptest! {
         let undefined = !ty.supports(op) || !op.admits_order(order)
             || (op.requires_result() && !result_used) || (op.has_no_result() && result_used);
         for target in targets() {
-            let verdict = no_panic(&format!("{target}: legalize"), || target.legalize(node))?;
+            let verdict = no_panic(&format!("{target}: legalize"), || target.legalize(&node))?;
             if undefined {
                 prop_assert!(verdict.is_err(), "{target} accepts {node:?}");
             }

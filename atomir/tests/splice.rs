@@ -36,7 +36,7 @@ fn every_accepted_cell_splices() {
         let mut fragment = Fragment::default();
         let mut spliced = 0;
         let mut calls = 0;
-        for cell in cells().filter(|cell| target.legalize(cell.node()).is_ok()) {
+        for cell in cells().filter(|cell| target.legalize(&cell.node()).is_ok()) {
             let module = Module {
                 kernels: vec![cell.kernel()],
             };

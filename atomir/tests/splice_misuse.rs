@@ -450,15 +450,19 @@ fn fences_are_legalized_like_any_node() {
         order: MemoryOrder::AcqRel,
         scope: Scope::Cluster,
     };
-    let accepting = atomir::supported_targets(cluster);
+    let accepting = atomir::supported_targets(&cluster);
     let sm90: Target = "ptx:sm_90".parse().unwrap();
     let vulkan: Target = "llvm:spirv-vulkan".parse().unwrap();
     assert!(accepting.contains(&sm90) && !accepting.contains(&vulkan));
-    let refusal = vulkan.legalize(cluster).unwrap_err();
+    let refusal = vulkan.legalize(&cluster).unwrap_err();
     assert_eq!(refusal.rule.id(), "llvm.vulkan-no-fence", "{refusal}");
     // The same answer through a `Node` and through the fence itself.
     let node = atomir::Node::from(cluster);
     for target in atomir::Target::all() {
-        assert_eq!(target.legalize(node), target.legalize(cluster), "{target}");
+        assert_eq!(
+            target.legalize(&node),
+            target.legalize(&cluster),
+            "{target}"
+        );
     }
 }

@@ -77,7 +77,7 @@ pub use legal::{
     Refusal, Rewrite, Site, Strategy, Verdict, WriteError,
 };
 pub use lower::InstLowering;
-pub use node::{AtomicNode, Node};
+pub use node::{AsNode, AtomicNode, Node};
 pub use rule::RuleId;
 pub use types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass, ValueType,

@@ -210,6 +210,31 @@ impl From<Fence> for Node {
     }
 }
 
+/// What a target answers for without a kernel: an atomic access ([`AtomicNode`]), a fence
+/// ([`Fence`]), or either ([`Node`]).
+pub trait AsNode {
+    /// The node, as a table judges it.
+    fn as_node(&self) -> Node;
+}
+
+impl AsNode for AtomicNode {
+    fn as_node(&self) -> Node {
+        Node::Atomic(*self)
+    }
+}
+
+impl AsNode for Fence {
+    fn as_node(&self) -> Node {
+        Node::Fence(*self)
+    }
+}
+
+impl AsNode for Node {
+    fn as_node(&self) -> Node {
+        *self
+    }
+}
+
 impl From<&AtomicNode> for Node {
     fn from(node: &AtomicNode) -> Self {
         Node::Atomic(*node)

@@ -243,8 +243,8 @@ impl Target for PtxTarget {
 
     /// `+plain-loops` where the options ask for plain loops and the target has combined ones.
     fn with_options(&self, options: &LowerOptions) -> Option<Self> {
-        let combined = self.has(PtxKnob::PlainLoops.needs());
-        (options.plain_loops && !self.plain_loops && combined).then_some(PtxTarget {
+        let wanted = options.plain_loops && !self.plain_loops;
+        (wanted && self.has(PtxKnob::PlainLoops.needs())).then_some(PtxTarget {
             plain_loops: true,
             ..*self
         })

@@ -109,7 +109,7 @@ impl Target {
     /// a node; `verdict.raise_if_refused()` turns a refusal into `atomir.RefusedError`.
     fn legalize(&self, node: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         let node = node_of(node)?;
-        guarded(|| Ok(Verdict::of(self.target, node, &self.target.legalize(node))))
+        guarded(|| Ok(Verdict::of(self.target, node, &self.target.legalize(&node))))
     }
 
     /// One node lowered as a fragment for the inside of a kernel (PTX, vISA) or function
@@ -496,7 +496,7 @@ fn targets() -> PyResult<Vec<Target>> {
 fn supported_targets(node: &Bound<'_, PyAny>) -> PyResult<Vec<Target>> {
     let node = node_of(node)?;
     guarded(|| {
-        Ok(atomir::supported_targets(node)
+        Ok(atomir::supported_targets(&node)
             .into_iter()
             .map(|target| Target { target })
             .collect())

@@ -298,7 +298,7 @@ fn the_opt_in_changes_only_scalar_half_adds() {
         let mut changed = 0;
         for cell in cells() {
             let node = cell.node();
-            let (plain, packed) = (default.legalize(node), opt_in.legalize(node));
+            let (plain, packed) = (default.legalize(&node), opt_in.legalize(&node));
             let expected = plain.is_ok()
                 && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
                 && cell.shape == VectorShape::Scalar

@@ -264,7 +264,7 @@ fn every_atomic_of_the_corpus_is_found_and_means_what_its_source_says() {
             for target in &targets {
                 // A verdict, native, emulated or refused with a rule: every atomic is covered.
                 let _ = match atomic.node {
-                    Node::Atomic(node) => target.legalize(node),
+                    Node::Atomic(node) => target.legalize(&node),
                     Node::Fence(fence) => target.legalize_fence(&fence),
                 };
                 judged += 1;

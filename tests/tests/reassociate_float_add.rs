@@ -16,7 +16,7 @@ fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
         let mut changed = 0;
         for cell in cells() {
             let node = cell.node();
-            let (plain, combined) = (default.legalize(node), opt_in.legalize(node));
+            let (plain, combined) = (default.legalize(&node), opt_in.legalize(&node));
             let expected = plain.is_ok()
                 && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
                 && cell.ty == ElemType::F32

@@ -32,7 +32,7 @@ fn many(target: Target, seed: u64, spaces: &[AddressSpace]) -> Kernel {
 
 fn many_of(target: Target, seed: u64, spaces: &[AddressSpace], fragments: usize) -> Kernel {
     let accepted: Vec<Cell> = cells()
-        .filter(|cell| spaces.contains(&cell.space) && target.legalize(cell.node()).is_ok())
+        .filter(|cell| spaces.contains(&cell.space) && target.legalize(&cell.node()).is_ok())
         .collect();
     assert!(accepted.len() > fragments, "{target} accepts too few cells");
     let mut rng = Rng::new(seed);
