@@ -24,7 +24,12 @@ fn read_lists_every_atomic_with_its_line() {
     assert_eq!(out.status.code(), Some(0), "{}", text_of(&out.stderr));
     let text = text_of(&out.stdout);
     assert_eq!(text.lines().count(), 9, "{text}");
-    assert!(text.contains(":8:3: atomic.exch.release.device.global.b32 [%p1], 1\t// %a = atomicrmw xchg"), "{text}");
+    assert!(
+        text.contains(
+            ":8:3: atomic.exch.release.device.global.b32 [%p1], 1\t// %a = atomicrmw xchg"
+        ),
+        "{text}"
+    );
     assert!(text.contains("fence.seq_cst.block"), "{text}");
 }
 
@@ -37,18 +42,44 @@ fn an_atomic_that_cannot_be_read_is_an_error_at_its_place_and_the_rest_is_read()
     let out = atomir(&["read", &path], "");
     assert_eq!(out.status.code(), Some(1));
     let errors = text_of(&out.stderr);
-    assert!(errors.starts_with(&format!("{path}:3:")) && errors.contains("wavefront"), "{errors}");
+    assert!(
+        errors.starts_with(&format!("{path}:3:")) && errors.contains("wavefront"),
+        "{errors}"
+    );
     assert!(text_of(&out.stdout).contains("atomic.add.relaxed.device.generic.u32"));
 }
 
 #[test]
 fn check_gives_the_porting_report() {
-    let out = atomir(&["check", &module(), "--target", "llvm:nvptx64@14", "--target", "ptx:sm_90"], "");
+    let out = atomir(
+        &[
+            "check",
+            &module(),
+            "--target",
+            "llvm:nvptx64@14",
+            "--target",
+            "ptx:sm_90",
+        ],
+        "",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text_of(&out.stderr));
     let text = text_of(&out.stdout);
-    assert!(text.contains("refused") && text.contains("llvm.nvptx-ordered-needs-22"), "{text}");
+    assert!(
+        text.contains("refused") && text.contains("llvm.nvptx-ordered-needs-22"),
+        "{text}"
+    );
     assert!(text.contains("9 atomics"), "{text}");
-    let json = atomir(&["check", &module(), "--target", "ptx:sm_90", "--format", "json"], "");
+    let json = atomir(
+        &[
+            "check",
+            &module(),
+            "--target",
+            "ptx:sm_90",
+            "--format",
+            "json",
+        ],
+        "",
+    );
     assert_eq!(json.status.code(), Some(0));
 }
 
@@ -57,8 +88,14 @@ fn fix_replaces_the_atomics_and_keeps_the_rest() {
     let out = atomir(&["fix", &module(), "--target", "llvm:nvptx64@22"], "");
     assert_eq!(out.status.code(), Some(0), "{}", text_of(&out.stderr));
     let text = text_of(&out.stdout);
-    assert!(text.contains("fence syncscope(\"device\") release"), "{text}");
-    assert!(text.contains("define ptx_kernel void @hand(") && text.contains("%h = "), "{text}");
+    assert!(
+        text.contains("fence syncscope(\"device\") release"),
+        "{text}"
+    );
+    assert!(
+        text.contains("define ptx_kernel void @hand(") && text.contains("%h = "),
+        "{text}"
+    );
     let wrong = atomir(&["fix", &module(), "--target", "ptx:sm_90"], "");
     assert_eq!(wrong.status.code(), Some(1));
     let not_ll = atomir(&["fix", "x.atom", "--target", "llvm:nvptx64@22"], "");
@@ -78,9 +115,15 @@ fn audit_exits_1_on_a_weakened_atomic_and_0_when_kept() {
     let out = atomir(&["audit", "--ir", &ir, "--ptx", &weak], "");
     assert_eq!(out.status.code(), Some(1));
     let text = text_of(&out.stdout);
-    assert!(text.contains(":3: WEAKENED: order dropped: release in the IR, relaxed in the PTX"), "{text}");
+    assert!(
+        text.contains(":3: WEAKENED: order dropped: release in the IR, relaxed in the PTX"),
+        "{text}"
+    );
     assert!(text.contains("weak.ptx:9: atom.global.exch.b32"), "{text}");
-    let kept = tmp("kept.ptx", &ptx("atom.release.gpu.global.exch.b32 %r1, [%rd1], 1;"));
+    let kept = tmp(
+        "kept.ptx",
+        &ptx("atom.release.gpu.global.exch.b32 %r1, [%rd1], 1;"),
+    );
     let out = atomir(&["audit", "--ir", &ir, "--ptx", &kept], "");
     assert_eq!(out.status.code(), Some(0), "{}", text_of(&out.stdout));
     assert!(text_of(&out.stdout).contains("1 atomics: 1 kept"));
