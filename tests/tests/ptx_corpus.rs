@@ -4,7 +4,8 @@
 //!
 //! Every file reads without an error; the atomics found are as many as a line count of the
 //! PTX text finds (an independent count); each nvcc kernel's atomics mean what its source
-//! says (`K(name, "expect", …)` in `src/*.cu`), as many as the source states; and every
+//! says (`K(name, "expect", …)` in `src/*.cu`), as many as the source states; each llc access
+//! is one of its example's operations or part of llc's emulation of one; and every
 //! atomic of the corpus is judged by visa:PVC, llvm:amdgcn and llvm:spirv64.
 
 use std::collections::BTreeMap;
@@ -269,6 +270,9 @@ fn every_atomic_of_the_corpus_is_found_and_means_what_its_source_says() {
                 judged += 1;
             }
         }
+        if name.starts_with("llc") {
+            explained_by_example(&name, &path, &read.atomics);
+        }
         if !name.starts_with("nvcc") {
             continue;
         }
@@ -308,6 +312,40 @@ fn every_atomic_of_the_corpus_is_found_and_means_what_its_source_says() {
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
     assert!(files_read > 40, "the corpus has {files_read} files");
     println!("{files_read} files, {found} atomics found, {stated} stated by the sources and matched, {judged} verdicts");
+}
+
+/// llc's code of an example: every access read is one of the example's operations at a scope
+/// that includes the example's narrowest, or a part of llc's emulations of them (a CAS loop's
+/// load and cas, the integer min/max of a float min/max).
+fn explained_by_example(name: &str, path: &Path, reads: &[ReadAtomic]) {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .expect("a file name");
+    let example = atomir_tests::tools::workspace_root().join(format!("examples/{stem}.atom"));
+    let source = std::fs::read_to_string(&example).expect("the example");
+    let module = atomir::text::parse(&source).expect("the example parses");
+    let mut ops = vec![AtomicOp::Cas, AtomicOp::Load, AtomicOp::Min, AtomicOp::Max];
+    let mut narrowest = Scope::System;
+    for kernel in &module.kernels {
+        for (_, inst) in kernel.atomics() {
+            ops.push(if inst.op == AtomicOp::Sub {
+                AtomicOp::Add
+            } else {
+                inst.op
+            });
+            narrowest = narrowest.min(inst.scope);
+        }
+    }
+    for read in reads {
+        if let Node::Atomic(node) = read.node {
+            assert!(
+                ops.contains(&node.op) && node.scope.includes(narrowest),
+                "{name}:{}: {node:?} is none of {stem}'s operations",
+                read.line
+            );
+        }
+    }
 }
 
 /// A missing tool: a failure where CI requires every tool, a printed skip otherwise.

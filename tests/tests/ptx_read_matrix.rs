@@ -233,64 +233,100 @@ fn check_native(
     (relowered, variants)
 }
 
+/// Reads back one target's cells (every `every`th); the line of the report.
+fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
+    let target = Target::Ptx(ptx);
+    let mut module = Module::default();
+    let mut native = Vec::new();
+    for cell in cells.iter().step_by(every) {
+        let Ok(legality) = target.legalize_node(&cell.node()) else {
+            continue;
+        };
+        let mut kernel = cell.kernel();
+        kernel.name = format!("k{}", module.kernels.len());
+        if legality.lowering == Lowering::Native {
+            native.push((module.kernels.len(), *cell));
+        }
+        module.kernels.push(kernel);
+    }
+    let verified = atomir::verify::verify(&module).expect("matrix cells verify");
+    let options = LowerOptions::module().with_generic_params(GenericParams::Anywhere);
+    let mut code = String::new();
+    target
+        .lower(&verified, &options, &mut code)
+        .unwrap_or_else(|error| panic!("{ptx}: {error}"));
+    let read = atomir::read_ptx(&code);
+    let shown: Vec<String> = read
+        .errors
+        .iter()
+        .take(5)
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        read.errors.is_empty(),
+        "{ptx}: {} errors reading atomir's own code: {shown:#?}",
+        read.errors.len()
+    );
+    let mut by_kernel: Vec<Vec<&ReadAtomic>> = vec![Vec::new(); module.kernels.len()];
+    for atomic in &read.atomics {
+        if let Some(index) = atomic
+            .function
+            .strip_prefix('k')
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            by_kernel[index].push(atomic);
+        }
+    }
+    let mut relowered = 0;
+    let mut variants = 0;
+    for (index, cell) in &native {
+        let (lines, respelled) = check_native(ptx, &target, &code, cell, &by_kernel[*index]);
+        relowered += lines;
+        variants += respelled;
+    }
+    assert!(
+        !native.is_empty() && relowered > 0,
+        "{ptx}: nothing checked"
+    );
+    format!(
+        "{ptx}: {} cells read, {} native checked, {relowered} re-lowered byte for byte, \
+         {variants} respellings read alike",
+        module.kernels.len(),
+        native.len()
+    )
+}
+
 #[test]
 fn every_cell_reads_back_and_native_cells_relower_byte_for_byte() {
     let cells: Vec<AnyCell> = all_cells().collect();
-    let mut report = Vec::new();
-    for (ptx, every) in targets() {
-        let target = Target::Ptx(ptx);
-        let mut module = Module::default();
-        let mut native = Vec::new();
-        for cell in cells.iter().step_by(every) {
-            let Ok(legality) = target.legalize_node(&cell.node()) else {
-                continue;
-            };
-            let mut kernel = cell.kernel();
-            kernel.name = format!("k{}", module.kernels.len());
-            if legality.lowering == Lowering::Native {
-                native.push((module.kernels.len(), *cell));
-            }
-            module.kernels.push(kernel);
-        }
-        let verified = atomir::verify::verify(&module).expect("matrix cells verify");
-        let options = LowerOptions::module().with_generic_params(GenericParams::Anywhere);
-        let mut code = String::new();
-        target
-            .lower(&verified, &options, &mut code)
-            .unwrap_or_else(|error| panic!("{ptx}: {error}"));
-        let read = atomir::read_ptx(&code);
-        let shown: Vec<String> = read
-            .errors
-            .iter()
-            .take(5)
-            .map(ToString::to_string)
+    let targets = targets();
+    // The targets in turn on a few threads (each target is one lowering and one read).
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(4);
+    let mut report: Vec<(usize, String)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(ptx, every)) = targets.get(index) else {
+                            return done;
+                        };
+                        done.push((index, read_back_target(ptx, every, &cells)));
+                    }
+                })
+            })
             .collect();
-        assert!(
-            read.errors.is_empty(),
-            "{ptx}: {} errors reading atomir's own code: {shown:#?}",
-            read.errors.len()
-        );
-        let mut by_kernel: Vec<Vec<&ReadAtomic>> = vec![Vec::new(); module.kernels.len()];
-        for atomic in &read.atomics {
-            if let Some(index) = atomic
-                .function
-                .strip_prefix('k')
-                .and_then(|n| n.parse::<usize>().ok())
-            {
-                by_kernel[index].push(atomic);
-            }
-        }
-        let mut checked = 0;
-        let mut relowered = 0;
-        let mut variants = 0;
-        for (index, cell) in &native {
-            let (lines, respelled) = check_native(ptx, &target, &code, cell, &by_kernel[*index]);
-            relowered += lines;
-            variants += respelled;
-            checked += 1;
-        }
-        assert!(checked > 0 && relowered > 0, "{ptx}: nothing checked");
-        report.push(format!("{ptx}: {} cells read, {checked} native checked, {relowered} re-lowered byte for byte, {variants} respellings read alike", module.kernels.len()));
-    }
-    println!("{}", report.join("\n"));
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().expect("a worker"))
+            .collect()
+    });
+    report.sort();
+    assert_eq!(report.len(), targets.len());
+    let lines: Vec<String> = report.into_iter().map(|(_, line)| line).collect();
+    println!("{}", lines.join("\n"));
 }

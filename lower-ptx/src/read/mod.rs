@@ -227,11 +227,14 @@ pub fn read_instruction(text: &str, decls: &Declarations) -> Result<ReadAtomic, 
     })
 }
 
-/// The function a header declares (`.visible .entry name(`).
+/// The function a header declares (`.visible .entry name(` or `.func (.param .b32 r) name(`):
+/// the first identifier written just before a `(`.
 fn function_name(header: &str) -> Option<String> {
-    let before = header.split('(').next()?;
-    let name = before.split_whitespace().last()?;
-    (!name.starts_with('.')).then(|| name.to_string())
+    header.match_indices('(').find_map(|(at, _)| {
+        let name = header[..at].split_whitespace().last()?;
+        let plain = !name.starts_with('.') && !name.ends_with(')');
+        plain.then(|| name.to_string())
+    })
 }
 
 impl ReadAtomic {
@@ -256,5 +259,22 @@ impl ReadAtomic {
     /// register or variable it stands for (with `%` for a register): what a splice binds.
     pub fn kernel_with_registers(&self) -> (Kernel, Vec<String>) {
         kernel::kernel_and_registers(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn function_names() {
+        use super::function_name;
+        assert_eq!(
+            function_name(".visible .entry k(.param .u64 p)").as_deref(),
+            Some("k")
+        );
+        assert_eq!(
+            function_name(".func (.param .b32 r) _Z1fPi(.param .b64 p)").as_deref(),
+            Some("_Z1fPi")
+        );
+        assert_eq!(function_name(".visible .func g()").as_deref(), Some("g"));
     }
 }
