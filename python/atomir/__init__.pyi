@@ -1,22 +1,27 @@
 """Type stubs of atomir: GPU atomics as a vendor-neutral IR, lowered to PTX, vISA and LLVM IR."""
 
 import enum
-from typing import Optional, Sequence, Tuple, Union, final
+from typing import Literal, Optional, Sequence, Tuple, Union, final
 
 __version__: str
 
 __all__ = [
     "__version__",
     "Atomic",
+    "AuditEntry",
+    "AuditReport",
     "Binding",
     "Error",
     "Fence",
+    "Fixed",
     "Fragment",
     "Hint",
     "InstLowering",
     "Instruction",
     "InternalError",
     "InvalidError",
+    "LlvmAtomic",
+    "LlvmModule",
     "Load",
     "Lowered",
     "Module",
@@ -35,7 +40,10 @@ __all__ = [
     "Target",
     "Type",
     "Verdict",
+    "audit",
+    "fix_llvm",
     "parse",
+    "read_llvm",
     "read_ptx",
     "read_ptx_instruction",
     "supported_targets",
@@ -420,7 +428,76 @@ class PtxModule:
     @property
     def errors(self) -> list[Tuple[int, int, str]]: ...
 
+@final
+class LlvmAtomic:
+    @property
+    def line(self) -> int: ...
+    @property
+    def col(self) -> int: ...
+    @property
+    def function(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def node(self) -> Optional[Node]: ...
+    @property
+    def raw(self) -> str: ...
+
+@final
+class LlvmModule:
+    @property
+    def triple(self) -> Optional[str]: ...
+    @property
+    def atomics(self) -> list[LlvmAtomic]: ...
+    @property
+    def errors(self) -> list[Tuple[int, int, str]]: ...
+
+@final
+class Fixed:
+    @property
+    def text(self) -> str: ...
+    @property
+    def replaced(self) -> int: ...
+    @property
+    def diagnostics(self) -> list[Tuple[int, int, str]]: ...
+
+@final
+class AuditEntry:
+    @property
+    def function(self) -> str: ...
+    @property
+    def ir_line(self) -> int: ...
+    @property
+    def ir_text(self) -> str: ...
+    @property
+    def ptx(self) -> list[Tuple[int, str]]: ...
+    @property
+    def verdict(self) -> Literal["kept", "strengthened", "weakened", "unmatched"]: ...
+    @property
+    def details(self) -> list[str]: ...
+
+@final
+class AuditReport:
+    @property
+    def entries(self) -> list[AuditEntry]: ...
+    @property
+    def unclaimed(self) -> list[Tuple[str, int, str]]: ...
+    @property
+    def ir_errors(self) -> list[Tuple[int, int, str]]: ...
+    @property
+    def ptx_errors(self) -> list[str]: ...
+    @property
+    def weakened(self) -> int: ...
+    @property
+    def unmatched(self) -> int: ...
+    @property
+    def is_clean(self) -> bool: ...
+    def render(self, ir_name: str = "<ir>", ptx_name: str = "<ptx>") -> str: ...
+
 def parse(text: str) -> Module: ...
+def read_llvm(text: str, triple: Optional[str] = None) -> LlvmModule: ...
+def fix_llvm(text: str, target: Union[Target, str]) -> Fixed: ...
+def audit(ir: str, ptx: str, triple: Optional[str] = None) -> AuditReport: ...
 def read_ptx(text: str) -> PtxModule: ...
 def read_ptx_instruction(text: str) -> PtxAtomic: ...
 def targets() -> list[Target]: ...
