@@ -53,6 +53,22 @@ EXAMPLE_PTX = """\
 
 PTX_INSTRUCTIONS = EXAMPLE_PTX.splitlines()[9:13]
 
+EXAMPLE_LL = """\
+target triple = "nvptx64-nvidia-cuda"
+define ptx_kernel void @k(ptr addrspace(1) %p, ptr addrspace(3) %s, i32 %x) {
+entry:
+  %a = atomicrmw xchg ptr addrspace(1) %p, i32 1 syncscope("device") release, align 4
+  %b = atomicrmw fadd ptr addrspace(3) %s, float 1.0 syncscope("block") monotonic, align 4
+  %c = cmpxchg ptr addrspace(1) %p, i32 %x, i32 %a acq_rel acquire, align 4
+  fence syncscope("block") acquire
+  %v = load atomic i32, ptr addrspace(1) %p acquire, align 4
+  store atomic i32 %v, ptr addrspace(1) %p syncscope("device") release, align 4
+  ret void
+}
+"""
+LLVM_TARGET_NAMES = [name for name in TARGET_NAMES if name.startswith("llvm:")]
+TRIPLES = ["nvptx64", "amdgcn", "spirv64", "x86_64", "spirv-vulkan", "nvptx64-nvidia-cuda"]
+
 counts: Dict[str, int] = collections.Counter()
 
 
@@ -211,6 +227,14 @@ def exercise(data: st.DataObject) -> None:
     line = data.draw(st.one_of(st.sampled_from(PTX_INSTRUCTIONS), st.text(max_size=40)))
     line = mutated(line, data)
     call("read_ptx_instruction", lambda: atomir.read_ptx_instruction(line))
+    ir = data.draw(st.one_of(st.just(EXAMPLE_LL), st.text(max_size=80)).map(lambda t: mutated(t, data)))
+    triple = data.draw(st.one_of(st.none(), st.sampled_from(TRIPLES), st.text(max_size=8)))
+    call("read_llvm", lambda: atomir.read_llvm(ir, triple))
+    fix_target = data.draw(st.one_of(st.sampled_from(LLVM_TARGET_NAMES), st.just(name), st.just(target)))
+    call("fix_llvm", lambda: atomir.fix_llvm(ir, fix_target))
+    report = call("audit", lambda: atomir.audit(ir, ptx))
+    if report is not None:
+        call("render", lambda: [entry.details for entry in report.entries] and report.render("a.ll", "a.ptx"))
 
 
 if __name__ == "__main__":

@@ -27,9 +27,11 @@ def test_random_and_malformed_input_only_ever_raises_exceptions() -> None:
     print(child.stdout.strip())
     counts = {key: int(value) for key, value in re.findall(r"(\w[\w .]*?) (\d+)(?:,|;)", child.stdout)}
     # Not vacuous: each operation both succeeded and refused somewhere in the run.
-    for operation in ["Target", "legalize", "splice", "parse", "lower", "lower_each", "read_ptx_instruction"]:
+    for operation in ["Target", "legalize", "splice", "parse", "lower", "lower_each", "read_ptx_instruction",
+                      "read_llvm", "fix_llvm"]:
         assert counts.get(f"{operation} returned", 0) > 0, (operation, counts)
         raised = sum(n for key, n in counts.items() if key.startswith(f"{operation} raised"))
         assert raised > 0, (operation, counts)
-    assert counts.get("read_ptx returned", 0) > 0, counts
+    for operation in ["read_ptx", "audit", "render"]:
+        assert counts.get(f"{operation} returned", 0) > 0, (operation, counts)
     assert counts["calls"] >= 4 * EXAMPLES
