@@ -134,7 +134,7 @@ fn binding_types_name_each_role_and_type() {
         let fence = target.binding_types(&verified, 1, Inst::new(1)).unwrap();
         assert!(fence.values.is_empty(), "{name}: {fence}");
     }
-    // What the client learned from the output: f16x2 is a 32-bit register / `i32`.
+    // f16x2 lives in a 32-bit register on PTX and is an `i32` in LLVM IR.
     let mut kernel = Kernel::new("h");
     let p = kernel.add_param("p", ValueType::Ptr(AddressSpace::Global));
     let h = kernel.add_param("h", ValueType::scalar(ElemType::F16x2));
