@@ -1,8 +1,8 @@
 target datalayout = "e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
 target triple = "amdgcn-amd-amdhsa"
 
-@__hip_cuid_67695365648c5f49 = addrspace(1) global i8 0
-@llvm.compiler.used = appending addrspace(1) global [1 x ptr] [ptr addrspacecast (ptr addrspace(1) @__hip_cuid_67695365648c5f49 to ptr)], section "llvm.metadata"
+@__hip_cuid_e5460efd9da1e395 = addrspace(1) global i8 0
+@llvm.compiler.used = appending addrspace(1) global [1 x ptr] [ptr addrspacecast (ptr addrspace(1) @__hip_cuid_e5460efd9da1e395 to ptr)], section "llvm.metadata"
 
 ; Function Attrs: mustprogress nofree norecurse nounwind memory(argmem: readwrite)
 define protected amdgpu_kernel void @_Z9histogramPjPKhi(ptr addrspace(1) noundef captures(none) %bins.coerce, ptr addrspace(1) noundef readonly captures(none) %data.coerce, i32 noundef %n) local_unnamed_addr #0 {
