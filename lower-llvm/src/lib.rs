@@ -287,7 +287,7 @@ impl Target for LlvmTarget {
     fn splice_type(&self, ty: atomir_ir::ValueType) -> atomir_ir::lower::SpliceType {
         atomir_ir::lower::SpliceType {
             names: 1,
-            ty: atomir_ir::lower::Displayed(emit::value_ty(self, ty)).to_string(),
+            ty: emit::value_type_spelling(self, ty),
         }
     }
 }

@@ -14,7 +14,6 @@ mod values;
 
 pub(crate) use emitter::Emitter;
 pub use printer::LlvmPrinter;
-pub(crate) use types::value_ty;
 pub use types::value_type_spelling;
 pub(crate) use types::{Scal, Ty};
 pub(crate) use values::{write_ident, Label, Ref};
