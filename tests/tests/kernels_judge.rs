@@ -8,7 +8,10 @@
 //!   reading the code back without an error, at least one atomic per instruction), GenX_IR,
 //!   llvm-as + opt verify + llc with the target's own flags. A refusal with a rule is a fine
 //!   answer, a panic is not.
-//!   `ATOMIR_KERNELS=20000` sets the kernels per target (default [`CI_KERNELS`]),
+//!   `ATOMIR_KERNELS=20000` sets the kernels per target (default [`CI_KERNELS`]);
+//!   with `ATOMIR_KERNELS_SPREAD=1` it is the kernels in all, dealt round-robin over the targets
+//!   by module, so that each target judges distinct kernels (the long run's way to judge many
+//!   targets with many distinct kernels in bounded time).
 //!   `ATOMIR_KERNELS_SEED` the first seed, `ATOMIR_KERNELS_TARGETS=ptx:sm_90,llvm:x86_64@14`
 //!   narrows the targets, `ATOMIR_KERNELS_BISECT=1000` bisects every failing batch (to list
 //!   every distinct failure rather than stop at a dozen per target), and
@@ -102,9 +105,20 @@ fn on_workers<J: Sync>(jobs: &[J], workers: usize, label: &str, work: impl Fn(&J
     });
 }
 
+/// Which inputs each target judges.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Deal {
+    /// Every input on every target.
+    EveryTarget,
+    /// Input `i` on target `i mod targets` only.
+    RoundRobin,
+}
+
 /// One target's work and findings.
 struct Run {
     target: JudgeTarget,
+    /// The inputs this target judges.
+    inputs: Vec<(String, Module)>,
     tally: Tally,
     accepted: Vec<Module>,
     origins: Vec<String>,
@@ -119,9 +133,15 @@ struct Run {
 /// Failures are reported once per distinct message per target (`per_input` false: generated
 /// modules, where one defect shows in many) or once per input and message (regression inputs,
 /// each of which names one defect).
-fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<Rejection> {
+fn judge_all(
+    inputs: &[(String, Module)],
+    label: &str,
+    per_input: bool,
+    deal: Deal,
+) -> Vec<Rejection> {
     let started = Instant::now();
     let targets = targets();
+    let target_count = targets.len();
     if targets.is_empty() {
         println!("SKIPPED: {label}: no target's tool is installed");
         return Vec::new();
@@ -132,12 +152,20 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
     // Lowering (and refusals) per target.
     let slots: Vec<Mutex<Run>> = targets
         .into_iter()
-        .map(|target| {
+        .enumerate()
+        .map(|(r, target)| {
+            let inputs: Vec<(String, Module)> = inputs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| deal == Deal::EveryTarget || i % target_count == r)
+                .map(|(_, input)| input.clone())
+                .collect();
             Mutex::new(Run {
                 target,
                 tally: Tally::default(),
                 accepted: Vec::new(),
                 origins: inputs.iter().map(|(o, _)| o.clone()).collect(),
+                inputs,
                 batches: Vec::new(),
                 rejections: Mutex::new(Vec::new()),
                 bisect_budget: AtomicUsize::new(bisected_per_target),
@@ -147,7 +175,7 @@ fn judge_all(inputs: &[(String, Module)], label: &str, per_input: bool) -> Vec<R
     on_workers(&slots, workers, label, |slot, _| {
         let mut run = slot.lock().unwrap();
         let run = &mut *run;
-        run.accepted = accepted_parts(&run.target, inputs, &mut run.tally);
+        run.accepted = accepted_parts(&run.target, &run.inputs, &mut run.tally);
         run.batches = pack(&run.accepted, BATCH_KERNELS);
         run.batches
             .retain(|b| b.iter().any(|&m| !run.accepted[m].kernels.is_empty()));
@@ -311,7 +339,12 @@ fn generated_kernels_pass_every_tool() {
         "{kernels} kernels in {} modules, seeds {first:#x}..{seed:#x}",
         inputs.len()
     );
-    let failures = judge_all(&inputs, "generated", false);
+    let deal = if env_number("ATOMIR_KERNELS_SPREAD").unwrap_or(0) != 0 {
+        Deal::RoundRobin
+    } else {
+        Deal::EveryTarget
+    };
+    let failures = judge_all(&inputs, "generated", false, deal);
     report("generated kernels", &failures);
 }
 
@@ -362,7 +395,7 @@ fn regression_inputs_pass_every_tool() {
         })
         .collect();
     assert!(!inputs.is_empty());
-    let failures = judge_all(&inputs, "regress", true);
+    let failures = judge_all(&inputs, "regress", true, Deal::EveryTarget);
     let mut by_input: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (origin, _) in &inputs {
         by_input.entry(origin).or_default();
