@@ -355,6 +355,7 @@ use std::str::FromStr;
 
 pub mod audit;
 pub mod fix;
+mod node_code;
 mod splicing;
 
 pub use atomir_ir as ir;
@@ -371,9 +372,10 @@ pub use atomir_ir::{
     Refusal, Rewrite, RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value,
     ValueData, ValueDef, ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
-pub use atomir_ir::{GenericParams, InstLowering, OnRefusal};
+pub use atomir_ir::{GenericParams, InstLowering, KernelTag, OnRefusal};
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+pub use node_code::{node_kernel, supported_targets};
 pub use smallvec::SmallVec;
 /// The backends, for their native forms, plans and rule ids.
 pub use {atomir_llvm as llvm, atomir_ptx as ptx, atomir_visa as visa};
@@ -627,16 +629,6 @@ impl FromStr for Target {
         };
         parsed.map_err(ParseTargetError)
     }
-}
-
-/// Every target of [`Target::all`] that accepts `node`, an atomic access ([`AtomicNode`]) or
-/// a fence ([`Fence`]), in that order.
-pub fn supported_targets(node: &impl AsNode) -> Vec<Target> {
-    let node = node.as_node();
-    Target::all()
-        .into_iter()
-        .filter(|target| target.legalize(&node).is_ok())
-        .collect()
 }
 
 /// The target names every backend accepts, one indented block per backend, for a `--help`.
