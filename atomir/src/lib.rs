@@ -14,8 +14,10 @@
 //! 2. [`verify::verify`] it: the [`Verified`] module it returns is what every lowering takes,
 //!    so no unverified kernel reaches a printer. Nothing in this API panics on a kernel built
 //!    in code; a malformed one is a list of diagnostics.
-//! 3. Ask a [`Target`] about a node ([`Target::legalize`], no kernel needed), or find every
-//!    target that accepts it ([`supported_targets`]).
+//! 3. Ask a [`Target`] about a node ([`Target::legalize`], no kernel needed; the size of its
+//!    code, [`Target::instructions`]; a refusal's smallest target as a [`Target`],
+//!    [`Target::smallest_accepting`]), or find every target that accepts it
+//!    ([`supported_targets`]).
 //! 4. Lower: the whole module ([`Target::lower`], [`Target::lower_into`]), stopping at the
 //!    first refusal or, with [`OnRefusal::Skip`], lowering what is accepted and reporting the
 //!    rest ([`LowerReport::refusals`]); or one answer per instruction
@@ -69,6 +71,7 @@
 //! node.result_used = true;
 //! let legality = target.legalize(&node).expect("sm_90 adds f32 natively");
 //! println!("{:?}", legality.lowering);
+//! assert_eq!(target.instructions(&node)?, 1); // one `atom`
 //!
 //! // Every target that accepts it, PTX, vISA and LLVM alike.
 //! let accepting = supported_targets(&node);

@@ -548,7 +548,7 @@ pub struct Param {
 }
 
 /// A kernel: a name, typed parameters, and instructions in program order.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Kernel {
     /// The kernel's name, without `@`; backends print it as the entry point's name.
     pub name: String,
@@ -568,6 +568,22 @@ pub struct Kernel {
     pub(crate) vector_pool: Vec<Scalar>,
     /// The tag of the values this kernel hands out.
     tag: KernelTag,
+}
+
+impl fmt::Debug for Kernel {
+    /// Every field but the tag, which differs between two kernels read from one text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("loc", &self.loc)
+            .field("params", &self.params)
+            .field("values", &self.values)
+            .field("insts", &self.insts)
+            .field("inst_locs", &self.inst_locs)
+            .field("constants", &self.constants)
+            .field("vector_pool", &self.vector_pool)
+            .finish()
+    }
 }
 
 impl Default for Kernel {
