@@ -107,8 +107,9 @@ impl Target {
     ///
     /// The target's answer for one `Atomic` or `Fence`, no kernel needed: how it is carried
     /// out (strategy, rewrites, emulation) and the size of its code in instructions
-    /// (`verdict.instructions`, what a splice or a lowering of the node counts; it lowers the
-    /// node, some 0.1 ms), or why it cannot be (`verdict.refusal`: the rule, the reason and
+    /// (`verdict.instructions`, what a lowering of the node counts, and a PTX or vISA
+    /// fragment; an LLVM fragment adds its jumps to and from your blocks; it lowers the node,
+    /// some 0.1 ms), or why it cannot be (`verdict.refusal`: the rule, the reason and
     /// the smallest target of the backend that accepts it, a `Target`). Never raises for a
     /// node; `verdict.raise_if_refused()` turns a refusal into `atomir.RefusedError`.
     fn legalize(&self, node: &Bound<'_, PyAny>) -> PyResult<Verdict> {
