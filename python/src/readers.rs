@@ -478,7 +478,8 @@ impl AuditReport {
     /// render(ir_name="<ir>", ptx_name="<ptx>") -> str
     ///
     /// The report as text: one block per IR atomic with both lines, then the totals.
-    #[pyo3(signature = (ir_name = Text::of("<ir>"), ptx_name = Text::of("<ptx>")))]
+    #[pyo3(signature = (ir_name = Text::of("<ir>"), ptx_name = Text::of("<ptx>")),
+        text_signature = "(self, ir_name='<ir>', ptx_name='<ptx>')")]
     fn render(&self, ir_name: Text, ptx_name: Text) -> PyResult<String> {
         guarded(|| Ok(self.report.render(ir_name.get()?, ptx_name.get()?)))
     }

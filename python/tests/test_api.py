@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 import pydoc
-from typing import Any, Dict
+from typing import Any, Callable, Dict, List
 
 import pytest
 
@@ -298,7 +298,7 @@ def test_a_lone_surrogate_anywhere_is_an_atomir_error() -> None:
     bad = "\ud800"
     target = atomir.Target("ptx:sm_90")
     add = atomir.Atomic("add", "u32", space="global", result=True)
-    calls = [
+    calls: List[Callable[[], object]] = [
         lambda: atomir.Target(bad),
         lambda: atomir.Target("ptx:sm_9" + bad),
         lambda: atomir.Atomic(bad, "u32"),
