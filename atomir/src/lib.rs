@@ -14,8 +14,10 @@
 //! 2. [`verify::verify`] it: the [`Verified`] module it returns is what every lowering takes,
 //!    so no unverified kernel reaches a printer. Nothing in this API panics on a kernel built
 //!    in code; a malformed one is a list of diagnostics.
-//! 3. Ask a [`Target`] about a node ([`Target::legalize`], no kernel needed), or find every
-//!    target that accepts it ([`supported_targets`]).
+//! 3. Ask a [`Target`] about a node ([`Target::legalize`], no kernel needed; the size of its
+//!    code, [`Target::instructions`]; a refusal's smallest target as a [`Target`],
+//!    [`Target::smallest_accepting`]), or find every target that accepts it
+//!    ([`supported_targets`]).
 //! 4. Lower: the whole module ([`Target::lower`], [`Target::lower_into`]), stopping at the
 //!    first refusal or, with [`OnRefusal::Skip`], lowering what is accepted and reporting the
 //!    rest ([`LowerReport::refusals`]); or one answer per instruction
@@ -69,6 +71,7 @@
 //! node.result_used = true;
 //! let legality = target.legalize(&node).expect("sm_90 adds f32 natively");
 //! println!("{:?}", legality.lowering);
+//! assert_eq!(target.instructions(&node)?, 1); // one `atom`
 //!
 //! // Every target that accepts it, PTX, vISA and LLVM alike.
 //! let accepting = supported_targets(&node);
@@ -355,6 +358,7 @@ use std::str::FromStr;
 
 pub mod audit;
 pub mod fix;
+mod node_code;
 mod splicing;
 
 pub use atomir_ir as ir;
@@ -371,9 +375,10 @@ pub use atomir_ir::{
     Refusal, Rewrite, RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value,
     ValueData, ValueDef, ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
-pub use atomir_ir::{GenericParams, InstLowering, OnRefusal};
+pub use atomir_ir::{GenericParams, InstLowering, KernelTag, OnRefusal};
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+pub use node_code::{node_kernel, supported_targets};
 pub use smallvec::SmallVec;
 /// The backends, for their native forms, plans and rule ids.
 pub use {atomir_llvm as llvm, atomir_ptx as ptx, atomir_visa as visa};
@@ -627,16 +632,6 @@ impl FromStr for Target {
         };
         parsed.map_err(ParseTargetError)
     }
-}
-
-/// Every target of [`Target::all`] that accepts `node`, an atomic access ([`AtomicNode`]) or
-/// a fence ([`Fence`]), in that order.
-pub fn supported_targets(node: &impl AsNode) -> Vec<Target> {
-    let node = node.as_node();
-    Target::all()
-        .into_iter()
-        .filter(|target| target.legalize(&node).is_ok())
-        .collect()
 }
 
 /// The target names every backend accepts, one indented block per backend, for a `--help`.

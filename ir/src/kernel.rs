@@ -7,7 +7,7 @@
 //! `InstructionData`, each kind of instruction carries only its own fields: a fence has an order
 //! and a scope, never a type, an address or a result.
 
-use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
 use std::fmt;
 
 use crate::types::{
@@ -15,9 +15,118 @@ use crate::types::{
 };
 
 /// An SSA value: a kernel parameter or the result of an atomic instruction.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Value(u32);
-entity_impl!(Value, "v");
+///
+/// A value is its index in its kernel's table, and it remembers which kernel handed it out
+/// ([`Kernel::add_param`], [`Kernel::push`], the text reader), so that an id of another
+/// kernel is an error where a client hands it back ([`Kernel::owns`]: the verifier and
+/// splicing check it) rather than another value that happens to have its index. Ids compare,
+/// hash and print by index alone; an id made from an index ([`EntityRef::new`],
+/// [`Value::from_u32`]) belongs to no kernel in particular, and only its index is checked.
+#[derive(Clone, Copy)]
+pub struct Value {
+    index: u32,
+    kernel: KernelTag,
+}
+
+/// Which kernel handed out a [`Value`]: every kernel made has its own (its clones share it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KernelTag(u32);
+
+impl KernelTag {
+    /// A tag no kernel made before has had (0, "no kernel", is never handed out; after 2^32 - 1
+    /// kernels the tags start again).
+    fn fresh() -> Self {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+        loop {
+            let tag = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if tag != 0 {
+                return KernelTag(tag);
+            }
+        }
+    }
+
+    /// The tag of ids made from an index, which belong to no kernel in particular.
+    const NONE: KernelTag = KernelTag(0);
+}
+
+impl Value {
+    /// The value of index `x`, belonging to no kernel in particular.
+    pub const fn from_u32(x: u32) -> Self {
+        Value {
+            index: x,
+            kernel: KernelTag::NONE,
+        }
+    }
+
+    /// The value's index in its kernel's table.
+    pub const fn as_u32(self) -> u32 {
+        self.index
+    }
+
+    /// The kernel that handed the value out, or `None` for an id made from an index.
+    pub fn kernel_tag(self) -> Option<KernelTag> {
+        (self.kernel != KernelTag::NONE).then_some(self.kernel)
+    }
+
+    /// This id, as kernel `kernel` hands it out.
+    pub(crate) const fn of_kernel(self, kernel: KernelTag) -> Self {
+        Value {
+            index: self.index,
+            kernel,
+        }
+    }
+}
+
+impl EntityRef for Value {
+    #[inline]
+    fn new(index: usize) -> Self {
+        debug_assert!(index < u32::MAX as usize);
+        Value::from_u32(index as u32)
+    }
+
+    #[inline]
+    fn index(self) -> usize {
+        self.index as usize
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+
+impl Eq for Value {}
+
+impl std::hash::Hash for Value {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.index.hash(state);
+    }
+}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Value {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.index.cmp(&other.index)
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.index)
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
 
 /// An instruction of a kernel. Ids follow program order.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -439,7 +548,7 @@ pub struct Param {
 }
 
 /// A kernel: a name, typed parameters, and instructions in program order.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone)]
 pub struct Kernel {
     /// The kernel's name, without `@`; backends print it as the entry point's name.
     pub name: String,
@@ -457,6 +566,41 @@ pub struct Kernel {
     /// reads a constant gives it its meaning.
     pub constants: PrimaryMap<Constant, u128>,
     pub(crate) vector_pool: Vec<Scalar>,
+    /// The tag of the values this kernel hands out.
+    tag: KernelTag,
+}
+
+impl fmt::Debug for Kernel {
+    /// Every field but the tag, which differs between two kernels read from one text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("loc", &self.loc)
+            .field("params", &self.params)
+            .field("values", &self.values)
+            .field("insts", &self.insts)
+            .field("inst_locs", &self.inst_locs)
+            .field("constants", &self.constants)
+            .field("vector_pool", &self.vector_pool)
+            .finish()
+    }
+}
+
+impl Default for Kernel {
+    /// An empty kernel with no name, and a tag of its own.
+    fn default() -> Self {
+        Kernel {
+            name: String::new(),
+            loc: SourceLoc::default(),
+            params: Vec::new(),
+            values: PrimaryMap::new(),
+            insts: PrimaryMap::new(),
+            inst_locs: SecondaryMap::new(),
+            constants: PrimaryMap::new(),
+            vector_pool: Vec::new(),
+            tag: KernelTag::fresh(),
+        }
+    }
 }
 
 impl Kernel {
@@ -468,6 +612,23 @@ impl Kernel {
         }
     }
 
+    /// The tag of the values this kernel hands out (shared with its clones).
+    pub fn tag(&self) -> KernelTag {
+        self.tag
+    }
+
+    /// Whether `value` is a value of this kernel: in range, and handed out by this kernel (or
+    /// a clone of it) or made from an index. Nothing is allocated or indexed for the id.
+    pub fn owns(&self, value: Value) -> bool {
+        value.index() < self.values.len()
+            && (value.kernel == KernelTag::NONE || value.kernel == self.tag)
+    }
+
+    /// `value` as this kernel hands it out: for readers that find a value by its index.
+    pub(crate) fn id(&self, value: Value) -> Value {
+        value.of_kernel(self.tag)
+    }
+
     /// Adds a parameter named `name` (without `%`).
     pub fn add_param(&mut self, name: &str, ty: ValueType) -> Value {
         let index = self.params.len() as u32;
@@ -477,6 +638,7 @@ impl Kernel {
             def: ValueDef::Param(index),
             loc: SourceLoc::default(),
         });
+        let value = self.id(value);
         self.params.push(Param { value, ty });
         value
     }
@@ -518,12 +680,13 @@ impl Kernel {
     pub fn push(&mut self, mut inst: AtomicInst, result_name: Option<&str>) -> Inst {
         let id = self.insts.next_key();
         inst.result = result_name.map(|name| {
-            self.values.push(ValueData {
+            let value = self.values.push(ValueData {
                 name: name.into(),
                 ty: inst.result_type(),
                 def: ValueDef::Result(id),
                 loc: SourceLoc::default(),
-            })
+            });
+            self.id(value)
         });
         self.insts.push(InstData::Atomic(inst))
     }

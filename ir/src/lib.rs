@@ -69,8 +69,8 @@ pub mod verify;
 pub use diag::{Diagnostic, Diagnostics};
 
 pub use kernel::{
-    AtomicInst, Constant, Fence, Inst, InstData, Kernel, Module, Name, Operand, Param, Predicate,
-    Scalar, SourceLoc, Value, ValueData, ValueDef, VectorList,
+    AtomicInst, Constant, Fence, Inst, InstData, Kernel, KernelTag, Module, Name, Operand, Param,
+    Predicate, Scalar, SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
 pub use legal::{
     Backend, GenericParams, Legality, LowerError, LowerOptions, LowerReport, Lowering, OnRefusal,

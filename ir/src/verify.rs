@@ -20,7 +20,7 @@
 
 use std::fmt;
 
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use fnv::FnvHashMap;
 
 use crate::diag::{Diagnostic, Diagnostics};
@@ -92,6 +92,20 @@ pub fn verify_kernel(kernel: &Kernel) -> Result<(), Vec<Diagnostic>> {
         Ok(())
     } else {
         Err(errors.into_vec())
+    }
+}
+
+/// The data of `value` where it is a value of `kernel` ([`Kernel::owns`]).
+fn owned(kernel: &Kernel, value: Value) -> Option<&ValueData> {
+    kernel.owns(value).then(|| &kernel.values[value])
+}
+
+/// Why `value` is no value of `kernel`, in words that follow "refers to value v3, ".
+fn not_owned(kernel: &Kernel, value: Value) -> &'static str {
+    if value.index() < kernel.values.len() {
+        "which another kernel handed out: an id of another kernel"
+    } else {
+        "which does not exist"
     }
 }
 
@@ -314,10 +328,11 @@ impl<'k, 'e> Checker<'k, 'e> {
     fn check_params(&mut self) {
         let kernel = self.kernel;
         for (index, param) in kernel.params.iter().enumerate() {
-            let Some(data) = kernel.values.get(param.value) else {
+            let Some(data) = owned(kernel, param.value) else {
                 let message = format!(
-                    "parameter {index} refers to value {}, which does not exist",
-                    param.value
+                    "parameter {index} refers to value {}, {}",
+                    param.value,
+                    not_owned(kernel, param.value)
                 );
                 self.report(kernel.loc, None, message);
                 continue;
@@ -348,11 +363,14 @@ impl<'k, 'e> Checker<'k, 'e> {
         role: &dyn fmt::Display,
     ) -> Option<&'k ValueData> {
         let kernel = self.kernel;
-        let Some(data) = kernel.values.get(value) else {
+        let Some(data) = owned(kernel, value) else {
             self.report(
                 loc,
                 Some(inst),
-                format!("{role} refers to value {value}, which does not exist"),
+                format!(
+                    "{role} refers to value {value}, {}",
+                    not_owned(kernel, value)
+                ),
             );
             return None;
         };
@@ -452,11 +470,14 @@ impl<'k, 'e> Checker<'k, 'e> {
         }
 
         if let Some(result) = inst.result {
-            let Some(data) = kernel.values.get(result) else {
+            let Some(data) = owned(kernel, result) else {
                 self.report(
                     loc,
                     Some(id),
-                    format!("result refers to value {result}, which does not exist"),
+                    format!(
+                        "result refers to value {result}, {}",
+                        not_owned(kernel, result)
+                    ),
                 );
                 return;
             };

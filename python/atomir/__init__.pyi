@@ -54,7 +54,7 @@ __all__ = [
 class Error(Exception):
     rule: Optional[str]
     reason: str
-    smallest_target: Optional[str]
+    smallest_target: Optional["Target"]
     kernel: Optional[str]
     line: Optional[int]
     col: Optional[int]
@@ -226,15 +226,13 @@ class Refusal:
     @property
     def reason(self) -> str: ...
     @property
-    def smallest_target(self) -> Optional[str]: ...
+    def smallest_target(self) -> Optional["Target"]: ...
     @property
     def kernel(self) -> Optional[str]: ...
     @property
     def line(self) -> Optional[int]: ...
     @property
     def col(self) -> Optional[int]: ...
-    @property
-    def smallest_accepting(self) -> Optional["Target"]: ...
 
 @final
 class Verdict:

@@ -14,8 +14,8 @@ create_exception!(
     PyException,
     "Every failure atomir reports. Attributes: `rule` (the rule id that refuses, e.g. \
      'ptx.b128-needs-sm90', or None), `reason` (what is wrong, in words), `smallest_target` \
-     (the canonical name of the smallest target of the same backend that would accept the \
-     node, or None), `kernel`, `line` and `col` (where the text form writes the refused \
+     (the smallest target of the same backend that would accept the node, an `atomir.Target`, \
+     or None), `kernel`, `line` and `col` (where the text form writes the refused \
      instruction, or None for a node built in code), `diagnostics` (every (line, col, message) \
      of a text that does not parse or verify)."
 );
@@ -45,7 +45,7 @@ create_exception!(
 pub(crate) struct Details {
     pub rule: Option<String>,
     pub reason: String,
-    pub smallest_target: Option<String>,
+    pub smallest_target: Option<atomir::Target>,
     pub kernel: Option<String>,
     pub loc: Option<SourceLoc>,
     pub diagnostics: Vec<(u32, u32, String)>,
@@ -60,7 +60,10 @@ pub(crate) fn raise<E: PyTypeInfo>(message: String, details: Details) -> PyErr {
         // Setting an attribute on a fresh exception instance cannot fail.
         let _ = value.setattr("rule", details.rule);
         let _ = value.setattr("reason", details.reason);
-        let _ = value.setattr("smallest_target", details.smallest_target);
+        let smallest = details
+            .smallest_target
+            .map(|target| crate::target::Target { target });
+        let _ = value.setattr("smallest_target", smallest);
         let _ = value.setattr("kernel", details.kernel);
         let _ = value.setattr("line", loc.map(|loc| loc.line));
         let _ = value.setattr("col", loc.map(|loc| loc.col));

@@ -19,6 +19,7 @@ mod node;
 mod readers;
 mod splice;
 mod target;
+mod text;
 
 use atomir::{AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, VectorShape};
 pub use errors::{Error, InternalError, InvalidError, RefusedError};

@@ -9,6 +9,7 @@ use crate::errors::{diagnostics, lower_error};
 use crate::guarded;
 use crate::node::node_object;
 use crate::target::{Refusal, Verdict};
+use crate::text::Text;
 
 /// A module of atomir's text form, parsed and verified: its kernels and their instructions.
 /// `str(module)` is the canonical text (every qualifier spelled out).
@@ -98,7 +99,7 @@ pub struct Instruction {
 /// A module argument: an `atomir.Module`, or atomir's text.
 pub(crate) enum ModuleArg {
     Parsed(Py<Module>),
-    Text(String),
+    Text(Text),
 }
 
 impl<'a, 'py> FromPyObject<'a, 'py> for ModuleArg {
@@ -108,13 +109,11 @@ impl<'a, 'py> FromPyObject<'a, 'py> for ModuleArg {
         if let Ok(module) = object.extract::<Py<Module>>() {
             return Ok(ModuleArg::Parsed(module));
         }
-        Ok(ModuleArg::Text(object.extract::<String>().map_err(
-            |_| {
-                pyo3::exceptions::PyTypeError::new_err(
-                    "expected an atomir.Module or atomir's text (a str)",
-                )
-            },
-        )?))
+        Ok(ModuleArg::Text(object.extract::<Text>().map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err(
+                "expected an atomir.Module or atomir's text (a str)",
+            )
+        })?))
     }
 }
 
@@ -123,7 +122,7 @@ impl ModuleArg {
     fn with<T>(&self, body: impl FnOnce(&Module) -> PyResult<T>) -> PyResult<T> {
         match self {
             ModuleArg::Parsed(module) => body(module.get()),
-            ModuleArg::Text(source) => body(&parse_module(source)?),
+            ModuleArg::Text(source) => body(&parse_module(source.get()?)?),
         }
     }
 }
@@ -250,8 +249,8 @@ pub(crate) fn lower_each(
 /// verify raises `atomir.InvalidError` with every diagnostic (`error.diagnostics`) and the
 /// first one's `line` and `col`.
 #[pyfunction]
-fn parse(text: String) -> PyResult<Module> {
-    guarded(|| parse_module(&text))
+fn parse(text: Text) -> PyResult<Module> {
+    guarded(|| parse_module(text.get()?))
 }
 
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {

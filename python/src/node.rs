@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 
 use crate::errors::invalid;
 use crate::guarded;
+use crate::text::{optional, Text};
 
 /// Parses one of the text form's spellings (`"add"`, `"f32"`, `"acq_rel"`; a member of the
 /// matching `atomir` enum is a string too).
@@ -43,31 +44,34 @@ pub struct Atomic {
 #[pymethods]
 impl Atomic {
     #[new]
-    #[pyo3(signature = (op, r#type, *, shape = "scalar".to_string(),
-        order = "relaxed".to_string(), scope = "device".to_string(),
-        space = "generic".to_string(), result = false, hint = None, pointer_space = None),
+    #[pyo3(signature = (op, r#type, *, shape = Text::of("scalar"),
+        order = Text::of("relaxed"), scope = Text::of("device"),
+        space = Text::of("generic"), result = false, hint = None, pointer_space = None),
         text_signature = "(op, type, *, shape='scalar', order='relaxed', scope='device', \
             space='generic', result=False, hint=None, pointer_space=None)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        op: String,
-        r#type: String,
-        shape: String,
-        order: String,
-        scope: String,
-        space: String,
+        op: Text,
+        r#type: Text,
+        shape: Text,
+        order: Text,
+        scope: Text,
+        space: Text,
         result: bool,
-        hint: Option<String>,
-        pointer_space: Option<String>,
+        hint: Option<Text>,
+        pointer_space: Option<Text>,
     ) -> PyResult<Self> {
         guarded(|| {
-            let mut node =
-                AtomicNode::new(spelled::<AtomicOp>(&op)?, spelled::<ElemType>(&r#type)?);
-            node.shape = spelled::<VectorShape>(&shape)?;
-            node.order = spelled::<MemoryOrder>(&order)?;
-            node.scope = spelled::<Scope>(&scope)?;
-            node.space = spelled::<AddressSpace>(&space)?;
+            let mut node = AtomicNode::new(
+                spelled::<AtomicOp>(op.get()?)?,
+                spelled::<ElemType>(r#type.get()?)?,
+            );
+            node.shape = spelled::<VectorShape>(shape.get()?)?;
+            node.order = spelled::<MemoryOrder>(order.get()?)?;
+            node.scope = spelled::<Scope>(scope.get()?)?;
+            node.space = spelled::<AddressSpace>(space.get()?)?;
             node.result_used = result;
+            let (hint, pointer_space) = (optional(hint)?, optional(pointer_space)?);
             node.hint = hint.as_deref().map(spelled::<CacheHint>).transpose()?;
             node.pointer_space = match pointer_space.as_deref() {
                 Some(text) => spelled::<AddressSpace>(text)?,
@@ -205,13 +209,13 @@ pub struct Fence {
 #[pymethods]
 impl Fence {
     #[new]
-    #[pyo3(signature = (order, scope = "device".to_string()),
+    #[pyo3(signature = (order, scope = Text::of("device")),
         text_signature = "(order, scope='device')")]
-    fn new(order: String, scope: String) -> PyResult<Self> {
+    fn new(order: Text, scope: Text) -> PyResult<Self> {
         guarded(|| {
             let fence = IrFence {
-                order: spelled(&order)?,
-                scope: spelled(&scope)?,
+                order: spelled(order.get()?)?,
+                scope: spelled(scope.get()?)?,
             };
             if let Some(reason) = Node::Fence(fence).undefined() {
                 return Err(invalid(reason));

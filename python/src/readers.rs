@@ -18,6 +18,7 @@ use crate::errors::{invalid, raise, Details, InvalidError};
 use crate::guarded;
 use crate::node::node_object;
 use crate::target::Target;
+use crate::text::{optional, Text};
 
 /// One atomic instruction, ordered load or store, or fence read from PTX: where it stands
 /// (`line`, `col`, `function`), what it means (`node`, an `Atomic` or `Fence`), the opcode it
@@ -122,9 +123,9 @@ pub struct PtxModule {
 /// line and column.
 #[pyfunction]
 #[pyo3(name = "read_ptx")]
-fn read_ptx_module(py: Python<'_>, text: String) -> PyResult<PtxModule> {
+fn read_ptx_module(py: Python<'_>, text: Text) -> PyResult<PtxModule> {
     guarded(|| {
-        let read = read_ptx(&text);
+        let read = read_ptx(text.get()?);
         let atomics = read
             .atomics
             .iter()
@@ -151,9 +152,9 @@ fn read_ptx_module(py: Python<'_>, text: String) -> PyResult<PtxModule> {
 /// models.
 #[pyfunction]
 #[pyo3(name = "read_ptx_instruction")]
-fn read_ptx_one(py: Python<'_>, text: String) -> PyResult<PtxAtomic> {
+fn read_ptx_one(py: Python<'_>, text: Text) -> PyResult<PtxAtomic> {
     guarded(
-        || match read_ptx_instruction(&text, &PtxDeclarations::new()) {
+        || match read_ptx_instruction(text.get()?, &PtxDeclarations::new()) {
             Ok(read) => PtxAtomic::of(py, &read),
             Err(error) => Err(raise::<InvalidError>(
                 error.to_string(),
@@ -273,9 +274,10 @@ pub struct LlvmModule {
 /// line and column. Raises `atomir.InvalidError` for a `triple` that names none.
 #[pyfunction]
 #[pyo3(name = "read_llvm", signature = (text, triple = None))]
-fn read_llvm_module(py: Python<'_>, text: String, triple: Option<String>) -> PyResult<LlvmModule> {
+fn read_llvm_module(py: Python<'_>, text: Text, triple: Option<Text>) -> PyResult<LlvmModule> {
     guarded(|| {
-        let reading = read_llvm(&text, &read_options(triple.as_deref())?);
+        let text = text.get()?;
+        let reading = read_llvm(text, &read_options(optional(triple)?.as_deref())?);
         let module = &reading.module;
         let atomics = module
             .atomics
@@ -285,7 +287,7 @@ fn read_llvm_module(py: Python<'_>, text: String, triple: Option<String>) -> PyR
                     .functions
                     .get(atomic.function)
                     .map_or("", |f| f.name.as_str());
-                Py::new(py, LlvmAtomic::of(py, &text, function, atomic)?)
+                Py::new(py, LlvmAtomic::of(py, text, function, atomic)?)
             })
             .collect::<PyResult<_>>()?;
         Ok(LlvmModule {
@@ -312,7 +314,7 @@ pub struct Fixed {
 #[derive(FromPyObject)]
 enum TargetArg<'py> {
     Target(Bound<'py, Target>),
-    Name(String),
+    Name(Text),
 }
 
 impl TargetArg<'_> {
@@ -320,6 +322,7 @@ impl TargetArg<'_> {
         match self {
             TargetArg::Target(target) => Ok(target.get().target),
             TargetArg::Name(name) => name
+                .get()?
                 .parse::<atomir::Target>()
                 .map_err(|error| invalid(error.to_string())),
         }
@@ -335,10 +338,10 @@ impl TargetArg<'_> {
 /// `diagnostics`. Raises `atomir.InvalidError` where the module cannot be fixed at all (a
 /// target that is not an LLVM one, a module for another triple).
 #[pyfunction]
-fn fix_llvm(text: String, target: TargetArg<'_>) -> PyResult<Fixed> {
+fn fix_llvm(text: Text, target: TargetArg<'_>) -> PyResult<Fixed> {
     guarded(|| {
         let target = target.target()?;
-        let fixed = atomir::fix::fix_module(&text, &target, LlvmReadOptions::default())
+        let fixed = atomir::fix::fix_module(text.get()?, &target, LlvmReadOptions::default())
             .map_err(|error| invalid(error.to_string()))?;
         Ok(Fixed {
             text: fixed.text,
@@ -475,9 +478,10 @@ impl AuditReport {
     /// render(ir_name="<ir>", ptx_name="<ptx>") -> str
     ///
     /// The report as text: one block per IR atomic with both lines, then the totals.
-    #[pyo3(signature = (ir_name = "<ir>", ptx_name = "<ptx>"))]
-    fn render(&self, ir_name: &str, ptx_name: &str) -> PyResult<String> {
-        guarded(|| Ok(self.report.render(ir_name, ptx_name)))
+    #[pyo3(signature = (ir_name = Text::of("<ir>"), ptx_name = Text::of("<ptx>")),
+        text_signature = "(self, ir_name='<ir>', ptx_name='<ptx>')")]
+    fn render(&self, ir_name: Text, ptx_name: Text) -> PyResult<String> {
+        guarded(|| Ok(self.report.render(ir_name.get()?, ptx_name.get()?)))
     }
 
     fn __repr__(&self) -> String {
@@ -499,11 +503,11 @@ impl AuditReport {
 /// `ir_errors` and `ptx_errors`.
 #[pyfunction]
 #[pyo3(signature = (ir, ptx, triple = None))]
-fn audit(ir: String, ptx: String, triple: Option<String>) -> PyResult<AuditReport> {
+fn audit(ir: Text, ptx: Text, triple: Option<Text>) -> PyResult<AuditReport> {
     guarded(|| {
-        let options = read_options(triple.as_deref())?;
+        let options = read_options(optional(triple)?.as_deref())?;
         Ok(AuditReport {
-            report: atomir::audit::audit(&ir, &ptx, options),
+            report: atomir::audit::audit(ir.get()?, ptx.get()?, options),
         })
     })
 }

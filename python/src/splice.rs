@@ -12,12 +12,13 @@ use pyo3::prelude::*;
 
 use crate::errors::{diagnostics, invalid, lower_error};
 use crate::target::Verdict;
+use crate::text::{optional, Text};
 
 /// One element of an operand: a name of the client's, or an integer literal (its bits; a
 /// negative one in two's complement).
 #[derive(FromPyObject)]
 pub(crate) enum Lane {
-    Name(String),
+    Name(Text),
     Unsigned(u128),
     Signed(i128),
 }
@@ -37,6 +38,33 @@ pub(crate) struct SpliceArgs {
     pub predicate: Option<String>,
     pub prefix: String,
     pub blocks: Option<(String, String)>,
+}
+
+impl SpliceArgs {
+    /// The arguments as Python passes them; a string with a lone surrogate is the error.
+    pub(crate) fn new(
+        address: Option<Text>,
+        operands: Vec<OperandArg>,
+        result: Option<OperandArg>,
+        predicate: Option<Text>,
+        prefix: Text,
+        blocks: Option<(Text, Text)>,
+    ) -> PyResult<Self> {
+        let blocks = match blocks {
+            Some((predecessor, continuation)) => {
+                Some((predecessor.into_string()?, continuation.into_string()?))
+            }
+            None => None,
+        };
+        Ok(SpliceArgs {
+            address: optional(address)?,
+            operands,
+            result,
+            predicate: optional(predicate)?,
+            prefix: prefix.into_string()?,
+            blocks,
+        })
+    }
 }
 
 /// One node's code for the inside of your kernel or function.
@@ -308,7 +336,7 @@ fn push_atomic(
 /// Binds the result to the client's name, or names, one per element.
 fn bind_result(names: &mut SpliceNames, value: Value, result: &OperandArg) -> PyResult<()> {
     let name = |lane: &Lane| match lane {
-        Lane::Name(name) => Ok(bare(name).to_string()),
+        Lane::Name(name) => Ok(bare(name.get()?).to_string()),
         _ => Err(invalid("a result is named, not a literal")),
     };
     match result {
@@ -359,7 +387,7 @@ fn operand(
         Ok::<_, PyErr>(match lane {
             Lane::Name(name) => {
                 let value = kernel.add_param(label, ValueType::scalar(node.ty));
-                names.bind(value, bare(name));
+                names.bind(value, bare(name.get()?));
                 Scalar::Value(value)
             }
             literal => Scalar::Const(kernel.constant(literal_bits(literal, node)?)),
@@ -369,7 +397,7 @@ fn operand(
         OperandArg::One(Lane::Name(name)) => {
             // A whole value of the node's type: a vector one on LLVM, which has vector values.
             let value = kernel.add_param(label, ValueType::Data(node.ty, node.shape));
-            names.bind(value, bare(name));
+            names.bind(value, bare(name.get()?));
             Ok(value.into())
         }
         OperandArg::One(literal) if node.shape.is_vector() => {

@@ -13,6 +13,7 @@ use crate::guarded;
 use crate::module::{lower_each, lower_module, ModuleArg};
 use crate::node::node_of;
 use crate::splice::{binding_types, splice, OperandArg, SpliceArgs};
+use crate::text::Text;
 
 /// One target of one backend, by its name: `Target("ptx:sm_90")`, `Target("visa:PVC")`,
 /// `Target("llvm:amdgcn@22")`. `str(target)` is the canonical name (defaults spelled out,
@@ -27,9 +28,10 @@ pub struct Target {
 #[pymethods]
 impl Target {
     #[new]
-    fn new(name: String) -> PyResult<Self> {
+    fn new(name: Text) -> PyResult<Self> {
         guarded(|| {
             let target = name
+                .get()?
                 .parse::<IrTarget>()
                 .map_err(|error| invalid(error.to_string()))?;
             Ok(Target { target })
@@ -104,12 +106,24 @@ impl Target {
     /// legalize(node) -> Verdict
     ///
     /// The target's answer for one `Atomic` or `Fence`, no kernel needed: how it is carried
-    /// out (strategy, rewrites, emulation), or why it cannot be (`verdict.refusal`: the rule,
-    /// the reason and the smallest target of the backend that accepts it). Never raises for
-    /// a node; `verdict.raise_if_refused()` turns a refusal into `atomir.RefusedError`.
+    /// out (strategy, rewrites, emulation) and the size of its code in instructions
+    /// (`verdict.instructions`, what a lowering of the node counts, and a PTX or vISA
+    /// fragment; an LLVM fragment adds its jumps to and from your blocks; it lowers the node,
+    /// some 0.1 ms), or why it cannot be (`verdict.refusal`: the rule, the reason and
+    /// the smallest target of the backend that accepts it, a `Target`). Never raises for a
+    /// node; `verdict.raise_if_refused()` turns a refusal into `atomir.RefusedError`.
     fn legalize(&self, node: &Bound<'_, PyAny>) -> PyResult<Verdict> {
         let node = node_of(node)?;
-        guarded(|| Ok(Verdict::of(self.target, node, &self.target.legalize(&node))))
+        guarded(|| {
+            let verdict = Verdict::of(self.target, node, &self.target.legalize(&node));
+            if !verdict.accepted {
+                return Ok(verdict);
+            }
+            match self.target.instructions(&node) {
+                Ok(count) => Ok(verdict.with_instructions(count)),
+                Err(refusal) => Ok(Verdict::refused(self.target, Refusal::of(&refusal))),
+            }
+        })
     }
 
     /// One node lowered as a fragment for the inside of a kernel (PTX, vISA) or function
@@ -131,29 +145,22 @@ impl Target {
     /// `atomir.InvalidError` for names the target cannot take or arguments that do not fit
     /// the node (each with the rule where one applies).
     #[pyo3(signature = (node, *, address = None, operands = Vec::new(), result = None,
-        predicate = None, prefix = "m".to_string(), blocks = None),
+        predicate = None, prefix = Text::of("m"), blocks = None),
         text_signature = "(self, node, *, address=None, operands=(), result=None, \
             predicate=None, prefix='m', blocks=None)")]
     #[allow(clippy::too_many_arguments)]
     fn splice(
         &self,
         node: &Bound<'_, PyAny>,
-        address: Option<String>,
+        address: Option<Text>,
         operands: Vec<OperandArg>,
         result: Option<OperandArg>,
-        predicate: Option<String>,
-        prefix: String,
-        blocks: Option<(String, String)>,
+        predicate: Option<Text>,
+        prefix: Text,
+        blocks: Option<(Text, Text)>,
     ) -> PyResult<crate::splice::Fragment> {
         let node = node_of(node)?;
-        let args = SpliceArgs {
-            address,
-            operands,
-            result,
-            predicate,
-            prefix,
-            blocks,
-        };
+        let args = SpliceArgs::new(address, operands, result, predicate, prefix, blocks)?;
         guarded(|| splice(self.target, node, args))
     }
 
@@ -162,29 +169,22 @@ impl Target {
     /// spelled as the client declares it (PTX `.b32`, vISA `type=ud …`, LLVM `i32`), as a
     /// list of `Binding`. Asking does not lower: a node the target refuses still has its types.
     #[pyo3(signature = (node, *, address = None, operands = Vec::new(), result = None,
-        predicate = None, prefix = "m".to_string(), blocks = None),
+        predicate = None, prefix = Text::of("m"), blocks = None),
         text_signature = "(self, node, *, address=None, operands=(), result=None, \
             predicate=None, prefix='m', blocks=None)")]
     #[allow(clippy::too_many_arguments)]
     fn binding_types(
         &self,
         node: &Bound<'_, PyAny>,
-        address: Option<String>,
+        address: Option<Text>,
         operands: Vec<OperandArg>,
         result: Option<OperandArg>,
-        predicate: Option<String>,
-        prefix: String,
-        blocks: Option<(String, String)>,
+        predicate: Option<Text>,
+        prefix: Text,
+        blocks: Option<(Text, Text)>,
     ) -> PyResult<Vec<crate::splice::Binding>> {
         let node = node_of(node)?;
-        let args = SpliceArgs {
-            address,
-            operands,
-            result,
-            predicate,
-            prefix,
-            blocks,
-        };
+        let args = SpliceArgs::new(address, operands, result, predicate, prefix, blocks)?;
         guarded(|| binding_types(self.target, node, args))
     }
 
@@ -199,7 +199,7 @@ impl Target {
     /// `ptr.generic` kernel parameters may point into shared memory too (by default they point
     /// to global memory, as a launch passes them). Returns a `Lowered`.
     #[pyo3(signature = (module, *, complete_module = false, skip_refusals = false,
-        plain_loops = false, generic_params = "global".to_string()),
+        plain_loops = false, generic_params = Text::of("global")),
         text_signature = "(self, module, *, complete_module=False, skip_refusals=False, \
             plain_loops=False, generic_params='global')")]
     fn lower(
@@ -208,10 +208,10 @@ impl Target {
         complete_module: bool,
         skip_refusals: bool,
         plain_loops: bool,
-        generic_params: String,
+        generic_params: Text,
     ) -> PyResult<crate::module::Lowered> {
         guarded(|| {
-            let generic_params = match generic_params.as_str() {
+            let generic_params = match generic_params.get()? {
                 "global" => GenericParams::Global,
                 "anywhere" => GenericParams::Anywhere,
                 other => {
@@ -262,10 +262,10 @@ pub struct Refusal {
     /// What the rule says, in words.
     #[pyo3(get)]
     pub reason: String,
-    /// The canonical name of the smallest target of the same backend that accepts the node,
-    /// or None where none does.
+    /// The smallest target of the same backend that accepts the node, or None where none
+    /// does (or the call's input is at fault).
     #[pyo3(get)]
-    pub smallest_target: Option<String>,
+    pub smallest_target: Option<Target>,
     /// The kernel, for a node of a module; else None.
     #[pyo3(get)]
     pub kernel: Option<String>,
@@ -286,7 +286,7 @@ impl Refusal {
         Refusal {
             rule: refusal.rule.to_string(),
             reason: refusal.reason.clone(),
-            smallest_target: refusal.smallest_target.clone(),
+            smallest_target: IrTarget::smallest_accepting(refusal).map(|target| Target { target }),
             kernel: None,
             line: None,
             col: None,
@@ -320,7 +320,7 @@ impl Refusal {
         let details = Details {
             rule: Some(self.rule.clone()),
             reason: self.reason.clone(),
-            smallest_target: self.smallest_target.clone(),
+            smallest_target: self.smallest_target.map(|target| target.target),
             kernel: self.kernel.clone(),
             loc,
             diagnostics: Vec::new(),
@@ -335,19 +335,13 @@ impl Refusal {
 
 #[pymethods]
 impl Refusal {
-    /// The smallest target of the backend that accepts the node, as a `Target`, or None.
-    #[getter]
-    fn smallest_accepting(&self) -> Option<Target> {
-        IrTarget::smallest_accepting(&self.refusal).map(|target| Target { target })
-    }
-
     fn __str__(&self) -> String {
         self.text.clone()
     }
 
     fn __repr__(&self) -> String {
         let smallest = match &self.smallest_target {
-            Some(target) => format!("'{target}'"),
+            Some(target) => format!("Target('{}')", target.target),
             None => "None".to_string(),
         };
         format!("Refusal(rule='{}', smallest_target={smallest})", self.rule)
@@ -360,8 +354,8 @@ impl Refusal {
 /// meaning-preserving changes made, in words; `emulation` how the node is carried out
 /// (`"native"`, `"cas_loop"`, `"masked_cas_loop"`, `"split_native"`, …; None for a refusal);
 /// `description` all of it in one line; `refusal` the `atomir.Refusal`, or None;
-/// `instructions` the size of the node's code where code was printed (a fragment, a lowering),
-/// None from `legalize`.
+/// `instructions` the size of the node's code in instructions (an int for an accepted node,
+/// the same from `legalize` as from a fragment or a lowering of the node; None for a refusal).
 /// `bool(verdict)` is whether the target accepts the node.
 #[pyclass(module = "atomir", frozen, get_all)]
 #[derive(Clone)]
@@ -381,9 +375,8 @@ pub struct Verdict {
     pub description: String,
     /// Why the target refuses the node, or None.
     pub refusal: Option<Refusal>,
-    /// The number of instructions of the node's code (its lines less labels and comments), on
-    /// the verdicts of code: a fragment's, a lowering's, `lower_each`'s; None from `legalize`,
-    /// which prints nothing, and for a refusal.
+    /// The number of instructions of the node's code (its lines less labels and comments),
+    /// the same from `legalize`, a fragment, a lowering and `lower_each`; None for a refusal.
     pub instructions: Option<u32>,
 }
 

@@ -71,6 +71,14 @@ TRIPLES = ["nvptx64", "amdgcn", "spirv64", "x86_64", "spirv-vulkan", "nvptx64-nv
 
 counts: Dict[str, int] = collections.Counter()
 
+#: Every code point, lone surrogates (U+D800 to U+DFFF, which Python's `str` holds and UTF-8
+#: cannot encode) included: such a string is an `atomir.Error` like any other bad input.
+CHARACTERS = st.characters(exclude_categories=())
+
+
+def strings(max_size: int) -> st.SearchStrategy[str]:
+    return st.text(CHARACTERS, max_size=max_size)
+
 
 def node_pool() -> List[Any]:
     """Every node the IR defines over a grid of ops, types, shapes, orders, spaces and result
@@ -103,6 +111,9 @@ def call(what: str, function: Callable[[], Any]) -> Any:
     except atomir.Error:
         counts[f"{what} raised atomir.Error"] += 1
         return None
+    except UnicodeError:
+        # A string atomir cannot take is its error, not a failed conversion.
+        raise
     except Exception as error:  # TypeError of argument conversion: still an exception
         counts[f"{what} raised {type(error).__name__}"] += 1
         return None
@@ -116,7 +127,7 @@ def mutated(text: str, data: st.DataObject) -> str:
     for _ in range(data.draw(st.integers(0, 3))):
         at = data.draw(st.integers(0, len(chars)))
         kind = data.draw(st.sampled_from(["replace", "insert", "delete"]))
-        char = data.draw(st.characters())
+        char = data.draw(CHARACTERS)
         if kind == "insert" or not chars:
             chars.insert(at, char)
         elif kind == "replace":
@@ -133,21 +144,21 @@ def mostly(valid: st.SearchStrategy[Any], malformed: st.SearchStrategy[Any]) -> 
 
 def spelling(kind: str) -> st.SearchStrategy[Any]:
     valid = st.sampled_from(VOCABULARY[kind])
-    malformed = st.one_of(st.text(max_size=12), st.integers(), st.none())
+    malformed = st.one_of(strings(12), st.integers(), st.none())
     return mostly(valid, malformed)
 
 
 target_names = st.one_of(
     st.sampled_from(TARGET_NAMES),
     st.sampled_from(TARGET_NAMES).map(lambda name: name + "+bogus"),
-    st.builds(lambda b, s: f"{b}:{s}", st.sampled_from(["ptx", "visa", "llvm", "spirv"]), st.text(max_size=10)),
-    st.text(max_size=20),
+    st.builds(lambda b, s: f"{b}:{s}", st.sampled_from(["ptx", "visa", "llvm", "spirv"]), strings(10)),
+    strings(20),
 )
 
 valid_register = st.from_regex(r"%?[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True)
 register = mostly(
     valid_register,
-    st.one_of(st.text(max_size=8), st.integers(min_value=-(2**130), max_value=2**130)),
+    st.one_of(strings(8), st.integers(min_value=-(2**130), max_value=2**130)),
 )
 operand = st.one_of(register, st.lists(register, max_size=9))
 
@@ -161,7 +172,7 @@ def nodes(draw: st.DrawFn) -> Any:
         order, scope = draw(spelling("Order")), draw(spelling("Scope"))
         return call("Fence", lambda: atomir.Fence(order, scope))
     if choice == 1:
-        return draw(st.one_of(st.none(), st.integers(), st.text(max_size=5)))
+        return draw(st.one_of(st.none(), st.integers(), strings(5)))
     keywords = dict(
         shape=draw(spelling("Shape")),
         order=draw(spelling("Order")),
@@ -205,12 +216,12 @@ def exercise(data: st.DataObject) -> None:
         operands=operands,
         result=result,
         predicate=data.draw(st.one_of(st.none(), register, register.map(lambda r: f"!{r}"))),
-        prefix=data.draw(st.one_of(st.just("m"), st.from_regex(r"[a-z]{1,3}[0-9]?_", fullmatch=True), st.text(max_size=4))),
+        prefix=data.draw(st.one_of(st.just("m"), st.from_regex(r"[a-z]{1,3}[0-9]?_", fullmatch=True), strings(4))),
     )
     if data.draw(st.booleans()):
         keywords["blocks"] = data.draw(st.tuples(register, register))
     call("splice", lambda: target.splice(node, **keywords))
-    text = data.draw(st.one_of(st.just(EXAMPLE_TEXT), st.text(max_size=60)).map(lambda t: mutated(t, data)))
+    text = data.draw(st.one_of(st.just(EXAMPLE_TEXT), strings(60)).map(lambda t: mutated(t, data)))
     module = call("parse", lambda: atomir.parse(text))
     source = module if module is not None else text
     complete, skip = data.draw(st.booleans()), data.draw(st.booleans())
@@ -219,16 +230,16 @@ def exercise(data: st.DataObject) -> None:
         call("lower_each", lambda: target.lower_each(source))
     if module is not None:
         call("instructions", lambda: [str(i.node) for i in module.instructions()])
-    ptx = data.draw(st.one_of(st.just(EXAMPLE_PTX), st.text(max_size=80)).map(lambda t: mutated(t, data)))
+    ptx = data.draw(st.one_of(st.just(EXAMPLE_PTX), strings(80)).map(lambda t: mutated(t, data)))
     read = call("read_ptx", lambda: atomir.read_ptx(ptx))
     if read is not None and read.atomics:
         atomic = data.draw(st.sampled_from(read.atomics))
         call("lower", lambda: target.lower(atomic.text))
-    line = data.draw(st.one_of(st.sampled_from(PTX_INSTRUCTIONS), st.text(max_size=40)))
+    line = data.draw(st.one_of(st.sampled_from(PTX_INSTRUCTIONS), strings(40)))
     line = mutated(line, data)
     call("read_ptx_instruction", lambda: atomir.read_ptx_instruction(line))
-    ir = data.draw(st.one_of(st.just(EXAMPLE_LL), st.text(max_size=80)).map(lambda t: mutated(t, data)))
-    triple = data.draw(st.one_of(st.none(), st.sampled_from(TRIPLES), st.text(max_size=8)))
+    ir = data.draw(st.one_of(st.just(EXAMPLE_LL), strings(80)).map(lambda t: mutated(t, data)))
+    triple = data.draw(st.one_of(st.none(), st.sampled_from(TRIPLES), strings(8)))
     call("read_llvm", lambda: atomir.read_llvm(ir, triple))
     fix_target = data.draw(st.one_of(st.sampled_from(LLVM_TARGET_NAMES), st.just(name), st.just(target)))
     call("fix_llvm", lambda: atomir.fix_llvm(ir, fix_target))

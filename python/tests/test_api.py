@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 import pydoc
-from typing import Any, Dict
+from typing import Any, Callable, Dict, List
 
 import pytest
 
@@ -108,11 +108,12 @@ def test_a_refused_verdict_names_the_rule_and_the_smallest_target() -> None:
     assert not verdict and verdict.strategy == "illegal" and verdict.emulation is None
     refusal = verdict.refusal
     assert refusal is not None
-    assert refusal.rule.startswith("ptx.b128") and refusal.smallest_target == "ptx:sm_90@8.4"
+    assert refusal.rule.startswith("ptx.b128") and refusal.smallest_target == atomir.Target("ptx:sm_90@8.4")
     with pytest.raises(atomir.RefusedError) as caught:
         verdict.raise_if_refused()
     assert caught.value.rule == refusal.rule
-    assert caught.value.smallest_target == "ptx:sm_90@8.4"
+    assert caught.value.smallest_target == atomir.Target("ptx:sm_90@8.4")
+    assert isinstance(caught.value.smallest_target, atomir.Target)
     assert caught.value.reason == refusal.reason
 
 
@@ -222,7 +223,7 @@ def test_a_refused_splice_carries_rule_and_smallest_target() -> None:
     with pytest.raises(atomir.RefusedError) as caught:
         atomir.Target("visa:TGLLP").splice(shared, address="a", operands=["x"])
     error = caught.value
-    assert (error.rule, error.smallest_target) == ("visa.svm-no-slm", "visa:DG2")
+    assert (error.rule, error.smallest_target) == ("visa.svm-no-slm", atomir.Target("visa:DG2"))
     assert error.line is None and isinstance(error, atomir.Error)
 
 
@@ -255,7 +256,7 @@ def test_a_refusal_in_a_module_carries_its_line_and_column() -> None:
         atomir.Target("visa:TGLLP").lower(HISTOGRAM)
     error = caught.value
     assert (error.line, error.col, error.kernel) == (2, 3, "histogram")
-    assert error.rule == "visa.svm-no-slm" and error.smallest_target == "visa:DG2"
+    assert error.rule == "visa.svm-no-slm" and error.smallest_target == atomir.Target("visa:DG2")
     assert str(error).startswith("2:3: error: in kernel `histogram`")
     skipped = atomir.Target("visa:TGLLP").lower(HISTOGRAM, skip_refusals=True)
     assert [(r.rule, r.line) for r in skipped.refusals] == [("visa.svm-no-slm", 2)]
@@ -293,6 +294,45 @@ def test_a_wrong_argument_type_is_an_exception() -> None:
         atomir.Target("ptx:sm_90").lower(42)  # type: ignore[arg-type]
 
 
+def test_a_lone_surrogate_anywhere_is_an_atomir_error() -> None:
+    bad = "\ud800"
+    target = atomir.Target("ptx:sm_90")
+    add = atomir.Atomic("add", "u32", space="global", result=True)
+    calls: List[Callable[[], object]] = [
+        lambda: atomir.Target(bad),
+        lambda: atomir.Target("ptx:sm_9" + bad),
+        lambda: atomir.Atomic(bad, "u32"),
+        lambda: atomir.Atomic("add", "u32", order=bad),
+        lambda: atomir.Atomic("add", "u32", hint=bad),
+        lambda: atomir.Atomic("add", "u32", pointer_space=bad),
+        lambda: atomir.Fence("seq_cst", bad),
+        lambda: atomir.parse("kernel k" + bad + "() {}\n"),
+        lambda: target.splice(add, address="%rd" + bad, operands=["%r1"]),
+        lambda: target.splice(add, address="%rd1", operands=[bad]),
+        lambda: target.splice(add, address="%rd1", operands=["%r1"], result=[bad]),
+        lambda: target.splice(add, address="%rd1", operands=["%r1"], predicate=bad),
+        lambda: target.splice(add, address="%rd1", operands=["%r1"], prefix=bad),
+        lambda: atomir.Target("llvm:x86_64").splice(add, address="a", operands=["x"], blocks=(bad, "b")),
+        lambda: target.binding_types(add, address=bad, operands=["%r1"]),
+        lambda: target.lower(bad),
+        lambda: target.lower("", generic_params=bad),
+        lambda: target.lower_each(bad),
+        lambda: atomir.read_ptx(bad),
+        lambda: atomir.read_ptx_instruction(bad),
+        lambda: atomir.read_llvm(bad),
+        lambda: atomir.read_llvm("", bad),
+        lambda: atomir.fix_llvm(bad, "llvm:nvptx64"),
+        lambda: atomir.fix_llvm("", bad),
+        lambda: atomir.audit(bad, ""),
+        lambda: atomir.audit("", bad),
+        lambda: atomir.audit("", "", bad),
+        lambda: atomir.audit("", "").render(bad),
+    ]
+    for call in calls:
+        with pytest.raises(atomir.InvalidError, match="lone surrogate"):
+            call()
+
+
 def test_a_panic_comes_back_as_an_internal_error() -> None:
     with pytest.raises(atomir.InternalError, match="on purpose"):
         native._panic_inside_the_guard()
@@ -321,8 +361,8 @@ def test_plain_loops_put_code_size_before_contended_speed() -> None:
 def test_instruction_counts_come_with_the_code() -> None:
     u8 = atomir.Atomic("add", "u8", space="global", result=True)
     target = atomir.Target("ptx:sm_90")
-    assert target.legalize(u8).instructions is None
     combined = target.splice(u8, address="%rd1", operands=["%rs1"])
+    assert target.legalize(u8).instructions == combined.instructions
     plain = atomir.Target("ptx:sm_90+plain-loops").splice(u8, address="%rd1", operands=["%rs1"])
     assert combined.instructions == combined.verdict.instructions
     lines = [line for line in plain.code.splitlines() if not line.rstrip().endswith(":")]
@@ -335,9 +375,42 @@ def test_instruction_counts_come_with_the_code() -> None:
 
 def test_a_refusal_names_its_smallest_target_as_a_target() -> None:
     exch = atomir.Atomic("exch", "b128", scope="system", space="global", result=True)
-    refusal = atomir.Target("ptx:sm_80").legalize(exch).refusal
-    assert refusal is not None and refusal.smallest_accepting == atomir.Target("ptx:sm_90@8.4")
+    verdict = atomir.Target("ptx:sm_80").legalize(exch)
+    refusal = verdict.refusal
+    assert refusal is not None and refusal.smallest_target == atomir.Target("ptx:sm_90@8.4")
+    assert verdict.instructions is None
     assert "smallest target that accepts it: ptx:sm_90@8.4" in str(refusal)
+    assert repr(refusal) == "Refusal(rule='ptx.b128-sys-needs-ptx84', smallest_target=Target('ptx:sm_90@8.4'))"
+    # The smallest target accepts the node, and its verdict counts the code.
+    smallest = refusal.smallest_target
+    assert smallest is not None
+    accepted = smallest.legalize(exch)
+    assert accepted and isinstance(accepted.instructions, int) and accepted.instructions > 0
+
+
+def test_every_accepted_verdict_counts_the_code_a_splice_of_the_node_prints() -> None:
+    nodes = [
+        atomir.Atomic("add", "u8", space="global", result=True),
+        atomir.Atomic("max", "f32", space="shared", scope="block", result=True),
+        atomir.Atomic("cas", "b64", order="acq_rel", space="global", result=True),
+        atomir.Atomic("add", "f16", shape="v4", space="global"),
+        atomir.Load("u32", order="acquire", space="global"),
+    ]
+    names = {1: ["%a"], 2: ["%a", "%b"]}
+    compared = 0
+    for name in ["ptx:sm_70", "ptx:sm_90", "visa:PVC", "visa:TGLLP"]:
+        target = atomir.Target(name)
+        for node in nodes:
+            verdict = target.legalize(node)
+            if not verdict:
+                assert verdict.instructions is None
+                continue
+            operands = [op if node.lanes == 1 else [f"{op}{i}" for i in range(node.lanes)]
+                        for op in names.get(node.operand_count, [])]
+            spliced = target.splice(node, address="%rd1", operands=operands)
+            assert verdict.instructions == spliced.instructions, (name, str(node))
+            compared += 1
+    assert compared >= 12
 
 
 PTX = """\

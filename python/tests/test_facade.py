@@ -31,7 +31,10 @@ PYTHON_OF_RUST: Dict[str, List[str]] = {
     "Target::lower_each": ["Target.lower_each", "InstLowering"],
     "Target::splice": ["Target.splice", "Fragment"],
     "Target::binding_types": ["Target.binding_types", "Binding", "Fragment.types"],
-    "Target::smallest_accepting": ["Refusal.smallest_accepting"],
+    "Target::smallest_accepting": ["Refusal.smallest_target", "Error"],
+    "Target::instructions": ["Target.legalize", "Verdict.instructions"],
+    # Python's splice builds the node's one-instruction kernel itself, with the client's names.
+    "node_kernel": ["Target.splice", "Target.binding_types"],
     "supported_targets": ["supported_targets"],
     "targets_help": ["targets_help"],
     # The IR's own entry points the facade re-exports for a compiler.

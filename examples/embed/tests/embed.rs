@@ -295,3 +295,19 @@ fn plain_loops_make_the_warp_combined_atomics_smaller_and_nothing_larger() {
     let (_, default, plain) = sizes.iter().find(|(what, ..)| *what == "u8 add").unwrap();
     assert!(plain < default, "u8 add: {plain} against {default}");
 }
+
+#[test]
+fn each_verdict_counts_the_code_its_fragment_splices() {
+    let program = program();
+    let kernel = &program.module.kernels[0];
+    for name in ["ptx:sm_70", "ptx:sm_90", "ptx:sm_90+plain-loops"] {
+        let (target, spliced) = lowered(&program, name);
+        assert!(!spliced.sizes.is_empty(), "{target}");
+        for &(index, size) in &spliced.sizes {
+            let inst = program.atomics[index].inst;
+            let node = atomir::Node::of_data(kernel, &kernel.insts[inst]);
+            // Asked of the node alone, no kernel and no names: the size of the code spliced.
+            assert_eq!(target.instructions(&node), Ok(size), "{target}: {index}");
+        }
+    }
+}

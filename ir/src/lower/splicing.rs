@@ -131,8 +131,9 @@ pub(crate) fn count_instructions(code: &str) -> u32 {
 
 /// Whether every value the instruction reads is bound, every binding is of a value the
 /// instruction reads or defines and has the number of names the target keeps it in, and no
-/// client's name lies in the fragment's namespace. Ids are compared, never used as indices, so
-/// a binding of any id costs nothing.
+/// client's name lies in the fragment's namespace. An id another kernel handed out is refused
+/// first, whatever its index. Ids are compared, never used as indices, so a binding of any id
+/// costs nothing.
 fn check_bindings(
     kernel: &Kernel,
     inst: Inst,
@@ -157,6 +158,13 @@ fn check_bindings(
         }
     }
     for (value, _) in names.bindings() {
+        if value.kernel_tag().is_some_and(|tag| tag != kernel.tag()) {
+            let reason = format!(
+                "{value} is bound, but kernel `{}` did not hand it out: an id of another kernel",
+                kernel.name
+            );
+            return Err(Refusal::new(KitRule::SpliceValue, reason));
+        }
         if types.get(value).is_some() {
             continue;
         }

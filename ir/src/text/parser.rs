@@ -607,6 +607,7 @@ impl<'a> Parser<'a> {
         }
         names
             .get(token.text.as_bytes(), &kernel.values)
+            .map(|value| kernel.id(value))
             .ok_or_else(|| self.error(token.loc, format!("undefined value `%{}`", token.text)))
     }
 
