@@ -269,25 +269,29 @@ fn every_fixed_module_is_accepted_by_its_llc() {
     }
 }
 
-/// llc `major`'s PTX of `text` (sm_90, `-O0`), or `None` where that llc is missing. `-O0`
-/// keeps the blocks in the IR's order, which the audit matches in (AtomicExpand and
-/// instruction selection, where orders are dropped, run at every level).
-fn ptx_of(text: &str, major: u32, tag: &str) -> Option<String> {
+/// How hard llc works on a module whose PTX is audited: `-O0` keeps the blocks in the IR's
+/// order; `-O2` lays them out anew (a CAS loop's blocks, the arms of a branch), which the audit
+/// follows by the PTX's branches. AtomicExpand and instruction selection, where orders are
+/// dropped, run at every level.
+const LEVELS: [&str; 2] = ["-O0", "-O2"];
+
+/// llc `major`'s PTX of `text` (sm_90, at `level`), or `None` where that llc is missing.
+fn ptx_of(text: &str, major: u32, level: &str, tag: &str) -> Option<String> {
     let llc = require(Tool::Llc(major))?;
     let target = LlvmTarget::new(atomir::Triple::Nvptx64, major);
     let dir = tmp("audit");
     let input = dir.join(format!("{tag}.ll"));
-    let output = dir.join(format!("{tag}-{major}.ptx"));
+    let output = dir.join(format!("{tag}-{major}{level}.ptx"));
     std::fs::write(&input, text).unwrap();
     let (ok, message) = atomir_tests::tools::run(
         Command::new(llc)
-            .arg("-O0")
+            .arg(level)
             .args(target.llc_args())
             .arg(&input)
             .arg("-o")
             .arg(&output),
     );
-    assert!(ok, "llc {major} on {tag}: {message}");
+    assert!(ok, "llc {major} {level} on {tag}: {message}");
     Some(std::fs::read_to_string(output).unwrap())
 }
 
@@ -304,70 +308,71 @@ fn summary(report: &Report) -> String {
 
 #[test]
 fn audit_reports_what_llc_22_weakens_and_nothing_in_llc_23_or_fix() {
-    for file in ["patterns/nvptx64.ll", "clang/cuda_atomics.nvptx64.ll"] {
-        let text = std::fs::read_to_string(corpus_dir().join(file)).unwrap();
-        let tag = Path::new(file)
-            .file_stem()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let Some(ptx22) = ptx_of(&text, 22, &tag) else {
-            return;
-        };
-        let report = audit(&text, &ptx22, ReadOptions::default());
-        println!(
-            "{file}, llc 22: {} atomics, {} weakened, {} unmatched",
-            report.entries.len(),
-            report.weakened(),
-            report.unmatched()
-        );
-        assert!(report.weakened() > 0, "{file}: llc 22 weakens nothing?");
-        assert_eq!(
-            report.unmatched(),
-            0,
-            "{file}, llc 22:\n{}",
-            summary(&report)
-        );
-        if let Some(ptx23) = ptx_of(&text, 23, &tag) {
-            let report = audit(&text, &ptx23, ReadOptions::default());
-            println!(
-                "{file}, llc 23: {} weakened, {} unmatched",
-                report.weakened(),
-                report.unmatched()
-            );
-            assert!(report.is_clean(), "{file}, llc 23:\n{}", summary(&report));
-        }
-        let (_, fixed, _) = fixed(file, "nvptx64@22");
-        let ptx = ptx_of(&fixed.text, 22, &format!("{tag}-fixed")).unwrap();
-        let report = audit(&text, &ptx, ReadOptions::default());
-        println!(
-            "{file}, fix then llc 22: {} weakened, {} unmatched",
-            report.weakened(),
-            report.unmatched()
-        );
-        // Every order and scope survives fix. What remains: atomir's nvptx64@22 table prints
-        // a block- or cluster-scope f32 fadd on global or generic memory as LLVM's own
-        // `atomicrmw fadd`, which llc 22 selects as the flushing `atom.add.f32` (llc 23 makes
-        // it an exact CAS loop); the audit reports each such add, and nothing else.
-        for entry in &report.entries {
-            if let Verdict::Weakened(how) = &entry.verdict {
-                let flushing_add =
-                    entry.ir.text.contains("fadd") && entry.ir.text.contains(" float ");
-                assert!(
-                    flushing_add && how == &[atomir::audit::Weakening::FlushesSubnormals],
-                    "{file}, fixed, llc 22: {}: {how:?}",
-                    entry.ir.text
-                );
+    for level in LEVELS {
+        for file in ["patterns/nvptx64.ll", "clang/cuda_atomics.nvptx64.ll"] {
+            if !audit_one_module(file, level) {
+                return;
             }
         }
-        assert_eq!(
-            report.unmatched(),
-            0,
-            "{file}, fixed, llc 22:\n{}",
+    }
+}
+
+/// The audit of `file` on llc 22's and 23's PTX at `level`, and on llc 22's of fix's output;
+/// false where llc 22 is missing.
+fn audit_one_module(file: &str, level: &str) -> bool {
+    let text = std::fs::read_to_string(corpus_dir().join(file)).unwrap();
+    let tag = Path::new(file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let Some(ptx22) = ptx_of(&text, 22, level, &tag) else {
+        return false;
+    };
+    let report = audit(&text, &ptx22, ReadOptions::default());
+    println!(
+        "{file}, llc 22 {level}: {} atomics, {} weakened, {} unmatched",
+        report.entries.len(),
+        report.weakened(),
+        report.unmatched()
+    );
+    assert!(report.weakened() > 0, "{file}: llc 22 weakens nothing?");
+    assert_eq!(
+        report.unmatched(),
+        0,
+        "{file}, llc 22 {level}:\n{}",
+        summary(&report)
+    );
+    if let Some(ptx23) = ptx_of(&text, 23, level, &tag) {
+        let report = audit(&text, &ptx23, ReadOptions::default());
+        println!(
+            "{file}, llc 23 {level}: {} weakened, {} unmatched",
+            report.weakened(),
+            report.unmatched()
+        );
+        assert!(
+            report.is_clean(),
+            "{file}, llc 23 {level}:\n{}",
             summary(&report)
         );
-        assert!(report.ir_errors.is_empty() && report.ptx_errors.is_empty());
     }
+    let (_, fixed, _) = fixed(file, "nvptx64@22");
+    let ptx = ptx_of(&fixed.text, 22, level, &format!("{tag}-fixed")).unwrap();
+    let report = audit(&text, &ptx, ReadOptions::default());
+    println!(
+        "{file}, fix then llc 22 {level}: {} weakened, {} unmatched",
+        report.weakened(),
+        report.unmatched()
+    );
+    // Every order and scope survives fix, and every f32 add keeps subnormals (atomir's exact
+    // add is a CAS loop on global and generic memory at 22, where llc selects the flushing
+    // `atom.add.f32`).
+    assert!(
+        report.is_clean(),
+        "{file}, fixed, llc 22 {level}:\n{}",
+        summary(&report)
+    );
+    true
 }
 
 #[test]
@@ -375,10 +380,6 @@ fn audit_of_the_hand_checked_module() {
     use atomir::audit::Weakening::{FlushesSubnormals, Order, Scope};
     use atomir::{MemoryOrder as O, Scope as S};
     let text = std::fs::read_to_string(corpus_dir().join("audit_hand_checked.ll")).unwrap();
-    let Some(ptx) = ptx_of(&text, 22, "hand") else {
-        return;
-    };
-    let report = audit(&text, &ptx, ReadOptions::default());
     // What llc 22 prints for each line, read by hand: `st.relaxed.gpu`, `atom.global.exch`
     // (no order: relaxed; no scope: gpu), `atom.global.add`, `atom.acq_rel.gpu...cas`,
     // `ld.acquire.gpu`, `fence.sc.cta`, `atom.global.add.f32` (flushes on global memory),
@@ -413,9 +414,20 @@ fn audit_of_the_hand_checked_module() {
             split: false,
         }]),
     ];
-    let found: Vec<Verdict> = report.entries.iter().map(|e| e.verdict.clone()).collect();
-    assert_eq!(found, expected, "{}", report.render("hand.ll", "hand.ptx"));
-    let lines: Vec<usize> = report.entries.iter().map(|e| e.ptx.len()).collect();
-    assert_eq!(lines, [1; 9]);
-    assert!(report.unclaimed.is_empty());
+    for level in LEVELS {
+        let Some(ptx) = ptx_of(&text, 22, level, "hand") else {
+            return;
+        };
+        let report = audit(&text, &ptx, ReadOptions::default());
+        let found: Vec<Verdict> = report.entries.iter().map(|e| e.verdict.clone()).collect();
+        assert_eq!(
+            found,
+            expected,
+            "{level}: {}",
+            report.render("hand.ll", "hand.ptx")
+        );
+        let lines: Vec<usize> = report.entries.iter().map(|e| e.ptx.len()).collect();
+        assert_eq!(lines, [1; 9], "{level}");
+        assert!(report.unclaimed.is_empty(), "{level}");
+    }
 }

@@ -10,9 +10,16 @@
 //! changed (a float min/max loop whose `min`/`max` propagates NaNs where the IR ignores them,
 //! or the reverse). An atomic that matches no shape is [`Verdict::Unmatched`], never guessed.
 //!
+//! Matching follows each PTX function's branches ([`flow`]), so blocks that llc `-O2` laid out
+//! in another order than the IR's (a CAS loop after its exit, the arms of a branch swapped) are
+//! matched as at `-O0`. Each IR atomic takes the shape at the place the previous one ended;
+//! where none is there, one instruction of its op further on or earlier in the function
+//! (blocks of swapped arms), and only then a CAS loop a few atomics on; never a part another
+//! atomic took.
+//!
 //! What it does not see: the order of a loop's first load (LLVM's loops always write, so only
-//! their CAS carries the order), arithmetic other than float min/max, and blocks that the
-//! compiler laid out in another order than the IR's (matching is in text order).
+//! their CAS carries the order), and arithmetic other than float min/max (so of two CAS loops
+//! of one width in swapped arms, each is matched to the one its place gives).
 //!
 //! ```
 //! use atomir::audit::{audit, Verdict};
@@ -34,6 +41,7 @@
 //! println!("{}", report.render("app.ll", "app.ptx"));
 //! ```
 
+mod flow;
 mod group;
 mod strength;
 
@@ -245,12 +253,14 @@ pub fn audit(ir_source: &str, ptx_source: &str, options: ReadOptions) -> Report 
             continue;
         }
         let wanted = ptx_name(&function.name);
-        let indices: Vec<usize> = (0..parts.len()).filter(|&i| parts[i].0 == wanted).collect();
+        let header = strength::function_line(ptx_source, &wanted);
+        let flow = flow::Flow::of_function(ptx_source, header);
+        let mut indices: Vec<usize> = (0..parts.len()).filter(|&i| parts[i].0 == wanted).collect();
+        indices.sort_by_key(|&i| flow.position(parts[i].1.line));
         let function_parts: Vec<PtxPart> = indices.iter().map(|&i| parts[i].1.clone()).collect();
         let used = strength::audit_function(
-            ir_source,
-            ptx_source,
-            &function.name,
+            (ir_source, ptx_source),
+            (&function.name, &flow),
             &atomics,
             &function_parts,
             &mut report.entries,

@@ -1,0 +1,290 @@
+//! A PTX function's atomics in the order its control flow runs them, whatever order llc laid
+//! its blocks out in.
+//!
+//! llc `-O0` keeps the IR's block order; `-O2` places blocks anew: a CAS loop's body after the
+//! code that follows the loop, the arms of a branch swapped, a cold path at the end. The
+//! function is cut into basic blocks (at labels, after `bra`, `ret`, `exit` and `trap`), its
+//! branches followed, and the blocks ordered in reverse post-order from the entry, the
+//! fall-through successor before the branch target: on `-O0` output that is the text order,
+//! and on reordered output it puts a loop's preheader, body and exit back in sequence. A
+//! function with a branch this does not follow (`brx.idx`) keeps its text order.
+
+/// A basic block: its first and last line (1-based, inclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Block {
+    first: u32,
+    last: u32,
+}
+
+/// The blocks of one PTX function in flow order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Flow {
+    /// The blocks, in flow order.
+    blocks: Vec<Block>,
+}
+
+impl Flow {
+    /// The flow of the function whose header is on line `header` (1-based) of `source`; an
+    /// empty flow (text order) where its body cannot be followed.
+    pub(crate) fn of_function(source: &str, header: u32) -> Flow {
+        let lines: Vec<&str> = source.lines().collect();
+        let Some((open, close)) = body(&lines, header as usize - 1) else {
+            return Flow::default();
+        };
+        let Some((blocks, successors)) = cut(&lines, open, close) else {
+            return Flow::default();
+        };
+        let order = reverse_post_order(&successors);
+        Flow {
+            blocks: order.into_iter().map(|b| blocks[b]).collect(),
+        }
+    }
+
+    /// The first line of the entry block, where the function's flow is known.
+    pub(crate) fn start(&self) -> Option<u32> {
+        self.blocks.first().map(|b| b.first)
+    }
+
+    /// The flow position of line `line`: the index of its block in flow order and the line;
+    /// lines outside every block keep their text position after all blocks.
+    pub(crate) fn position(&self, line: u32) -> (usize, u32) {
+        let block = self
+            .blocks
+            .iter()
+            .position(|b| b.first <= line && line <= b.last)
+            .unwrap_or(self.blocks.len());
+        (block, line)
+    }
+
+    /// The line ranges run from flow position `from` up to and including line `to`, in flow
+    /// order (one range in text order where the function's flow is unknown).
+    pub(crate) fn ranges(&self, from: u32, to: u32) -> Vec<(u32, u32)> {
+        let (start, _) = self.position(from);
+        let (end, _) = self.position(to);
+        if self.blocks.is_empty() || start >= self.blocks.len() || end >= self.blocks.len() {
+            return if from <= to {
+                vec![(from, to)]
+            } else {
+                Vec::new()
+            };
+        }
+        if start > end {
+            return Vec::new();
+        }
+        (start..=end)
+            .map(|index| {
+                let block = self.blocks[index];
+                let first = if index == start { from } else { block.first };
+                let last = if index == end { to } else { block.last };
+                (first, last)
+            })
+            .filter(|(first, last)| first <= last)
+            .collect()
+    }
+}
+
+/// The lines (0-based) of the braces that open and close the body of the function whose
+/// header is at line `header`.
+fn body(lines: &[&str], header: usize) -> Option<(usize, usize)> {
+    let open = (header..lines.len()).find(|&i| lines[i].trim_start().starts_with('{'))?;
+    let mut depth = 0i32;
+    for (index, line) in lines.iter().enumerate().skip(open) {
+        let code = line.split("//").next().unwrap_or("");
+        depth += code.matches('{').count() as i32;
+        depth -= code.matches('}').count() as i32;
+        if depth == 0 {
+            return Some((open, index));
+        }
+    }
+    None
+}
+
+/// How an instruction line ends its block.
+enum Exit<'a> {
+    /// Not at all.
+    None,
+    /// A branch to a label; `conditional` where it is predicated.
+    Branch { label: &'a str, conditional: bool },
+    /// `ret`, `exit` or `trap`: no successor.
+    Return,
+    /// A branch this module does not follow.
+    Unknown,
+}
+
+fn exit_of(code: &str) -> Exit<'_> {
+    let mut words = code.split_whitespace();
+    let Some(mut opcode) = words.next() else {
+        return Exit::None;
+    };
+    let conditional = opcode.starts_with('@');
+    if conditional {
+        let Some(next) = words.next() else {
+            return Exit::None;
+        };
+        opcode = next;
+    }
+    let base = opcode
+        .trim_end_matches(';')
+        .split('.')
+        .next()
+        .unwrap_or(opcode);
+    match base {
+        "bra" => match words.next() {
+            Some(label) => Exit::Branch {
+                label: label.trim_end_matches(';'),
+                conditional,
+            },
+            None => Exit::Unknown,
+        },
+        "ret" | "exit" | "trap" if !conditional => Exit::Return,
+        "brx" => Exit::Unknown,
+        _ => Exit::None,
+    }
+}
+
+/// The label a line defines (`$L__BB0_3:`), if any.
+fn label_of(code: &str) -> Option<&str> {
+    let code = code.trim();
+    let name = code.strip_suffix(':')?;
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%'));
+    valid.then_some(name)
+}
+
+/// The blocks between the body's braces (exclusive) and each block's successors, fall-through
+/// first; `None` where a branch cannot be followed.
+fn cut(lines: &[&str], open: usize, close: usize) -> Option<(Vec<Block>, Vec<Vec<usize>>)> {
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut labels: Vec<(&str, usize)> = Vec::new();
+    // Per block: its branch target and whether control falls through to the next block.
+    let mut ends: Vec<(Option<&str>, bool)> = Vec::new();
+    let mut start = open + 1;
+    let mut open_block = false;
+    for (index, line) in lines.iter().enumerate().take(close).skip(open + 1) {
+        let code = line.split("//").next().unwrap_or("");
+        if let Some(label) = label_of(code) {
+            if open_block {
+                blocks.push(Block {
+                    first: start as u32 + 1,
+                    last: index as u32,
+                });
+                ends.push((None, true));
+            }
+            labels.push((label, blocks.len()));
+            start = index;
+            open_block = true;
+            continue;
+        }
+        if !open_block && !code.trim().is_empty() {
+            start = index;
+            open_block = true;
+        }
+        let (target, falls) = match exit_of(code) {
+            Exit::None => continue,
+            Exit::Branch { label, conditional } => (Some(label), conditional),
+            Exit::Return => (None, false),
+            Exit::Unknown => return None,
+        };
+        blocks.push(Block {
+            first: start as u32 + 1,
+            last: index as u32 + 1,
+        });
+        ends.push((target, falls));
+        open_block = false;
+    }
+    if open_block {
+        blocks.push(Block {
+            first: start as u32 + 1,
+            last: close as u32,
+        });
+        ends.push((None, false));
+    }
+    let mut successors = Vec::with_capacity(blocks.len());
+    for (index, (target, falls)) in ends.iter().enumerate() {
+        let mut next = Vec::new();
+        if *falls && index + 1 < blocks.len() {
+            next.push(index + 1);
+        }
+        if let Some(target) = target {
+            let block = labels.iter().find(|(name, _)| name == target)?.1;
+            if block < blocks.len() && !next.contains(&block) {
+                next.push(block);
+            }
+        }
+        successors.push(next);
+    }
+    Some((blocks, successors))
+}
+
+/// The blocks in reverse post-order from block 0 (a block's fall-through successor before its
+/// branch target), then the unreachable ones in text order.
+fn reverse_post_order(successors: &[Vec<usize>]) -> Vec<usize> {
+    let count = successors.len();
+    let mut visited = vec![false; count];
+    let mut post = Vec::with_capacity(count);
+    if count > 0 {
+        // Successors are pushed last-first so that the fall-through is finished last and so
+        // comes first in reverse post-order.
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        visited[0] = true;
+        while let Some(&mut (block, ref mut next)) = stack.last_mut() {
+            let order: Vec<usize> = successors[block].iter().rev().copied().collect();
+            if let Some(&successor) = order.get(*next) {
+                *next += 1;
+                if !visited[successor] {
+                    visited[successor] = true;
+                    stack.push((successor, 0));
+                }
+            } else {
+                post.push(block);
+                stack.pop();
+            }
+        }
+    }
+    post.reverse();
+    post.extend((0..count).filter(|&b| !visited[b]));
+    post
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOOP_AT_THE_END: &str = "\
+.visible .entry k(
+)
+{
+\tfence.release.gpu;
+\tld.relaxed.gpu.b32 %r1, [%rd1];
+\tbra.uni $L__BB0_2;
+$L__BB0_1:
+\tfence.acquire.gpu;
+\tret;
+$L__BB0_2:
+\tatom.relaxed.gpu.cas.b32 %r2, [%rd1], %r1, %r3;
+\tsetp.ne.s32 %p1, %r2, %r1;
+\t@%p1 bra $L__BB0_2;
+\tbra.uni $L__BB0_1;
+}
+";
+
+    #[test]
+    fn a_loop_laid_out_after_its_exit_is_followed() {
+        let flow = Flow::of_function(LOOP_AT_THE_END, 1);
+        let mut lines = [5u32, 8, 11];
+        lines.sort_by_key(|&line| flow.position(line));
+        // The load, the CAS, then the exit's fence.
+        assert_eq!(lines, [5, 11, 8]);
+        assert_eq!(flow.ranges(5, 8), [(5, 6), (10, 13), (14, 14), (7, 8)]);
+    }
+
+    #[test]
+    fn text_order_where_the_flow_is_unknown() {
+        let text = ".entry k()\n{\nbrx.idx %r1, $T;\n}\n";
+        let flow = Flow::of_function(text, 1);
+        assert_eq!(flow.position(3), (0, 3));
+        assert_eq!(flow.ranges(2, 3), [(2, 3)]);
+    }
+}
