@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use atomir::audit::{audit, Report, Verdict};
+use atomir::audit::{audit, Report, Verdict, Weakening};
 use atomir::fix::fix_module;
 use atomir::llvm::read::{read, LlAtomic, NanRule, ReadOptions};
 use atomir::llvm::spelling;
@@ -429,5 +429,76 @@ fn audit_of_the_hand_checked_module() {
         let lines: Vec<usize> = report.entries.iter().map(|e| e.ptx.len()).collect();
         assert_eq!(lines, [1; 9], "{level}");
         assert!(report.unclaimed.is_empty(), "{level}");
+    }
+}
+
+/// A kernel whose blocks llc `-O2` lays out in another order than the IR's: the branch's arms
+/// swapped (the cold `then` arm after the function's `ret`), an llc-expanded CAS loop, and
+/// after `fix` atomir's float max with its alternatives and NaN loop.
+const REORDERED: &str = r#"target triple = "nvptx64-nvidia-cuda"
+define ptx_kernel void @arms(ptr addrspace(1) %p, ptr addrspace(1) %q, i32 %c, float %v) {
+entry:
+  %cc = icmp eq i32 %c, 0
+  br i1 %cc, label %then, label %else, !prof !0
+then:
+  %a = atomicrmw add ptr addrspace(1) %p, i32 1 syncscope("device") monotonic, align 4
+  br label %join
+else:
+  %b = atomicrmw xchg ptr addrspace(1) %q, i32 2 syncscope("device") release, align 4
+  %s = atomicrmw fsub ptr addrspace(1) %p, float %v syncscope("device") monotonic, align 4
+  br label %join
+join:
+  %m = atomicrmw fmax ptr addrspace(1) %q, float %v syncscope("device") release, align 4
+  %l = load atomic i32, ptr addrspace(1) %p syncscope("device") acquire, align 4
+  ret void
+}
+!0 = !{!"branch_weights", i32 1, i32 1000}
+"#;
+
+#[test]
+fn audit_follows_the_blocks_that_llc_o2_reorders() {
+    let target: Target = "llvm:nvptx64@22".parse().unwrap();
+    let fixed = fix_module(REORDERED, &target, ReadOptions::default()).unwrap();
+    for major in [22, 23] {
+        for (tag, text) in [("arms", REORDERED), ("arms-fixed", fixed.text.as_str())] {
+            let Some(plain) = ptx_of(text, major, "-O0", tag) else {
+                return;
+            };
+            let optimized = ptx_of(text, major, "-O2", tag).unwrap();
+            // The teeth: at -O2 the `then` arm's add lies after the `else` arm's exchange.
+            let line = |ptx: &str, what: &str| ptx.lines().position(|l| l.contains(what));
+            let (add, exch) = (".add.u32", ".exch.b32");
+            assert!(line(&plain, add) < line(&plain, exch), "{tag} {major} -O0");
+            assert!(
+                line(&optimized, add) > line(&optimized, exch),
+                "{tag} {major} -O2"
+            );
+            let verdicts = |ptx: &str| -> Vec<Verdict> {
+                let report = audit(REORDERED, ptx, ReadOptions::default());
+                assert_eq!(report.unmatched(), 0, "{}", report.render("ir", "ptx"));
+                assert!(
+                    report.unclaimed.is_empty(),
+                    "{}",
+                    report.render("ir", "ptx")
+                );
+                report.entries.into_iter().map(|e| e.verdict).collect()
+            };
+            let at_o0 = verdicts(&plain);
+            assert_eq!(at_o0.len(), 5);
+            assert_eq!(verdicts(&optimized), at_o0, "{tag} {major}");
+            // llc 22 drops the release of the exchange; 23 and fix's output keep every order.
+            let dropped = matches!(&at_o0[1], Verdict::Weakened(w) if matches!(w[..], [Weakening::Order { .. }]));
+            assert_eq!(
+                dropped,
+                major == 22 && tag == "arms",
+                "{tag} {major}: {at_o0:?}"
+            );
+            if major == 23 || tag == "arms-fixed" {
+                assert!(
+                    at_o0.iter().all(|v| !matches!(v, Verdict::Weakened(_))),
+                    "{tag} {major}: {at_o0:?}"
+                );
+            }
+        }
     }
 }
