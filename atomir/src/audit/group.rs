@@ -238,10 +238,18 @@ pub(crate) fn match_access(
     }
     // One fence after the carriers gives the acquire they lack; a fence after carriers that
     // carry their acquire (or a node without one) is the next atomic's leading fence.
+    // A carrier that an acquire fence of the group follows already (an integer min/max
+    // alternative's) lacks nothing.
+    let acquired_after = |carrier: usize| {
+        group
+            .trailing
+            .iter()
+            .any(|&f| f > carrier && parts[f].order_scope().0.has_acquire())
+    };
     let lacks_acquire = group
         .carriers
         .iter()
-        .any(|&i| !parts[i].order_scope().0.has_acquire());
+        .any(|&i| !parts[i].order_scope().0.has_acquire() && !acquired_after(i));
     if ir.order.has_acquire() && ir.op != AtomicOp::Store && lacks_acquire {
         if let Some(fence) = parts.get(next).filter(|p| p.is_fence()) {
             if fence.order_scope().0.has_acquire() {

@@ -122,11 +122,11 @@ pub(super) fn element_lowering(
             Triple::Spirv64 | Triple::SpirvVulkan => ty != ElemType::Bf16 && op == AtomicOp::Add,
             // x86 half/bfloat arithmetic before 22 is not selectable in every version.
             Triple::X86_64 => !small || target.major >= 22,
-            // rule llvm.nvptx-old-no-expansion: no fsub before 22.
-            Triple::Nvptx64 if old_nvptx => op == AtomicOp::Add,
             Triple::Nvptx64 if ty == ElemType::F32 && op == AtomicOp::Add => {
                 nvptx_f32_add_native(target, node)
             }
+            // rule llvm.nvptx-old-no-expansion: no fsub before 22.
+            Triple::Nvptx64 if old_nvptx => op == AtomicOp::Add,
             // What the processor's llc selects (its row in `cpu`); fsub is always llc's loop.
             Triple::Amdgcn => op == AtomicOp::Add && amd_float_add_native(target, node, ty),
             _ => true,
@@ -141,13 +141,13 @@ pub(super) fn element_lowering(
 }
 
 /// NVPTX: whether atomir's f32 add (exact: it keeps subnormals) is printed as LLVM's own
-/// `atomicrmw fadd float`. Not at LLVM 22 on global or generic memory (rule
-/// `llvm.nvptx22-f32-add-flushes`): llc 22 selects `atom.add.f32` there at every scope and on
-/// every SM, which flushes subnormals on global memory, so the add is atomir's CAS loop. On
-/// shared memory the instruction keeps them. llc 23 expands the `atomicrmw` into an exact CAS
-/// loop of its own on global and generic memory.
+/// `atomicrmw fadd float`. Not before LLVM 23 on global or generic memory (rule
+/// `llvm.nvptx-f32-add-flushes-before-23`): llc 14 to 22 select `atom.add.f32` there at every
+/// scope and on every SM, which flushes subnormals on global memory, so the add is atomir's CAS
+/// loop. On shared memory the instruction keeps them. llc 23 expands the `atomicrmw` into an
+/// exact CAS loop of its own on global and generic memory.
 fn nvptx_f32_add_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
-    target.major != 22 || !matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+    target.major >= 23 || !matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
 }
 
 /// AMDGPU: whether the processor's llc selects the hardware's float add for `ty` (f32, f64,

@@ -18,9 +18,10 @@
 //!   on global/generic memory, and the native instruction only on shared memory (where it does
 //!   not flush). Getting the native global form would need `denormal_fpenv(float: preservesign)`,
 //!   a flushing float mode that is never a default.
-//! - LLVM 22's llc selects `atom.add.f32` for an f32 `atomicrmw fadd` on global and generic
+//! - llc 14 to 22 select `atom.add.f32` for an f32 `atomicrmw fadd` on global and generic
 //!   memory at every scope and on every SM, so the exact add is atomir's CAS loop there (rule
-//!   `llvm.nvptx22-f32-add-flushes`); on shared memory the instruction is exact and stays.
+//!   `llvm.nvptx-f32-add-flushes-before-23`); on shared memory the instruction is exact and
+//!   stays.
 //! - NVPTX's llc (19, 22, 23; sm_60 to sm_100) selects no `atom.add.noftz.f16x2`/`.bf16x2`:
 //!   `atomicrmw fadd/fsub` on `<2 x half>`/`<2 x bfloat>` becomes a CAS loop of llc's own, so
 //!   packed adds are atomir's loop and vectors of f16/bf16 a split (rule
@@ -121,9 +122,10 @@ atomir_ir::rules! {
             "NVPTX's llc (19 to 23, every SM) expands atomicrmw fadd/fsub on <2 x half> and \
              <2 x bfloat> into a CAS loop of its own: packed f16x2/bf16x2 add and sub are \
              atomir's CAS loop, a vector of them a per-element split",
-        Nvptx22F32AddFlushes = "llvm.nvptx22-f32-add-flushes":
-            "llc 22 selects atomicrmw fadd float on global and generic memory as atom.add.f32, \
-             which flushes subnormals on global memory: the exact f32 add is a CAS loop there",
+        NvptxF32AddFlushesBefore23 = "llvm.nvptx-f32-add-flushes-before-23":
+            "llc before 23 selects atomicrmw fadd float on global and generic memory as \
+             atom.add.f32, which flushes subnormals on global memory: the exact f32 add is a \
+             CAS loop there",
         NvptxSystemScopeByCas = "llvm.nvptx-system-scope-by-cas":
             "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
         PartWordCas = "llvm.part-word-cas":
