@@ -45,6 +45,14 @@ impl Flow {
         self.blocks.first().map(|b| b.first)
     }
 
+    /// The first line of the block that holds `line` (`line` itself where the flow is unknown).
+    pub(crate) fn block_start(&self, line: u32) -> u32 {
+        self.blocks
+            .iter()
+            .find(|b| b.first <= line && line <= b.last)
+            .map_or(line, |b| b.first)
+    }
+
     /// The flow position of line `line`: the index of its block in flow order and the line;
     /// lines outside every block keep their text position after all blocks.
     pub(crate) fn position(&self, line: u32) -> (usize, u32) {

@@ -193,16 +193,23 @@ fn judge(
 /// one ended.
 const RESYNC: usize = 8;
 
-/// The parts of `node` among those no other atomic took: the shape at `next`; else one
-/// instruction of its op (its split, integer min/max) after `next`, then before it (blocks
-/// that llc laid out in another order); else a CAS loop within [`RESYNC`] parts of `next`.
-fn find_group(node: &AtomicNode, parts: &[PtxPart], taken: &[bool], next: usize) -> Option<Group> {
+/// The parts of `node` among those no other atomic took, and where they start: the shape at
+/// `next`; else one instruction of its op (its split, integer min/max) after `next`, then
+/// before it (blocks that llc laid out in another order); else a CAS loop starting at one of
+/// the [`RESYNC`] free parts after `next`.
+fn find_group(
+    node: &AtomicNode,
+    parts: &[PtxPart],
+    taken: &[bool],
+    next: usize,
+) -> Option<(usize, Group)> {
     let free = |group: &Group| group.parts().iter().all(|&i| !taken[i]);
     let at = |start: usize, loops: bool| {
         if taken.get(start).copied().unwrap_or(true) {
             return None;
         }
-        match_access(node, parts, start, loops).filter(free)
+        let group = match_access(node, parts, start, loops).filter(free)?;
+        Some((start, group))
     };
     at(next, true)
         .or_else(|| {
@@ -210,7 +217,19 @@ fn find_group(node: &AtomicNode, parts: &[PtxPart], taken: &[bool], next: usize)
                 .chain(0..next)
                 .find_map(|s| at(s, false))
         })
-        .or_else(|| ((next + 1)..parts.len().min(next + RESYNC)).find_map(|s| at(s, true)))
+        .or_else(|| {
+            ((next + 1)..parts.len())
+                .filter(|&s| !taken[s])
+                .take(RESYNC)
+                .find_map(|s| at(s, true))
+        })
+}
+
+/// The first part from `at` on that no atomic took.
+fn first_free(taken: &[bool], at: usize) -> usize {
+    (at..taken.len())
+        .find(|&i| !taken[i])
+        .unwrap_or(taken.len())
 }
 
 /// The verdict of an IR fence against the PTX part at `next`, if that is a fence.
@@ -288,7 +307,7 @@ pub(crate) fn audit_function(
                     });
                     taken[next] = true;
                     from = part.line;
-                    next += 1;
+                    next = first_free(&taken, next + 1);
                 }
                 None => entry.verdict = Verdict::Weakened(vec![Weakening::FenceDropped]),
             }
@@ -297,8 +316,14 @@ pub(crate) fn audit_function(
         }
         let Some(node) = atomic.node() else { continue };
         match find_group(&node, parts, &taken, next) {
-            Some(group) => {
-                entry.verdict = judge(&node, atomic, (ptx_source, flow, from), parts, &group);
+            Some((start, group)) => {
+                // The lines a loop's plain first load may lie on: after the previous atomic,
+                // or in the group's own first block where it lies elsewhere.
+                let scan_from = match group.parts().first() {
+                    Some(&first) if start != next => flow.block_start(parts[first].line),
+                    _ => from,
+                };
+                entry.verdict = judge(&node, atomic, (ptx_source, flow, scan_from), parts, &group);
                 let indices = group.parts();
                 for &index in &indices {
                     entry.ptx.push(SourceLine {
@@ -307,11 +332,15 @@ pub(crate) fn audit_function(
                     });
                     taken[index] = true;
                 }
-                if let Some(&last) = indices.last() {
-                    if last >= next {
+                // Matched where the previous atomic ended, the next one is looked for after
+                // it; matched elsewhere (a block laid out away from the IR's order), the free
+                // parts at the cursor are still the next atomic's.
+                match indices.last() {
+                    Some(&last) if start == next => {
                         from = parts[last].line;
-                        next = last + 1;
+                        next = first_free(&taken, last + 1);
                     }
+                    _ => next = first_free(&taken, next),
                 }
                 entry.ptx.sort_by_key(|line| line.line);
             }
