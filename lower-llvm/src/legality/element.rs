@@ -9,7 +9,7 @@ use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Lowering, Refusal, Scope, TypeClass,
 };
 
-use super::nvptx_rmw_keeps_order;
+use super::checks::nvptx_rmw_keeps_order;
 use crate::target::{LlvmTarget, Triple};
 
 /// How one element of the node is carried out (scalar rules).
