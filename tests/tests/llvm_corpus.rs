@@ -502,3 +502,74 @@ fn audit_follows_the_blocks_that_llc_o2_reorders() {
         }
     }
 }
+
+/// Atomics of one shape in both arms of a branch, with different orders and scopes.
+const ARMS_ALIKE: &str = r#"target triple = "nvptx64-nvidia-cuda"
+define ptx_kernel void @alike(ptr addrspace(1) %p, ptr addrspace(1) %q, i32 %c, float %v) {
+entry:
+  %cc = icmp eq i32 %c, 0
+  br i1 %cc, label %then, label %else, !prof !0
+then:
+  %a = atomicrmw xchg ptr addrspace(1) %q, i32 1 syncscope("device") release, align 4
+  %a2 = atomicrmw fsub ptr addrspace(1) %p, float %v syncscope("block") monotonic, align 4
+  br label %join
+else:
+  %b = atomicrmw xchg ptr addrspace(1) %q, i32 2 syncscope("device") monotonic, align 4
+  %s = atomicrmw fsub ptr addrspace(1) %p, float %v syncscope("device") acquire, align 4
+  br label %join
+join:
+  %m = atomicrmw fmax ptr addrspace(1) %q, float %v syncscope("device") release, align 4
+  %l = load atomic i32, ptr addrspace(1) %p syncscope("device") acquire, align 4
+  ret void
+}
+!0 = !{!"branch_weights", i32 1, i32 1000}
+"#;
+
+/// llc names each block's IR block in a comment, so atomics of one shape in both arms of a
+/// branch are told apart whatever order llc laid the arms out in. Without the comments (a
+/// PTX file with them stripped), an atomic whose place cannot be told from the other arm's is
+/// reported ambiguous, never matched to either with a verdict that may be the other's.
+#[test]
+fn atomics_alike_in_both_arms_are_told_apart_or_reported_ambiguous() {
+    let Some(plain) = ptx_of(ARMS_ALIKE, 22, "-O0", "alike") else {
+        return;
+    };
+    let optimized = ptx_of(ARMS_ALIKE, 22, "-O2", "alike").unwrap();
+    let line = |ptx: &str, what: &str| ptx.lines().position(|l| l.contains(what));
+    assert!(line(&plain, "], 1;") < line(&plain, "], 2;"));
+    assert!(
+        line(&optimized, "], 1;") > line(&optimized, "], 2;"),
+        "{optimized}"
+    );
+    let named: Vec<Verdict> = audit(ARMS_ALIKE, &optimized, ReadOptions::default())
+        .entries
+        .into_iter()
+        .map(|e| e.verdict)
+        .collect();
+    let at_o0: Vec<Verdict> = audit(ARMS_ALIKE, &plain, ReadOptions::default())
+        .entries
+        .into_iter()
+        .map(|e| e.verdict)
+        .collect();
+    assert_eq!(named, at_o0);
+    assert!(named.iter().all(|v| !matches!(v, Verdict::Unmatched(_))));
+    // llc 22 drops the exchange's release, and nothing else here.
+    let weakened: Vec<usize> = (0..named.len())
+        .filter(|&i| matches!(named[i], Verdict::Weakened(_)))
+        .collect();
+    assert_eq!(weakened, [0], "{named:?}");
+    let stripped: String = optimized
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let report = audit(ARMS_ALIKE, &stripped, ReadOptions::default());
+    let mut ambiguous = 0;
+    for (entry, expected) in report.entries.iter().zip(&named) {
+        match &entry.verdict {
+            Verdict::Unmatched(why) if why.starts_with("ambiguous") => ambiguous += 1,
+            verdict => assert_eq!(verdict, expected, "{}", report.render("ir", "ptx")),
+        }
+    }
+    assert!(ambiguous > 0, "{}", report.render("ir", "ptx"));
+}

@@ -16,28 +16,92 @@ struct Block {
     last: u32,
 }
 
+/// The IR block a PTX block was made from, as llc's comment at its label names it
+/// (`$L__BB0_2: // %else`, `// %bb.5: // %join`).
+fn ir_block_of(line: &str) -> Option<&str> {
+    let (_, comment) = line.rsplit_once("//")?;
+    let name = comment.trim().strip_prefix('%')?;
+    let plain = !name.is_empty() && !name.ends_with(':') && !name.contains(char::is_whitespace);
+    plain.then_some(name)
+}
+
 /// The blocks of one PTX function in flow order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Flow {
     /// The blocks, in flow order.
     blocks: Vec<Block>,
+    /// Per block (in flow order): its index in text order, and the blocks (by text index, as
+    /// bits) it reaches by forward edges.
+    reach: Vec<(usize, Vec<u64>)>,
+    /// Whether llc's comments named the IR blocks, so that the order of the IR's blocks (the
+    /// arms of a branch included) is known.
+    named: bool,
 }
 
 impl Flow {
     /// The flow of the function whose header is on line `header` (1-based) of `source`; an
     /// empty flow (text order) where its body cannot be followed.
-    pub(crate) fn of_function(source: &str, header: u32) -> Flow {
+    ///
+    /// `ir_blocks` are the IR function's block names in text order: where llc's comments name
+    /// the IR block a PTX block was made from, the blocks are put in the IR's order of those
+    /// (the arms of a branch, whichever llc placed first), each block llc made itself (a CAS
+    /// loop's) staying after the block it follows in flow order.
+    pub(crate) fn of_function(source: &str, header: u32, ir_blocks: &[&str]) -> Flow {
         let lines: Vec<&str> = source.lines().collect();
         let Some((open, close)) = body(&lines, header as usize - 1) else {
             return Flow::default();
         };
-        let Some((blocks, successors)) = cut(&lines, open, close) else {
+        let Some((blocks, successors, names)) = cut(&lines, open, close) else {
             return Flow::default();
         };
         let order = reverse_post_order(&successors);
-        Flow {
-            blocks: order.into_iter().map(|b| blocks[b]).collect(),
+        let reach = forward_reach(&successors, &order);
+        let mut keyed = Vec::with_capacity(order.len());
+        let mut inherited = 0;
+        let mut named = false;
+        for (position, &block) in order.iter().enumerate() {
+            let known = names[block].and_then(|name| ir_blocks.iter().position(|&b| b == name));
+            named |= known.is_some_and(|index| index > 0);
+            let ir_index = known.unwrap_or(inherited);
+            inherited = ir_index;
+            keyed.push(((ir_index, position), block));
         }
+        keyed.sort_by_key(|&(key, _)| key);
+        Flow {
+            blocks: keyed.iter().map(|&(_, block)| blocks[block]).collect(),
+            reach: keyed
+                .iter()
+                .map(|&(_, block)| (block, reach[block].clone()))
+                .collect(),
+            named,
+        }
+    }
+
+    /// The block (its index in flow order) that holds `line`.
+    pub(crate) fn block_of(&self, line: u32) -> Option<usize> {
+        self.blocks
+            .iter()
+            .position(|b| b.first <= line && line <= b.last)
+    }
+
+    /// Whether one of two blocks can run after the other without a loop's back edge, so that
+    /// the flow order between them is the program's. False for the arms of a branch, which llc
+    /// may lay out in either order; true where the flow is not followed or llc's comments named
+    /// the IR's blocks.
+    pub(crate) fn ordered(&self, a: Option<usize>, b: Option<usize>) -> bool {
+        if self.named {
+            return true;
+        }
+        let (Some(a), Some(b)) = (a, b) else {
+            return true;
+        };
+        let (Some((a_text, a_reach)), Some((b_text, b_reach))) =
+            (self.reach.get(a), self.reach.get(b))
+        else {
+            return true;
+        };
+        let reaches = |set: &[u64], block: usize| set[block / 64] & (1 << (block % 64)) != 0;
+        reaches(a_reach, *b_text) || reaches(b_reach, *a_text)
     }
 
     /// The first line of the entry block, where the function's flow is known.
@@ -163,8 +227,17 @@ fn label_of(code: &str) -> Option<&str> {
 
 /// The blocks between the body's braces (exclusive) and each block's successors, fall-through
 /// first; `None` where a branch cannot be followed.
-fn cut(lines: &[&str], open: usize, close: usize) -> Option<(Vec<Block>, Vec<Vec<usize>>)> {
+#[allow(clippy::type_complexity)]
+fn cut<'a>(
+    lines: &[&'a str],
+    open: usize,
+    close: usize,
+) -> Option<(Vec<Block>, Vec<Vec<usize>>, Vec<Option<&'a str>>)> {
     let mut blocks: Vec<Block> = Vec::new();
+    // Per block: the IR block llc's comment names; the name a comment line gave the next one.
+    let mut names: Vec<Option<&str>> = Vec::new();
+    let mut pending: Option<&str> = None;
+    let mut name: Option<&str> = None;
     let mut labels: Vec<(&str, usize)> = Vec::new();
     // Per block: its branch target and whether control falls through to the next block.
     let mut ends: Vec<(Option<&str>, bool)> = Vec::new();
@@ -179,15 +252,24 @@ fn cut(lines: &[&str], open: usize, close: usize) -> Option<(Vec<Block>, Vec<Vec
                     last: index as u32,
                 });
                 ends.push((None, true));
+                names.push(name.take());
             }
             labels.push((label, blocks.len()));
             start = index;
             open_block = true;
+            name = ir_block_of(line).or(pending.take());
             continue;
         }
-        if !open_block && !code.trim().is_empty() {
+        if code.trim().is_empty() {
+            if !open_block {
+                pending = ir_block_of(line).or(pending);
+            }
+            continue;
+        }
+        if !open_block {
             start = index;
             open_block = true;
+            name = pending.take();
         }
         let (target, falls) = match exit_of(code) {
             Exit::None => continue,
@@ -200,6 +282,7 @@ fn cut(lines: &[&str], open: usize, close: usize) -> Option<(Vec<Block>, Vec<Vec
             last: index as u32 + 1,
         });
         ends.push((target, falls));
+        names.push(name.take());
         open_block = false;
     }
     if open_block {
@@ -208,6 +291,7 @@ fn cut(lines: &[&str], open: usize, close: usize) -> Option<(Vec<Block>, Vec<Vec
             last: close as u32,
         });
         ends.push((None, false));
+        names.push(name.take());
     }
     let mut successors = Vec::with_capacity(blocks.len());
     for (index, (target, falls)) in ends.iter().enumerate() {
@@ -223,7 +307,32 @@ fn cut(lines: &[&str], open: usize, close: usize) -> Option<(Vec<Block>, Vec<Vec
         }
         successors.push(next);
     }
-    Some((blocks, successors))
+    Some((blocks, successors, names))
+}
+
+/// Per block, the set of blocks (by text index, as bits) it reaches by forward edges, those
+/// to a later block of the reverse post-order `order` (a loop's back edge left out).
+fn forward_reach(successors: &[Vec<usize>], order: &[usize]) -> Vec<Vec<u64>> {
+    let count = successors.len();
+    let words = count.div_ceil(64);
+    let mut position = vec![usize::MAX; count];
+    for (index, &block) in order.iter().enumerate() {
+        position[block] = index;
+    }
+    let mut reach = vec![vec![0u64; words]; count];
+    for &block in order.iter().rev() {
+        let mut set = vec![0u64; words];
+        set[block / 64] |= 1 << (block % 64);
+        for &next in &successors[block] {
+            if position[next] > position[block] && position[next] != usize::MAX {
+                for (word, bits) in set.iter_mut().zip(&reach[next]) {
+                    *word |= bits;
+                }
+            }
+        }
+        reach[block] = set;
+    }
+    reach
 }
 
 /// The blocks in reverse post-order from block 0 (a block's fall-through successor before its
@@ -280,7 +389,7 @@ $L__BB0_2:
 
     #[test]
     fn a_loop_laid_out_after_its_exit_is_followed() {
-        let flow = Flow::of_function(LOOP_AT_THE_END, 1);
+        let flow = Flow::of_function(LOOP_AT_THE_END, 1, &[]);
         let mut lines = [5u32, 8, 11];
         lines.sort_by_key(|&line| flow.position(line));
         // The load, the CAS, then the exit's fence.
@@ -289,9 +398,31 @@ $L__BB0_2:
     }
 
     #[test]
+    fn the_arms_of_a_branch_are_not_ordered() {
+        let text = "\
+.entry k()
+{
+\t@%p1 bra $L__BB0_2;
+\tatom.global.exch.b32 %r1, [%rd1], 1;
+\tbra.uni $L__BB0_3;
+$L__BB0_2:
+\tatom.global.exch.b32 %r2, [%rd1], 2;
+$L__BB0_3:
+\tld.acquire.gpu.b32 %r3, [%rd1];
+\tret;
+}
+";
+        let flow = Flow::of_function(text, 1, &[]);
+        let (first_arm, second_arm, join) = (flow.block_of(4), flow.block_of(7), flow.block_of(9));
+        assert!(!flow.ordered(first_arm, second_arm));
+        assert!(flow.ordered(first_arm, join) && flow.ordered(second_arm, join));
+        assert!(flow.ordered(flow.block_of(3), first_arm));
+    }
+
+    #[test]
     fn text_order_where_the_flow_is_unknown() {
         let text = ".entry k()\n{\nbrx.idx %r1, $T;\n}\n";
-        let flow = Flow::of_function(text, 1);
+        let flow = Flow::of_function(text, 1, &[]);
         assert_eq!(flow.position(3), (0, 3));
         assert_eq!(flow.ranges(2, 3), [(2, 3)]);
     }

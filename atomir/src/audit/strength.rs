@@ -225,6 +225,72 @@ fn find_group(
         })
 }
 
+/// What the search for an atomic's alternatives reads.
+struct Context<'a> {
+    ptx_source: &'a str,
+    flow: &'a Flow,
+    parts: &'a [PtxPart],
+    taken: &'a [bool],
+    part_blocks: &'a [Option<usize>],
+}
+
+/// Why `group` cannot be told to be the atomic's, and the other group it may be: another free
+/// group of its shape lies in a block that neither runs before nor after the group's (the
+/// other arm of a branch, which llc may have laid out first), with another verdict. `None`
+/// where the match is the only one that matters.
+fn ambiguity(
+    node: &AtomicNode,
+    atomic: &LlAtomic,
+    context: &Context<'_>,
+    group: &Group,
+) -> Option<(String, Vec<usize>)> {
+    let Context {
+        ptx_source,
+        flow,
+        parts,
+        taken,
+        part_blocks,
+    } = *context;
+    let ours = group.parts();
+    let anchor = part_blocks[*group.carriers.first()?];
+    let verdict = |group: &Group| {
+        let from = group
+            .parts()
+            .first()
+            .map_or(1, |&first| flow.block_start(parts[first].line));
+        judge(node, atomic, (ptx_source, flow, from), parts, group)
+    };
+    let mut ours_verdict = None;
+    for start in 0..parts.len() {
+        if taken[start] || ours.contains(&start) || flow.ordered(anchor, part_blocks[start]) {
+            continue;
+        }
+        let loops = group.shape == Shape::CasLoop;
+        let Some(other) = match_access(node, parts, start, loops) else {
+            continue;
+        };
+        let free = other
+            .parts()
+            .iter()
+            .all(|i| !taken[*i] && !ours.contains(i));
+        if !free {
+            continue;
+        }
+        let ours_verdict = ours_verdict.get_or_insert_with(|| verdict(group));
+        if verdict(&other) != *ours_verdict {
+            let why = format!(
+                "ambiguous: its shape is at PTX line {} and at line {}, in blocks of which \
+                 neither runs before the other (the arms of a branch, in the order llc laid \
+                 them out), with different verdicts",
+                parts[ours[0]].line,
+                parts[other.parts()[0]].line
+            );
+            return Some((why, other.parts()));
+        }
+    }
+    None
+}
+
 /// The first part from `at` on that no atomic took.
 fn first_free(taken: &[bool], at: usize) -> usize {
     (at..taken.len())
@@ -269,6 +335,9 @@ pub(crate) fn audit_function(
     entries: &mut Vec<Entry>,
 ) -> Vec<usize> {
     let mut taken = vec![false; parts.len()];
+    let part_blocks: Vec<Option<usize>> = parts.iter().map(|p| flow.block_of(p.line)).collect();
+    // Parts another match could have been an earlier atomic's, with that atomic's IR line.
+    let mut contested: Vec<Option<u32>> = vec![None; parts.len()];
     let mut next = 0;
     // The line of the last part matched, or where the function's code starts.
     let mut from = flow
@@ -315,7 +384,39 @@ pub(crate) fn audit_function(
             continue;
         }
         let Some(node) = atomic.node() else { continue };
-        match find_group(&node, parts, &taken, next) {
+        let found = find_group(&node, parts, &taken, next);
+        if let Some((_, group)) = &found {
+            let context = Context {
+                ptx_source,
+                flow,
+                parts,
+                taken: &taken,
+                part_blocks: &part_blocks,
+            };
+            let contested_by = group.parts().iter().find_map(|&i| contested[i]);
+            let why = match contested_by {
+                Some(line) => Some(format!(
+                    "ambiguous: its shape lies where the atomic on IR line {line} may also be, \
+                     in arms of a branch whose order llc chose"
+                )),
+                None => ambiguity(&node, atomic, &context, group).map(|(why, other)| {
+                    for index in other {
+                        contested[index] = Some(atomic.loc.line);
+                    }
+                    why
+                }),
+            };
+            if let Some(why) = why {
+                // The parts are taken all the same, so that no later atomic matches them.
+                for index in group.parts() {
+                    taken[index] = true;
+                }
+                entry.verdict = Verdict::Unmatched(why);
+                entries.push(entry);
+                continue;
+            }
+        }
+        match found {
             Some((start, group)) => {
                 // The lines a loop's plain first load may lie on: after the previous atomic,
                 // or in the group's own first block where it lies elsewhere.
