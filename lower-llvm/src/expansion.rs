@@ -350,39 +350,8 @@ fn primitive_with(
                 '\n'
             );
         }
-        Prim::PtrAlignDown { dst, ptr, align } => {
-            let low = low_bits(em, out, ty(em, ptr), r(ptr), align);
-            let negated = em.fresh();
-            spell!(
-                out,
-                "  ",
-                em.show(negated),
-                " = sub i64 0, ",
-                em.show(low),
-                '\n'
-            );
-            gep(em, out, ty(em, ptr), r(dst), r(ptr), negated);
-        }
-        Prim::PtrLowBits { dst, ptr, align } => {
-            let low = low_bits(em, out, ty(em, ptr), r(ptr), align);
-            spell!(
-                out,
-                "  ",
-                em.show(r(dst)),
-                " = trunc i64 ",
-                em.show(low),
-                " to i32\n"
-            );
-        }
-        Prim::PtrAdd { dst, ptr, bytes } => {
-            gep(
-                em,
-                out,
-                ty(em, ptr),
-                r(dst),
-                r(ptr),
-                Ref::Lit(u128::from(bytes), Scal::I(64)),
-            );
+        Prim::PtrAlignDown { .. } | Prim::PtrLowBits { .. } | Prim::PtrAdd { .. } => {
+            pointer(em, out, expansion, refs, prim);
         }
         Prim::WarpPeers { .. }
         | Prim::WarpLeads { .. }
@@ -396,6 +365,73 @@ fn primitive_with(
         }
     }
     Ok(())
+}
+
+/// A pointer primitive: the address aligned down, its low bits, or an offset address.
+fn pointer(
+    em: &mut Emitter<'_>,
+    out: &mut String,
+    expansion: &Expansion,
+    refs: &[Ref],
+    prim: &Prim,
+) {
+    let r = |var: Var| refs[var.index()];
+    match *prim {
+        Prim::PtrAlignDown { dst, ptr, align } => {
+            let low = low_bits(
+                em,
+                out,
+                em.prim_ty(expansion.vars[ptr], em.space),
+                r(ptr),
+                align,
+            );
+            let negated = em.fresh();
+            spell!(
+                out,
+                "  ",
+                em.show(negated),
+                " = sub i64 0, ",
+                em.show(low),
+                '\n'
+            );
+            gep(
+                em,
+                out,
+                em.prim_ty(expansion.vars[ptr], em.space),
+                r(dst),
+                r(ptr),
+                negated,
+            );
+        }
+        Prim::PtrLowBits { dst, ptr, align } => {
+            let low = low_bits(
+                em,
+                out,
+                em.prim_ty(expansion.vars[ptr], em.space),
+                r(ptr),
+                align,
+            );
+            spell!(
+                out,
+                "  ",
+                em.show(r(dst)),
+                " = trunc i64 ",
+                em.show(low),
+                " to i32\n"
+            );
+        }
+        Prim::PtrAdd { dst, ptr, bytes } => {
+            gep(
+                em,
+                out,
+                em.prim_ty(expansion.vars[ptr], em.space),
+                r(dst),
+                r(ptr),
+                Ref::Lit(u128::from(bytes), Scal::I(64)),
+            );
+        }
+        _ => {}
+    }
 }
 
 fn low_bits(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, ptr: Ref, align: u32) -> Ref {

@@ -43,7 +43,6 @@
 mod cpu;
 mod emit;
 mod expansion;
-mod ldst;
 mod ldst_emit;
 mod legality;
 mod native;

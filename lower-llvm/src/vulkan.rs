@@ -113,7 +113,7 @@ impl Spell for IntrinsicSuffix {
 }
 
 /// The element type an atomic of `ty` accesses (the one `native::rmw` prints), which the
-/// table's one-type rule for shared parameters compares too (`legality::beside`).
+/// table's one-type rule for shared parameters compares as `PrimType::natural`.
 pub(crate) fn access_scal(ty: atomir_ir::ElemType) -> Scal {
     Scal::natural(ty)
 }

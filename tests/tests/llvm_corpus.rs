@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use atomir::audit::{audit, Report, Verdict};
+use atomir::audit::{audit, Report, Verdict, Weakening};
 use atomir::fix::fix_module;
 use atomir::llvm::read::{read, LlAtomic, NanRule, ReadOptions};
 use atomir::llvm::spelling;
@@ -269,25 +269,29 @@ fn every_fixed_module_is_accepted_by_its_llc() {
     }
 }
 
-/// llc `major`'s PTX of `text` (sm_90, `-O0`), or `None` where that llc is missing. `-O0`
-/// keeps the blocks in the IR's order, which the audit matches in (AtomicExpand and
-/// instruction selection, where orders are dropped, run at every level).
-fn ptx_of(text: &str, major: u32, tag: &str) -> Option<String> {
+/// How hard llc works on a module whose PTX is audited: `-O0` keeps the blocks in the IR's
+/// order; `-O2` lays them out anew (a CAS loop's blocks, the arms of a branch), which the audit
+/// follows by the PTX's branches. AtomicExpand and instruction selection, where orders are
+/// dropped, run at every level.
+const LEVELS: [&str; 2] = ["-O0", "-O2"];
+
+/// llc `major`'s PTX of `text` (sm_90, at `level`), or `None` where that llc is missing.
+fn ptx_of(text: &str, major: u32, level: &str, tag: &str) -> Option<String> {
     let llc = require(Tool::Llc(major))?;
     let target = LlvmTarget::new(atomir::Triple::Nvptx64, major);
     let dir = tmp("audit");
     let input = dir.join(format!("{tag}.ll"));
-    let output = dir.join(format!("{tag}-{major}.ptx"));
+    let output = dir.join(format!("{tag}-{major}{level}.ptx"));
     std::fs::write(&input, text).unwrap();
     let (ok, message) = atomir_tests::tools::run(
         Command::new(llc)
-            .arg("-O0")
+            .arg(level)
             .args(target.llc_args())
             .arg(&input)
             .arg("-o")
             .arg(&output),
     );
-    assert!(ok, "llc {major} on {tag}: {message}");
+    assert!(ok, "llc {major} {level} on {tag}: {message}");
     Some(std::fs::read_to_string(output).unwrap())
 }
 
@@ -304,70 +308,71 @@ fn summary(report: &Report) -> String {
 
 #[test]
 fn audit_reports_what_llc_22_weakens_and_nothing_in_llc_23_or_fix() {
-    for file in ["patterns/nvptx64.ll", "clang/cuda_atomics.nvptx64.ll"] {
-        let text = std::fs::read_to_string(corpus_dir().join(file)).unwrap();
-        let tag = Path::new(file)
-            .file_stem()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let Some(ptx22) = ptx_of(&text, 22, &tag) else {
-            return;
-        };
-        let report = audit(&text, &ptx22, ReadOptions::default());
-        println!(
-            "{file}, llc 22: {} atomics, {} weakened, {} unmatched",
-            report.entries.len(),
-            report.weakened(),
-            report.unmatched()
-        );
-        assert!(report.weakened() > 0, "{file}: llc 22 weakens nothing?");
-        assert_eq!(
-            report.unmatched(),
-            0,
-            "{file}, llc 22:\n{}",
-            summary(&report)
-        );
-        if let Some(ptx23) = ptx_of(&text, 23, &tag) {
-            let report = audit(&text, &ptx23, ReadOptions::default());
-            println!(
-                "{file}, llc 23: {} weakened, {} unmatched",
-                report.weakened(),
-                report.unmatched()
-            );
-            assert!(report.is_clean(), "{file}, llc 23:\n{}", summary(&report));
-        }
-        let (_, fixed, _) = fixed(file, "nvptx64@22");
-        let ptx = ptx_of(&fixed.text, 22, &format!("{tag}-fixed")).unwrap();
-        let report = audit(&text, &ptx, ReadOptions::default());
-        println!(
-            "{file}, fix then llc 22: {} weakened, {} unmatched",
-            report.weakened(),
-            report.unmatched()
-        );
-        // Every order and scope survives fix. What remains: atomir's nvptx64@22 table prints
-        // a block- or cluster-scope f32 fadd on global or generic memory as LLVM's own
-        // `atomicrmw fadd`, which llc 22 selects as the flushing `atom.add.f32` (llc 23 makes
-        // it an exact CAS loop); the audit reports each such add, and nothing else.
-        for entry in &report.entries {
-            if let Verdict::Weakened(how) = &entry.verdict {
-                let flushing_add =
-                    entry.ir.text.contains("fadd") && entry.ir.text.contains(" float ");
-                assert!(
-                    flushing_add && how == &[atomir::audit::Weakening::FlushesSubnormals],
-                    "{file}, fixed, llc 22: {}: {how:?}",
-                    entry.ir.text
-                );
+    for level in LEVELS {
+        for file in ["patterns/nvptx64.ll", "clang/cuda_atomics.nvptx64.ll"] {
+            if !audit_one_module(file, level) {
+                return;
             }
         }
-        assert_eq!(
-            report.unmatched(),
-            0,
-            "{file}, fixed, llc 22:\n{}",
+    }
+}
+
+/// The audit of `file` on llc 22's and 23's PTX at `level`, and on llc 22's of fix's output;
+/// false where llc 22 is missing.
+fn audit_one_module(file: &str, level: &str) -> bool {
+    let text = std::fs::read_to_string(corpus_dir().join(file)).unwrap();
+    let tag = Path::new(file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let Some(ptx22) = ptx_of(&text, 22, level, &tag) else {
+        return false;
+    };
+    let report = audit(&text, &ptx22, ReadOptions::default());
+    println!(
+        "{file}, llc 22 {level}: {} atomics, {} weakened, {} unmatched",
+        report.entries.len(),
+        report.weakened(),
+        report.unmatched()
+    );
+    assert!(report.weakened() > 0, "{file}: llc 22 weakens nothing?");
+    assert_eq!(
+        report.unmatched(),
+        0,
+        "{file}, llc 22 {level}:\n{}",
+        summary(&report)
+    );
+    if let Some(ptx23) = ptx_of(&text, 23, level, &tag) {
+        let report = audit(&text, &ptx23, ReadOptions::default());
+        println!(
+            "{file}, llc 23 {level}: {} weakened, {} unmatched",
+            report.weakened(),
+            report.unmatched()
+        );
+        assert!(
+            report.is_clean(),
+            "{file}, llc 23 {level}:\n{}",
             summary(&report)
         );
-        assert!(report.ir_errors.is_empty() && report.ptx_errors.is_empty());
     }
+    let (_, fixed, _) = fixed(file, "nvptx64@22");
+    let ptx = ptx_of(&fixed.text, 22, level, &format!("{tag}-fixed")).unwrap();
+    let report = audit(&text, &ptx, ReadOptions::default());
+    println!(
+        "{file}, fix then llc 22 {level}: {} weakened, {} unmatched",
+        report.weakened(),
+        report.unmatched()
+    );
+    // Every order and scope survives fix, and every f32 add keeps subnormals (atomir's exact
+    // add is a CAS loop on global and generic memory at 22, where llc selects the flushing
+    // `atom.add.f32`).
+    assert!(
+        report.is_clean(),
+        "{file}, fixed, llc 22 {level}:\n{}",
+        summary(&report)
+    );
+    true
 }
 
 #[test]
@@ -375,10 +380,6 @@ fn audit_of_the_hand_checked_module() {
     use atomir::audit::Weakening::{FlushesSubnormals, Order, Scope};
     use atomir::{MemoryOrder as O, Scope as S};
     let text = std::fs::read_to_string(corpus_dir().join("audit_hand_checked.ll")).unwrap();
-    let Some(ptx) = ptx_of(&text, 22, "hand") else {
-        return;
-    };
-    let report = audit(&text, &ptx, ReadOptions::default());
     // What llc 22 prints for each line, read by hand: `st.relaxed.gpu`, `atom.global.exch`
     // (no order: relaxed; no scope: gpu), `atom.global.add`, `atom.acq_rel.gpu...cas`,
     // `ld.acquire.gpu`, `fence.sc.cta`, `atom.global.add.f32` (flushes on global memory),
@@ -413,9 +414,162 @@ fn audit_of_the_hand_checked_module() {
             split: false,
         }]),
     ];
-    let found: Vec<Verdict> = report.entries.iter().map(|e| e.verdict.clone()).collect();
-    assert_eq!(found, expected, "{}", report.render("hand.ll", "hand.ptx"));
-    let lines: Vec<usize> = report.entries.iter().map(|e| e.ptx.len()).collect();
-    assert_eq!(lines, [1; 9]);
-    assert!(report.unclaimed.is_empty());
+    for level in LEVELS {
+        let Some(ptx) = ptx_of(&text, 22, level, "hand") else {
+            return;
+        };
+        let report = audit(&text, &ptx, ReadOptions::default());
+        let found: Vec<Verdict> = report.entries.iter().map(|e| e.verdict.clone()).collect();
+        assert_eq!(
+            found,
+            expected,
+            "{level}: {}",
+            report.render("hand.ll", "hand.ptx")
+        );
+        let lines: Vec<usize> = report.entries.iter().map(|e| e.ptx.len()).collect();
+        assert_eq!(lines, [1; 9], "{level}");
+        assert!(report.unclaimed.is_empty(), "{level}");
+    }
+}
+
+/// A kernel whose blocks llc `-O2` lays out in another order than the IR's: the branch's arms
+/// swapped (the cold `then` arm after the function's `ret`), an llc-expanded CAS loop, and
+/// after `fix` atomir's float max with its alternatives and NaN loop.
+const REORDERED: &str = r#"target triple = "nvptx64-nvidia-cuda"
+define ptx_kernel void @arms(ptr addrspace(1) %p, ptr addrspace(1) %q, i32 %c, float %v) {
+entry:
+  %cc = icmp eq i32 %c, 0
+  br i1 %cc, label %then, label %else, !prof !0
+then:
+  %a = atomicrmw add ptr addrspace(1) %p, i32 1 syncscope("device") monotonic, align 4
+  br label %join
+else:
+  %b = atomicrmw xchg ptr addrspace(1) %q, i32 2 syncscope("device") release, align 4
+  %s = atomicrmw fsub ptr addrspace(1) %p, float %v syncscope("device") monotonic, align 4
+  br label %join
+join:
+  %m = atomicrmw fmax ptr addrspace(1) %q, float %v syncscope("device") release, align 4
+  %l = load atomic i32, ptr addrspace(1) %p syncscope("device") acquire, align 4
+  ret void
+}
+!0 = !{!"branch_weights", i32 1, i32 1000}
+"#;
+
+#[test]
+fn audit_follows_the_blocks_that_llc_o2_reorders() {
+    let target: Target = "llvm:nvptx64@22".parse().unwrap();
+    let fixed = fix_module(REORDERED, &target, ReadOptions::default()).unwrap();
+    for major in [22, 23] {
+        for (tag, text) in [("arms", REORDERED), ("arms-fixed", fixed.text.as_str())] {
+            let Some(plain) = ptx_of(text, major, "-O0", tag) else {
+                return;
+            };
+            let optimized = ptx_of(text, major, "-O2", tag).unwrap();
+            // The teeth: at -O2 the `then` arm's add lies after the `else` arm's exchange.
+            let line = |ptx: &str, what: &str| ptx.lines().position(|l| l.contains(what));
+            let (add, exch) = (".add.u32", ".exch.b32");
+            assert!(line(&plain, add) < line(&plain, exch), "{tag} {major} -O0");
+            assert!(
+                line(&optimized, add) > line(&optimized, exch),
+                "{tag} {major} -O2"
+            );
+            let verdicts = |ptx: &str| -> Vec<Verdict> {
+                let report = audit(REORDERED, ptx, ReadOptions::default());
+                assert_eq!(report.unmatched(), 0, "{}", report.render("ir", "ptx"));
+                assert!(
+                    report.unclaimed.is_empty(),
+                    "{}",
+                    report.render("ir", "ptx")
+                );
+                report.entries.into_iter().map(|e| e.verdict).collect()
+            };
+            let at_o0 = verdicts(&plain);
+            assert_eq!(at_o0.len(), 5);
+            assert_eq!(verdicts(&optimized), at_o0, "{tag} {major}");
+            // llc 22 drops the release of the exchange; 23 and fix's output keep every order.
+            let dropped = matches!(&at_o0[1], Verdict::Weakened(w) if matches!(w[..], [Weakening::Order { .. }]));
+            assert_eq!(
+                dropped,
+                major == 22 && tag == "arms",
+                "{tag} {major}: {at_o0:?}"
+            );
+            if major == 23 || tag == "arms-fixed" {
+                assert!(
+                    at_o0.iter().all(|v| !matches!(v, Verdict::Weakened(_))),
+                    "{tag} {major}: {at_o0:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Atomics of one shape in both arms of a branch, with different orders and scopes.
+const ARMS_ALIKE: &str = r#"target triple = "nvptx64-nvidia-cuda"
+define ptx_kernel void @alike(ptr addrspace(1) %p, ptr addrspace(1) %q, i32 %c, float %v) {
+entry:
+  %cc = icmp eq i32 %c, 0
+  br i1 %cc, label %then, label %else, !prof !0
+then:
+  %a = atomicrmw xchg ptr addrspace(1) %q, i32 1 syncscope("device") release, align 4
+  %a2 = atomicrmw fsub ptr addrspace(1) %p, float %v syncscope("block") monotonic, align 4
+  br label %join
+else:
+  %b = atomicrmw xchg ptr addrspace(1) %q, i32 2 syncscope("device") monotonic, align 4
+  %s = atomicrmw fsub ptr addrspace(1) %p, float %v syncscope("device") acquire, align 4
+  br label %join
+join:
+  %m = atomicrmw fmax ptr addrspace(1) %q, float %v syncscope("device") release, align 4
+  %l = load atomic i32, ptr addrspace(1) %p syncscope("device") acquire, align 4
+  ret void
+}
+!0 = !{!"branch_weights", i32 1, i32 1000}
+"#;
+
+/// llc names each block's IR block in a comment, so atomics of one shape in both arms of a
+/// branch are told apart whatever order llc laid the arms out in. Without the comments (a
+/// PTX file with them stripped), an atomic whose place cannot be told from the other arm's is
+/// reported ambiguous, never matched to either with a verdict that may be the other's.
+#[test]
+fn atomics_alike_in_both_arms_are_told_apart_or_reported_ambiguous() {
+    let Some(plain) = ptx_of(ARMS_ALIKE, 22, "-O0", "alike") else {
+        return;
+    };
+    let optimized = ptx_of(ARMS_ALIKE, 22, "-O2", "alike").unwrap();
+    let line = |ptx: &str, what: &str| ptx.lines().position(|l| l.contains(what));
+    assert!(line(&plain, "], 1;") < line(&plain, "], 2;"));
+    assert!(
+        line(&optimized, "], 1;") > line(&optimized, "], 2;"),
+        "{optimized}"
+    );
+    let named: Vec<Verdict> = audit(ARMS_ALIKE, &optimized, ReadOptions::default())
+        .entries
+        .into_iter()
+        .map(|e| e.verdict)
+        .collect();
+    let at_o0: Vec<Verdict> = audit(ARMS_ALIKE, &plain, ReadOptions::default())
+        .entries
+        .into_iter()
+        .map(|e| e.verdict)
+        .collect();
+    assert_eq!(named, at_o0);
+    assert!(named.iter().all(|v| !matches!(v, Verdict::Unmatched(_))));
+    // llc 22 drops the exchange's release, and nothing else here.
+    let weakened: Vec<usize> = (0..named.len())
+        .filter(|&i| matches!(named[i], Verdict::Weakened(_)))
+        .collect();
+    assert_eq!(weakened, [0], "{named:?}");
+    let stripped: String = optimized
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let report = audit(ARMS_ALIKE, &stripped, ReadOptions::default());
+    let mut ambiguous = 0;
+    for (entry, expected) in report.entries.iter().zip(&named) {
+        match &entry.verdict {
+            Verdict::Unmatched(why) if why.starts_with("ambiguous") => ambiguous += 1,
+            verdict => assert_eq!(verdict, expected, "{}", report.render("ir", "ptx")),
+        }
+    }
+    assert!(ambiguous > 0, "{}", report.render("ir", "ptx"));
 }

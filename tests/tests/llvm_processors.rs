@@ -267,3 +267,94 @@ fn amdgcn_float_add_follows_the_processor() {
         }
     }
 }
+
+/// llc's PTX for one plain `atomicrmw <op> <ty>` on `space` (address space number), with the
+/// target's flags; `None` where that llc is missing.
+fn llc_ptx_of_rmw(
+    target: &LlvmTarget,
+    op: &str,
+    ty: &str,
+    space: u32,
+    tag: &str,
+) -> Option<String> {
+    let text = format!(
+        "target triple = \"nvptx64-nvidia-cuda\"\n\
+         define ptx_kernel void @k(ptr addrspace({space}) %p, {ty} %v, ptr addrspace(1) %out) {{\n\
+         \x20 %r = atomicrmw {op} ptr addrspace({space}) %p, {ty} %v syncscope(\"block\") monotonic, align 4\n\
+         \x20 store {ty} %r, ptr addrspace(1) %out\n\
+         \x20 ret void\n}}\n"
+    );
+    let message = llc(target, &text, tag, None)?;
+    assert_eq!(message, "", "{tag}: {text}");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_processors");
+    Some(std::fs::read_to_string(dir.join(format!("{tag}.s"))).unwrap())
+}
+
+/// A relaxed block-scope node, which every NVPTX version and SM accepts.
+fn relaxed(op: AtomicOp, ty: ElemType, space: AddressSpace) -> Cell {
+    Cell {
+        order: MemoryOrder::Relaxed,
+        ..cell(op, ty, Scope::Block, space)
+    }
+}
+
+/// NVPTX float adds, per llc version and SM, against what that llc makes of the plain
+/// `atomicrmw`: packed f16x2/bf16x2 add and sub are native exactly where llc selects the
+/// packed `atom` (it never does: its code is a CAS loop), and an f32 add on global or generic
+/// memory is native exactly where llc's code does not flush subnormals (`atom.add.f32`
+/// without `.noftz` there); otherwise atomir's own CAS loop, which llc compiles.
+#[test]
+fn nvptx_float_adds_follow_what_llc_selects() {
+    let packed = [
+        (ElemType::F16x2, "<2 x half>", "f16x2"),
+        (ElemType::Bf16x2, "<2 x bfloat>", "bf16x2"),
+    ];
+    for major in [19, 22, 23] {
+        for &cpu in atomir_llvm::Cpu::ALL {
+            if cpu.triple() != atomir_llvm::Triple::Nvptx64 || !cpu.known_at(major) {
+                continue;
+            }
+            let spec = format!("nvptx64:{}@{major}", cpu.name());
+            let nvptx = target(&spec);
+            let tag = |what: &str| format!("{}_{major}_{what}", cpu.name());
+            for (ty, spelled, ptx) in packed {
+                for (op, keyword) in [(AtomicOp::Add, "fadd"), (AtomicOp::Sub, "fsub")] {
+                    let node = relaxed(op, ty, AddressSpace::Global);
+                    let lowering = verdict(&spec, &node).unwrap().lowering;
+                    let Some(code) = llc_ptx_of_rmw(&nvptx, keyword, spelled, 1, &tag(ptx)) else {
+                        return;
+                    };
+                    let selected = code.contains(&format!(".noftz.{ptx}"));
+                    let looped = code.contains("atom.") && code.contains(".cas.");
+                    assert!(selected || looped, "{spec} {keyword} {spelled}: {code}");
+                    assert_eq!(lowering == Lowering::Native, selected, "{spec} {op} {ty}");
+                    assert_eq!(lowering, Lowering::CasLoop, "{spec} {op} {ty}");
+                    let ours = lower_module(&nvptx, &[node.kernel()]).unwrap();
+                    let own = format!("{}_own", tag(ptx));
+                    assert_eq!(llc(&nvptx, &ours, &own, None).unwrap(), "", "{ours}");
+                }
+            }
+            for (space, number) in [
+                (AddressSpace::Global, 1),
+                (AddressSpace::Generic, 0),
+                (AddressSpace::Shared, 3),
+            ] {
+                let node = relaxed(AtomicOp::Add, ElemType::F32, space);
+                let lowering = verdict(&spec, &node).unwrap().lowering;
+                let name = tag(&format!("f32_{space}"));
+                let code = llc_ptx_of_rmw(&nvptx, "fadd", "float", number, &name).unwrap();
+                let flushes = code.lines().any(|line| {
+                    let line = line.trim_start();
+                    line.starts_with("atom.")
+                        && line.contains(".add.f32")
+                        && !line.contains(".shared.")
+                });
+                assert_eq!(
+                    lowering == Lowering::Native,
+                    !flushes,
+                    "{spec} f32 add {space}: {code}"
+                );
+            }
+        }
+    }
+}

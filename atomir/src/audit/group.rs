@@ -149,7 +149,14 @@ fn split_count(ir: &AtomicNode, first: &AtomicNode) -> usize {
 
 /// Matches the parts of the IR access `ir` from `parts[at..]`; `None` where the parts there do
 /// not take any shape of it.
-pub(crate) fn match_access(ir: &AtomicNode, parts: &[PtxPart], at: usize) -> Option<Group> {
+/// With `loops` false, the CAS-loop shape is left out (any 32- or 64-bit RMW may be a CAS loop;
+/// the op of one instruction says more).
+pub(crate) fn match_access(
+    ir: &AtomicNode,
+    parts: &[PtxPart],
+    at: usize,
+    loops: bool,
+) -> Option<Group> {
     let mut next = at;
     let mut leading = Vec::new();
     while parts.get(next).is_some_and(PtxPart::is_fence) {
@@ -215,7 +222,7 @@ pub(crate) fn match_access(ir: &AtomicNode, parts: &[PtxPart], at: usize) -> Opt
             }
         }
         next = take_loops(ir, parts, next, &mut group, 1, true);
-    } else if is_rmw && matches!(first.op, AtomicOp::Cas | AtomicOp::Load) {
+    } else if loops && is_rmw && matches!(first.op, AtomicOp::Cas | AtomicOp::Load) {
         group.shape = Shape::CasLoop;
         let loops = if ir.shape.is_vector() {
             ir.shape.len()
@@ -231,10 +238,18 @@ pub(crate) fn match_access(ir: &AtomicNode, parts: &[PtxPart], at: usize) -> Opt
     }
     // One fence after the carriers gives the acquire they lack; a fence after carriers that
     // carry their acquire (or a node without one) is the next atomic's leading fence.
+    // A carrier that an acquire fence of the group follows already (an integer min/max
+    // alternative's) lacks nothing.
+    let acquired_after = |carrier: usize| {
+        group
+            .trailing
+            .iter()
+            .any(|&f| f > carrier && parts[f].order_scope().0.has_acquire())
+    };
     let lacks_acquire = group
         .carriers
         .iter()
-        .any(|&i| !parts[i].order_scope().0.has_acquire());
+        .any(|&i| !parts[i].order_scope().0.has_acquire() && !acquired_after(i));
     if ir.order.has_acquire() && ir.op != AtomicOp::Store && lacks_acquire {
         if let Some(fence) = parts.get(next).filter(|p| p.is_fence()) {
             if fence.order_scope().0.has_acquire() {
@@ -281,7 +296,7 @@ fn take_loops(
             next += 1;
         }
         match parts.get(next).and_then(PtxPart::access) {
-            Some(cas) if cas.op == AtomicOp::Cas => {
+            Some(cas) if cas.op == AtomicOp::Cas && loop_width(ir, cas) => {
                 group.leading.extend(before);
                 group.leading.extend(inner);
                 group
@@ -298,4 +313,11 @@ fn take_loops(
         }
     }
     next
+}
+
+/// Whether a CAS of `cas`'s width can carry a loop of `ir`: on the element (an 8- or 16-bit one
+/// in its 32-bit word), or on the whole vector at once.
+fn loop_width(ir: &AtomicNode, cas: &AtomicNode) -> bool {
+    let width = bits_of(cas);
+    width == ir.ty.bits().max(32) || width == bits_of(ir)
 }

@@ -10,9 +10,18 @@
 //! changed (a float min/max loop whose `min`/`max` propagates NaNs where the IR ignores them,
 //! or the reverse). An atomic that matches no shape is [`Verdict::Unmatched`], never guessed.
 //!
+//! Matching follows each PTX function's branches ([`flow`]), so blocks that llc `-O2` laid out
+//! in another order than the IR's (a CAS loop after its exit, the arms of a branch swapped) are
+//! matched as at `-O0`: the blocks in reverse post-order, and where llc's comments name the IR
+//! block each was made from, in the IR's order of those. Each IR atomic takes the shape at the
+//! place the previous one ended; where none is there, one instruction of its op further on or
+//! earlier in the function, and only then a CAS loop a few atomics on; never a part another
+//! atomic took. Where the blocks are not named and another group of the shape lies in a block
+//! that neither runs before nor after the one found (the other arm of a branch) with another
+//! verdict, the atomic is unmatched as ambiguous, and so is the one that could be in its place.
+//!
 //! What it does not see: the order of a loop's first load (LLVM's loops always write, so only
-//! their CAS carries the order), arithmetic other than float min/max, and blocks that the
-//! compiler laid out in another order than the IR's (matching is in text order).
+//! their CAS carries the order), and arithmetic other than float min/max.
 //!
 //! ```
 //! use atomir::audit::{audit, Verdict};
@@ -34,6 +43,7 @@
 //! println!("{}", report.render("app.ll", "app.ptx"));
 //! ```
 
+mod flow;
 mod group;
 mod strength;
 
@@ -197,6 +207,23 @@ fn ptx_name(ir_name: &str) -> String {
     out
 }
 
+/// The names of the blocks of an IR function, in text order: its entry block, then each label
+/// at the start of a line of its body (`else:`, `12:`).
+fn ir_block_names<'a>(ir_source: &'a str, function: &'a read::LlFunction) -> Vec<&'a str> {
+    let body = ir_source.get(function.body.clone()).unwrap_or("");
+    let labels = body.lines().filter_map(|line| {
+        let (label, _) = line.split_once(':')?;
+        let plain = !label.is_empty()
+            && label
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '-'));
+        plain.then_some(label)
+    });
+    std::iter::once(function.entry_block.as_str())
+        .chain(labels)
+        .collect()
+}
+
 /// Audits the PTX `ptx_source` made from the LLVM IR `ir_source` (read per `options`, the
 /// triple nvptx64 where the module names none).
 pub fn audit(ir_source: &str, ptx_source: &str, options: ReadOptions) -> Report {
@@ -245,12 +272,15 @@ pub fn audit(ir_source: &str, ptx_source: &str, options: ReadOptions) -> Report 
             continue;
         }
         let wanted = ptx_name(&function.name);
-        let indices: Vec<usize> = (0..parts.len()).filter(|&i| parts[i].0 == wanted).collect();
+        let header = strength::function_line(ptx_source, &wanted);
+        let ir_blocks = ir_block_names(ir_source, function);
+        let flow = flow::Flow::of_function(ptx_source, header, &ir_blocks);
+        let mut indices: Vec<usize> = (0..parts.len()).filter(|&i| parts[i].0 == wanted).collect();
+        indices.sort_by_key(|&i| flow.position(parts[i].1.line));
         let function_parts: Vec<PtxPart> = indices.iter().map(|&i| parts[i].1.clone()).collect();
         let used = strength::audit_function(
-            ir_source,
-            ptx_source,
-            &function.name,
+            (ir_source, ptx_source),
+            (&function.name, &flow),
             &atomics,
             &function_parts,
             &mut report.entries,

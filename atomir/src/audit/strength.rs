@@ -6,6 +6,7 @@ use std::fmt::Write;
 use atomir_ir::{AtomicNode, AtomicOp, MemoryOrder, Scope};
 use atomir_llvm::read::LlAtomic;
 
+use super::flow::Flow;
 use super::group::{match_access, Group, PtxPart, Shape};
 use super::{Entry, Report, SourceLine, Verdict, Weakening};
 
@@ -75,37 +76,43 @@ fn given(ir: &AtomicNode, parts: &[PtxPart], group: &Group) -> (MemoryOrder, Sco
     (order_of(release, acquire, false), scope)
 }
 
-/// The float min/max instructions on the PTX lines from `from` to the group's last: whether
-/// any propagates NaNs (`.NaN`) and whether any ignores them, unless a NaN test on those lines
-/// (`setp.nan`, `testp.notanumber`) picks the NaN itself, as a fix-up of a plain min/max into
-/// one that propagates NaNs does. A loop's first load may be a plain `ld`, which is no atomic,
-/// so the lines start after the previous atomic's.
-fn float_min_max(ptx_source: &str, from: u32, parts: &[PtxPart], group: &Group) -> (bool, bool) {
-    let lines: Vec<u32> = group.parts().iter().map(|&i| parts[i].line).collect();
-    let (Some(first), Some(last)) = (Some(&from), lines.iter().max()) else {
+/// The float min/max instructions on the PTX lines run from line `from` to the group's last
+/// part (in flow order): whether any propagates NaNs (`.NaN`) and whether any ignores them,
+/// unless a NaN test on those lines (`setp.nan`, `testp.notanumber`) picks the NaN itself, as
+/// a fix-up of a plain min/max into one that propagates NaNs does. A loop's first load may be
+/// a plain `ld`, which is no atomic, so the lines start after the previous atomic's.
+fn float_min_max(
+    (ptx_source, flow): (&str, &Flow),
+    from: u32,
+    parts: &[PtxPart],
+    group: &Group,
+) -> (bool, bool) {
+    let Some(&last) = group.parts().last() else {
         return (false, false);
     };
-    let first = &(*first).clamp(1, *last);
+    let lines: Vec<&str> = ptx_source.lines().collect();
     let (mut propagates, mut ignores, mut tests_nan) = (false, false, false);
-    for line in ptx_source
-        .lines()
-        .skip(*first as usize - 1)
-        .take((*last - *first + 1) as usize)
-    {
-        let Some(opcode) = line.split_whitespace().find(|w| !w.starts_with('@')) else {
-            continue;
-        };
-        if opcode.starts_with("setp.nan") || opcode.starts_with("testp.notanumber") {
-            tests_nan = true;
-        }
-        let float = [".f32", ".f64", ".f16", ".bf16", ".f16x2", ".bf16x2"]
+    for (first, end) in flow.ranges(from, parts[last].line) {
+        for line in lines
             .iter()
-            .any(|t| opcode.ends_with(t));
-        if float && (opcode.starts_with("min.") || opcode.starts_with("max.")) {
-            if opcode.contains(".NaN") {
-                propagates = true;
-            } else {
-                ignores = true;
+            .take(end as usize)
+            .skip((first as usize).saturating_sub(1))
+        {
+            let Some(opcode) = line.split_whitespace().find(|w| !w.starts_with('@')) else {
+                continue;
+            };
+            if opcode.starts_with("setp.nan") || opcode.starts_with("testp.notanumber") {
+                tests_nan = true;
+            }
+            let float = [".f32", ".f64", ".f16", ".bf16", ".f16x2", ".bf16x2"]
+                .iter()
+                .any(|t| opcode.ends_with(t));
+            if float && (opcode.starts_with("min.") || opcode.starts_with("max.")) {
+                if opcode.contains(".NaN") {
+                    propagates = true;
+                } else {
+                    ignores = true;
+                }
             }
         }
     }
@@ -115,7 +122,7 @@ fn float_min_max(ptx_source: &str, from: u32, parts: &[PtxPart], group: &Group) 
 fn judge(
     ir: &AtomicNode,
     atomic: &LlAtomic,
-    (ptx_source, from): (&str, u32),
+    (ptx_source, flow, from): (&str, &Flow, u32),
     parts: &[PtxPart],
     group: &Group,
 ) -> Verdict {
@@ -148,7 +155,7 @@ fn judge(
         weakenings.push(Weakening::FlushesSubnormals);
     }
     if ir.ty.is_float() {
-        let (propagates, ignores) = float_min_max(ptx_source, from, parts, group);
+        let (propagates, ignores) = float_min_max((ptx_source, flow), from, parts, group);
         match ir.op {
             AtomicOp::FMinimum | AtomicOp::FMaximum if ignores => {
                 weakenings.push(Weakening::NanRule {
@@ -182,23 +189,160 @@ fn judge(
     }
 }
 
-/// How many PTX atomics an IR atomic's match may lie past the next unclaimed one.
+/// How many PTX atomics a CAS loop matched to an IR atomic may lie past the place the previous
+/// one ended.
 const RESYNC: usize = 8;
 
-/// Audits the atomics of one function against its PTX parts, appending an entry per atomic;
-/// returns the parts it matched.
+/// The parts of `node` among those no other atomic took, and where they start: the shape at
+/// `next`; else one instruction of its op (its split, integer min/max) after `next`, then
+/// before it (blocks that llc laid out in another order); else a CAS loop starting at one of
+/// the [`RESYNC`] free parts after `next`.
+fn find_group(
+    node: &AtomicNode,
+    parts: &[PtxPart],
+    taken: &[bool],
+    next: usize,
+) -> Option<(usize, Group)> {
+    let free = |group: &Group| group.parts().iter().all(|&i| !taken[i]);
+    let at = |start: usize, loops: bool| {
+        if taken.get(start).copied().unwrap_or(true) {
+            return None;
+        }
+        let group = match_access(node, parts, start, loops).filter(free)?;
+        Some((start, group))
+    };
+    at(next, true)
+        .or_else(|| {
+            ((next + 1)..parts.len())
+                .chain(0..next)
+                .find_map(|s| at(s, false))
+        })
+        .or_else(|| {
+            ((next + 1)..parts.len())
+                .filter(|&s| !taken[s])
+                .take(RESYNC)
+                .find_map(|s| at(s, true))
+        })
+}
+
+/// What the search for an atomic's alternatives reads.
+struct Context<'a> {
+    ptx_source: &'a str,
+    flow: &'a Flow,
+    parts: &'a [PtxPart],
+    taken: &'a [bool],
+    part_blocks: &'a [Option<usize>],
+}
+
+/// Why `group` cannot be told to be the atomic's, and the other group it may be: another free
+/// group of its shape lies in a block that neither runs before nor after the group's (the
+/// other arm of a branch, which llc may have laid out first), with another verdict. `None`
+/// where the match is the only one that matters.
+fn ambiguity(
+    node: &AtomicNode,
+    atomic: &LlAtomic,
+    context: &Context<'_>,
+    group: &Group,
+) -> Option<(String, Vec<usize>)> {
+    let Context {
+        ptx_source,
+        flow,
+        parts,
+        taken,
+        part_blocks,
+    } = *context;
+    let ours = group.parts();
+    let anchor = part_blocks[*group.carriers.first()?];
+    let verdict = |group: &Group| {
+        let from = group
+            .parts()
+            .first()
+            .map_or(1, |&first| flow.block_start(parts[first].line));
+        judge(node, atomic, (ptx_source, flow, from), parts, group)
+    };
+    let mut ours_verdict = None;
+    for start in 0..parts.len() {
+        if taken[start] || ours.contains(&start) || flow.ordered(anchor, part_blocks[start]) {
+            continue;
+        }
+        let loops = group.shape == Shape::CasLoop;
+        let Some(other) = match_access(node, parts, start, loops) else {
+            continue;
+        };
+        let free = other
+            .parts()
+            .iter()
+            .all(|i| !taken[*i] && !ours.contains(i));
+        if !free {
+            continue;
+        }
+        let ours_verdict = ours_verdict.get_or_insert_with(|| verdict(group));
+        if verdict(&other) != *ours_verdict {
+            let why = format!(
+                "ambiguous: its shape is at PTX line {} and at line {}, in blocks of which \
+                 neither runs before the other (the arms of a branch, in the order llc laid \
+                 them out), with different verdicts",
+                parts[ours[0]].line,
+                parts[other.parts()[0]].line
+            );
+            return Some((why, other.parts()));
+        }
+    }
+    None
+}
+
+/// The first part from `at` on that no atomic took.
+fn first_free(taken: &[bool], at: usize) -> usize {
+    (at..taken.len())
+        .find(|&i| !taken[i])
+        .unwrap_or(taken.len())
+}
+
+/// The verdict of an IR fence against the PTX part at `next`, if that is a fence.
+fn judge_fence(fence: &atomir_ir::Fence, part: Option<&PtxPart>) -> Option<Verdict> {
+    let part = part.filter(|p| p.is_fence())?;
+    let (order, scope) = part.order_scope();
+    let mut weakenings = Vec::new();
+    if !order.implies(fence.order) {
+        weakenings.push(Weakening::Order {
+            ir: fence.order,
+            ptx: order,
+            split: false,
+        });
+    }
+    if !scope.includes(fence.scope) {
+        weakenings.push(Weakening::Scope {
+            ir: fence.scope,
+            ptx: scope,
+        });
+    }
+    Some(if !weakenings.is_empty() {
+        Verdict::Weakened(weakenings)
+    } else if order != fence.order || scope != fence.scope {
+        Verdict::Strengthened(vec![format!("fence.{order}.{scope}")])
+    } else {
+        Verdict::Kept
+    })
+}
+
+/// Audits the atomics of one function against its PTX parts (in flow order), appending an
+/// entry per atomic; returns the parts it matched.
 pub(crate) fn audit_function(
-    ir_source: &str,
-    ptx_source: &str,
-    function: &str,
+    (ir_source, ptx_source): (&str, &str),
+    (function, flow): (&str, &Flow),
     atomics: &[&LlAtomic],
     parts: &[PtxPart],
     entries: &mut Vec<Entry>,
 ) -> Vec<usize> {
-    let mut used = Vec::new();
+    let mut taken = vec![false; parts.len()];
+    let part_blocks: Vec<Option<usize>> = parts.iter().map(|p| flow.block_of(p.line)).collect();
+    // Parts another match could have been an earlier atomic's, with that atomic's IR line.
+    let mut contested: Vec<Option<u32>> = vec![None; parts.len()];
     let mut next = 0;
-    // The line after the last atomic matched, or the function's header.
-    let mut from = function_line(ptx_source, &super::ptx_name(function));
+    // The line of the last part matched, or where the function's code starts.
+    let mut from = flow
+        .start()
+        .unwrap_or_else(|| function_line(ptx_source, &super::ptx_name(function)));
     for atomic in atomics {
         let ir = SourceLine {
             line: atomic.loc.line,
@@ -219,67 +363,95 @@ pub(crate) fn audit_function(
             continue;
         }
         if let Some(fence) = atomic.fence() {
-            match parts.get(next) {
-                Some(part) if part.is_fence() => {
-                    let (order, scope) = part.order_scope();
-                    let mut weakenings = Vec::new();
-                    if !order.implies(fence.order) {
-                        weakenings.push(Weakening::Order {
-                            ir: fence.order,
-                            ptx: order,
-                            split: false,
-                        });
-                    }
-                    if !scope.includes(fence.scope) {
-                        weakenings.push(Weakening::Scope {
-                            ir: fence.scope,
-                            ptx: scope,
-                        });
-                    }
-                    entry.verdict = if !weakenings.is_empty() {
-                        Verdict::Weakened(weakenings)
-                    } else if order != fence.order || scope != fence.scope {
-                        Verdict::Strengthened(vec![format!("fence.{order}.{scope}")])
-                    } else {
-                        Verdict::Kept
-                    };
+            let part = parts
+                .get(next)
+                .filter(|_| !taken.get(next).copied().unwrap_or(true));
+            match judge_fence(&fence, part) {
+                Some(verdict) => {
+                    let part = &parts[next];
+                    entry.verdict = verdict;
                     entry.ptx.push(SourceLine {
                         line: part.line,
                         text: part.text.clone(),
                     });
-                    used.push(next);
-                    from = from.max(part.line + 1);
-                    next += 1;
+                    taken[next] = true;
+                    from = part.line;
+                    next = first_free(&taken, next + 1);
                 }
-                _ => entry.verdict = Verdict::Weakened(vec![Weakening::FenceDropped]),
+                None => entry.verdict = Verdict::Weakened(vec![Weakening::FenceDropped]),
             }
             entries.push(entry);
             continue;
         }
         let Some(node) = atomic.node() else { continue };
-        // PTX atomics that no IR instruction made (a call of an NVVM atomic intrinsic) stand
-        // between: a match a few parts on leaves them unclaimed, and the report lists them.
-        let found = (next..parts.len().min(next + RESYNC))
-            .find_map(|at| match_access(&node, parts, at).map(|group| (at, group)));
-        match found.map(|(_, group)| group) {
-            Some(group) => {
-                entry.verdict = judge(&node, atomic, (ptx_source, from), parts, &group);
+        let found = find_group(&node, parts, &taken, next);
+        if let Some((_, group)) = &found {
+            let context = Context {
+                ptx_source,
+                flow,
+                parts,
+                taken: &taken,
+                part_blocks: &part_blocks,
+            };
+            let contested_by = group.parts().iter().find_map(|&i| contested[i]);
+            let why = match contested_by {
+                Some(line) => Some(format!(
+                    "ambiguous: its shape lies where the atomic on IR line {line} may also be, \
+                     in arms of a branch whose order llc chose"
+                )),
+                None => ambiguity(&node, atomic, &context, group).map(|(why, other)| {
+                    for index in other {
+                        contested[index] = Some(atomic.loc.line);
+                    }
+                    why
+                }),
+            };
+            if let Some(why) = why {
+                // The parts are taken all the same, so that no later atomic matches them.
                 for index in group.parts() {
-                    from = from.max(parts[index].line + 1);
+                    taken[index] = true;
+                }
+                entry.verdict = Verdict::Unmatched(why);
+                entries.push(entry);
+                continue;
+            }
+        }
+        match found {
+            Some((start, group)) => {
+                // The lines a loop's plain first load may lie on: after the previous atomic,
+                // or in the group's own first block where it lies elsewhere.
+                let scan_from = match group.parts().first() {
+                    Some(&first) if start != next => flow.block_start(parts[first].line),
+                    _ => from,
+                };
+                entry.verdict = judge(&node, atomic, (ptx_source, flow, scan_from), parts, &group);
+                let indices = group.parts();
+                for &index in &indices {
                     entry.ptx.push(SourceLine {
                         line: parts[index].line,
                         text: parts[index].text.clone(),
                     });
-                    used.push(index);
-                    next = next.max(index + 1);
+                    taken[index] = true;
                 }
+                // Matched where the previous atomic ended, the next one is looked for after
+                // it; matched elsewhere (a block laid out away from the IR's order), the free
+                // parts at the cursor are still the next atomic's.
+                match indices.last() {
+                    Some(&last) if start == next => {
+                        from = parts[last].line;
+                        next = first_free(&taken, last + 1);
+                    }
+                    _ => next = first_free(&taken, next),
+                }
+                entry.ptx.sort_by_key(|line| line.line);
             }
             None => {
                 let found = parts.get(next).map_or_else(
                     || "no PTX atomic is left in the function".to_string(),
                     |p| {
                         format!(
-                            "the next PTX atomic, line {}: `{}`, is no shape of it",
+                            "no PTX atomic of the function that no other IR atomic took has its \
+                             shape (the next in flow order, line {}: `{}`)",
                             p.line, p.text
                         )
                     },
@@ -289,11 +461,11 @@ pub(crate) fn audit_function(
         }
         entries.push(entry);
     }
-    used
+    (0..parts.len()).filter(|&i| taken[i]).collect()
 }
 
 /// The line of the header of PTX function `name` (`.entry name(`, `.func name(`), or 1.
-fn function_line(ptx_source: &str, name: &str) -> u32 {
+pub(crate) fn function_line(ptx_source: &str, name: &str) -> u32 {
     ptx_source
         .lines()
         .position(|line| {

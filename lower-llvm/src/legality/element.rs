@@ -5,9 +5,11 @@
 //! them only once its node-wide checks have passed, and builds the node's lowering from the
 //! element's.
 
-use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, Refusal, Scope, TypeClass};
+use atomir_ir::{
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Lowering, Refusal, Scope, TypeClass,
+};
 
-use super::nvptx_rmw_keeps_order;
+use super::checks::nvptx_rmw_keeps_order;
 use crate::target::{LlvmTarget, Triple};
 
 /// How one element of the node is carried out (scalar rules).
@@ -72,13 +74,10 @@ pub(super) fn element_lowering(
         });
     }
     if ty.is_packed() {
+        // rule llvm.nvptx-packed-half-add-by-cas: NVPTX's llc has no f16x2/bf16x2 atom, so
+        // the packed add and sub are atomir's own CAS loop there.
         return Ok(match op {
             AtomicOp::Exch => Lowering::Native,
-            AtomicOp::Add | AtomicOp::Sub
-                if packed_rmw_native(target) && triple == Triple::Nvptx64 =>
-            {
-                Lowering::Native
-            }
             AtomicOp::Add
                 if packed_rmw_native(target) && amd_float_add_native(target, node, ty) =>
             {
@@ -123,6 +122,9 @@ pub(super) fn element_lowering(
             Triple::Spirv64 | Triple::SpirvVulkan => ty != ElemType::Bf16 && op == AtomicOp::Add,
             // x86 half/bfloat arithmetic before 22 is not selectable in every version.
             Triple::X86_64 => !small || target.major >= 22,
+            Triple::Nvptx64 if ty == ElemType::F32 && op == AtomicOp::Add => {
+                nvptx_f32_add_native(target, node)
+            }
             // rule llvm.nvptx-old-no-expansion: no fsub before 22.
             Triple::Nvptx64 if old_nvptx => op == AtomicOp::Add,
             // What the processor's llc selects (its row in `cpu`); fsub is always llc's loop.
@@ -138,6 +140,16 @@ pub(super) fn element_lowering(
     })
 }
 
+/// NVPTX: whether atomir's f32 add (exact: it keeps subnormals) is printed as LLVM's own
+/// `atomicrmw fadd float`. Not before LLVM 23 on global or generic memory (rule
+/// `llvm.nvptx-f32-add-flushes-before-23`): llc 14 to 22 select `atom.add.f32` there at every
+/// scope and on every SM, which flushes subnormals on global memory, so the add is atomir's CAS
+/// loop. On shared memory the instruction keeps them. llc 23 expands the `atomicrmw` into an
+/// exact CAS loop of its own on global and generic memory.
+fn nvptx_f32_add_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
+    target.major >= 23 || !matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+}
+
 /// AMDGPU: whether the processor's llc selects the hardware's float add for `ty` (f32, f64,
 /// f16x2 or bf16x2) on the node's space, as measured per processor in `cpu`.
 fn amd_float_add_native(target: &LlvmTarget, node: &AtomicNode, ty: ElemType) -> bool {
@@ -146,10 +158,11 @@ fn amd_float_add_native(target: &LlvmTarget, node: &AtomicNode, ty: ElemType) ->
     })
 }
 
-/// `atomicrmw fadd/fsub <2 x half>` (a packed element) printed as one instruction.
+/// `atomicrmw fadd <2 x half>` (a packed element) printed as one instruction (AMDGPU, where
+/// the processor's llc selects it; NVPTX's llc expands it into a CAS loop of its own).
 fn packed_rmw_native(target: &LlvmTarget) -> bool {
     // rule llvm.fp-vector-rmw-needs-19: llvm-as 16 rejects FP vector atomicrmw, 19 accepts it.
-    target.major >= 19 && matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn)
+    target.major >= 19 && target.triple == Triple::Amdgcn
 }
 
 /// Whether a whole vector node is one `atomicrmw` on an LLVM FP vector.
@@ -166,9 +179,10 @@ pub(super) fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool 
             };
             bits == 32 && node.op == AtomicOp::Add && amd_float_add_native(target, node, packed)
         }
-        // llc expands it to one 32- or 64-bit CAS loop.
-        Triple::Nvptx64 => bits <= 64 && node.scope != Scope::System,
-        Triple::Spirv64 | Triple::X86_64 | Triple::SpirvVulkan => false,
+        // NVPTX's llc expands it into one 32- or 64-bit CAS loop of its own (rule
+        // llvm.nvptx-packed-half-add-by-cas): the vector is split, each element as its scalar
+        // rules say.
+        Triple::Nvptx64 | Triple::Spirv64 | Triple::X86_64 | Triple::SpirvVulkan => false,
     };
     fits && target.major >= 19
         && node.ty.class() == TypeClass::Float

@@ -212,9 +212,36 @@ define ptx_kernel void @add_bf16x2_dead(ptr addrspace(1) %a, i32 %x) {
 .entry:
   br label %.0.b0
 .0.b0:
-  %.0.1 = bitcast i32 %x to <2 x bfloat>
-  %.0.2 = atomicrmw fadd ptr addrspace(1) %a, <2 x bfloat> %.0.1 syncscope("device") monotonic, align 4
-  %.0.1000002 = bitcast <2 x bfloat> %.0.2 to i32
+  %.0.1000002 = load atomic i32, ptr addrspace(1) %a syncscope("device") monotonic, align 4
+  br label %.0.b1
+.0.b1:
+  %.0.1000003 = phi i32 [ %.0.1000002, %.0.b0 ], [ %.0.1000024, %.0.b2 ]
+  %.0.1000005 = lshr i32 %.0.1000003, 16
+  %.0.1000006 = lshr i32 %x, 16
+  %.0.1000007 = trunc i32 %.0.1000003 to i16
+  %.0.1000008 = trunc i32 %x to i16
+  %.0.1000009 = bitcast i16 %.0.1000008 to bfloat
+  %.0.1000010 = bitcast i16 %.0.1000007 to bfloat
+  %.0.1000011 = fadd bfloat %.0.1000010, %.0.1000009
+  %.0.1000012 = bitcast bfloat %.0.1000011 to i16
+  %.0.1000013 = zext i16 %.0.1000012 to i32
+  %.0.1000014 = trunc i32 %.0.1000005 to i16
+  %.0.1000015 = trunc i32 %.0.1000006 to i16
+  %.0.1000016 = bitcast i16 %.0.1000015 to bfloat
+  %.0.1000017 = bitcast i16 %.0.1000014 to bfloat
+  %.0.1000018 = fadd bfloat %.0.1000017, %.0.1000016
+  %.0.1000019 = bitcast bfloat %.0.1000018 to i16
+  %.0.1000020 = zext i16 %.0.1000019 to i32
+  %.0.1000021 = shl i32 %.0.1000020, 16
+  %.0.1000022 = or i32 %.0.1000013, %.0.1000021
+  %.0.1000023 = icmp eq i32 %.0.1000022, %.0.1000003
+  br i1 %.0.1000023, label %.0.b3, label %.0.b2
+.0.b2:
+  %.0.1 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000003, i32 %.0.1000022 syncscope("device") monotonic monotonic, align 4
+  %.0.1000024 = extractvalue { i32, i1 } %.0.1, 0
+  %.0.1000025 = icmp eq i32 %.0.1000024, %.0.1000003
+  br i1 %.0.1000025, label %.0.b3, label %.0.b1
+.0.b3:
   br label %.0.end
 .0.end:
   ret void
@@ -302,9 +329,39 @@ define ptx_kernel void @add_v2_f32_dead(ptr addrspace(1) %a, float %x, float %y)
 .entry:
   br label %.0.b0
 .0.b0:
-  %.0.1 = insertelement <2 x float> poison, float %x, i32 0
-  %.0.2 = insertelement <2 x float> %.0.1, float %y, i32 1
-  %.0.3 = atomicrmw fadd ptr addrspace(1) %a, <2 x float> %.0.2 syncscope("device") monotonic, align 8
+  %.0.1000003 = load atomic i32, ptr addrspace(1) %a syncscope("device") monotonic, align 4
+  br label %.0.b1
+.0.b1:
+  %.0.1000004 = phi i32 [ %.0.1000003, %.0.b0 ], [ %.0.1000009, %.0.b2 ]
+  %.0.1000005 = bitcast i32 %.0.1000004 to float
+  %.0.1000006 = fadd float %.0.1000005, %x
+  %.0.1000007 = bitcast float %.0.1000006 to i32
+  %.0.1000008 = icmp eq i32 %.0.1000007, %.0.1000004
+  br i1 %.0.1000008, label %.0.b3, label %.0.b2
+.0.b2:
+  %.0.1 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000004, i32 %.0.1000007 syncscope("device") monotonic monotonic, align 4
+  %.0.1000009 = extractvalue { i32, i1 } %.0.1, 0
+  %.0.1000010 = icmp eq i32 %.0.1000009, %.0.1000004
+  br i1 %.0.1000010, label %.0.b3, label %.0.b1
+.0.b3:
+  %.0.1000011 = bitcast i32 %.0.1000004 to float
+  %.0.1000012 = getelementptr i8, ptr addrspace(1) %a, i64 4
+  %.0.1000013 = load atomic i32, ptr addrspace(1) %.0.1000012 syncscope("device") monotonic, align 4
+  br label %.0.b4
+.0.b4:
+  %.0.1000014 = phi i32 [ %.0.1000013, %.0.b3 ], [ %.0.1000019, %.0.b5 ]
+  %.0.1000015 = bitcast i32 %.0.1000014 to float
+  %.0.1000016 = fadd float %.0.1000015, %y
+  %.0.1000017 = bitcast float %.0.1000016 to i32
+  %.0.1000018 = icmp eq i32 %.0.1000017, %.0.1000014
+  br i1 %.0.1000018, label %.0.b6, label %.0.b5
+.0.b5:
+  %.0.2 = cmpxchg ptr addrspace(1) %.0.1000012, i32 %.0.1000014, i32 %.0.1000017 syncscope("device") monotonic monotonic, align 4
+  %.0.1000019 = extractvalue { i32, i1 } %.0.2, 0
+  %.0.1000020 = icmp eq i32 %.0.1000019, %.0.1000014
+  br i1 %.0.1000020, label %.0.b6, label %.0.b4
+.0.b6:
+  %.0.1000021 = bitcast i32 %.0.1000014 to float
   br label %.0.end
 .0.end:
   ret void

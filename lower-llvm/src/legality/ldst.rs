@@ -26,10 +26,9 @@
 use atomir_ir::lower::FencePolicy;
 use atomir_ir::{AtomicNode, AtomicOp, ElemType, Legality, Lowering, Refusal, Scope};
 
-use crate::legality::{
-    check_backend, check_target_wide, nvptx_ordered_load, printed_scope, Form, LlvmPlan, LlvmRule,
-    MemSpelling,
-};
+use super::checks::{check_backend, check_target_wide, nvptx_ordered_load, printed_scope};
+use super::plan::{Form, LlvmPlan, MemSpelling};
+use super::rules::LlvmRule;
 use crate::target::{LlvmTarget, Triple};
 
 /// The spelling of loads, stores and fences on a target.
@@ -41,7 +40,7 @@ fn spelling(target: &LlvmTarget) -> MemSpelling {
 }
 
 /// The plan of an atomic load or store.
-pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
+pub(super) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
     check_target_wide(target, node)?;
     nvptx_ordered_load(target, node)?;
     let sixteen_bit_int = matches!(node.ty, ElemType::U16 | ElemType::S16 | ElemType::B16);
@@ -101,7 +100,7 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
 }
 
 /// The plan of a stand-alone fence: `fence [syncscope] <order>`, or the SPIR-V builtin.
-pub(crate) fn fence_plan(
+pub(super) fn fence_plan(
     target: &LlvmTarget,
     fence: &atomir_ir::Fence,
 ) -> Result<LlvmPlan, Refusal> {
