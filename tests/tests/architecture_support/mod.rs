@@ -227,6 +227,9 @@ pub fn functions(src: &str) -> Vec<Function> {
     out
 }
 
+/// A lexed file.
+type Tokens = Vec<(Tok, usize)>;
+
 /// An import edge between two modules of one crate, as absolute module paths.
 pub type Edge = (Vec<String>, Vec<String>);
 
@@ -283,8 +286,7 @@ fn paths_at(toks: &[(Tok, usize)], k: usize) -> Vec<Vec<String>> {
 /// modules of their own. A `#[cfg(test)]` module is not part of the crate's build, and may use
 /// any layer as integration tests do: its edges are left out.
 pub fn module_edges(files: &[(Vec<String>, String)]) -> BTreeSet<Edge> {
-    let lexed: Vec<(&Vec<String>, Vec<(Tok, usize)>)> =
-        files.iter().map(|(m, text)| (m, lex(text))).collect();
+    let lexed: Vec<(&Vec<String>, Tokens)> = files.iter().map(|(m, text)| (m, lex(text))).collect();
     let mut modules: BTreeSet<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
     let mut uses = Vec::new();
     let mut tests_only: Vec<Vec<String>> = Vec::new();
