@@ -7,11 +7,9 @@
 
 use std::io;
 
+use super::{Backend, LowerError, LowerOptions, LowerReport, OnRefusal, Site, WriteError};
 use crate::kernel::{self, Inst, Module, Param};
-use crate::legal::{
-    Backend, Legality, LowerError, LowerOptions, LowerReport, OnRefusal, Refusal, Site, Verdict,
-    WriteError,
-};
+use crate::legal::{Legality, Refusal, Verdict};
 use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
 use crate::verify::Verified;

@@ -4,9 +4,9 @@
 //! The hooks only spell what the plan decided; keeping them apart from the table makes that
 //! boundary visible, and one trait for every backend is what lets one driver serve them all.
 
+use super::LowerOptions;
 use crate::expand::{Block, Expansion, Prim, Var};
 use crate::kernel::{self, AtomicInst, Inst, Kernel, Module};
-use crate::legal::LowerOptions;
 use crate::node::AtomicNode;
 use crate::types::AddressSpace;
 
@@ -258,7 +258,7 @@ pub struct Unprintable(pub String);
 
 /// A table and the printer of its backend: everything a [`Backend`] needs.
 ///
-/// [`Backend`]: crate::legal::Backend
+/// [`Backend`]: crate::lower::Backend
 pub trait Target: Table {
     /// The backend's printer, over a module that lives for `'m`.
     type Printer<'m>: Printer<'m, Plan = Self::Plan>;

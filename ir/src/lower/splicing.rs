@@ -4,8 +4,9 @@
 //! It is apart from the module driver because a fragment has no kernel around it: no
 //! prologue, no epilogue, and every value named by the client.
 
+use super::{LowerError, LowerOptions, Site};
 use crate::kernel::{Inst, InstData, Kernel};
-use crate::legal::{Legality, LowerError, LowerOptions, Refusal, Site};
+use crate::legal::{Legality, Refusal};
 use crate::node::Node;
 use crate::rule::KitRule;
 use crate::verify::Verified;

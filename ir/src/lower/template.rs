@@ -13,8 +13,8 @@
 
 use std::cell::{Cell, RefCell};
 
-use super::spell::pairs_of;
 use super::Unprintable;
+use crate::spelling::pairs_of;
 
 /// A printer's number for what one hole of a template stands for.
 pub type Hole = u32;
