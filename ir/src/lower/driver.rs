@@ -240,7 +240,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                 let code = printer.code(out);
                 report.record_instructions(count_instructions(code.get(before..).unwrap_or("")));
             }
-            if !P::HEADS_KERNEL_AT_END && out.len() >= CHUNK {
+            if !P::STYLE.heads_kernel_at_end && out.len() >= CHUNK {
                 drain(out, &mut sink)?;
             }
         }

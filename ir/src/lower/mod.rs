@@ -56,7 +56,9 @@ pub use inst::Scratch;
 pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
 pub use options::{GenericParams, LowerOptions, OnRefusal};
-pub use printer::{append_buffer, move_to_front, At, Expanding, Printer, Target, Unprintable};
+pub use printer::{
+    append_buffer, move_to_front, At, Expanding, Printer, Replay, Style, Target, Unprintable,
+};
 pub use report::LowerReport;
 pub use splice::{Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames};
 pub use splicing::{binding_types, splice_inst};
