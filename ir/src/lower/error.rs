@@ -106,6 +106,17 @@ pub fn error(kernel: &Kernel, inst: Inst, refusal: Refusal) -> LowerError {
     }
 }
 
+/// The error of an id the module does not hold: instruction `inst` of `kernel`, or of no
+/// kernel (`None`, a kernel number the module does not hold), at the kernel's location.
+pub(super) fn not_held(kernel: Option<&Kernel>, inst: Inst, refusal: Refusal) -> LowerError {
+    LowerError {
+        kernel: kernel.map_or_else(String::new, |kernel| kernel.name.clone()),
+        site: Site::Inst(inst),
+        loc: kernel.map_or_else(SourceLoc::default, |kernel| kernel.loc),
+        refusal,
+    }
+}
+
 /// The one place a [`LowerError`] of a parameter is built: the refusal at the parameter's
 /// source location, its reason naming the parameter.
 pub fn param_error(kernel: &Kernel, param: usize, mut refusal: Refusal) -> LowerError {
