@@ -436,28 +436,6 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
     }
 }
 
-/// vISA replays its templates: binding an expansion's registers is most of its printing time
-/// (`replay.rs` keeps the contract: a replay prints what printing afresh would).
-impl Replay<VisaPlan> for VisaPrinter<'_> {
-    fn recorder(&mut self) -> Option<&Recorder> {
-        Some(&self.recorder)
-    }
-
-    fn shape(&mut self, x: &Expanding<'_, VisaPlan>, shape: &mut Vec<u64>) -> bool {
-        self.kernel.is_some() && VisaPrinter::shape(self, x.atomic, x.expansion, shape)
-    }
-
-    #[inline]
-    fn fill(
-        &mut self,
-        _x: &Expanding<'_, VisaPlan>,
-        hole: Hole,
-        out: &mut String,
-    ) -> Result<(), Unprintable> {
-        VisaPrinter::fill(self, hole, out).map_err(Unprintable)
-    }
-}
-
 impl<'m> VisaPrinter<'m> {
     /// Runs `print` with the output as the printer's body, so that what it prints goes
     /// straight into the output; the body is empty again afterwards.
