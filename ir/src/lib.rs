@@ -2,7 +2,10 @@
 //!
 //! - [`types`]: the typed vocabulary of an atomic node.
 //! - [`kernel`]: kernels, values and the atomic node ([`AtomicInst`]).
-//! - [`legal`]: the legality framework ([`Backend`], [`Verdict`], [`Refusal`]).
+//! - [`legal`]: the verdicts of a legality table ([`Verdict`], [`Legality`], [`Refusal`]).
+//! - [`lower`]: the lowering kit every backend shares ([`Backend`], [`LowerOptions`],
+//!   [`LowerError`], [`LowerReport`]).
+//! - [`spelling`]: the spelling vocabulary, a leaf every layer may use.
 //! - [`expand`]: the target-independent emulations (CAS loop, part-word, split).
 //! - [`matrix`]: the lowering matrix's cells.
 //! - [`text`]: the text form (parser and canonical printer); [`verify`]: the verifier;
@@ -62,6 +65,7 @@ pub mod node;
 pub mod rule;
 pub mod semantics;
 mod slice;
+pub mod spelling;
 pub mod text;
 pub mod types;
 pub mod verify;
@@ -72,11 +76,11 @@ pub use kernel::{
     AtomicInst, Constant, Fence, Inst, InstData, Kernel, KernelTag, Module, Name, Operand, Param,
     Predicate, Scalar, SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
-pub use legal::{
-    Backend, GenericParams, Legality, LowerError, LowerOptions, LowerReport, Lowering, OnRefusal,
-    Refusal, Rewrite, Site, Strategy, Verdict, WriteError,
+pub use legal::{Legality, Lowering, Refusal, Rewrite, Strategy, Verdict};
+pub use lower::{
+    Backend, GenericParams, InstLowering, LowerError, LowerOptions, LowerReport, OnRefusal, Site,
+    WriteError,
 };
-pub use lower::InstLowering;
 pub use node::{AsNode, AtomicNode, Node};
 pub use rule::RuleId;
 pub use types::{

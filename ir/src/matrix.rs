@@ -8,7 +8,8 @@
 use std::fmt;
 
 use crate::kernel::{AtomicInst, Fence, Kernel, Module, Operand, Scalar};
-use crate::legal::{Backend, LowerOptions, Refusal, Strategy, Verdict};
+use crate::legal::{Refusal, Strategy, Verdict};
+use crate::lower::{Backend, LowerOptions};
 use crate::node::{AtomicNode, Node};
 use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
 

@@ -6,88 +6,8 @@
 
 use std::fmt;
 
-/// Declares an enum with one canonical spelling per variant: `ALL`, `as_str`, `from_name` and
-/// `Display` from the one list, so parser and printer cannot drift. Backends use it for their
-/// own spelled vocabularies.
-#[macro_export]
-macro_rules! spelled {
-    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        $vis enum $name {
-            $($(#[$vmeta])* #[doc = ""] #[doc = concat!("Spelled `", $text, "`.")] $variant),+
-        }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The canonical spelling.
-            pub const fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-
-            /// Parses the canonical spelling.
-            pub fn from_name(text: &str) -> Option<Self> {
-                match text { $($text => Some($name::$variant),)+ _ => None }
-            }
-        }
-
-        impl ::std::fmt::Display for $name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl $crate::lower::Spell for $name {
-            fn spell(&self, out: &mut ::std::string::String) {
-                out.push_str(self.as_str());
-            }
-        }
-
-        impl ::std::str::FromStr for $name {
-            type Err = $crate::types::UnknownName;
-
-            /// Parses the canonical spelling, as the text form writes it.
-            fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {
-                Self::from_name(text).ok_or_else(|| {
-                    $crate::types::UnknownName::new(
-                        stringify!($name),
-                        text,
-                        Self::ALL.iter().map(|value| value.as_str()),
-                    )
-                })
-            }
-        }
-    };
-}
-
-/// Why a spelling names no value of an enum: what was given and what is expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownName {
-    message: String,
-}
-
-impl UnknownName {
-    /// `text` names no `kind`; `expected` are the spellings that do.
-    pub fn new<'a>(kind: &str, text: &str, expected: impl IntoIterator<Item = &'a str>) -> Self {
-        let expected: Vec<&str> = expected.into_iter().collect();
-        UnknownName {
-            message: format!(
-                "`{text}` is not a {kind}; expected one of {}",
-                expected.join(", ")
-            ),
-        }
-    }
-}
-
-impl fmt::Display for UnknownName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for UnknownName {}
+use crate::spelled;
+pub use crate::spelling::UnknownName;
 
 spelled! {
     /// The operation of an atomic access. Semantics (per element): `old = *a; *a = op(old, b[, c])`;
@@ -546,15 +466,6 @@ impl ValueType {
     /// Scalar data of element type `ty`.
     pub const fn scalar(ty: ElemType) -> ValueType {
         ValueType::Data(ty, VectorShape::Scalar)
-    }
-}
-
-impl std::str::FromStr for ValueType {
-    type Err = String;
-
-    /// Parses a type as the text form spells it: `pred`, `ptr.global`, `u32`, `v4.f32`.
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        crate::text::parse_value_type(text)
     }
 }
 

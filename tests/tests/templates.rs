@@ -3,9 +3,13 @@
 //! results, temporaries and labels) lower to the same code as with a printer that prints every
 //! expansion afresh, for every backend, as listings and as complete modules.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use atomir_ir::expand::{Block, Prim, Var};
 use atomir_ir::lower::{
-    lower_with, At, Expanding, Fence, FenceBracket, Label, Params, Printer, Target, Unprintable,
+    lower_with, At, Expanding, Fence, FenceBracket, Hole, Label, Printer, Recorder, Replay, Style,
+    Target, Unprintable,
 };
 use atomir_ir::{text, verify, AddressSpace, Inst, Kernel, LowerOptions, Module};
 use atomir_llvm::LlvmTarget;
@@ -13,39 +17,86 @@ use atomir_ptx::PtxTarget;
 use atomir_tests::random::{module, Config};
 use atomir_visa::VisaTarget;
 
-/// A printer's hooks without its recorder: every expansion printed afresh. Its hooks are
-/// handed the expansion without its key, so that the printer keeps nothing of one
-/// instruction for the next (vISA's replayed temp allocations).
-struct Afresh<P>(P);
+/// A backend's printer, either as it is (its replays counted) or without its replay: every
+/// expansion printed afresh. Afresh, its hooks are handed the expansion without its key, so
+/// that the printer keeps nothing of one instruction for the next (vISA's replayed temp
+/// allocations).
+struct Wrapped<P> {
+    printer: P,
+    afresh: bool,
+    /// The holes filled by replays, counted where the caller can read them after the lowering
+    /// has taken the printer.
+    fills: Rc<Cell<usize>>,
+}
 
-/// `x` without its expansion's key.
-fn unkeyed<'a, P>(x: &Expanding<'a, P>) -> Expanding<'a, P> {
-    Expanding {
-        expansion_key: None,
-        ..*x
+impl<P> Wrapped<P> {
+    fn new(printer: P, afresh: bool, fills: &Rc<Cell<usize>>) -> Self {
+        Wrapped {
+            printer,
+            afresh,
+            fills: Rc::clone(fills),
+        }
+    }
+
+    /// `x`, without its expansion's key where printing afresh.
+    fn unkeyed<'a, Q>(&self, x: &Expanding<'a, Q>) -> Expanding<'a, Q> {
+        Expanding {
+            expansion_key: if self.afresh { None } else { x.expansion_key },
+            ..*x
+        }
     }
 }
 
-impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
+// A plan holds nothing borrowed (so a replay of the wrapped printer may lend its recorder).
+impl<'m, P: Printer<'m>> Replay<P::Plan> for Wrapped<P>
+where
+    P::Plan: 'static,
+{
+    fn recorder(&mut self) -> Option<&Recorder> {
+        self.printer.replay()?.recorder()
+    }
+
+    fn shape(&mut self, x: &Expanding<'_, P::Plan>, shape: &mut Vec<u64>) -> bool {
+        self.printer
+            .replay()
+            .is_some_and(|replay| replay.shape(x, shape))
+    }
+
+    fn fill(
+        &mut self,
+        x: &Expanding<'_, P::Plan>,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.fills.set(self.fills.get() + 1);
+        match self.printer.replay() {
+            Some(replay) => replay.fill(x, hole, out),
+            None => Err(Unprintable("a hole for a printer without replay".into())),
+        }
+    }
+}
+
+impl<'m, P: Printer<'m>> Printer<'m> for Wrapped<P>
+where
+    P::Plan: 'static,
+{
     type Plan = P::Plan;
-    const PARAMS: Params = P::PARAMS;
-    const BRACKETS_EXPANSIONS: bool = P::BRACKETS_EXPANSIONS;
-    const HEADS_KERNEL_AT_END: bool = P::HEADS_KERNEL_AT_END;
+    const STYLE: Style = P::STYLE;
 
     fn generic_params_space(&self) -> AddressSpace {
-        self.0.generic_params_space()
+        self.printer.generic_params_space()
     }
 
     fn code<'a>(&'a self, out: &'a str) -> &'a str {
-        self.0.code(out)
+        self.printer.code(out)
     }
 
     fn module_begin(&mut self, module: &'m Module, out: &mut String) {
-        self.0.module_begin(module, out);
+        self.printer.module_begin(module, out);
     }
 
     fn kernel_begin(&mut self, kernel: &'m Kernel, index: usize, out: &mut String) {
-        self.0.kernel_begin(kernel, index, out);
+        self.printer.kernel_begin(kernel, index, out);
     }
 
     fn whole(
@@ -55,7 +106,7 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         bracket: FenceBracket,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.whole(at, plan, bracket, out)
+        self.printer.whole(at, plan, bracket, out)
     }
 
     fn fence(
@@ -65,7 +116,7 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         plan: &P::Plan,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.fence(inst, fence, plan, out)
+        self.printer.fence(inst, fence, plan, out)
     }
 
     fn expansion_begin(
@@ -73,11 +124,11 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         x: &Expanding<'_, P::Plan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.expansion_begin(&unkeyed(x), out)
+        self.printer.expansion_begin(&self.unkeyed(x), out)
     }
 
     fn block(&mut self, x: &Expanding<'_, P::Plan>, block: Block, entry: bool, out: &mut String) {
-        self.0.block(&unkeyed(x), block, entry, out);
+        self.printer.block(&self.unkeyed(x), block, entry, out);
     }
 
     fn prim(
@@ -87,11 +138,17 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         bracket: Option<FenceBracket>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.prim(&unkeyed(x), prim, bracket, out)
+        self.printer.prim(&self.unkeyed(x), prim, bracket, out)
     }
 
-    fn copy(&mut self, x: &Expanding<'_, P::Plan>, dst: Var, src: Var, out: &mut String) {
-        self.0.copy(&unkeyed(x), dst, src, out);
+    fn copy(
+        &mut self,
+        x: &Expanding<'_, P::Plan>,
+        dst: Var,
+        src: Var,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.printer.copy(&self.unkeyed(x), dst, src, out)
     }
 
     fn branch(
@@ -101,16 +158,27 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         negated: bool,
         to: Label,
         out: &mut String,
-    ) {
-        self.0.branch(&unkeyed(x), cond, negated, to, out);
+    ) -> Result<(), Unprintable> {
+        self.printer
+            .branch(&self.unkeyed(x), cond, negated, to, out)
     }
 
-    fn jump(&mut self, x: &Expanding<'_, P::Plan>, to: Label, out: &mut String) {
-        self.0.jump(&unkeyed(x), to, out);
+    fn jump(
+        &mut self,
+        x: &Expanding<'_, P::Plan>,
+        to: Label,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.printer.jump(&self.unkeyed(x), to, out)
     }
 
-    fn label(&mut self, x: &Expanding<'_, P::Plan>, label: Label, out: &mut String) {
-        self.0.label(&unkeyed(x), label, out);
+    fn label(
+        &mut self,
+        x: &Expanding<'_, P::Plan>,
+        label: Label,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        self.printer.label(&self.unkeyed(x), label, out)
     }
 
     fn terminator(
@@ -119,7 +187,7 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         block: Block,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.terminator(&unkeyed(x), block, out)
+        self.printer.terminator(&self.unkeyed(x), block, out)
     }
 
     fn expansion_fence(
@@ -128,7 +196,7 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         fence: Fence,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.expansion_fence(&unkeyed(x), fence, out)
+        self.printer.expansion_fence(&self.unkeyed(x), fence, out)
     }
 
     fn expansion_end(
@@ -136,15 +204,23 @@ impl<'m, P: Printer<'m>> Printer<'m> for Afresh<P> {
         x: &Expanding<'_, P::Plan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        self.0.expansion_end(&unkeyed(x), out)
+        self.printer.expansion_end(&self.unkeyed(x), out)
+    }
+
+    fn replay(&mut self) -> Option<&mut dyn Replay<P::Plan>> {
+        if self.afresh {
+            None
+        } else {
+            Some(self)
+        }
     }
 
     fn kernel_end(&mut self, out: &mut String) {
-        self.0.kernel_end(out);
+        self.printer.kernel_end(out);
     }
 
     fn module_end(&mut self, out: &mut String) {
-        self.0.module_end(out);
+        self.printer.module_end(out);
     }
 }
 
@@ -182,25 +258,37 @@ fn repeated(source: &str, copies: usize) -> String {
     out
 }
 
-/// Lowers `source` for `target` with and without templates, as a listing and as a module:
-/// how many lowerings succeeded (and were compared).
-fn compare<T: Target>(target: &T, name: &str, source: &str) -> usize {
+/// What [`compare`] did: the lowerings compared, and the holes their replays filled.
+#[derive(Default)]
+struct Compared {
+    lowered: usize,
+    fills: usize,
+}
+
+/// Lowers `source` for `target` with and without templates, as a listing and as a module,
+/// into `compared`.
+fn compare<T: Target>(target: &T, name: &str, source: &str, compared: &mut Compared)
+where
+    T::Plan: 'static,
+{
     let Ok(module) = text::parse(source) else {
-        return 0;
+        return;
     };
     let Ok(verified) = verify::verify(&module) else {
-        return 0;
+        return;
     };
-    let mut lowered = 0;
     for options in [LowerOptions::fragment(), LowerOptions::module()] {
         let (mut replayed, mut afresh) = (String::new(), String::new());
-        let with = lower_with(target, target.printer(&options), &verified, &mut replayed);
+        let fills = Rc::new(Cell::new(0));
+        let replaying = Wrapped::new(target.printer(&options), false, &fills);
+        let with = lower_with(target, replaying, &verified, &mut replayed);
         let without = lower_with(
             target,
-            Afresh(target.printer(&options)),
+            Wrapped::new(target.printer(&options), true, &fills),
             &verified,
             &mut afresh,
         );
+        compared.fills += fills.get();
         assert_eq!(with, without, "{name}: the reports differ for\n{source}");
         if replayed != afresh {
             let line = replayed
@@ -215,9 +303,8 @@ fn compare<T: Target>(target: &T, name: &str, source: &str) -> usize {
                 afresh.lines().nth(line).unwrap_or(""),
             );
         }
-        lowered += usize::from(with.is_ok());
+        compared.lowered += usize::from(with.is_ok());
     }
-    lowered
 }
 
 /// A kernel of `count` atomics drawn from a couple of dozen kinds (of one seed's choosing) with
@@ -310,7 +397,12 @@ fn replayed_templates_print_what_printing_afresh_does() {
         "nvptx64@14",
     ]
     .map(|triple| LlvmTarget::parse(triple).unwrap());
-    let (mut sources, mut lowered) = (0, 0);
+    let mut sources = 0;
+    let (mut ptx_done, mut visa_done, mut llvm_done) = (
+        Compared::default(),
+        Compared::default(),
+        Compared::default(),
+    );
     for seed in 0..600 {
         let generated = module(seed, &config);
         let source = repeated(&text::print(&generated.module), 2);
@@ -319,13 +411,13 @@ fn replayed_templates_print_what_printing_afresh_does() {
         }
         sources += 1;
         for target in &ptx {
-            lowered += compare(target, "ptx", &source);
+            compare(target, "ptx", &source, &mut ptx_done);
         }
         for target in &visa {
-            lowered += compare(target, "visa", &source);
+            compare(target, "visa", &source, &mut visa_done);
         }
         for target in &llvm {
-            lowered += compare(target, "llvm", &source);
+            compare(target, "llvm", &source, &mut llvm_done);
         }
     }
     for seed in 0..8 {
@@ -339,15 +431,44 @@ fn replayed_templates_print_what_printing_afresh_does() {
         assert!(text::parse(&source).is_ok(), "{source}");
         sources += 1;
         for target in &ptx {
-            lowered += compare(target, "ptx", &source);
+            compare(target, "ptx", &source, &mut ptx_done);
         }
         for target in &visa {
-            lowered += compare(target, "visa", &source);
+            compare(target, "visa", &source, &mut visa_done);
         }
         for target in &llvm {
-            lowered += compare(target, "llvm", &source);
+            compare(target, "llvm", &source, &mut llvm_done);
         }
     }
     assert!(sources >= 400, "only {sources} repeated modules parse");
+    let lowered = ptx_done.lowered + visa_done.lowered + llvm_done.lowered;
     assert!(lowered >= 2000, "only {lowered} lowerings to compare");
+    // Every backend's second instruction of a plan is compared with printing afresh; vISA and
+    // LLVM replay templates there (the holes they fill prove it), PTX prints afresh itself.
+    for (name, done) in [
+        ("ptx", &ptx_done),
+        ("visa", &visa_done),
+        ("llvm", &llvm_done),
+    ] {
+        eprintln!(
+            "{name}: {} lowerings, {} holes filled",
+            done.lowered, done.fills
+        );
+        assert!(
+            done.lowered >= 100,
+            "{name}: only {} lowerings",
+            done.lowered
+        );
+    }
+    assert_eq!(ptx_done.fills, 0, "PTX replays no template");
+    assert!(
+        visa_done.fills >= 10_000,
+        "vISA filled only {} holes",
+        visa_done.fills
+    );
+    assert!(
+        llvm_done.fills >= 10_000,
+        "LLVM filled only {} holes",
+        llvm_done.fills
+    );
 }

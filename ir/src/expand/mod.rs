@@ -18,6 +18,7 @@ mod build;
 mod prim;
 mod reuse;
 mod softfloat;
+mod typing;
 mod validate;
 
 use cranelift_entity::{entity_impl, PrimaryMap};
@@ -26,9 +27,10 @@ use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
 pub use build::{expand, mem_attrs, skips_unchanged, Expander};
-pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, TypeError, UnaryOp};
+pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, UnaryOp};
 pub use reuse::Reuse;
 pub use softfloat::{FloatTypes, SoftFloat, SoftFloatNeeds};
+pub use typing::TypeError;
 
 /// A basic block of an expansion.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

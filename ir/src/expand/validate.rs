@@ -1,5 +1,6 @@
 //! The validator: an expansion is checked mechanically against its node, never trusted.
 
+use cranelift_entity::SecondaryMap;
 use std::fmt;
 
 use super::{mem_attrs, Block, Expansion, Prim, PrimType, Terminator, Var};
@@ -55,22 +56,39 @@ impl Expansion {
     /// That is the invariant "an expansion never weakens an order or a scope", checked
     /// mechanically rather than trusted.
     pub fn validate(&self, node: &AtomicNode) -> Result<(), String> {
-        let var_count = self.vars.len();
-        let exists = |var: Var, what: &str| {
-            if self.vars.get(var).is_some() {
-                Ok(())
-            } else {
-                Err(format!("{what} {var} is not a register of the expansion"))
-            }
-        };
         if self.blocks.is_empty() {
             return Err("the expansion has no blocks".into());
         }
+        self.check_interface(node)?;
+        self.check_reachability()?;
+        let inputs = self.check_single_definitions()?;
+        let available = self.available_at_entry(inputs);
+        let atomic_bytes = self.check_blocks(node, &available)?;
+        let elements = node.shape.len();
+        let node_bytes = elements as u32 * node.ty.bytes();
+        if atomic_bytes < node_bytes {
+            return Err(format!(
+                "cas/rmw primitives of {atomic_bytes} bytes for a node of {node_bytes}: some \
+                 element is not atomic"
+            ));
+        }
+        Ok(())
+    }
 
-        // Inputs and results against the node.
+    /// That `var` is a register of the expansion.
+    fn exists(&self, var: Var, what: &str) -> Result<(), String> {
+        if self.vars.get(var).is_some() {
+            Ok(())
+        } else {
+            Err(format!("{what} {var} is not a register of the expansion"))
+        }
+    }
+
+    /// Inputs and results against the node.
+    fn check_interface(&self, node: &AtomicNode) -> Result<(), String> {
         let elements = node.shape.len();
         let natural = PrimType::natural(node.ty);
-        exists(self.addr, "the address")?;
+        self.exists(self.addr, "the address")?;
         if self.vars[self.addr] != PrimType::Ptr {
             return Err(format!(
                 "the address {} is {}, not ptr",
@@ -92,7 +110,7 @@ impl Expansion {
                 return Err(format!("{} {what} for {count} expected", list.len()));
             }
             for &var in list.iter() {
-                exists(var, what)?;
+                self.exists(var, what)?;
                 if self.vars[var] != natural {
                     return Err(format!(
                         "{what} register {var} is {}, not {natural}",
@@ -102,7 +120,11 @@ impl Expansion {
             }
         }
 
-        // Reachability both ways.
+        Ok(())
+    }
+
+    /// Every block reachable from the entry, and reaching a return.
+    fn check_reachability(&self) -> Result<(), String> {
         let cfg = self.cfg();
         let entry = self.entry();
         for (block, data) in &self.blocks {
@@ -139,10 +161,15 @@ impl Expansion {
             }
         }
 
-        // Single definitions.
+        Ok(())
+    }
+
+    /// Every register defined once; the inputs' set.
+    fn check_single_definitions(&self) -> Result<VarSet, String> {
+        let var_count = self.vars.len();
         let mut defined_once = VarSet::empty(var_count);
         let mut define = |var: Var, what: &str| {
-            exists(var, what)?;
+            self.exists(var, what)?;
             if defined_once.contains(var) {
                 return Err(format!("{var} is defined twice (last as {what})"));
             }
@@ -168,10 +195,15 @@ impl Expansion {
             }
         }
 
-        // Defined on every path: registers available at each block's entry, as the
-        // intersection over its predecessors, iterated to a fixed point.
-        let mut available: cranelift_entity::SecondaryMap<Block, Option<VarSet>> =
-            cranelift_entity::SecondaryMap::new();
+        Ok(inputs)
+    }
+
+    /// The registers defined on every path to each block's entry: the intersection over its
+    /// predecessors, iterated to a fixed point (`None` for a block not reached yet).
+    fn available_at_entry(&self, inputs: VarSet) -> SecondaryMap<Block, Option<VarSet>> {
+        let var_count = self.vars.len();
+        let entry = self.entry();
+        let mut available: SecondaryMap<Block, Option<VarSet>> = SecondaryMap::new();
         available[entry] = Some(inputs);
         let exit_set = |block: Block, at_entry: &VarSet| {
             let mut set = at_entry.clone();
@@ -205,9 +237,18 @@ impl Expansion {
             }
         }
 
-        // Per block: types, uses, jumps, memory attributes.
+        available
+    }
+
+    /// Per block: types, uses, jumps, memory attributes; the bytes the `Cas`/`Rmw` primitives
+    /// write, as laid out (not as executed).
+    fn check_blocks(
+        &self,
+        node: &AtomicNode,
+        available: &SecondaryMap<Block, Option<VarSet>>,
+    ) -> Result<u32, String> {
+        let var_count = self.vars.len();
         let mem = mem_attrs(node);
-        // Bytes the `Cas`/`Rmw` primitives write, as laid out (not as executed).
         let mut atomic_bytes = 0u32;
         for (block, data) in &self.blocks {
             let mut defined = available[block].clone().unwrap_or(VarSet::empty(var_count));
@@ -215,7 +256,7 @@ impl Expansion {
                 defined.insert(param);
             }
             let use_defined = |defined: &VarSet, var: Var, at: &dyn fmt::Display| {
-                exists(var, "a use")?;
+                self.exists(var, "a use")?;
                 if defined.contains(var) {
                     Ok(())
                 } else {
@@ -311,14 +352,7 @@ impl Expansion {
                 }
             }
         }
-        let node_bytes = elements as u32 * node.ty.bytes();
-        if atomic_bytes < node_bytes {
-            return Err(format!(
-                "cas/rmw primitives of {atomic_bytes} bytes for a node of {node_bytes}: some \
-                 element is not atomic"
-            ));
-        }
-        Ok(())
+        Ok(atomic_bytes)
     }
 }
 

@@ -7,11 +7,9 @@
 
 use std::io;
 
+use super::{Backend, LowerError, LowerOptions, LowerReport, OnRefusal, Site, WriteError};
 use crate::kernel::{self, Inst, Module, Param};
-use crate::legal::{
-    Backend, Legality, LowerError, LowerOptions, LowerReport, OnRefusal, Refusal, Site, Verdict,
-    WriteError,
-};
+use crate::legal::{Legality, Refusal, Verdict};
 use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
 use crate::verify::Verified;
@@ -242,7 +240,7 @@ fn print<'m, T: Table, P: Printer<'m, Plan = T::Plan>>(
                 let code = printer.code(out);
                 report.record_instructions(count_instructions(code.get(before..).unwrap_or("")));
             }
-            if !P::HEADS_KERNEL_AT_END && out.len() >= CHUNK {
+            if !P::STYLE.heads_kernel_at_end && out.len() >= CHUNK {
                 drain(out, &mut sink)?;
             }
         }

@@ -168,13 +168,13 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         ..
     } = scratch;
     let (expansion, steps) = match plan_index {
-        None => walker.walk(&node, lowering, passes, P::PARAMS),
+        None => walker.walk(&node, lowering, passes, P::STYLE.params),
         Some(index) => {
             if walked.len() <= index {
                 walked.resize_with(index + 1, || None);
             }
             let kept = walked[index].get_or_insert_with(|| {
-                let (expansion, steps) = walker.walk(&node, lowering, passes, P::PARAMS);
+                let (expansion, steps) = walker.walk(&node, lowering, passes, P::STYLE.params);
                 Walked {
                     expansion: expansion.clone(),
                     steps: steps.to_vec(),
@@ -197,7 +197,7 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
     };
     // A printer whose shape covers its beginning is asked for the shape first: a template
     // then holds the beginning's text too, and a replay runs no beginning.
-    let begins_in_template = P::SHAPE_COVERS_BEGIN;
+    let begins_in_template = P::STYLE.shape_covers_begin;
     if !begins_in_template {
         printer.expansion_begin(&x, out)?;
     }
@@ -206,25 +206,33 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         false => Ok(()),
     };
     templates.shape.clear();
-    if printer.recorder().is_none() || !printer.shape(&x, &mut templates.shape) {
+    let shaped = match printer.replay() {
+        Some(replay) => replay.recorder().is_some() && replay.shape(&x, &mut templates.shape),
+        None => false,
+    };
+    if !shaped {
         begin(printer, out)?;
         return print_steps(printer, &x, steps, out);
     }
     match templates.look_up(index) {
         Found::Replay(template) => {
-            template.replay(inst.as_u32(), out, |hole, out| printer.fill(&x, hole, out))
+            template.replay(inst.as_u32(), out, |hole, out| match printer.replay() {
+                Some(replay) => replay.fill(&x, hole, out),
+                None => Err(Unprintable("a replay without a replaying printer".into())),
+            })
         }
         Found::Print => {
             begin(printer, out)?;
             print_steps(printer, &x, steps, out)
         }
         Found::Record => {
-            if let Some(recorder) = printer.recorder() {
+            if let Some(recorder) = printer.replay().and_then(|replay| replay.recorder()) {
                 recorder.begin(out.len());
             }
             let printed = begin(printer, out).and_then(|()| print_steps(printer, &x, steps, out));
             let template = printer
-                .recorder()
+                .replay()
+                .and_then(|replay| replay.recorder())
                 .and_then(|recorder| recorder.finish(out, inst.as_u32()));
             printed?;
             templates.keep(index, template);
@@ -241,7 +249,7 @@ fn print_steps<'m, P: Printer<'m>>(
     steps: &[Step],
     out: &mut String,
 ) -> Result<(), Unprintable> {
-    let once = expansion_bracket(x, P::BRACKETS_EXPANSIONS);
+    let once = expansion_bracket(x, P::STYLE.brackets_expansions);
     if let Some(leading) = once.and_then(|bracket| bracket.leading) {
         printer.expansion_fence(x, leading, out)?;
     }
@@ -256,10 +264,10 @@ fn print_steps<'m, P: Printer<'m>>(
                 });
                 printer.prim(x, prim, bracket, out)?;
             }
-            Step::Copy { dst, src } => printer.copy(x, dst, src, out),
-            Step::Branch { cond, negated, to } => printer.branch(x, cond, negated, to, out),
-            Step::Jump(to) => printer.jump(x, to, out),
-            Step::Label(label) => printer.label(x, label, out),
+            Step::Copy { dst, src } => printer.copy(x, dst, src, out)?,
+            Step::Branch { cond, negated, to } => printer.branch(x, cond, negated, to, out)?,
+            Step::Jump(to) => printer.jump(x, to, out)?,
+            Step::Label(label) => printer.label(x, label, out)?,
             Step::Terminator(block) => printer.terminator(x, block, out)?,
         }
     }

@@ -25,10 +25,11 @@
 //! [`AtomicNode`]: crate::node::AtomicNode
 //! [`Node`]: crate::node::Node
 //! [`Refusal`]: crate::legal::Refusal
-//! [`LowerError`]: crate::legal::LowerError
+//! [`LowerError`]: crate::lower::LowerError
 //! [`Expander`]: crate::expand::Expander
-//! [`Backend`]: crate::legal::Backend
+//! [`Backend`]: crate::lower::Backend
 
+mod backend;
 mod binding;
 mod driver;
 mod error;
@@ -36,23 +37,29 @@ mod fence;
 mod inst;
 mod linear;
 pub mod namer;
+mod options;
 mod planning;
 mod printer;
-mod spell;
+mod report;
 pub mod splice;
 mod splicing;
 mod table;
 mod template;
 
+pub use crate::spelling::{decimal, Displayed, Hex, Spell};
+pub use backend::{legalize_module, Backend};
 pub use binding::{BindingTypes, SpliceType, ValueBinding, ValueRole};
 pub use driver::{lower_each, lower_into, lower_module, lower_with, InstLowering, CHUNK};
-pub use error::{error, param_error};
+pub use error::{error, param_error, LowerError, Site, WriteError};
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use inst::Scratch;
 pub use linear::{incoming, Label, Linear, Params, Step};
 pub use namer::{NameRules, Namer, Suffix, PTX_ENTRY_NAMES};
-pub use printer::{append_buffer, move_to_front, At, Expanding, Printer, Target, Unprintable};
-pub use spell::{decimal, Displayed, Hex, Spell};
+pub use options::{GenericParams, LowerOptions, OnRefusal};
+pub use printer::{
+    append_buffer, move_to_front, At, Expanding, Printer, Replay, Style, Target, Unprintable,
+};
+pub use report::LowerReport;
 pub use splice::{Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames};
 pub use splicing::{binding_types, splice_inst};
 pub use table::{

@@ -9,8 +9,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use cranelift_entity::SecondaryMap;
 
+use super::{LowerError, LowerReport, OnRefusal};
 use crate::kernel::{Inst, InstData, Kernel, Module, Operand, Scalar, Value};
-use crate::legal::{LowerError, LowerReport, OnRefusal, Refusal};
+use crate::legal::Refusal;
 use crate::node::Node;
 use crate::rule::KitRule;
 use crate::types::{AddressSpace, ElemType};

@@ -4,9 +4,9 @@
 //! The hooks only spell what the plan decided; keeping them apart from the table makes that
 //! boundary visible, and one trait for every backend is what lets one driver serve them all.
 
+use super::LowerOptions;
 use crate::expand::{Block, Expansion, Prim, Var};
 use crate::kernel::{self, AtomicInst, Inst, Kernel, Module};
-use crate::legal::LowerOptions;
 use crate::node::AtomicNode;
 use crate::types::AddressSpace;
 
@@ -14,14 +14,91 @@ use super::{
     Fence, FenceBracket, Fragment, Hole, Label, Params, Plan, Recorder, SpliceNames, Table,
 };
 
+/// What shapes a printer's output beyond its hooks, in one value: how it binds block
+/// parameters, whether it brackets whole expansions, whether it heads a kernel at its end, and
+/// whether its templates hold an expansion's beginning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Style {
+    /// How the printer binds block parameters: the shape of the steps it is given.
+    pub params: Params,
+    /// Whether the printer spells the fences of an expansion whose accesses are all relaxed
+    /// between fences ([`FencePolicy::RelaxedBetweenFences`]) once around the whole expansion,
+    /// through [`Printer::expansion_fence`], rather than around each of its accesses. Once is
+    /// enough: every access of the expansion lies between the same release fence and acquire
+    /// fence (LLVM's AtomicExpand brackets a CAS loop the same way), and a further element runs
+    /// no fence. An expansion with a CAS retry loop is bracketed once wherever the plan says so
+    /// for [`Access::Loop`], whatever this says: every printer spells
+    /// [`Printer::expansion_fence`].
+    ///
+    /// [`FencePolicy::RelaxedBetweenFences`]: super::FencePolicy::RelaxedBetweenFences
+    /// [`Access::Loop`]: super::Access::Loop
+    pub brackets_expansions: bool,
+    /// Whether the printer writes a kernel's code into `out` as it goes and puts what must
+    /// precede it (declarations known only at the end) before it in [`Printer::kernel_end`]:
+    /// the driver then hands `out` to a sink only between kernels, never within one.
+    pub heads_kernel_at_end: bool,
+    /// For a printer that replays templates ([`Replay`]): whether [`Replay::shape`] is asked
+    /// before [`Printer::expansion_begin`], so that a template also holds the text the
+    /// beginning prints (binding an expansion's inputs can cost as much as the rest of it). A
+    /// replay then runs no `expansion_begin`: the holes must do what it does.
+    pub shape_covers_begin: bool,
+}
+
+impl Style {
+    /// A printer that binds block parameters by `params`, and nothing else set.
+    pub const fn new(params: Params) -> Self {
+        Style {
+            params,
+            brackets_expansions: false,
+            heads_kernel_at_end: false,
+            shape_covers_begin: false,
+        }
+    }
+
+    /// With [`Style::brackets_expansions`].
+    pub const fn bracketing_expansions(self) -> Self {
+        Style {
+            brackets_expansions: true,
+            ..self
+        }
+    }
+
+    /// With [`Style::heads_kernel_at_end`].
+    pub const fn heading_kernels_at_end(self) -> Self {
+        Style {
+            heads_kernel_at_end: true,
+            ..self
+        }
+    }
+
+    /// With [`Style::shape_covers_begin`].
+    pub const fn shape_covering_begin(self) -> Self {
+        Style {
+            shape_covers_begin: true,
+            ..self
+        }
+    }
+}
+
 /// A backend's printer, for one lowering of a module whose kernels live for `'m`.
 ///
 /// Every hook appends to `out` or to the printer's own buffers; a hook that cannot print what
 /// the plan says returns [`Unprintable`] (a disagreement between table and printer, never a
 /// property of the input), which the driver reports as a refusal of that instruction.
+///
+/// A printer implements eleven hooks: the module and kernel frames (`module_begin`,
+/// `kernel_begin`, `kernel_end`, `module_end`), a node printed whole and a fence (`whole`,
+/// `fence`), and an expansion (`expansion_begin`, `block`, `prim`, `expansion_fence`,
+/// `expansion_end`); then the walk hooks of its [`Style::params`]: `copy`, `branch`, `jump` and
+/// `label` for [`Params::Copies`], `terminator` for [`Params::Phis`]. The rest is optional:
+/// splicing (`splice_begin`, `splice_end`) and template replay ([`Printer::replay`]).
 pub trait Printer<'m> {
     /// The plan of the backend's table, which tells each hook what to print.
     type Plan: Plan;
+
+    /// The printer's constants.
+    const STYLE: Style;
 
     /// The memory a kernel parameter of type `ptr.generic` points into in the code this printer
     /// frames: [`AddressSpace::Generic`] (nothing known) unless that code can only be handed
@@ -64,9 +141,6 @@ pub trait Printer<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable>;
 
-    /// How the printer binds block parameters: the shape of the steps it is given.
-    const PARAMS: Params;
-
     /// Before the steps of an expansion: bind its inputs to the instruction's operands.
     fn expansion_begin(
         &mut self,
@@ -86,24 +160,48 @@ pub trait Printer<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable>;
 
-    /// `dst = src` on an edge ([`Params::Copies`]).
-    fn copy(&mut self, x: &Expanding<'_, Self::Plan>, dst: Var, src: Var, out: &mut String);
+    /// `dst = src` on an edge ([`Params::Copies`]; a printer of phis keeps this refusal).
+    fn copy(
+        &mut self,
+        _x: &Expanding<'_, Self::Plan>,
+        _dst: Var,
+        _src: Var,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(walk_refusal("copy"))
+    }
 
     /// Jump to `to` where `cond` holds (`negated`: where it does not) ([`Params::Copies`]).
     fn branch(
         &mut self,
-        x: &Expanding<'_, Self::Plan>,
-        cond: Var,
-        negated: bool,
-        to: Label,
-        out: &mut String,
-    );
+        _x: &Expanding<'_, Self::Plan>,
+        _cond: Var,
+        _negated: bool,
+        _to: Label,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(walk_refusal("branch"))
+    }
 
     /// Jump to `to` ([`Params::Copies`]).
-    fn jump(&mut self, x: &Expanding<'_, Self::Plan>, to: Label, out: &mut String);
+    fn jump(
+        &mut self,
+        _x: &Expanding<'_, Self::Plan>,
+        _to: Label,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(walk_refusal("jump"))
+    }
 
     /// An edge block begins ([`Params::Copies`]).
-    fn label(&mut self, x: &Expanding<'_, Self::Plan>, label: Label, out: &mut String);
+    fn label(
+        &mut self,
+        _x: &Expanding<'_, Self::Plan>,
+        _label: Label,
+        _out: &mut String,
+    ) -> Result<(), Unprintable> {
+        Err(walk_refusal("label"))
+    }
 
     /// A block's terminator ([`Params::Phis`]: the printer reads the edges itself). The walk
     /// gives it only to a printer of phis; one that binds by copies keeps this refusal.
@@ -113,26 +211,11 @@ pub trait Printer<'m> {
         _block: Block,
         _out: &mut String,
     ) -> Result<(), Unprintable> {
-        Err(Unprintable(
-            "a printer that binds block parameters by copies got a terminator".into(),
-        ))
+        Err(walk_refusal("terminator"))
     }
 
-    /// Whether the printer spells the fences of an expansion whose accesses are all relaxed
-    /// between fences ([`FencePolicy::RelaxedBetweenFences`]) once around the whole expansion,
-    /// through [`Printer::expansion_fence`], rather than around each of its accesses. Once is
-    /// enough: every access of the expansion lies between the same release fence and acquire
-    /// fence (LLVM's AtomicExpand brackets a CAS loop the same way), and a further element runs
-    /// no fence. An expansion with a CAS retry loop is bracketed once wherever the plan says so
-    /// for [`Access::Loop`], whatever this says: every printer spells
-    /// [`Printer::expansion_fence`].
-    ///
-    /// [`FencePolicy::RelaxedBetweenFences`]: super::FencePolicy::RelaxedBetweenFences
-    /// [`Access::Loop`]: super::Access::Loop
-    const BRACKETS_EXPANSIONS: bool = false;
-
     /// One fence of the bracket around a whole expansion (a CAS retry loop under
-    /// [`Access::Loop`], or [`Printer::BRACKETS_EXPANSIONS`]): the leading one after
+    /// [`Access::Loop`], or [`Style::brackets_expansions`]): the leading one after
     /// [`Printer::expansion_begin`], before the first step; the trailing one after the last
     /// step (the exit block's, which ends the expansion without a jump), before
     /// [`Printer::expansion_end`].
@@ -152,48 +235,15 @@ pub trait Printer<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable>;
 
-    /// The recorder through which the printer marks the holes of an expansion's text (see
-    /// [`Template`](super::Template)); `None` for a printer that prints every expansion afresh.
-    fn recorder(&self) -> Option<&Recorder> {
+    /// The printer's template replay, for a printer that keeps the text of an expansion
+    /// printed once and replays it for later instructions ([`Replay`]); `None` (the default)
+    /// for one that prints every expansion afresh.
+    fn replay(&mut self) -> Option<&mut (dyn Replay<Self::Plan> + '_)> {
         None
-    }
-
-    /// After [`Printer::expansion_begin`] of an expansion with a key
-    /// ([`Expanding::expansion_key`]), or before it where [`Printer::SHAPE_COVERS_BEGIN`]:
-    /// appends to `shape` everything the rest of its text (its fences, steps and
-    /// [`Printer::expansion_end`]; and its beginning, where the shape covers it) and that
-    /// text's side effects depend on, beyond the expansion and plan and what the printer
-    /// writes through holes; `false` where it is not to be replayed. Two instructions of one
-    /// plan with equal shapes must print the same text but for the holes, and a replay with
-    /// the holes filled must print what printing afresh would, byte for byte.
-    fn shape(&mut self, _x: &Expanding<'_, Self::Plan>, _shape: &mut Vec<u64>) -> bool {
-        false
-    }
-
-    /// Whether [`Printer::shape`] is asked before [`Printer::expansion_begin`], so that a
-    /// template also holds the text the beginning prints (binding an expansion's inputs can
-    /// cost as much as the rest of it). A replay then runs no `expansion_begin`: the holes
-    /// must do what it does.
-    const SHAPE_COVERS_BEGIN: bool = false;
-
-    /// Writes hole `hole` of a template being replayed for the current expansion, and does
-    /// what it stands for.
-    fn fill(
-        &mut self,
-        _x: &Expanding<'_, Self::Plan>,
-        _hole: Hole,
-        _out: &mut String,
-    ) -> Result<(), Unprintable> {
-        Err(Unprintable("the printer replays no template".into()))
     }
 
     /// After the instructions of the current kernel.
     fn kernel_end(&mut self, out: &mut String);
-
-    /// Whether the printer writes a kernel's code into `out` as it goes and puts what must
-    /// precede it (declarations known only at the end) before it in [`Printer::kernel_end`]:
-    /// the driver then hands `out` to a sink only between kernels, never within one.
-    const HEADS_KERNEL_AT_END: bool = false;
 
     /// After the last kernel.
     fn module_end(&mut self, out: &mut String);
@@ -220,6 +270,46 @@ pub trait Printer<'m> {
     ) -> Result<(), Unprintable> {
         Err(Unprintable("the printer does not splice".into()))
     }
+}
+
+/// The refusal of a walk hook the printer's [`Style::params`] never asks for.
+fn walk_refusal(hook: &str) -> Unprintable {
+    Unprintable(format!(
+        "the walk asked for `{hook}`, which this printer's way of binding block parameters \
+         never takes"
+    ))
+}
+
+/// Template replay, the optional extension of a [`Printer`] ([`Printer::replay`]): the
+/// printer records the text of an expansion printed once, with holes where the names of the
+/// instruction go ([`Template`](super::Template)), and later instructions of the same plan
+/// and shape replay it with their names.
+///
+/// The contract: two instructions of one plan with equal shapes print the same text but for
+/// the holes, and a replay with the holes filled prints what printing afresh would, byte for
+/// byte. The workspace's `templates` test checks it for every backend, against the same
+/// printer with replay off.
+pub trait Replay<P> {
+    /// The recorder through which the printer marks the holes of an expansion's text; `None`
+    /// where it has none now (outside a kernel it can print), and then replays nothing.
+    fn recorder(&mut self) -> Option<&Recorder>;
+
+    /// After [`Printer::expansion_begin`] of an expansion with a key
+    /// ([`Expanding::expansion_key`]), or before it where [`Style::shape_covers_begin`]:
+    /// appends to `shape` everything the rest of its text (its fences, steps and
+    /// [`Printer::expansion_end`]; and its beginning, where the shape covers it) and that
+    /// text's side effects depend on, beyond the expansion and plan and what the printer
+    /// writes through holes; `false` where it is not to be replayed.
+    fn shape(&mut self, x: &Expanding<'_, P>, shape: &mut Vec<u64>) -> bool;
+
+    /// Writes hole `hole` of a template being replayed for the current expansion, and does
+    /// what it stands for.
+    fn fill(
+        &mut self,
+        x: &Expanding<'_, P>,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), Unprintable>;
 }
 
 /// The instruction being printed.
@@ -258,7 +348,7 @@ pub struct Unprintable(pub String);
 
 /// A table and the printer of its backend: everything a [`Backend`] needs.
 ///
-/// [`Backend`]: crate::legal::Backend
+/// [`Backend`]: crate::lower::Backend
 pub trait Target: Table {
     /// The backend's printer, over a module that lives for `'m`.
     type Printer<'m>: Printer<'m, Plan = Self::Plan>;

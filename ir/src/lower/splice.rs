@@ -9,7 +9,7 @@
 //!   and vISA, an SSA value for LLVM, written without its sigil (`%` in PTX and LLVM). A vector
 //!   value is bound lane by lane ([`SpliceNames::bind_lanes`]) where the target keeps lanes in
 //!   registers of their own (PTX, vISA) and whole where it has vector values (LLVM). The
-//!   target's [`binding_types`](crate::legal::Backend::binding_types) lists the values, the
+//!   target's [`binding_types`](crate::lower::Backend::binding_types) lists the values, the
 //!   number of names each takes and the type each name is declared with
 //!   ([`BindingTypes`](super::BindingTypes)). An input left unbound is a refusal
 //!   ([`KitRule::Unbound`](crate::rule::KitRule::Unbound)), never a guess; so is a binding of
@@ -140,7 +140,7 @@ impl SpliceNames {
     /// Binds `value` to the client's `name` (without its sigil). Bind only the values of the
     /// instruction spliced ([`splice`](crate::lower::splice_inst) refuses any other, as it
     /// refuses an id its kernel does not hold); the target's
-    /// [`binding_types`](crate::legal::Backend::binding_types) lists them.
+    /// [`binding_types`](crate::lower::Backend::binding_types) lists them.
     pub fn bind(&mut self, value: Value, name: &str) -> &mut Self {
         let binding = self.entry(value);
         binding.clear();
@@ -288,7 +288,7 @@ pub struct Fragment {
     /// The instruction's result, if it has one.
     pub results: Vec<FragmentResult>,
     /// The number of instructions in the code (its lines less labels and comments): the size
-    /// [`crate::legal::LowerOptions::plain_loops`] trades against contended speed.
+    /// [`crate::lower::LowerOptions::plain_loops`] trades against contended speed.
     pub instructions: u32,
     /// What the code needs at the top level of the client's unit, one item a line: LLVM's
     /// `declare`s of the builtins it calls (SPIR-V loads, stores, fences). The client puts

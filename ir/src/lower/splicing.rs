@@ -4,13 +4,14 @@
 //! It is apart from the module driver because a fragment has no kernel around it: no
 //! prologue, no epilogue, and every value named by the client.
 
+use super::{LowerError, LowerOptions};
 use crate::kernel::{Inst, InstData, Kernel};
-use crate::legal::{Legality, LowerError, LowerOptions, Refusal, Site};
+use crate::legal::{Legality, Refusal};
 use crate::node::Node;
 use crate::rule::KitRule;
 use crate::verify::Verified;
 
-use super::error::{error, unprintable};
+use super::error::{error, not_held, unprintable};
 use super::inst::print_inst;
 use super::{
     legalize, splice, BindingTypes, Fragment, Plan, Printer, SpliceNames, Target, Unprintable,
@@ -91,12 +92,11 @@ fn instruction<'m>(
             "the module holds no kernel number {kernel}; it has {}",
             kernels.len()
         );
-        return Err(LowerError {
-            kernel: String::new(),
-            site: Site::Inst(inst),
-            loc: Default::default(),
-            refusal: Refusal::new(KitRule::NoSuchKernel, reason),
-        });
+        return Err(not_held(
+            None,
+            inst,
+            Refusal::new(KitRule::NoSuchKernel, reason),
+        ));
     };
     let Some(data) = kernel.insts.get(inst) else {
         let reason = format!(
@@ -105,12 +105,8 @@ fn instruction<'m>(
             inst.as_u32(),
             kernel.insts.len()
         );
-        return Err(LowerError {
-            kernel: kernel.name.clone(),
-            site: Site::Inst(inst),
-            loc: kernel.loc,
-            refusal: Refusal::new(KitRule::NoSuchInstruction, reason),
-        });
+        let refusal = Refusal::new(KitRule::NoSuchInstruction, reason);
+        return Err(not_held(Some(kernel), inst, refusal));
     };
     Ok((kernel, data))
 }

@@ -6,15 +6,15 @@
 //! result, its temporaries, the number in its labels. While the first such instruction is
 //! printed, the printer marks each of those names (and each side effect that must happen again,
 //! as an empty mark) as a numbered hole through its [`Recorder`]; a later instruction of the
-//! same plan and the same [shape](super::Printer::shape) copies the text between the holes
-//! and asks the printer to fill each hole ([`Printer::fill`](super::Printer::fill)). Copying
+//! same plan and the same [shape](super::Replay::shape) copies the text between the holes
+//! and asks the printer to fill each hole ([`Replay::fill`](super::Replay::fill)). Copying
 //! a few runs of text is several times faster than deciding and spelling each piece again, and
 //! the output is the same byte for byte, which is what a printer's shape must guarantee.
 
 use std::cell::{Cell, RefCell};
 
-use super::spell::pairs_of;
 use super::Unprintable;
+use crate::spelling::pairs_of;
 
 /// A printer's number for what one hole of a template stands for.
 pub type Hole = u32;

@@ -16,8 +16,8 @@ mod printer;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::kernel::Module;
+use crate::types::ValueType;
 
-pub(crate) use parser::parse_value_type;
 pub use printer::{print_kernel, write_inst};
 
 /// Parses the text form into a module. Positions in diagnostics are 1-based line:col (columns
@@ -34,4 +34,14 @@ pub fn parse_with_limit(source: &str, limit: usize) -> Result<Module, Diagnostic
 /// Prints a module in canonical form (every qualifier spelled out).
 pub fn print(module: &Module) -> String {
     printer::print_module(module)
+}
+
+/// The type parser lives with the text form, which the ground-floor `types` never imports.
+impl std::str::FromStr for ValueType {
+    type Err = String;
+
+    /// Parses a type as the text form spells it: `pred`, `ptr.global`, `u32`, `v4.f32`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        parser::parse_value_type(text)
+    }
 }

@@ -519,7 +519,7 @@ impl<'a> Emitter<'a> {
 
     /// Finds where the inputs of `inst` are (its address, its operands' elements, its new
     /// values' elements, its predicate, in that order: [`Emitter::inputs`]) and appends the
-    /// shape of its text ([`atomir_ir::lower::Printer::shape`]), beginning included: `false`
+    /// shape of its text ([`atomir_ir::lower::Replay::shape`]), beginning included: `false`
     /// where it is not replayed (a fragment's names are the client's).
     ///
     /// Beyond its plan, an instruction's text depends on what each input is: a parameter (its

@@ -9,10 +9,10 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use atomir_ir::expand::{Block, Prim, Var};
+use atomir_ir::expand::{Block, Prim};
 use atomir_ir::lower::{
-    self, At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Hole, Namer, Params,
-    Printer, Recorder, Spell, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
+    At, Expanding, Fence, FenceBracket, Fragment, FragmentResult, Hole, Namer, Params, Printer,
+    Recorder, Replay, Spell, SpliceNames, Style, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::{spell, Inst, Kernel, Module, ValueType};
 
@@ -72,6 +72,9 @@ impl<'m> LlvmPrinter<'m> {
 
 impl<'m> Printer<'m> for LlvmPrinter<'m> {
     type Plan = LlvmPlan;
+    /// Binding an instruction's inputs and beginning its first block cost as much as the
+    /// rest of a replay: the template holds them.
+    const STYLE: Style = Style::new(Params::Phis).shape_covering_begin();
 
     fn module_begin(&mut self, module: &'m Module, out: &mut String) {
         let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
@@ -188,8 +191,6 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         Ok(())
     }
 
-    const PARAMS: Params = Params::Phis;
-
     fn expansion_begin(
         &mut self,
         x: &Expanding<'_, LlvmPlan>,
@@ -217,22 +218,6 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         let em = self.emitter()?;
         expansion::primitive(em, out, x.plan, x.expansion, prim, bracket)
     }
-
-    fn copy(&mut self, _x: &Expanding<'_, LlvmPlan>, _dst: Var, _src: Var, _out: &mut String) {}
-
-    fn branch(
-        &mut self,
-        _x: &Expanding<'_, LlvmPlan>,
-        _cond: Var,
-        _negated: bool,
-        _to: lower::Label,
-        _out: &mut String,
-    ) {
-    }
-
-    fn jump(&mut self, _x: &Expanding<'_, LlvmPlan>, _to: lower::Label, _out: &mut String) {}
-
-    fn label(&mut self, _x: &Expanding<'_, LlvmPlan>, _label: lower::Label, _out: &mut String) {}
 
     fn terminator(
         &mut self,
@@ -268,35 +253,8 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         Ok(())
     }
 
-    fn recorder(&self) -> Option<&Recorder> {
-        self.emitter.as_ref().map(|em| &em.recorder)
-    }
-
-    fn shape(&mut self, x: &Expanding<'_, LlvmPlan>, shape: &mut Vec<u64>) -> bool {
-        match self.emitter() {
-            Ok(em) => em.shape(x.atomic, shape),
-            Err(_) => false,
-        }
-    }
-
-    /// Binding an instruction's inputs and beginning its first block cost as much as the
-    /// rest of a replay: the template holds them.
-    const SHAPE_COVERS_BEGIN: bool = true;
-
-    #[inline]
-    fn fill(
-        &mut self,
-        x: &Expanding<'_, LlvmPlan>,
-        hole: Hole,
-        out: &mut String,
-    ) -> Result<(), Unprintable> {
-        // Not `emitter()`: a template is replayed only where `shape` found a kernel this
-        // printer can print, and a replay fills many holes.
-        self.emitter
-            .as_mut()
-            .ok_or_else(|| Unprintable("a hole outside a kernel".into()))?
-            .fill(x.inst.as_u32(), x.atomic, hole, out)
-            .map_err(Unprintable)
+    fn replay(&mut self) -> Option<&mut dyn Replay<LlvmPlan>> {
+        Some(self)
     }
 
     fn kernel_end(&mut self, out: &mut String) {
@@ -387,6 +345,37 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         if self.target.coarse_grained {
             out.push_str("!0 = !{}\n");
         }
+    }
+}
+
+/// LLVM replays its templates (`emitter.rs` keeps the contract: a replay prints what printing
+/// afresh would).
+impl Replay<LlvmPlan> for LlvmPrinter<'_> {
+    fn recorder(&mut self) -> Option<&Recorder> {
+        self.emitter.as_ref().map(|em| &em.recorder)
+    }
+
+    fn shape(&mut self, x: &Expanding<'_, LlvmPlan>, shape: &mut Vec<u64>) -> bool {
+        match self.emitter() {
+            Ok(em) => em.shape(x.atomic, shape),
+            Err(_) => false,
+        }
+    }
+
+    #[inline]
+    fn fill(
+        &mut self,
+        x: &Expanding<'_, LlvmPlan>,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        // Not `emitter()`: a template is replayed only where `shape` found a kernel this
+        // printer can print, and a replay fills many holes.
+        self.emitter
+            .as_mut()
+            .ok_or_else(|| Unprintable("a hole outside a kernel".into()))?
+            .fill(x.inst.as_u32(), x.atomic, hole, out)
+            .map_err(Unprintable)
     }
 }
 

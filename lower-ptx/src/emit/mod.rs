@@ -13,7 +13,7 @@ use atomir_ir::{AddressSpace, AtomicInst, Inst, Kernel, Value};
 
 use atomir_ir::lower::{
     At, Binding, Expanding, Fence, FenceBracket, FenceSide, Fragment, Label, NameRules, Namer,
-    Params, Printer, SpliceNames, Unprintable, PTX_ENTRY_NAMES,
+    Params, Printer, SpliceNames, Style, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::Module;
 use smallvec::SmallVec;
@@ -440,6 +440,7 @@ impl<'m> PtxPrinter<'m> {
 
 impl<'m> Printer<'m> for PtxPrinter<'m> {
     type Plan = PtxPlan;
+    const STYLE: Style = Style::new(Params::Copies);
 
     fn generic_params_space(&self) -> AddressSpace {
         self.mode.generic_params_space()
@@ -536,8 +537,6 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         Ok(())
     }
 
-    const PARAMS: Params = Params::Copies;
-
     fn expansion_begin(
         &mut self,
         x: &Expanding<'_, PtxPlan>,
@@ -564,11 +563,17 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         emitter.step(sink, x.plan, prim, bracket, x.expansion)
     }
 
-    fn copy(&mut self, x: &Expanding<'_, PtxPlan>, dst: Var, src: Var, out: &mut String) {
-        if let Ok((emitter, sink)) = self.current(out) {
-            let bits = Class::of_prim(x.expansion.vars[dst]).bits();
-            emitter.mov(sink, emitter.var(dst), emitter.var(src), bits);
-        }
+    fn copy(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        dst: Var,
+        src: Var,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        let bits = Class::of_prim(x.expansion.vars[dst]).bits();
+        emitter.mov(sink, emitter.var(dst), emitter.var(src), bits);
+        Ok(())
     }
 
     fn branch(
@@ -578,23 +583,33 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         negated: bool,
         to: Label,
         out: &mut String,
-    ) {
-        if let Ok((emitter, sink)) = self.current(out) {
-            emitter.branch(sink, x.inst, Some((cond, negated)), to);
-        }
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.branch(sink, x.inst, Some((cond, negated)), to);
+        Ok(())
     }
 
-    fn jump(&mut self, x: &Expanding<'_, PtxPlan>, to: Label, out: &mut String) {
-        if let Ok((emitter, sink)) = self.current(out) {
-            emitter.branch(sink, x.inst, None, to);
-        }
+    fn jump(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        to: Label,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.branch(sink, x.inst, None, to);
+        Ok(())
     }
 
-    fn label(&mut self, x: &Expanding<'_, PtxPlan>, label: Label, out: &mut String) {
-        if let Ok((emitter, sink)) = self.current(out) {
-            emitter.label(sink, x.inst, label);
-            sink.push_str(":\n");
-        }
+    fn label(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        label: Label,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let (emitter, sink) = self.current(out)?;
+        emitter.label(sink, x.inst, label);
+        sink.push_str(":\n");
+        Ok(())
     }
 
     fn expansion_fence(

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::lower::{
     self, At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Hole, Label, NameRules,
-    Namer, Params, Printer, Recorder, SpliceNames, Suffix, Unprintable,
+    Namer, Params, Printer, Recorder, Replay, SpliceNames, Style, Suffix, Unprintable,
 };
 use atomir_ir::{
     spell, AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value,
@@ -248,6 +248,9 @@ pub type EmitError = String;
 
 impl<'m> Printer<'m> for VisaPrinter<'m> {
     type Plan = VisaPlan;
+    const STYLE: Style = Style::new(Params::Copies)
+        .bracketing_expansions()
+        .heading_kernels_at_end();
 
     fn module_begin(&mut self, module: &'m Module, out: &mut String) {
         let kernels = module.kernels.iter().map(|kernel| kernel.name.as_str());
@@ -285,8 +288,6 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.writing(out, |printer| printer.standalone_fence(fence));
         Ok(())
     }
-
-    const PARAMS: Params = Params::Copies;
 
     fn expansion_begin(
         &mut self,
@@ -326,11 +327,18 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         .map_err(Unprintable)
     }
 
-    fn copy(&mut self, _x: &Expanding<'_, VisaPlan>, dst: Var, src: Var, out: &mut String) {
+    fn copy(
+        &mut self,
+        _x: &Expanding<'_, VisaPlan>,
+        dst: Var,
+        src: Var,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
         let (to, from) = (self.var_slots[dst.index()], self.var_slots[src.index()]);
         if self.kernel.is_some() && to != from {
             self.writing(out, |printer| printer.copy(None, to, from));
         }
+        Ok(())
     }
 
     fn branch(
@@ -340,28 +348,39 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         negated: bool,
         to: Label,
         out: &mut String,
-    ) {
+    ) -> Result<(), Unprintable> {
         if self.kernel.is_some() {
             self.writing(out, |printer| {
                 printer.goto(x.inst, Some((cond, negated)), to)
             });
         }
+        Ok(())
     }
 
-    fn jump(&mut self, x: &Expanding<'_, VisaPlan>, to: Label, out: &mut String) {
+    fn jump(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        to: Label,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
         if self.kernel.is_some() {
             self.writing(out, |printer| printer.goto(x.inst, None, to));
         }
+        Ok(())
     }
 
-    fn label(&mut self, x: &Expanding<'_, VisaPlan>, label: Label, out: &mut String) {
+    fn label(
+        &mut self,
+        x: &Expanding<'_, VisaPlan>,
+        label: Label,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
         self.writing(out, |printer| {
             printer.label(x.inst, label);
             printer.body.push_str(":\n");
         });
+        Ok(())
     }
-
-    const BRACKETS_EXPANSIONS: bool = true;
 
     fn expansion_fence(
         &mut self,
@@ -388,25 +407,9 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         Ok(())
     }
 
-    fn recorder(&self) -> Option<&Recorder> {
-        Some(&self.recorder)
+    fn replay(&mut self) -> Option<&mut dyn Replay<VisaPlan>> {
+        Some(self)
     }
-
-    fn shape(&mut self, x: &Expanding<'_, VisaPlan>, shape: &mut Vec<u64>) -> bool {
-        self.kernel.is_some() && self.shape(x.atomic, x.expansion, shape)
-    }
-
-    #[inline]
-    fn fill(
-        &mut self,
-        _x: &Expanding<'_, VisaPlan>,
-        hole: Hole,
-        out: &mut String,
-    ) -> Result<(), Unprintable> {
-        self.fill(hole, out).map_err(Unprintable)
-    }
-
-    const HEADS_KERNEL_AT_END: bool = true;
 
     fn kernel_end(&mut self, out: &mut String) {
         self.kernel_end(out);

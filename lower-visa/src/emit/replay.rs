@@ -22,9 +22,10 @@
 //! was recorded, hold for every replay.
 
 use atomir_ir::expand::Expansion;
-use atomir_ir::lower::Hole;
+use atomir_ir::lower::{Expanding, Hole, Recorder, Replay, Unprintable};
 
 use super::{write_view_name, SlotName, Storage, View, VisaPrinter};
+use crate::legality::VisaPlan;
 
 /// The kind of a hole, in its low four bits; the rest is its operand.
 const SLOT: u32 = 0;
@@ -260,5 +261,27 @@ impl<'m> VisaPrinter<'m> {
             kind => return Err(format!("a template holds a hole of kind {kind}")),
         }
         Ok(())
+    }
+}
+
+/// vISA replays its templates: binding an expansion's registers is most of its printing time
+/// (`replay.rs` keeps the contract: a replay prints what printing afresh would).
+impl Replay<VisaPlan> for VisaPrinter<'_> {
+    fn recorder(&mut self) -> Option<&Recorder> {
+        Some(&self.recorder)
+    }
+
+    fn shape(&mut self, x: &Expanding<'_, VisaPlan>, shape: &mut Vec<u64>) -> bool {
+        self.kernel.is_some() && VisaPrinter::shape(self, x.atomic, x.expansion, shape)
+    }
+
+    #[inline]
+    fn fill(
+        &mut self,
+        _x: &Expanding<'_, VisaPlan>,
+        hole: Hole,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        VisaPrinter::fill(self, hole, out).map_err(Unprintable)
     }
 }

@@ -216,7 +216,7 @@ impl Backend for FakeBackend {
         _options: &LowerOptions,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
-        let mut report = atomir_ir::legal::legalize_module(self, module)?;
+        let mut report = atomir_ir::lower::legalize_module(self, module)?;
         for (index, inst, legality) in report.decisions() {
             let kernel = &module.kernels[index];
             match &kernel.insts[inst] {

@@ -4,8 +4,47 @@ use smallvec::{smallvec, SmallVec};
 
 use super::{Builder, Carry};
 use crate::expand::{BinaryOp, CmpCond, Edge, Prim, PrimType, Terminator, UnaryOp, Var};
+use crate::legal::Lowering;
 use crate::node::AtomicNode;
-use crate::types::{AtomicOp, ElemType};
+use crate::types::{AtomicOp, ElemType, TypeClass};
+
+// The folds are the expansion's: they live here, so the verdicts in `legal` need no expansion
+// vocabulary.
+impl Lowering {
+    /// The integer op that folds a warp's operands of `op` on `ty` in
+    /// [`Lowering::WarpMaskedCasLoop`] and [`Lowering::WarpCasLoop`], where they are exact: wrapping add for 8/16-bit
+    /// integer add and sub (a group's subtractions are one subtraction of the sum), integer
+    /// min/max of the type's signedness. `None` for every other op and type.
+    pub const fn warp_fold(op: AtomicOp, ty: ElemType) -> Option<BinaryOp> {
+        if !matches!(ty.bits(), 8 | 16) {
+            return None;
+        }
+        let signed = match ty.class() {
+            TypeClass::Signed => true,
+            TypeClass::Unsigned => false,
+            _ => return None,
+        };
+        match op {
+            AtomicOp::Add | AtomicOp::Sub => Some(BinaryOp::Add),
+            AtomicOp::Min if signed => Some(BinaryOp::SMin),
+            AtomicOp::Min => Some(BinaryOp::UMin),
+            AtomicOp::Max if signed => Some(BinaryOp::SMax),
+            AtomicOp::Max => Some(BinaryOp::UMax),
+            _ => None,
+        }
+    }
+
+    /// The fold of [`Lowering::WarpNative`] that is exact only up to rounding: float add for
+    /// f32 add and sub (a group's subtractions are one subtraction of the sum). A group's old
+    /// values and final value are then those of adding the operands in another order, rounded
+    /// once per group rather than once per lane: a table uses it only where the client opted in.
+    pub const fn warp_fold_reassociating(op: AtomicOp, ty: ElemType) -> Option<BinaryOp> {
+        match (op, ty) {
+            (AtomicOp::Add | AtomicOp::Sub, ElemType::F32) => Some(BinaryOp::FAdd),
+            _ => None,
+        }
+    }
+}
 
 /// How the lanes of a group fold their operands, and how a lane's old value follows from the
 /// group's.

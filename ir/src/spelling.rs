@@ -1,4 +1,6 @@
-//! Writing code into a `String` piece by piece: what every printer appends text with.
+//! The spelling vocabulary, a leaf every layer may use: two-way spelled enums
+//! ([`spelled!`](crate::spelled), [`UnknownName`]) and writing code into a `String` piece by
+//! piece, what every printer appends text with.
 //!
 //! A lowering prints tens of pieces per atomic (keywords, names, labels, register numbers).
 //! Through `write!`, each piece costs a pass of `core::fmt::write`, a call through a
@@ -16,6 +18,91 @@
 //! assert_eq!(out, "  add.u32 %r12, 0xff;\n");
 //! ```
 
+use std::fmt;
+
+/// Declares an enum with one canonical spelling per variant: `ALL`, `as_str`, `from_name` and
+/// `Display` from the one list, so parser and printer cannot drift. Backends use it for their
+/// own spelled vocabularies.
+#[macro_export]
+macro_rules! spelled {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $name {
+            $($(#[$vmeta])* #[doc = ""] #[doc = concat!("Spelled `", $text, "`.")] $variant),+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The canonical spelling.
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// Parses the canonical spelling.
+            pub fn from_name(text: &str) -> Option<Self> {
+                match text { $($text => Some($name::$variant),)+ _ => None }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl $crate::spelling::Spell for $name {
+            fn spell(&self, out: &mut ::std::string::String) {
+                out.push_str(self.as_str());
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = $crate::spelling::UnknownName;
+
+            /// Parses the canonical spelling, as the text form writes it.
+            fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {
+                Self::from_name(text).ok_or_else(|| {
+                    $crate::spelling::UnknownName::new(
+                        stringify!($name),
+                        text,
+                        Self::ALL.iter().map(|value| value.as_str()),
+                    )
+                })
+            }
+        }
+    };
+}
+
+/// Why a spelling names no value of an enum: what was given and what is expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    message: String,
+}
+
+impl UnknownName {
+    /// `text` names no `kind`; `expected` are the spellings that do.
+    pub fn new<'a>(kind: &str, text: &str, expected: impl IntoIterator<Item = &'a str>) -> Self {
+        let expected: Vec<&str> = expected.into_iter().collect();
+        UnknownName {
+            message: format!(
+                "`{text}` is not a {kind}; expected one of {}",
+                expected.join(", ")
+            ),
+        }
+    }
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
 /// Something with a spelling in printed code.
 pub trait Spell {
     /// Appends the spelling to `out`.
@@ -27,7 +114,7 @@ pub trait Spell {
 macro_rules! spell {
     ($out:expr, $($piece:expr),+ $(,)?) => {{
         let out: &mut ::std::string::String = $out;
-        $($crate::lower::Spell::spell(&$piece, out);)+
+        $($crate::spelling::Spell::spell(&$piece, out);)+
     }};
 }
 
@@ -118,7 +205,7 @@ const PAIRS: &[u8; 200] = b"\
     8081828384858687888990919293949596979899";
 
 /// The decimal digits of `value`, at the end of `buffer`, two at a time.
-pub(super) fn pairs_of(mut value: u64, buffer: &mut [u8; 20]) -> &[u8] {
+pub(crate) fn pairs_of(mut value: u64, buffer: &mut [u8; 20]) -> &[u8] {
     let mut start = buffer.len();
     while value >= 100 {
         let pair = (value % 100) as usize * 2;

@@ -1,0 +1,321 @@
+//! The workspace's structural invariants (ARCHITECTURE.md, "Invariants"), checked on the source:
+//!
+//! - no `.rs` file over 800 lines;
+//! - no function over 150 lines (from its `fn` line to its closing brace);
+//! - no import circle between sibling modules of any crate's `src/` (at every level of the
+//!   module tree: two files of one directory, or two directories of one parent);
+//! - no backend crate (`lower-*`) depends on or names another backend crate.
+//!
+//! The scan is a small lexer (comments, strings, raw strings, char literals and lifetimes are
+//! told apart, so a brace or a path inside them counts for nothing), not a parser: it is exact
+//! for this code base, which uses no `#[path]` inside a library's `src/`.
+//!
+//! Each `ALLOWED_*` list names the violations known today, each with the reason it is still
+//! there. An entry that no longer violates fails the test, so the lists only shrink.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+mod architecture_support;
+
+use architecture_support::{functions, module_edges, Edge};
+
+const MAX_FILE_LINES: usize = 800;
+const MAX_FN_LINES: usize = 150;
+
+/// Files over [`MAX_FILE_LINES`], by path from the workspace root.
+const ALLOWED_LONG_FILES: &[&str] = &[
+    // The PTX table, to be split by concern into `legal/` (rmw, load/store, fence, candidates).
+    "lower-ptx/src/legal.rs",
+    // Substring assertions, to become golden comparisons split by concern.
+    "lower-ptx/tests/lowering.rs",
+];
+
+/// Functions over [`MAX_FN_LINES`], as `path::name`.
+const ALLOWED_LONG_FNS: &[&str] = &[
+    // The fuzzer's mutation table: one arm per way of breaking a module.
+    "bench/src/fuzz.rs::break_module",
+    // The embedding example's whole program, read top to bottom.
+    "examples/embed/src/lib.rs::program",
+    // The LLVM primitive printer, one arm per primitive.
+    "lower-llvm/src/expansion.rs::primitive_with",
+    // PTX's entry wrapper and primitive printer, being restructured with the printer's facts.
+    "lower-ptx/src/emit/entry.rs::entry_begin",
+    "lower-ptx/src/emit/entry.rs::entry_end",
+    "lower-ptx/src/emit/prim.rs::prim",
+    // vISA's memory message and ALU printers, one arm per message or primitive.
+    "lower-visa/src/emit/native.rs::memory",
+    "lower-visa/src/emit/prim.rs::alu",
+    // The litmus harness: its checker, parser and CUDA wrapper.
+    "tests/src/litmus/check.rs::check",
+    "tests/src/litmus/mod.rs::parse",
+    "tests/src/litmus/wrapper.rs::wrapper",
+    // One test of the random kernels' coverage, a list of asserted counts.
+    "tests/tests/random_kernels.rs::generated_modules_cover_what_the_text_form_allows",
+];
+
+/// Circles between sibling modules, as `crate-dir: parent::{a, b}`.
+const ALLOWED_CIRCLES: &[&str] = &[
+    // The target registry and the CPU spelling share vocabulary both ways.
+    "lower-llvm: {cpu, spelling, target}",
+    // The table's load/store part lies beside the printer's (`ldst.rs`, `vulkan.rs`).
+    "lower-llvm: {emit, expansion, ldst, ldst_emit, legality, native, vulkan}",
+    // The primitive printer and the register file call each other.
+    "lower-ptx: emit::{prim, regs}",
+    // The PTX reader's meaning and operand parts call each other.
+    "lower-ptx: read::{meaning, operands}",
+    // The table and the memory-message part call each other.
+    "lower-visa: {legality, memory}",
+    // The Python bindings' classes and errors refer to each other.
+    "python: {errors, module, node, splice, target}",
+];
+
+/// The backend crates: none may depend on another.
+const BACKENDS: &[(&str, &str)] = &[
+    ("lower-ptx", "atomir-ptx"),
+    ("lower-visa", "atomir-visa"),
+    ("lower-llvm", "atomir-llvm"),
+];
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate lies in the workspace")
+        .to_path_buf()
+}
+
+/// Every `.rs` file of the workspace outside build output, as (path from the root, text).
+fn rust_files(root: &Path) -> Vec<(String, String)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+        let mut entries: Vec<_> = fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.expect("a directory entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.is_dir() {
+                let skipped = name.starts_with('.') || name == "target" || name == "node_modules";
+                if !skipped {
+                    walk(root, &path, out);
+                }
+            } else if name.ends_with(".rs") {
+                let text =
+                    fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let rel = path.strip_prefix(root).expect("under the root");
+                out.push((rel.to_string_lossy().replace('\\', "/"), text));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    assert!(
+        out.len() > 10,
+        "the scan found only {} .rs files",
+        out.len()
+    );
+    out
+}
+
+/// Compares what violates with what is allowed: a new violation, or an allowed entry that no
+/// longer violates, is a failure.
+fn check_against(what: &str, found: &BTreeSet<String>, allowed: &[&str]) -> Vec<String> {
+    let allowed: BTreeSet<String> = allowed.iter().map(|s| s.to_string()).collect();
+    let mut failures = Vec::new();
+    for f in found.difference(&allowed) {
+        failures.push(format!("{what}: {f}"));
+    }
+    for a in allowed.difference(found) {
+        failures.push(format!(
+            "{what}: `{a}` is allowed but no longer violates; remove it from the list"
+        ));
+    }
+    failures
+}
+
+#[test]
+fn no_file_over_800_lines() {
+    let root = workspace_root();
+    let found: BTreeSet<String> = rust_files(&root)
+        .into_iter()
+        .filter(|(_, text)| text.lines().count() > MAX_FILE_LINES)
+        .map(|(path, _)| path)
+        .collect();
+    let failures = check_against("file over 800 lines", &found, ALLOWED_LONG_FILES);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn no_function_over_150_lines() {
+    let root = workspace_root();
+    let mut found = BTreeSet::new();
+    let mut counted = 0;
+    for (path, text) in rust_files(&root) {
+        for f in functions(&text) {
+            counted += 1;
+            if f.lines > MAX_FN_LINES {
+                found.insert(format!("{path}::{}", f.name));
+                eprintln!("{path}:{}: fn {} has {} lines", f.line, f.name, f.lines);
+            }
+        }
+    }
+    assert!(counted > 1000, "the scan found only {counted} functions");
+    let failures = check_against("function over 150 lines", &found, ALLOWED_LONG_FNS);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The library (and binary) source directories of the workspace's members.
+fn member_sources(root: &Path) -> Vec<(String, PathBuf)> {
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).expect("the workspace manifest");
+    let members = manifest
+        .lines()
+        .find(|l| l.trim_start().starts_with("members"))
+        .expect("a members list");
+    let members: Vec<String> = members
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    assert!(members.len() >= 8, "members: {members:?}");
+    members
+        .into_iter()
+        .map(|m| (m.clone(), root.join(&m).join("src")))
+        .filter(|(_, src)| src.is_dir())
+        .collect()
+}
+
+/// The module path of a file under `src/` (`emit/mod.rs` is `emit`, `emit/regs.rs` is
+/// `emit::regs`, `lib.rs` and `main.rs` are the root); `None` for a binary under `src/bin/`,
+/// which is a crate of its own.
+fn module_of(rel: &Path) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if parts.first().map(String::as_str) == Some("bin") {
+        return None;
+    }
+    let last = parts.pop()?;
+    let stem = last.strip_suffix(".rs")?;
+    if !(stem == "mod" || (parts.is_empty() && (stem == "lib" || stem == "main"))) {
+        parts.push(stem.to_string());
+    }
+    Some(parts)
+}
+
+/// The groups of sibling modules that import each other in a circle, named
+/// `crate: parent::{a, b}`.
+fn circles(member: &str, edges: &BTreeSet<Edge>) -> Vec<String> {
+    // Siblings under one parent: an edge from `p::a::…` to `p::b::…` is `a -> b` under `p`.
+    let mut by_parent: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (from, to) in edges {
+        let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+        if common == from.len() || common == to.len() {
+            continue; // a module and its ancestor: not a circle between siblings
+        }
+        by_parent
+            .entry(from[..common].to_vec())
+            .or_default()
+            .entry(from[common].clone())
+            .or_default()
+            .insert(to[common].clone());
+    }
+    let mut out = Vec::new();
+    for (parent, graph) in by_parent {
+        let reach = |start: &String| {
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![start.clone()];
+            while let Some(n) = stack.pop() {
+                for next in graph.get(&n).into_iter().flatten() {
+                    if seen.insert(next.clone()) {
+                        stack.push(next.clone());
+                    }
+                }
+            }
+            seen
+        };
+        let reaches: BTreeMap<&String, BTreeSet<String>> =
+            graph.keys().map(|n| (n, reach(n))).collect();
+        let mut grouped = BTreeSet::new();
+        for (n, r) in &reaches {
+            if grouped.contains(*n) || !r.contains(*n) {
+                continue;
+            }
+            let group: BTreeSet<String> = reaches
+                .iter()
+                .filter(|(m, rm)| rm.contains(*n) && r.contains(**m))
+                .map(|(m, _)| (*m).clone())
+                .collect();
+            grouped.extend(group.iter().cloned());
+            let prefix: String = parent.iter().map(|p| format!("{p}::")).collect();
+            let names: Vec<String> = group.into_iter().collect();
+            out.push(format!("{member}: {prefix}{{{}}}", names.join(", ")));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_import_circle_inside_a_crate() {
+    let root = workspace_root();
+    let mut found = BTreeSet::new();
+    let mut total_edges = 0;
+    for (member, src) in member_sources(&root) {
+        let mut files = Vec::new();
+        for (path, text) in rust_files(&root) {
+            let full = root.join(&path);
+            let Ok(rel) = full.strip_prefix(&src) else {
+                continue;
+            };
+            if let Some(module) = module_of(rel) {
+                files.push((module, text));
+            }
+        }
+        let edges = module_edges(&files);
+        if std::env::var_os("ATOMIR_SHOW_EDGES").is_some() {
+            for (from, to) in &edges {
+                eprintln!("{member}: {} -> {}", from.join("::"), to.join("::"));
+            }
+        }
+        total_edges += edges.len();
+        found.extend(circles(&member, &edges));
+    }
+    assert!(total_edges > 200, "the scan found only {total_edges} edges");
+    let failures = check_against("import circle", &found, ALLOWED_CIRCLES);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn no_backend_imports_another() {
+    let root = workspace_root();
+    let mut failures = Vec::new();
+    for (dir, package) in BACKENDS {
+        let manifest = fs::read_to_string(root.join(dir).join("Cargo.toml")).expect("manifest");
+        assert!(
+            manifest.contains(&format!("name = \"{package}\"")),
+            "{dir} is {package}"
+        );
+        for (other_dir, other) in BACKENDS.iter().filter(|(d, _)| d != dir) {
+            if manifest.contains(other) {
+                failures.push(format!("{dir}/Cargo.toml names {other}"));
+            }
+            let ident = other.replace('-', "_");
+            for (path, text) in rust_files(&root.join(dir)) {
+                let named = architecture_support::idents(&text).any(|i| i == ident);
+                if named {
+                    failures.push(format!("{dir}/{path} names {ident} ({other_dir})"));
+                }
+            }
+        }
+        // The facade depends on every backend: a backend naming it imports them all.
+        if manifest
+            .lines()
+            .any(|l| l.trim_start().starts_with("atomir."))
+        {
+            failures.push(format!("{dir}/Cargo.toml depends on the facade `atomir`"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
