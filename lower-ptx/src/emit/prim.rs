@@ -5,7 +5,6 @@ use std::fmt::Write;
 
 use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, MemAttrs, Prim, PrimType, UnaryOp, Var};
 use atomir_ir::semantics::width_mask;
-use atomir_ir::ElemType;
 
 use atomir_ir::lower::{FenceBracket, Unprintable};
 
@@ -14,42 +13,6 @@ use super::{Class, KernelEmitter, Known, Src, Temp};
 use crate::legal::{PtxPlan, RmwForms};
 use crate::spell::{PtxFlag, PtxRmw, PtxType};
 use crate::target::Feature;
-
-/// The sign bits of a float or packed-float type, or `None` for integers.
-pub(super) fn float_sign_mask(ty: ElemType) -> Option<u128> {
-    match ty {
-        ElemType::F16 | ElemType::Bf16 => Some(0x8000),
-        ElemType::F32 => Some(0x8000_0000),
-        ElemType::F64 => Some(0x8000_0000_0000_0000),
-        ElemType::F16x2 | ElemType::Bf16x2 => Some(0x8000_8000),
-        _ => None,
-    }
-}
-
-impl<'k> KernelEmitter<'k> {
-    /// `-x` in a register: integer negation, or a flip of the sign bit(s) of a float.
-    pub(super) fn negate(&mut self, out: &mut String, src: Src, ty: ElemType) -> Temp {
-        let class = Class::of_bits(ty.bits());
-        let temp = self.temp(class);
-        match float_sign_mask(ty) {
-            Some(sign) => {
-                let _ = write!(out, "\txor.b{} ", class.bits());
-                self.put_temp(out, temp);
-                out.push_str(", ");
-                self.put(out, src);
-                let _ = writeln!(out, ", {sign:#x};");
-            }
-            None => {
-                let _ = write!(out, "\tneg.s{} ", class.bits());
-                self.put_temp(out, temp);
-                out.push_str(", ");
-                self.put(out, src);
-                out.push_str(";\n");
-            }
-        }
-        temp
-    }
-}
 
 impl<'k> KernelEmitter<'k> {
     /// The one place the primitives of an expansion are printed.

@@ -11,7 +11,6 @@ use atomir_ir::lower::{Fragment, FragmentResult, Namer, SpliceNames};
 use atomir_ir::Inst;
 use smallvec::smallvec;
 
-use super::prim::float_sign_mask;
 use super::{
     mask, write_value, Class, KernelEmitter, MadeNames, Src, Temp, ValueNames, REGISTER_NAMES,
 };
@@ -387,5 +386,41 @@ pub(crate) fn value_class(ty: ValueType) -> (Class, usize) {
         ValueType::Ptr(_) => (Class::B64, 1),
         ValueType::Pred => (Class::Pred, 1),
         ValueType::Data(elem, shape) => (Class::of_bits(elem.bits()), shape.len()),
+    }
+}
+
+/// The sign bits of a float or packed-float type, or `None` for integers.
+fn float_sign_mask(ty: ElemType) -> Option<u128> {
+    match ty {
+        ElemType::F16 | ElemType::Bf16 => Some(0x8000),
+        ElemType::F32 => Some(0x8000_0000),
+        ElemType::F64 => Some(0x8000_0000_0000_0000),
+        ElemType::F16x2 | ElemType::Bf16x2 => Some(0x8000_8000),
+        _ => None,
+    }
+}
+
+impl<'k> KernelEmitter<'k> {
+    /// `-x` in a register: integer negation, or a flip of the sign bit(s) of a float.
+    pub(super) fn negate(&mut self, out: &mut String, src: Src, ty: ElemType) -> Temp {
+        let class = Class::of_bits(ty.bits());
+        let temp = self.temp(class);
+        match float_sign_mask(ty) {
+            Some(sign) => {
+                let _ = write!(out, "\txor.b{} ", class.bits());
+                self.put_temp(out, temp);
+                out.push_str(", ");
+                self.put(out, src);
+                let _ = writeln!(out, ", {sign:#x};");
+            }
+            None => {
+                let _ = write!(out, "\tneg.s{} ", class.bits());
+                self.put_temp(out, temp);
+                out.push_str(", ");
+                self.put(out, src);
+                out.push_str(";\n");
+            }
+        }
+        temp
     }
 }

@@ -182,7 +182,25 @@ impl RmwForms {
                 let same_op = match op {
                     AtomicOp::Min => form.op == PtxRmw::Min,
                     AtomicOp::Max => form.op == PtxRmw::Max,
-                    _ => false,
+                    // Only a min or max is carried by the integer `atom`s of this plan.
+                    AtomicOp::Add
+                    | AtomicOp::Sub
+                    | AtomicOp::Inc
+                    | AtomicOp::Dec
+                    | AtomicOp::And
+                    | AtomicOp::Or
+                    | AtomicOp::Xor
+                    | AtomicOp::Nand
+                    | AtomicOp::Exch
+                    | AtomicOp::Cas
+                    | AtomicOp::UsubCond
+                    | AtomicOp::UsubSat
+                    | AtomicOp::FMinimum
+                    | AtomicOp::FMaximum
+                    | AtomicOp::FMinimumNum
+                    | AtomicOp::FMaximumNum
+                    | AtomicOp::Load
+                    | AtomicOp::Store => false,
                 };
                 (same_op && form.ty == integer_type(ty)?).then_some(form)
             }

@@ -35,102 +35,91 @@ struct Native {
     retyped: bool,
 }
 
+/// The `atom` operation that carries `op`, if PTX has one: `sub` is the add of the negated
+/// operand. Every op is decided here, so a new one is a compile error in this table, never a
+/// CAS loop nobody chose.
+const fn rmw_of(op: AtomicOp) -> Option<PtxRmw> {
+    match op {
+        AtomicOp::Add | AtomicOp::Sub => Some(PtxRmw::Add),
+        AtomicOp::Inc => Some(PtxRmw::Inc),
+        AtomicOp::Dec => Some(PtxRmw::Dec),
+        AtomicOp::Min => Some(PtxRmw::Min),
+        AtomicOp::Max => Some(PtxRmw::Max),
+        AtomicOp::And => Some(PtxRmw::And),
+        AtomicOp::Or => Some(PtxRmw::Or),
+        AtomicOp::Xor => Some(PtxRmw::Xor),
+        AtomicOp::Exch => Some(PtxRmw::Exch),
+        AtomicOp::Cas => Some(PtxRmw::Cas),
+        // No `atom` computes these; float min/max may take integer ones ([`int_min_max`]).
+        AtomicOp::Nand
+        | AtomicOp::UsubCond
+        | AtomicOp::UsubSat
+        | AtomicOp::FMinimum
+        | AtomicOp::FMaximum
+        | AtomicOp::FMinimumNum
+        | AtomicOp::FMaximumNum => None,
+        // Not read-modify-writes: `ld`/`st` ([`super::ld_st`]).
+        AtomicOp::Load | AtomicOp::Store => None,
+    }
+}
+
 /// The native scalar form of `op` on `ty`, if the target has one (not yet a reduction, no hint).
 fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
-    let native = |op, ty, noftz, retyped| {
-        Some(Native {
-            op: PtxOp {
-                op,
-                ty,
-                noftz,
-                negate: false,
-                reduction: false,
-                hint: false,
-            },
-            retyped,
-        })
-    };
-    match op {
-        AtomicOp::Add | AtomicOp::Sub => {
-            let add = |ty, noftz, retyped| native(PtxRmw::Add, ty, noftz, retyped);
-            let add = match ty {
-                U32 => add(PtxType::U32, false, false),
-                S32 => add(PtxType::S32, false, false),
-                U64 => add(PtxType::U64, false, false),
-                S64 => add(PtxType::U64, false, true),
-                F32 => add(PtxType::F32, target.has(Feature::NoftzF32), false),
-                F64 => add(PtxType::F64, false, false),
-                F16 if target.has(Feature::F16Add) => add(PtxType::F16, true, false),
-                F16x2 if target.has(Feature::F16x2Add) => add(PtxType::F16x2, true, false),
-                Bf16 if target.has(Feature::Bf16Add) => add(PtxType::Bf16, true, false),
-                Bf16x2 if target.has(Feature::Bf16Add) => add(PtxType::Bf16x2, true, false),
-                _ => None,
-            };
-            add.map(|mut native| {
-                native.op.negate = op == AtomicOp::Sub;
-                native
-            })
-        }
-        AtomicOp::Inc | AtomicOp::Dec if ty == U32 => native(
-            if op == AtomicOp::Inc {
-                PtxRmw::Inc
-            } else {
-                PtxRmw::Dec
-            },
-            PtxType::U32,
-            false,
-            false,
-        ),
-        AtomicOp::Min | AtomicOp::Max if matches!(ty, U32 | S32 | U64 | S64) => native(
-            if op == AtomicOp::Min {
-                PtxRmw::Min
-            } else {
-                PtxRmw::Max
-            },
-            match ty {
-                U32 => PtxType::U32,
-                S32 => PtxType::S32,
-                U64 => PtxType::U64,
-                _ => PtxType::S64,
-            },
-            false,
-            false,
-        ),
-        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exch
-            if matches!(ty.bits(), 32 | 64) =>
-        {
-            let name = match op {
-                AtomicOp::And => PtxRmw::And,
-                AtomicOp::Or => PtxRmw::Or,
-                AtomicOp::Xor => PtxRmw::Xor,
-                _ => PtxRmw::Exch,
-            };
-            native(
-                name,
-                PtxType::of_bits(ty.bits()),
-                false,
-                ty.class() != TypeClass::Bits,
-            )
-        }
-        AtomicOp::Exch if ty == B128 => native(PtxRmw::Exch, PtxType::B128, false, false),
-        AtomicOp::Cas => match ty.bits() {
-            32 | 64 | 128 => native(
-                PtxRmw::Cas,
-                PtxType::of_bits(ty.bits()),
-                false,
-                ty.class() != TypeClass::Bits,
-            ),
-            16 if target.has(Feature::CasB16) => native(
-                PtxRmw::Cas,
-                PtxType::B16,
-                false,
-                ty.class() != TypeClass::Bits,
-            ),
-            _ => None,
+    let rmw = rmw_of(op)?;
+    // A bitwise op, `exch` or `cas` names the bits of a typed element (`.b32` for `u32`).
+    let bits_of_typed = ty.class() != TypeClass::Bits;
+    let (ptx_ty, noftz, retyped) = match rmw {
+        PtxRmw::Add => match ty {
+            U32 => (PtxType::U32, false, false),
+            S32 => (PtxType::S32, false, false),
+            U64 => (PtxType::U64, false, false),
+            S64 => (PtxType::U64, false, true),
+            F32 => (PtxType::F32, target.has(Feature::NoftzF32), false),
+            F64 => (PtxType::F64, false, false),
+            F16 if target.has(Feature::F16Add) => (PtxType::F16, true, false),
+            F16x2 if target.has(Feature::F16x2Add) => (PtxType::F16x2, true, false),
+            Bf16 if target.has(Feature::Bf16Add) => (PtxType::Bf16, true, false),
+            Bf16x2 if target.has(Feature::Bf16Add) => (PtxType::Bf16x2, true, false),
+            _ => return None,
         },
-        _ => None,
-    }
+        PtxRmw::Inc | PtxRmw::Dec => match ty {
+            U32 => (PtxType::U32, false, false),
+            _ => return None,
+        },
+        PtxRmw::Min | PtxRmw::Max => match ty {
+            U32 => (PtxType::U32, false, false),
+            S32 => (PtxType::S32, false, false),
+            U64 => (PtxType::U64, false, false),
+            S64 => (PtxType::S64, false, false),
+            _ => return None,
+        },
+        PtxRmw::And | PtxRmw::Or | PtxRmw::Xor => match ty.bits() {
+            32 | 64 => (PtxType::of_bits(ty.bits()), false, bits_of_typed),
+            _ => return None,
+        },
+        PtxRmw::Exch => match ty.bits() {
+            32 | 64 => (PtxType::of_bits(ty.bits()), false, bits_of_typed),
+            _ if ty == B128 => (PtxType::B128, false, false),
+            _ => return None,
+        },
+        PtxRmw::Cas => match ty.bits() {
+            32 | 64 | 128 => (PtxType::of_bits(ty.bits()), false, bits_of_typed),
+            16 if target.has(Feature::CasB16) => (PtxType::B16, false, bits_of_typed),
+            _ => return None,
+        },
+    };
+    Some(Native {
+        op: PtxOp {
+            op: rmw,
+            ty: ptx_ty,
+            noftz,
+            negate: op == AtomicOp::Sub,
+            reduction: false,
+            hint: false,
+        },
+        retyped,
+    })
 }
 
 /// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global`).
@@ -145,9 +134,18 @@ fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     if !target.has(Feature::Vector) || node.space != AddressSpace::Global {
         return None;
     }
-    let op = match node.op {
-        AtomicOp::Add | AtomicOp::Sub => PtxRmw::Add,
-        _ => return None,
+    // Only add (and sub as the add of the negation) has vector forms.
+    let op = match rmw_of(node.op)? {
+        PtxRmw::Add => PtxRmw::Add,
+        PtxRmw::Inc
+        | PtxRmw::Dec
+        | PtxRmw::Min
+        | PtxRmw::Max
+        | PtxRmw::And
+        | PtxRmw::Or
+        | PtxRmw::Xor
+        | PtxRmw::Exch
+        | PtxRmw::Cas => return None,
     };
     let allowed = match (node.ty, node.shape) {
         (F16 | Bf16, V2 | V4 | V8) => true,
