@@ -32,6 +32,7 @@
 mod binding;
 mod driver;
 mod error;
+mod facts;
 mod fence;
 mod inst;
 mod linear;
@@ -47,6 +48,7 @@ mod template;
 pub use binding::{BindingTypes, SpliceType, ValueBinding, ValueRole};
 pub use driver::{lower_each, lower_into, lower_module, lower_with, InstLowering, CHUNK};
 pub use error::{error, param_error};
+pub use facts::{reads_above_byte, FactViolation, Facts};
 pub use fence::{Access, Fence, FenceBracket, FencePolicy, FenceSide};
 pub use inst::Scratch;
 pub use linear::{incoming, Label, Linear, Params, Step};
