@@ -1,6 +1,8 @@
 //! The linearised walk keeps every expansion's meaning: run as the PTX and vISA printers print
 //! it (copies sequentialised, some hoisted before a branch, edge blocks), each expansion leaves
-//! memory and results exactly as its blocks do, with another thread interfering.
+//! memory and results exactly as its blocks do, with another thread interfering; and every fact
+//! a printer may read of its variables (`atomir_ir::lower::Facts`) holds wherever it is read,
+//! in both runs.
 
 mod expand_common;
 
@@ -63,6 +65,7 @@ fn agree(node: &AtomicNode, expansion: &Expansion, steps: &[Step], values: &[u12
     };
     let disturbances = (round % 3) as u32;
     let mut interp = Interpreter::new();
+    interp.check_facts = true;
     let mut by_blocks = start.clone();
     let blocks = interp
         .run_with(

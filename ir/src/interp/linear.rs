@@ -37,11 +37,18 @@ impl Interpreter {
         };
         let mut outcome = Outcome::default();
         let mut pc = 0;
+        // The block of the last step run: the one the walk leaves from at its end.
+        let mut block = expansion.entry();
         while let Some(&step) = steps.get(pc) {
             pc += 1;
             let jump = match step {
-                Step::Block { .. } | Step::Label(_) => continue,
-                Step::Prim { block, index } => {
+                Step::Block { block: at, .. } => {
+                    block = at;
+                    continue;
+                }
+                Step::Label(_) => continue,
+                Step::Prim { block: at, index } => {
+                    block = at;
                     let prim = expansion
                         .blocks
                         .get(block)
@@ -53,6 +60,7 @@ impl Interpreter {
                         return Err(InterpError::Unsupported("a warp primitive in a walk"));
                     }
                     outcome.step(self.step_limit)?;
+                    self.check_reads(expansion, block, prim)?;
                     self.execute(expansion, prim, memory, interference, &mut outcome)?;
                     continue;
                 }
@@ -81,6 +89,7 @@ impl Interpreter {
                 None => break,
             }
         }
+        self.check_results(expansion, block)?;
         for &var in &expansion.results {
             let value = self.get(var)?;
             outcome.results.push(value);

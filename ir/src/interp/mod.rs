@@ -20,6 +20,7 @@ use std::fmt;
 use crate::expand::{
     BinaryOp, Block, CmpCond, Expansion, Prim, PrimType, Terminator, TypeError, UnaryOp, Var,
 };
+use crate::lower::{FactViolation, Facts};
 use crate::semantics::{self, width_mask, FloatMode};
 use crate::types::ElemType;
 
@@ -144,6 +145,9 @@ pub enum InterpError {
         /// The arguments passed.
         found: usize,
     },
+    /// A fact about a variable ([`Facts`]) did not hold where it was read
+    /// ([`Interpreter::check_facts`]).
+    Fact(FactViolation),
 }
 
 impl fmt::Display for InterpError {
@@ -172,6 +176,7 @@ impl fmt::Display for InterpError {
                     "jump to {block} passes {found} arguments for {expected} parameters"
                 )
             }
+            InterpError::Fact(violation) => violation.fmt(f),
         }
     }
 }
@@ -272,6 +277,11 @@ pub struct Interpreter {
     /// Whether the [`Interference`] also runs before every `Rmw` (then another thread may
     /// change memory between an integer min/max and the CAS loop that follows it).
     pub interfere_before_rmw: bool,
+    /// Whether every run computes the expansion's [`Facts`] and checks, before each primitive
+    /// runs and where a block returns, that the facts about what it reads hold of the values
+    /// the run computed (failing with [`InterpError::Fact`]).
+    pub check_facts: bool,
+    facts: Facts,
     regs: SecondaryMap<Var, Option<u128>>,
     args: Vec<u128>,
     lanes: Vec<LaneState>,
@@ -318,6 +328,8 @@ impl Interpreter {
             step_limit: 100_000,
             rmw_mode: FloatMode::Ieee,
             interfere_before_rmw: false,
+            check_facts: false,
+            facts: Facts::new(),
             regs: SecondaryMap::new(),
             args: Vec::new(),
             lanes: Vec::new(),
@@ -447,12 +459,14 @@ impl Interpreter {
                     return Ok(LaneStatus::AtWarp);
                 }
                 state.outcome.step(self.step_limit)?;
+                self.check_reads(expansion, state.block, prim)?;
                 self.execute(expansion, prim, memory, interference, &mut state.outcome)?;
                 state.pc += 1;
             }
             state.outcome.step(self.step_limit)?;
             let target = match &data.terminator {
                 Terminator::Return => {
+                    self.check_results(expansion, state.block)?;
                     for &var in &expansion.results {
                         let value = self.get(var)?;
                         state.outcome.results.push(value);
@@ -515,6 +529,9 @@ impl Interpreter {
     /// A fresh register file with the expansion's inputs bound to `inputs` (checked by
     /// [`check_inputs`]).
     fn bind_inputs(&mut self, expansion: &Expansion, inputs: &Inputs<'_>) {
+        if self.check_facts {
+            self.facts.compute(expansion);
+        }
         self.regs.clear();
         self.regs.resize(expansion.vars.len());
         self.define(expansion, expansion.addr, u128::from(inputs.addr));
@@ -529,6 +546,34 @@ impl Interpreter {
     fn define(&mut self, expansion: &Expansion, var: Var, bits: u128) {
         let width = expansion.vars.get(var).map_or(128, |ty| ty.bits());
         self.regs[var] = Some(bits & width_mask(width));
+    }
+
+    /// With [`Interpreter::check_facts`], checks the facts about what `prim` reads in `block`.
+    fn check_reads(
+        &self,
+        expansion: &Expansion,
+        block: Block,
+        prim: &Prim,
+    ) -> Result<(), InterpError> {
+        if !self.check_facts {
+            return Ok(());
+        }
+        let value = |var: Var| self.regs.get(var).copied().flatten();
+        self.facts
+            .check_reads(expansion, block, prim, value)
+            .map_err(InterpError::Fact)
+    }
+
+    /// With [`Interpreter::check_facts`], checks the facts about the results where `block`
+    /// returns.
+    fn check_results(&self, expansion: &Expansion, block: Block) -> Result<(), InterpError> {
+        if !self.check_facts {
+            return Ok(());
+        }
+        let value = |var: Var| self.regs.get(var).copied().flatten();
+        self.facts
+            .check_results(expansion, block, value)
+            .map_err(InterpError::Fact)
     }
 
     fn get(&self, var: Var) -> Result<u128, InterpError> {

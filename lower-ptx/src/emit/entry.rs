@@ -1,16 +1,153 @@
 //! The `.entry` around a kernel's body: its signature, the loads of its parameters, and the
 //! stores of its results (per thread for a test entry).
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
-use atomir_ir::{AddressSpace, Value, ValueDef, ValueType};
+use atomir_ir::expand::{Expansion, Terminator, Var};
+use atomir_ir::{AddressSpace, AtomicInst, Kernel, Value, ValueDef, ValueType};
 
 use atomir_ir::lower::append_buffer;
+use smallvec::SmallVec;
 
 use super::native::memory_type;
 use super::regs::value_class;
-use super::{write_value, Class, KernelEmitter, KernelState, ParamMode, Temp, WideParam};
+use super::{write_value, Class, KernelEmitter, KernelState, ParamMode, Src, Temp};
 use crate::target::Feature;
+
+/// What the `.entry` around a kernel's body asks of the body's expansions, so that it reads the
+/// parameters and stores the results as llc does: the lanes of 16-bit parameters it can also
+/// read zero-extended, and the results it can store as the words that hold their lanes.
+#[derive(Default)]
+pub(super) struct EntryIo {
+    /// The results whose 8/16-bit lanes are the parts of 32-bit registers at their places
+    /// ([`atomir_ir::lower::Facts::part`]), with those registers, lane 0 in the low bits of the
+    /// first: the entry stores such a result as the words, as llc stores it (a v8.u8 xor's
+    /// result on sm_90: one `STG.E.64` where storing the lanes takes 13 more instructions to
+    /// repack them).
+    result_words: HashMap<Value, SmallVec<[Temp; 4]>>,
+    /// The lanes of the entry's 16-bit parameters, which it also reads zero-extended into
+    /// 32-bit registers, as llc reads them, where the body reads those: the zero extension of
+    /// such a lane is its register, and a word stored from two of them is packed from those.
+    /// ptxas then loads them as the words it combines, where it keeps a 16-bit load and a
+    /// `cvt` apart (an and of v4.u16, release, on `.shared::cluster`, sm_90: 30 SASS
+    /// instructions, llc's count, where it was 31). An 8-bit parameter read so is one
+    /// instruction longer (a 32-bit load and a mask).
+    wide_params: Vec<WideParam>,
+    /// Per variable of the current expansion: for an operand bound from a lane of
+    /// `wide_params`, that lane's index there.
+    wide_copies: Vec<Option<usize>>,
+}
+
+/// A lane of an entry's 16-bit parameter, which it reads zero-extended into a 32-bit register
+/// where the body reads that ([`EntryIo::wide_params`]).
+pub(super) struct WideParam {
+    value: Value,
+    lane: usize,
+    /// Where the lane is: the parameter's index, this thread's slot in a per-thread test
+    /// entry, and the lane's offset.
+    param: usize,
+    slot: Option<Temp>,
+    offset: usize,
+    /// The register, made when the body first reads it.
+    register: Option<Temp>,
+}
+
+impl<'k> KernelEmitter<'k> {
+    /// Forgets the wide operands of the previous expansion: `vars` variables now.
+    pub(super) fn entry_expansion_begin(&mut self, vars: usize) {
+        if let Some(entry) = &mut self.entry {
+            entry.wide_copies.clear();
+            entry.wide_copies.resize(vars, None);
+        }
+    }
+
+    /// The index in [`EntryIo::wide_params`] of `src`, where it is a lane of a 16-bit
+    /// parameter the entry can read zero-extended.
+    pub(super) fn entry_wide_index(&self, src: Src) -> Option<usize> {
+        let Src::Value(value, lane) = src else {
+            return None;
+        };
+        let lane = lane.unwrap_or(0);
+        self.entry
+            .as_ref()?
+            .wide_params
+            .iter()
+            .position(|wide| wide.value == value && wide.lane == lane)
+    }
+
+    /// The 32-bit register of [`EntryIo::wide_params`]`[index]`, which the entry then loads.
+    pub(super) fn entry_wide_register(&mut self, index: usize) -> Option<Temp> {
+        if let Some(register) = self.entry.as_ref()?.wide_params[index].register {
+            return Some(register);
+        }
+        let register = self.temp(Class::B32);
+        self.entry.as_mut()?.wide_params[index].register = Some(register);
+        Some(register)
+    }
+
+    /// Notes that the expansion's input `var` is bound from `src`, which may be a lane of a
+    /// 16-bit parameter the entry can read zero-extended.
+    pub(super) fn entry_binds(&mut self, var: Var, src: Src) {
+        let index = self.entry_wide_index(src);
+        if let Some(entry) = &mut self.entry {
+            entry.wide_copies[var.as_u32() as usize] = index;
+        }
+    }
+
+    /// The 32-bit register holding the zero extension of `var`, where `var` is bound from a
+    /// lane of a 16-bit parameter the entry reads so; the entry then loads it.
+    pub(super) fn entry_wide_read(&mut self, var: Var) -> Option<Temp> {
+        let index = self.entry.as_ref()?.wide_copies[var.as_u32() as usize]?;
+        self.entry_wide_register(index)
+    }
+
+    /// Where `result` is stored by the entry, and a load that is not skipped left its lanes in
+    /// `words`, two to a word: the entry stores the words.
+    pub(super) fn entry_result_words(&mut self, result: Value, words: SmallVec<[Temp; 4]>) {
+        if let Some(entry) = &mut self.entry {
+            entry.result_words.insert(result, words);
+        }
+    }
+
+    /// Records the words `result` is made of where its 8/16-bit lanes fill words and each is
+    /// the part of a word at its place, known in `block`, the last block printed
+    /// ([`atomir_ir::lower::Facts::part`]). The parts hold to the end of the kernel where that
+    /// block returns (no edge copy follows them). A predicated instruction is left out: where
+    /// it is skipped, its result is zero and the words never written.
+    pub(super) fn entry_result(&mut self, result: Value, inst: &AtomicInst, expansion: &Expansion) {
+        if self.entry.is_none() || inst.predicate.is_some() {
+            return;
+        }
+        let last_returns = expansion
+            .blocks
+            .values()
+            .last()
+            .is_some_and(|block| matches!(block.terminator, Terminator::Return));
+        let bits = inst.ty.bits();
+        let lanes = expansion.results.len();
+        if !last_returns || !matches!(bits, 8 | 16) || !(lanes * bits as usize).is_multiple_of(32) {
+            return;
+        }
+        let part = |var: &Var| self.facts.part(*var, self.block);
+        let words = expansion
+            .results
+            .chunks((32 / bits) as usize)
+            .map(|parts| {
+                let (word, 0) = part(&parts[0])? else {
+                    return None;
+                };
+                let whole = (0u32..)
+                    .zip(parts)
+                    .all(|(k, lane)| part(lane) == Some((word, k * bits)));
+                whole.then(|| self.vars[word.as_u32() as usize])
+            })
+            .collect::<Option<SmallVec<[Temp; 4]>>>();
+        if let Some(words) = words {
+            self.entry_result_words(result, words);
+        }
+    }
+}
 
 /// The `.entry` signature (into `out`) and the loads of its parameters (into `body`); returns
 /// the used results and, for a per-thread test entry, the thread's index.
@@ -22,47 +159,7 @@ pub(super) fn entry_begin(
     out: &mut String,
 ) -> (Vec<Value>, Option<Temp>) {
     let kernel = emitter.kernel;
-    let _ = write!(out, ".visible .entry {name}(");
-    let mut first = true;
-    let mut param = |out: &mut String, decl: &str, index: usize, suffix: &str| {
-        out.push_str(if first { "\n\t" } else { ",\n\t" });
-        first = false;
-        let _ = write!(out, ".param {decl} {name}_{suffix}{index}");
-    };
-    let results: Vec<Value> = kernel
-        .values
-        .iter()
-        .filter(|(_, data)| matches!(data.def, ValueDef::Result(_)))
-        .map(|(value, _)| value)
-        .collect();
-    for (index, p) in kernel.params.iter().enumerate() {
-        match mode {
-            ParamMode::PerThread => param(out, ".u64", index, "param_"),
-            _ => match p.ty {
-                ValueType::Ptr(_) => param(out, ".u64", index, "param_"),
-                ValueType::Pred => param(out, ".u32", index, "param_"),
-                ValueType::Data(elem, shape) if shape.is_vector() || elem.bits() == 128 => {
-                    let bytes = elem.bytes() as usize * shape.len();
-                    param(out, ".align 16 .b8", index, "param_");
-                    let _ = write!(out, "[{bytes}]");
-                }
-                ValueType::Data(elem, _) => {
-                    let decl = match elem.bits() {
-                        8 => ".u8",
-                        16 => ".b16",
-                        32 => ".b32",
-                        _ => ".b64",
-                    };
-                    param(out, decl, index, "param_");
-                }
-            },
-        }
-    }
-    // Every used result is stored through a trailing pointer, so that it is observable.
-    for index in 0..results.len() {
-        param(out, ".u64", index, "out_");
-    }
-    out.push_str("\n)\n{\n");
+    let results = write_signature(kernel, name, mode, out);
 
     // Prologue: parameters into value registers.
     let thread = (mode == ParamMode::PerThread).then(|| {
@@ -140,8 +237,8 @@ pub(super) fn entry_begin(
                     let _ = write!(body, "\tld.{space}.{} ", memory_type(elem_bits));
                     write_value(body, &emitter.names, p.value, lane_index);
                     let _ = writeln!(body, ", [{base}+{offset}];");
-                    if elem_bits == 16 {
-                        emitter.wide_params.push(WideParam {
+                    if let (16, Some(entry)) = (elem_bits, &mut emitter.entry) {
+                        entry.wide_params.push(WideParam {
                             value: p.value,
                             lane,
                             param: index,
@@ -213,27 +310,14 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
             );
         }
         if class == Class::B128 {
-            for lane in 0..lanes {
-                let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
-                let _ = write!(
-                    body,
-                    "\tmov.b128 {{%_d{}, %_d{}}}, ",
-                    low.number, high.number
-                );
-                write_value(body, &emitter.names, *result, (lanes > 1).then_some(lane));
-                body.push_str(";\n");
-                let _ = writeln!(
-                    body,
-                    "\tst.global.v2.b64 [%_d{}+{}], {{%_d{}, %_d{}}};",
-                    slot.number,
-                    lane * bytes,
-                    low.number,
-                    high.number
-                );
-            }
+            store_b128(emitter, body, slot, (*result, lanes));
             continue;
         }
-        if let Some(words) = emitter.result_words.get(result) {
+        let words = emitter
+            .entry
+            .as_ref()
+            .and_then(|entry| entry.result_words.get(result));
+        if let Some(words) = words {
             for (n, four) in words.chunks(4).enumerate() {
                 let vector = match four.len() {
                     1 => "",
@@ -327,6 +411,15 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
             body.push_str(";\n");
         }
     }
+    declare_and_close(state, body, out);
+}
+
+/// The declarations of the kernel's registers (into `out`), the entry's zero-extended reads
+/// of its 16-bit parameters (into `body`, after its other reads), then the body and `ret`.
+fn declare_and_close(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
+    let emitter = &mut state.emitter;
+    let kernel = emitter.kernel;
+    let name = &state.name;
     // Declarations, then the body.
     for (value, data) in kernel.values.iter() {
         let (class, lanes) = value_class(data.ty);
@@ -342,7 +435,8 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
     emitter.declare_temps(out);
     // The zero-extended reads the body reads, after the entry's other reads.
     let mut loads = String::new();
-    for wide in &emitter.wide_params {
+    let wide_params = emitter.entry.iter().flat_map(|entry| &entry.wide_params);
+    for wide in wide_params {
         if let Some(register) = wide.register {
             let (space, base) = param_address(name, wide.param, wide.slot);
             let _ = writeln!(
@@ -357,4 +451,80 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
     }
     append_buffer(out, body);
     out.push_str("\tret;\n}\n");
+}
+
+/// The `.entry`'s signature and the opening of its body (into `out`); returns the used results,
+/// which the entry stores through trailing pointers.
+fn write_signature(kernel: &Kernel, name: &str, mode: ParamMode, out: &mut String) -> Vec<Value> {
+    let _ = write!(out, ".visible .entry {name}(");
+    let mut first = true;
+    let mut param = |out: &mut String, decl: &str, index: usize, suffix: &str| {
+        out.push_str(if first { "\n\t" } else { ",\n\t" });
+        first = false;
+        let _ = write!(out, ".param {decl} {name}_{suffix}{index}");
+    };
+    let results: Vec<Value> = kernel
+        .values
+        .iter()
+        .filter(|(_, data)| matches!(data.def, ValueDef::Result(_)))
+        .map(|(value, _)| value)
+        .collect();
+    for (index, p) in kernel.params.iter().enumerate() {
+        match mode {
+            ParamMode::PerThread => param(out, ".u64", index, "param_"),
+            _ => match p.ty {
+                ValueType::Ptr(_) => param(out, ".u64", index, "param_"),
+                ValueType::Pred => param(out, ".u32", index, "param_"),
+                ValueType::Data(elem, shape) if shape.is_vector() || elem.bits() == 128 => {
+                    let bytes = elem.bytes() as usize * shape.len();
+                    param(out, ".align 16 .b8", index, "param_");
+                    let _ = write!(out, "[{bytes}]");
+                }
+                ValueType::Data(elem, _) => {
+                    let decl = match elem.bits() {
+                        8 => ".u8",
+                        16 => ".b16",
+                        32 => ".b32",
+                        _ => ".b64",
+                    };
+                    param(out, decl, index, "param_");
+                }
+            },
+        }
+    }
+    // Every used result is stored through a trailing pointer, so that it is observable.
+    for index in 0..results.len() {
+        param(out, ".u64", index, "out_");
+    }
+    out.push_str("\n)\n{\n");
+    results
+}
+
+/// The stores of a 128-bit result's lanes to `slot`, each as the two 64-bit halves of its
+/// register.
+fn store_b128(
+    emitter: &mut KernelEmitter<'_>,
+    body: &mut String,
+    slot: Temp,
+    (result, lanes): (Value, usize),
+) {
+    let bytes = 16;
+    for lane in 0..lanes {
+        let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
+        let _ = write!(
+            body,
+            "\tmov.b128 {{%_d{}, %_d{}}}, ",
+            low.number, high.number
+        );
+        write_value(body, &emitter.names, result, (lanes > 1).then_some(lane));
+        body.push_str(";\n");
+        let _ = writeln!(
+            body,
+            "\tst.global.v2.b64 [%_d{}+{}], {{%_d{}, %_d{}}};",
+            slot.number,
+            lane * bytes,
+            low.number,
+            high.number
+        );
+    }
 }

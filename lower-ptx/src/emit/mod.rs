@@ -1,22 +1,69 @@
-//! Printing PTX: one native node ([`KernelEmitter::native`]), the primitives of a shared
-//! expansion ([`KernelEmitter::prim`]), and the kernel around them ([`write_kernel`]).
+//! Printing PTX: one native node (`native.rs`), the primitives of a shared expansion
+//! (`flow.rs`, `prim.rs`, `warp.rs`), and the `.entry` around them (`entry.rs`).
 //!
 //! Everything is written into `&mut String`s that the caller reuses; the native path allocates
 //! nothing per instruction.
+//!
+//! # Rewrites
+//!
+//! An expansion's primitives are printed one by one, but where the facts of its variables
+//! ([`Facts`], computed in `atomir_ir` from the expansion, each one that is about a value
+//! checked by the interpreter wherever it is read: `ir/tests/expand_linear_walk.rs`) allow it,
+//! the printer chooses other instructions than a primitive's own, because ptxas makes shorter
+//! SASS of them (each measured where the rewrite is). Each rewrite, the fact it rests on, and
+//! the tests: `tests/printer_rewrites.rs` reads what each leaves out or chooses from the printed
+//! text; what the printed code computes is checked by running it, by the GPU harness
+//! (`tests/gpu/README.md`): `gpu_cases gen`/`check` runs per-thread test entries of every
+//! valid op, type and shape with 128 threads per element, `gpu_cases kernels-gen`/
+//! `kernels-check` random kernels of up to 8 atomics against the semantics and against llc.
+//! - **Masked on read** ([`Facts::zero_extended`], a register fact, and the register cache
+//!   `KernelEmitter::masked`): an 8-bit variable lives in a 16-bit register whose high byte is
+//!   unspecified; it is masked (`and.b16 0xff`) only where a primitive reads above the byte
+//!   ([`reads_above_byte`](atomir_ir::lower::reads_above_byte)) and the register is not known
+//!   zero-extended, once per block.
+//!   Text: `byte_loops_mask_only_where_the_high_byte_is_read_and_extract_once`. Run: GPU
+//!   harness (every 8-bit case).
+//! - **Top byte not cleared** ([`Facts::byte_shifted_out`], a register fact): the zero
+//!   extension of a byte that only left shifts read past bit 24 is a plain `cvt`. Text:
+//!   `word_addresses_are_folded_into_their_accesses_and_top_bytes_are_not_masked`. Run: GPU
+//!   harness (8-bit vector loops).
+//! - **Folded address** ([`Facts::folded_address`], checked by the interpreter): an address
+//!   `base + bytes` that at most two accesses read is printed `[base+bytes]` in each, and no
+//!   `add.u64` is printed for it. Text: the same test. Run: GPU harness (split vectors).
+//! - **Upper half unpacked** ([`Facts::shifted`] by 16, checked by the interpreter): the
+//!   truncation of a word shifted right by 16 is the high half of `mov.b32 {lo, hi}`, for a
+//!   result and for 16-bit float halves on sm_90 and later (`unpack_float_halves`). Text:
+//!   `loops_unpack_float_halves_and_shift_integer_ones`. Run: GPU harness (16-bit vectors).
+//! - **Signed byte from its word** ([`Facts::part`], checked by the interpreter): an 8-bit
+//!   signed min/max operand truncated from a word is extracted with `bfe.s32` instead of
+//!   truncated and `cvt.s16.s8`. Text: `signed_byte_lanes_are_sign_extended_from_their_word`.
+//!   Run: GPU harness (s8 min/max).
+//! - **Result stored as its words** ([`Facts::part`] of each lane where the last block returns,
+//!   checked by the interpreter there; the entry's `EntryIo`): an `.entry` stores a result
+//!   whose 8/16-bit lanes are the parts of words as those words, and a 16-bit vector load's
+//!   result as the words loaded. Text:
+//!   `an_entry_stores_a_result_of_byte_lanes_as_the_words_that_hold_them`. Run: GPU harness
+//!   (per-thread test entries store every result).
+//! - **16-bit parameters read zero-extended** (the entry's `EntryIo`, no fact: the entry
+//!   loads the lane a second time with `ld.u16` into a 32-bit register): the zero extension of
+//!   an operand bound from such a lane is that register, and two such lanes are packed by
+//!   `prmt`. Text: `an_entry_reads_its_16_bit_parameters_zero_extended_for_the_body_to_widen_by`.
+//!   Run: GPU harness (per-thread test entries read every operand so).
+//! - **Warp peers found only where keys may repeat** (`warp_peers_unless_distinct`, no fact):
+//!   `match.any.sync` runs only where two active lanes' keys fall in one bucket. Run: GPU
+//!   harness (`kernels-*`, and the contention runs of `tests/gpu/README.md`).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim, PrimType, Var};
 use atomir_ir::{AddressSpace, AtomicInst, Inst, Kernel, Value};
 
 use atomir_ir::lower::{
-    At, Binding, Expanding, Fence, FenceBracket, FenceSide, Fragment, Label, NameRules, Namer,
-    Params, Printer, SpliceNames, Style, Unprintable, PTX_ENTRY_NAMES,
+    At, Binding, Expanding, Facts, Fence, FenceBracket, FenceSide, Fragment, Label, NameRules,
+    Namer, Params, Printer, SpliceNames, Style, Unprintable, PTX_ENTRY_NAMES,
 };
 use atomir_ir::Module;
-use smallvec::SmallVec;
 
 use crate::legal::{Form, PtxPlan, RmwForms};
 use crate::target::PtxTarget;
@@ -26,7 +73,8 @@ mod flow;
 mod native;
 mod prim;
 mod regs;
-use entry::{entry_begin, entry_end};
+mod warp;
+use entry::{entry_begin, entry_end, EntryIo};
 
 /// A register class: PTX declares registers by bit size; 8-bit data lives in 16-bit registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,66 +321,21 @@ fn mask(bits: u32) -> u128 {
     }
 }
 
-/// What the printer knows of an expansion variable's value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Known {
-    Nothing,
-    /// A constant.
-    Const(u128),
-    /// A 32-bit variable shifted right by a constant. By 16 and truncated to 16 bits, it is the
-    /// variable's high half, which `mov.b32 {lo, hi}` unpacks: ptxas folds an unpack and the
-    /// result's repacking into nothing where it does not fold a shift and a `cvt` (a v2.u16
-    /// exch's result on sm_90: 23 SASS instructions against 22).
-    Shifted {
-        word: Var,
-        by: u32,
-    },
-    /// The 8 or 16 bits of a 32-bit variable at bit `at` (a truncation of the variable, or of
-    /// it shifted right by `at`). A byte read as signed is extracted with `bfe.s32`, which ptxas
-    /// turns into a shift and a sign extension where it keeps a shift, a truncation and
-    /// `cvt.s16.s8` as three (a v4.s8 max loop on sm_90: 50 SASS instructions against 46, as
-    /// many as llc's). A result whose lanes are every part of one word is that word
-    /// (`KernelEmitter::result_words`). Known only in the block that took it, as the word's
-    /// register may be rewritten by the copies on an edge.
-    Part {
-        word: Var,
-        at: u32,
-    },
-}
-
 /// Emits the body of one kernel, counting the temporaries it uses.
 pub(crate) struct KernelEmitter<'k> {
     pub target: PtxTarget,
     pub kernel: &'k Kernel,
     counts: [u32; 5],
-    /// Per expansion variable of type `I8`: whether its register is known zero-extended.
-    /// 8-bit values live in 16-bit registers whose high byte is unspecified, and are masked
-    /// only where an operation reads the high byte.
-    zero_extended: Vec<bool>,
-    /// Per expansion variable: its masked copy, valid in the block that made it.
+    /// What is known of the current expansion's variables, from which the printer chooses
+    /// among equivalent instructions (see "Rewrites" in the module docs).
+    facts: Facts,
+    /// The block of the current expansion being printed: a fact about a part of a word holds
+    /// only in the block that took it.
+    block: Block,
+    /// Per expansion variable of type `I8`: its masked copy (the byte with zero above it in a
+    /// 16-bit register), made at its first read in a block that needs it, and reused by that
+    /// block's later reads. A register cache, as `vars` is, valid in the block that made it.
     masked: Vec<Option<Temp>>,
-    /// Per expansion variable: what is known of its value where it is defined.
-    known: Vec<Known>,
-    /// Per expansion variable: for an address `base + bytes` read only as the address of
-    /// memory primitives, `base`'s register and `bytes`, which those primitives print as
-    /// `[base+bytes]` and for which no `add` is emitted. ptxas then computes the address of a
-    /// split vector's other words where llc's code has it compute them (a v8.u8 release cas,
-    /// result dead, on sm_90: 80 SASS instructions against 82, as many as llc's).
-    offset_addresses: Vec<Option<(Temp, u32)>>,
-    /// Per expansion variable: how many memory primitives read it as their address.
-    address_reads: Vec<u32>,
-    /// Per expansion variable: the value of a constant.
-    consts: Vec<Option<u128>>,
-    /// Per expansion variable: whether it is the zero extension of an 8-bit value that only
-    /// shifts left read, by amounts that drop every bit above the byte (the top lane of a
-    /// word of bytes, at bit 24). Its high byte, unspecified in the 16-bit register, is then
-    /// not cleared: ptxas keeps that `and` (a v8.u8 cas loop on sm_90, one instruction per
-    /// word).
-    byte_shifted_out: Vec<bool>,
-    /// Per expansion variable: for an operand bound from a lane of
-    /// [`KernelEmitter::wide_params`], that lane's index there; its zero extension is then
-    /// the lane's 32-bit register.
-    wide_copies: Vec<Option<usize>>,
     /// The registers of the current expansion's variables.
     vars: Vec<Temp>,
     /// The native forms of the current expansion's `Rmw` primitives.
@@ -356,22 +359,9 @@ pub(crate) struct KernelEmitter<'k> {
     /// sm_120 111,896 -> 107,048, but sm_75 157,132 -> 158,132, sm_80 141,948 -> 142,540,
     /// sm_89 141,084 -> 141,676.
     unpack_float_halves: bool,
-    /// Whether expansions record [`KernelEmitter::result_words`] (a test entry's, which stores
-    /// the results).
-    pub records_result_words: bool,
-    /// The results whose 8/16-bit lanes are the parts of 32-bit registers at their places
-    /// ([`Known::Part`]), with those registers, lane 0 in the low bits of the first: a test
-    /// entry stores such a result as the words, as llc stores it (a v8.u8 xor's result on
-    /// sm_90: one `STG.E.64` where storing the lanes takes 13 more instructions to repack them).
-    pub result_words: HashMap<Value, SmallVec<[Temp; 4]>>,
-    /// The lanes of a test entry's 16-bit parameters, which it also reads zero-extended into
-    /// 32-bit registers, as llc reads them, where the body reads those: the zero extension of
-    /// such a lane is its register, and a word stored from two of them is packed from those.
-    /// ptxas then loads them as the words it combines, where it keeps a 16-bit load and a
-    /// `cvt` apart (an and of v4.u16, release, on `.shared::cluster`, sm_90: 30 SASS
-    /// instructions, llc's count, where it was 31). An 8-bit parameter read so is one
-    /// instruction longer (a 32-bit load and a mask).
-    pub(super) wide_params: Vec<WideParam>,
+    /// What the `.entry` around the body asks of its expansions; none in a listing or a
+    /// fragment.
+    entry: Option<EntryIo>,
 }
 
 /// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
@@ -383,20 +373,6 @@ pub struct PtxPrinter<'m> {
     kernel: Option<KernelState<'m>>,
     /// The `.entry` name of each kernel of the module, by index.
     entry_names: Vec<Cow<'m, str>>,
-}
-
-/// A lane of a test entry's 16-bit parameter, which it reads zero-extended into a 32-bit
-/// register where the body reads that ([`KernelEmitter::wide_params`]).
-pub(super) struct WideParam {
-    value: Value,
-    lane: usize,
-    /// Where the lane is: the parameter's index, this thread's slot in a per-thread test
-    /// entry, and the lane's offset.
-    param: usize,
-    slot: Option<Temp>,
-    offset: usize,
-    /// The register, made when the body first reads it.
-    register: Option<Temp>,
 }
 
 /// What the printer keeps while it prints one kernel.
@@ -480,7 +456,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
             (Vec::new(), None)
         } else {
-            emitter.records_result_words = true;
+            emitter.entry = Some(EntryIo::default());
             entry_begin(&mut emitter, &name, self.mode, &mut self.body, out)
         };
         self.kernel = Some(KernelState {

@@ -474,11 +474,18 @@ impl<'k> KernelEmitter<'k> {
 
     /// `word` made of two 16-bit halves, the low one first.
     fn pack_halves(&mut self, out: &mut String, word: Temp, low: Src, high: Src) {
-        if let (Some(low), Some(high)) = (self.wide_param(low), self.wide_param(high)) {
+        let wide = |this: &mut Self, src| {
+            let index = this.entry_wide_index(src)?;
+            this.entry_wide_register(index)
+        };
+        if let (Some(_), Some(_)) = (self.entry_wide_index(low), self.entry_wide_index(high)) {
             // ptxas reads a test entry's parameters into uniform registers and moves them out
             // to pack their 16-bit halves; the zero-extended reads it packs where they are (a
             // relaxed v8.u16 store on sm_90: 19 SASS instructions against 25, llc's 20).
-            let (low, high) = (self.read_wide_param(low), self.read_wide_param(high));
+            let (low, high) = (wide(self, low), wide(self, high));
+            let (Some(low), Some(high)) = (low, high) else {
+                return;
+            };
             // Bytes 0-1 of the low half, then bytes 0-1 of the high one.
             let selector = Operand::Imm(0x5410);
             let operands = [
@@ -498,7 +505,7 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// Moves the halves of loaded words into the lanes of `result`; a test entry stores the
-    /// words themselves where the load is not skipped (`KernelEmitter::result_words`).
+    /// words themselves where the load is not skipped (`EntryIo::result_words`).
     fn unpack_words(
         &mut self,
         out: &mut String,
@@ -515,8 +522,8 @@ impl<'k> KernelEmitter<'k> {
             self.put_temp(out, register);
             out.push_str(";\n");
         }
-        if self.records_result_words && always {
-            self.result_words.insert(result, words);
+        if always {
+            self.entry_result_words(result, words);
         }
     }
 

@@ -1,17 +1,15 @@
 //! Registers: temporaries by class, the registers of values and their lanes, constants,
 //! operands, moves and one instruction line, and the declarations of what a kernel used.
 
-use std::collections::HashMap;
 use std::fmt::{self, Write};
 
-use atomir_ir::expand::{Expansion, PrimType, Var};
+use atomir_ir::expand::{Block, Expansion, PrimType, Var};
 use atomir_ir::{ElemType, Kernel, Scalar, ValueType};
 
-use atomir_ir::lower::{Fragment, FragmentResult, Namer, SpliceNames};
+use atomir_ir::lower::{Facts, Fragment, FragmentResult, Namer, SpliceNames};
 use atomir_ir::Inst;
 use smallvec::smallvec;
 
-use super::prim::float_sign_mask;
 use super::{
     mask, write_value, Class, KernelEmitter, MadeNames, Src, Temp, ValueNames, REGISTER_NAMES,
 };
@@ -34,23 +32,16 @@ impl<'k> KernelEmitter<'k> {
             target,
             kernel,
             counts: [0; 5],
-            zero_extended: Vec::new(),
+            facts: Facts::new(),
+            block: Block::from_u32(0),
             masked: Vec::new(),
-            known: Vec::new(),
-            offset_addresses: Vec::new(),
-            address_reads: Vec::new(),
-            consts: Vec::new(),
-            byte_shifted_out: Vec::new(),
-            wide_copies: Vec::new(),
             vars: Vec::new(),
             rmw: RmwForms::None,
             rmw_policy: None,
             names: ValueNames::Kernel(names),
             made: MadeNames::Kernel,
             spliced_result: None,
-            records_result_words: false,
-            result_words: HashMap::new(),
-            wide_params: Vec::new(),
+            entry: None,
             unpack_float_halves: false,
         }
     }
@@ -89,23 +80,16 @@ impl<'k> KernelEmitter<'k> {
             target,
             kernel,
             counts: [0; 5],
-            zero_extended: Vec::new(),
+            facts: Facts::new(),
+            block: Block::from_u32(0),
             masked: Vec::new(),
-            known: Vec::new(),
-            offset_addresses: Vec::new(),
-            address_reads: Vec::new(),
-            consts: Vec::new(),
-            byte_shifted_out: Vec::new(),
-            wide_copies: Vec::new(),
             vars: Vec::new(),
             rmw: RmwForms::None,
             rmw_policy: None,
             names: ValueNames::Kernel(Vec::new()),
             made: MadeNames::Kernel,
             spliced_result: None,
-            records_result_words: false,
-            result_words: HashMap::new(),
-            wide_params: Vec::new(),
+            entry: None,
             unpack_float_halves: false,
         }
     }
@@ -146,8 +130,11 @@ impl<'k> KernelEmitter<'k> {
 
     /// The memory operand of the address in `addr`.
     pub(super) fn memory_operand(&self, addr: Var, vars: &[Temp]) -> Address {
-        match self.offset_addresses[addr.as_u32() as usize] {
-            Some((base, bytes)) => Address { base, bytes },
+        match self.facts.folded_address(addr) {
+            Some((base, bytes)) => Address {
+                base: vars[base.as_u32() as usize],
+                bytes,
+            },
             None => Address {
                 base: vars[addr.as_u32() as usize],
                 bytes: 0,
@@ -337,7 +324,7 @@ impl<'k> KernelEmitter<'k> {
         expansion: &Expansion,
     ) -> Temp {
         let index = v.as_u32() as usize;
-        if expansion.vars[v] != PrimType::I8 || self.zero_extended[index] {
+        if expansion.vars[v] != PrimType::I8 || self.facts.zero_extended(v) {
             return vars[index];
         }
         if let Some(masked) = self.masked[index] {
@@ -387,5 +374,41 @@ pub(crate) fn value_class(ty: ValueType) -> (Class, usize) {
         ValueType::Ptr(_) => (Class::B64, 1),
         ValueType::Pred => (Class::Pred, 1),
         ValueType::Data(elem, shape) => (Class::of_bits(elem.bits()), shape.len()),
+    }
+}
+
+/// The sign bits of a float or packed-float type, or `None` for integers.
+fn float_sign_mask(ty: ElemType) -> Option<u128> {
+    match ty {
+        ElemType::F16 | ElemType::Bf16 => Some(0x8000),
+        ElemType::F32 => Some(0x8000_0000),
+        ElemType::F64 => Some(0x8000_0000_0000_0000),
+        ElemType::F16x2 | ElemType::Bf16x2 => Some(0x8000_8000),
+        _ => None,
+    }
+}
+
+impl<'k> KernelEmitter<'k> {
+    /// `-x` in a register: integer negation, or a flip of the sign bit(s) of a float.
+    pub(super) fn negate(&mut self, out: &mut String, src: Src, ty: ElemType) -> Temp {
+        let class = Class::of_bits(ty.bits());
+        let temp = self.temp(class);
+        match float_sign_mask(ty) {
+            Some(sign) => {
+                let _ = write!(out, "\txor.b{} ", class.bits());
+                self.put_temp(out, temp);
+                out.push_str(", ");
+                self.put(out, src);
+                let _ = writeln!(out, ", {sign:#x};");
+            }
+            None => {
+                let _ = write!(out, "\tneg.s{} ", class.bits());
+                self.put_temp(out, temp);
+                out.push_str(", ");
+                self.put(out, src);
+                out.push_str(";\n");
+            }
+        }
+        temp
     }
 }
