@@ -158,6 +158,7 @@ mod tests {
             scope: Scope::Block,
             space: AddressSpace::Global,
             result_used: op == AtomicOp::Load,
+            laxity: None,
         }
     }
 

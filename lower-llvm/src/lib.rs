@@ -312,6 +312,7 @@ mod tests {
             scope: Scope::Block,
             space: AddressSpace::Global,
             result_used: true,
+            laxity: None,
         };
         let module = Module {
             kernels: vec![cell.kernel()],
@@ -348,6 +349,7 @@ mod tests {
             scope,
             space: AddressSpace::Global,
             result_used: true,
+            laxity: None,
         }
     }
 

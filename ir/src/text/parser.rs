@@ -11,7 +11,8 @@ use crate::kernel::{
 };
 use crate::name_index::NameIndex;
 use crate::types::{
-    AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
+    AddressSpace, AtomicOp, CacheHint, ElemType, FloatLaxity, MemoryOrder, Scope, ValueType,
+    VectorShape,
 };
 use cranelift_entity::{EntityRef, SecondaryMap};
 
@@ -96,6 +97,7 @@ struct Opcode {
     scope: Scope,
     space: AddressSpace,
     hint: Option<CacheHint>,
+    laxity: Option<FloatLaxity>,
 }
 
 impl Opcode {
@@ -114,6 +116,7 @@ impl Opcode {
             scope: self.scope,
             space: self.space,
             hint: self.hint,
+            laxity: self.laxity,
             predicate,
             addr,
             operand,
@@ -218,16 +221,18 @@ enum Stage {
     Space,
     Shape,
     Type,
+    Laxity,
     Hint,
 }
 
 impl Stage {
-    const ALL: [Stage; 6] = [
+    const ALL: [Stage; 7] = [
         Stage::Order,
         Stage::Scope,
         Stage::Space,
         Stage::Shape,
         Stage::Type,
+        Stage::Laxity,
         Stage::Hint,
     ];
 
@@ -238,6 +243,7 @@ impl Stage {
             Stage::Space => "address space",
             Stage::Shape => "vector shape",
             Stage::Type => "element type",
+            Stage::Laxity => "float laxity",
             Stage::Hint => "cache hint",
         }
     }
@@ -253,6 +259,7 @@ impl Stage {
                 .map(|x| x.as_str())
                 .collect(),
             Stage::Type => ElemType::ALL.iter().map(|x| x.as_str()).collect(),
+            Stage::Laxity => FloatLaxity::ALL.iter().map(|x| x.as_str()).collect(),
             Stage::Hint => CacheHint::ALL.iter().map(|x| x.as_str()).collect(),
         }
     }
@@ -304,7 +311,7 @@ fn unknown_qualifier(text: &str) -> String {
     }
     format!(
         "unknown qualifier `{text}`; expected a memory order, scope, address space, vector shape \
-         (v2, v4, v8), element type or cache hint"
+         (v2, v4, v8), element type, float laxity (ftz, ieee2008) or cache hint"
     )
 }
 
@@ -901,6 +908,7 @@ impl<'a> Parser<'a> {
             scope: Scope::Device,
             space: AddressSpace::Generic,
             hint: None,
+            laxity: None,
         };
         let mut last: Option<(Stage, &str)> = None;
         let mut has_type = false;
@@ -924,6 +932,9 @@ impl<'a> Parser<'a> {
                 opcode.ty = ty;
                 has_type = true;
                 Stage::Type
+            } else if let Some(laxity) = FloatLaxity::from_name(segment) {
+                opcode.laxity = Some(laxity);
+                Stage::Laxity
             } else if let Some(hint) = CacheHint::from_name(segment) {
                 opcode.hint = Some(hint);
                 Stage::Hint
@@ -945,7 +956,7 @@ impl<'a> Parser<'a> {
                         loc,
                         format!(
                             "{} `{segment}` must come before {} `{previous_text}`; qualifiers go \
-                             in the order op, memory order, scope, space, shape, type, hint",
+                             in the order op, memory order, scope, space, shape, type, laxity, hint",
                             stage.noun(),
                             previous.noun()
                         ),
