@@ -6,8 +6,12 @@
 //! Facts (measured with ptxas 12.9 and 13.5, see `shared/reference/ptx-ptxas-legality-table.md`):
 //! - bitwise ops, `exch` and `cas` only spell `.b32/.b64` (`.b16` for cas, `.b128` for cas/exch);
 //! - `add.s64` does not exist (`add.u64` is the same bits); `inc`/`dec` only `.u32`;
-//! - no float `min`/`max` in scalar form; f16/bf16 min/max only as `.global` vectors, which
-//!   are not used: on an H100 two NaNs give a NaN other than the canonical one;
+//! - no float `min`/`max` in scalar form; f16/bf16 min/max only as `.global` vectors, used for
+//!   nodes of laxity `ieee2008` only: on an H100 two NaNs give a NaN other than the canonical
+//!   one, so an exact min/max takes the software form;
+//! - `add.f32` without `.noftz` flushes subnormals on `.global` (and generic addresses pointing
+//!   there): printed for an `ftz` node on those spaces, and for an exact one only where the
+//!   target has no `.noftz.f32` (before PTX ISA 9.4, the backend's `FlushSubnormals` property);
 //! - no 8-bit atomics; 16-bit only `cas.b16` and `add.noftz.f16/.bf16`;
 //! - vector forms only on `.global` or generic addresses; used on `.global` only, because the
 //!   PTX ISA allows a generic one only where the address points to `.global` (through a shared
@@ -21,8 +25,8 @@
 
 use atomir_ir::lower::{Access, FencePolicy, Plan};
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, Legality, Lowering, MemoryOrder, Refusal,
-    Rewrite, Scope, TypeClass, ValueType, VectorShape,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, FloatLaxity, Legality, Lowering,
+    MemoryOrder, Refusal, Rewrite, Scope, TypeClass, ValueType, VectorShape,
 };
 
 pub use crate::spell::{PtxRmw, PtxType};
@@ -371,17 +375,21 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
 /// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global`).
 ///
 /// Not on generic addresses: a generic vector `atom` is defined only where the address points
-/// to `.global`, and a generic address may point to shared memory. Not for float min/max: the
-/// native f16/bf16 vector min/max give a NaN other than `semantics::canonical_nan` for two
-/// NaNs, so it is not exact; the elements take the software min/max instead.
+/// to `.global`, and a generic address may point to shared memory. Float min/max only for a
+/// node of laxity `ieee2008`: the native f16/bf16 vector min/max give a NaN other than
+/// `semantics::canonical_nan` for two NaNs, which an exact node does not allow; its elements
+/// take the software min/max instead.
 fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
     use VectorShape::*;
     if !target.has(Feature::Vector) || node.space != AddressSpace::Global {
         return None;
     }
+    let nan_loose = node.laxity == Some(FloatLaxity::Ieee2008MinMax);
     let op = match node.op {
         AtomicOp::Add | AtomicOp::Sub => PtxRmw::Add,
+        AtomicOp::Min if nan_loose => PtxRmw::Min,
+        AtomicOp::Max if nan_loose => PtxRmw::Max,
         _ => return None,
     };
     let allowed = match (node.ty, node.shape) {
@@ -408,6 +416,20 @@ fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
         },
         retyped: false,
     })
+}
+
+/// `op` as printed for `node`: an f32 add without `.noftz` where the node is `ftz` and its
+/// address may be global memory (the only memory where the plain form flushes; elsewhere the
+/// node's exact form is printed, which is the plain one on shared memory anyway).
+fn with_node_laxity(op: PtxOp, node: &AtomicNode) -> PtxOp {
+    let flushes = node.laxity == Some(FloatLaxity::MayFlushSubnormals)
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+        && op.op == PtxRmw::Add
+        && op.ty == PtxType::F32;
+    PtxOp {
+        noftz: op.noftz && !flushes,
+        ..op
+    }
 }
 
 /// The packed form of a scalar f16/bf16 add or sub where the client opted into it and the
@@ -621,6 +643,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     };
     let form = match native {
         Some(Native { mut op, retyped }) => {
+            op = with_node_laxity(op, node);
             note_native(&mut legality, node, op, retyped);
             op.reduction = reduction_allowed(node) && op.op.has_reduction();
             op = op.hinted(hint);
@@ -652,6 +675,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
                     (Lowering::MaskedOp, Some(op))
                 }
                 (None, Some(Native { op, retyped })) => {
+                    let op = with_node_laxity(op, node);
                     note_native(&mut legality, node, op, retyped);
                     (Lowering::Native, Some(op))
                 }
