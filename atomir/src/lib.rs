@@ -370,10 +370,10 @@ pub use atomir_ir::lower::{
 pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
     text, verify, AddressSpace, AsNode, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint,
-    Constant, Diagnostic, ElemType, Fence, Inst, InstData, Kernel, Legality, LowerError,
-    LowerOptions, LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param, Predicate,
-    Refusal, Rewrite, RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass, Value,
-    ValueData, ValueDef, ValueType, VectorList, VectorShape, Verdict, WriteError,
+    Constant, Diagnostic, ElemType, Fence, FloatLaxity, Inst, InstData, Kernel, Legality,
+    LowerError, LowerOptions, LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param,
+    Predicate, Refusal, Rewrite, RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass,
+    Value, ValueData, ValueDef, ValueType, VectorList, VectorShape, Verdict, WriteError,
 };
 pub use atomir_ir::{GenericParams, InstLowering, KernelTag, OnRefusal};
 /// The id maps and small vectors that appear in the IR's public types.

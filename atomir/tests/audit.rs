@@ -1,4 +1,5 @@
-//! The audit on seeded weakenings: for each kind (order, scope, flushed subnormals, NaN rule,
+//! The audit on seeded weakenings: for each kind (order, scope, flushed subnormals, NaN rule
+//! changed or loosened,
 //! a split whose elements lost their order, a dropped fence) a PTX that keeps the IR's meaning
 //! is clean, and the same PTX with the one weakening seeded is caught as exactly that.
 
@@ -176,6 +177,61 @@ fn a_changed_nan_rule_is_caught() {
         [Weakening::NanRule {
             ir_propagates: false
         }]
+    );
+}
+
+/// IR `fmax` (IEEE 754-2008 maxNum, laxity `ieee2008`) is kept by PTX's `.noftz` f16/bf16
+/// vector max and by an exact max; an exact IR max (`fmaximumnum`) carried by the `.noftz` max
+/// has its NaN rule loosened.
+#[test]
+fn a_loosened_nan_rule_is_caught() {
+    let lanes = |prefix: &str| {
+        let names: Vec<String> = (0..8).map(|i| format!("%{prefix}{i}")).collect();
+        format!("{{{}}}", names.join(", "))
+    };
+    let native = format!(
+        ".reg .b16 %h<9>;
+.reg .b16 %g<9>;
+atom.relaxed.gpu.global.max.noftz.v8.bf16 {}, [%rd1], {};",
+        lanes("h"),
+        lanes("g")
+    );
+    let with = |keyword: &str| {
+        format!(
+            "  %o = atomicrmw elementwise {keyword} ptr addrspace(1) %p, <8 x bfloat> %w syncscope(\"device\") monotonic, align 16"
+        )
+    };
+    let ir_with_vector =
+        |body: &str| ir(body).replace("<4 x float> %v", "<4 x float> %v, <8 x bfloat> %w");
+    let judged = |keyword: &str| {
+        let report = audit(
+            &ir_with_vector(&with(keyword)),
+            &ptx(&native),
+            Default::default(),
+        );
+        assert!(report.ir_errors.is_empty(), "{:?}", report.ir_errors);
+        assert!(report.ptx_errors.is_empty(), "{:?}", report.ptx_errors);
+        report
+            .entries
+            .into_iter()
+            .map(|e| e.verdict)
+            .collect::<Vec<_>>()
+    };
+    for verdict in judged("fmax") {
+        assert!(
+            matches!(verdict, Verdict::Kept | Verdict::Strengthened(_)),
+            "{verdict:?}"
+        );
+    }
+    let loosened = judged("fmaximumnum");
+    assert!(!loosened.is_empty());
+    for verdict in loosened {
+        assert_eq!(verdict, Verdict::Weakened(vec![Weakening::NanLoosened]));
+    }
+    // An IR fmax carried by an exact max (a CAS loop of max.f32) is kept.
+    assert_kept(
+        "  %o = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope(\"device\") monotonic, align 4",
+        &loop_with("max.f32"),
     );
 }
 

@@ -330,6 +330,7 @@ mod tests {
             scope,
             space: atomir_ir::AddressSpace::Global,
             result_used: true,
+            laxity: None,
         };
         let gpu = "\tatom.global.add.u32 %r1, [%rd1], %r2;\n";
         let sys = "\tatom.relaxed.sys.global.add.u32 %r1, [%rd1], %r2;\n";

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use atomir::fix::{fix_module, Fixed};
-use atomir::llvm::read::{self, LlAtomic, NanRule, ReadOptions, Reading};
+use atomir::llvm::read::{self, LlAtomic, ReadOptions, Reading};
 use atomir::{Backend, Diagnostic, Node, Target};
 
 use crate::porting::{outcome, Porting, Row};
@@ -37,9 +37,6 @@ fn notes(atomic: &LlAtomic) -> Vec<&'static str> {
         }
     }
     if let Some(access) = &atomic.access {
-        if access.nan_rule == NanRule::MinMaxNum {
-            notes.push("fmin/fmax: the node's min/max is one of the results minnum/maxnum allow");
-        }
         if access.whole_vector {
             notes.push("whole-vector atomicity: the node is atomic per element");
         }

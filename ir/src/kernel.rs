@@ -11,7 +11,8 @@ use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
 use std::fmt;
 
 use crate::types::{
-    AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
+    AddressSpace, AtomicOp, CacheHint, ElemType, FloatLaxity, MemoryOrder, Scope, ValueType,
+    VectorShape,
 };
 
 /// An SSA value: a kernel parameter or the result of an atomic instruction.
@@ -403,6 +404,9 @@ pub struct AtomicInst {
     pub space: AddressSpace,
     /// A cache-eviction hint; a target without it ignores it, recorded as a rewrite.
     pub hint: Option<CacheHint>,
+    /// The looser float results the access also allows (`None`: exactly its op's); only where
+    /// [`FloatLaxity::admits`] the op and type.
+    pub laxity: Option<FloatLaxity>,
     /// The guard, if the instruction is predicated: a failing predicate touches no memory and
     /// gives a zero result.
     pub predicate: Option<Predicate>,
@@ -437,6 +441,7 @@ impl AtomicInst {
             scope: Scope::Device,
             space: AddressSpace::Generic,
             hint: None,
+            laxity: None,
             predicate: None,
             addr,
             operand: None,

@@ -84,6 +84,6 @@ pub use lower::{
 pub use node::{AsNode, AtomicNode, Node};
 pub use rule::RuleId;
 pub use types::{
-    AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, TypeClass, ValueType,
-    VectorShape,
+    AddressSpace, AtomicOp, CacheHint, ElemType, FloatLaxity, MemoryOrder, Scope, TypeClass,
+    ValueType, VectorShape,
 };

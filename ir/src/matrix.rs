@@ -11,7 +11,9 @@ use crate::kernel::{AtomicInst, Fence, Kernel, Module, Operand, Scalar};
 use crate::legal::{Refusal, Strategy, Verdict};
 use crate::lower::{Backend, LowerOptions};
 use crate::node::{AtomicNode, Node};
-use crate::types::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, ValueType, VectorShape};
+use crate::types::{
+    AddressSpace, AtomicOp, ElemType, FloatLaxity, MemoryOrder, Scope, ValueType, VectorShape,
+};
 
 /// One cell of the lowering matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -30,6 +32,9 @@ pub struct Cell {
     pub space: AddressSpace,
     /// Whether the kernel uses the old value (`false`: a reduction).
     pub result_used: bool,
+    /// The looser float results the node allows; `None` in every cell of [`cells`], set in
+    /// those of [`lax_cells`].
+    pub laxity: Option<FloatLaxity>,
 }
 
 impl Cell {
@@ -39,6 +44,9 @@ impl Cell {
             && self.op.admits_order(self.order)
             && (self.result_used || !self.op.requires_result())
             && !(self.result_used && self.op.has_no_result())
+            && self
+                .laxity
+                .is_none_or(|laxity| laxity.admits(self.op, self.ty))
     }
 
     /// The cell's node: the pointer is in the cell's own space and the operand a parameter.
@@ -51,6 +59,7 @@ impl Cell {
             scope: self.scope,
             space: self.space,
             hint: None,
+            laxity: self.laxity,
             result_used: self.result_used,
             pointer_space: self.space,
             literal: None,
@@ -59,8 +68,11 @@ impl Cell {
 
     /// A stable identifier, also used as the kernel name.
     pub fn name(&self) -> String {
+        let laxity = self
+            .laxity
+            .map_or(String::new(), |laxity| format!("_{laxity}"));
         format!(
-            "{}_{}_{}_{}_{}_{}_{}",
+            "{}_{}_{}_{}_{}_{}{laxity}_{}",
             self.op,
             self.order,
             self.scope,
@@ -88,6 +100,7 @@ impl Cell {
         inst.order = self.order;
         inst.scope = self.scope;
         inst.space = self.space;
+        inst.laxity = self.laxity;
         inst.new_value = new_value;
         kernel.push(inst, self.result_used.then_some("r"));
         kernel
@@ -270,6 +283,7 @@ pub fn cells() -> impl Iterator<Item = Cell> {
                                     scope,
                                     space,
                                     result_used,
+                                    laxity: None,
                                 })
                             })
                         })
@@ -278,6 +292,23 @@ pub fn cells() -> impl Iterator<Item = Cell> {
             })
         })
         .filter(Cell::is_valid)
+}
+
+/// Every valid cell of a lax node ([`FloatLaxity`]): each cell of [`cells`] whose op and type
+/// a laxity is defined on, with that laxity. Not part of [`all_cells`], the matrix the reports
+/// show (a lax node is carried as its exact form or by the native instruction with its
+/// results); the read round trips cover them, since the native forms of a lax node are what
+/// the readers read.
+pub fn lax_cells() -> impl Iterator<Item = Cell> {
+    cells().flat_map(|cell| {
+        FloatLaxity::ALL
+            .iter()
+            .filter(move |laxity| laxity.admits(cell.op, cell.ty))
+            .map(move |&laxity| Cell {
+                laxity: Some(laxity),
+                ..cell
+            })
+    })
 }
 
 /// What one target does with one cell: the legality table's verdict and, when it accepts the

@@ -5,7 +5,8 @@
 use crate::kernel::{AtomicInst, Fence, Inst, InstData, Kernel, Operand, Scalar};
 use crate::semantics::width_mask;
 use crate::types::{
-    AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
+    AddressSpace, AtomicOp, CacheHint, ElemType, FloatLaxity, MemoryOrder, Scope, ValueType,
+    VectorShape,
 };
 
 /// Everything a legality table may read about one atomic instruction, as typed values.
@@ -25,6 +26,10 @@ pub struct AtomicNode {
     pub space: AddressSpace,
     /// A cache-eviction hint, which a target may drop (recorded as a rewrite).
     pub hint: Option<CacheHint>,
+    /// The looser float results the node also allows (`None`: exactly its op's). A target
+    /// carries a lax node by a native instruction with those results, or by the exact node's
+    /// code.
+    pub laxity: Option<FloatLaxity>,
     /// Whether the old value is used; `false` is a pure reduction.
     pub result_used: bool,
     /// The space of the pointer value the address comes from: the node's own space, or a more
@@ -48,6 +53,7 @@ impl AtomicNode {
             scope: Scope::Device,
             space: AddressSpace::Generic,
             hint: None,
+            laxity: None,
             result_used: false,
             pointer_space: AddressSpace::Generic,
             literal: None,
@@ -83,6 +89,7 @@ impl AtomicNode {
             scope: inst.scope,
             space: inst.space,
             hint: inst.hint,
+            laxity: inst.laxity,
             result_used: inst.result.is_some(),
             pointer_space: inst.space,
             literal: None,
@@ -178,6 +185,8 @@ impl Node {
                     ))
                 } else if op.has_no_result() && node.result_used {
                     Some(format!("a {op} returns nothing"))
+                } else if let Some(laxity) = node.laxity.filter(|lax| !lax.admits(op, ty)) {
+                    Some(format!("`{laxity}` is not defined on {op}.{ty}"))
                 } else {
                     None
                 }

@@ -60,6 +60,10 @@
 //! global memory): every subnormal input and result of a float add/sub/min/max is replaced by a
 //! zero of the same sign. `exch` and `cas` never interpret the bits and are unaffected.
 //!
+//! A node with a [`FloatLaxity`] allows a set of results: the exact one above and the looser
+//! ones of its laxity ([`allows`]); code for it is right when every result it gives is in that
+//! set, so the exact code always is.
+//!
 //! [`apply`] is total: for a combination [`ElemType::supports`] rejects (the verifier refuses
 //! those) it reads the bits as an unsigned integer, so it never panics.
 //!
@@ -76,7 +80,7 @@ use smallvec::SmallVec;
 
 use crate::types::ElemType;
 #[cfg(feature = "semantics")]
-use crate::types::{AtomicOp, TypeClass};
+use crate::types::{AtomicOp, FloatLaxity, TypeClass};
 
 /// How float arithmetic treats subnormal numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -421,6 +425,69 @@ pub fn apply_vector(
             )
         })
         .collect()
+}
+
+#[cfg(feature = "semantics")]
+/// Whether `new` is among the new memory bits that ONE element of a node of laxity `laxity`
+/// (`None`: exact) may leave, the other arguments as for [`apply`]: the exact result (a NaN of
+/// a float add/sub compared by class, [`same_value`]), and what the laxity adds
+/// ([`FloatLaxity`]): for `ftz`, the result with every input and the result flushed; for
+/// `ieee2008`, any NaN where both operands are NaNs or one is a signalling NaN, and either
+/// zero where both operands are zeros. Packed types are judged lane by lane.
+#[allow(clippy::too_many_arguments)] // `apply`'s five arguments, the laxity and the result
+pub fn allows(
+    op: AtomicOp,
+    ty: ElemType,
+    laxity: Option<FloatLaxity>,
+    old: u128,
+    operand: u128,
+    new_value: u128,
+    mode: FloatMode,
+    new: u128,
+) -> bool {
+    if ty.is_packed() && !op.is_move() {
+        let lane = ty.lane_type();
+        let lane_mask = width_mask(lane.bits());
+        return (0..ty.lanes()).all(|index| {
+            let shift = index * lane.bits();
+            let [old, operand, new] = [old, operand, new].map(|bits| (bits >> shift) & lane_mask);
+            allows(op, lane, laxity, old, operand, 0, mode, new)
+        });
+    }
+    let new = new & width_mask(ty.bits());
+    let float_arithmetic = ty.is_float() && matches!(op, AtomicOp::Add | AtomicOp::Sub);
+    let gives =
+        |expected: u128| expected == new || (float_arithmetic && same_value(ty, expected, new));
+    if gives(apply_scalar(op, ty, old, operand, new_value, mode)) {
+        return true;
+    }
+    match laxity {
+        Some(laxity) if !laxity.admits(op, ty) => false,
+        None => false,
+        Some(FloatLaxity::MayFlushSubnormals) => gives(apply_scalar(
+            op,
+            ty,
+            old,
+            operand,
+            new_value,
+            FloatMode::FlushSubnormals,
+        )),
+        Some(FloatLaxity::Ieee2008MinMax) => {
+            let (a, b) = (by_mode(ty, old, mode), by_mode(ty, operand, mode));
+            let signalling = |bits| is_nan(ty, bits) && !is_quiet_nan(ty, bits);
+            let nan_allowed = (is_nan(ty, a) && is_nan(ty, b)) || signalling(a) || signalling(b);
+            let zero = |bits: u128| bits & width_mask(ty.bits() - 1) == 0;
+            (nan_allowed && is_nan(ty, new)) || (zero(a) && zero(b) && (new == a || new == b))
+        }
+    }
+}
+
+/// Whether `bits` is a quiet NaN of the scalar float type `ty` (the significand's top bit set).
+pub fn is_quiet_nan(ty: ElemType, bits: u128) -> bool {
+    match float_layout(ty) {
+        Some((_, significand)) => is_nan(ty, bits) && bits >> (significand - 1) & 1 == 1,
+        None => false,
+    }
 }
 
 /// Whether two results of type `ty` are the same value: identical bits, or (per lane for packed

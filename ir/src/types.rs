@@ -1,5 +1,5 @@
 //! The typed vocabulary of an atomic node: operation, element type, vector shape, memory order,
-//! scope, address space and cache hint.
+//! scope, address space, cache hint and float laxity.
 //!
 //! Every enum here has one canonical spelling, used by both the parser and the printer
 //! (`as_str` / `from_name`), so the text form cannot drift from the types.
@@ -448,6 +448,55 @@ spelled! {
         EvictNormal => "evict_normal",
         /// Do not keep the line; PTX prints it as `L2::evict_first`.
         NoAllocate => "no_allocate",
+    }
+}
+
+spelled! {
+    /// A looser float result an atomic allows, beside the exact one its op defines: the meaning
+    /// of a native instruction that is not exact (a node without one is exact).
+    ///
+    /// It is a property of the node, not a request: the node's meaning is the *set* of results
+    /// its op gives plus the ones the laxity admits, so the exact result is always among them.
+    /// Any target may carry a lax node by the exact node's code; a target may carry it by a
+    /// native instruction whose results lie in that set, and an exact node never by such an
+    /// instruction. [`crate::semantics::allows`] says which results are in the set.
+    ///
+    /// One laxity per node, each for the ops whose native forms have it
+    /// ([`FloatLaxity::admits`]): the flushing add and the 2008 min/max never meet on one op,
+    /// so a pair of flags would only add a combination no instruction means.
+    pub enum FloatLaxity {
+        /// Float add or sub that may flush subnormal inputs and result to a zero of the same
+        /// sign: each element's result is the IEEE one or the one computed with every input and
+        /// the result flushed ([`crate::semantics::FloatMode::FlushSubnormals`]). PTX
+        /// `atom`/`red` `.add.f32` without `.noftz` on global memory (or a generic address
+        /// pointing there) means this.
+        MayFlushSubnormals => "ftz",
+        /// Float min/max as IEEE 754-2008 minNum/maxNum: as the exact op, except that two NaN
+        /// operands give any NaN (any payload), a signalling NaN operand may give any NaN, and
+        /// zeros of opposite sign give either. LLVM's `atomicrmw fmin`/`fmax` (`llvm.minnum`/
+        /// `maxnum`) mean this, and so do PTX's `.noftz` f16/bf16 (vector, packed) min/max,
+        /// whose result for two NaNs is a NaN other than the canonical one and whose order of
+        /// -0 and +0 the PTX ISA leaves unstated.
+        Ieee2008MinMax => "ieee2008",
+    }
+}
+
+impl FloatLaxity {
+    /// Whether the laxity has a meaning for `op` on `ty`: [`FloatLaxity::MayFlushSubnormals`]
+    /// on float add and sub, [`FloatLaxity::Ieee2008MinMax`] on float min and max (packed
+    /// floats included).
+    pub const fn admits(self, op: AtomicOp, ty: ElemType) -> bool {
+        ty.is_float()
+            && match self {
+                FloatLaxity::MayFlushSubnormals => matches!(op, AtomicOp::Add | AtomicOp::Sub),
+                FloatLaxity::Ieee2008MinMax => matches!(op, AtomicOp::Min | AtomicOp::Max),
+            }
+    }
+
+    /// Whether a node of laxity `node` may be carried by code whose results are those of
+    /// laxity `code` (`None`: exact): the code's set of results must lie in the node's.
+    pub fn carries(code: Option<FloatLaxity>, node: Option<FloatLaxity>) -> bool {
+        code.is_none() || code == node
     }
 }
 

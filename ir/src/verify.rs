@@ -12,6 +12,7 @@
 //!   instruction accepts any N-bit value; a vector instruction takes a brace list of its length
 //!   or a value of its vector type; a literal fits the element type;
 //! - the op is meaningful on the element type ([`ElemType::supports`]);
+//! - a float laxity is one its op and type have ([`crate::FloatLaxity::admits`]);
 //! - a predicate is `pred`; an address is a pointer whose space agrees with the instruction's;
 //! - (a cache hint is valid on every access: it is a performance hint only, which a target
 //!   prints where it has a form for the node and otherwise leaves out, recording
@@ -414,6 +415,14 @@ impl<'k, 'e> Checker<'k, 'e> {
 
         if !inst.ty.supports(inst.op) {
             self.report(loc, Some(id), op_type_message(inst));
+        }
+
+        if let Some(laxity) = inst.laxity.filter(|lax| !lax.admits(inst.op, inst.ty)) {
+            let message = format!(
+                "{name} cannot be `{laxity}`: `ftz` is defined on float add and sub, `ieee2008` \
+                 on float min and max"
+            );
+            self.report(loc, Some(id), message);
         }
 
         if !inst.op.admits_order(inst.order) {

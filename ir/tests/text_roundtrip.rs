@@ -6,7 +6,7 @@ mod text_common;
 use text_common::DESIGN_EXAMPLE;
 
 use atomir_ir::kernel::{AtomicInst, InstData, Module, Predicate};
-use atomir_ir::matrix::all_cells;
+use atomir_ir::matrix::{all_cells, lax_cells};
 use atomir_ir::text::{parse, print};
 use atomir_ir::types::{AtomicOp, CacheHint, ElemType, ValueType, VectorShape};
 use atomir_ir::{AddressSpace, MemoryOrder, Operand, Scalar, Scope};
@@ -121,6 +121,7 @@ fn shape_of(inst: &InstData) -> String {
                 a.scope,
                 a.space,
                 a.hint,
+                a.laxity,
                 a.operand.is_some(),
                 a.new_value.is_some(),
                 a.result.is_some()
@@ -130,12 +131,16 @@ fn shape_of(inst: &InstData) -> String {
     }
 }
 
-/// Every matrix cell (loads, stores and fences included), printed, parses back to the same
+/// Every matrix cell (loads, stores and fences included) and every lax cell, printed, parses back to the same
 /// instruction and prints identically.
 #[test]
 fn every_matrix_cell_round_trips() {
     let mut module = Module::default();
-    module.kernels.extend(all_cells().map(|cell| cell.kernel()));
+    module.kernels.extend(
+        all_cells()
+            .map(|cell| cell.kernel())
+            .chain(lax_cells().map(|cell| cell.kernel())),
+    );
     let count = module.kernels.len();
     assert!(count > 10_000);
     let printed = print(&module);

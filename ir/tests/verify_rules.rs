@@ -5,7 +5,7 @@ mod text_common;
 use text_common::DESIGN_EXAMPLE;
 
 use atomir_ir::kernel::{AtomicInst, Kernel, Module, Operand, Scalar, Value};
-use atomir_ir::matrix::all_cells;
+use atomir_ir::matrix::{all_cells, lax_cells, AnyCell};
 use atomir_ir::text::parse;
 use atomir_ir::types::{AtomicOp, ElemType, ValueType, VectorShape};
 use atomir_ir::verify::verify_kernel;
@@ -43,10 +43,37 @@ fn design_example_verifies() {
     assert_eq!(verify(&parse(DESIGN_EXAMPLE).unwrap()), Ok(()));
 }
 
+/// A float laxity only on the ops it is defined on, after the type and before the hint.
+#[test]
+fn float_laxity_rules() {
+    assert_clean("  atomic.add.relaxed.device.global.f32.ftz.evict_last [%a], %f\n");
+    assert_clean("  atomic.max.relaxed.device.global.v2.f32.ieee2008 [%a], %v\n");
+    assert_one(
+        "  atomic.max.relaxed.device.global.f32.ftz [%a], %f\n",
+        "2:3",
+        "cannot be `ftz`",
+    );
+    assert_one(
+        "  atomic.add.relaxed.device.global.u32.ieee2008 [%a], %x\n",
+        "2:3",
+        "cannot be `ieee2008`",
+    );
+    let misplaced = parse(&format!(
+        "{HEADER}  atomic.add.relaxed.device.global.ftz.f32 [%a], %f\n}}\n"
+    ))
+    .unwrap_err();
+    assert!(
+        misplaced[0]
+            .to_string()
+            .contains("must come before float laxity"),
+        "{misplaced:?}"
+    );
+}
+
 #[test]
 fn every_matrix_cell_verifies() {
     let mut count = 0;
-    for cell in all_cells() {
+    for cell in all_cells().chain(lax_cells().map(AnyCell::Access)) {
         let kernel = cell.kernel();
         assert_eq!(verify_kernel(&kernel), Ok(()), "{cell}");
         count += 1;

@@ -311,6 +311,7 @@ mod tests {
             scope: Scope::Block,
             space: AddressSpace::Global,
             result_used: true,
+            laxity: None,
         };
         let module = Module {
             kernels: vec![cell.kernel()],
@@ -347,6 +348,7 @@ mod tests {
             scope,
             space: AddressSpace::Global,
             result_used: true,
+            laxity: None,
         }
     }
 

@@ -165,9 +165,13 @@ const fn float_bytes(s: Scal) -> u32 {
 }
 
 /// The `atomicrmw` keyword of `op` on `ty`, from [`crate::spelling::RMW_OPS`]. The legality
-/// table never sends float min/max, cas, loads or stores here.
+/// table never sends cas, loads or stores here, and a float min/max only for a node of laxity
+/// `ieee2008` (an exact one is carried in software), which `fmin`/`fmax` mean.
 fn keyword(op: AtomicOp, ty: ElemType) -> &'static str {
-    crate::spelling::rmw_keyword(op, ty).unwrap_or("xchg")
+    let loose = Some(atomir_ir::FloatLaxity::Ieee2008MinMax);
+    crate::spelling::rmw_keyword(op, ty, None)
+        .or_else(|| crate::spelling::rmw_keyword(op, ty, loose))
+        .unwrap_or("xchg")
 }
 
 fn packed_lane(ty: ElemType) -> Scal {

@@ -2,7 +2,7 @@
 //! each in one two-way table: the printer writes from these tables and the reader
 //! ([`crate::read`]) reads by them, so what atomir prints is what it reads back.
 
-use atomir_ir::{AddressSpace, AtomicOp, ElemType, MemoryOrder, Scope, TypeClass};
+use atomir_ir::{AddressSpace, AtomicOp, ElemType, FloatLaxity, MemoryOrder, Scope, TypeClass};
 
 use crate::target::{Triple, STORAGE_BUFFER};
 
@@ -51,18 +51,6 @@ pub enum RmwClass {
     Any,
 }
 
-/// How an `atomicrmw` float min/max treats NaNs and signed zeros.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum NanRule {
-    /// Exactly atomir's rule for the op (IEEE 754-2019 minimum/maximum, or minimumNumber/
-    /// maximumNumber for `min`/`max`).
-    Exact,
-    /// LLVM's `fmin`/`fmax` (`llvm.minnum`/`maxnum`): a quiet NaN operand is ignored, but the
-    /// sign of a zero result and the result of a signalling NaN are left open. atomir's
-    /// `min`/`max` (minimumNumber/maximumNumber) is one of the results it allows.
-    MinMaxNum,
-}
-
 /// One `atomicrmw` operation keyword: the atomir op it is, the types it takes, its NaN rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RmwSpelling {
@@ -72,8 +60,9 @@ pub struct RmwSpelling {
     pub op: AtomicOp,
     /// The element types it takes.
     pub class: RmwClass,
-    /// How it treats NaNs; [`NanRule::MinMaxNum`] keywords are read, never printed.
-    pub nan_rule: NanRule,
+    /// The looser float results it allows: `fmin`/`fmax` are `llvm.minnum`/`maxnum`, IEEE
+    /// 754-2008 minNum/maxNum ([`FloatLaxity::Ieee2008MinMax`]); every other keyword is exact.
+    pub laxity: Option<FloatLaxity>,
 }
 
 const fn rmw(keyword: &'static str, op: AtomicOp, class: RmwClass) -> RmwSpelling {
@@ -81,7 +70,7 @@ const fn rmw(keyword: &'static str, op: AtomicOp, class: RmwClass) -> RmwSpellin
         keyword,
         op,
         class,
-        nan_rule: NanRule::Exact,
+        laxity: None,
     }
 }
 
@@ -101,11 +90,11 @@ pub const RMW_OPS: [RmwSpelling; 23] = [
     rmw("fadd", AtomicOp::Add, RmwClass::Float),
     rmw("fsub", AtomicOp::Sub, RmwClass::Float),
     RmwSpelling {
-        nan_rule: NanRule::MinMaxNum,
+        laxity: Some(FloatLaxity::Ieee2008MinMax),
         ..rmw("fmax", AtomicOp::Max, RmwClass::Float)
     },
     RmwSpelling {
-        nan_rule: NanRule::MinMaxNum,
+        laxity: Some(FloatLaxity::Ieee2008MinMax),
         ..rmw("fmin", AtomicOp::Min, RmwClass::Float)
     },
     rmw("uinc_wrap", AtomicOp::Inc, RmwClass::Unsigned),
@@ -135,12 +124,18 @@ impl RmwClass {
     }
 }
 
-/// The keyword atomir prints for `op` on `ty`: the first exact entry of [`RMW_OPS`] that takes
-/// the type. `None` for an op `atomicrmw` does not have (cas, load, store).
-pub fn rmw_keyword(op: AtomicOp, ty: ElemType) -> Option<&'static str> {
+/// The keyword atomir prints for `op` on `ty` of laxity `laxity`: the first entry of
+/// [`RMW_OPS`] that takes the type and has exactly that laxity. `None` for an op `atomicrmw`
+/// does not have with that laxity (cas, load, store; an exact float min/max, which `fmin`/
+/// `fmax` would weaken).
+pub fn rmw_keyword(
+    op: AtomicOp,
+    ty: ElemType,
+    laxity: Option<FloatLaxity>,
+) -> Option<&'static str> {
     RMW_OPS
         .iter()
-        .find(|s| s.op == op && s.nan_rule == NanRule::Exact && s.class.prints(ty))
+        .find(|s| s.op == op && s.laxity == laxity && s.class.prints(ty))
         .map(|s| s.keyword)
 }
 
@@ -306,12 +301,30 @@ mod tests {
         for spelling in RMW_OPS {
             assert_eq!(rmw_from_keyword(spelling.keyword), Some(&spelling));
         }
-        assert_eq!(rmw_keyword(AtomicOp::Min, ElemType::S32), Some("min"));
-        assert_eq!(rmw_keyword(AtomicOp::Min, ElemType::U32), Some("umin"));
-        assert_eq!(rmw_keyword(AtomicOp::Add, ElemType::F32), Some("fadd"));
-        assert_eq!(rmw_keyword(AtomicOp::Add, ElemType::S64), Some("add"));
-        assert_eq!(rmw_keyword(AtomicOp::Exch, ElemType::F16), Some("xchg"));
-        assert_eq!(rmw_keyword(AtomicOp::Max, ElemType::F32), None);
-        assert_eq!(rmw_keyword(AtomicOp::Cas, ElemType::B32), None);
+        assert_eq!(rmw_keyword(AtomicOp::Min, ElemType::S32, None), Some("min"));
+        assert_eq!(
+            rmw_keyword(AtomicOp::Min, ElemType::U32, None),
+            Some("umin")
+        );
+        assert_eq!(
+            rmw_keyword(AtomicOp::Add, ElemType::F32, None),
+            Some("fadd")
+        );
+        assert_eq!(rmw_keyword(AtomicOp::Add, ElemType::S64, None), Some("add"));
+        assert_eq!(
+            rmw_keyword(AtomicOp::Exch, ElemType::F16, None),
+            Some("xchg")
+        );
+        assert_eq!(rmw_keyword(AtomicOp::Max, ElemType::F32, None), None);
+        let loose = Some(FloatLaxity::Ieee2008MinMax);
+        assert_eq!(
+            rmw_keyword(AtomicOp::Max, ElemType::F32, loose),
+            Some("fmax")
+        );
+        assert_eq!(
+            rmw_keyword(AtomicOp::Min, ElemType::F16, loose),
+            Some("fmin")
+        );
+        assert_eq!(rmw_keyword(AtomicOp::Cas, ElemType::B32, None), None);
     }
 }

@@ -19,6 +19,34 @@ fn atomic(node: &Node) -> atomir_ir::AtomicNode {
     }
 }
 
+/// `add.f32` without `.noftz` flushes subnormals on global memory (and generic addresses, which
+/// may point there), not on shared memory; `.noftz` f16/bf16 min/max give any NaN for two NaNs.
+#[test]
+fn loose_float_forms_read_as_their_laxity() {
+    let source = module(
+        "\tatom.global.add.f32 %f1, [%rd1], %f2;\n\
+         \tred.add.f32 [%rd1], %f2;\n\
+         \tatom.shared.add.f32 %f1, [buf], %f2;\n\
+         \tatom.global.add.noftz.f32 %f1, [%rd1], %f2;\n\
+         \tatom.global.v8.bf16.max.noftz {%rs1,%rs1,%rs1,%rs1,%rs1,%rs1,%rs1,%rs1}, [%rd1], {%rs2,%rs2,%rs2,%rs2,%rs2,%rs2,%rs2,%rs2};\n\
+         \tatom.global.v2.f16x2.min.noftz {%r1,%r2}, [%rd1], {%r3,%r4};\n",
+    );
+    let source = source.replace(".version 8.8", ".version 9.4");
+    let read = read_module(&source);
+    assert_eq!(read.errors, []);
+    let laxities: Vec<_> = read
+        .atomics
+        .iter()
+        .map(|a| atomic(&a.node).laxity)
+        .collect();
+    let (ftz, loose) = (
+        Some(atomir_ir::FloatLaxity::MayFlushSubnormals),
+        Some(atomir_ir::FloatLaxity::Ieee2008MinMax),
+    );
+    assert_eq!(laxities, [ftz, ftz, None, None, loose, loose]);
+    assert_eq!(atomic(&read.atomics[5].node).op, AtomicOp::Min);
+}
+
 #[test]
 fn nvcc_qualifier_orders_and_defaults() {
     let source = module(
@@ -186,7 +214,7 @@ fn bad_input_is_an_error_at_its_place_and_the_rest_is_read() {
          \tred.acquire.gpu.global.add.u32 [%rd1], %r1;\n\
          \tatom.global.add.u32 %r1, [%rd9], 1;\n\
          \tld.release.gpu.u32 %r1, [%rd1];\n\
-         \tatom.global.v8.bf16.max.noftz {%rs1,%rs1,%rs1,%rs1,%rs1,%rs1,%rs1,%rs1}, [%rd1], {%rs1,%rs1,%rs1,%rs1,%rs1,%rs1,%rs1,%rs1};\n\
+         \tatom.global.max.noftz.bf16 %rs1, [%rd1], %rs2;\n\
          \tmultimem.red.relaxed.gpu.global.add.u32 [%rd1], %r1;\n\
          \tred.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%rd1], %r1, [%rd2];\n\
          \tfence.proxy.async;\n\
@@ -209,7 +237,7 @@ fn bad_input_is_an_error_at_its_place_and_the_rest_is_read() {
         (21, 2, "`red` has no `.acquire`"),
         (22, 27, "`%rd9` is not a declared register"),
         (23, 2, "`ld.release` does not exist"),
-        (24, 2, "is not modelled: for two NaNs"),
+        (24, 2, "PTX has no `atom.max.bf16`"),
         (
             25,
             2,

@@ -5,8 +5,8 @@ use std::str::FromStr;
 
 use atomir::ir::node::Node;
 use atomir::{
-    AddressSpace, AtomicNode, AtomicOp, CacheHint, ElemType, Fence as IrFence, MemoryOrder, Scope,
-    VectorShape,
+    AddressSpace, AtomicNode, AtomicOp, CacheHint, ElemType, Fence as IrFence, FloatLaxity,
+    MemoryOrder, Scope, VectorShape,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -46,9 +46,10 @@ impl Atomic {
     #[new]
     #[pyo3(signature = (op, r#type, *, shape = Text::of("scalar"),
         order = Text::of("relaxed"), scope = Text::of("device"),
-        space = Text::of("generic"), result = false, hint = None, pointer_space = None),
+        space = Text::of("generic"), result = false, hint = None, pointer_space = None,
+        laxity = None),
         text_signature = "(op, type, *, shape='scalar', order='relaxed', scope='device', \
-            space='generic', result=False, hint=None, pointer_space=None)")]
+            space='generic', result=False, hint=None, pointer_space=None, laxity=None)")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         op: Text,
@@ -60,6 +61,7 @@ impl Atomic {
         result: bool,
         hint: Option<Text>,
         pointer_space: Option<Text>,
+        laxity: Option<Text>,
     ) -> PyResult<Self> {
         guarded(|| {
             let mut node = AtomicNode::new(
@@ -71,8 +73,10 @@ impl Atomic {
             node.scope = spelled::<Scope>(scope.get()?)?;
             node.space = spelled::<AddressSpace>(space.get()?)?;
             node.result_used = result;
-            let (hint, pointer_space) = (optional(hint)?, optional(pointer_space)?);
+            let (hint, pointer_space, laxity) =
+                (optional(hint)?, optional(pointer_space)?, optional(laxity)?);
             node.hint = hint.as_deref().map(spelled::<CacheHint>).transpose()?;
+            node.laxity = laxity.as_deref().map(spelled::<FloatLaxity>).transpose()?;
             node.pointer_space = match pointer_space.as_deref() {
                 Some(text) => spelled::<AddressSpace>(text)?,
                 None => node.space,
@@ -144,6 +148,12 @@ impl Atomic {
         self.node.hint.map(CacheHint::as_str)
     }
 
+    /// The looser float results the node also allows (`"ftz"`, `"ieee2008"`), or None: exact.
+    #[getter]
+    fn laxity(&self) -> Option<&'static str> {
+        self.node.laxity.map(FloatLaxity::as_str)
+    }
+
     /// Whether the old value is used.
     #[getter]
     fn result(&self) -> bool {
@@ -169,6 +179,10 @@ impl Atomic {
         }
         text.push('.');
         text.push_str(node.ty.as_str());
+        if let Some(laxity) = node.laxity {
+            text.push('.');
+            text.push_str(laxity.as_str());
+        }
         if let Some(hint) = node.hint {
             text.push('.');
             text.push_str(hint.as_str());
@@ -193,6 +207,9 @@ impl Atomic {
         }
         if node.pointer_space != node.space {
             text.push_str(&format!(", pointer_space='{}'", node.pointer_space));
+        }
+        if let Some(laxity) = node.laxity {
+            text.push_str(&format!(", laxity='{laxity}'"));
         }
         text.push(')');
         text

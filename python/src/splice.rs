@@ -310,6 +310,7 @@ fn push_atomic(
     inst.scope = node.scope;
     inst.space = node.space;
     inst.hint = node.hint;
+    inst.laxity = node.laxity;
     inst.operand = operands.first().copied();
     inst.new_value = operands.get(1).copied();
     if let Some(predicate) = &args.predicate {

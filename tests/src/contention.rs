@@ -40,6 +40,7 @@ impl Case {
             scope: Scope::Device,
             space: AddressSpace::Global,
             result_used: self.result_used,
+            laxity: None,
         }
     }
 

@@ -15,7 +15,7 @@ use std::process::Command;
 
 use atomir::audit::{audit, Report, Verdict, Weakening};
 use atomir::fix::fix_module;
-use atomir::llvm::read::{read, LlAtomic, NanRule, ReadOptions};
+use atomir::llvm::read::{read, LlAtomic, ReadOptions};
 use atomir::llvm::spelling;
 use atomir::{LlvmTarget, Target};
 use atomir_tests::llvm::{check_file, Codegen, LlvmTools};
@@ -78,13 +78,15 @@ fn describe(atomic: &LlAtomic) -> String {
     } else {
         String::new()
     };
+    let laxity = node
+        .laxity
+        .map_or(String::new(), |laxity| format!(".{laxity}"));
     let mut text = format!(
-        "{}.{}.{}.{}{shape}.{}",
+        "{}.{}.{}.{}{shape}.{}{laxity}",
         node.op, node.order, node.scope, node.space, node.ty
     );
     let flags = [
         (atomic.scope.one_address_space, "+one-as"),
-        (access.nan_rule == NanRule::MinMaxNum, "+maxnum"),
         (access.whole_vector, "+whole"),
         (access.weak, "+weak"),
         (access.volatile, "+volatile"),

@@ -25,6 +25,7 @@ fn cell(op: AtomicOp, ty: ElemType, scope: Scope, space: AddressSpace) -> Cell {
         scope,
         space,
         result_used: true,
+        laxity: None,
     }
 }
 

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use atomir::{
-    AtomicNode, AtomicOp, Backend, ElemType, MemoryOrder, Node, ReadAtomic, Scope, Target,
-    TypeClass, VectorShape,
+    AtomicNode, AtomicOp, Backend, ElemType, FloatLaxity, MemoryOrder, Node, ReadAtomic, Scope,
+    Target, TypeClass, VectorShape,
 };
 
 fn corpus() -> PathBuf {
@@ -70,7 +70,7 @@ fn line_count(text: &str) -> usize {
         .count()
 }
 
-/// One expected atomic: `op.order.scope[.shape].type` or `fence.order.scope`.
+/// One expected atomic: `op.order.scope[.shape].type[.laxity]` or `fence.order.scope`.
 #[derive(Debug)]
 struct Expected {
     op: String,
@@ -78,6 +78,7 @@ struct Expected {
     scope: Scope,
     shape: VectorShape,
     ty: String,
+    laxity: Option<FloatLaxity>,
 }
 
 /// Each kernel's expected atomics; an item may name alternatives (`a|b`), the forms the
@@ -101,7 +102,13 @@ fn expectations(source: &str) -> BTreeMap<String, Vec<Vec<Expected>>> {
 }
 
 fn parse_expected(item: &str) -> Expected {
-    let parts: Vec<&str> = item.trim().split('.').collect();
+    let mut parts: Vec<&str> = item.trim().split('.').collect();
+    let laxity = parts
+        .last()
+        .and_then(|last| FloatLaxity::from_name(last))
+        .inspect(|_| {
+            parts.pop();
+        });
     let order = MemoryOrder::from_name(parts[1]).expect("an order");
     let scope = Scope::from_name(parts[2]).expect("a scope");
     let (shape, ty) = match parts.len() {
@@ -118,6 +125,7 @@ fn parse_expected(item: &str) -> Expected {
         scope,
         shape,
         ty,
+        laxity,
     }
 }
 
@@ -216,6 +224,7 @@ fn match_one(
                 && node.scope == want.scope
                 && node.shape == want.shape
                 && type_matches(&want.ty, node.ty)
+                && node.laxity == want.laxity
         };
         if !node_ok(&node) {
             return Err(describe());

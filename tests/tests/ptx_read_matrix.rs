@@ -1,16 +1,18 @@
 //! The PTX reader against the whole lowering matrix: on every PTX architecture (each at its
 //! default ISA, and sm_90 at 9.4), every cell's code (native and rewritten forms) reads
 //! without an error; a native cell's code reads back to the cell's node or its documented
-//! equivalent, and re-lowering what was read gives the same instructions byte for byte.
+//! equivalent, and re-lowering what was read gives the same instructions byte for byte. The
+//! cells of lax nodes (`matrix::lax_cells`) are among them.
 //!
 //! One module per target holds every accepted cell as an `.entry` of its own (generic
 //! parameters left generic), so each target is one lowering and one read.
 
 use atomir::{
-    AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, GenericParams, LowerOptions, Lowering,
-    MemoryOrder, Module, Node, PtxIsa, PtxTarget, ReadAtomic, Scope, Sm, Target, TypeClass,
+    AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, FloatLaxity, GenericParams,
+    LowerOptions, Lowering, MemoryOrder, Module, Node, PtxIsa, PtxTarget, ReadAtomic, Scope, Sm,
+    Target, TypeClass,
 };
-use atomir_ir::matrix::{all_cells, AnyCell};
+use atomir_ir::matrix::{all_cells, lax_cells, AnyCell};
 
 /// Every architecture at its default ISA, and sm_90 at 9.4 (the exact f32 add), each with
 /// the cells it reads: all of them on sm_60, sm_70, sm_80, sm_90, sm_90@9.4 and sm_100 (the
@@ -38,7 +40,10 @@ fn targets() -> Vec<(PtxTarget, usize)> {
 /// atomic load or store is `.volatile` (relaxed, system scope); the cluster scope widens to
 /// the device before sm_90; sub reads as add (of the negated operand); an integer type reads
 /// as the type PTX spells (bits for bitwise ops, exch, cas, loads and stores; u64 for s64 add);
-/// a `.shared` cell reads as shared.
+/// a `.shared` cell reads as shared. A float laxity reads as the cell's or as a stronger one
+/// (never looser), except that an exact f32 add or sub reads as `ftz` on global and generic
+/// memory where the target has no `.noftz.f32` (the backend's documented `FlushSubnormals`
+/// property): the instruction it is printed as flushes there.
 fn equivalent(
     cell: &AtomicNode,
     read: &AtomicNode,
@@ -72,6 +77,12 @@ fn equivalent(
         || (cell.scope == Scope::Cluster && read.scope == Scope::Device && target.sm.number() < 90);
     let result_same =
         read.result_used == cell.result_used || (read.result_used && !cell.result_used);
+    let flushing_exact_add = cell.laxity.is_none()
+        && cell.ty == ElemType::F32
+        && matches!(cell.space, AddressSpace::Global | AddressSpace::Generic)
+        && !target.has(atomir::ptx::Feature::NoftzF32)
+        && read.laxity == Some(FloatLaxity::MayFlushSubnormals);
+    let laxity_same = FloatLaxity::carries(read.laxity, cell.laxity) || flushing_exact_add;
     op_same
         && ty_same
         && order_same
@@ -79,6 +90,7 @@ fn equivalent(
         && read.space == cell.space
         && read.shape == cell.shape
         && result_same
+        && laxity_same
 }
 
 /// The instruction `text` with its qualifiers in the reverse order, and (for `atom`/`red`, and
@@ -298,7 +310,9 @@ fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
 
 #[test]
 fn every_cell_reads_back_and_native_cells_relower_byte_for_byte() {
-    let cells: Vec<AnyCell> = all_cells().collect();
+    let cells: Vec<AnyCell> = all_cells()
+        .chain(lax_cells().map(AnyCell::Access))
+        .collect();
     let targets = targets();
     // The targets in turn on a few threads (each target is one lowering and one read).
     let next = std::sync::atomic::AtomicUsize::new(0);

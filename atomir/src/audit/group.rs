@@ -22,8 +22,8 @@ pub(crate) struct PtxPart {
     pub text: String,
     /// What it means.
     pub node: Node,
-    /// Whether it is an `atom.add.f32` without `.noftz`, which flushes subnormals on global
-    /// memory (and on a generic address that points there).
+    /// Whether it may flush subnormals: an `atom.add.f32` without `.noftz` on global memory
+    /// or a generic address (which may point there), as the reader reads it (laxity `ftz`).
     pub flushes: bool,
 }
 

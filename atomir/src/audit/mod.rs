@@ -6,9 +6,11 @@
 //! loop, integer min/max for a float min/max, a per-element split. Each is then
 //! [`Verdict::Kept`], [`Verdict::Strengthened`] or [`Verdict::Weakened`]: its order dropped or
 //! weaker (for a split, an element without the order), its scope narrower, an f32 add that now
-//! flushes subnormals (`atom.add.f32` without `.noftz` on global or generic memory), a NaN rule
-//! changed (a float min/max loop whose `min`/`max` propagates NaNs where the IR ignores them,
-//! or the reverse). An atomic that matches no shape is [`Verdict::Unmatched`], never guessed.
+//! flushes subnormals (`atom.add.f32` without `.noftz` on global or generic memory, read as
+//! laxity `ftz`, where the IR's add is exact), a NaN rule changed (a float min/max loop whose
+//! `min`/`max` propagates NaNs where the IR ignores them, or the reverse) or loosened (an exact
+//! IR min/max carried by a `.noftz` f16/bf16 min/max, read as laxity `ieee2008`; an IR
+//! `fmin`/`fmax` allows it). An atomic that matches no shape is [`Verdict::Unmatched`], never guessed.
 //!
 //! Matching follows each PTX function's branches ([`flow`]), so blocks that llc `-O2` laid out
 //! in another order than the IR's (a CAS loop after its exit, the arms of a branch swapped) are
@@ -81,6 +83,10 @@ pub enum Weakening {
         /// Whether the IR's op propagates NaNs (`fminimum`/`fmaximum`).
         ir_propagates: bool,
     },
+    /// A float min/max that gives the canonical NaN and orders -0 below +0 in the IR, carried
+    /// by a PTX min/max of IEEE 754-2008's looser rule (the `.noftz` f16/bf16 forms, read as
+    /// laxity `ieee2008`).
+    NanLoosened,
     /// An IR fence with no PTX fence where it stands.
     FenceDropped,
 }
@@ -107,6 +113,9 @@ impl fmt::Display for Weakening {
             ),
             Weakening::NanRule { ir_propagates: false } => f.write_str(
                 "NaN rule changed: the IR's op ignores a NaN operand, the PTX's min/max propagates it",
+            ),
+            Weakening::NanLoosened => f.write_str(
+                "NaN rule loosened: the IR's min/max gives the canonical NaN and orders -0 below +0, the PTX's .noftz min/max (IEEE 754-2008) need not",
             ),
             Weakening::FenceDropped => f.write_str("fence dropped: no PTX fence where it stands"),
         }
@@ -247,8 +256,7 @@ pub fn audit(ir_source: &str, ptx_source: &str, options: ReadOptions) -> Report 
                 .trim()
                 .to_string();
             let flushes = matches!(&read.node, Node::Atomic(n)
-                if n.op == atomir_ir::AtomicOp::Add && n.ty == atomir_ir::ElemType::F32)
-                && !text.contains(".noftz");
+                if n.laxity == Some(atomir_ir::FloatLaxity::MayFlushSubnormals));
             (
                 read.function.clone(),
                 PtxPart {

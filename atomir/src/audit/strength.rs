@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use atomir_ir::{AtomicNode, AtomicOp, MemoryOrder, Scope};
+use atomir_ir::{AtomicNode, AtomicOp, FloatLaxity, MemoryOrder, Scope};
 use atomir_llvm::read::LlAtomic;
 
 use super::flow::Flow;
@@ -145,14 +145,18 @@ fn judge(
         .access
         .as_ref()
         .is_some_and(|a| a.metadata.ignore_denormal_mode);
+    let carried_with = |laxity: FloatLaxity| {
+        group.carriers.iter().any(
+            |&i| matches!(&parts[i].node, atomir_ir::Node::Atomic(n) if n.laxity == Some(laxity)),
+        ) && !FloatLaxity::carries(Some(laxity), ir.laxity)
+    };
     let float_add = matches!(ir.op, AtomicOp::Add | AtomicOp::Sub) && ir.ty.is_float();
-    let flushed = group.carriers.iter().any(|&i| {
-        parts[i].flushes
-            && matches!(&parts[i].node, atomir_ir::Node::Atomic(n)
-                if matches!(n.space, atomir_ir::AddressSpace::Global | atomir_ir::AddressSpace::Generic))
-    });
-    if float_add && flushed && !ignores_denormals {
+    let flushed = group.carriers.iter().any(|&i| parts[i].flushes);
+    if float_add && flushed && !ignores_denormals && ir.laxity.is_none() {
         weakenings.push(Weakening::FlushesSubnormals);
+    }
+    if ir.ty.is_float() && carried_with(FloatLaxity::Ieee2008MinMax) {
+        weakenings.push(Weakening::NanLoosened);
     }
     if ir.ty.is_float() {
         let (propagates, ignores) = float_min_max((ptx_source, flow), from, parts, group);

@@ -466,3 +466,94 @@ fn unsupported_combinations_do_not_panic() {
     }
     assert_eq!(ap(And, F32, 0xffff_ffff, 0x3f80_0000), 0x3f80_0000);
 }
+
+#[test]
+fn laxity_sets_of_results() {
+    use crate::types::FloatLaxity::{Ieee2008MinMax, MayFlushSubnormals};
+    let smallest = 1u128;
+    let ftz = Some(MayFlushSubnormals);
+    // Exact add keeps the subnormal sum; the flushing one may give zero, nothing else.
+    assert!(allows(Add, F32, None, smallest, smallest, 0, Ieee, 2));
+    assert!(!allows(Add, F32, None, smallest, smallest, 0, Ieee, 0));
+    assert!(allows(Add, F32, ftz, smallest, smallest, 0, Ieee, 2));
+    assert!(allows(Add, F32, ftz, smallest, smallest, 0, Ieee, 0));
+    assert!(!allows(Add, F32, ftz, smallest, smallest, 0, Ieee, 1));
+    // A laxity the op does not have adds nothing.
+    assert!(!allows(Max, F32, ftz, smallest, smallest, 0, Ieee, 0));
+
+    let loose = Some(Ieee2008MinMax);
+    let (quiet, other_nan) = (F32_QNAN, F32_QNAN | 5);
+    // Two NaNs: exact max gives the canonical NaN only, the 2008 max any NaN.
+    assert!(allows(
+        Max,
+        F32,
+        None,
+        quiet,
+        other_nan,
+        0,
+        Ieee,
+        0x7fc0_0000
+    ));
+    assert!(!allows(
+        Max, F32, None, quiet, other_nan, 0, Ieee, other_nan
+    ));
+    assert!(allows(
+        Max, F32, loose, quiet, other_nan, 0, Ieee, other_nan
+    ));
+    assert!(!allows(Max, F32, loose, quiet, other_nan, 0, Ieee, F32_ONE));
+    // One quiet NaN is ignored either way; a signalling one may give a NaN under 2008 rules.
+    assert!(!allows(Max, F32, loose, quiet, F32_ONE, 0, Ieee, other_nan));
+    assert!(allows(
+        Max, F32, loose, F32_SNAN, F32_ONE, 0, Ieee, other_nan
+    ));
+    assert!(!allows(
+        Max, F32, None, F32_SNAN, F32_ONE, 0, Ieee, other_nan
+    ));
+    // -0 and +0 unordered under 2008 rules only.
+    let negative_zero = 0x8000_0000;
+    assert!(!allows(
+        Max,
+        F32,
+        None,
+        negative_zero,
+        0,
+        0,
+        Ieee,
+        negative_zero
+    ));
+    assert!(allows(
+        Max,
+        F32,
+        loose,
+        negative_zero,
+        0,
+        0,
+        Ieee,
+        negative_zero
+    ));
+    assert!(allows(Min, F32, loose, negative_zero, 0, 0, Ieee, 0));
+    // Packed: lane by lane (bf16x2 lanes: a two-NaN lane and an ordinary one).
+    let lanes = |high: u128, low: u128| high << 16 | low;
+    let (bf_one, bf_nan) = (0x3f80, 0x7fc1);
+    let got = lanes(0x7fc5, bf_one);
+    assert!(allows(
+        Max,
+        Bf16x2,
+        loose,
+        lanes(bf_nan, bf_one),
+        lanes(0x7fc3, 0),
+        0,
+        Ieee,
+        got
+    ));
+    assert!(!allows(
+        Max,
+        Bf16x2,
+        None,
+        lanes(bf_nan, bf_one),
+        lanes(0x7fc3, 0),
+        0,
+        Ieee,
+        got
+    ));
+}

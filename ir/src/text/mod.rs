@@ -5,7 +5,8 @@
 //!   %old = atomic.add.relaxed.device.global.u32 [%p], %x
 //! }
 //! ```
-//! `atomic.<op>[.<order>][.<scope>][.<space>][.v2|.v4|.v8].<type>[.<hint>]`; an omitted order is
+//! `atomic.<op>[.<order>][.<scope>][.<space>][.v2|.v4|.v8].<type>[.<laxity>][.<hint>]`
+//! (laxity: [`crate::FloatLaxity`], `ftz` or `ieee2008`); an omitted order is
 //! relaxed, scope device, space generic. The printer spells every qualifier out, so
 //! `print(parse(print(m)))` equals `print(m)`.
 

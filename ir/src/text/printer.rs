@@ -78,6 +78,9 @@ fn write_atomic(out: &mut String, kernel: &Kernel, inst: &AtomicInst) {
         let _ = write!(out, "{}.", inst.shape);
     }
     out.push_str(inst.ty.as_str());
+    if let Some(laxity) = inst.laxity {
+        let _ = write!(out, ".{laxity}");
+    }
     if let Some(hint) = inst.hint {
         let _ = write!(out, ".{hint}");
     }

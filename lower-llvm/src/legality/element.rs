@@ -6,7 +6,7 @@
 //! element's.
 
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, Lowering, Refusal, Scope, TypeClass,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, FloatLaxity, Lowering, Refusal, Scope, TypeClass,
 };
 
 use super::checks::nvptx_rmw_keeps_order;
@@ -40,6 +40,19 @@ pub(super) fn element_lowering(
         } else {
             loop_for(small)
         });
+    }
+
+    // rule llvm.fminmax-ieee2008: a float min/max of laxity `ieee2008` is `atomicrmw fmin/fmax`
+    // itself (minnum/maxnum, LLVM 15 on), which means exactly what it allows; llc expands it
+    // where the processor has no instruction. f32/f64 on nvptx64, amdgcn and x86-64, whose llc
+    // takes them at every version from 15; the others keep the exact node's form.
+    let ieee2008_native = node.laxity == Some(FloatLaxity::Ieee2008MinMax)
+        && matches!(op, AtomicOp::Min | AtomicOp::Max)
+        && matches!(ty, ElemType::F32 | ElemType::F64)
+        && target.major >= 15
+        && matches!(triple, Triple::Nvptx64 | Triple::Amdgcn | Triple::X86_64);
+    if ieee2008_native {
+        return Ok(Lowering::Native);
     }
 
     // Float min/max (fminimumnum/fmaximumnum are the same function) on 32/64 bits: the

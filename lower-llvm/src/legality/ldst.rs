@@ -157,6 +157,7 @@ mod tests {
             scope: Scope::Block,
             space: AddressSpace::Global,
             result_used: op == AtomicOp::Load,
+            laxity: None,
         }
     }
 

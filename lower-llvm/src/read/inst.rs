@@ -7,7 +7,7 @@ use atomir_ir::{AtomicOp, ElemType, MemoryOrder, VectorShape};
 
 use super::lex::{Kind, Token};
 use super::{AmdgpuMetadata, LlAccess, LlKind, LlType};
-use crate::spelling::{self, NanRule, RmwClass, SyncScope};
+use crate::spelling::{self, RmwClass, SyncScope};
 use crate::target::Triple;
 
 /// An instruction as read, before the reader adds where it is.
@@ -418,7 +418,7 @@ fn access(
         volatile: false,
         weak: false,
         whole_vector,
-        nan_rule: NanRule::Exact,
+        laxity: None,
         metadata: AmdgpuMetadata::default(),
     })
 }
@@ -494,7 +494,7 @@ fn rmw(cursor: &mut Cursor<'_>, triple: Triple) -> Parse<Parsed> {
     }
     access.operands.push(value);
     access.volatile = volatile;
-    access.nan_rule = spelled.nan_rule;
+    access.laxity = spelled.laxity;
     let scope = cursor.syncscope(triple)?;
     let order = cursor.ordering()?;
     cursor.trailer(Some(&mut access))?;

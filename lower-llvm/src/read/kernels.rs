@@ -121,6 +121,7 @@ fn push(
     inst.order = atomic.node_order();
     inst.scope = atomic.scope.scope;
     inst.space = access.space;
+    inst.laxity = access.laxity;
     inst.operand = first;
     inst.new_value = second;
     let has_result = match atomic.kind {

@@ -11,9 +11,12 @@
 //! [`Diagnostic`] at its line and column, never a guess; [`to_module`] turns what was read into
 //! atomir kernels, one per function.
 //!
+//! `fmin`/`fmax` (`llvm.minnum`/`maxnum`) read as `min`/`max` of laxity
+//! [`FloatLaxity::Ieee2008MinMax`], which allows what they allow (any NaN for two NaNs or a
+//! signalling one, either zero for -0 and +0), and print back as `fmin`/`fmax`.
+//!
 //! Where LLVM's meaning and the node's differ, the node is the stronger and [`LlAtomic`] says
-//! so: `fmin`/`fmax` leave the sign of a zero and signalling NaNs open ([`NanRule::MinMaxNum`];
-//! the node is atomir's `min`/`max`, one of the results they allow), a vector `atomicrmw`
+//! so: a vector `atomicrmw`
 //! without `elementwise` is one access of the whole vector ([`LlAccess::whole_vector`]; the
 //! node is atomic per element, except `<2 x half>`/`<2 x bfloat>`, which read as the packed
 //! `f16x2`/`bf16x2` word), AMDGPU's `-one-as` scopes order one address space
@@ -50,11 +53,11 @@ mod scan;
 use std::ops::Range;
 
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, Diagnostic, ElemType, Fence, MemoryOrder, SourceLoc,
-    VectorShape,
+    AddressSpace, AtomicNode, AtomicOp, Diagnostic, ElemType, Fence, FloatLaxity, MemoryOrder,
+    SourceLoc, VectorShape,
 };
 
-pub use crate::spelling::{NanRule, SyncScope};
+pub use crate::spelling::SyncScope;
 use crate::target::Triple;
 pub use kernels::{atomic_module, to_module, ReadKernels, ReadParam};
 pub use scan::read;
@@ -181,8 +184,9 @@ pub struct LlAccess {
     /// A vector access that LLVM makes atomic as a whole (no `elementwise`); the node is
     /// atomic per element.
     pub whole_vector: bool,
-    /// How a float min/max treats NaNs and signed zeros.
-    pub nan_rule: NanRule,
+    /// The looser float results its keyword allows (`fmin`/`fmax`: IEEE 754-2008 minNum/
+    /// maxNum), which the node carries.
+    pub laxity: Option<FloatLaxity>,
     /// The AMDGPU metadata attached.
     pub metadata: AmdgpuMetadata,
 }
@@ -250,6 +254,7 @@ impl LlAtomic {
         node.scope = self.scope.scope;
         node.space = access.space;
         node.pointer_space = access.space;
+        node.laxity = access.laxity;
         node.result_used = match self.kind {
             LlKind::Store => false,
             LlKind::Load => true,

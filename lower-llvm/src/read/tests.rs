@@ -69,7 +69,16 @@ fn reads_every_rmw_op() {
         );
     }
     let fmax = read_one(NV, "  %r = atomicrmw fmax ptr %p, float %x monotonic").unwrap();
-    assert_eq!(fmax.access.unwrap().nan_rule, NanRule::MinMaxNum);
+    assert_eq!(
+        fmax.node().unwrap().laxity,
+        Some(atomir_ir::FloatLaxity::Ieee2008MinMax)
+    );
+    let fmaximumnum = read_one(
+        NV,
+        "  %r = atomicrmw fmaximumnum ptr %p, float %x monotonic",
+    )
+    .unwrap();
+    assert_eq!(fmaximumnum.node().unwrap().laxity, None);
 }
 
 #[test]

@@ -6,8 +6,12 @@
 //! Facts (measured with ptxas 12.9 and 13.5, see `shared/reference/ptx-ptxas-legality-table.md`):
 //! - bitwise ops, `exch` and `cas` only spell `.b32/.b64` (`.b16` for cas, `.b128` for cas/exch);
 //! - `add.s64` does not exist (`add.u64` is the same bits); `inc`/`dec` only `.u32`;
-//! - no float `min`/`max` in scalar form; f16/bf16 min/max only as `.global` vectors, which
-//!   are not used: on an H100 two NaNs give a NaN other than the canonical one;
+//! - no float `min`/`max` in scalar form; f16/bf16 min/max only as `.global` vectors, used for
+//!   nodes of laxity `ieee2008` only: on an H100 two NaNs give a NaN other than the canonical
+//!   one, so an exact min/max takes the software form;
+//! - `add.f32` without `.noftz` flushes subnormals on `.global` (and generic addresses pointing
+//!   there): printed for an `ftz` node on those spaces, and for an exact one only where the
+//!   target has no `.noftz.f32` (before PTX ISA 9.4, the backend's `FlushSubnormals` property);
 //! - no 8-bit atomics; 16-bit only `cas.b16` and `add.noftz.f16/.bf16`;
 //! - vector forms only on `.global` or generic addresses; used on `.global` only, because the
 //!   PTX ISA allows a generic one only where the address points to `.global` (through a shared

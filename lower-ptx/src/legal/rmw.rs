@@ -4,8 +4,8 @@
 
 use atomir_ir::lower::FencePolicy;
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, MemoryOrder, Rewrite, Scope,
-    TypeClass, VectorShape,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, FloatLaxity, Legality, Lowering, MemoryOrder,
+    Rewrite, Scope, TypeClass, VectorShape,
 };
 
 use super::{
@@ -122,21 +122,39 @@ fn scalar_native(op: AtomicOp, ty: ElemType, target: PtxTarget) -> Option<Native
     })
 }
 
+/// `op` as printed for `node`: an f32 add without `.noftz` where the node is `ftz` and its
+/// address may be global memory (the only memory where the plain form flushes; elsewhere the
+/// node's exact form is printed, which is the plain one on shared memory anyway).
+fn with_node_laxity(op: PtxOp, node: &AtomicNode) -> PtxOp {
+    let flushes = node.laxity == Some(FloatLaxity::MayFlushSubnormals)
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+        && op.op == PtxRmw::Add
+        && op.ty == PtxType::F32;
+    PtxOp {
+        noftz: op.noftz && !flushes,
+        ..op
+    }
+}
+
 /// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global`).
 ///
 /// Not on generic addresses: a generic vector `atom` is defined only where the address points
-/// to `.global`, and a generic address may point to shared memory. Not for float min/max: the
-/// native f16/bf16 vector min/max give a NaN other than `semantics::canonical_nan` for two
-/// NaNs, so it is not exact; the elements take the software min/max instead.
+/// to `.global`, and a generic address may point to shared memory. Float min/max only for a
+/// node of laxity `ieee2008`: the native f16/bf16 vector min/max give a NaN other than
+/// `semantics::canonical_nan` for two NaNs, which an exact node does not allow; its elements
+/// take the software min/max instead.
 fn vector_native(node: &AtomicNode, target: PtxTarget) -> Option<Native> {
     use ElemType::*;
     use VectorShape::*;
     if !target.has(Feature::Vector) || node.space != AddressSpace::Global {
         return None;
     }
-    // Only add (and sub as the add of the negation) has vector forms.
+    let nan_loose = node.laxity == Some(FloatLaxity::Ieee2008MinMax);
+    // Add (and sub as the add of the negation) has vector forms, and min/max for NaN-loose nodes.
     let op = match rmw_of(node.op)? {
         PtxRmw::Add => PtxRmw::Add,
+        PtxRmw::Min if nan_loose => PtxRmw::Min,
+        PtxRmw::Max if nan_loose => PtxRmw::Max,
         PtxRmw::Inc
         | PtxRmw::Dec
         | PtxRmw::Min
@@ -352,6 +370,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
     };
     let form = match native {
         Some(Native { mut op, retyped }) => {
+            op = with_node_laxity(op, node);
             note_native(&mut legality, node, op, retyped);
             op.reduction = reduction_allowed(node) && op.op.has_reduction();
             op = op.hinted(hint);
@@ -383,6 +402,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
                     (Lowering::MaskedOp, Some(op))
                 }
                 (None, Some(Native { op, retyped })) => {
+                    let op = with_node_laxity(op, node);
                     note_native(&mut legality, node, op, retyped);
                     (Lowering::Native, Some(op))
                 }

@@ -123,6 +123,7 @@ pub(crate) fn kernel_and_registers(read: &ReadAtomic) -> (Kernel, Vec<String>) {
         scope: node.scope,
         space: node.space,
         hint: node.hint,
+        laxity: node.laxity,
         predicate,
         addr,
         operand,

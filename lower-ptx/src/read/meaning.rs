@@ -3,7 +3,8 @@
 //! registers against their declarations, and the atomir node built.
 
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, MemoryOrder, Node, Scope, VectorShape,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, FloatLaxity, MemoryOrder, Node, Scope,
+    VectorShape,
 };
 
 use super::decl::Declarations;
@@ -296,7 +297,7 @@ impl Reader<'_, '_, '_> {
                 "a vector `{name}` addresses `.global` (or a generic address pointing there) only"
             )));
         }
-        let (op, elem) =
+        let (op, elem, laxity) =
             rmw_meaning(op, ty, q.noftz, shape).map_err(|message| self.opcode_error(message))?;
         let operands = op.operand_count();
         let expected = usize::from(!reduction) + 1 + operands + usize::from(q.hint);
@@ -349,6 +350,7 @@ impl Reader<'_, '_, '_> {
         node.space = space;
         node.pointer_space = space;
         node.hint = hint;
+        node.laxity = laxity.filter(|laxity| flushes_in(*laxity, space));
         node.result_used = !reduction && values.result.iter().any(|lane| lane != "_");
         node.literal = uniform_literal(&values.operand, elem);
         Ok(Some((Node::Atomic(node), values)))
@@ -566,13 +568,23 @@ fn spellings<T: std::fmt::Display>(values: impl Iterator<Item = T>) -> String {
         .join(", ")
 }
 
-/// What `atom`/`red` `.op.type` means in atomir, or why PTX has no such instruction.
+/// Whether a laxity [`rmw_meaning`] gives holds in `space`: `atom.add.f32` flushes subnormals
+/// on `.global` memory only (PTX ISA, `atom`: "on shared memory [it] supports subnormal inputs
+/// and results"), so it is `ftz` on `.global` and generic addresses (which may point there) and
+/// exact on shared memory; the NaN rule of min/max holds everywhere.
+fn flushes_in(laxity: FloatLaxity, space: AddressSpace) -> bool {
+    laxity != FloatLaxity::MayFlushSubnormals
+        || matches!(space, AddressSpace::Global | AddressSpace::Generic)
+}
+
+/// What `atom`/`red` `.op.type` means in atomir (op, element type, and the laxity of its float
+/// results on global memory), or why PTX has no such instruction.
 fn rmw_meaning(
     op: PtxRmw,
     ty: PtxType,
     noftz: bool,
     shape: VectorShape,
-) -> Result<(AtomicOp, ElemType), String> {
+) -> Result<(AtomicOp, ElemType, Option<FloatLaxity>), String> {
     use PtxType::*;
     let half = matches!(ty, F16 | Bf16 | F16x2 | Bf16x2);
     let atomic_op = match op {
@@ -612,12 +624,14 @@ fn rmw_meaning(
     if noftz && !(half || (ty == F32 && op == PtxRmw::Add)) {
         return Err(format!("`.noftz` does not exist on `{op}.{ty}`"));
     }
-    if half && matches!(op, PtxRmw::Min | PtxRmw::Max) {
-        return Err(format!(
-            "`{op}.noftz.{ty}` is not modelled: for two NaNs it gives a NaN other than the canonical one, which atomir's `{op}` (maximumNumber/minimumNumber, canonical NaN) does not allow"
-        ));
-    }
-    Ok((atomic_op, ty.elem()))
+    // f16/bf16 min/max give a NaN other than the canonical one for two NaNs; `add.f32` without
+    // `.noftz` flushes subnormals (on global memory, see `flushes_in`).
+    let laxity = match op {
+        PtxRmw::Min | PtxRmw::Max if half => Some(FloatLaxity::Ieee2008MinMax),
+        PtxRmw::Add if ty == F32 && !noftz => Some(FloatLaxity::MayFlushSubnormals),
+        _ => None,
+    };
+    Ok((atomic_op, ty.elem(), laxity))
 }
 
 #[cfg(test)]
@@ -630,13 +644,38 @@ mod tests {
         assert!(rmw_meaning(PtxRmw::Add, PtxType::F16, false, VectorShape::Scalar).is_err());
         assert_eq!(
             rmw_meaning(PtxRmw::Add, PtxType::F16, true, VectorShape::Scalar),
-            Ok((AtomicOp::Add, ElemType::F16))
+            Ok((AtomicOp::Add, ElemType::F16, None))
         );
         assert_eq!(
             rmw_meaning(PtxRmw::Add, PtxType::F32, false, VectorShape::V4),
-            Ok((AtomicOp::Add, ElemType::F32))
+            Ok((
+                AtomicOp::Add,
+                ElemType::F32,
+                Some(FloatLaxity::MayFlushSubnormals)
+            ))
         );
-        assert!(rmw_meaning(PtxRmw::Max, PtxType::Bf16, true, VectorShape::V8).is_err());
+        assert_eq!(
+            rmw_meaning(PtxRmw::Add, PtxType::F32, true, VectorShape::Scalar),
+            Ok((AtomicOp::Add, ElemType::F32, None))
+        );
+        assert_eq!(
+            rmw_meaning(PtxRmw::Max, PtxType::Bf16, true, VectorShape::V8),
+            Ok((
+                AtomicOp::Max,
+                ElemType::Bf16,
+                Some(FloatLaxity::Ieee2008MinMax)
+            ))
+        );
+        assert!(rmw_meaning(PtxRmw::Max, PtxType::Bf16, false, VectorShape::V8).is_err());
+        assert!(rmw_meaning(PtxRmw::Max, PtxType::Bf16, true, VectorShape::Scalar).is_err());
+        assert!(flushes_in(
+            FloatLaxity::MayFlushSubnormals,
+            AddressSpace::Generic
+        ));
+        assert!(!flushes_in(
+            FloatLaxity::MayFlushSubnormals,
+            AddressSpace::Shared
+        ));
         assert!(rmw_meaning(PtxRmw::Exch, PtxType::B32, false, VectorShape::V2).is_err());
     }
 }

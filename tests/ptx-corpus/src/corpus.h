@@ -1,8 +1,10 @@
 // Kernels of the PTX corpus. K(name, "expect", T, statement): a kernel `name` whose body is
 // `statement` on `T *p`, `T v`, `T w`, with `i` the thread's index: the atomics address p[0]
 // (or the block's shared array), old values go to p[64 + i]; "expect" is what the body's
-// atomics mean, in order, as `op.order.scope.type` (`iN`: an integer or untyped N-bit type, the
-// signedness being immaterial to the op; `fence.order.scope`), `;`-separated. The corpus test
+// atomics mean, in order, as `op.order.scope.type[.laxity]` (`iN`: an integer or untyped N-bit
+// type, the signedness being immaterial to the op; `.ftz`: CUDA's float atomicAdd on global
+// memory is `atom.global.add.f32`, which the PTX ISA says flushes subnormals there;
+// `fence.order.scope`), `;`-separated. The corpus test
 // reads each kernel's PTX and compares.
 #pragma once
 #include <cuda/atomic>

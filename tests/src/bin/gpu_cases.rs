@@ -283,6 +283,7 @@ fn gpu_cells(backend: &PtxTarget) -> Vec<Cell> {
                             AddressSpace::Generic
                         },
                         result_used,
+                        laxity: None,
                     };
                     if !cell.is_valid() || (!result_used && !order_independent(&cell)) {
                         continue;

@@ -11,7 +11,8 @@ use crate::kernel::{
 };
 use crate::name_index::NameIndex;
 use crate::types::{
-    AddressSpace, AtomicOp, CacheHint, ElemType, MemoryOrder, Scope, ValueType, VectorShape,
+    AddressSpace, AtomicOp, CacheHint, ElemType, FloatLaxity, MemoryOrder, Scope, ValueType,
+    VectorShape,
 };
 use cranelift_entity::{EntityRef, SecondaryMap};
 

@@ -58,6 +58,7 @@ pub(super) struct Opcode {
     pub(super) scope: Scope,
     pub(super) space: AddressSpace,
     pub(super) hint: Option<CacheHint>,
+    pub(super) laxity: Option<FloatLaxity>,
 }
 
 impl Opcode {
@@ -76,6 +77,7 @@ impl Opcode {
             scope: self.scope,
             space: self.space,
             hint: self.hint,
+            laxity: self.laxity,
             predicate,
             addr,
             operand,
@@ -93,16 +95,18 @@ pub(super) enum Stage {
     Space,
     Shape,
     Type,
+    Laxity,
     Hint,
 }
 
 impl Stage {
-    pub(super) const ALL: [Stage; 6] = [
+    pub(super) const ALL: [Stage; 7] = [
         Stage::Order,
         Stage::Scope,
         Stage::Space,
         Stage::Shape,
         Stage::Type,
+        Stage::Laxity,
         Stage::Hint,
     ];
 
@@ -113,6 +117,7 @@ impl Stage {
             Stage::Space => "address space",
             Stage::Shape => "vector shape",
             Stage::Type => "element type",
+            Stage::Laxity => "float laxity",
             Stage::Hint => "cache hint",
         }
     }
@@ -128,6 +133,7 @@ impl Stage {
                 .map(|x| x.as_str())
                 .collect(),
             Stage::Type => ElemType::ALL.iter().map(|x| x.as_str()).collect(),
+            Stage::Laxity => FloatLaxity::ALL.iter().map(|x| x.as_str()).collect(),
             Stage::Hint => CacheHint::ALL.iter().map(|x| x.as_str()).collect(),
         }
     }
@@ -179,7 +185,7 @@ pub(super) fn unknown_qualifier(text: &str) -> String {
     }
     format!(
         "unknown qualifier `{text}`; expected a memory order, scope, address space, vector shape \
-         (v2, v4, v8), element type or cache hint"
+         (v2, v4, v8), element type, float laxity (ftz, ieee2008) or cache hint"
     )
 }
 
@@ -370,6 +376,7 @@ impl<'a> Parser<'a> {
             scope: Scope::Device,
             space: AddressSpace::Generic,
             hint: None,
+            laxity: None,
         };
         let mut last: Option<(Stage, &str)> = None;
         let mut has_type = false;
@@ -393,6 +400,9 @@ impl<'a> Parser<'a> {
                 opcode.ty = ty;
                 has_type = true;
                 Stage::Type
+            } else if let Some(laxity) = FloatLaxity::from_name(segment) {
+                opcode.laxity = Some(laxity);
+                Stage::Laxity
             } else if let Some(hint) = CacheHint::from_name(segment) {
                 opcode.hint = Some(hint);
                 Stage::Hint
@@ -414,7 +424,7 @@ impl<'a> Parser<'a> {
                         loc,
                         format!(
                             "{} `{segment}` must come before {} `{previous_text}`; qualifiers go \
-                             in the order op, memory order, scope, space, shape, type, hint",
+                             in the order op, memory order, scope, space, shape, type, laxity, hint",
                             stage.noun(),
                             previous.noun()
                         ),

@@ -819,101 +819,101 @@ entry:
   %r406 = atomicrmw fsub ptr addrspace(0) %p, double %d syncscope("agent") seq_cst, align 8
   ; expect: sub.seq_cst.system.generic.f64
   %r407 = atomicrmw fsub ptr addrspace(0) %p, double %d seq_cst, align 8
-  ; expect: max.relaxed.block.generic.f16+maxnum
+  ; expect: max.relaxed.block.generic.f16.ieee2008
   %r408 = atomicrmw fmax ptr addrspace(0) %p, half %hf syncscope("workgroup") monotonic, align 2
-  ; expect: max.acquire.device.generic.f16+one-as+maxnum
+  ; expect: max.acquire.device.generic.f16.ieee2008+one-as
   %r409 = atomicrmw fmax ptr addrspace(0) %p, half %hf syncscope("agent-one-as") acquire, align 2
-  ; expect: max.release.block.generic.f16+one-as+maxnum
+  ; expect: max.release.block.generic.f16.ieee2008+one-as
   %r410 = atomicrmw fmax ptr addrspace(0) %p, half %hf syncscope("workgroup-one-as") release, align 2
-  ; expect: max.acq_rel.system.generic.f16+maxnum
+  ; expect: max.acq_rel.system.generic.f16.ieee2008
   %r411 = atomicrmw fmax ptr addrspace(0) %p, half %hf acq_rel, align 2
-  ; expect: max.seq_cst.device.generic.f16+maxnum
+  ; expect: max.seq_cst.device.generic.f16.ieee2008
   %r412 = atomicrmw fmax ptr addrspace(0) %p, half %hf syncscope("agent") seq_cst, align 2
-  ; expect: max.seq_cst.system.generic.f16+maxnum
+  ; expect: max.seq_cst.system.generic.f16.ieee2008
   %r413 = atomicrmw fmax ptr addrspace(0) %p, half %hf seq_cst, align 2
-  ; expect: max.relaxed.block.generic.bf16+maxnum
+  ; expect: max.relaxed.block.generic.bf16.ieee2008
   %r414 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf syncscope("workgroup") monotonic, align 2
-  ; expect: max.acquire.device.generic.bf16+one-as+maxnum
+  ; expect: max.acquire.device.generic.bf16.ieee2008+one-as
   %r415 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf syncscope("agent-one-as") acquire, align 2
-  ; expect: max.release.block.generic.bf16+one-as+maxnum
+  ; expect: max.release.block.generic.bf16.ieee2008+one-as
   %r416 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf syncscope("workgroup-one-as") release, align 2
-  ; expect: max.acq_rel.system.generic.bf16+maxnum
+  ; expect: max.acq_rel.system.generic.bf16.ieee2008
   %r417 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf acq_rel, align 2
-  ; expect: max.seq_cst.device.generic.bf16+maxnum
+  ; expect: max.seq_cst.device.generic.bf16.ieee2008
   %r418 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf syncscope("agent") seq_cst, align 2
-  ; expect: max.seq_cst.system.generic.bf16+maxnum
+  ; expect: max.seq_cst.system.generic.bf16.ieee2008
   %r419 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf seq_cst, align 2
-  ; expect: max.relaxed.block.generic.f32+maxnum
+  ; expect: max.relaxed.block.generic.f32.ieee2008
   %r420 = atomicrmw fmax ptr addrspace(0) %p, float %f syncscope("workgroup") monotonic, align 4
-  ; expect: max.acquire.device.generic.f32+one-as+maxnum
+  ; expect: max.acquire.device.generic.f32.ieee2008+one-as
   %r421 = atomicrmw fmax ptr addrspace(0) %p, float %f syncscope("agent-one-as") acquire, align 4
-  ; expect: max.release.block.generic.f32+one-as+maxnum
+  ; expect: max.release.block.generic.f32.ieee2008+one-as
   %r422 = atomicrmw fmax ptr addrspace(0) %p, float %f syncscope("workgroup-one-as") release, align 4
-  ; expect: max.acq_rel.system.generic.f32+maxnum
+  ; expect: max.acq_rel.system.generic.f32.ieee2008
   %r423 = atomicrmw fmax ptr addrspace(0) %p, float %f acq_rel, align 4
-  ; expect: max.seq_cst.device.generic.f32+maxnum
+  ; expect: max.seq_cst.device.generic.f32.ieee2008
   %r424 = atomicrmw fmax ptr addrspace(0) %p, float %f syncscope("agent") seq_cst, align 4
-  ; expect: max.seq_cst.system.generic.f32+maxnum
+  ; expect: max.seq_cst.system.generic.f32.ieee2008
   %r425 = atomicrmw fmax ptr addrspace(0) %p, float %f seq_cst, align 4
-  ; expect: max.relaxed.block.generic.f64+maxnum
+  ; expect: max.relaxed.block.generic.f64.ieee2008
   %r426 = atomicrmw fmax ptr addrspace(0) %p, double %d syncscope("workgroup") monotonic, align 8
-  ; expect: max.acquire.device.generic.f64+one-as+maxnum
+  ; expect: max.acquire.device.generic.f64.ieee2008+one-as
   %r427 = atomicrmw fmax ptr addrspace(0) %p, double %d syncscope("agent-one-as") acquire, align 8
-  ; expect: max.release.block.generic.f64+one-as+maxnum
+  ; expect: max.release.block.generic.f64.ieee2008+one-as
   %r428 = atomicrmw fmax ptr addrspace(0) %p, double %d syncscope("workgroup-one-as") release, align 8
-  ; expect: max.acq_rel.system.generic.f64+maxnum
+  ; expect: max.acq_rel.system.generic.f64.ieee2008
   %r429 = atomicrmw fmax ptr addrspace(0) %p, double %d acq_rel, align 8
-  ; expect: max.seq_cst.device.generic.f64+maxnum
+  ; expect: max.seq_cst.device.generic.f64.ieee2008
   %r430 = atomicrmw fmax ptr addrspace(0) %p, double %d syncscope("agent") seq_cst, align 8
-  ; expect: max.seq_cst.system.generic.f64+maxnum
+  ; expect: max.seq_cst.system.generic.f64.ieee2008
   %r431 = atomicrmw fmax ptr addrspace(0) %p, double %d seq_cst, align 8
-  ; expect: min.relaxed.block.generic.f16+maxnum
+  ; expect: min.relaxed.block.generic.f16.ieee2008
   %r432 = atomicrmw fmin ptr addrspace(0) %p, half %hf syncscope("workgroup") monotonic, align 2
-  ; expect: min.acquire.device.generic.f16+one-as+maxnum
+  ; expect: min.acquire.device.generic.f16.ieee2008+one-as
   %r433 = atomicrmw fmin ptr addrspace(0) %p, half %hf syncscope("agent-one-as") acquire, align 2
-  ; expect: min.release.block.generic.f16+one-as+maxnum
+  ; expect: min.release.block.generic.f16.ieee2008+one-as
   %r434 = atomicrmw fmin ptr addrspace(0) %p, half %hf syncscope("workgroup-one-as") release, align 2
-  ; expect: min.acq_rel.system.generic.f16+maxnum
+  ; expect: min.acq_rel.system.generic.f16.ieee2008
   %r435 = atomicrmw fmin ptr addrspace(0) %p, half %hf acq_rel, align 2
-  ; expect: min.seq_cst.device.generic.f16+maxnum
+  ; expect: min.seq_cst.device.generic.f16.ieee2008
   %r436 = atomicrmw fmin ptr addrspace(0) %p, half %hf syncscope("agent") seq_cst, align 2
-  ; expect: min.seq_cst.system.generic.f16+maxnum
+  ; expect: min.seq_cst.system.generic.f16.ieee2008
   %r437 = atomicrmw fmin ptr addrspace(0) %p, half %hf seq_cst, align 2
-  ; expect: min.relaxed.block.generic.bf16+maxnum
+  ; expect: min.relaxed.block.generic.bf16.ieee2008
   %r438 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf syncscope("workgroup") monotonic, align 2
-  ; expect: min.acquire.device.generic.bf16+one-as+maxnum
+  ; expect: min.acquire.device.generic.bf16.ieee2008+one-as
   %r439 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf syncscope("agent-one-as") acquire, align 2
-  ; expect: min.release.block.generic.bf16+one-as+maxnum
+  ; expect: min.release.block.generic.bf16.ieee2008+one-as
   %r440 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf syncscope("workgroup-one-as") release, align 2
-  ; expect: min.acq_rel.system.generic.bf16+maxnum
+  ; expect: min.acq_rel.system.generic.bf16.ieee2008
   %r441 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf acq_rel, align 2
-  ; expect: min.seq_cst.device.generic.bf16+maxnum
+  ; expect: min.seq_cst.device.generic.bf16.ieee2008
   %r442 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf syncscope("agent") seq_cst, align 2
-  ; expect: min.seq_cst.system.generic.bf16+maxnum
+  ; expect: min.seq_cst.system.generic.bf16.ieee2008
   %r443 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf seq_cst, align 2
-  ; expect: min.relaxed.block.generic.f32+maxnum
+  ; expect: min.relaxed.block.generic.f32.ieee2008
   %r444 = atomicrmw fmin ptr addrspace(0) %p, float %f syncscope("workgroup") monotonic, align 4
-  ; expect: min.acquire.device.generic.f32+one-as+maxnum
+  ; expect: min.acquire.device.generic.f32.ieee2008+one-as
   %r445 = atomicrmw fmin ptr addrspace(0) %p, float %f syncscope("agent-one-as") acquire, align 4
-  ; expect: min.release.block.generic.f32+one-as+maxnum
+  ; expect: min.release.block.generic.f32.ieee2008+one-as
   %r446 = atomicrmw fmin ptr addrspace(0) %p, float %f syncscope("workgroup-one-as") release, align 4
-  ; expect: min.acq_rel.system.generic.f32+maxnum
+  ; expect: min.acq_rel.system.generic.f32.ieee2008
   %r447 = atomicrmw fmin ptr addrspace(0) %p, float %f acq_rel, align 4
-  ; expect: min.seq_cst.device.generic.f32+maxnum
+  ; expect: min.seq_cst.device.generic.f32.ieee2008
   %r448 = atomicrmw fmin ptr addrspace(0) %p, float %f syncscope("agent") seq_cst, align 4
-  ; expect: min.seq_cst.system.generic.f32+maxnum
+  ; expect: min.seq_cst.system.generic.f32.ieee2008
   %r449 = atomicrmw fmin ptr addrspace(0) %p, float %f seq_cst, align 4
-  ; expect: min.relaxed.block.generic.f64+maxnum
+  ; expect: min.relaxed.block.generic.f64.ieee2008
   %r450 = atomicrmw fmin ptr addrspace(0) %p, double %d syncscope("workgroup") monotonic, align 8
-  ; expect: min.acquire.device.generic.f64+one-as+maxnum
+  ; expect: min.acquire.device.generic.f64.ieee2008+one-as
   %r451 = atomicrmw fmin ptr addrspace(0) %p, double %d syncscope("agent-one-as") acquire, align 8
-  ; expect: min.release.block.generic.f64+one-as+maxnum
+  ; expect: min.release.block.generic.f64.ieee2008+one-as
   %r452 = atomicrmw fmin ptr addrspace(0) %p, double %d syncscope("workgroup-one-as") release, align 8
-  ; expect: min.acq_rel.system.generic.f64+maxnum
+  ; expect: min.acq_rel.system.generic.f64.ieee2008
   %r453 = atomicrmw fmin ptr addrspace(0) %p, double %d acq_rel, align 8
-  ; expect: min.seq_cst.device.generic.f64+maxnum
+  ; expect: min.seq_cst.device.generic.f64.ieee2008
   %r454 = atomicrmw fmin ptr addrspace(0) %p, double %d syncscope("agent") seq_cst, align 8
-  ; expect: min.seq_cst.system.generic.f64+maxnum
+  ; expect: min.seq_cst.system.generic.f64.ieee2008
   %r455 = atomicrmw fmin ptr addrspace(0) %p, double %d seq_cst, align 8
   ; expect: fmaximum.relaxed.block.generic.f16
   %r456 = atomicrmw fmaximum ptr addrspace(0) %p, half %hf syncscope("workgroup") monotonic, align 2
@@ -2043,101 +2043,101 @@ entry:
   %r406 = atomicrmw fsub ptr addrspace(1) %p, double %d syncscope("agent") seq_cst, align 8
   ; expect: sub.seq_cst.system.global.f64
   %r407 = atomicrmw fsub ptr addrspace(1) %p, double %d seq_cst, align 8
-  ; expect: max.relaxed.block.global.f16+maxnum
+  ; expect: max.relaxed.block.global.f16.ieee2008
   %r408 = atomicrmw fmax ptr addrspace(1) %p, half %hf syncscope("workgroup") monotonic, align 2
-  ; expect: max.acquire.device.global.f16+one-as+maxnum
+  ; expect: max.acquire.device.global.f16.ieee2008+one-as
   %r409 = atomicrmw fmax ptr addrspace(1) %p, half %hf syncscope("agent-one-as") acquire, align 2
-  ; expect: max.release.block.global.f16+one-as+maxnum
+  ; expect: max.release.block.global.f16.ieee2008+one-as
   %r410 = atomicrmw fmax ptr addrspace(1) %p, half %hf syncscope("workgroup-one-as") release, align 2
-  ; expect: max.acq_rel.system.global.f16+maxnum
+  ; expect: max.acq_rel.system.global.f16.ieee2008
   %r411 = atomicrmw fmax ptr addrspace(1) %p, half %hf acq_rel, align 2
-  ; expect: max.seq_cst.device.global.f16+maxnum
+  ; expect: max.seq_cst.device.global.f16.ieee2008
   %r412 = atomicrmw fmax ptr addrspace(1) %p, half %hf syncscope("agent") seq_cst, align 2
-  ; expect: max.seq_cst.system.global.f16+maxnum
+  ; expect: max.seq_cst.system.global.f16.ieee2008
   %r413 = atomicrmw fmax ptr addrspace(1) %p, half %hf seq_cst, align 2
-  ; expect: max.relaxed.block.global.bf16+maxnum
+  ; expect: max.relaxed.block.global.bf16.ieee2008
   %r414 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf syncscope("workgroup") monotonic, align 2
-  ; expect: max.acquire.device.global.bf16+one-as+maxnum
+  ; expect: max.acquire.device.global.bf16.ieee2008+one-as
   %r415 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf syncscope("agent-one-as") acquire, align 2
-  ; expect: max.release.block.global.bf16+one-as+maxnum
+  ; expect: max.release.block.global.bf16.ieee2008+one-as
   %r416 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf syncscope("workgroup-one-as") release, align 2
-  ; expect: max.acq_rel.system.global.bf16+maxnum
+  ; expect: max.acq_rel.system.global.bf16.ieee2008
   %r417 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf acq_rel, align 2
-  ; expect: max.seq_cst.device.global.bf16+maxnum
+  ; expect: max.seq_cst.device.global.bf16.ieee2008
   %r418 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf syncscope("agent") seq_cst, align 2
-  ; expect: max.seq_cst.system.global.bf16+maxnum
+  ; expect: max.seq_cst.system.global.bf16.ieee2008
   %r419 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf seq_cst, align 2
-  ; expect: max.relaxed.block.global.f32+maxnum
+  ; expect: max.relaxed.block.global.f32.ieee2008
   %r420 = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope("workgroup") monotonic, align 4
-  ; expect: max.acquire.device.global.f32+one-as+maxnum
+  ; expect: max.acquire.device.global.f32.ieee2008+one-as
   %r421 = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope("agent-one-as") acquire, align 4
-  ; expect: max.release.block.global.f32+one-as+maxnum
+  ; expect: max.release.block.global.f32.ieee2008+one-as
   %r422 = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope("workgroup-one-as") release, align 4
-  ; expect: max.acq_rel.system.global.f32+maxnum
+  ; expect: max.acq_rel.system.global.f32.ieee2008
   %r423 = atomicrmw fmax ptr addrspace(1) %p, float %f acq_rel, align 4
-  ; expect: max.seq_cst.device.global.f32+maxnum
+  ; expect: max.seq_cst.device.global.f32.ieee2008
   %r424 = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope("agent") seq_cst, align 4
-  ; expect: max.seq_cst.system.global.f32+maxnum
+  ; expect: max.seq_cst.system.global.f32.ieee2008
   %r425 = atomicrmw fmax ptr addrspace(1) %p, float %f seq_cst, align 4
-  ; expect: max.relaxed.block.global.f64+maxnum
+  ; expect: max.relaxed.block.global.f64.ieee2008
   %r426 = atomicrmw fmax ptr addrspace(1) %p, double %d syncscope("workgroup") monotonic, align 8
-  ; expect: max.acquire.device.global.f64+one-as+maxnum
+  ; expect: max.acquire.device.global.f64.ieee2008+one-as
   %r427 = atomicrmw fmax ptr addrspace(1) %p, double %d syncscope("agent-one-as") acquire, align 8
-  ; expect: max.release.block.global.f64+one-as+maxnum
+  ; expect: max.release.block.global.f64.ieee2008+one-as
   %r428 = atomicrmw fmax ptr addrspace(1) %p, double %d syncscope("workgroup-one-as") release, align 8
-  ; expect: max.acq_rel.system.global.f64+maxnum
+  ; expect: max.acq_rel.system.global.f64.ieee2008
   %r429 = atomicrmw fmax ptr addrspace(1) %p, double %d acq_rel, align 8
-  ; expect: max.seq_cst.device.global.f64+maxnum
+  ; expect: max.seq_cst.device.global.f64.ieee2008
   %r430 = atomicrmw fmax ptr addrspace(1) %p, double %d syncscope("agent") seq_cst, align 8
-  ; expect: max.seq_cst.system.global.f64+maxnum
+  ; expect: max.seq_cst.system.global.f64.ieee2008
   %r431 = atomicrmw fmax ptr addrspace(1) %p, double %d seq_cst, align 8
-  ; expect: min.relaxed.block.global.f16+maxnum
+  ; expect: min.relaxed.block.global.f16.ieee2008
   %r432 = atomicrmw fmin ptr addrspace(1) %p, half %hf syncscope("workgroup") monotonic, align 2
-  ; expect: min.acquire.device.global.f16+one-as+maxnum
+  ; expect: min.acquire.device.global.f16.ieee2008+one-as
   %r433 = atomicrmw fmin ptr addrspace(1) %p, half %hf syncscope("agent-one-as") acquire, align 2
-  ; expect: min.release.block.global.f16+one-as+maxnum
+  ; expect: min.release.block.global.f16.ieee2008+one-as
   %r434 = atomicrmw fmin ptr addrspace(1) %p, half %hf syncscope("workgroup-one-as") release, align 2
-  ; expect: min.acq_rel.system.global.f16+maxnum
+  ; expect: min.acq_rel.system.global.f16.ieee2008
   %r435 = atomicrmw fmin ptr addrspace(1) %p, half %hf acq_rel, align 2
-  ; expect: min.seq_cst.device.global.f16+maxnum
+  ; expect: min.seq_cst.device.global.f16.ieee2008
   %r436 = atomicrmw fmin ptr addrspace(1) %p, half %hf syncscope("agent") seq_cst, align 2
-  ; expect: min.seq_cst.system.global.f16+maxnum
+  ; expect: min.seq_cst.system.global.f16.ieee2008
   %r437 = atomicrmw fmin ptr addrspace(1) %p, half %hf seq_cst, align 2
-  ; expect: min.relaxed.block.global.bf16+maxnum
+  ; expect: min.relaxed.block.global.bf16.ieee2008
   %r438 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf syncscope("workgroup") monotonic, align 2
-  ; expect: min.acquire.device.global.bf16+one-as+maxnum
+  ; expect: min.acquire.device.global.bf16.ieee2008+one-as
   %r439 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf syncscope("agent-one-as") acquire, align 2
-  ; expect: min.release.block.global.bf16+one-as+maxnum
+  ; expect: min.release.block.global.bf16.ieee2008+one-as
   %r440 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf syncscope("workgroup-one-as") release, align 2
-  ; expect: min.acq_rel.system.global.bf16+maxnum
+  ; expect: min.acq_rel.system.global.bf16.ieee2008
   %r441 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf acq_rel, align 2
-  ; expect: min.seq_cst.device.global.bf16+maxnum
+  ; expect: min.seq_cst.device.global.bf16.ieee2008
   %r442 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf syncscope("agent") seq_cst, align 2
-  ; expect: min.seq_cst.system.global.bf16+maxnum
+  ; expect: min.seq_cst.system.global.bf16.ieee2008
   %r443 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf seq_cst, align 2
-  ; expect: min.relaxed.block.global.f32+maxnum
+  ; expect: min.relaxed.block.global.f32.ieee2008
   %r444 = atomicrmw fmin ptr addrspace(1) %p, float %f syncscope("workgroup") monotonic, align 4
-  ; expect: min.acquire.device.global.f32+one-as+maxnum
+  ; expect: min.acquire.device.global.f32.ieee2008+one-as
   %r445 = atomicrmw fmin ptr addrspace(1) %p, float %f syncscope("agent-one-as") acquire, align 4
-  ; expect: min.release.block.global.f32+one-as+maxnum
+  ; expect: min.release.block.global.f32.ieee2008+one-as
   %r446 = atomicrmw fmin ptr addrspace(1) %p, float %f syncscope("workgroup-one-as") release, align 4
-  ; expect: min.acq_rel.system.global.f32+maxnum
+  ; expect: min.acq_rel.system.global.f32.ieee2008
   %r447 = atomicrmw fmin ptr addrspace(1) %p, float %f acq_rel, align 4
-  ; expect: min.seq_cst.device.global.f32+maxnum
+  ; expect: min.seq_cst.device.global.f32.ieee2008
   %r448 = atomicrmw fmin ptr addrspace(1) %p, float %f syncscope("agent") seq_cst, align 4
-  ; expect: min.seq_cst.system.global.f32+maxnum
+  ; expect: min.seq_cst.system.global.f32.ieee2008
   %r449 = atomicrmw fmin ptr addrspace(1) %p, float %f seq_cst, align 4
-  ; expect: min.relaxed.block.global.f64+maxnum
+  ; expect: min.relaxed.block.global.f64.ieee2008
   %r450 = atomicrmw fmin ptr addrspace(1) %p, double %d syncscope("workgroup") monotonic, align 8
-  ; expect: min.acquire.device.global.f64+one-as+maxnum
+  ; expect: min.acquire.device.global.f64.ieee2008+one-as
   %r451 = atomicrmw fmin ptr addrspace(1) %p, double %d syncscope("agent-one-as") acquire, align 8
-  ; expect: min.release.block.global.f64+one-as+maxnum
+  ; expect: min.release.block.global.f64.ieee2008+one-as
   %r452 = atomicrmw fmin ptr addrspace(1) %p, double %d syncscope("workgroup-one-as") release, align 8
-  ; expect: min.acq_rel.system.global.f64+maxnum
+  ; expect: min.acq_rel.system.global.f64.ieee2008
   %r453 = atomicrmw fmin ptr addrspace(1) %p, double %d acq_rel, align 8
-  ; expect: min.seq_cst.device.global.f64+maxnum
+  ; expect: min.seq_cst.device.global.f64.ieee2008
   %r454 = atomicrmw fmin ptr addrspace(1) %p, double %d syncscope("agent") seq_cst, align 8
-  ; expect: min.seq_cst.system.global.f64+maxnum
+  ; expect: min.seq_cst.system.global.f64.ieee2008
   %r455 = atomicrmw fmin ptr addrspace(1) %p, double %d seq_cst, align 8
   ; expect: fmaximum.relaxed.block.global.f16
   %r456 = atomicrmw fmaximum ptr addrspace(1) %p, half %hf syncscope("workgroup") monotonic, align 2
@@ -3219,101 +3219,101 @@ entry:
   %r406 = atomicrmw fsub ptr addrspace(3) %p, double %d syncscope("agent") seq_cst, align 8
   ; expect: sub.seq_cst.system.shared.f64
   %r407 = atomicrmw fsub ptr addrspace(3) %p, double %d seq_cst, align 8
-  ; expect: max.relaxed.block.shared.f16+maxnum
+  ; expect: max.relaxed.block.shared.f16.ieee2008
   %r408 = atomicrmw fmax ptr addrspace(3) %p, half %hf syncscope("workgroup") monotonic, align 2
-  ; expect: max.acquire.device.shared.f16+one-as+maxnum
+  ; expect: max.acquire.device.shared.f16.ieee2008+one-as
   %r409 = atomicrmw fmax ptr addrspace(3) %p, half %hf syncscope("agent-one-as") acquire, align 2
-  ; expect: max.release.block.shared.f16+one-as+maxnum
+  ; expect: max.release.block.shared.f16.ieee2008+one-as
   %r410 = atomicrmw fmax ptr addrspace(3) %p, half %hf syncscope("workgroup-one-as") release, align 2
-  ; expect: max.acq_rel.system.shared.f16+maxnum
+  ; expect: max.acq_rel.system.shared.f16.ieee2008
   %r411 = atomicrmw fmax ptr addrspace(3) %p, half %hf acq_rel, align 2
-  ; expect: max.seq_cst.device.shared.f16+maxnum
+  ; expect: max.seq_cst.device.shared.f16.ieee2008
   %r412 = atomicrmw fmax ptr addrspace(3) %p, half %hf syncscope("agent") seq_cst, align 2
-  ; expect: max.seq_cst.system.shared.f16+maxnum
+  ; expect: max.seq_cst.system.shared.f16.ieee2008
   %r413 = atomicrmw fmax ptr addrspace(3) %p, half %hf seq_cst, align 2
-  ; expect: max.relaxed.block.shared.bf16+maxnum
+  ; expect: max.relaxed.block.shared.bf16.ieee2008
   %r414 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf syncscope("workgroup") monotonic, align 2
-  ; expect: max.acquire.device.shared.bf16+one-as+maxnum
+  ; expect: max.acquire.device.shared.bf16.ieee2008+one-as
   %r415 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf syncscope("agent-one-as") acquire, align 2
-  ; expect: max.release.block.shared.bf16+one-as+maxnum
+  ; expect: max.release.block.shared.bf16.ieee2008+one-as
   %r416 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf syncscope("workgroup-one-as") release, align 2
-  ; expect: max.acq_rel.system.shared.bf16+maxnum
+  ; expect: max.acq_rel.system.shared.bf16.ieee2008
   %r417 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf acq_rel, align 2
-  ; expect: max.seq_cst.device.shared.bf16+maxnum
+  ; expect: max.seq_cst.device.shared.bf16.ieee2008
   %r418 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf syncscope("agent") seq_cst, align 2
-  ; expect: max.seq_cst.system.shared.bf16+maxnum
+  ; expect: max.seq_cst.system.shared.bf16.ieee2008
   %r419 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf seq_cst, align 2
-  ; expect: max.relaxed.block.shared.f32+maxnum
+  ; expect: max.relaxed.block.shared.f32.ieee2008
   %r420 = atomicrmw fmax ptr addrspace(3) %p, float %f syncscope("workgroup") monotonic, align 4
-  ; expect: max.acquire.device.shared.f32+one-as+maxnum
+  ; expect: max.acquire.device.shared.f32.ieee2008+one-as
   %r421 = atomicrmw fmax ptr addrspace(3) %p, float %f syncscope("agent-one-as") acquire, align 4
-  ; expect: max.release.block.shared.f32+one-as+maxnum
+  ; expect: max.release.block.shared.f32.ieee2008+one-as
   %r422 = atomicrmw fmax ptr addrspace(3) %p, float %f syncscope("workgroup-one-as") release, align 4
-  ; expect: max.acq_rel.system.shared.f32+maxnum
+  ; expect: max.acq_rel.system.shared.f32.ieee2008
   %r423 = atomicrmw fmax ptr addrspace(3) %p, float %f acq_rel, align 4
-  ; expect: max.seq_cst.device.shared.f32+maxnum
+  ; expect: max.seq_cst.device.shared.f32.ieee2008
   %r424 = atomicrmw fmax ptr addrspace(3) %p, float %f syncscope("agent") seq_cst, align 4
-  ; expect: max.seq_cst.system.shared.f32+maxnum
+  ; expect: max.seq_cst.system.shared.f32.ieee2008
   %r425 = atomicrmw fmax ptr addrspace(3) %p, float %f seq_cst, align 4
-  ; expect: max.relaxed.block.shared.f64+maxnum
+  ; expect: max.relaxed.block.shared.f64.ieee2008
   %r426 = atomicrmw fmax ptr addrspace(3) %p, double %d syncscope("workgroup") monotonic, align 8
-  ; expect: max.acquire.device.shared.f64+one-as+maxnum
+  ; expect: max.acquire.device.shared.f64.ieee2008+one-as
   %r427 = atomicrmw fmax ptr addrspace(3) %p, double %d syncscope("agent-one-as") acquire, align 8
-  ; expect: max.release.block.shared.f64+one-as+maxnum
+  ; expect: max.release.block.shared.f64.ieee2008+one-as
   %r428 = atomicrmw fmax ptr addrspace(3) %p, double %d syncscope("workgroup-one-as") release, align 8
-  ; expect: max.acq_rel.system.shared.f64+maxnum
+  ; expect: max.acq_rel.system.shared.f64.ieee2008
   %r429 = atomicrmw fmax ptr addrspace(3) %p, double %d acq_rel, align 8
-  ; expect: max.seq_cst.device.shared.f64+maxnum
+  ; expect: max.seq_cst.device.shared.f64.ieee2008
   %r430 = atomicrmw fmax ptr addrspace(3) %p, double %d syncscope("agent") seq_cst, align 8
-  ; expect: max.seq_cst.system.shared.f64+maxnum
+  ; expect: max.seq_cst.system.shared.f64.ieee2008
   %r431 = atomicrmw fmax ptr addrspace(3) %p, double %d seq_cst, align 8
-  ; expect: min.relaxed.block.shared.f16+maxnum
+  ; expect: min.relaxed.block.shared.f16.ieee2008
   %r432 = atomicrmw fmin ptr addrspace(3) %p, half %hf syncscope("workgroup") monotonic, align 2
-  ; expect: min.acquire.device.shared.f16+one-as+maxnum
+  ; expect: min.acquire.device.shared.f16.ieee2008+one-as
   %r433 = atomicrmw fmin ptr addrspace(3) %p, half %hf syncscope("agent-one-as") acquire, align 2
-  ; expect: min.release.block.shared.f16+one-as+maxnum
+  ; expect: min.release.block.shared.f16.ieee2008+one-as
   %r434 = atomicrmw fmin ptr addrspace(3) %p, half %hf syncscope("workgroup-one-as") release, align 2
-  ; expect: min.acq_rel.system.shared.f16+maxnum
+  ; expect: min.acq_rel.system.shared.f16.ieee2008
   %r435 = atomicrmw fmin ptr addrspace(3) %p, half %hf acq_rel, align 2
-  ; expect: min.seq_cst.device.shared.f16+maxnum
+  ; expect: min.seq_cst.device.shared.f16.ieee2008
   %r436 = atomicrmw fmin ptr addrspace(3) %p, half %hf syncscope("agent") seq_cst, align 2
-  ; expect: min.seq_cst.system.shared.f16+maxnum
+  ; expect: min.seq_cst.system.shared.f16.ieee2008
   %r437 = atomicrmw fmin ptr addrspace(3) %p, half %hf seq_cst, align 2
-  ; expect: min.relaxed.block.shared.bf16+maxnum
+  ; expect: min.relaxed.block.shared.bf16.ieee2008
   %r438 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf syncscope("workgroup") monotonic, align 2
-  ; expect: min.acquire.device.shared.bf16+one-as+maxnum
+  ; expect: min.acquire.device.shared.bf16.ieee2008+one-as
   %r439 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf syncscope("agent-one-as") acquire, align 2
-  ; expect: min.release.block.shared.bf16+one-as+maxnum
+  ; expect: min.release.block.shared.bf16.ieee2008+one-as
   %r440 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf syncscope("workgroup-one-as") release, align 2
-  ; expect: min.acq_rel.system.shared.bf16+maxnum
+  ; expect: min.acq_rel.system.shared.bf16.ieee2008
   %r441 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf acq_rel, align 2
-  ; expect: min.seq_cst.device.shared.bf16+maxnum
+  ; expect: min.seq_cst.device.shared.bf16.ieee2008
   %r442 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf syncscope("agent") seq_cst, align 2
-  ; expect: min.seq_cst.system.shared.bf16+maxnum
+  ; expect: min.seq_cst.system.shared.bf16.ieee2008
   %r443 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf seq_cst, align 2
-  ; expect: min.relaxed.block.shared.f32+maxnum
+  ; expect: min.relaxed.block.shared.f32.ieee2008
   %r444 = atomicrmw fmin ptr addrspace(3) %p, float %f syncscope("workgroup") monotonic, align 4
-  ; expect: min.acquire.device.shared.f32+one-as+maxnum
+  ; expect: min.acquire.device.shared.f32.ieee2008+one-as
   %r445 = atomicrmw fmin ptr addrspace(3) %p, float %f syncscope("agent-one-as") acquire, align 4
-  ; expect: min.release.block.shared.f32+one-as+maxnum
+  ; expect: min.release.block.shared.f32.ieee2008+one-as
   %r446 = atomicrmw fmin ptr addrspace(3) %p, float %f syncscope("workgroup-one-as") release, align 4
-  ; expect: min.acq_rel.system.shared.f32+maxnum
+  ; expect: min.acq_rel.system.shared.f32.ieee2008
   %r447 = atomicrmw fmin ptr addrspace(3) %p, float %f acq_rel, align 4
-  ; expect: min.seq_cst.device.shared.f32+maxnum
+  ; expect: min.seq_cst.device.shared.f32.ieee2008
   %r448 = atomicrmw fmin ptr addrspace(3) %p, float %f syncscope("agent") seq_cst, align 4
-  ; expect: min.seq_cst.system.shared.f32+maxnum
+  ; expect: min.seq_cst.system.shared.f32.ieee2008
   %r449 = atomicrmw fmin ptr addrspace(3) %p, float %f seq_cst, align 4
-  ; expect: min.relaxed.block.shared.f64+maxnum
+  ; expect: min.relaxed.block.shared.f64.ieee2008
   %r450 = atomicrmw fmin ptr addrspace(3) %p, double %d syncscope("workgroup") monotonic, align 8
-  ; expect: min.acquire.device.shared.f64+one-as+maxnum
+  ; expect: min.acquire.device.shared.f64.ieee2008+one-as
   %r451 = atomicrmw fmin ptr addrspace(3) %p, double %d syncscope("agent-one-as") acquire, align 8
-  ; expect: min.release.block.shared.f64+one-as+maxnum
+  ; expect: min.release.block.shared.f64.ieee2008+one-as
   %r452 = atomicrmw fmin ptr addrspace(3) %p, double %d syncscope("workgroup-one-as") release, align 8
-  ; expect: min.acq_rel.system.shared.f64+maxnum
+  ; expect: min.acq_rel.system.shared.f64.ieee2008
   %r453 = atomicrmw fmin ptr addrspace(3) %p, double %d acq_rel, align 8
-  ; expect: min.seq_cst.device.shared.f64+maxnum
+  ; expect: min.seq_cst.device.shared.f64.ieee2008
   %r454 = atomicrmw fmin ptr addrspace(3) %p, double %d syncscope("agent") seq_cst, align 8
-  ; expect: min.seq_cst.system.shared.f64+maxnum
+  ; expect: min.seq_cst.system.shared.f64.ieee2008
   %r455 = atomicrmw fmin ptr addrspace(3) %p, double %d seq_cst, align 8
   ; expect: fmaximum.relaxed.block.shared.f16
   %r456 = atomicrmw fmaximum ptr addrspace(3) %p, half %hf syncscope("workgroup") monotonic, align 2

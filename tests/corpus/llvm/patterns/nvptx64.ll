@@ -819,101 +819,101 @@ entry:
   %r406 = atomicrmw fsub ptr addrspace(0) %p, double %d syncscope("cluster") seq_cst, align 8
   ; expect: sub.seq_cst.system.generic.f64
   %r407 = atomicrmw fsub ptr addrspace(0) %p, double %d seq_cst, align 8
-  ; expect: max.relaxed.block.generic.f16+maxnum
+  ; expect: max.relaxed.block.generic.f16.ieee2008
   %r408 = atomicrmw fmax ptr addrspace(0) %p, half %hf syncscope("block") monotonic, align 2
-  ; expect: max.acquire.block.generic.f16+maxnum
+  ; expect: max.acquire.block.generic.f16.ieee2008
   %r409 = atomicrmw fmax ptr addrspace(0) %p, half %hf syncscope("block") acquire, align 2
-  ; expect: max.release.system.generic.f16+maxnum
+  ; expect: max.release.system.generic.f16.ieee2008
   %r410 = atomicrmw fmax ptr addrspace(0) %p, half %hf release, align 2
-  ; expect: max.acq_rel.cluster.generic.f16+maxnum
+  ; expect: max.acq_rel.cluster.generic.f16.ieee2008
   %r411 = atomicrmw fmax ptr addrspace(0) %p, half %hf syncscope("cluster") acq_rel, align 2
-  ; expect: max.seq_cst.system.generic.f16+maxnum
+  ; expect: max.seq_cst.system.generic.f16.ieee2008
   %r412 = atomicrmw fmax ptr addrspace(0) %p, half %hf seq_cst, align 2
-  ; expect: max.seq_cst.cluster.generic.f16+maxnum
+  ; expect: max.seq_cst.cluster.generic.f16.ieee2008
   %r413 = atomicrmw fmax ptr addrspace(0) %p, half %hf syncscope("cluster") seq_cst, align 2
-  ; expect: max.relaxed.device.generic.bf16+maxnum
+  ; expect: max.relaxed.device.generic.bf16.ieee2008
   %r414 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf syncscope("device") monotonic, align 2
-  ; expect: max.acquire.device.generic.bf16+maxnum
+  ; expect: max.acquire.device.generic.bf16.ieee2008
   %r415 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf syncscope("device") acquire, align 2
-  ; expect: max.release.cluster.generic.bf16+maxnum
+  ; expect: max.release.cluster.generic.bf16.ieee2008
   %r416 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf syncscope("cluster") release, align 2
-  ; expect: max.acq_rel.system.generic.bf16+maxnum
+  ; expect: max.acq_rel.system.generic.bf16.ieee2008
   %r417 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf acq_rel, align 2
-  ; expect: max.seq_cst.cluster.generic.bf16+maxnum
+  ; expect: max.seq_cst.cluster.generic.bf16.ieee2008
   %r418 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf syncscope("cluster") seq_cst, align 2
-  ; expect: max.seq_cst.system.generic.bf16+maxnum
+  ; expect: max.seq_cst.system.generic.bf16.ieee2008
   %r419 = atomicrmw fmax ptr addrspace(0) %p, bfloat %bf seq_cst, align 2
-  ; expect: max.relaxed.block.generic.f32+maxnum
+  ; expect: max.relaxed.block.generic.f32.ieee2008
   %r420 = atomicrmw fmax ptr addrspace(0) %p, float %f syncscope("block") monotonic, align 4
-  ; expect: max.acquire.block.generic.f32+maxnum
+  ; expect: max.acquire.block.generic.f32.ieee2008
   %r421 = atomicrmw fmax ptr addrspace(0) %p, float %f syncscope("block") acquire, align 4
-  ; expect: max.release.system.generic.f32+maxnum
+  ; expect: max.release.system.generic.f32.ieee2008
   %r422 = atomicrmw fmax ptr addrspace(0) %p, float %f release, align 4
-  ; expect: max.acq_rel.cluster.generic.f32+maxnum
+  ; expect: max.acq_rel.cluster.generic.f32.ieee2008
   %r423 = atomicrmw fmax ptr addrspace(0) %p, float %f syncscope("cluster") acq_rel, align 4
-  ; expect: max.seq_cst.system.generic.f32+maxnum
+  ; expect: max.seq_cst.system.generic.f32.ieee2008
   %r424 = atomicrmw fmax ptr addrspace(0) %p, float %f seq_cst, align 4
-  ; expect: max.seq_cst.cluster.generic.f32+maxnum
+  ; expect: max.seq_cst.cluster.generic.f32.ieee2008
   %r425 = atomicrmw fmax ptr addrspace(0) %p, float %f syncscope("cluster") seq_cst, align 4
-  ; expect: max.relaxed.device.generic.f64+maxnum
+  ; expect: max.relaxed.device.generic.f64.ieee2008
   %r426 = atomicrmw fmax ptr addrspace(0) %p, double %d syncscope("device") monotonic, align 8
-  ; expect: max.acquire.device.generic.f64+maxnum
+  ; expect: max.acquire.device.generic.f64.ieee2008
   %r427 = atomicrmw fmax ptr addrspace(0) %p, double %d syncscope("device") acquire, align 8
-  ; expect: max.release.cluster.generic.f64+maxnum
+  ; expect: max.release.cluster.generic.f64.ieee2008
   %r428 = atomicrmw fmax ptr addrspace(0) %p, double %d syncscope("cluster") release, align 8
-  ; expect: max.acq_rel.system.generic.f64+maxnum
+  ; expect: max.acq_rel.system.generic.f64.ieee2008
   %r429 = atomicrmw fmax ptr addrspace(0) %p, double %d acq_rel, align 8
-  ; expect: max.seq_cst.cluster.generic.f64+maxnum
+  ; expect: max.seq_cst.cluster.generic.f64.ieee2008
   %r430 = atomicrmw fmax ptr addrspace(0) %p, double %d syncscope("cluster") seq_cst, align 8
-  ; expect: max.seq_cst.system.generic.f64+maxnum
+  ; expect: max.seq_cst.system.generic.f64.ieee2008
   %r431 = atomicrmw fmax ptr addrspace(0) %p, double %d seq_cst, align 8
-  ; expect: min.relaxed.block.generic.f16+maxnum
+  ; expect: min.relaxed.block.generic.f16.ieee2008
   %r432 = atomicrmw fmin ptr addrspace(0) %p, half %hf syncscope("block") monotonic, align 2
-  ; expect: min.acquire.block.generic.f16+maxnum
+  ; expect: min.acquire.block.generic.f16.ieee2008
   %r433 = atomicrmw fmin ptr addrspace(0) %p, half %hf syncscope("block") acquire, align 2
-  ; expect: min.release.system.generic.f16+maxnum
+  ; expect: min.release.system.generic.f16.ieee2008
   %r434 = atomicrmw fmin ptr addrspace(0) %p, half %hf release, align 2
-  ; expect: min.acq_rel.cluster.generic.f16+maxnum
+  ; expect: min.acq_rel.cluster.generic.f16.ieee2008
   %r435 = atomicrmw fmin ptr addrspace(0) %p, half %hf syncscope("cluster") acq_rel, align 2
-  ; expect: min.seq_cst.system.generic.f16+maxnum
+  ; expect: min.seq_cst.system.generic.f16.ieee2008
   %r436 = atomicrmw fmin ptr addrspace(0) %p, half %hf seq_cst, align 2
-  ; expect: min.seq_cst.cluster.generic.f16+maxnum
+  ; expect: min.seq_cst.cluster.generic.f16.ieee2008
   %r437 = atomicrmw fmin ptr addrspace(0) %p, half %hf syncscope("cluster") seq_cst, align 2
-  ; expect: min.relaxed.device.generic.bf16+maxnum
+  ; expect: min.relaxed.device.generic.bf16.ieee2008
   %r438 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf syncscope("device") monotonic, align 2
-  ; expect: min.acquire.device.generic.bf16+maxnum
+  ; expect: min.acquire.device.generic.bf16.ieee2008
   %r439 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf syncscope("device") acquire, align 2
-  ; expect: min.release.cluster.generic.bf16+maxnum
+  ; expect: min.release.cluster.generic.bf16.ieee2008
   %r440 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf syncscope("cluster") release, align 2
-  ; expect: min.acq_rel.system.generic.bf16+maxnum
+  ; expect: min.acq_rel.system.generic.bf16.ieee2008
   %r441 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf acq_rel, align 2
-  ; expect: min.seq_cst.cluster.generic.bf16+maxnum
+  ; expect: min.seq_cst.cluster.generic.bf16.ieee2008
   %r442 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf syncscope("cluster") seq_cst, align 2
-  ; expect: min.seq_cst.system.generic.bf16+maxnum
+  ; expect: min.seq_cst.system.generic.bf16.ieee2008
   %r443 = atomicrmw fmin ptr addrspace(0) %p, bfloat %bf seq_cst, align 2
-  ; expect: min.relaxed.block.generic.f32+maxnum
+  ; expect: min.relaxed.block.generic.f32.ieee2008
   %r444 = atomicrmw fmin ptr addrspace(0) %p, float %f syncscope("block") monotonic, align 4
-  ; expect: min.acquire.block.generic.f32+maxnum
+  ; expect: min.acquire.block.generic.f32.ieee2008
   %r445 = atomicrmw fmin ptr addrspace(0) %p, float %f syncscope("block") acquire, align 4
-  ; expect: min.release.system.generic.f32+maxnum
+  ; expect: min.release.system.generic.f32.ieee2008
   %r446 = atomicrmw fmin ptr addrspace(0) %p, float %f release, align 4
-  ; expect: min.acq_rel.cluster.generic.f32+maxnum
+  ; expect: min.acq_rel.cluster.generic.f32.ieee2008
   %r447 = atomicrmw fmin ptr addrspace(0) %p, float %f syncscope("cluster") acq_rel, align 4
-  ; expect: min.seq_cst.system.generic.f32+maxnum
+  ; expect: min.seq_cst.system.generic.f32.ieee2008
   %r448 = atomicrmw fmin ptr addrspace(0) %p, float %f seq_cst, align 4
-  ; expect: min.seq_cst.cluster.generic.f32+maxnum
+  ; expect: min.seq_cst.cluster.generic.f32.ieee2008
   %r449 = atomicrmw fmin ptr addrspace(0) %p, float %f syncscope("cluster") seq_cst, align 4
-  ; expect: min.relaxed.device.generic.f64+maxnum
+  ; expect: min.relaxed.device.generic.f64.ieee2008
   %r450 = atomicrmw fmin ptr addrspace(0) %p, double %d syncscope("device") monotonic, align 8
-  ; expect: min.acquire.device.generic.f64+maxnum
+  ; expect: min.acquire.device.generic.f64.ieee2008
   %r451 = atomicrmw fmin ptr addrspace(0) %p, double %d syncscope("device") acquire, align 8
-  ; expect: min.release.cluster.generic.f64+maxnum
+  ; expect: min.release.cluster.generic.f64.ieee2008
   %r452 = atomicrmw fmin ptr addrspace(0) %p, double %d syncscope("cluster") release, align 8
-  ; expect: min.acq_rel.system.generic.f64+maxnum
+  ; expect: min.acq_rel.system.generic.f64.ieee2008
   %r453 = atomicrmw fmin ptr addrspace(0) %p, double %d acq_rel, align 8
-  ; expect: min.seq_cst.cluster.generic.f64+maxnum
+  ; expect: min.seq_cst.cluster.generic.f64.ieee2008
   %r454 = atomicrmw fmin ptr addrspace(0) %p, double %d syncscope("cluster") seq_cst, align 8
-  ; expect: min.seq_cst.system.generic.f64+maxnum
+  ; expect: min.seq_cst.system.generic.f64.ieee2008
   %r455 = atomicrmw fmin ptr addrspace(0) %p, double %d seq_cst, align 8
   ; expect: fmaximum.relaxed.block.generic.f16
   %r456 = atomicrmw fmaximum ptr addrspace(0) %p, half %hf syncscope("block") monotonic, align 2
@@ -2027,101 +2027,101 @@ entry:
   %r406 = atomicrmw fsub ptr addrspace(1) %p, double %d syncscope("cluster") seq_cst, align 8
   ; expect: sub.seq_cst.system.global.f64
   %r407 = atomicrmw fsub ptr addrspace(1) %p, double %d seq_cst, align 8
-  ; expect: max.relaxed.block.global.f16+maxnum
+  ; expect: max.relaxed.block.global.f16.ieee2008
   %r408 = atomicrmw fmax ptr addrspace(1) %p, half %hf syncscope("block") monotonic, align 2
-  ; expect: max.acquire.block.global.f16+maxnum
+  ; expect: max.acquire.block.global.f16.ieee2008
   %r409 = atomicrmw fmax ptr addrspace(1) %p, half %hf syncscope("block") acquire, align 2
-  ; expect: max.release.system.global.f16+maxnum
+  ; expect: max.release.system.global.f16.ieee2008
   %r410 = atomicrmw fmax ptr addrspace(1) %p, half %hf release, align 2
-  ; expect: max.acq_rel.cluster.global.f16+maxnum
+  ; expect: max.acq_rel.cluster.global.f16.ieee2008
   %r411 = atomicrmw fmax ptr addrspace(1) %p, half %hf syncscope("cluster") acq_rel, align 2
-  ; expect: max.seq_cst.system.global.f16+maxnum
+  ; expect: max.seq_cst.system.global.f16.ieee2008
   %r412 = atomicrmw fmax ptr addrspace(1) %p, half %hf seq_cst, align 2
-  ; expect: max.seq_cst.cluster.global.f16+maxnum
+  ; expect: max.seq_cst.cluster.global.f16.ieee2008
   %r413 = atomicrmw fmax ptr addrspace(1) %p, half %hf syncscope("cluster") seq_cst, align 2
-  ; expect: max.relaxed.device.global.bf16+maxnum
+  ; expect: max.relaxed.device.global.bf16.ieee2008
   %r414 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf syncscope("device") monotonic, align 2
-  ; expect: max.acquire.device.global.bf16+maxnum
+  ; expect: max.acquire.device.global.bf16.ieee2008
   %r415 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf syncscope("device") acquire, align 2
-  ; expect: max.release.cluster.global.bf16+maxnum
+  ; expect: max.release.cluster.global.bf16.ieee2008
   %r416 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf syncscope("cluster") release, align 2
-  ; expect: max.acq_rel.system.global.bf16+maxnum
+  ; expect: max.acq_rel.system.global.bf16.ieee2008
   %r417 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf acq_rel, align 2
-  ; expect: max.seq_cst.cluster.global.bf16+maxnum
+  ; expect: max.seq_cst.cluster.global.bf16.ieee2008
   %r418 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf syncscope("cluster") seq_cst, align 2
-  ; expect: max.seq_cst.system.global.bf16+maxnum
+  ; expect: max.seq_cst.system.global.bf16.ieee2008
   %r419 = atomicrmw fmax ptr addrspace(1) %p, bfloat %bf seq_cst, align 2
-  ; expect: max.relaxed.block.global.f32+maxnum
+  ; expect: max.relaxed.block.global.f32.ieee2008
   %r420 = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope("block") monotonic, align 4
-  ; expect: max.acquire.block.global.f32+maxnum
+  ; expect: max.acquire.block.global.f32.ieee2008
   %r421 = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope("block") acquire, align 4
-  ; expect: max.release.system.global.f32+maxnum
+  ; expect: max.release.system.global.f32.ieee2008
   %r422 = atomicrmw fmax ptr addrspace(1) %p, float %f release, align 4
-  ; expect: max.acq_rel.cluster.global.f32+maxnum
+  ; expect: max.acq_rel.cluster.global.f32.ieee2008
   %r423 = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope("cluster") acq_rel, align 4
-  ; expect: max.seq_cst.system.global.f32+maxnum
+  ; expect: max.seq_cst.system.global.f32.ieee2008
   %r424 = atomicrmw fmax ptr addrspace(1) %p, float %f seq_cst, align 4
-  ; expect: max.seq_cst.cluster.global.f32+maxnum
+  ; expect: max.seq_cst.cluster.global.f32.ieee2008
   %r425 = atomicrmw fmax ptr addrspace(1) %p, float %f syncscope("cluster") seq_cst, align 4
-  ; expect: max.relaxed.device.global.f64+maxnum
+  ; expect: max.relaxed.device.global.f64.ieee2008
   %r426 = atomicrmw fmax ptr addrspace(1) %p, double %d syncscope("device") monotonic, align 8
-  ; expect: max.acquire.device.global.f64+maxnum
+  ; expect: max.acquire.device.global.f64.ieee2008
   %r427 = atomicrmw fmax ptr addrspace(1) %p, double %d syncscope("device") acquire, align 8
-  ; expect: max.release.cluster.global.f64+maxnum
+  ; expect: max.release.cluster.global.f64.ieee2008
   %r428 = atomicrmw fmax ptr addrspace(1) %p, double %d syncscope("cluster") release, align 8
-  ; expect: max.acq_rel.system.global.f64+maxnum
+  ; expect: max.acq_rel.system.global.f64.ieee2008
   %r429 = atomicrmw fmax ptr addrspace(1) %p, double %d acq_rel, align 8
-  ; expect: max.seq_cst.cluster.global.f64+maxnum
+  ; expect: max.seq_cst.cluster.global.f64.ieee2008
   %r430 = atomicrmw fmax ptr addrspace(1) %p, double %d syncscope("cluster") seq_cst, align 8
-  ; expect: max.seq_cst.system.global.f64+maxnum
+  ; expect: max.seq_cst.system.global.f64.ieee2008
   %r431 = atomicrmw fmax ptr addrspace(1) %p, double %d seq_cst, align 8
-  ; expect: min.relaxed.block.global.f16+maxnum
+  ; expect: min.relaxed.block.global.f16.ieee2008
   %r432 = atomicrmw fmin ptr addrspace(1) %p, half %hf syncscope("block") monotonic, align 2
-  ; expect: min.acquire.block.global.f16+maxnum
+  ; expect: min.acquire.block.global.f16.ieee2008
   %r433 = atomicrmw fmin ptr addrspace(1) %p, half %hf syncscope("block") acquire, align 2
-  ; expect: min.release.system.global.f16+maxnum
+  ; expect: min.release.system.global.f16.ieee2008
   %r434 = atomicrmw fmin ptr addrspace(1) %p, half %hf release, align 2
-  ; expect: min.acq_rel.cluster.global.f16+maxnum
+  ; expect: min.acq_rel.cluster.global.f16.ieee2008
   %r435 = atomicrmw fmin ptr addrspace(1) %p, half %hf syncscope("cluster") acq_rel, align 2
-  ; expect: min.seq_cst.system.global.f16+maxnum
+  ; expect: min.seq_cst.system.global.f16.ieee2008
   %r436 = atomicrmw fmin ptr addrspace(1) %p, half %hf seq_cst, align 2
-  ; expect: min.seq_cst.cluster.global.f16+maxnum
+  ; expect: min.seq_cst.cluster.global.f16.ieee2008
   %r437 = atomicrmw fmin ptr addrspace(1) %p, half %hf syncscope("cluster") seq_cst, align 2
-  ; expect: min.relaxed.device.global.bf16+maxnum
+  ; expect: min.relaxed.device.global.bf16.ieee2008
   %r438 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf syncscope("device") monotonic, align 2
-  ; expect: min.acquire.device.global.bf16+maxnum
+  ; expect: min.acquire.device.global.bf16.ieee2008
   %r439 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf syncscope("device") acquire, align 2
-  ; expect: min.release.cluster.global.bf16+maxnum
+  ; expect: min.release.cluster.global.bf16.ieee2008
   %r440 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf syncscope("cluster") release, align 2
-  ; expect: min.acq_rel.system.global.bf16+maxnum
+  ; expect: min.acq_rel.system.global.bf16.ieee2008
   %r441 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf acq_rel, align 2
-  ; expect: min.seq_cst.cluster.global.bf16+maxnum
+  ; expect: min.seq_cst.cluster.global.bf16.ieee2008
   %r442 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf syncscope("cluster") seq_cst, align 2
-  ; expect: min.seq_cst.system.global.bf16+maxnum
+  ; expect: min.seq_cst.system.global.bf16.ieee2008
   %r443 = atomicrmw fmin ptr addrspace(1) %p, bfloat %bf seq_cst, align 2
-  ; expect: min.relaxed.block.global.f32+maxnum
+  ; expect: min.relaxed.block.global.f32.ieee2008
   %r444 = atomicrmw fmin ptr addrspace(1) %p, float %f syncscope("block") monotonic, align 4
-  ; expect: min.acquire.block.global.f32+maxnum
+  ; expect: min.acquire.block.global.f32.ieee2008
   %r445 = atomicrmw fmin ptr addrspace(1) %p, float %f syncscope("block") acquire, align 4
-  ; expect: min.release.system.global.f32+maxnum
+  ; expect: min.release.system.global.f32.ieee2008
   %r446 = atomicrmw fmin ptr addrspace(1) %p, float %f release, align 4
-  ; expect: min.acq_rel.cluster.global.f32+maxnum
+  ; expect: min.acq_rel.cluster.global.f32.ieee2008
   %r447 = atomicrmw fmin ptr addrspace(1) %p, float %f syncscope("cluster") acq_rel, align 4
-  ; expect: min.seq_cst.system.global.f32+maxnum
+  ; expect: min.seq_cst.system.global.f32.ieee2008
   %r448 = atomicrmw fmin ptr addrspace(1) %p, float %f seq_cst, align 4
-  ; expect: min.seq_cst.cluster.global.f32+maxnum
+  ; expect: min.seq_cst.cluster.global.f32.ieee2008
   %r449 = atomicrmw fmin ptr addrspace(1) %p, float %f syncscope("cluster") seq_cst, align 4
-  ; expect: min.relaxed.device.global.f64+maxnum
+  ; expect: min.relaxed.device.global.f64.ieee2008
   %r450 = atomicrmw fmin ptr addrspace(1) %p, double %d syncscope("device") monotonic, align 8
-  ; expect: min.acquire.device.global.f64+maxnum
+  ; expect: min.acquire.device.global.f64.ieee2008
   %r451 = atomicrmw fmin ptr addrspace(1) %p, double %d syncscope("device") acquire, align 8
-  ; expect: min.release.cluster.global.f64+maxnum
+  ; expect: min.release.cluster.global.f64.ieee2008
   %r452 = atomicrmw fmin ptr addrspace(1) %p, double %d syncscope("cluster") release, align 8
-  ; expect: min.acq_rel.system.global.f64+maxnum
+  ; expect: min.acq_rel.system.global.f64.ieee2008
   %r453 = atomicrmw fmin ptr addrspace(1) %p, double %d acq_rel, align 8
-  ; expect: min.seq_cst.cluster.global.f64+maxnum
+  ; expect: min.seq_cst.cluster.global.f64.ieee2008
   %r454 = atomicrmw fmin ptr addrspace(1) %p, double %d syncscope("cluster") seq_cst, align 8
-  ; expect: min.seq_cst.system.global.f64+maxnum
+  ; expect: min.seq_cst.system.global.f64.ieee2008
   %r455 = atomicrmw fmin ptr addrspace(1) %p, double %d seq_cst, align 8
   ; expect: fmaximum.relaxed.block.global.f16
   %r456 = atomicrmw fmaximum ptr addrspace(1) %p, half %hf syncscope("block") monotonic, align 2
@@ -3203,101 +3203,101 @@ entry:
   %r406 = atomicrmw fsub ptr addrspace(3) %p, double %d syncscope("cluster") seq_cst, align 8
   ; expect: sub.seq_cst.system.shared.f64
   %r407 = atomicrmw fsub ptr addrspace(3) %p, double %d seq_cst, align 8
-  ; expect: max.relaxed.block.shared.f16+maxnum
+  ; expect: max.relaxed.block.shared.f16.ieee2008
   %r408 = atomicrmw fmax ptr addrspace(3) %p, half %hf syncscope("block") monotonic, align 2
-  ; expect: max.acquire.block.shared.f16+maxnum
+  ; expect: max.acquire.block.shared.f16.ieee2008
   %r409 = atomicrmw fmax ptr addrspace(3) %p, half %hf syncscope("block") acquire, align 2
-  ; expect: max.release.system.shared.f16+maxnum
+  ; expect: max.release.system.shared.f16.ieee2008
   %r410 = atomicrmw fmax ptr addrspace(3) %p, half %hf release, align 2
-  ; expect: max.acq_rel.cluster.shared.f16+maxnum
+  ; expect: max.acq_rel.cluster.shared.f16.ieee2008
   %r411 = atomicrmw fmax ptr addrspace(3) %p, half %hf syncscope("cluster") acq_rel, align 2
-  ; expect: max.seq_cst.system.shared.f16+maxnum
+  ; expect: max.seq_cst.system.shared.f16.ieee2008
   %r412 = atomicrmw fmax ptr addrspace(3) %p, half %hf seq_cst, align 2
-  ; expect: max.seq_cst.cluster.shared.f16+maxnum
+  ; expect: max.seq_cst.cluster.shared.f16.ieee2008
   %r413 = atomicrmw fmax ptr addrspace(3) %p, half %hf syncscope("cluster") seq_cst, align 2
-  ; expect: max.relaxed.device.shared.bf16+maxnum
+  ; expect: max.relaxed.device.shared.bf16.ieee2008
   %r414 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf syncscope("device") monotonic, align 2
-  ; expect: max.acquire.device.shared.bf16+maxnum
+  ; expect: max.acquire.device.shared.bf16.ieee2008
   %r415 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf syncscope("device") acquire, align 2
-  ; expect: max.release.cluster.shared.bf16+maxnum
+  ; expect: max.release.cluster.shared.bf16.ieee2008
   %r416 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf syncscope("cluster") release, align 2
-  ; expect: max.acq_rel.system.shared.bf16+maxnum
+  ; expect: max.acq_rel.system.shared.bf16.ieee2008
   %r417 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf acq_rel, align 2
-  ; expect: max.seq_cst.cluster.shared.bf16+maxnum
+  ; expect: max.seq_cst.cluster.shared.bf16.ieee2008
   %r418 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf syncscope("cluster") seq_cst, align 2
-  ; expect: max.seq_cst.system.shared.bf16+maxnum
+  ; expect: max.seq_cst.system.shared.bf16.ieee2008
   %r419 = atomicrmw fmax ptr addrspace(3) %p, bfloat %bf seq_cst, align 2
-  ; expect: max.relaxed.block.shared.f32+maxnum
+  ; expect: max.relaxed.block.shared.f32.ieee2008
   %r420 = atomicrmw fmax ptr addrspace(3) %p, float %f syncscope("block") monotonic, align 4
-  ; expect: max.acquire.block.shared.f32+maxnum
+  ; expect: max.acquire.block.shared.f32.ieee2008
   %r421 = atomicrmw fmax ptr addrspace(3) %p, float %f syncscope("block") acquire, align 4
-  ; expect: max.release.system.shared.f32+maxnum
+  ; expect: max.release.system.shared.f32.ieee2008
   %r422 = atomicrmw fmax ptr addrspace(3) %p, float %f release, align 4
-  ; expect: max.acq_rel.cluster.shared.f32+maxnum
+  ; expect: max.acq_rel.cluster.shared.f32.ieee2008
   %r423 = atomicrmw fmax ptr addrspace(3) %p, float %f syncscope("cluster") acq_rel, align 4
-  ; expect: max.seq_cst.system.shared.f32+maxnum
+  ; expect: max.seq_cst.system.shared.f32.ieee2008
   %r424 = atomicrmw fmax ptr addrspace(3) %p, float %f seq_cst, align 4
-  ; expect: max.seq_cst.cluster.shared.f32+maxnum
+  ; expect: max.seq_cst.cluster.shared.f32.ieee2008
   %r425 = atomicrmw fmax ptr addrspace(3) %p, float %f syncscope("cluster") seq_cst, align 4
-  ; expect: max.relaxed.device.shared.f64+maxnum
+  ; expect: max.relaxed.device.shared.f64.ieee2008
   %r426 = atomicrmw fmax ptr addrspace(3) %p, double %d syncscope("device") monotonic, align 8
-  ; expect: max.acquire.device.shared.f64+maxnum
+  ; expect: max.acquire.device.shared.f64.ieee2008
   %r427 = atomicrmw fmax ptr addrspace(3) %p, double %d syncscope("device") acquire, align 8
-  ; expect: max.release.cluster.shared.f64+maxnum
+  ; expect: max.release.cluster.shared.f64.ieee2008
   %r428 = atomicrmw fmax ptr addrspace(3) %p, double %d syncscope("cluster") release, align 8
-  ; expect: max.acq_rel.system.shared.f64+maxnum
+  ; expect: max.acq_rel.system.shared.f64.ieee2008
   %r429 = atomicrmw fmax ptr addrspace(3) %p, double %d acq_rel, align 8
-  ; expect: max.seq_cst.cluster.shared.f64+maxnum
+  ; expect: max.seq_cst.cluster.shared.f64.ieee2008
   %r430 = atomicrmw fmax ptr addrspace(3) %p, double %d syncscope("cluster") seq_cst, align 8
-  ; expect: max.seq_cst.system.shared.f64+maxnum
+  ; expect: max.seq_cst.system.shared.f64.ieee2008
   %r431 = atomicrmw fmax ptr addrspace(3) %p, double %d seq_cst, align 8
-  ; expect: min.relaxed.block.shared.f16+maxnum
+  ; expect: min.relaxed.block.shared.f16.ieee2008
   %r432 = atomicrmw fmin ptr addrspace(3) %p, half %hf syncscope("block") monotonic, align 2
-  ; expect: min.acquire.block.shared.f16+maxnum
+  ; expect: min.acquire.block.shared.f16.ieee2008
   %r433 = atomicrmw fmin ptr addrspace(3) %p, half %hf syncscope("block") acquire, align 2
-  ; expect: min.release.system.shared.f16+maxnum
+  ; expect: min.release.system.shared.f16.ieee2008
   %r434 = atomicrmw fmin ptr addrspace(3) %p, half %hf release, align 2
-  ; expect: min.acq_rel.cluster.shared.f16+maxnum
+  ; expect: min.acq_rel.cluster.shared.f16.ieee2008
   %r435 = atomicrmw fmin ptr addrspace(3) %p, half %hf syncscope("cluster") acq_rel, align 2
-  ; expect: min.seq_cst.system.shared.f16+maxnum
+  ; expect: min.seq_cst.system.shared.f16.ieee2008
   %r436 = atomicrmw fmin ptr addrspace(3) %p, half %hf seq_cst, align 2
-  ; expect: min.seq_cst.cluster.shared.f16+maxnum
+  ; expect: min.seq_cst.cluster.shared.f16.ieee2008
   %r437 = atomicrmw fmin ptr addrspace(3) %p, half %hf syncscope("cluster") seq_cst, align 2
-  ; expect: min.relaxed.device.shared.bf16+maxnum
+  ; expect: min.relaxed.device.shared.bf16.ieee2008
   %r438 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf syncscope("device") monotonic, align 2
-  ; expect: min.acquire.device.shared.bf16+maxnum
+  ; expect: min.acquire.device.shared.bf16.ieee2008
   %r439 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf syncscope("device") acquire, align 2
-  ; expect: min.release.cluster.shared.bf16+maxnum
+  ; expect: min.release.cluster.shared.bf16.ieee2008
   %r440 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf syncscope("cluster") release, align 2
-  ; expect: min.acq_rel.system.shared.bf16+maxnum
+  ; expect: min.acq_rel.system.shared.bf16.ieee2008
   %r441 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf acq_rel, align 2
-  ; expect: min.seq_cst.cluster.shared.bf16+maxnum
+  ; expect: min.seq_cst.cluster.shared.bf16.ieee2008
   %r442 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf syncscope("cluster") seq_cst, align 2
-  ; expect: min.seq_cst.system.shared.bf16+maxnum
+  ; expect: min.seq_cst.system.shared.bf16.ieee2008
   %r443 = atomicrmw fmin ptr addrspace(3) %p, bfloat %bf seq_cst, align 2
-  ; expect: min.relaxed.block.shared.f32+maxnum
+  ; expect: min.relaxed.block.shared.f32.ieee2008
   %r444 = atomicrmw fmin ptr addrspace(3) %p, float %f syncscope("block") monotonic, align 4
-  ; expect: min.acquire.block.shared.f32+maxnum
+  ; expect: min.acquire.block.shared.f32.ieee2008
   %r445 = atomicrmw fmin ptr addrspace(3) %p, float %f syncscope("block") acquire, align 4
-  ; expect: min.release.system.shared.f32+maxnum
+  ; expect: min.release.system.shared.f32.ieee2008
   %r446 = atomicrmw fmin ptr addrspace(3) %p, float %f release, align 4
-  ; expect: min.acq_rel.cluster.shared.f32+maxnum
+  ; expect: min.acq_rel.cluster.shared.f32.ieee2008
   %r447 = atomicrmw fmin ptr addrspace(3) %p, float %f syncscope("cluster") acq_rel, align 4
-  ; expect: min.seq_cst.system.shared.f32+maxnum
+  ; expect: min.seq_cst.system.shared.f32.ieee2008
   %r448 = atomicrmw fmin ptr addrspace(3) %p, float %f seq_cst, align 4
-  ; expect: min.seq_cst.cluster.shared.f32+maxnum
+  ; expect: min.seq_cst.cluster.shared.f32.ieee2008
   %r449 = atomicrmw fmin ptr addrspace(3) %p, float %f syncscope("cluster") seq_cst, align 4
-  ; expect: min.relaxed.device.shared.f64+maxnum
+  ; expect: min.relaxed.device.shared.f64.ieee2008
   %r450 = atomicrmw fmin ptr addrspace(3) %p, double %d syncscope("device") monotonic, align 8
-  ; expect: min.acquire.device.shared.f64+maxnum
+  ; expect: min.acquire.device.shared.f64.ieee2008
   %r451 = atomicrmw fmin ptr addrspace(3) %p, double %d syncscope("device") acquire, align 8
-  ; expect: min.release.cluster.shared.f64+maxnum
+  ; expect: min.release.cluster.shared.f64.ieee2008
   %r452 = atomicrmw fmin ptr addrspace(3) %p, double %d syncscope("cluster") release, align 8
-  ; expect: min.acq_rel.system.shared.f64+maxnum
+  ; expect: min.acq_rel.system.shared.f64.ieee2008
   %r453 = atomicrmw fmin ptr addrspace(3) %p, double %d acq_rel, align 8
-  ; expect: min.seq_cst.cluster.shared.f64+maxnum
+  ; expect: min.seq_cst.cluster.shared.f64.ieee2008
   %r454 = atomicrmw fmin ptr addrspace(3) %p, double %d syncscope("cluster") seq_cst, align 8
-  ; expect: min.seq_cst.system.shared.f64+maxnum
+  ; expect: min.seq_cst.system.shared.f64.ieee2008
   %r455 = atomicrmw fmin ptr addrspace(3) %p, double %d seq_cst, align 8
   ; expect: fmaximum.relaxed.block.shared.f16
   %r456 = atomicrmw fmaximum ptr addrspace(3) %p, half %hf syncscope("block") monotonic, align 2
