@@ -39,7 +39,7 @@ fn nodes(stride: usize) -> Vec<Node> {
         AddressSpace::Generic,
     ];
     let mut nodes = Vec::new();
-    let mut count = 0usize;
+    let (mut count, mut next) = (0usize, stride);
     for &op in AtomicOp::ALL {
         for &ty in ElemType::ALL {
             for &shape in VectorShape::ALL {
@@ -48,9 +48,10 @@ fn nodes(stride: usize) -> Vec<Node> {
                         for space in spaces {
                             for (result_used, literal) in [(true, None), (false, Some(1))] {
                                 count += 1;
-                                if count % stride != 0 {
+                                if count < next {
                                     continue;
                                 }
+                                next += stride;
                                 let mut node = AtomicNode::new(op, ty);
                                 node.shape = shape;
                                 node.order = order;

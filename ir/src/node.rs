@@ -185,10 +185,10 @@ impl Node {
                     ))
                 } else if op.has_no_result() && node.result_used {
                     Some(format!("a {op} returns nothing"))
-                } else if let Some(laxity) = node.laxity.filter(|lax| !lax.admits(op, ty)) {
-                    Some(format!("`{laxity}` is not defined on {op}.{ty}"))
                 } else {
-                    None
+                    node.laxity
+                        .filter(|lax| !lax.admits(op, ty))
+                        .map(|laxity| format!("`{laxity}` is not defined on {op}.{ty}"))
                 }
             }
             Node::Fence(fence) if !fence.order.is_fence_order() => {

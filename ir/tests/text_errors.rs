@@ -59,7 +59,7 @@ fn qualifiers_out_of_order_or_repeated() {
     assert_error(
         body_errors("  atomic.add.global.relaxed.u32 [%a], %x\n"),
         "2:21: error: memory order `relaxed` must come before address space `global`; qualifiers \
-         go in the order op, memory order, scope, space, shape, type, hint",
+         go in the order op, memory order, scope, space, shape, type, laxity, hint",
     );
     let got = body_errors("  atomic.add.u32.global [%a], %x\n");
     assert!(

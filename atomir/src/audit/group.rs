@@ -96,9 +96,16 @@ fn bits_of(node: &AtomicNode) -> u32 {
     node.ty.bits() * node.shape.len() as u32
 }
 
-/// Whether PTX op `ptx` carries IR op `ir` (`sub` as an `add` of the negated operand).
+/// Whether PTX op `ptx` carries IR op `ir` (`sub` as an `add` of the negated operand;
+/// `fminimumnum`/`fmaximumnum` are float `min`/`max`, the function PTX's float min/max read as).
 fn same_op(ir: AtomicOp, ptx: AtomicOp) -> bool {
-    ir == ptx || (ir == AtomicOp::Sub && ptx == AtomicOp::Add)
+    ir == ptx
+        || matches!(
+            (ir, ptx),
+            (AtomicOp::Sub, AtomicOp::Add)
+                | (AtomicOp::FMinimumNum, AtomicOp::Min)
+                | (AtomicOp::FMaximumNum, AtomicOp::Max)
+        )
 }
 
 /// Whether the types agree: bits only for ops that move bits, otherwise float-ness, width and
