@@ -133,8 +133,8 @@ impl CellRun {
         let used_bytes = self.layout.addresses * width;
         for group in 0..self.groups {
             let base = group * slot;
-            if let Some(offset) = (base + used_bytes..base + slot)
-                .find(|&i| observed.init[i] != observed.last[i])
+            if let Some(offset) =
+                (base + used_bytes..base + slot).find(|&i| observed.init[i] != observed.last[i])
             {
                 return Err(format!(
                     "group {group}: byte {}, beyond the {} elements, changed from {:#04x} to {:#04x}",
@@ -193,7 +193,14 @@ impl CellRun {
                 })
                 .collect();
             let step = |old: u64, (b, c): (u64, u64)| {
-                apply(op, lane_ty, u128::from(old), u128::from(b), u128::from(c), mode) as u64
+                apply(
+                    op,
+                    lane_ty,
+                    u128::from(old),
+                    u128::from(b),
+                    u128::from(c),
+                    mode,
+                ) as u64
             };
             let place = format!("lane {index}, initial {init:#x}, final {last:#x}");
             if let Some(olds) = observed.olds.filter(|_| self.cell.result_used) {
@@ -319,4 +326,100 @@ fn order_independent(op: AtomicOp) -> bool {
             | AtomicOp::FMinimumNum
             | AtomicOp::FMaximumNum
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const THREADS: usize = 512;
+
+    fn operands(run: &CellRun, seed: u64) -> Vec<u8> {
+        let count = THREADS * run.width() * run.operand_count();
+        let mut state = seed | 1;
+        (0..count)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // Small values, so that a cas finds its expected value now and then.
+                (state % 3) as u8
+            })
+            .collect()
+    }
+
+    fn runs() -> Vec<CellRun> {
+        [
+            ("cas_relaxed_device_global_scalar_b32_used", 1),
+            ("cas_acq_rel_cluster_shared_cluster_scalar_b16_used", 2),
+            ("exch_relaxed_device_global_scalar_u64_dead", 1),
+            ("add_relaxed_device_global_scalar_f16_used", 1),
+            ("add_relaxed_block_shared_scalar_u8_dead", 4),
+            ("sub_relaxed_device_global_scalar_f32_dead", 1),
+            ("load_acquire_device_global_scalar_u32_used", 1),
+            ("store_release_device_global_scalar_u32_dead", 1),
+            ("inc_relaxed_device_global_scalar_u32_used", 1),
+        ]
+        .into_iter()
+        .flat_map(|(name, groups)| {
+            let cell = find_cell(name).unwrap_or_else(|| panic!("no cell {name}"));
+            [1, 3, 64].map(|addresses| CellRun {
+                cell,
+                layout: Layout {
+                    addresses,
+                    threads: THREADS,
+                },
+                groups,
+            })
+        })
+        .collect()
+    }
+
+    fn memory(run: &CellRun) -> Vec<u8> {
+        let slot = (run.layout.addresses * run.width()).div_ceil(16) * 16 + 16;
+        let mut one = vec![0xa5u8; slot];
+        one[..run.layout.addresses * run.width()].fill(0);
+        one.repeat(run.groups)
+    }
+
+    #[test]
+    fn sequential_runs_pass_and_corrupted_ones_fail() {
+        for run in runs() {
+            let init = memory(&run);
+            let operands = operands(&run, 7);
+            for order in [Order::Forward, Order::Reverse, Order::Shuffled(3)] {
+                let (last, olds) = run.simulate(&init, &operands, order).expect("simulates");
+                let observed = Observed {
+                    init: &init,
+                    last: &last,
+                    operands: &operands,
+                    olds: olds.as_deref(),
+                };
+                let kind = run.check(&observed);
+                assert!(kind.is_ok(), "{}: {kind:?}", run.cell.name());
+                // A guard byte of the last group changed.
+                let mut guard = last.clone();
+                let end = guard.len() - 1;
+                guard[end] ^= 1;
+                let broken = Observed {
+                    last: &guard,
+                    ..observed
+                };
+                assert!(run.check(&broken).is_err(), "{}: guard", run.cell.name());
+                // An old value no run can give: the element's initial value never came back
+                // from a thread that is not the first, where the op changes memory.
+                if let Some(olds) = &olds {
+                    let mut wrong = olds.clone();
+                    for byte in wrong.iter_mut() {
+                        *byte ^= 0x40;
+                    }
+                    let observed = Observed {
+                        olds: Some(&wrong),
+                        ..observed
+                    };
+                    assert!(run.check(&observed).is_err(), "{}: olds", run.cell.name());
+                }
+            }
+        }
+    }
 }

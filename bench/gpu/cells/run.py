@@ -214,7 +214,7 @@ def parse_options(argv):
     parser.add_argument("--launch-cap", type=float, default=0.3)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--time-per-contender", type=float, default=0.5)
-    parser.add_argument("--budget", type=float, default=400,
+    parser.add_argument("--budget", type=float, default=360,
                         help="seconds after which no new row starts (the rest is reported as not run)")
     parser.add_argument("--simulate", action="store_true", help="no GPU: test this script against a model")
     parser.add_argument("--simulate-wrong", default="")

@@ -407,8 +407,7 @@ fn keep_cells(
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
     };
     std::fs::create_dir_all(keep).map_err(|e| format!("{}: {e}", keep.display()))?;
-    let mut table =
-        String::from("cell\tours\tllc\tverdict\tour_cas_loop\tllc_cas_loop\tclass\n");
+    let mut table = String::from("cell\tours\tllc\tverdict\tour_cas_loop\tllc_cas_loop\tclass\n");
     let by_name: HashMap<String, &Row> = rows.iter().map(|row| (row.cell.name(), row)).collect();
     for (n, cell) in all.iter().enumerate() {
         let name = cell.name();

@@ -149,6 +149,15 @@ pub enum Lowering {
     /// Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets with warp vote
     /// and shuffle instructions only.
     WarpIntMinMax,
+    /// A relaxed scalar RMW as [`Lowering::CasLoop`] on the element's own width, carried out
+    /// once per address by a warp whose lanes' operations are applied one after another: in
+    /// each CAS attempt of the highest lane of the group at an address, every lane in lane
+    /// order applies its own operation (rounded as its own atomic would be) to the value the
+    /// lane below it left, and keeps the value it found as its old value. Exact for any op,
+    /// float add included: the results are those of the group's operations following each other
+    /// in lane order. Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets
+    /// with warp vote and shuffle instructions only.
+    WarpSerialFold,
 }
 
 impl Lowering {
@@ -164,6 +173,7 @@ impl Lowering {
             Lowering::WarpCasLoop => Lowering::WarpCasLoop,
             Lowering::WarpNative => Lowering::WarpNative,
             Lowering::WarpIntMinMax => Lowering::WarpIntMinMax,
+            Lowering::WarpSerialFold => Lowering::WarpSerialFold,
         }
     }
 
@@ -177,6 +187,7 @@ impl Lowering {
                 | Lowering::MaskedCasLoop
                 | Lowering::WarpMaskedCasLoop
                 | Lowering::WarpCasLoop
+                | Lowering::WarpSerialFold
         )
     }
 
@@ -276,7 +287,9 @@ impl Lowering {
         }
         match element.element() {
             Lowering::Native | Lowering::WarpNative => Lowering::SplitNative,
-            Lowering::CasLoop | Lowering::WarpCasLoop => Lowering::SplitCasLoop,
+            Lowering::CasLoop | Lowering::WarpCasLoop | Lowering::WarpSerialFold => {
+                Lowering::SplitCasLoop
+            }
             Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop => Lowering::SplitMaskedCasLoop,
             Lowering::IntMinMax | Lowering::WarpIntMinMax => Lowering::SplitIntMinMax,
             _ => Lowering::SplitMaskedOp,
@@ -330,6 +343,7 @@ impl Legality {
             Lowering::CasLoop
             | Lowering::IntMinMax
             | Lowering::WarpCasLoop
+            | Lowering::WarpSerialFold
             | Lowering::WarpIntMinMax => Strategy::CasLoop,
             Lowering::MaskedCasLoop | Lowering::MaskedOp | Lowering::WarpMaskedCasLoop => {
                 Strategy::Widen
@@ -368,6 +382,10 @@ impl Legality {
             )),
             Lowering::WarpCasLoop => text.push_str(&format!(
                 " on a {bits}-bit CAS, run once per address by the warp's lanes combined"
+            )),
+            Lowering::WarpSerialFold => text.push_str(&format!(
+                " on a {bits}-bit CAS, run once per address by the warp's lanes, their \
+                 operations applied one after another in lane order"
             )),
             Lowering::IntMinMax => text.push_str(&format!(
                 " only for NaNs, {bits}-bit integer min/max otherwise"
