@@ -497,6 +497,20 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Low
     }
 }
 
+/// Only with `+serial-fold`: a relaxed scalar f16/bf16 add or sub carried out once per address
+/// by a warp's lanes, their operations applied one after another in lane order
+/// ([`Lowering::WarpSerialFold`]), instead of the scalar `atom` (which ptxas makes a CAS loop
+/// per lane) or the CAS loop per lane.
+fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
+    target.serial_fold
+        && node.order == MemoryOrder::Relaxed
+        && !node.shape.is_vector()
+        && target.has(Feature::WarpCombine)
+        && target.has(Feature::CasB16)
+        && matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
+        && matches!(node.ty, ElemType::F16 | ElemType::Bf16)
+}
+
 /// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
 /// warp at one address sum their operands first, one of them adding the sum
 /// ([`Lowering::WarpNative`]). At one contended address a warp's 32 atomics become one.
@@ -614,6 +628,8 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     let packed = packed_half_native(node, target);
     let native = if packed.is_some() {
         packed
+    } else if serial_folded(node, target) {
+        None
     } else if node.shape.is_vector() {
         vector_native(node, target)
     } else {
@@ -643,7 +659,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
             // sm_90, release: 55 SASS instructions against 32).
             let per_element =
                 !(node.op == AtomicOp::Cas && node.shape.is_vector() && node.ty.bits() == 16);
-            let native = per_element
+            let native = (per_element && !serial_folded(node, target))
                 .then(|| scalar_native(node.op, node.ty, target))
                 .flatten();
             let (element, op) = match (packed_half_words(node, target), native) {
@@ -655,6 +671,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
                     note_native(&mut legality, node, op, retyped);
                     (Lowering::Native, Some(op))
                 }
+                (None, None) if serial_folded(node, target) => (Lowering::WarpSerialFold, None),
                 (None, None) => {
                     let element = warp_combined(node, target, element_emulation(node, target));
                     if element == Lowering::MaskedOp && reduction_allowed(node) {
@@ -873,6 +890,7 @@ pub(crate) fn candidates(policies: PtxTarget) -> Vec<PtxTarget> {
             reassociate_float_add: policies.reassociate_float_add
                 && candidate.has(PtxKnob::ReassociateFloatAdd.needs()),
             plain_loops: policies.plain_loops && candidate.has(PtxKnob::PlainLoops.needs()),
+            serial_fold: policies.serial_fold && candidate.has(PtxKnob::SerialFold.needs()),
             ..candidate
         })
         .collect()

@@ -22,9 +22,9 @@ use crate::types::{ElemType, MemoryOrder};
 /// stored value is theirs applied in that order. So the results are those of a burst of
 /// separate atomics, with one CAS per address and attempt instead of one per lane.
 ///
-/// A value passes from the lane of rank `s` to the lanes above it by an inclusive `or` scan in
-/// which only that lane contributes; every lane of the group runs every step, so the warp
-/// primitives stay collective. A lane alone at its address runs its own CAS loop. The lanes
+/// Every lane of the group runs every step, so that the warp primitives stay collective: each
+/// applies its operation to the running value, and all take the result of the lane whose turn
+/// it is ([`Prim::WarpFromRank`]). A lane alone at its address runs its own CAS loop. The lanes
 /// wait for each other with ordering before the first load and after the last CAS, as the
 /// other warp-combined elements do. Leaves the builder in the exit block and returns this
 /// lane's old value in the element's natural type.
@@ -117,14 +117,12 @@ pub(super) fn serial_fold_element(
     let mine = b.cmp(CmpCond::Eq, rank, turn);
     let kept = b.select(mine, running, kept);
     let applied = apply_op(b, node.op, ty, running, operand, None);
-    let passed_on = b.select(mine, applied, no_bits);
     let received = b.var(bits_ty);
-    b.push(Prim::WarpScan {
+    b.push(Prim::WarpFromRank {
         dst: received,
-        op: BinaryOp::Or,
         peers,
-        value: passed_on,
-        inclusive: true,
+        value: applied,
+        rank: turn,
     });
     let next_turn = b.binary(BinaryOp::Add, turn, one);
     let more = b.cmp(CmpCond::Ult, next_turn, size);
