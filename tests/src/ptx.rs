@@ -194,9 +194,9 @@ pub enum Coverage {
     /// changes with the ISA version), in every shape, order, space and result use; and every
     /// fence.
     Sample { stride: usize, offset: usize },
-    /// Every scalar f16/bf16 add and sub cell: all that an opt-in `+packed-half-add` target
-    /// lowers otherwise than the same target without it (`tests/packed_half_add.rs` checks
-    /// that every other verdict is the default's).
+    /// Every scalar f16/bf16 add and sub cell: all that an opt-in `+packed-half-add` or
+    /// `+serial-fold` target lowers otherwise than the same target without it
+    /// (`tests/packed_half_add.rs` checks that every other verdict is the default's).
     HalfAdds,
     /// Every scalar f32 add and sub cell: all that an opt-in `+reassociate-float-add` target
     /// lowers otherwise than the same target without it (`atomir-ptx`'s lowering test checks
@@ -277,6 +277,8 @@ pub const MATRIX_ENV: &str = "ATOMIR_PTX_MATRIX";
 /// at their default ISA (the oldest with it, and the first with `redux.sync`), sm_90 at its
 /// default and at 9.4 (the exact `.noftz` f32 add), sm_100. With `+plain-loops`, on the cells
 /// it changes ([`Coverage::PlainLoops`]): sm_70 (ptxas 12.9) and sm_90 at their default ISA.
+/// With `+serial-fold`, on the cells it changes (the half adds, [`Coverage::HalfAdds`]): sm_70,
+/// sm_80 and sm_90 at their default ISA.
 /// [`MATRIX_ENV`] replaces the list by the targets it names, each in full.
 pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
     if let Ok(list) = std::env::var(MATRIX_ENV) {
@@ -340,6 +342,18 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         };
         (target, Coverage::PlainLoops)
     });
+    let serial_fold = [
+        at_default(Sm::Sm70),
+        at_default(Sm::Sm80),
+        at_default(Sm::Sm90),
+    ]
+    .map(|target| {
+        let target = PtxTarget {
+            serial_fold: true,
+            ..target
+        };
+        (target, Coverage::HalfAdds)
+    });
     let sampled = sampled.into_iter().enumerate().map(|(offset, target)| {
         (
             target,
@@ -356,5 +370,6 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         .chain(packed_half_add)
         .chain(reassociate_float_add)
         .chain(plain_loops)
+        .chain(serial_fold)
         .collect())
 }

@@ -4,7 +4,8 @@
 semantics.
 
     python3 DIR/run.py DIR OUT [--budget S] [--runs R] [--threads N] [--launch-cap S]
-                               [--cells NAME,...] [--simulate [--simulate-wrong LABEL,...]]
+                               [--cells NAME,...] [--addresses N,...]
+                               [--simulate [--simulate-wrong LABEL,...]]
 
 For every cell x operand pattern (constant, increasing, random) x number of addresses (1, 32,
 4096, 2^20; shared memory: up to 4096, one copy per block) the runner of `contention.py` does
@@ -210,6 +211,7 @@ def parse_options(argv):
     parser.add_argument("folder")
     parser.add_argument("out")
     parser.add_argument("--cells", help="comma-separated cell names (default: every prepared cell)")
+    parser.add_argument("--addresses", help="comma-separated address counts (default: each cell's)")
     parser.add_argument("--threads", type=int, default=contention.C.THREADS)
     parser.add_argument("--launch-cap", type=float, default=0.3)
     parser.add_argument("--runs", type=int, default=5)
@@ -258,6 +260,8 @@ def main(argv=None):
                 if item.get("module"):
                     item["module"]["contender"] = item["info"]["label"]
     addresses = sorted({n for e in entries for n in e["addresses"]})
+    if options.addresses:
+        addresses = [n for n in addresses if str(n) in options.addresses.split(",")]
     rows = [(e, CellRow(CellCase(e), pattern, n)) for n in addresses for pattern in contention.C.PATTERNS
             for e in entries if n in e["addresses"] and pattern in e["patterns"]]
     document = {"schema": "atomir-gpu-cells/1", "simulated": device.simulated, "device": info,
