@@ -497,10 +497,10 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Low
     }
 }
 
-/// Only with `+serial-fold`: a relaxed scalar f16/bf16 add or sub carried out once per address
-/// by a warp's lanes, their operations applied one after another in lane order
-/// ([`Lowering::WarpSerialFold`]), instead of the scalar `atom` (which ptxas makes a CAS loop
-/// per lane) or the CAS loop per lane.
+/// Only with `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
+/// out once per 32-bit word by a warp's lanes, their operations applied one after another in
+/// lane order ([`Lowering::WarpSerialFold`]), instead of the scalar `atom` (which ptxas makes a
+/// CAS loop per lane), a CAS loop per lane, or the warp-combined loop per address.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
     target.serial_fold
         && node.order == MemoryOrder::Relaxed
@@ -508,7 +508,15 @@ fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
         && target.has(Feature::WarpCombine)
         && target.has(Feature::CasB16)
         && matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
-        && matches!(node.ty, ElemType::F16 | ElemType::Bf16)
+        && matches!(
+            node.ty,
+            ElemType::F16
+                | ElemType::Bf16
+                | ElemType::U8
+                | ElemType::S8
+                | ElemType::U16
+                | ElemType::S16
+        )
 }
 
 /// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
@@ -671,7 +679,7 @@ fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
                     note_native(&mut legality, node, op, retyped);
                     (Lowering::Native, Some(op))
                 }
-                (None, None) if serial_folded(node, target) => (Lowering::WarpSerialFold, None),
+                _ if serial_folded(node, target) => (Lowering::WarpSerialFold, None),
                 (None, None) => {
                     let element = warp_combined(node, target, element_emulation(node, target));
                     if element == Lowering::MaskedOp && reduction_allowed(node) {

@@ -288,11 +288,11 @@ impl PtxKnob {
                  size choice rather than a default"
             }
             PtxKnob::SerialFold => {
-                "relaxed scalar f16/bf16 add and sub are carried out once per address by the \
-                 warp's lanes, each lane's operation applied in turn, in lane order and rounded \
-                 as its own atomic would be, inside one 16-bit CAS loop of the highest lane; \
-                 exact (the results of the lanes' atomics one after another), off by default \
-                 until the GPU shows it faster than ptxas's CAS loop for the scalar atom"
+                "relaxed scalar f16/bf16 and 8/16-bit integer add and sub are carried out once \
+                 per 32-bit word by the warp's lanes, each lane's operation applied to its own \
+                 bits in turn, in lane order and rounded as its own atomic would be, inside one \
+                 CAS loop of the highest lane; exact (the results of the lanes' atomics one \
+                 after another), off by default until the GPU shows it faster"
             }
         }
     }
@@ -335,13 +335,14 @@ pub struct PtxTarget {
     /// lane's retries at a contended address. False by default. Needs [`Feature::WarpCombine`]
     /// (without it there is no combined form to leave out).
     pub plain_loops: bool,
-    /// `+serial-fold`: relaxed scalar f16/bf16 add and sub are carried out once per address by
-    /// a warp ([`atomir_ir::Lowering::WarpSerialFold`]): in each attempt of one 16-bit CAS loop
-    /// run by the highest lane of the lanes at an address, every lane applies its own operation
-    /// in lane order to the value the lane below it left, rounded as its own atomic would be.
-    /// Exact: old values and final memory are those of the lanes' atomics one after another.
-    /// False by default until GPU timings show it faster than the scalar `atom`, which ptxas
-    /// carries out as a CAS loop per lane. Needs [`Feature::CasB16`] (and so the warp
+    /// `+serial-fold`: relaxed scalar f16/bf16 and 8/16-bit integer add and sub are carried out
+    /// once per aligned 32-bit word by a warp ([`atomir_ir::Lowering::WarpSerialFold`]): in each
+    /// attempt of one CAS loop on the word run by the highest of the lanes whose elements lie in
+    /// it, every lane applies its own operation to its own bits, in lane order, to the word the
+    /// lane below it left, rounded as its own atomic would be. Exact: old values and final memory
+    /// are those of the lanes' atomics one after another. False by default until GPU timings
+    /// show it faster than the scalar `atom` (which ptxas carries out as a CAS loop per lane)
+    /// and the warp-combined loop per address. Needs [`Feature::CasB16`] (and so the warp
     /// instructions, which come with the same architecture).
     pub serial_fold: bool,
 }

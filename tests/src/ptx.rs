@@ -194,17 +194,17 @@ pub enum Coverage {
     /// changes with the ISA version), in every shape, order, space and result use; and every
     /// fence.
     Sample { stride: usize, offset: usize },
-    /// Every scalar f16/bf16 add and sub cell: all that an opt-in `+packed-half-add` or
-    /// `+serial-fold` target lowers otherwise than the same target without it
-    /// (`tests/packed_half_add.rs` checks that every other verdict is the default's).
+    /// Every scalar f16/bf16 add and sub cell: all that an opt-in `+packed-half-add` target
+    /// lowers otherwise than the same target without it (`tests/packed_half_add.rs` checks
+    /// that every other verdict is the default's).
     HalfAdds,
     /// Every scalar f32 add and sub cell: all that an opt-in `+reassociate-float-add` target
     /// lowers otherwise than the same target without it (`atomir-ptx`'s lowering test checks
     /// that every other verdict is the default's).
     FloatAdds,
     /// Every relaxed scalar add, sub, min, max, fminimumnum and fmaximumnum cell: all that a
-    /// `+plain-loops` target can lower otherwise than the same target without it (the
-    /// warp-combined forms it leaves out are only of those).
+    /// `+plain-loops` or `+serial-fold` target can lower otherwise than the same target without
+    /// it (the warp-combined forms they leave out or put in are only of those).
     PlainLoops,
 }
 
@@ -277,8 +277,8 @@ pub const MATRIX_ENV: &str = "ATOMIR_PTX_MATRIX";
 /// at their default ISA (the oldest with it, and the first with `redux.sync`), sm_90 at its
 /// default and at 9.4 (the exact `.noftz` f32 add), sm_100. With `+plain-loops`, on the cells
 /// it changes ([`Coverage::PlainLoops`]): sm_70 (ptxas 12.9) and sm_90 at their default ISA.
-/// With `+serial-fold`, on the cells it changes (the half adds, [`Coverage::HalfAdds`]): sm_70,
-/// sm_80 and sm_90 at their default ISA.
+/// With `+serial-fold`, on the cells it changes (among those of [`Coverage::PlainLoops`]):
+/// sm_70, sm_80 and sm_90 at their default ISA.
 /// [`MATRIX_ENV`] replaces the list by the targets it names, each in full.
 pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
     if let Ok(list) = std::env::var(MATRIX_ENV) {
@@ -352,7 +352,7 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
             serial_fold: true,
             ..target
         };
-        (target, Coverage::HalfAdds)
+        (target, Coverage::PlainLoops)
     });
     let sampled = sampled.into_iter().enumerate().map(|(offset, target)| {
         (

@@ -1,5 +1,6 @@
 //! The serial fold option (`ptx:…+serial-fold`): it changes exactly the relaxed scalar f16/bf16
-//! add and sub cells, each to `WarpSerialFold`; every other verdict is the default's. (Its
+//! and 8/16-bit integer add and sub cells, each to `WarpSerialFold`; every other verdict is the
+//! default's. (Its
 //! meaning is proven in `atomir-ir`'s `expand_serial_fold` test, its syntax by the PTX matrix,
 //! its speed by the cell timing harness on the GPU.)
 
@@ -8,7 +9,7 @@ use atomir_ir::matrix::cells;
 use atomir_ir::{AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
 
 #[test]
-fn the_option_changes_only_relaxed_scalar_half_adds() {
+fn the_option_changes_only_relaxed_scalar_narrow_adds() {
     for name in ["ptx:sm_70", "ptx:sm_80", "ptx:sm_90"] {
         let default: Target = name.parse().unwrap();
         let folded: Target = format!("{name}+serial-fold").parse().unwrap();
@@ -18,7 +19,15 @@ fn the_option_changes_only_relaxed_scalar_half_adds() {
             let (plain, serial) = (default.legalize(&node), folded.legalize(&node));
             let expected = plain.is_ok()
                 && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
-                && matches!(cell.ty, ElemType::F16 | ElemType::Bf16)
+                && matches!(
+                    cell.ty,
+                    ElemType::F16
+                        | ElemType::Bf16
+                        | ElemType::U8
+                        | ElemType::S8
+                        | ElemType::U16
+                        | ElemType::S16
+                )
                 && cell.shape == VectorShape::Scalar
                 && cell.order == MemoryOrder::Relaxed;
             if expected {

@@ -149,11 +149,12 @@ pub enum Lowering {
     /// Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets with warp vote
     /// and shuffle instructions only.
     WarpIntMinMax,
-    /// A relaxed scalar RMW as [`Lowering::CasLoop`] on the element's own width, carried out
-    /// once per address by a warp whose lanes' operations are applied one after another: in
-    /// each CAS attempt of the highest lane of the group at an address, every lane in lane
-    /// order applies its own operation (rounded as its own atomic would be) to the value the
-    /// lane below it left, and keeps the value it found as its old value. Exact for any op,
+    /// A relaxed scalar RMW as a CAS loop on the element (of 32 or 64 bits) or on the aligned
+    /// 32-bit word of an 8/16-bit element, carried out once per such location by a warp whose
+    /// lanes' operations are applied one after another: in each CAS attempt of the highest lane
+    /// of the group at a location, every lane in lane order applies its own operation (rounded
+    /// as its own atomic would be) to its own bits of the value the lane below it left, and
+    /// keeps the element it found as its old value. Exact for any op,
     /// float add included: the results are those of the group's operations following each other
     /// in lane order. Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets
     /// with warp vote and shuffle instructions only.
@@ -382,6 +383,10 @@ impl Legality {
             )),
             Lowering::WarpCasLoop => text.push_str(&format!(
                 " on a {bits}-bit CAS, run once per address by the warp's lanes combined"
+            )),
+            Lowering::WarpSerialFold if bits < 32 => text.push_str(&format!(
+                " ({bits}-bit in a 32-bit word, CAS loop run once per word by the warp's \
+                 lanes, their operations applied one after another in lane order)"
             )),
             Lowering::WarpSerialFold => text.push_str(&format!(
                 " on a {bits}-bit CAS, run once per address by the warp's lanes, their \

@@ -5,7 +5,7 @@
 
 use smallvec::SmallVec;
 
-use super::{apply_op, cas_loop_element, mem_attrs, Builder};
+use super::{apply_op, cas_loop_element, masked_cas_loop_element, mem_attrs, Builder};
 use crate::expand::{
     BinaryOp, Block, CmpCond, Edge, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
 };
@@ -13,8 +13,9 @@ use crate::node::AtomicNode;
 use crate::types::{ElemType, MemoryOrder};
 
 /// Emits one element carried out once per address by a warp, exactly for any op: the lanes
-/// with the same address (a group) take turns inside each CAS attempt of the highest of them.
-/// From the attempt's expected value, the lane of rank 0 (the lowest) applies its operation,
+/// whose CAS covers the same location (a group: the same address, or for 8/16-bit elements the
+/// same aligned 32-bit word, each lane acting on its own bits of it) take turns inside each CAS
+/// attempt of the highest of them. From the attempt's expected value, the lane of rank 0 (the lowest) applies its operation,
 /// rounded as its own atomic would be, and passes the result on; the lane of rank 1 applies its
 /// own to that, and so on; the highest lane's result is what the CAS stores. Each lane keeps
 /// the value it applied its operation to: after the CAS that succeeds, that is its old value in
@@ -24,9 +25,9 @@ use crate::types::{ElemType, MemoryOrder};
 ///
 /// Every lane of the group runs every step, so that the warp primitives stay collective: each
 /// applies its operation to the running value, and all take the result of the lane whose turn
-/// it is ([`Prim::WarpFromRank`]). A lane alone at its address runs its own CAS loop. The lanes
-/// wait for each other with ordering before the first load and after the last CAS, as the
-/// other warp-combined elements do. Leaves the builder in the exit block and returns this
+/// it is ([`Prim::WarpFromRank`]). A lane alone at its location runs its own CAS loop (masked in
+/// its word for an 8/16-bit element). The lanes wait for each other with ordering before the
+/// first load and after the last CAS, as the other warp-combined elements do. Leaves the builder in the exit block and returns this
 /// lane's old value in the element's natural type.
 pub(super) fn serial_fold_element(
     b: &mut Builder,
@@ -37,11 +38,12 @@ pub(super) fn serial_fold_element(
 ) -> Var {
     let natural = PrimType::natural(ty);
     let bits_ty = PrimType::int(ty.bits());
+    let unit = Unit::of(b, ty, addr);
     let peers = b.var(PrimType::I32);
     b.push(Prim::WarpPeers {
         dst: peers,
-        key: addr,
-        key_stride: ty.bytes(),
+        key: unit.addr,
+        key_stride: unit.ty.bits() / 8,
     });
     let one = b.constant(PrimType::I32, 1);
     let zero = b.constant(PrimType::I32, 0);
@@ -52,7 +54,11 @@ pub(super) fn serial_fold_element(
 
     let (solo, _) = b.block(&[]);
     b.switch_to(solo);
-    let own_old = cas_loop_element(b, node, ty, addr, operand, None);
+    let own_old = if unit.shift.is_some() {
+        masked_cas_loop_element(b, node, ty, addr, operand, None)
+    } else {
+        cas_loop_element(b, node, ty, addr, operand, None)
+    };
     let own_old_bits = b.bits_of(own_old);
     let solo_end = b.current;
 
@@ -78,6 +84,7 @@ pub(super) fn serial_fold_element(
         value: rank_plus_one,
     });
     b.push(Prim::WarpSync { peers });
+    let no_unit = b.constant(unit.ty, 0);
     let no_bits = b.constant(bits_ty, 0);
     let group_entry = b.current;
 
@@ -85,39 +92,41 @@ pub(super) fn serial_fold_element(
     let (load, _) = b.block(&[]);
     b.switch_to(load);
     let mem = mem_attrs(node);
-    let loaded = b.var(bits_ty);
+    let loaded = b.var(unit.ty);
     b.push(Prim::Load {
         dst: loaded,
-        addr,
+        addr: unit.addr,
         mem: MemAttrs {
             order: MemoryOrder::Relaxed,
             ..mem
         },
     });
-    let (first_guess, first_guess_params) = b.block(&[bits_ty]);
+    let (first_guess, first_guess_params) = b.block(&[unit.ty]);
     b.jump(first_guess, &[loaded]);
-    branch_with(b, group_entry, leads, load, &[], first_guess, &[no_bits]);
+    branch_with(b, group_entry, leads, load, &[], first_guess, &[no_unit]);
     b.switch_to(first_guess);
-    let guess0 = b.var(bits_ty);
+    let guess0 = b.var(unit.ty);
     b.push(Prim::WarpBroadcast {
         dst: guess0,
         peers,
         value: first_guess_params[0],
     });
-    let (attempt, attempt_params) = b.block(&[bits_ty]);
+    let (attempt, attempt_params) = b.block(&[unit.ty]);
     b.jump(attempt, &[guess0]);
 
     // One attempt: the steps, in rank order, from the expected value.
     b.switch_to(attempt);
     let expected = attempt_params[0];
-    let (step, step_params) = b.block(&[bits_ty, PrimType::I32, bits_ty]);
+    let (step, step_params) = b.block(&[unit.ty, PrimType::I32, bits_ty]);
     b.jump(step, &[expected, zero, no_bits]);
     b.switch_to(step);
     let (running, turn, kept) = (step_params[0], step_params[1], step_params[2]);
     let mine = b.cmp(CmpCond::Eq, rank, turn);
-    let kept = b.select(mine, running, kept);
-    let applied = apply_op(b, node.op, ty, running, operand, None);
-    let received = b.var(bits_ty);
+    let element = unit.extract(b, running, bits_ty);
+    let kept = b.select(mine, element, kept);
+    let applied = apply_op(b, node.op, ty, element, operand, None);
+    let applied = unit.insert(b, running, applied);
+    let received = b.var(unit.ty);
     b.push(Prim::WarpFromRank {
         dst: received,
         peers,
@@ -126,7 +135,7 @@ pub(super) fn serial_fold_element(
     });
     let next_turn = b.binary(BinaryOp::Add, turn, one);
     let more = b.cmp(CmpCond::Ult, next_turn, size);
-    let (stepped, stepped_params) = b.block(&[bits_ty]);
+    let (stepped, stepped_params) = b.block(&[unit.ty]);
     b.terminate(Terminator::Branch {
         cond: more,
         then: Edge {
@@ -144,19 +153,19 @@ pub(super) fn serial_fold_element(
     let group_new = stepped_params[0];
     let (swap, _) = b.block(&[]);
     b.switch_to(swap);
-    let seen = b.var(bits_ty);
+    let seen = b.var(unit.ty);
     b.push(Prim::Cas {
         dst: seen,
-        addr,
+        addr: unit.addr,
         expected,
         new: group_new,
         mem,
     });
-    let (settled, settled_params) = b.block(&[bits_ty]);
+    let (settled, settled_params) = b.block(&[unit.ty]);
     b.jump(settled, &[seen]);
-    branch_with(b, stepped, leads, swap, &[], settled, &[no_bits]);
+    branch_with(b, stepped, leads, swap, &[], settled, &[no_unit]);
     b.switch_to(settled);
-    let found = b.var(bits_ty);
+    let found = b.var(unit.ty);
     b.push(Prim::WarpBroadcast {
         dst: found,
         peers,
@@ -184,6 +193,76 @@ pub(super) fn serial_fold_element(
 
     b.switch_to(done);
     b.unary(UnaryOp::Bitcast, done_params[0], natural)
+}
+
+/// What one CAS of a group covers: the element itself, or for an 8/16-bit element its aligned
+/// 32-bit word, with the element's bit offset inside it. Lanes whose elements share a word form
+/// one group, and each applies its operation to its own bits of the word.
+struct Unit {
+    addr: Var,
+    ty: PrimType,
+    /// The element's bit offset in the word (an `i32`), for an 8/16-bit element.
+    shift: Option<Var>,
+}
+
+impl Unit {
+    fn of(b: &mut Builder, ty: ElemType, addr: Var) -> Unit {
+        if ty.bits() >= 32 {
+            return Unit {
+                addr,
+                ty: PrimType::int(ty.bits()),
+                shift: None,
+            };
+        }
+        let word = b.var(PrimType::Ptr);
+        b.push(Prim::PtrAlignDown {
+            dst: word,
+            ptr: addr,
+            align: 4,
+        });
+        let byte = b.var(PrimType::I32);
+        b.push(Prim::PtrLowBits {
+            dst: byte,
+            ptr: addr,
+            align: 4,
+        });
+        let three = b.constant(PrimType::I32, 3);
+        let shift = b.binary(BinaryOp::Shl, byte, three);
+        Unit {
+            addr: word,
+            ty: PrimType::I32,
+            shift: Some(shift),
+        }
+    }
+
+    /// The element's bits in `unit` (a value of the unit's type).
+    fn extract(&self, b: &mut Builder, unit: Var, bits_ty: PrimType) -> Var {
+        match self.shift {
+            None => unit,
+            Some(shift) => {
+                let shifted = b.binary(BinaryOp::LShr, unit, shift);
+                b.unary(UnaryOp::Trunc, shifted, bits_ty)
+            }
+        }
+    }
+
+    /// `unit` with the element's bits replaced by `element`.
+    fn insert(&self, b: &mut Builder, unit: Var, element: Var) -> Var {
+        match self.shift {
+            None => element,
+            Some(shift) => {
+                let bits = b.ty(element).bits();
+                let ones = b.constant(PrimType::I32, (1u128 << bits) - 1);
+                let mask = b.binary(BinaryOp::Shl, ones, shift);
+                let all = b.constant(PrimType::I32, u128::from(u32::MAX));
+                let keep = b.binary(BinaryOp::Xor, mask, all);
+                let others = b.binary(BinaryOp::And, unit, keep);
+                let wide = b.unary(UnaryOp::Zext, element, PrimType::I32);
+                let placed = b.binary(BinaryOp::Shl, wide, shift);
+                b.binary(BinaryOp::Or, others, placed)
+            }
+        }
+    }
 }
 
 /// Ends `from` with a branch on `cond` to two blocks without arguments.
