@@ -237,9 +237,9 @@ class SimulatedDevice:
         init, operands = os.path.join(folder, "init"), os.path.join(folder, "operands")
         final, olds = os.path.join(folder, "final"), os.path.join(folder, "olds")
         bufs["init"].tofile(init)
-        bufs["operands"][: threads * row.case.size].tofile(operands)
+        bufs["operands"][: threads * getattr(row.case, "operand_size", row.case.size)].tofile(operands)
         subprocess.run(
-            [self.checker, "simulate", *row.checker_args(threads), "--init", init,
+            [self.checker, *row.checker_call("simulate", threads), "--init", init,
              "--operands", operands, "--final", final, "--olds", olds,
              "--order", f"shuffle:{self.calls}"],
             check=True,
@@ -262,6 +262,10 @@ class Row:
         return ["--op", self.case.op, "--type", self.case.type, "--result", self.case.result,
                 "--addresses", str(self.addresses), "--threads", str(threads)]
 
+    def checker_call(self, command, threads):
+        """The checker's arguments for `command` (check or simulate) on this row."""
+        return [command, *self.checker_args(threads)]
+
     def key(self):
         return f"{self.case.name} {self.pattern} n={self.addresses}"
 
@@ -282,6 +286,9 @@ class Runner:
             values.tofile(path)
             self.operand_cache[key] = (values, path)
         return self.operand_cache[key]
+
+    def initial_memory(self, case, addresses):
+        return initial_memory(case, addresses)
 
     def thread_count(self, row, kernels, bufs, record):
         """The largest ladder step at which no contender's launch exceeds the cap."""
@@ -322,7 +329,7 @@ class Runner:
             paths = {name: os.path.join(folder, name) for name in ("init", "final", "olds")}
             init.tofile(paths["init"])
             memory.tofile(paths["final"])
-            command = [self.checker, "check", *row.checker_args(threads), "--init", paths["init"],
+            command = [self.checker, *row.checker_call("check", threads), "--init", paths["init"],
                        "--operands", operands_path, "--final", paths["final"]]
             if olds is not None:
                 olds.tofile(paths["olds"])
@@ -391,7 +398,7 @@ class Runner:
             except Exception as error:  # noqa: BLE001
                 record[label] = {"status": "missing", "reason": f"{type(error).__name__}: {error}"}
         values, operands_path = self.operands(row.case, row.pattern)
-        init = initial_memory(row.case, row.addresses)
+        init = self.initial_memory(row.case, row.addresses)
         bufs = self.device.buffers(init, values, self.options.threads * row.case.size)
         threads = self.thread_count(row, kernels, bufs, record)
         result["threads"] = threads

@@ -358,6 +358,7 @@ fn primitive_with(
         | Prim::WarpFirst { .. }
         | Prim::WarpScan { .. }
         | Prim::WarpBroadcast { .. }
+        | Prim::WarpFromRank { .. }
         | Prim::WarpSync { .. } => {
             return Err(Unprintable(
                 "warp primitives: no LLVM table combines lanes".into(),

@@ -230,14 +230,17 @@ pub enum PtxKnob {
     ReassociateFloatAdd,
     /// `+plain-loops`: see [`PtxTarget::plain_loops`].
     PlainLoops,
+    /// `+serial-fold`: see [`PtxTarget::serial_fold`].
+    SerialFold,
 }
 
 impl PtxKnob {
     /// Every knob.
-    pub const ALL: [PtxKnob; 3] = [
+    pub const ALL: [PtxKnob; 4] = [
         PtxKnob::PackedHalfAdd,
         PtxKnob::ReassociateFloatAdd,
         PtxKnob::PlainLoops,
+        PtxKnob::SerialFold,
     ];
 
     /// The spelling after `+` in a target name.
@@ -246,6 +249,7 @@ impl PtxKnob {
             PtxKnob::PackedHalfAdd => "packed-half-add",
             PtxKnob::ReassociateFloatAdd => "reassociate-float-add",
             PtxKnob::PlainLoops => "plain-loops",
+            PtxKnob::SerialFold => "serial-fold",
         }
     }
 
@@ -255,6 +259,7 @@ impl PtxKnob {
             PtxKnob::PackedHalfAdd => Feature::F16x2Add,
             PtxKnob::ReassociateFloatAdd => Feature::WarpCombine,
             PtxKnob::PlainLoops => Feature::WarpCombine,
+            PtxKnob::SerialFold => Feature::CasB16,
         }
     }
 
@@ -281,6 +286,13 @@ impl PtxKnob {
                  its own (a CAS loop, or the integer atom with its NaN loop) instead of once \
                  per address by the warp's lanes combined; results are the same, hence a \
                  size choice rather than a default"
+            }
+            PtxKnob::SerialFold => {
+                "relaxed scalar f16/bf16 and 8/16-bit integer add and sub are carried out once \
+                 per 32-bit word by the warp's lanes, each lane's operation applied to its own \
+                 bits in turn, in lane order and rounded as its own atomic would be, inside one \
+                 CAS loop of the highest lane; exact (the results of the lanes' atomics one \
+                 after another), off by default until the GPU shows it faster"
             }
         }
     }
@@ -323,6 +335,16 @@ pub struct PtxTarget {
     /// lane's retries at a contended address. False by default. Needs [`Feature::WarpCombine`]
     /// (without it there is no combined form to leave out).
     pub plain_loops: bool,
+    /// `+serial-fold`: relaxed scalar f16/bf16 and 8/16-bit integer add and sub are carried out
+    /// once per aligned 32-bit word by a warp ([`atomir_ir::Lowering::WarpSerialFold`]): in each
+    /// attempt of one CAS loop on the word run by the highest of the lanes whose elements lie in
+    /// it, every lane applies its own operation to its own bits, in lane order, to the word the
+    /// lane below it left, rounded as its own atomic would be. Exact: old values and final memory
+    /// are those of the lanes' atomics one after another. False by default until GPU timings
+    /// show it faster than the scalar `atom` (which ptxas carries out as a CAS loop per lane)
+    /// and the warp-combined loop per address. Needs [`Feature::CasB16`] (and so the warp
+    /// instructions, which come with the same architecture).
+    pub serial_fold: bool,
 }
 
 impl PtxTarget {
@@ -335,6 +357,7 @@ impl PtxTarget {
             packed_half_add: false,
             reassociate_float_add: false,
             plain_loops: false,
+            serial_fold: false,
         }
     }
 
@@ -356,6 +379,7 @@ impl PtxTarget {
                 PtxKnob::PackedHalfAdd => target.packed_half_add = true,
                 PtxKnob::ReassociateFloatAdd => target.reassociate_float_add = true,
                 PtxKnob::PlainLoops => target.plain_loops = true,
+                PtxKnob::SerialFold => target.serial_fold = true,
             }
         }
         Ok(target)
@@ -428,6 +452,9 @@ impl fmt::Display for PtxTarget {
         }
         if self.plain_loops {
             write!(f, "+{}", PtxKnob::PlainLoops.name())?;
+        }
+        if self.serial_fold {
+            write!(f, "+{}", PtxKnob::SerialFold.name())?;
         }
         Ok(())
     }

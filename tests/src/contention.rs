@@ -92,7 +92,11 @@ pub enum CheckKind {
     Exact,
     /// Final memory within the error bound of summation in any order.
     Bound,
-    /// Final memory only known to be no NaN.
+    /// Final memory is one of the values stored (exch or store with the result unused: the
+    /// last writer's operand).
+    Member,
+    /// Final memory only known to be no NaN, or (an op whose final value depends on the order,
+    /// with the result unused) not checked.
     Weak,
 }
 
@@ -102,22 +106,23 @@ impl CheckKind {
             CheckKind::Linearization => "linearization",
             CheckKind::Exact => "exact",
             CheckKind::Bound => "bound",
+            CheckKind::Member => "member",
             CheckKind::Weak => "weak",
         }
     }
 }
 
-fn read(bytes: &[u8], offset: usize, width: usize) -> u64 {
+pub(crate) fn read(bytes: &[u8], offset: usize, width: usize) -> u64 {
     let mut buffer = [0u8; 8];
     buffer[..width].copy_from_slice(&bytes[offset..offset + width]);
     u64::from_le_bytes(buffer)
 }
 
-fn write(bytes: &mut [u8], offset: usize, width: usize, value: u64) {
+pub(crate) fn write(bytes: &mut [u8], offset: usize, width: usize, value: u64) {
     bytes[offset..offset + width].copy_from_slice(&value.to_le_bytes()[..width]);
 }
 
-fn lane(bits: u64, index: u32, lane_bits: u32) -> u64 {
+pub(crate) fn lane(bits: u64, index: u32, lane_bits: u32) -> u64 {
     (bits >> (index * lane_bits)) & width_mask(lane_bits) as u64
 }
 
@@ -281,7 +286,7 @@ fn lowest_bit_exponent(value: f64) -> i32 {
 }
 
 /// The final value of a float add reduction, whose value in general depends on the order.
-fn float_sum_check(
+pub(crate) fn float_sum_check(
     ty: ElemType,
     mode: FloatMode,
     init: u64,
@@ -366,19 +371,9 @@ pub enum Order {
     Shuffled(u64),
 }
 
-/// Final memory and (result used) old values of the threads run one after another.
-pub fn simulate(
-    case: &Case,
-    layout: Layout,
-    init: &[u8],
-    operands: &[u8],
-    order: Order,
-) -> (Vec<u8>, Option<Vec<u8>>) {
-    let width = case.width();
-    let mode = case.float_mode();
-    let mut memory = init.to_vec();
-    let mut olds = vec![0u8; layout.threads * width];
-    let mut threads: Vec<usize> = (0..layout.threads).collect();
+/// The thread indices `0..threads` in the given order.
+pub(crate) fn ordered(threads: usize, order: Order) -> Vec<usize> {
+    let mut threads: Vec<usize> = (0..threads).collect();
     match order {
         Order::Forward => {}
         Order::Reverse => threads.reverse(),
@@ -392,7 +387,22 @@ pub fn simulate(
             }
         }
     }
-    for t in threads {
+    threads
+}
+
+/// Final memory and (result used) old values of the threads run one after another.
+pub fn simulate(
+    case: &Case,
+    layout: Layout,
+    init: &[u8],
+    operands: &[u8],
+    order: Order,
+) -> (Vec<u8>, Option<Vec<u8>>) {
+    let width = case.width();
+    let mode = case.float_mode();
+    let mut memory = init.to_vec();
+    let mut olds = vec![0u8; layout.threads * width];
+    for t in ordered(layout.threads, order) {
         let offset = (t % layout.addresses) * width;
         let old = read(&memory, offset, width);
         let operand = read(operands, t * width, width);

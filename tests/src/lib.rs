@@ -6,6 +6,7 @@
 
 pub mod accesses;
 pub mod cases;
+pub mod cell_bench;
 pub mod contention;
 pub mod gpu_kernels;
 pub mod judge;

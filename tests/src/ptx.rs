@@ -206,6 +206,10 @@ pub enum Coverage {
     /// `+plain-loops` target can lower otherwise than the same target without it (the
     /// warp-combined forms it leaves out are only of those).
     PlainLoops,
+    /// Every relaxed scalar f16, bf16 and 8/16-bit integer add and sub cell: all that a
+    /// `+serial-fold` target lowers otherwise than the same target without it
+    /// (`tests/serial_fold.rs` checks that every other verdict is the default's).
+    NarrowAdds,
 }
 
 impl Coverage {
@@ -253,6 +257,19 @@ impl Coverage {
                         && !cell.shape.is_vector()
                 }
             },
+            Coverage::NarrowAdds => match cell {
+                AnyCell::Fence(_) => false,
+                AnyCell::Access(cell) => {
+                    use atomir_ir::ElemType as Ty;
+                    matches!(cell.op, atomir_ir::AtomicOp::Add | atomir_ir::AtomicOp::Sub)
+                        && matches!(
+                            cell.ty,
+                            Ty::F16 | Ty::Bf16 | Ty::U8 | Ty::S8 | Ty::U16 | Ty::S16
+                        )
+                        && cell.order == atomir_ir::MemoryOrder::Relaxed
+                        && !cell.shape.is_vector()
+                }
+            },
         }
     }
 }
@@ -277,6 +294,8 @@ pub const MATRIX_ENV: &str = "ATOMIR_PTX_MATRIX";
 /// at their default ISA (the oldest with it, and the first with `redux.sync`), sm_90 at its
 /// default and at 9.4 (the exact `.noftz` f32 add), sm_100. With `+plain-loops`, on the cells
 /// it changes ([`Coverage::PlainLoops`]): sm_70 (ptxas 12.9) and sm_90 at their default ISA.
+/// With `+serial-fold`, on the cells it changes ([`Coverage::NarrowAdds`]): sm_70, sm_80 and
+/// sm_90 at their default ISA.
 /// [`MATRIX_ENV`] replaces the list by the targets it names, each in full.
 pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
     if let Ok(list) = std::env::var(MATRIX_ENV) {
@@ -340,6 +359,18 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         };
         (target, Coverage::PlainLoops)
     });
+    let serial_fold = [
+        at_default(Sm::Sm70),
+        at_default(Sm::Sm80),
+        at_default(Sm::Sm90),
+    ]
+    .map(|target| {
+        let target = PtxTarget {
+            serial_fold: true,
+            ..target
+        };
+        (target, Coverage::NarrowAdds)
+    });
     let sampled = sampled.into_iter().enumerate().map(|(offset, target)| {
         (
             target,
@@ -356,5 +387,6 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         .chain(packed_half_add)
         .chain(reassociate_float_add)
         .chain(plain_loops)
+        .chain(serial_fold)
         .collect())
 }

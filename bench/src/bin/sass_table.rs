@@ -14,7 +14,8 @@
 //!   (`^max_+_f16_,^nand_`).
 //! - `ATOMIR_SASS_STRIDE=N` or `N:K`: of each group (op, shape, type, as in the table), only the
 //!   cells at positions K, K+N, K+2N... of the group (matrix order) that pass the name filter.
-//! - `ATOMIR_SASS_KEEP=DIR`: writes `DIR/cells.tsv` (cell, ours, llc, verdict, whether each side has a CAS loop) and, per cell,
+//! - `ATOMIR_SASS_KEEP=DIR`: writes `DIR/cells.tsv` (cell, ours, llc, verdict, whether each side
+//!   has a CAS loop, and the class of a cell where ours is worse: [`Worse`]'s slug) and, per cell,
 //!   `DIR/CELL/{ours,llc}.{ptx,sass}` (the function's PTX and SASS) to read side by side.
 
 use std::collections::{BTreeMap, HashMap};
@@ -159,6 +160,18 @@ impl Worse {
                     .saturating_sub(llc.instructions)
                     .min(4),
             }
+        }
+    }
+
+    /// The class's name in `cells.tsv` and for the cell timing harness (`--class`).
+    fn slug(self) -> &'static str {
+        match self {
+            Worse::WarpCombined => "warp-combined",
+            Worse::CasB16Loop => "cas-b16-loop",
+            Worse::FloatMinMaxByInteger => "float-min-max-by-integer",
+            Worse::NativeAgainstLoop => "native-against-loop",
+            Worse::LeanLoopFences => "lean-loop-fences",
+            Worse::Other { .. } => "other",
         }
     }
 
@@ -394,7 +407,7 @@ fn keep_cells(
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
     };
     std::fs::create_dir_all(keep).map_err(|e| format!("{}: {e}", keep.display()))?;
-    let mut table = String::from("cell\tours\tllc\tverdict\tour_cas_loop\tllc_cas_loop\n");
+    let mut table = String::from("cell\tours\tllc\tverdict\tour_cas_loop\tllc_cas_loop\tclass\n");
     let by_name: HashMap<String, &Row> = rows.iter().map(|row| (row.cell.name(), row)).collect();
     for (n, cell) in all.iter().enumerate() {
         let name = cell.name();
@@ -419,8 +432,18 @@ fn keep_cells(
                 },
             ),
         };
+        // The table's class of a cell where ours is worse than a correct llc.
+        let class = match row.llc {
+            Some((llc, true))
+                if row.ours.instructions > llc.instructions
+                    || (row.ours.cas_loop && !llc.cas_loop) =>
+            {
+                Worse::of(row, llc).slug()
+            }
+            _ => "-",
+        };
         table.push_str(&format!(
-            "{name}\t{}\t{llc}\t{verdict}\t{}\t{llc_loop}\n",
+            "{name}\t{}\t{llc}\t{verdict}\t{}\t{llc_loop}\t{class}\n",
             row.ours.instructions,
             if row.ours.cas_loop { "loop" } else { "no" }
         ));

@@ -12,12 +12,14 @@ use crate::legal::Lowering;
 
 mod apply;
 mod part_word;
+mod serial_fold;
 mod warp;
 
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, MemoryOrder};
 use apply::{apply_op, float_infinity_bits};
 use part_word::part_word;
+use serial_fold::serial_fold_element;
 use warp::{warp_combined_element, WarpFold};
 
 /// Builds an expansion block by block.
@@ -588,6 +590,7 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
         let old = match element {
             Lowering::CasLoop => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
             Lowering::IntMinMax => int_min_max_carry(&mut b, node, ty, addr, operand, new_value),
+            Lowering::WarpSerialFold => serial_fold_element(&mut b, node, ty, addr, operand),
             Lowering::WarpIntMinMax => match Lowering::int_min_max_atomics(node.op, ty) {
                 Some([(signed_op, _), _]) => {
                     let fold = WarpFold::FloatMinMax {

@@ -454,6 +454,19 @@ pub enum Prim {
         /// This lane's value (the one read where this lane leads).
         value: Var,
     },
+    /// `value` of the lane whose rank among the lanes of `peers` is `rank` (rank 0 the lowest
+    /// lane), an integer of at most 64 bits; `rank`, an `i32` below the number of lanes of
+    /// `peers`, is the same in every lane.
+    WarpFromRank {
+        /// The value received, of `value`'s type.
+        dst: Var,
+        /// A mask of [`Prim::WarpPeers`].
+        peers: Var,
+        /// This lane's value (the one read where this lane has rank `rank`).
+        value: Var,
+        /// The rank of the lane read.
+        rank: Var,
+    },
     /// The lanes of `peers` wait for each other here, and every memory access a lane made
     /// before it is ordered before every access a lane of `peers` makes after it: a lane's own
     /// accesses stay ordered with the atomic the leading lane carries out for it.
@@ -481,7 +494,8 @@ impl Prim {
             | Prim::WarpLeads { dst, .. }
             | Prim::WarpFirst { dst, .. }
             | Prim::WarpScan { dst, .. }
-            | Prim::WarpBroadcast { dst, .. } => Some(dst),
+            | Prim::WarpBroadcast { dst, .. }
+            | Prim::WarpFromRank { dst, .. } => Some(dst),
             Prim::Rmw { dst, .. } => dst,
             Prim::WarpSync { .. } => None,
         }
@@ -519,6 +533,9 @@ impl Prim {
             Prim::WarpScan { peers, value, .. } | Prim::WarpBroadcast { peers, value, .. } => {
                 smallvec![peers, value]
             }
+            Prim::WarpFromRank {
+                peers, value, rank, ..
+            } => smallvec![peers, value, rank],
         }
     }
 
@@ -532,6 +549,7 @@ impl Prim {
                 | Prim::WarpFirst { .. }
                 | Prim::WarpScan { .. }
                 | Prim::WarpBroadcast { .. }
+                | Prim::WarpFromRank { .. }
                 | Prim::WarpSync { .. }
         )
     }

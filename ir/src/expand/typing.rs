@@ -135,6 +135,21 @@ impl Prim {
                 )?;
                 types.expect(dst, lane, "a broadcast gives its value's type")
             }
+            Prim::WarpFromRank {
+                dst,
+                peers,
+                value,
+                rank,
+            } => {
+                types.expect(peers, PrimType::I32, "a lane mask is an i32")?;
+                types.expect(rank, PrimType::I32, "a lane's rank is an i32")?;
+                let lane = types.expect_if(
+                    value,
+                    |t| t.is_int() && t.bits() <= 64,
+                    "a warp exchanges integers of at most 64 bits",
+                )?;
+                types.expect(dst, lane, "a value from another lane keeps its type")
+            }
         }
     }
 }

@@ -721,6 +721,7 @@ impl Interpreter {
             | Prim::WarpFirst { .. }
             | Prim::WarpScan { .. }
             | Prim::WarpBroadcast { .. }
+            | Prim::WarpFromRank { .. }
             | Prim::WarpSync { .. } => {
                 return Err(InterpError::Unsupported(
                     "a warp primitive outside a warp's collective step",

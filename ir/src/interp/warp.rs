@@ -84,6 +84,7 @@ impl Interpreter {
                 | Prim::WarpFirst { peers, .. }
                 | Prim::WarpScan { peers, .. }
                 | Prim::WarpBroadcast { peers, .. }
+                | Prim::WarpFromRank { peers, .. }
                 | Prim::WarpSync { peers } => {
                     let mask = reg(lanes, first, peers)? as u32;
                     if mask & 1 << first == 0 {
@@ -141,6 +142,24 @@ impl Interpreter {
                     Prim::WarpBroadcast { dst, value, .. } => {
                         let highest = 31 - group.leading_zeros() as usize;
                         Some((dst, reg(lanes, highest, value)?))
+                    }
+                    Prim::WarpFromRank {
+                        dst, value, rank, ..
+                    } => {
+                        // The rank must be the same in every lane, and name a lane of the group.
+                        let wanted = reg(lanes, first, rank)?;
+                        if reg(lanes, lane, rank)? != wanted {
+                            return Err(InterpError::Unsupported(
+                                "a rank that differs between the lanes of a group",
+                            ));
+                        }
+                        let source = usize::try_from(wanted)
+                            .ok()
+                            .and_then(|rank| lanes_of(group).nth(rank))
+                            .ok_or(InterpError::Unsupported(
+                                "a rank beyond the lanes of a group",
+                            ))?;
+                        Some((dst, reg(lanes, source, value)?))
                     }
                     _ => None,
                 };

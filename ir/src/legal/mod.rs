@@ -144,6 +144,16 @@ pub enum Lowering {
     /// Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets with warp vote
     /// and shuffle instructions only.
     WarpIntMinMax,
+    /// A relaxed scalar RMW as a CAS loop on the element (of 32 or 64 bits) or on the aligned
+    /// 32-bit word of an 8/16-bit element, carried out once per such location by a warp whose
+    /// lanes' operations are applied one after another: in each CAS attempt of the highest lane
+    /// of the group at a location, every lane in lane order applies its own operation (rounded
+    /// as its own atomic would be) to its own bits of the value the lane below it left, and
+    /// keeps the element it found as its old value. Exact for any op,
+    /// float add included: the results are those of the group's operations following each other
+    /// in lane order. Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets
+    /// with warp vote and shuffle instructions only.
+    WarpSerialFold,
 }
 
 impl Lowering {
@@ -159,6 +169,7 @@ impl Lowering {
             Lowering::WarpCasLoop => Lowering::WarpCasLoop,
             Lowering::WarpNative => Lowering::WarpNative,
             Lowering::WarpIntMinMax => Lowering::WarpIntMinMax,
+            Lowering::WarpSerialFold => Lowering::WarpSerialFold,
         }
     }
 
@@ -172,6 +183,7 @@ impl Lowering {
                 | Lowering::MaskedCasLoop
                 | Lowering::WarpMaskedCasLoop
                 | Lowering::WarpCasLoop
+                | Lowering::WarpSerialFold
         )
     }
 
@@ -237,7 +249,9 @@ impl Lowering {
         }
         match element.element() {
             Lowering::Native | Lowering::WarpNative => Lowering::SplitNative,
-            Lowering::CasLoop | Lowering::WarpCasLoop => Lowering::SplitCasLoop,
+            Lowering::CasLoop | Lowering::WarpCasLoop | Lowering::WarpSerialFold => {
+                Lowering::SplitCasLoop
+            }
             Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop => Lowering::SplitMaskedCasLoop,
             Lowering::IntMinMax | Lowering::WarpIntMinMax => Lowering::SplitIntMinMax,
             _ => Lowering::SplitMaskedOp,
@@ -291,6 +305,7 @@ impl Legality {
             Lowering::CasLoop
             | Lowering::IntMinMax
             | Lowering::WarpCasLoop
+            | Lowering::WarpSerialFold
             | Lowering::WarpIntMinMax => Strategy::CasLoop,
             Lowering::MaskedCasLoop | Lowering::MaskedOp | Lowering::WarpMaskedCasLoop => {
                 Strategy::Widen
@@ -329,6 +344,14 @@ impl Legality {
             )),
             Lowering::WarpCasLoop => text.push_str(&format!(
                 " on a {bits}-bit CAS, run once per address by the warp's lanes combined"
+            )),
+            Lowering::WarpSerialFold if bits < 32 => text.push_str(&format!(
+                " ({bits}-bit in a 32-bit word, CAS loop run once per word by the warp's \
+                 lanes, their operations applied one after another in lane order)"
+            )),
+            Lowering::WarpSerialFold => text.push_str(&format!(
+                " on a {bits}-bit CAS, run once per address by the warp's lanes, their \
+                 operations applied one after another in lane order"
             )),
             Lowering::IntMinMax => text.push_str(&format!(
                 " only for NaNs, {bits}-bit integer min/max otherwise"

@@ -257,7 +257,7 @@ impl Facts {
             }
             Prim::WarpPeers { .. } => defined.zero_extended = true,
             // An 8-bit value narrowed from a 32-bit one keeps the bits above its byte.
-            Prim::WarpBroadcast { .. } | Prim::WarpScan { .. } => {
+            Prim::WarpBroadcast { .. } | Prim::WarpFromRank { .. } | Prim::WarpScan { .. } => {
                 defined.zero_extended = ty(dst) != PrimType::I8
             }
             _ => {}

@@ -115,6 +115,7 @@ impl<'k> KernelEmitter<'k> {
             | Prim::WarpFirst { .. }
             | Prim::WarpSync { .. }
             | Prim::WarpBroadcast { .. }
+            | Prim::WarpFromRank { .. }
             | Prim::WarpScan { .. } => self.warp_prim(out, prim, vars, expansion)?,
         }
         Ok(())

@@ -57,6 +57,28 @@ impl<'k> KernelEmitter<'k> {
                 self.shfl_idx(out, received, wide, highest, t(peers));
                 self.warp_narrow(out, t(dst), ty(dst), received);
             }
+            Prim::WarpFromRank {
+                dst,
+                peers,
+                value,
+                rank,
+            } => {
+                // The lane of rank `rank`: the one lane whose count of lanes of `peers` below
+                // it is `rank`, found by a ballot.
+                let below = self.special(out, "%lanemask_lt");
+                self.line(out, "and.b32", &[T(below), T(below), T(t(peers))]);
+                self.line(out, "popc.b32", &[T(below), T(below)]);
+                let at_rank = self.temp(Class::Pred);
+                self.line(out, "setp.eq.u32", &[T(at_rank), T(below), T(t(rank))]);
+                let source = self.temp(Class::B32);
+                let ballot = [T(source), T(at_rank), T(t(peers))];
+                self.line(out, "vote.sync.ballot.b32", &ballot);
+                self.line(out, "bfind.u32", &[T(source), T(source)]);
+                let wide = self.warp_widen(out, t(value), ty(value), false);
+                let received = self.temp(Class::of_prim(ty(value)).warp_register());
+                self.shfl_idx(out, received, wide, source, t(peers));
+                self.warp_narrow(out, t(dst), ty(dst), received);
+            }
             Prim::WarpScan {
                 dst,
                 op,

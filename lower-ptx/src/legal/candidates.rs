@@ -31,6 +31,7 @@ pub(crate) fn candidates(policies: PtxTarget) -> Vec<PtxTarget> {
             reassociate_float_add: policies.reassociate_float_add
                 && candidate.has(PtxKnob::ReassociateFloatAdd.needs()),
             plain_loops: policies.plain_loops && candidate.has(PtxKnob::PlainLoops.needs()),
+            serial_fold: policies.serial_fold && candidate.has(PtxKnob::SerialFold.needs()),
             ..candidate
         })
         .collect()

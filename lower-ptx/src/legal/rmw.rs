@@ -278,6 +278,28 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Low
     }
 }
 
+/// Only with `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
+/// out once per 32-bit word by a warp's lanes, their operations applied one after another in
+/// lane order ([`Lowering::WarpSerialFold`]), instead of the scalar `atom` (which ptxas makes a
+/// CAS loop per lane), a CAS loop per lane, or the warp-combined loop per address.
+fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
+    target.serial_fold
+        && node.order == MemoryOrder::Relaxed
+        && !node.shape.is_vector()
+        && target.has(Feature::WarpCombine)
+        && target.has(Feature::CasB16)
+        && matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
+        && matches!(
+            node.ty,
+            ElemType::F16
+                | ElemType::Bf16
+                | ElemType::U8
+                | ElemType::S8
+                | ElemType::U16
+                | ElemType::S16
+        )
+}
+
 /// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
 /// warp at one address sum their operands first, one of them adding the sum
 /// ([`Lowering::WarpNative`]). At one contended address a warp's 32 atomics become one.
@@ -363,6 +385,8 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
     let packed = packed_half_native(node, target);
     let native = if packed.is_some() {
         packed
+    } else if serial_folded(node, target) {
+        None
     } else if node.shape.is_vector() {
         vector_native(node, target)
     } else {
@@ -393,7 +417,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
             // sm_90, release: 55 SASS instructions against 32).
             let per_element =
                 !(node.op == AtomicOp::Cas && node.shape.is_vector() && node.ty.bits() == 16);
-            let native = per_element
+            let native = (per_element && !serial_folded(node, target))
                 .then(|| scalar_native(node.op, node.ty, target))
                 .flatten();
             let (element, op) = match (packed_half_words(node, target), native) {
@@ -406,6 +430,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
                     note_native(&mut legality, node, op, retyped);
                     (Lowering::Native, Some(op))
                 }
+                _ if serial_folded(node, target) => (Lowering::WarpSerialFold, None),
                 (None, None) => {
                     let element = warp_combined(node, target, element_emulation(node, target));
                     if element == Lowering::MaskedOp && reduction_allowed(node) {

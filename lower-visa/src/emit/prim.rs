@@ -304,6 +304,7 @@ impl<'m> VisaPrinter<'m> {
             | Prim::WarpFirst { .. }
             | Prim::WarpScan { .. }
             | Prim::WarpBroadcast { .. }
+            | Prim::WarpFromRank { .. }
             | Prim::WarpSync { .. } => {
                 return Err("warp primitives: no vISA table combines lanes".into());
             }

@@ -5,7 +5,13 @@
 //! gpu_bench check    CASE --init F --operands F --final F [--olds F]
 //! gpu_bench simulate CASE --init F --operands F --final F [--olds F] [--order forward|reverse|shuffle:SEED]
 //! CASE: --op OP --type TYPE --result used|unused --addresses N --threads T
+//! gpu_bench check-cell    CELL --init F --operands F --final F [--olds F]
+//! gpu_bench simulate-cell CELL --init F --operands F --final F [--olds F] [--order ...]
+//! CELL: --cell NAME --addresses N --threads T [--groups G]
 //! ```
+//!
+//! The `-cell` forms take any scalar matrix cell by name (`atomir_tests::cell_bench`), for the
+//! cell timing harness (`bench/gpu/cells/`).
 //!
 //! `check` prints `ok <kind>` (kind: linearization, exact, bound, weak) and exits 0, or prints
 //! `wrong: <reason>` and exits 1. `simulate` writes the final memory (and the old values, with
@@ -14,6 +20,7 @@
 use std::collections::HashMap;
 
 use atomir_ir::{AtomicOp, ElemType};
+use atomir_tests::cell_bench::{find_cell, CellRun};
 use atomir_tests::contention::{check, simulate, Case, Layout, Observed, Order};
 
 fn main() {
@@ -22,6 +29,10 @@ fn main() {
         usage("no command");
     };
     let flags = parse_flags(rest);
+    if let Some(command) = command.strip_suffix("-cell") {
+        cell_command(command, &flags);
+        return;
+    }
     let case = Case {
         op: AtomicOp::from_name(flag(&flags, "op")).unwrap_or_else(|| usage("unknown --op")),
         ty: ElemType::from_name(flag(&flags, "type")).unwrap_or_else(|| usage("unknown --type")),
@@ -56,21 +67,69 @@ fn main() {
             }
         }
         "simulate" => {
-            let order = match flags.get("order").map(String::as_str) {
-                None | Some("forward") => Order::Forward,
-                Some("reverse") => Order::Reverse,
-                Some(text) => match text.strip_prefix("shuffle:").map(str::parse) {
-                    Some(Ok(seed)) => Order::Shuffled(seed),
-                    _ => usage("--order must be forward, reverse or shuffle:SEED"),
-                },
-            };
-            let (memory, olds) = simulate(&case, layout, &init, &operands, order);
+            let (memory, olds) = simulate(&case, layout, &init, &operands, parse_order(&flags));
             write_file(flag(&flags, "final"), &memory);
             if let Some(olds) = olds {
                 write_file(flag(&flags, "olds"), &olds);
             }
         }
         _ => usage(&format!("unknown command `{command}`")),
+    }
+}
+
+/// `check-cell` and `simulate-cell`.
+fn cell_command(command: &str, flags: &HashMap<String, String>) {
+    let name = flag(flags, "cell");
+    let cell = find_cell(name).unwrap_or_else(|| usage(&format!("no scalar cell `{name}`")));
+    let run = CellRun {
+        cell,
+        layout: Layout {
+            addresses: number(flags, "addresses"),
+            threads: number(flags, "threads"),
+        },
+        groups: flags.get("groups").map_or(1, |_| number(flags, "groups")),
+    };
+    let init = read_file(flag(flags, "init"));
+    let operands = read_file(flag(flags, "operands"));
+    match command {
+        "check" => {
+            let last = read_file(flag(flags, "final"));
+            let olds = flags.get("olds").map(|path| read_file(path));
+            let observed = Observed {
+                init: &init,
+                last: &last,
+                operands: &operands,
+                olds: olds.as_deref(),
+            };
+            match run.check(&observed) {
+                Ok(kind) => println!("ok {}", kind.as_str()),
+                Err(reason) => {
+                    println!("wrong: {reason}");
+                    std::process::exit(1);
+                }
+            }
+        }
+        "simulate" => {
+            let (memory, olds) = run
+                .simulate(&init, &operands, parse_order(flags))
+                .unwrap_or_else(|reason| usage(&reason));
+            write_file(flag(flags, "final"), &memory);
+            if let Some(olds) = olds {
+                write_file(flag(flags, "olds"), &olds);
+            }
+        }
+        _ => usage(&format!("unknown command `{command}-cell`")),
+    }
+}
+
+fn parse_order(flags: &HashMap<String, String>) -> Order {
+    match flags.get("order").map(String::as_str) {
+        None | Some("forward") => Order::Forward,
+        Some("reverse") => Order::Reverse,
+        Some(text) => match text.strip_prefix("shuffle:").map(str::parse) {
+            Some(Ok(seed)) => Order::Shuffled(seed),
+            _ => usage("--order must be forward, reverse or shuffle:SEED"),
+        },
     }
 }
 

@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Cell timing harness, the GPU side: times every contender of every cell that
+`bench/gpu/cells/prepare` built, after checking its results against atomir's reference
+semantics.
+
+    python3 DIR/run.py DIR OUT [--budget S] [--runs R] [--threads N] [--launch-cap S]
+                               [--cells NAME,...] [--addresses N,...]
+                               [--simulate [--simulate-wrong LABEL,...]]
+
+For every cell x operand pattern (constant, increasing, random) x number of addresses (1, 32,
+4096, 2^20; shared memory: up to 4096, one copy per block) the runner of `contention.py` does
+the work: a thread count that keeps every launch under --launch-cap, one launch from fresh
+memory whose final memory and old values `gpu_bench check-cell` checks (a contender whose
+result is wrong is reported, not timed), then the median of --runs timed launches, the
+contenders taking turns. Rows run address count by address count, so that what --budget cuts
+is the uncontended 2^20 rows. Each contender is loaded from its cubin (ptxas 13.5), or, where
+the driver refuses that, from its PTX with the ISA version lowered to 9.0 (recorded).
+
+OUT receives results.json (every number, the device, driver and date), results.md (per row
+the time of each contender and atomir's ratio to each baseline) and log.txt.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import sys
+import time
+import zlib
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import cellpatch  # noqa: E402
+import contention  # noqa: E402
+
+SHARED = ("shared", "shared_cluster")
+BASELINES = ("llc22", "llc23", "nvcc")
+
+
+class CellCase:
+    """A cell as contention.py's runner sees a case."""
+
+    def __init__(self, entry):
+        cell = entry["cell"]
+        self.entry, self.cell = entry, cell
+        self.name, self.op, self.type = cell["name"], cell["op"], cell["type"]
+        self.used = cell["result"] == "used"
+        self.result = "used" if self.used else "unused"
+        self.size = entry["size"]
+        self.operand_size = self.size * (2 if self.op == "cas" else 1)
+        self.group = self.name
+        self.shared = cell["space"] in SHARED
+
+
+class CellRow(contention.Row):
+    def groups(self, threads):
+        return threads // contention.C.BLOCK if self.case.shared else 1
+
+    def checker_call(self, command, threads):
+        return [f"{command}-cell", "--cell", self.case.name, "--addresses", str(self.addresses),
+                "--threads", str(threads), "--groups", str(self.groups(threads))]
+
+
+def is_float(type_):
+    return type_.startswith("f") or type_.startswith("bf")
+
+
+def integer_operands(case, pattern, threads, rng):
+    """Raw bytes: 1, the thread id, or random bits, in each thread's element."""
+    size = case.size
+    words = -(-size // 8)
+    tid = np.arange(threads, dtype=np.uint64)
+    values = np.zeros((threads, words), dtype=np.uint64)
+    if pattern == "constant":
+        values[:, 0] = 1
+    elif pattern == "increasing":
+        values[:, 0] = tid
+    else:
+        values[:] = rng.integers(0, 1 << 64, size=(threads, words), dtype=np.uint64, endpoint=False)
+    return values.view(np.uint8).reshape(threads, words * 8)[:, :size].copy()
+
+
+def cell_operands(case, pattern, threads):
+    """Every thread's operand bytes (expected then new for a cas)."""
+    rng = np.random.default_rng(zlib.crc32(f"{case.name}/{pattern}".encode()))
+    if is_float(case.type):
+        shim = contention.C.Case(case.op if case.op in ("add", "max", "min") else "add", case.type, case.used)
+        values = contention.operand_values(shim, pattern, threads).reshape(threads, case.size)
+    else:
+        values = integer_operands(case, pattern, threads, rng)
+    if case.op == "cas":
+        # Expected: the pattern's value, or (random) one of four small values; new: one more.
+        expected = values.copy()
+        if pattern == "random":
+            expected = integer_operands(case, "constant", threads, rng) * 0
+            expected[:, 0] = rng.integers(0, 4, size=threads)
+        new = expected.copy()
+        new[:, 0] += 1
+        values = np.concatenate([expected, new], axis=1)
+    return np.ascontiguousarray(values).reshape(-1)
+
+
+def cell_initial_memory(case, addresses, threads):
+    """One copy (global) or one per block (shared): the elements (float max: -inf, float min:
+    +inf, else 0) padded to 16 bytes, then guard bytes."""
+    slot = cellpatch.slot_bytes(addresses, case.size)
+    memory = np.full(slot, contention.C.GUARD_BYTE, dtype=np.uint8)
+    element = np.zeros(case.size, dtype=np.uint8)
+    if is_float(case.type) and case.op in ("max", "min", "fmaximumnum", "fminimumnum", "fmaximum", "fminimum"):
+        sign = -np.inf if "max" in case.op else np.inf
+        element = contention.float_bits(case.type, np.array([sign])).view(np.uint8)
+    memory[: addresses * case.size] = np.tile(element, addresses)
+    groups = threads // contention.C.BLOCK if case.shared else 1
+    return np.tile(memory, groups)
+
+
+class CellRunner(contention.Runner):
+    def operands(self, case, pattern):
+        key = (case.group, pattern)
+        if key not in self.operand_cache:
+            values = cell_operands(case, pattern, self.options.threads)
+            path = os.path.join(self.workdir, f"operands-{len(self.operand_cache)}")
+            values.tofile(path)
+            self.operand_cache = {key: (values, path)}  # one cell at a time: keep memory low
+        return self.operand_cache[key]
+
+    def initial_memory(self, case, addresses):
+        return cell_initial_memory(case, addresses, self.options.threads)
+
+
+def load_cell(device, folder, entry, log):
+    """label -> module entry for contention.Runner.run, each loaded from its cubin or PTX."""
+    modules = {}
+    name = entry["cell"]["name"]
+    for contender in entry["contenders"]:
+        label = contender["label"]
+        item = {"applies": lambda case: True, "info": contender}
+        if "error" in contender:
+            item["error"] = contender["error"]
+        else:
+            item["module"], item["loaded_from"], error = load_module(device, folder, contender, name)
+            if error:
+                item["error"] = error
+                log(f"{name} {label}: {error}")
+        modules[label] = item
+    return modules
+
+
+def load_module(device, folder, contender, name):
+    """(module, what it came from, error)."""
+    failures = []
+    paths = [("ptx", contender["ptx"])] if device.simulated else [("cubin", contender["cubin"]), ("ptx", contender["ptx"])]
+    for kind, relative in paths:
+        path = os.path.join(folder, relative)
+        if kind == "ptx" and not device.simulated:
+            with open(path) as f:
+                text = f.read()
+            path = path[:-len(".ptx")] + ".isa90.ptx"
+            version = re.search(r"^\.version (\d+)\.(\d+)", text, re.M)
+            if version and (int(version.group(1)), int(version.group(2))) > (9, 0):
+                text = text.replace(version.group(0), ".version 9.0", 1)
+            with open(path, "w") as f:
+                f.write(text)
+        try:
+            module = device.load(path)
+            device.kernel(module, name)
+            return module, kind, None
+        except Exception as error:  # noqa: BLE001 - reported per contender
+            failures.append(f"{kind}: {type(error).__name__}: {error}")
+    return None, None, "; ".join(failures)
+
+
+def ratios(contenders):
+    """atomir's median time over each baseline's, where both ran and passed."""
+    ours = contenders.get("ours", {})
+    if ours.get("status") != "ok":
+        return {}
+    out = {}
+    for label, outcome in contenders.items():
+        if label != "ours" and outcome.get("status") == "ok" and outcome["median_ms"] > 0:
+            out[label] = ours["median_ms"] / outcome["median_ms"]
+    return out
+
+
+def render(document):
+    lines = [f"# Cell timing, {document['device'].get('name')}, {document['device'].get('date')}"
+             + (" (SIMULATED: no GPU, invented times)" if document["simulated"] else ""), "",
+             "| cell | class | pattern | n | threads | contender: median ms (check) | ours / baseline |",
+             "|---|---|---|---:|---:|---|---|"]
+    for row in document["rows"]:
+        if "not_run" in row:
+            lines.append(f"| {row['cell']} | {row.get('class') or ''} | {row['pattern']} | {row['addresses']} | | not run: {row['not_run']} | |")
+            continue
+        cells = []
+        for label, outcome in row["contenders"].items():
+            if outcome["status"] == "ok":
+                cells.append(f"{label}: {outcome['median_ms']:.4g} ({outcome['check']})")
+            else:
+                cells.append(f"{label}: {outcome['status']}")
+        ratio = ", ".join(f"{label} {value:.2f}x" for label, value in row["ratios"].items())
+        lines.append(f"| {row['cell']} | {row.get('class') or ''} | {row['pattern']} | {row['addresses']} "
+                     f"| {row['threads']} | {'; '.join(cells)} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+def parse_options(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder")
+    parser.add_argument("out")
+    parser.add_argument("--cells", help="comma-separated cell names (default: every prepared cell)")
+    parser.add_argument("--addresses", help="comma-separated address counts (default: each cell's)")
+    parser.add_argument("--threads", type=int, default=contention.C.THREADS)
+    parser.add_argument("--launch-cap", type=float, default=0.3)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--time-per-contender", type=float, default=0.5)
+    parser.add_argument("--budget", type=float, default=360,
+                        help="seconds after which no new row starts (the rest is reported as not run)")
+    parser.add_argument("--simulate", action="store_true", help="no GPU: test this script against a model")
+    parser.add_argument("--simulate-wrong", default="")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    options = parse_options(argv if argv is not None else sys.argv[1:])
+    started = time.time()
+    os.makedirs(options.out, exist_ok=True)
+    log_file = open(os.path.join(options.out, "log.txt"), "w")
+
+    def log(text):
+        line = f"[{time.time() - started:6.1f}s] {text}"
+        print(line, flush=True)
+        log_file.write(line + "\n")
+        log_file.flush()
+
+    folder = os.path.abspath(options.folder)
+    with open(os.path.join(folder, "manifest.json")) as f:
+        manifest = json.load(f)
+    checker = os.path.join(folder, "gpu_bench")
+    os.chmod(checker, 0o755)
+    contention.self_test_checker(checker)
+    if options.simulate:
+        device = contention.SimulatedDevice(checker, contention._scratch(),
+                                            [w for w in options.simulate_wrong.split(",") if w])
+    else:
+        device = contention.CudaDevice()
+    runner = CellRunner(device, folder, options, log)
+    info = device.info()
+    info.update(date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                host=platform.node(), python=platform.python_version(), numpy=np.__version__)
+    log(f"device: {json.dumps(info)}")
+    wanted = set(options.cells.split(",")) if options.cells else None
+    entries = [e for e in manifest["cells"] if wanted is None or e["cell"]["name"] in wanted]
+    modules = {e["cell"]["name"]: load_cell(device, folder, e, log) for e in entries}
+    if options.simulate:
+        for per_cell in modules.values():
+            for item in per_cell.values():
+                if item.get("module"):
+                    item["module"]["contender"] = item["info"]["label"]
+    addresses = sorted({n for e in entries for n in e["addresses"]})
+    if options.addresses:
+        addresses = [n for n in addresses if str(n) in options.addresses.split(",")]
+    rows = [(e, CellRow(CellCase(e), pattern, n)) for n in addresses for pattern in contention.C.PATTERNS
+            for e in entries if n in e["addresses"] and pattern in e["patterns"]]
+    document = {"schema": "atomir-gpu-cells/1", "simulated": device.simulated, "device": info,
+                "config": {k: getattr(options, k) for k in ("threads", "launch_cap", "runs", "time_per_contender", "budget")}
+                | {"block": contention.C.BLOCK, "cluster": cellpatch.CLUSTER},
+                "prepared": manifest.get("prepared", {}),
+                "cells": [{"cell": e["cell"], "class": e.get("class"),
+                           "contenders": [c | {"loaded_from": modules[e["cell"]["name"]][c["label"]].get("loaded_from")}
+                                          for c in e["contenders"]]} for e in entries],
+                "rows": []}
+    results = os.path.join(options.out, "results.json")
+    log(f"{len(rows)} rows of {len(entries)} cells")
+    for index, (entry, row) in enumerate(rows):
+        head = {"cell": row.case.name, "class": entry.get("class"), "pattern": row.pattern, "addresses": row.addresses}
+        if time.time() - started > options.budget:
+            document["rows"].append(head | {"not_run": "time budget"})
+            continue
+        row_started = time.time()
+        result = runner.run(row, modules[row.case.name])
+        result.update(head, seconds=round(time.time() - row_started, 3), ratios=ratios(result["contenders"]))
+        document["rows"].append(result)
+        summary = ", ".join(f"{label} {o['median_ms']:.3f} ms" if o["status"] == "ok" else f"{label} {o['status'].upper()}"
+                            for label, o in result["contenders"].items())
+        log(f"{index + 1}/{len(rows)} {row.key()} threads={result['threads']}: {summary}")
+        with open(results, "w") as f:
+            json.dump(document, f, indent=1)
+    document["seconds"] = round(time.time() - started, 1)
+    with open(results, "w") as f:
+        json.dump(document, f, indent=1)
+    with open(os.path.join(options.out, "results.md"), "w") as f:
+        f.write(render(document))
+    log(f"done in {document['seconds']} s; results.json, results.md and log.txt in {options.out}")
+    runner.pool.shutdown()
+
+
+if __name__ == "__main__":
+    main()

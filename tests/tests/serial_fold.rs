@@ -1,0 +1,56 @@
+//! The serial fold option (`ptx:…+serial-fold`): it changes exactly the relaxed scalar f16/bf16
+//! and 8/16-bit integer add and sub cells, each to `WarpSerialFold`; every other verdict is the
+//! default's. (Its
+//! meaning is proven in `atomir-ir`'s `expand_serial_fold` test, its syntax by the PTX matrix,
+//! its speed by the cell timing harness on the GPU.)
+
+use atomir::Target;
+use atomir_ir::matrix::cells;
+use atomir_ir::{AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
+
+#[test]
+fn the_option_changes_only_relaxed_scalar_narrow_adds() {
+    for name in ["ptx:sm_70", "ptx:sm_80", "ptx:sm_90"] {
+        let default: Target = name.parse().unwrap();
+        let folded: Target = format!("{name}+serial-fold").parse().unwrap();
+        let mut changed = 0;
+        for cell in cells() {
+            let node = cell.node();
+            let (plain, serial) = (default.legalize(&node), folded.legalize(&node));
+            let expected = plain.is_ok()
+                && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
+                && matches!(
+                    cell.ty,
+                    ElemType::F16
+                        | ElemType::Bf16
+                        | ElemType::U8
+                        | ElemType::S8
+                        | ElemType::U16
+                        | ElemType::S16
+                )
+                && cell.shape == VectorShape::Scalar
+                && cell.order == MemoryOrder::Relaxed;
+            if expected {
+                changed += 1;
+                let legality = serial.unwrap_or_else(|e| panic!("{folded}: {cell}: {e:?}"));
+                assert_eq!(
+                    legality.lowering,
+                    Lowering::WarpSerialFold,
+                    "{folded}: {cell}"
+                );
+                continue;
+            }
+            match (plain, serial) {
+                (Ok(plain), Ok(serial)) => assert_eq!(plain, serial, "{folded}: {cell}"),
+                (Err(plain), Err(serial)) => {
+                    assert_eq!(plain.rule, serial.rule, "{folded}: {cell}")
+                }
+                (plain, serial) => panic!("{folded}: {cell}: {plain:?} against {serial:?}"),
+            }
+        }
+        assert!(changed > 0, "{folded} changed nothing");
+    }
+    // Before sm_70 there is neither `atom.cas.b16` nor a warp to combine.
+    let refused = "ptx:sm_60+serial-fold".parse::<Target>().unwrap_err();
+    assert!(refused.to_string().contains("sm_70"), "{refused}");
+}
