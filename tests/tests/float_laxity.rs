@@ -39,9 +39,8 @@ fn code(target: &Target, cell: &Cell) -> String {
 fn loose_instruction(target: &Target, line: &str) -> bool {
     match target {
         Target::Ptx(ptx) => {
-            let half_min_max = (line.contains(".min.noftz") || line.contains(".max.noftz"))
-                && !line.contains(".u")
-                && !line.contains(".s");
+            // Integer min/max have no `.noftz`.
+            let half_min_max = line.contains(".min.noftz") || line.contains(".max.noftz");
             let flushing_add = line.contains(".add.f32")
                 && ptx.has(atomir::ptx::Feature::NoftzF32)
                 && !line.contains(".shared");
@@ -58,14 +57,14 @@ fn lax_nodes_are_accepted_where_exact_ones_are_and_exact_ones_never_print_loose_
     let mut loose_printed = 0;
     let mut compared = 0;
     for target in Target::all() {
-        // Every cell on every target would take minutes: every 13th cell, and all vector
-        // float max and scalar f32 add cells, where the loose forms are.
+        // Every cell on every target would take minutes: every 61st cell, and the device-scope
+        // vector float max and scalar f32 add cells, where the loose forms are.
         for (index, cell) in cells.iter().enumerate() {
             let focus = (cell.ty.is_float() && cell.shape.is_vector() && cell.op == AtomicOp::Max)
                 || (cell.ty == ElemType::F32
                     && cell.op == AtomicOp::Add
                     && !cell.shape.is_vector());
-            if index % 13 != 0 && !focus {
+            if index % 61 != 0 && !(focus && cell.scope == atomir::Scope::Device) {
                 continue;
             }
             let lax = target.legalize(&cell.node());
