@@ -10,7 +10,10 @@
 //!   cluster scope" and "Cannot select … addrspace 7" below it); so does `atom.cas.b128`
 //!   (llc 22 answers "unsupported cmpxchg" below sm_90, and without `-mattr=+ptx83` or newer).
 //!   `atom.add.noftz.f16` is selected from sm_70 and `.bf16` from sm_90 (with the PTX version
-//!   the target's flags name); f32 and f64 add on every CPU listed.
+//!   the target's flags name); f32 and f64 add on every CPU listed (f32 on global and generic
+//!   memory as the flushing `atom.add.f32` before 23, an exact CAS loop of llc's own from 23);
+//!   the packed `.f16x2`/`.bf16x2` add on none (llc expands `<2 x half>`/`<2 x bfloat>` into a
+//!   CAS loop of its own on every CPU, 19 to 23).
 //! - AMDGPU: see [`AmdFloatAdd`]; `fsub` is a CAS loop on every CPU and space.
 
 use atomir_ir::{AddressSpace, ElemType};

@@ -51,7 +51,12 @@ impl Flow {
         let Some((open, close)) = body(&lines, header as usize - 1) else {
             return Flow::default();
         };
-        let Some((blocks, successors, names)) = cut(&lines, open, close) else {
+        let Some(Cut {
+            blocks,
+            successors,
+            names,
+        }) = cut(&lines, open, close)
+        else {
             return Flow::default();
         };
         let order = reverse_post_order(&successors);
@@ -225,14 +230,16 @@ fn label_of(code: &str) -> Option<&str> {
     valid.then_some(name)
 }
 
-/// The blocks between the body's braces (exclusive) and each block's successors, fall-through
-/// first; `None` where a branch cannot be followed.
-#[allow(clippy::type_complexity)]
-fn cut<'a>(
-    lines: &[&'a str],
-    open: usize,
-    close: usize,
-) -> Option<(Vec<Block>, Vec<Vec<usize>>, Vec<Option<&'a str>>)> {
+/// A function body cut into blocks: per block (in text order) its lines, its successors
+/// (fall-through first) and the IR block llc's comment names.
+struct Cut<'a> {
+    blocks: Vec<Block>,
+    successors: Vec<Vec<usize>>,
+    names: Vec<Option<&'a str>>,
+}
+
+/// The blocks between the body's braces (exclusive); `None` where a branch cannot be followed.
+fn cut<'a>(lines: &[&'a str], open: usize, close: usize) -> Option<Cut<'a>> {
     let mut blocks: Vec<Block> = Vec::new();
     // Per block: the IR block llc's comment names; the name a comment line gave the next one.
     let mut names: Vec<Option<&str>> = Vec::new();
@@ -307,7 +314,11 @@ fn cut<'a>(
         }
         successors.push(next);
     }
-    Some((blocks, successors, names))
+    Some(Cut {
+        blocks,
+        successors,
+        names,
+    })
 }
 
 /// Per block, the set of blocks (by text index, as bits) it reaches by forward edges, those

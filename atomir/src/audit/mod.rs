@@ -12,7 +12,7 @@
 //! IR min/max carried by a `.noftz` f16/bf16 min/max, read as laxity `ieee2008`; an IR
 //! `fmin`/`fmax` allows it). An atomic that matches no shape is [`Verdict::Unmatched`], never guessed.
 //!
-//! Matching follows each PTX function's branches ([`flow`]), so blocks that llc `-O2` laid out
+//! Matching follows each PTX function's branches, so blocks that llc `-O2` laid out
 //! in another order than the IR's (a CAS loop after its exit, the arms of a branch swapped) are
 //! matched as at `-O0`: the blocks in reverse post-order, and where llc's comments name the IR
 //! block each was made from, in the IR's order of those. Each IR atomic takes the shape at the

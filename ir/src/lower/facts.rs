@@ -1,35 +1,4 @@
-//! What a printer may know of an expansion's variables, computed once from the expansion (as
-//! cranelift's lowering answers `get_value_as_source_or_const` for every ISA), so that a printer
-//! chooses its instructions from facts, not from tables of its own, and so that the facts a
-//! choice rests on are checked where they can be: an [`Interpreter`] with
-//! [`Interpreter::check_facts`] set checks, before every primitive it runs, that each fact about
-//! the primitive's operands holds of the values the run computed.
-//!
-//! The facts about values, each checked by the interpreter:
-//! - [`Facts::constant`]: the variable is defined by a `Const`;
-//! - [`Facts::shifted`]: a 32-bit variable is another 32-bit variable shifted right by a constant
-//!   of 1 to 31 (`LShr`), known where it is read in the block that defines it;
-//! - [`Facts::part`]: an 8- or 16-bit variable is the bits at `at` of a 32-bit variable, the
-//!   truncation of that word (`at` 0) or of the word shifted right by `at` in the same block;
-//!   known where it is read in the block that defines it (a word that is a block parameter is
-//!   rewritten on the edges into its block, never inside one);
-//! - [`Facts::folded_address`]: an address `base + bytes` (`PtrAdd`) that at most two memory
-//!   primitives read, and only as their address, whose base is not a block parameter: a
-//!   printer may address `[base+bytes]` at each of them instead of computing the sum.
-//!
-//! The facts about registers, which the interpreter cannot check (its values are exactly as
-//! wide as their types), and which only running the printed code checks: for a printer that
-//! keeps an 8-bit variable in a wider register whose bits above the byte are unspecified,
-//! computes every primitive on the whole register, and zero-extends the operands of the
-//! primitives that read above the byte ([`reads_above_byte`]):
-//! - [`Facts::zero_extended`]: the register of the variable is known to hold zero above its
-//!   value's bits where it is defined;
-//! - [`Facts::byte_shifted_out`]: the variable is the zero extension of an 8-bit value that only
-//!   left shifts read, by amounts that drop every bit above the byte, so that the extension
-//!   need not clear them.
-//!
-//! [`Interpreter`]: crate::interp::Interpreter
-//! [`Interpreter::check_facts`]: crate::interp::Interpreter::check_facts
+//! What a printer may know of an expansion's variables: [`Facts`].
 
 use std::fmt;
 
@@ -63,8 +32,40 @@ enum Derived {
     },
 }
 
-/// The facts of one expansion's variables ([the module docs](self)), reused from one expansion
-/// to the next.
+/// What a printer may know of an expansion's variables, computed once from the expansion (as
+/// cranelift's lowering answers `get_value_as_source_or_const` for every ISA), so that a printer
+/// chooses its instructions from facts, not from tables of its own, and so that the facts a
+/// choice rests on are checked where they can be: an [`Interpreter`] with
+/// [`Interpreter::check_facts`] set checks, before every primitive it runs, that each fact about
+/// the primitive's operands holds of the values the run computed.
+///
+/// The facts about values, each checked by the interpreter:
+/// - [`Facts::constant`]: the variable is defined by a `Const`;
+/// - [`Facts::shifted`]: a 32-bit variable is another 32-bit variable shifted right by a constant
+///   of 1 to 31 (`LShr`), known where it is read in the block that defines it;
+/// - [`Facts::part`]: an 8- or 16-bit variable is the bits at `at` of a 32-bit variable, the
+///   truncation of that word (`at` 0) or of the word shifted right by `at` in the same block;
+///   known where it is read in the block that defines it (a word that is a block parameter is
+///   rewritten on the edges into its block, never inside one);
+/// - [`Facts::folded_address`]: an address `base + bytes` (`PtrAdd`) that at most two memory
+///   primitives read, and only as their address, whose base is not a block parameter: a
+///   printer may address `[base+bytes]` at each of them instead of computing the sum.
+///
+/// The facts about registers, which the interpreter cannot check (its values are exactly as
+/// wide as their types), and which only running the printed code checks: for a printer that
+/// keeps an 8-bit variable in a wider register whose bits above the byte are unspecified,
+/// computes every primitive on the whole register, and zero-extends the operands of the
+/// primitives that read above the byte ([`reads_above_byte`]):
+/// - [`Facts::zero_extended`]: the register of the variable is known to hold zero above its
+///   value's bits where it is defined;
+/// - [`Facts::byte_shifted_out`]: the variable is the zero extension of an 8-bit value that only
+///   left shifts read, by amounts that drop every bit above the byte, so that the extension
+///   need not clear them.
+///
+/// [`Interpreter`]: crate::interp::Interpreter
+/// [`Interpreter::check_facts`]: crate::interp::Interpreter::check_facts
+///
+/// One value is reused from one expansion to the next ([`Facts::compute`]).
 #[derive(Clone, Debug, Default)]
 pub struct Facts {
     vars: Vec<VarFacts>,

@@ -16,7 +16,8 @@
 //!
 //! The kit lives in one module per concern, each re-exported here: `table` and `printer` are
 //! the two halves of a backend, `planning` and `driver` lower a
-//! module, `inst` prints one instruction (the expansion walk and its fence brackets),
+//! module, `inst` prints one instruction (the expansion walk and its fence brackets), `facts`
+//! computes what a printer may know of an expansion's variables ([`Facts`]),
 //! `splicing` lowers one as a fragment, `error` builds every [`LowerError`], `spell` is
 //! how every printer appends text ([`Spell`], [`spell!`](crate::spell)), and `template` keeps
 //! the text of an expansion printed once for the later instructions that print it again with

@@ -44,13 +44,18 @@ pub(super) fn element_lowering(
 
     // rule llvm.fminmax-ieee2008: a float min/max of laxity `ieee2008` is `atomicrmw fmin/fmax`
     // itself (minnum/maxnum, LLVM 15 on), which means exactly what it allows; llc expands it
-    // where the processor has no instruction. f32/f64 on nvptx64, amdgcn and x86-64, whose llc
-    // takes them at every version from 15; the others keep the exact node's form.
+    // where the processor has no instruction. f32/f64 on amdgcn and x86-64 from 15, on nvptx64
+    // from 19 (llc 15 and 16 abort on one in shared memory: "Cannot cast between two
+    // non-generic address spaces"); the others keep the exact node's form.
+    let first_version = match triple {
+        Triple::Amdgcn | Triple::X86_64 => 15,
+        Triple::Nvptx64 => 19,
+        _ => u32::MAX,
+    };
     let ieee2008_native = node.laxity == Some(FloatLaxity::Ieee2008MinMax)
         && matches!(op, AtomicOp::Min | AtomicOp::Max)
         && matches!(ty, ElemType::F32 | ElemType::F64)
-        && target.major >= 15
-        && matches!(triple, Triple::Nvptx64 | Triple::Amdgcn | Triple::X86_64);
+        && target.major >= first_version;
     if ieee2008_native {
         return Ok(Lowering::Native);
     }
