@@ -25,8 +25,7 @@ const MAX_FILE_LINES: usize = 800;
 const MAX_FN_LINES: usize = 150;
 
 /// Files over [`MAX_FILE_LINES`], by path from the workspace root.
-const ALLOWED_LONG_FILES: &[&str] = &[
-];
+const ALLOWED_LONG_FILES: &[&str] = &[];
 
 /// Functions over [`MAX_FN_LINES`], as `path::name`.
 const ALLOWED_LONG_FNS: &[&str] = &[
