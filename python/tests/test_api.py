@@ -443,8 +443,12 @@ def test_read_ptx_gives_each_atomic_as_its_node() -> None:
     assert [(line, "multimem" in message) for line, _, message in read.errors] == [(13, True)]
     # Each becomes a module of atomir's text, which a target lowers.
     assert "atom" in atomir.Target("ptx:sm_70").lower(add.text).code
+    # Without .noftz, an f32 add on global memory flushes subnormals: the ftz add.
     one = atomir.read_ptx_instruction("red.global.add.f32 [%rd1], %f2;")
-    assert one.node == atomir.Atomic("add", "f32", space="global") and one.opcode == "red"
+    assert one.node == atomir.Atomic("add", "f32", space="global", laxity="ftz")
+    assert one.opcode == "red"
+    exact = atomir.read_ptx_instruction("red.global.add.noftz.f32 [%rd1], %f2;")
+    assert exact.node == atomir.Atomic("add", "f32", space="global")
     with pytest.raises(atomir.InvalidError) as caught:
         atomir.read_ptx_instruction("add.u32 %r1, %r2, %r3;")
     assert caught.value.line == 1 and caught.value.col is not None
