@@ -3,8 +3,8 @@
 
 use crate::ir::rule::KitRule;
 use crate::{
-    verify, AsNode, AtomicInst, Inst, Kernel, LowerOptions, Module, Node, Operand, Refusal, Scalar,
-    Target, ValueType,
+    verify, AsNode, Inst, Kernel, LowerOptions, Module, Node, Operand, Refusal, Scalar, Target,
+    ValueType,
 };
 
 /// The kernel of one instruction that `node` describes, and that instruction: an atomic's
@@ -35,13 +35,7 @@ pub fn node_kernel(node: &impl AsNode) -> (Kernel, Inst) {
             Operand::Scalar(element)
         }
     };
-    let mut inst = AtomicInst::load(node.ty, addr);
-    inst.op = node.op;
-    inst.shape = node.shape;
-    inst.order = node.order;
-    inst.scope = node.scope;
-    inst.space = node.space;
-    inst.hint = node.hint;
+    let mut inst = node.instruction(addr);
     if node.op.operand_count() >= 1 {
         inst.operand = Some(operand(&mut kernel, "operand"));
     }

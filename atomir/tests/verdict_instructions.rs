@@ -3,8 +3,8 @@
 //! blocks apart), on targets of every backend, and a refused node has the refusal instead.
 
 use atomir::{
-    node_kernel, verify, AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, Fragment,
-    LowerOptions, MemoryOrder, Module, Node, Scope, SpliceNames, Target, VectorShape,
+    node_kernel, verify, AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, FloatLaxity,
+    Fragment, LowerOptions, MemoryOrder, Module, Node, Scope, SpliceNames, Target, VectorShape,
 };
 
 const TARGETS: [&str; 12] = [
@@ -23,7 +23,8 @@ const TARGETS: [&str; 12] = [
 ];
 
 /// Nodes the IR defines, drawn over ops, types, shapes, orders, scopes, spaces, results and
-/// literals (every `stride`-th combination, so every field varies), and every fence.
+/// literals (every `stride`-th combination, so every field varies), each with every float
+/// laxity its op and type admit too, and every fence.
 fn nodes(stride: usize) -> Vec<Node> {
     let orders = [
         MemoryOrder::Relaxed,
@@ -61,9 +62,15 @@ fn nodes(stride: usize) -> Vec<Node> {
                                 node.result_used = result_used || op.requires_result();
                                 node.result_used &= !op.has_no_result();
                                 node.literal = literal.filter(|_| op.operand_count() > 0);
-                                let node = Node::Atomic(node);
-                                if node.undefined().is_none() {
-                                    nodes.push(node);
+                                let laxities = FloatLaxity::ALL
+                                    .iter()
+                                    .filter(|laxity| laxity.admits(op, ty))
+                                    .map(|&laxity| Some(laxity));
+                                for laxity in std::iter::once(None).chain(laxities) {
+                                    let node = Node::Atomic(AtomicNode { laxity, ..node });
+                                    if node.undefined().is_none() {
+                                        nodes.push(node);
+                                    }
                                 }
                             }
                         }

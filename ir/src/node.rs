@@ -2,7 +2,7 @@
 //! built from. It names no value of a kernel, so a table can be asked about a node that no kernel
 //! holds (a matrix cell, or one instruction of an embedding compiler).
 
-use crate::kernel::{AtomicInst, Fence, Inst, InstData, Kernel, Operand, Scalar};
+use crate::kernel::{AtomicInst, Fence, Inst, InstData, Kernel, Operand, Scalar, Value};
 use crate::semantics::width_mask;
 use crate::types::{
     AddressSpace, AtomicOp, CacheHint, ElemType, FloatLaxity, MemoryOrder, Scope, ValueType,
@@ -93,6 +93,27 @@ impl AtomicNode {
             result_used: inst.result.is_some(),
             pointer_space: inst.space,
             literal: None,
+        }
+    }
+
+    /// The instruction of this node at `addr`, with no operand, predicate or result yet: every
+    /// field of the node that an instruction holds (the inverse of [`AtomicNode::of_inst`];
+    /// the pointer's space and a literal are facts of the kernel, not of the instruction).
+    pub const fn instruction(&self, addr: Value) -> AtomicInst {
+        AtomicInst {
+            op: self.op,
+            ty: self.ty,
+            shape: self.shape,
+            order: self.order,
+            scope: self.scope,
+            space: self.space,
+            hint: self.hint,
+            laxity: self.laxity,
+            predicate: None,
+            addr,
+            operand: None,
+            new_value: None,
+            result: None,
         }
     }
 

@@ -5,8 +5,8 @@
 
 use atomir::ir::Node;
 use atomir::{
-    verify, AddressSpace, AtomicInst, AtomicNode, Fragment as IrFragment, Kernel, Module, Operand,
-    Predicate, Scalar, SpliceNames, Target as IrTarget, Value, ValueType, Verified,
+    verify, AddressSpace, AtomicNode, Fragment as IrFragment, Kernel, Module, Operand, Predicate,
+    Scalar, SpliceNames, Target as IrTarget, Value, ValueType, Verified,
 };
 use pyo3::prelude::*;
 
@@ -303,14 +303,7 @@ fn push_atomic(
     for (arg, label) in args.operands.iter().zip(labels) {
         operands.push(operand(kernel, names, &node, arg, label)?);
     }
-    let mut inst = AtomicInst::load(node.ty, addr);
-    inst.op = node.op;
-    inst.shape = node.shape;
-    inst.order = node.order;
-    inst.scope = node.scope;
-    inst.space = node.space;
-    inst.hint = node.hint;
-    inst.laxity = node.laxity;
+    let mut inst = node.instruction(addr);
     inst.operand = operands.first().copied();
     inst.new_value = operands.get(1).copied();
     if let Some(predicate) = &args.predicate {
