@@ -18,7 +18,14 @@ size`. Where it acts:
 Only parameter loads and `ret` change, so the atomic's code is exactly what the compiler
 emitted; anything else naming a parameter is refused rather than guessed at.
 """
+import os
 import re
+import sys
+
+# The entry-patching pieces shared with the contention benchmark's patcher: beside this file on
+# the GPU machine (prepare copies it there), one folder up in the repository.
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from ptxpatch import PatchError, _matching, _param_name  # noqa: E402
 
 CLUSTER = 2
 # The largest shared copy: 4096 elements of 8 bytes, then the guard.
@@ -104,29 +111,9 @@ CLUSTER_REMOTE = f"""\tmov.u32 %bench_r6, %cluster_ctarank;
 \tmapa.shared::cluster.u64 %bench_d0, %bench_d0, %bench_r6;"""
 
 
-class PatchError(Exception):
-    pass
-
-
 def slot_bytes(addresses, size):
     """Bytes of one copy of the memory: the elements padded to 16 bytes, then 16 guard bytes."""
     return -(-addresses * size // 16) * 16 + 16
-
-
-def _matching(text, open_index, open_char, close_char):
-    depth = 0
-    for index in range(open_index, len(text)):
-        if text[index] == open_char:
-            depth += 1
-        elif text[index] == close_char:
-            depth -= 1
-            if depth == 0:
-                return index
-    raise PatchError(f"unbalanced {open_char}{close_char}")
-
-
-def _param_name(declaration):
-    return re.sub(r"\[\d+\]$", "", declaration.split()[-1])
 
 
 def _load(param):
