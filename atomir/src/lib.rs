@@ -104,8 +104,8 @@
 //!
 //! ```
 //! use atomir::{
-//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, Lowering, LowerOptions,
-//!     Module, Target, ValueType,
+//!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, ElementLowering, Kernel, Lowering,
+//!     LowerOptions, Module, Target, ValueType,
 //! };
 //!
 //! let target: Target = "visa:PVC".parse()?;
@@ -120,7 +120,7 @@
 //!
 //! use atomir::Backend;
 //! let legality = target.legalize_inst(&verified.kernels[0], inst)?;
-//! assert_eq!(legality.lowering, Lowering::MaskedCasLoop);
+//! assert_eq!(legality.lowering, Lowering::whole(ElementLowering::MaskedCasLoop));
 //! let mut visa = String::new();
 //! let report = target.lower(&verified, &LowerOptions::module(), &mut visa)?;
 //! assert_eq!(report.len(), 1);
@@ -310,7 +310,7 @@
 //!
 //! ```
 //! use atomir::ir::expand::{expand, Prim, Terminator};
-//! use atomir::{AddressSpace, AtomicNode, AtomicOp, ElemType, Lowering, Target};
+//! use atomir::{AddressSpace, AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, Target};
 //!
 //! let mut node = AtomicNode::new(AtomicOp::Add, ElemType::U8);
 //! node.space = AddressSpace::Global;
@@ -318,7 +318,7 @@
 //! node.result_used = true;
 //! let target: Target = "visa:PVC".parse()?;
 //! let legality = target.legalize(&node)?;
-//! assert_eq!(legality.lowering, Lowering::MaskedCasLoop);
+//! assert_eq!(legality.lowering, Lowering::whole(ElementLowering::MaskedCasLoop));
 //!
 //! let expansion = expand(&node, legality.lowering);
 //! // Bind `expansion.addr` and `expansion.operands` to your values, make one block of yours
@@ -370,12 +370,13 @@ pub use atomir_ir::lower::{
 pub use atomir_ir::verify::Verified;
 pub use atomir_ir::{
     text, verify, AddressSpace, AsNode, AtomicInst, AtomicNode, AtomicOp, Backend, CacheHint,
-    Constant, Diagnostic, ElemType, Fence, FloatLaxity, Inst, InstData, Kernel, Legality,
-    LowerError, LowerOptions, LowerReport, Lowering, MemoryOrder, Module, Node, Operand, Param,
-    Predicate, Refusal, Rewrite, RuleId, Scalar, Scope, Site, SourceLoc, Strategy, TypeClass,
-    Value, ValueData, ValueDef, ValueType, VectorList, VectorShape, Verdict, WriteError,
+    Constant, Diagnostic, ElemType, ElementLowering, Fence, FloatLaxity, Inst, InstData,
+    InvalidLowering, Kernel, Legality, LowerError, LowerOptions, LowerReport, Lowering,
+    MemoryOrder, Module, Node, Operand, Param, Predicate, Refusal, Rewrite, RuleId, Scalar, Scope,
+    Site, SourceLoc, Split, Strategy, TypeClass, Value, ValueData, ValueDef, ValueType, VectorList,
+    VectorShape, Verdict, WarpCombine, WriteError,
 };
-pub use atomir_ir::{GenericParams, InstLowering, KernelTag, OnRefusal};
+pub use atomir_ir::{GenericParams, InstLowering, KernelTag, OnRefusal, ParseTargetError};
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use node_code::{node_kernel, supported_targets};
@@ -416,68 +417,52 @@ pub enum Target {
     Llvm(LlvmTarget),
 }
 
-/// A backend's target-name prefix and its targets help.
-type BackendHelp = (&'static str, fn() -> String);
+/// One backend in the registry: the prefix of its target names, its targets, its parser and
+/// its targets help. Adding a backend adds one row to [`BACKENDS`] (and its variant of
+/// [`Target`]).
+struct BackendEntry {
+    /// The prefix of the backend's target names: `ptx` in `ptx:sm_90`.
+    prefix: &'static str,
+    /// Every target of the backend, in its own order.
+    all: fn() -> Vec<Target>,
+    /// Parses the part of a target name after `<prefix>:`.
+    parse: fn(&str) -> Result<Target, ParseTargetError>,
+    /// The backend's targets help.
+    help: fn() -> String,
+}
 
-/// The backends, by the prefix of their target names.
-const BACKENDS: [BackendHelp; 3] = [
-    ("ptx", atomir_ptx::targets_help),
-    ("visa", || atomir_visa::TARGETS_HELP.to_string()),
-    ("llvm", atomir_llvm::targets_help),
+/// The backends, in the order [`Target::all`] lists their targets, as cranelift's
+/// `isa::lookup` chains its ISAs.
+const BACKENDS: [BackendEntry; 3] = [
+    BackendEntry {
+        prefix: "ptx",
+        all: || PtxTarget::all().into_iter().map(Target::Ptx).collect(),
+        parse: |spec| spec.parse().map(Target::Ptx),
+        help: atomir_ptx::targets_help,
+    },
+    BackendEntry {
+        prefix: "visa",
+        all: || VisaTarget::all().into_iter().map(Target::Visa).collect(),
+        parse: |spec| spec.parse().map(Target::Visa),
+        help: || atomir_visa::TARGETS_HELP.to_string(),
+    },
+    BackendEntry {
+        prefix: "llvm",
+        all: || LlvmTarget::all().into_iter().map(Target::Llvm).collect(),
+        parse: |spec| spec.parse().map(Target::Llvm),
+        help: atomir_llvm::targets_help,
+    },
 ];
 
 impl Target {
-    /// Every target the backends accept, PTX, then vISA, then LLVM, each in its backend's
-    /// order: every architecture at every PTX ISA version it can declare, and with
-    /// `+packed-half-add` too where it has the packed f16 add, and with `+reassociate-float-add`
-    /// and with `+plain-loops` where it can combine a warp's lanes (each option alone); every
-    /// vISA platform with its own messages and, where those are LSC, with `+svm`; every LLVM
-    /// triple at every judged major version (SPIR-V from 22), on every processor that version's
-    /// llc knows, and `amdgcn` with `+coarse-grained` too ([`LlvmTarget::all`]).
+    /// Every target the backends accept, backend by backend in [`BACKENDS`] order (PTX, vISA,
+    /// LLVM), each in its backend's own order ([`PtxTarget::all`], [`VisaTarget::all`],
+    /// [`LlvmTarget::all`]).
     pub fn all() -> Vec<Target> {
-        let mut targets = Vec::new();
-        let isas = (5..=PtxIsa::NEWEST.major)
-            .flat_map(|major| (0..=9).map(move |minor| PtxIsa::new(major, minor)))
-            .filter(|isa| isa.is_known());
-        for &sm in Sm::ALL {
-            let isas = isas
-                .clone()
-                .filter(|isa| *isa >= sm.min_isa() && *isa <= sm.newest_isa());
-            for isa in isas {
-                let target = PtxTarget::new(sm, isa);
-                targets.push(Target::Ptx(target));
-                if target.has(atomir_ptx::PtxKnob::PackedHalfAdd.needs()) {
-                    targets.push(Target::Ptx(PtxTarget {
-                        packed_half_add: true,
-                        ..target
-                    }));
-                }
-                if target.has(atomir_ptx::PtxKnob::ReassociateFloatAdd.needs()) {
-                    targets.push(Target::Ptx(PtxTarget {
-                        reassociate_float_add: true,
-                        ..target
-                    }));
-                }
-                if target.has(atomir_ptx::PtxKnob::PlainLoops.needs()) {
-                    targets.push(Target::Ptx(PtxTarget {
-                        plain_loops: true,
-                        ..target
-                    }));
-                }
-            }
-        }
-        for platform in Platform::ALL {
-            let native = VisaTarget::new(platform);
-            targets.push(Target::Visa(native));
-            if native.messages != Messages::Svm {
-                targets.push(Target::Visa(VisaTarget {
-                    messages: Messages::Svm,
-                    ..native
-                }));
-            }
-        }
-        targets.extend(LlvmTarget::all().into_iter().map(Target::Llvm));
-        targets
+        BACKENDS
+            .iter()
+            .flat_map(|backend| (backend.all)())
+            .collect()
     }
 
     /// The backend's prefix of the target name: `ptx`, `visa` or `llvm`.
@@ -599,46 +584,31 @@ impl fmt::Display for Target {
     }
 }
 
-/// Why a target name names no target.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseTargetError(String);
-
-impl fmt::Display for ParseTargetError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ParseTargetError {}
-
 impl FromStr for Target {
     type Err = ParseTargetError;
 
     /// Parses `<backend>:<spec>`, e.g. `ptx:sm_90@8.7`, `visa:TGLLP`, `llvm:nvptx64@22`.
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         let Some((prefix, spec)) = name.split_once(':') else {
-            return Err(ParseTargetError(format!(
+            return Err(ParseTargetError::new(format!(
                 "`{name}` is not a target name: expected `<backend>:<target>`"
             )));
         };
-        let parsed = match prefix {
-            "ptx" => PtxTarget::parse(spec).map(Target::Ptx),
-            "visa" => VisaTarget::parse(spec).map(Target::Visa),
-            "llvm" => LlvmTarget::parse(spec).map(Target::Llvm),
-            _ => Err(format!(
+        match BACKENDS.iter().find(|backend| backend.prefix == prefix) {
+            Some(backend) => (backend.parse)(spec),
+            None => Err(ParseTargetError::new(format!(
                 "unknown backend `{prefix}` in target `{name}`: expected one of {}",
-                BACKENDS.map(|(prefix, _)| prefix).join(", ")
-            )),
-        };
-        parsed.map_err(ParseTargetError)
+                BACKENDS.map(|backend| backend.prefix).join(", ")
+            ))),
+        }
     }
 }
 
 /// The target names every backend accepts, one indented block per backend, for a `--help`.
 pub fn targets_help() -> String {
     let mut text = String::from("Targets (`<backend>:<target>`):\n");
-    for (_, help) in BACKENDS {
-        for line in help().lines() {
+    for backend in BACKENDS {
+        for line in (backend.help)().lines() {
             text.push_str("  ");
             text.push_str(line);
             text.push('\n');

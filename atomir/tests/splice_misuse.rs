@@ -351,7 +351,7 @@ fn warp_combined_pair() -> Module {
 
 #[test]
 fn plain_loops_trade_size_and_every_route_counts_the_same_code() {
-    use atomir::{LowerOptions, Lowering};
+    use atomir::{ElementLowering, LowerOptions, Lowering, WarpCombine};
     let module = warp_combined_pair();
     let verified = verify::verify(&module).unwrap();
     let default: Target = "ptx:sm_90".parse().unwrap();
@@ -369,13 +369,12 @@ fn plain_loops_trade_size_and_every_route_counts_the_same_code() {
     };
     let (combined, small) = (sizes(default), sizes(plain));
     assert_eq!(
-        combined.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
-        [Lowering::WarpMaskedCasLoop, Lowering::WarpIntMinMax]
-    );
-    assert_eq!(
         small.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
-        [Lowering::MaskedCasLoop, Lowering::IntMinMax]
+        [ElementLowering::MaskedCasLoop, ElementLowering::IntMinMax].map(Lowering::whole)
     );
+    for ((combined, _), (alone, _)) in combined.iter().zip(&small) {
+        assert_eq!(*combined, alone.with_warp(WarpCombine::Fold).unwrap());
+    }
     for ((_, big), (_, little)) in combined.iter().zip(&small) {
         assert!(little * 2 < *big, "{little} against {big}");
     }

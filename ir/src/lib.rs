@@ -76,10 +76,13 @@ pub use kernel::{
     AtomicInst, Constant, Fence, Inst, InstData, Kernel, KernelTag, Module, Name, Operand, Param,
     Predicate, Scalar, SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
-pub use legal::{Legality, Lowering, Refusal, Rewrite, Strategy, Verdict};
+pub use legal::{
+    ElementLowering, InvalidLowering, Legality, Lowering, Refusal, Rewrite, Split, Strategy,
+    Verdict, WarpCombine,
+};
 pub use lower::{
-    Backend, GenericParams, InstLowering, LowerError, LowerOptions, LowerReport, OnRefusal, Site,
-    WriteError,
+    Backend, GenericParams, InstLowering, LowerError, LowerOptions, LowerReport, OnRefusal,
+    ParseTargetError, Site, WriteError,
 };
 pub use node::{AsNode, AtomicNode, Node};
 pub use rule::RuleId;

@@ -9,7 +9,9 @@ mod expand_common;
 use atomir_ir::expand::{skips_unchanged, Prim};
 use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::semantics::{self, width_mask, FloatMode};
-use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
+use atomir_ir::{
+    AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape,
+};
 use expand_common::{check, expand_valid, node, specials, supported_ops, Case, BASE, MEMORY_BYTES};
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -149,7 +151,7 @@ proptest! {
     ) {
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
-            lowering: Lowering::CasLoop,
+            lowering: Lowering::whole(ElementLowering::CasLoop),
             offset: 0, result_used, interference, order,
         };
         prove(&run, &old, &operands, &new, seed);
@@ -165,10 +167,10 @@ proptest! {
         interference in 0u32..4, result_used in any::<bool>(), seed in any::<u64>(),
         order in select(MemoryOrder::ALL),
     ) {
-        let lowering = if widened { Lowering::masked(op) } else { Lowering::MaskedCasLoop };
+        let lowering = if widened { ElementLowering::masked(op) } else { ElementLowering::MaskedCasLoop };
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
-            lowering,
+            lowering: Lowering::whole(lowering),
             offset: if high_half { 2 } else { 0 }, result_used, interference, order,
         };
         prove(&run, &old, &operands, &new, seed);
@@ -184,7 +186,7 @@ proptest! {
     ) {
         let run = Run {
             op, ty, shape: VectorShape::Scalar,
-            lowering: Lowering::MaskedCasLoop,
+            lowering: Lowering::whole(ElementLowering::MaskedCasLoop),
             offset, result_used: true, interference, order,
         };
         prove(&run, &old, &operands, &new, seed);
@@ -201,11 +203,11 @@ proptest! {
         order in select(MemoryOrder::ALL),
     ) {
         let element = match element_kind {
-            0 => Lowering::Native,
-            1 => Lowering::CasLoop,
-            _ if ty.bits() <= 16 && seed & 3 == 0 => Lowering::MaskedCasLoop,
-            _ if ty.bits() <= 16 => Lowering::masked(op),
-            _ => Lowering::CasLoop,
+            0 => ElementLowering::Native,
+            1 => ElementLowering::CasLoop,
+            _ if ty.bits() <= 16 && seed & 3 == 0 => ElementLowering::MaskedCasLoop,
+            _ if ty.bits() <= 16 => ElementLowering::masked(op),
+            _ => ElementLowering::CasLoop,
         };
         // The vector is aligned to its whole size.
         let offset = (element_offset * u64::from(ty.bytes()) * shape.len() as u64) % 16;
@@ -229,7 +231,7 @@ proptest! {
         interference in 0u32..6, result_used in any::<bool>(), seed in any::<u64>(),
         order in select(MemoryOrder::ALL),
     ) {
-        let element = if widened { Lowering::masked(op) } else { Lowering::MaskedCasLoop };
+        let element = if widened { ElementLowering::masked(op) } else { ElementLowering::MaskedCasLoop };
         let whole = shape.len() as u64 * u64::from(ty.bytes());
         let run = Run {
             op, ty, shape,
@@ -247,7 +249,7 @@ proptest! {
 fn interference_forces_retries_and_lands_on_the_interfered_value() {
     for (op, ty) in combos(&[16, 32, 64]) {
         let inst = ordered_node(op, ty, VectorShape::Scalar, true, MemoryOrder::SeqCst);
-        let expansion = expand_valid(&inst, Lowering::CasLoop);
+        let expansion = expand_valid(&inst, ElementLowering::CasLoop);
         let specials = specials(ty);
         let mut interp = Interpreter::new();
         let mut memory = Memory::new(BASE, MEMORY_BYTES);
@@ -290,10 +292,10 @@ fn unchanged_value_skips_the_cas_only_for_relaxed_and_acquire() {
     let mut skipped = 0;
     let mut written = 0;
     for (op, ty) in combos(&[8, 16, 32, 64]) {
-        let lowerings: &[Lowering] = if ty.bits() <= 16 && !ty.is_packed() {
-            &[Lowering::CasLoop, Lowering::MaskedCasLoop]
+        let lowerings: &[ElementLowering] = if ty.bits() <= 16 && !ty.is_packed() {
+            &[ElementLowering::CasLoop, ElementLowering::MaskedCasLoop]
         } else {
-            &[Lowering::CasLoop]
+            &[ElementLowering::CasLoop]
         };
         for &order in MemoryOrder::ALL {
             if !op.admits_order(order) {

@@ -1,4 +1,4 @@
-//! Float min/max by integer atomics (`Lowering::IntMinMax`): the conditions proven by a direct
+//! Float min/max by integer atomics (`ElementLowering::IntMinMax`): the conditions proven by a direct
 //! model on every memory value of the 16-bit float layouts against sampled operands (on every
 //! pair by the bench binary `prove_int_min_max`, whose run is recorded), and the expansion
 //! itself run in the interpreter against the semantics, with another thread changing memory
@@ -9,7 +9,9 @@ mod expand_common;
 use atomir_ir::expand::{mem_attrs, Prim};
 use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::semantics::{apply, is_nan, width_mask, FloatMode};
-use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, Scope, VectorShape};
+use atomir_ir::{
+    AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, Scope, VectorShape,
+};
 use expand_common::{check, expand_valid, node, specials, Case, XorShift, BASE, MEMORY_BYTES};
 
 mod int_min_max_model;
@@ -98,7 +100,7 @@ fn expansion_agrees_with_the_semantics_under_interference() {
                                 scope,
                                 ..node(op, ty, shape, result_used)
                             };
-                            let lowering = Lowering::per_element(Lowering::IntMinMax, shape);
+                            let lowering = Lowering::per_element(ElementLowering::IntMinMax, shape);
                             let expansion = expand_valid(&inst, lowering);
                             // The integer atomic carries the node's order, scope, space and
                             // hint, unchanged.
@@ -159,7 +161,7 @@ fn expansion_agrees_on_every_16_bit_memory_value() {
         operands.extend(specials(ty));
         for op in [AtomicOp::Min, AtomicOp::Max] {
             let inst = node(op, ty, VectorShape::Scalar, true);
-            let expansion = expand_valid(&inst, Lowering::IntMinMax);
+            let expansion = expand_valid(&inst, ElementLowering::IntMinMax);
             for &b in &operands {
                 for old in 0..=0xffffu128 {
                     memory.write(BASE, 2, old).expect("in memory");

@@ -7,7 +7,7 @@ mod expand_common;
 
 use atomir_ir::interp::{Inputs, Interpreter, Memory};
 use atomir_ir::semantics::{apply, FloatMode};
-use atomir_ir::{AtomicOp, ElemType, Lowering, VectorShape};
+use atomir_ir::{AtomicOp, ElemType, ElementLowering, VectorShape};
 use expand_common::{expand_valid, node, supported_ops, XorShift};
 
 const WORD: usize = 4;
@@ -20,15 +20,15 @@ fn prove_type(ty: ElemType) {
     for op in supported_ops(ty) {
         let mut loops = vec![true];
         // A load reads the containing word with one atomic load (vISA's 8-bit loads).
-        if Lowering::masked(op) == Lowering::MaskedOp || op == AtomicOp::Load {
+        if ElementLowering::masked(op) == ElementLowering::MaskedOp || op == AtomicOp::Load {
             loops.push(false);
         }
         for needs_loop in loops {
             let inst = node(op, ty, VectorShape::Scalar, true);
             let lowering = if needs_loop {
-                Lowering::MaskedCasLoop
+                ElementLowering::MaskedCasLoop
             } else {
-                Lowering::MaskedOp
+                ElementLowering::MaskedOp
             };
             let expansion = expand_valid(&inst, lowering);
             assert_eq!(expansion.has_loop(), needs_loop, "{op} {ty}: {expansion}");

@@ -9,7 +9,9 @@ mod expand_common;
 use atomir_ir::expand::{Expansion, Prim};
 use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::semantics::width_mask;
-use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
+use atomir_ir::{
+    AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape,
+};
 use expand_common::{check, expand_valid, node, supported_ops, Case, BASE, MEMORY_BYTES};
 
 const SHAPES: [VectorShape; 4] = [
@@ -30,10 +32,10 @@ fn combos() -> Vec<(AtomicOp, ElemType)> {
 
 /// The masked lowerings of `op`: the CAS loop always, the widened op where it is exact
 /// (and/or/xor, and a load of the containing word).
-fn element_lowerings(op: AtomicOp) -> Vec<Lowering> {
-    let mut list = vec![Lowering::MaskedCasLoop];
-    if Lowering::masked(op) == Lowering::MaskedOp || op == AtomicOp::Load {
-        list.push(Lowering::MaskedOp);
+fn element_lowerings(op: AtomicOp) -> Vec<ElementLowering> {
+    let mut list = vec![ElementLowering::MaskedCasLoop];
+    if ElementLowering::masked(op) == ElementLowering::MaskedOp || op == AtomicOp::Load {
+        list.push(ElementLowering::MaskedOp);
     }
     list
 }
@@ -84,7 +86,7 @@ fn one_access_per_word_and_the_word_arithmetic_once() {
                     let cas = count(&expansion, |p| matches!(p, Prim::Cas { .. }));
                     let rmw = count(&expansion, |p| matches!(p, Prim::Rmw { .. }));
                     let loads = count(&expansion, |p| matches!(p, Prim::Load { .. }));
-                    if element == Lowering::MaskedCasLoop {
+                    if element == ElementLowering::MaskedCasLoop {
                         assert_eq!((cas, loads, rmw), (words, words, 0), "{what}");
                         assert!(expansion.has_loop(), "{what}");
                     } else {
@@ -136,7 +138,7 @@ fn elements_of_one_word_wrap_on_their_own() {
                 continue;
             }
             let inst = ordered(node(op, ty, shape, true), MemoryOrder::SeqCst);
-            let lowering = Lowering::per_element(Lowering::MaskedCasLoop, shape);
+            let lowering = Lowering::per_element(ElementLowering::MaskedCasLoop, shape);
             let expansion = expand_valid(&inst, lowering);
             let mask = width_mask(ty.bits());
             // Alternate the edges that carry or borrow: all ones plus one, zero minus one.
@@ -186,7 +188,7 @@ fn half_vectors_add_on_packed_words() {
             for shape in [VectorShape::V2, VectorShape::V4, VectorShape::V8] {
                 for result_used in [true, false] {
                     let inst = node(op, ty, shape, result_used);
-                    let lowering = Lowering::per_element(Lowering::MaskedOp, shape);
+                    let lowering = Lowering::per_element(ElementLowering::MaskedOp, shape);
                     let expansion = expand_valid(&inst, lowering);
                     let packed = if ty == ElemType::F16 {
                         ElemType::F16x2

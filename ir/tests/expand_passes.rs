@@ -9,7 +9,7 @@ use atomir_ir::expand::{
     UnaryOp,
 };
 use atomir_ir::interp::{Interpreter, Memory};
-use atomir_ir::{ElemType, Lowering, VectorShape};
+use atomir_ir::{ElemType, ElementLowering, Lowering, VectorShape};
 use expand_common::{
     check, element_lowerings, node, specials, supported_ops, Case, BASE, MEMORY_BYTES,
 };
@@ -100,7 +100,7 @@ fn reuse_turns_the_exit_extraction_into_copies() {
         VectorShape::V4,
         true,
     );
-    let mut expansion = expand(&inst, Lowering::MaskedCasLoop);
+    let mut expansion = expand(&inst, ElementLowering::MaskedCasLoop.into());
     Reuse::new().run(&mut expansion);
     let exit = expansion.blocks.values().last().expect("an exit block");
     assert!(
@@ -163,7 +163,10 @@ fn soft_float_leaves_no_float_min_max_or_bf16_arithmetic() {
             (atomir_ir::AtomicOp::FMaximum, ElemType::F32),
             (atomir_ir::AtomicOp::Add, ElemType::Bf16),
         ] {
-            let mut expansion = expand(&node(op, ty, VectorShape::Scalar, true), Lowering::CasLoop);
+            let mut expansion = expand(
+                &node(op, ty, VectorShape::Scalar, true),
+                ElementLowering::CasLoop.into(),
+            );
             SoftFloat::new().run(&mut expansion, needs);
             let prims = || expansion.blocks.values().flat_map(|b| &b.prims);
             let float_left = prims().any(|p| {
@@ -217,7 +220,7 @@ fn target_min_max_is_exact_on_16_bit_values() {
             atomir_ir::AtomicOp::FMaximum,
         ] {
             let inst = node(op, ty, VectorShape::Scalar, true);
-            let mut expansion = expand(&inst, Lowering::CasLoop);
+            let mut expansion = expand(&inst, ElementLowering::CasLoop.into());
             assert!(SoftFloat::new().run(&mut expansion, needs) > 0, "{op} {ty}");
             expansion
                 .validate(&inst)
@@ -274,7 +277,7 @@ fn soft_float_is_exact_on_every_16_bit_value() {
     let mut memory = Memory::new(BASE, MEMORY_BYTES);
     for (op, ty) in cases {
         let inst = node(op, ty, VectorShape::Scalar, true);
-        let mut expansion = expand(&inst, Lowering::CasLoop);
+        let mut expansion = expand(&inst, ElementLowering::CasLoop.into());
         assert!(SoftFloat::new().run(&mut expansion, needs) > 0, "{op} {ty}");
         expansion
             .validate(&inst)

@@ -1,4 +1,4 @@
-//! Proof of the serial fold (`Lowering::WarpSerialFold`) on the interpreter's model of a warp
+//! Proof of the serial fold (`Lowering::whole(ElementLowering::CasLoop).with_warp(WarpCombine::SerialFold).unwrap()`) on the interpreter's model of a warp
 //! (`Interpreter::run_warp`): relaxed f16 and bf16 add and sub, 8/16-bit integer add, sub, min,
 //! max and exch, and f32 add, the result used and unused, warps of 1 to 32 lanes on a few
 //! locations (sometimes one for the whole warp; 8/16-bit locations share 32-bit words, whose
@@ -15,7 +15,10 @@ mod expand_common;
 use atomir_ir::expand::{expand, Prim};
 use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
 use atomir_ir::semantics::{apply, width_mask, FloatMode};
-use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
+use atomir_ir::{
+    AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape,
+    WarpCombine,
+};
 use expand_common::{node, read_le, specials, XorShift};
 
 const BASE: u64 = 0x4000;
@@ -48,7 +51,12 @@ fn check_warp(
     rng: &mut XorShift,
     interfere: bool,
 ) -> (u32, usize) {
-    let expansion = expand(inst, Lowering::WarpSerialFold);
+    let expansion = expand(
+        inst,
+        Lowering::whole(ElementLowering::CasLoop)
+            .with_warp(WarpCombine::SerialFold)
+            .unwrap(),
+    );
     expansion
         .validate(inst)
         .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
@@ -186,7 +194,12 @@ fn serial_folds_are_relaxed_only() {
                 order,
                 ..relaxed(AtomicOp::Add, ty, true)
             };
-            let expansion = expand(&inst, Lowering::WarpSerialFold);
+            let expansion = expand(
+                &inst,
+                Lowering::whole(ElementLowering::CasLoop)
+                    .with_warp(WarpCombine::SerialFold)
+                    .unwrap(),
+            );
             assert!(expansion
                 .blocks
                 .values()

@@ -5,13 +5,15 @@ mod expand_common;
 
 use atomir_ir::expand::{Block, Edge, MemAttrs, Prim, PrimType, Terminator, Var};
 use atomir_ir::interp::{Inputs, InterpError, Interpreter, Memory};
-use atomir_ir::{AddressSpace, AtomicOp, ElemType, Lowering, MemoryOrder, Scope, VectorShape};
+use atomir_ir::{
+    AddressSpace, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, Scope, VectorShape,
+};
 use expand_common::{expand_valid, node};
 use smallvec::smallvec;
 
 fn loop_expansion() -> (atomir_ir::AtomicNode, atomir_ir::expand::Expansion) {
     let inst = node(AtomicOp::Add, ElemType::F32, VectorShape::Scalar, true);
-    let expansion = expand_valid(&inst, Lowering::CasLoop);
+    let expansion = expand_valid(&inst, ElementLowering::CasLoop);
     (inst, expansion)
 }
 
@@ -53,11 +55,11 @@ fn every_shipped_expansion_validates() {
             for &shape in VectorShape::ALL {
                 for result_used in [false, true] {
                     let inst = node(op, ty, shape, result_used);
-                    let mut lowerings = vec![Lowering::CasLoop];
+                    let mut lowerings = vec![Lowering::whole(ElementLowering::CasLoop)];
                     if ty.bits() <= 16 {
-                        lowerings.push(Lowering::MaskedCasLoop);
+                        lowerings.push(Lowering::whole(ElementLowering::MaskedCasLoop));
                     }
-                    for element in [Lowering::Native, Lowering::CasLoop] {
+                    for element in [ElementLowering::Native, ElementLowering::CasLoop] {
                         lowerings.push(Lowering::per_element(element, shape));
                     }
                     for lowering in lowerings {

@@ -1,12 +1,12 @@
-//! Proof of the warp-combined CAS loops (`Lowering::WarpMaskedCasLoop`, and
-//! `Lowering::WarpCasLoop` for 16-bit types) on a model of a warp (`Interpreter::run_warp`): warps of 1 to 32 lanes on a few 8/16-bit locations that
+//! Proof of the warp-combined CAS loops (`Lowering::whole(ElementLowering::MaskedCasLoop).with_warp(WarpCombine::Fold).unwrap()`, and
+//! `Lowering::whole(ElementLowering::CasLoop).with_warp(WarpCombine::Fold).unwrap()` for 16-bit types) on a model of a warp (`Interpreter::run_warp`): warps of 1 to 32 lanes on a few 8/16-bit locations that
 //! share 32-bit words, random operands and memory, every type and op the lowering is for, the
 //! result used and unused, with and without another thread storing to the word. Each location
 //! must end as every lane's operation applied once, and the lanes of a location must get the
 //! old values of the linearization in which their operations follow each other in lane order
 //! (`semantics::apply` is the meaning of each step). Where another thread stores to the word
 //! (warps on one location), the chain starts from what the group's loop found. The same for the
-//! warp-combined float min/max by integer atomics (`Lowering::WarpIntMinMax`) on f32 and f64,
+//! warp-combined float min/max by integer atomics (`Lowering::whole(ElementLowering::IntMinMax).with_warp(WarpCombine::Fold).unwrap()`) on f32 and f64,
 //! with NaNs, signed zeros, infinities and subnormals among operands and memory.
 
 mod expand_common;
@@ -14,7 +14,10 @@ mod expand_common;
 use atomir_ir::expand::{expand, FloatTypes, Prim, Reuse, SoftFloat, SoftFloatNeeds};
 use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
 use atomir_ir::semantics::{apply, is_nan, FloatMode};
-use atomir_ir::{AtomicNode, AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
+use atomir_ir::{
+    AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape,
+    WarpCombine,
+};
 use expand_common::{node, specials, XorShift};
 
 const BASE: u64 = 0x4000;
@@ -183,9 +186,18 @@ fn warp_combined_loops_are_exact_lane_order_linearizations() {
     let mut lowerings_checked = 0;
     for ty in TYPES {
         let lowerings: &[Lowering] = if ty.bits() == 16 {
-            &[Lowering::WarpMaskedCasLoop, Lowering::WarpCasLoop]
+            &[
+                Lowering::whole(ElementLowering::MaskedCasLoop)
+                    .with_warp(WarpCombine::Fold)
+                    .unwrap(),
+                Lowering::whole(ElementLowering::CasLoop)
+                    .with_warp(WarpCombine::Fold)
+                    .unwrap(),
+            ]
         } else {
-            &[Lowering::WarpMaskedCasLoop]
+            &[Lowering::whole(ElementLowering::MaskedCasLoop)
+                .with_warp(WarpCombine::Fold)
+                .unwrap()]
         };
         for &lowering in lowerings {
             lowerings_checked += 1;
@@ -233,8 +245,18 @@ fn warp_combining_is_relaxed_only_and_exact_only() {
             ..relaxed(AtomicOp::Add, ElemType::U8, true)
         };
         for (ty, lowering) in [
-            (ElemType::U8, Lowering::WarpMaskedCasLoop),
-            (ElemType::U16, Lowering::WarpCasLoop),
+            (
+                ElemType::U8,
+                Lowering::whole(ElementLowering::MaskedCasLoop)
+                    .with_warp(WarpCombine::Fold)
+                    .unwrap(),
+            ),
+            (
+                ElemType::U16,
+                Lowering::whole(ElementLowering::CasLoop)
+                    .with_warp(WarpCombine::Fold)
+                    .unwrap(),
+            ),
         ] {
             let inst = AtomicNode { ty, ..inst };
             let expansion = expand(&inst, lowering);
@@ -262,7 +284,12 @@ fn warp_combining_is_relaxed_only_and_exact_only() {
 fn a_lone_lane_is_its_own_group() {
     let mut interp = Interpreter::new();
     let inst = relaxed(AtomicOp::Add, ElemType::U8, true);
-    let expansion = expand(&inst, Lowering::WarpMaskedCasLoop);
+    let expansion = expand(
+        &inst,
+        Lowering::whole(ElementLowering::MaskedCasLoop)
+            .with_warp(WarpCombine::Fold)
+            .unwrap(),
+    );
     let mut memory = Memory::new(BASE, MEMORY_BYTES);
     memory.bytes_mut()[1] = 0xfe;
     let outcome = interp
@@ -291,7 +318,12 @@ fn warp_combined_f32_adds_are_lane_order_sums_where_sums_are_exact() {
     for op in [AtomicOp::Add, AtomicOp::Sub] {
         for result_used in [true, false] {
             let inst = relaxed(op, ElemType::F32, result_used);
-            let expansion = expand(&inst, Lowering::WarpNative);
+            let expansion = expand(
+                &inst,
+                Lowering::whole(ElementLowering::Native)
+                    .with_warp(WarpCombine::Fold)
+                    .unwrap(),
+            );
             expansion.validate(&inst).unwrap();
             for trial in 0..300 {
                 let lanes = 1 + (rng.next() as usize % 32);
@@ -366,7 +398,7 @@ fn warp_combined_f32_adds_are_lane_order_sums_where_sums_are_exact() {
     }
 }
 
-/// The float min/max ops `Lowering::WarpIntMinMax` is for.
+/// The float min/max ops `Lowering::whole(ElementLowering::IntMinMax).with_warp(WarpCombine::Fold).unwrap()` is for.
 const MIN_MAX_OPS: [AtomicOp; 4] = [
     AtomicOp::Max,
     AtomicOp::Min,
@@ -403,7 +435,7 @@ fn float_pool(ty: ElemType) -> Vec<u128> {
     pool
 }
 
-/// One warp of `Lowering::WarpIntMinMax`; returns how many atomics (RMWs and CASes) it ran.
+/// One warp of `Lowering::whole(ElementLowering::IntMinMax).with_warp(WarpCombine::Fold).unwrap()`; returns how many atomics (RMWs and CASes) it ran.
 fn check_float_min_max_warp(
     interp: &mut Interpreter,
     expansion: &atomir_ir::expand::Expansion,
@@ -514,7 +546,7 @@ fn check_float_min_max_warp(
     atomics
 }
 
-/// `Lowering::WarpIntMinMax` gives every lane its lane-order old value and every location the
+/// `Lowering::whole(ElementLowering::IntMinMax).with_warp(WarpCombine::Fold).unwrap()` gives every lane its lane-order old value and every location the
 /// lane-order result, bit for bit (the canonical NaN of two NaNs, a NaN in memory kept by the
 /// lowest lane, -0 below +0), on f32 and f64, min and max under both spellings, the result
 /// used and unused, with and without another thread storing before the group's first atomic.
@@ -528,7 +560,12 @@ fn warp_combined_float_min_max_are_exact_lane_order_linearizations() {
         for op in MIN_MAX_OPS {
             for result_used in [true, false] {
                 let inst = relaxed(op, ty, result_used);
-                let expansion = expand(&inst, Lowering::WarpIntMinMax);
+                let expansion = expand(
+                    &inst,
+                    Lowering::whole(ElementLowering::IntMinMax)
+                        .with_warp(WarpCombine::Fold)
+                        .unwrap(),
+                );
                 // The integer trick, combined: a scan, and no float min/max atomic.
                 let prims = || expansion.blocks.values().flat_map(|block| &block.prims);
                 assert!(prims().any(|prim| matches!(prim, Prim::WarpScan { .. })));
@@ -598,7 +635,12 @@ fn warp_combined_float_min_max_every_pool_value_in_memory() {
         let bytes = ty.bytes();
         for op in MIN_MAX_OPS {
             let inst = relaxed(op, ty, true);
-            let expansion = expand(&inst, Lowering::WarpIntMinMax);
+            let expansion = expand(
+                &inst,
+                Lowering::whole(ElementLowering::IntMinMax)
+                    .with_warp(WarpCombine::Fold)
+                    .unwrap(),
+            );
             expansion.validate(&inst).unwrap();
             for (index, &start) in pool.iter().enumerate() {
                 let lanes = 32.min(pool.len());
@@ -656,9 +698,14 @@ fn warp_combined_float_min_max_is_relaxed_only() {
                 order,
                 ..relaxed(AtomicOp::Max, ty, true)
             };
-            let error = expand(&inst, Lowering::WarpIntMinMax)
-                .validate(&inst)
-                .unwrap_err();
+            let error = expand(
+                &inst,
+                Lowering::whole(ElementLowering::IntMinMax)
+                    .with_warp(WarpCombine::Fold)
+                    .unwrap(),
+            )
+            .validate(&inst)
+            .unwrap_err();
             assert!(error.contains("only a relaxed atomic"), "{order}: {error}");
         }
     }

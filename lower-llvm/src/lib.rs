@@ -19,14 +19,16 @@
 //! target at all.
 //!
 //! ```
-//! use atomir_ir::{AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, Lowering};
+//! use atomir_ir::{
+//!     AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, ElementLowering, Lowering,
+//! };
 //! use atomir_llvm::LlvmTarget;
 //!
 //! let mut add = AtomicNode::new(AtomicOp::Add, ElemType::U32);
 //! add.space = AddressSpace::Global;
 //! let x86 = LlvmTarget::parse("x86_64")?;
 //! assert_eq!(x86.target_name(), "llvm:x86_64@22");
-//! assert_eq!(x86.legalize(&add).unwrap().lowering, Lowering::Native);
+//! assert_eq!(x86.legalize(&add).unwrap().lowering, Lowering::whole(ElementLowering::Native));
 //!
 //! let cas = AtomicNode::new(AtomicOp::Cas, ElemType::B128);
 //! let sm80 = LlvmTarget::parse("nvptx64:sm_80@22")?;
@@ -53,7 +55,7 @@ mod vulkan;
 
 use atomir_ir::expand::SoftFloatNeeds;
 use atomir_ir::lower::{Passes, Table, Target};
-use atomir_ir::{AtomicNode, Backend, ElemType, LowerOptions, Param, Refusal};
+use atomir_ir::{AtomicNode, ElemType, LowerOptions, Param, Refusal};
 
 pub use emit::value_type_spelling;
 use emit::LlvmPrinter;
@@ -64,7 +66,7 @@ pub use target::{Cpu, Knob, LlvmTarget, Triple};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`; the triples,
 /// versions, options and triple-specific rules are read from the target and rule tables, so it
-/// cannot disagree with what `parse_target` accepts.
+/// cannot disagree with what the target's `FromStr` accepts.
 pub fn targets_help() -> String {
     use target::{Knob, DEFAULT_MAJOR, MAJORS, MIN_MAJOR};
     let mut text = String::from(
@@ -201,11 +203,6 @@ fn wrapped(text: &mut String, lead: &str, body: &str) {
         first = false;
     }
     text.push('\n');
-}
-
-/// Parses the part of a target name after `llvm:`.
-pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
-    Ok(Box::new(LlvmTarget::parse(spec)?))
 }
 
 impl Table for LlvmTarget {

@@ -2,8 +2,9 @@
 //! the per-triple spellings of address spaces, sync scopes, triples and kernel calling
 //! conventions.
 
-use atomir_ir::{AddressSpace, Scope};
+use atomir_ir::{AddressSpace, ParseTargetError, Scope};
 use std::fmt;
+use std::str::FromStr;
 
 pub use crate::cpu::Cpu;
 use crate::spelling;
@@ -273,8 +274,13 @@ impl LlvmTarget {
         targets
     }
 
-    /// Parses `<triple>[:<cpu>][@<major>][+<knob>]…`.
-    pub fn parse(spec: &str) -> Result<LlvmTarget, String> {
+    /// Parses `<triple>[:<cpu>][@<major>][+<knob>]…` (the part of a target name after `llvm:`); the error says what was
+    /// expected.
+    pub fn parse(spec: &str) -> Result<LlvmTarget, ParseTargetError> {
+        LlvmTarget::parse_spec(spec).map_err(ParseTargetError::new)
+    }
+
+    fn parse_spec(spec: &str) -> Result<LlvmTarget, String> {
         let mut parts = spec.split('+');
         let head = parts.next().unwrap_or_default();
         let (name, major) = match head.split_once('@') {
@@ -371,6 +377,15 @@ impl LlvmTarget {
     /// triple can express (see `legality::printed_scope`), from [`crate::spelling`]'s table.
     pub fn syncscope_name(&self, scope: Scope) -> &'static str {
         spelling::syncscope_name(self.triple, scope)
+    }
+}
+
+impl FromStr for LlvmTarget {
+    type Err = ParseTargetError;
+
+    /// As [`LlvmTarget::parse`].
+    fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        LlvmTarget::parse(spec)
     }
 }
 

@@ -37,7 +37,9 @@
 //! architecture that has it.
 //!
 //! ```
-//! use atomir_ir::{AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, Lowering, Rewrite};
+//! use atomir_ir::{
+//!     AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, ElementLowering, Lowering, Rewrite,
+//! };
 //! use atomir_ptx::PtxTarget;
 //!
 //! let sm80 = PtxTarget::parse("sm_80")?;
@@ -45,7 +47,7 @@
 //! add.space = AddressSpace::Global;
 //! add.pointer_space = AddressSpace::Global;
 //! let legality = sm80.legalize(&add).expect("sm_80 adds f32 natively");
-//! assert_eq!(legality.lowering, Lowering::Native);
+//! assert_eq!(legality.lowering, Lowering::whole(ElementLowering::Native));
 //! assert!(legality.rewrites.contains(&Rewrite::DeadResultAsReduction));
 //!
 //! let cas = AtomicNode::new(AtomicOp::Cas, ElemType::B128);
@@ -68,8 +70,7 @@ use atomir_ir::lower::{lower_with, Passes, Table, Target};
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::verify::Verified;
 use atomir_ir::{
-    AtomicNode, Backend, Fence, GenericParams, LowerError, LowerOptions, LowerReport, Param,
-    Refusal,
+    AtomicNode, Fence, GenericParams, LowerError, LowerOptions, LowerReport, Param, Refusal,
 };
 
 use emit::PtxPrinter;
@@ -79,7 +80,7 @@ pub use legal::PtxRule;
 pub use target::{Feature, PtxIsa, PtxKnob, PtxTarget, Sm};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`; every list in it
-/// is read from the target table, so it cannot disagree with what `parse_target` accepts.
+/// is read from the target table, so it cannot disagree with what the target's `FromStr` accepts.
 pub fn targets_help() -> String {
     let names = |filter: &dyn Fn(Sm) -> bool| {
         Sm::ALL
@@ -169,11 +170,6 @@ fn wrap(text: &mut String, lead: &str, items: &[String], comma: &str) {
         column += item.len() + separator.len() + 1;
     }
     text.push('\n');
-}
-
-/// Parses the part of a target name after `ptx:`.
-pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
-    PtxTarget::parse(spec).map(|target| Box::new(target) as _)
 }
 
 impl Table for PtxTarget {

@@ -1,6 +1,9 @@
 //! PTX targets: an SM architecture and a PTX ISA version, and the features each pair has.
 
 use std::fmt;
+use std::str::FromStr;
+
+use atomir_ir::ParseTargetError;
 
 /// A ptxas release that judges PTX: each architecture is assembled by the releases that know it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -322,21 +325,20 @@ pub struct PtxTarget {
     /// `+reassociate-float-add`: the client accepts that relaxed scalar f32 adds and subs are
     /// not rounded one at a time. The lanes of a warp that add to one address then sum their
     /// operands first and one lane carries out the add of the sum
-    /// ([`atomir_ir::Lowering::WarpNative`]); each lane gets the old value plus the sum of the
+    /// ([`atomir_ir::WarpCombine::Fold`] of the native RMW); each lane gets the old value plus the sum of the
     /// operands of the lanes below it. Old and final values are those of another order of the
     /// additions, rounded differently. False by default. Needs [`Feature::WarpCombine`].
     pub reassociate_float_add: bool,
     /// `+plain-loops`: code size before contended speed. The relaxed scalar nodes the default
     /// carries out once per address by a warp's lanes combined
-    /// ([`atomir_ir::Lowering::WarpMaskedCasLoop`], [`atomir_ir::Lowering::WarpCasLoop`],
-    /// [`atomir_ir::Lowering::WarpIntMinMax`]) are carried out by each lane on its own
-    /// ([`atomir_ir::Lowering::MaskedCasLoop`], [`atomir_ir::Lowering::CasLoop`],
-    /// [`atomir_ir::Lowering::IntMinMax`]): the same results, a fraction of the code, and every
+    /// ([`atomir_ir::WarpCombine::Fold`] of a masked CAS loop, a CAS loop or an integer
+    /// min/max) are carried out by each lane on its own ([`atomir_ir::WarpCombine::PerLane`]):
+    /// the same results, a fraction of the code, and every
     /// lane's retries at a contended address. False by default. Needs [`Feature::WarpCombine`]
     /// (without it there is no combined form to leave out).
     pub plain_loops: bool,
     /// `+serial-fold`: relaxed scalar f16/bf16 and 8/16-bit integer add and sub are carried out
-    /// once per aligned 32-bit word by a warp ([`atomir_ir::Lowering::WarpSerialFold`]): in each
+    /// once per aligned 32-bit word by a warp ([`atomir_ir::WarpCombine::SerialFold`]): in each
     /// attempt of one CAS loop on the word run by the highest of the lanes whose elements lie in
     /// it, every lane applies its own operation to its own bits, in lane order, to the word the
     /// lane below it left, rounded as its own atomic would be. Exact: old values and final memory
@@ -361,8 +363,13 @@ impl PtxTarget {
         }
     }
 
-    /// Parses `sm_XX[@X.Y][+<knob>]…` (the part of a target name after `ptx:`).
-    pub fn parse(spec: &str) -> Result<PtxTarget, String> {
+    /// Parses `sm_XX[@X.Y][+<knob>]…` (the part of a target name after `ptx:`); the error says what was
+    /// expected.
+    pub fn parse(spec: &str) -> Result<PtxTarget, ParseTargetError> {
+        PtxTarget::parse_spec(spec).map_err(ParseTargetError::new)
+    }
+
+    fn parse_spec(spec: &str) -> Result<PtxTarget, String> {
         let mut parts = spec.split('+');
         let mut target = PtxTarget::parse_base(parts.next().unwrap_or_default())?;
         for name in parts {
@@ -434,10 +441,58 @@ impl PtxTarget {
         Ok(PtxTarget::new(sm, isa))
     }
 
+    /// Every target this backend accepts: every architecture at every PTX ISA version it can
+    /// declare, and with `+packed-half-add` too where it has the packed f16 add, and with
+    /// `+reassociate-float-add` and with `+plain-loops` where it can combine a warp's lanes
+    /// (each option alone).
+    pub fn all() -> Vec<PtxTarget> {
+        let mut targets = Vec::new();
+        let isas = (5..=PtxIsa::NEWEST.major)
+            .flat_map(|major| (0..=9).map(move |minor| PtxIsa::new(major, minor)))
+            .filter(|isa| isa.is_known());
+        for &sm in Sm::ALL {
+            let isas = isas
+                .clone()
+                .filter(|isa| *isa >= sm.min_isa() && *isa <= sm.newest_isa());
+            for isa in isas {
+                let target = PtxTarget::new(sm, isa);
+                targets.push(target);
+                if target.has(PtxKnob::PackedHalfAdd.needs()) {
+                    targets.push(PtxTarget {
+                        packed_half_add: true,
+                        ..target
+                    });
+                }
+                if target.has(PtxKnob::ReassociateFloatAdd.needs()) {
+                    targets.push(PtxTarget {
+                        reassociate_float_add: true,
+                        ..target
+                    });
+                }
+                if target.has(PtxKnob::PlainLoops.needs()) {
+                    targets.push(PtxTarget {
+                        plain_loops: true,
+                        ..target
+                    });
+                }
+            }
+        }
+        targets
+    }
+
     /// Whether the target has a feature (both its architecture and its ISA version).
     pub fn has(self, feature: Feature) -> bool {
         let (sm, isa) = feature.requires();
         self.sm.number() >= sm && self.isa >= isa
+    }
+}
+
+impl FromStr for PtxTarget {
+    type Err = ParseTargetError;
+
+    /// As [`PtxTarget::parse`].
+    fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        PtxTarget::parse(spec)
     }
 }
 
@@ -504,8 +559,7 @@ pub enum Feature {
     /// flushes them on global memory). Scalar in every space, `.v2/.v4` on global and generic.
     NoftzF32,
     /// `activemask`, `match.any.sync`, `shfl.sync`, `bfind` and `bar.warp.sync`: lanes of a warp
-    /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`],
-    /// [`atomir_ir::Lowering::WarpCasLoop`], [`atomir_ir::Lowering::WarpIntMinMax`]).
+    /// that combine their atomics ([`atomir_ir::WarpCombine::Fold`]).
     WarpCombine,
     /// `redux.sync`: a warp's reduction in one instruction.
     WarpRedux,

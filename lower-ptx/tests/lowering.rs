@@ -4,8 +4,9 @@ mod common;
 
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, GenericParams, Kernel, LowerOptions,
-    Lowering, MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
+    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, ElementLowering, GenericParams, Kernel,
+    LowerOptions, Lowering, MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
+    WarpCombine,
 };
 use atomir_ptx::PtxTarget;
 use common::{first, lower, lower_with, on_global, one};
@@ -279,37 +280,64 @@ fn emulations_follow_the_target() {
         assert_eq!(legality.lowering, expected, "{target} {op} {ty}");
     };
     // A scalar 16-bit loop on `cas.b16` where it exists, masked in its 32-bit word below.
-    check("sm_70", AtomicOp::Exch, ElemType::U16, Lowering::CasLoop);
+    check(
+        "sm_70",
+        AtomicOp::Exch,
+        ElemType::U16,
+        Lowering::whole(ElementLowering::CasLoop),
+    );
     check(
         "sm_60",
         AtomicOp::Exch,
         ElemType::U16,
-        Lowering::MaskedCasLoop,
+        Lowering::whole(ElementLowering::MaskedCasLoop),
     );
-    check("sm_90", AtomicOp::Or, ElemType::U8, Lowering::MaskedOp);
+    check(
+        "sm_90",
+        AtomicOp::Or,
+        ElemType::U8,
+        Lowering::whole(ElementLowering::MaskedOp),
+    );
     // Float max by the integer min/max atomics, a CAS loop only for NaNs; relaxed, once per
     // warp and address where the target has the warp instructions.
     check(
         "sm_90",
         AtomicOp::Max,
         ElemType::F32,
-        Lowering::WarpIntMinMax,
+        Lowering::whole(ElementLowering::IntMinMax)
+            .with_warp(WarpCombine::Fold)
+            .unwrap(),
     );
-    check("sm_60", AtomicOp::Min, ElemType::F64, Lowering::IntMinMax);
+    check(
+        "sm_60",
+        AtomicOp::Min,
+        ElemType::F64,
+        Lowering::whole(ElementLowering::IntMinMax),
+    );
     // The NaN-propagating maximum has no integer form.
     check(
         "sm_90",
         AtomicOp::FMaximum,
         ElemType::F32,
-        Lowering::CasLoop,
+        Lowering::whole(ElementLowering::CasLoop),
     );
-    check("sm_90", AtomicOp::Inc, ElemType::U64, Lowering::CasLoop);
-    check("sm_80", AtomicOp::Add, ElemType::Bf16, Lowering::CasLoop);
+    check(
+        "sm_90",
+        AtomicOp::Inc,
+        ElemType::U64,
+        Lowering::whole(ElementLowering::CasLoop),
+    );
+    check(
+        "sm_80",
+        AtomicOp::Add,
+        ElemType::Bf16,
+        Lowering::whole(ElementLowering::CasLoop),
+    );
     check(
         "sm_60",
         AtomicOp::Add,
         ElemType::F16,
-        Lowering::MaskedCasLoop,
+        Lowering::whole(ElementLowering::MaskedCasLoop),
     );
 }
 
@@ -320,6 +348,9 @@ fn emulations_follow_the_target() {
 /// groups the lanes, shuffles 64-bit keys as two halves for f64, and keeps both integer `atom`s.
 #[test]
 fn relaxed_scalar_float_min_max_combines_the_warp() {
+    let warp_int_min_max = Lowering::whole(ElementLowering::IntMinMax)
+        .with_warp(WarpCombine::Fold)
+        .unwrap();
     let mut combined = 0;
     for target in ["sm_60", "sm_70", "sm_80", "sm_90"] {
         let backend = PtxTarget::parse(target).unwrap();
@@ -348,9 +379,11 @@ fn relaxed_scalar_float_min_max_combines_the_warp() {
                             op != AtomicOp::FMaximum && matches!(ty, ElemType::F32 | ElemType::F64);
                         let expected = match () {
                             _ if !by_int => legality.lowering,
-                            _ if shape.is_vector() => Lowering::SplitIntMinMax,
-                            _ if order == MemoryOrder::Relaxed && warps => Lowering::WarpIntMinMax,
-                            _ => Lowering::IntMinMax,
+                            _ if shape.is_vector() => {
+                                Lowering::per_element(ElementLowering::IntMinMax, shape)
+                            }
+                            _ if order == MemoryOrder::Relaxed && warps => warp_int_min_max,
+                            _ => Lowering::whole(ElementLowering::IntMinMax),
                         };
                         let what = format!("{target} {op} {ty} {order} {shape:?}");
                         assert_eq!(legality.lowering, expected, "{what}");
@@ -358,13 +391,15 @@ fn relaxed_scalar_float_min_max_combines_the_warp() {
                             by_int,
                             matches!(
                                 legality.lowering.element(),
-                                Lowering::CasLoop | Lowering::MaskedCasLoop | Lowering::Native
+                                ElementLowering::CasLoop
+                                    | ElementLowering::MaskedCasLoop
+                                    | ElementLowering::Native
                             ),
                             "{what}: {:?}",
                             legality.lowering
                         );
                         let code = lower(target, kernel);
-                        let is_combined = expected == Lowering::WarpIntMinMax;
+                        let is_combined = expected == warp_int_min_max;
                         assert_eq!(
                             code.contains("match.any.sync.b64"),
                             is_combined,
@@ -413,16 +448,13 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         let combined = code.contains("match.any.sync.b64");
         assert_eq!(
             combined,
-            matches!(
-                expected,
-                Lowering::WarpMaskedCasLoop | Lowering::WarpCasLoop
-            ),
+            expected.warp() == WarpCombine::Fold,
             "{target} {op} {ty} {order}:\n{code}"
         );
         let on_cas_b16 = code.contains(".cas.b16");
         assert_eq!(
             on_cas_b16,
-            matches!(expected, Lowering::CasLoop | Lowering::WarpCasLoop),
+            expected.element() == ElementLowering::CasLoop,
             "{target} {op} {ty} {order}:\n{code}"
         );
         // From sm_80 a cheap test that every key is distinct runs first; `match.any.sync`
@@ -443,14 +475,22 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         (AtomicOp::Min, ElemType::S8),
         (AtomicOp::Max, ElemType::U16),
     ] {
-        let (combined, alone) = if ty.bits() == 16 {
-            (Lowering::WarpCasLoop, Lowering::CasLoop)
+        let alone = Lowering::whole(if ty.bits() == 16 {
+            ElementLowering::CasLoop
         } else {
-            (Lowering::WarpMaskedCasLoop, Lowering::MaskedCasLoop)
-        };
+            ElementLowering::MaskedCasLoop
+        });
+        let combined = alone.with_warp(WarpCombine::Fold).unwrap();
         check("sm_70", op, ty, relaxed, scalar, combined);
         check("sm_90", op, ty, relaxed, scalar, combined);
-        check("sm_60", op, ty, relaxed, scalar, Lowering::MaskedCasLoop);
+        check(
+            "sm_60",
+            op,
+            ty,
+            relaxed,
+            scalar,
+            Lowering::whole(ElementLowering::MaskedCasLoop),
+        );
         for order in [
             MemoryOrder::Acquire,
             MemoryOrder::Release,
@@ -464,7 +504,7 @@ fn relaxed_small_integer_loops_combine_the_warp() {
             ty,
             relaxed,
             VectorShape::V2,
-            Lowering::SplitMaskedCasLoop,
+            Lowering::per_element(ElementLowering::MaskedCasLoop, VectorShape::V2),
         );
     }
     check(
@@ -473,7 +513,7 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         ElemType::U8,
         relaxed,
         scalar,
-        Lowering::MaskedCasLoop,
+        Lowering::whole(ElementLowering::MaskedCasLoop),
     );
     check(
         "sm_90",
@@ -481,7 +521,7 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         ElemType::U16,
         relaxed,
         scalar,
-        Lowering::CasLoop,
+        Lowering::whole(ElementLowering::CasLoop),
     );
     check(
         "sm_90",
@@ -489,7 +529,7 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         ElemType::F16,
         relaxed,
         scalar,
-        Lowering::Native,
+        Lowering::whole(ElementLowering::Native),
     );
 }
 

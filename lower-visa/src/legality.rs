@@ -6,8 +6,8 @@
 //! none of which the hardware has. This table never asks for them.
 
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, Legality, Lowering, Param, Refusal, Rewrite,
-    Scope, TypeClass, ValueType, Verdict,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, ElementLowering, Legality, Lowering, Param,
+    Refusal, Rewrite, Scope, TypeClass, ValueType, Verdict,
 };
 
 use atomir_ir::lower::{Access, FencePolicy, Plan};
@@ -384,9 +384,11 @@ impl Plan for VisaPlan {
 pub fn plan(target: VisaTarget, node: &AtomicNode) -> Result<VisaPlan, Refusal> {
     let legality = table(target, node)?;
     let message = match legality.lowering.element() {
-        Lowering::Native => msg_op(node.op, node.ty),
-        Lowering::MaskedOp => msg_op(node.op, ElemType::B32),
-        _ => None,
+        ElementLowering::Native => msg_op(node.op, node.ty),
+        ElementLowering::MaskedOp => msg_op(node.op, ElemType::B32),
+        ElementLowering::CasLoop | ElementLowering::MaskedCasLoop | ElementLowering::IntMinMax => {
+            None
+        }
     };
     Ok(VisaPlan { legality, message })
 }
@@ -423,7 +425,9 @@ fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
     }
 
     let element = match element_lowering(target, node, surface, &mut rewrites)? {
-        Lowering::CasLoop if int_min_max_messages(target, node, surface) => Lowering::IntMinMax,
+        ElementLowering::CasLoop if int_min_max_messages(target, node, surface) => {
+            ElementLowering::IntMinMax
+        }
         element => element,
     };
     Ok(Legality {
@@ -432,7 +436,7 @@ fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
     })
 }
 
-/// Whether an f32/f64 min/max that would be a CAS loop can be [`Lowering::IntMinMax`]: the
+/// Whether an f32/f64 min/max that would be a CAS loop can be [`ElementLowering::IntMinMax`]: the
 /// integer min/max messages of its width, signed and unsigned, on its surface (exact, proven in
 /// `atomir_ir::expand`; the CAS loop stays for NaNs, so the loop's own rules still apply).
 fn int_min_max_messages(target: VisaTarget, node: &AtomicNode, surface: Surface) -> bool {
@@ -452,7 +456,7 @@ fn element_lowering(
     node: &AtomicNode,
     surface: Surface,
     rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>,
-) -> Result<Lowering, Refusal> {
+) -> Result<ElementLowering, Refusal> {
     let (op, ty) = (node.op, node.ty);
     if ty.bits() == 8 {
         // No 8-bit atomics anywhere: the containing 32-bit word.
@@ -463,7 +467,7 @@ fn element_lowering(
             return Err(refusal);
         }
         rewrites.retain(|r| *r != Rewrite::UnboundedIncDec);
-        Ok(Lowering::CasLoop)
+        Ok(ElementLowering::CasLoop)
     };
     if (ty.is_packed() || ty == ElemType::Bf16) && !op.is_move() {
         return cas_loop(rewrites);
@@ -489,7 +493,7 @@ fn element_lowering(
     if retyped {
         rewrites.push(Rewrite::RetypedSameBits);
     }
-    Ok(Lowering::Native)
+    Ok(ElementLowering::Native)
 }
 
 #[cfg(test)]
@@ -519,19 +523,19 @@ mod tests {
             ] {
                 assert_eq!(
                     lowering(target, op, ty),
-                    Ok(Lowering::IntMinMax),
+                    Ok(Lowering::whole(ElementLowering::IntMinMax)),
                     "{target} {op} {ty}"
                 );
             }
             // The NaN-propagating ones have no integer form.
             assert_eq!(
                 lowering(target, AtomicOp::FMaximum, ElemType::F32),
-                Ok(Lowering::CasLoop)
+                Ok(Lowering::whole(ElementLowering::CasLoop))
             );
         }
         assert_eq!(
             lowering("DG2", AtomicOp::Max, ElemType::F32),
-            Ok(Lowering::Native)
+            Ok(Lowering::whole(ElementLowering::Native))
         );
         assert!(lowering("DG2", AtomicOp::Min, ElemType::F64).is_err());
     }

@@ -14,14 +14,16 @@
 //! u32 add on shared memory needs LSC `slm` messages, which TGLLP's SVM messages do not reach.
 //!
 //! ```
-//! use atomir_ir::{AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, Lowering};
+//! use atomir_ir::{
+//!     AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, ElementLowering, Lowering,
+//! };
 //! use atomir_visa::VisaTarget;
 //!
 //! let pvc = VisaTarget::parse("PVC")?;
 //! let mut add = AtomicNode::new(AtomicOp::Add, ElemType::U8);
 //! add.space = AddressSpace::Global;
 //! let legality = pvc.legalize(&add).expect("a u8 add is emulated");
-//! assert_eq!(legality.lowering, Lowering::MaskedCasLoop);
+//! assert_eq!(legality.lowering, Lowering::whole(ElementLowering::MaskedCasLoop));
 //!
 //! let tgllp = VisaTarget::parse("TGLLP")?;
 //! let mut shared = AtomicNode::new(AtomicOp::Add, ElemType::U32);
@@ -41,7 +43,7 @@ pub mod target;
 
 use atomir_ir::expand::SoftFloatNeeds;
 use atomir_ir::lower::{Passes, Table, Target};
-use atomir_ir::{AtomicNode, Backend, Fence, LowerOptions, Param, Refusal};
+use atomir_ir::{AtomicNode, Fence, LowerOptions, Param, Refusal};
 
 use emit::VisaPrinter;
 pub use legality::VisaPlan;
@@ -52,11 +54,6 @@ pub use target::{Messages, Platform, VisaTarget};
 /// Help text for this backend's target names, shown by `atomir lower --help`.
 pub const TARGETS_HELP: &str = "visa:<PLATFORM>[+svm]  Intel vISA assembly for GenX_IR. PLATFORM: \
 TGLLP (SVM messages), DG2, MTL, PVC (LSC messages; `+svm` forces SVM messages, global memory only)";
-
-/// Parses the part of a target name after `visa:`.
-pub fn parse_target(spec: &str) -> Result<Box<dyn Backend + Send + Sync>, String> {
-    Ok(Box::new(VisaTarget::parse(spec)?))
-}
 
 impl Table for VisaTarget {
     type Plan = VisaPlan;

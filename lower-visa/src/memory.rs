@@ -34,18 +34,18 @@
 //! both spell the same, as `evict` below system scope does).
 
 use atomir_ir::lower::{FenceBracket, FencePolicy};
-use atomir_ir::{AtomicOp, Fence, Legality, Lowering, Refusal, Rewrite, Scope};
+use atomir_ir::{AtomicOp, ElementLowering, Fence, Legality, Refusal, Rewrite, Scope};
 
 use crate::legality::{VisaPlan, FENCES};
 use crate::target::VisaTarget;
 
 /// The lowering of an 8-bit element of `op`, which no atomic message carries: the containing
 /// aligned dword. A load is one atomic load of that dword (a masked op, whose widened message is
-/// the load itself); the rest as [`Lowering::masked`] says.
-pub(crate) const fn part_word(op: AtomicOp) -> Lowering {
+/// the load itself); the rest as [`ElementLowering::masked`] says.
+pub(crate) const fn part_word(op: AtomicOp) -> ElementLowering {
     match op {
-        AtomicOp::Load => Lowering::MaskedOp,
-        op => Lowering::masked(op),
+        AtomicOp::Load => ElementLowering::MaskedOp,
+        op => ElementLowering::masked(op),
     }
 }
 
@@ -101,8 +101,8 @@ mod tests {
 
     #[test]
     fn an_8_bit_load_reads_its_word_without_writing() {
-        assert_eq!(part_word(AtomicOp::Load), Lowering::MaskedOp);
-        assert_eq!(part_word(AtomicOp::Store), Lowering::MaskedCasLoop);
-        assert_eq!(part_word(AtomicOp::Or), Lowering::MaskedOp);
+        assert_eq!(part_word(AtomicOp::Load), ElementLowering::MaskedOp);
+        assert_eq!(part_word(AtomicOp::Store), ElementLowering::MaskedCasLoop);
+        assert_eq!(part_word(AtomicOp::Or), ElementLowering::MaskedOp);
     }
 }

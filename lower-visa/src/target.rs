@@ -1,6 +1,9 @@
 //! Target names: `visa:<PLATFORM>[+svm]`.
 
 use std::fmt;
+use std::str::FromStr;
+
+use atomir_ir::ParseTargetError;
 
 /// An Intel GPU generation GenX_IR knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,8 +88,13 @@ impl VisaTarget {
         VisaTarget { platform, messages }
     }
 
-    /// Parses `TGLLP`, `DG2`, `MTL`, `PVC`, optionally followed by `+svm`.
-    pub fn parse(spec: &str) -> Result<Self, String> {
+    /// Parses `TGLLP`, `DG2`, `MTL`, `PVC`, optionally followed by `+svm`, (the part of a target name after `visa:`); the error says what was
+    /// expected.
+    pub fn parse(spec: &str) -> Result<VisaTarget, ParseTargetError> {
+        VisaTarget::parse_spec(spec).map_err(ParseTargetError::new)
+    }
+
+    fn parse_spec(spec: &str) -> Result<Self, String> {
         let (name, flags) = match spec.split_once('+') {
             Some((name, flags)) => (name, Some(flags)),
             None => (spec, None),
@@ -108,6 +116,23 @@ impl VisaTarget {
             }
         }
         Ok(target)
+    }
+
+    /// Every target this backend accepts: every platform with its own messages and, where those
+    /// are LSC, with `+svm` too.
+    pub fn all() -> Vec<VisaTarget> {
+        let mut targets = Vec::new();
+        for platform in Platform::ALL {
+            let native = VisaTarget::new(platform);
+            targets.push(native);
+            if native.messages != Messages::Svm {
+                targets.push(VisaTarget {
+                    messages: Messages::Svm,
+                    ..native
+                });
+            }
+        }
+        targets
     }
 
     /// The bytes between two lanes of a vector value whose channels take `per_channel` bytes:
@@ -143,6 +168,15 @@ impl VisaTarget {
     /// address, `d64` data).
     pub const fn message_overhang(self) -> u32 {
         (self.message_channels() - self.simd()) * 8
+    }
+}
+
+impl FromStr for VisaTarget {
+    type Err = ParseTargetError;
+
+    /// As [`VisaTarget::parse`].
+    fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        VisaTarget::parse(spec)
     }
 }
 

@@ -398,7 +398,7 @@ impl Verdict {
             accepted: true,
             strategy: legality.strategy().as_str(),
             rewrites: legality.rewrites.iter().map(ToString::to_string).collect(),
-            emulation: Some(snake_case(&format!("{:?}", legality.lowering))),
+            emulation: Some(snake_case(legality.lowering.name())),
             description,
             refusal: None,
             instructions: None,

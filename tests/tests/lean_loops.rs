@@ -8,7 +8,10 @@
 
 use atomir::Target;
 use atomir_ir::matrix::{self, cells, Cell};
-use atomir_ir::{AddressSpace, AtomicOp, ElemType, LowerOptions, Lowering, MemoryOrder, Scope};
+use atomir_ir::{
+    AddressSpace, AtomicOp, ElemType, ElementLowering, LowerOptions, Lowering, MemoryOrder, Scope,
+    WarpCombine,
+};
 
 /// How a target is expected to carry a loop's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,10 +222,7 @@ fn ptx_float_min_max_by_integer_atomics() {
                 AtomicOp::Min | AtomicOp::Max | AtomicOp::FMinimumNum | AtomicOp::FMaximumNum
             ) && matches!(cell.ty, ElemType::F32 | ElemType::F64);
             assert_eq!(
-                matches!(
-                    legality.lowering.element(),
-                    Lowering::IntMinMax | Lowering::WarpIntMinMax
-                ),
+                legality.lowering.element() == ElementLowering::IntMinMax,
                 float_min_max,
                 "{name} {cell}: {:?}",
                 legality.lowering
@@ -232,7 +232,7 @@ fn ptx_float_min_max_by_integer_atomics() {
                 && cell.order == MemoryOrder::Relaxed
                 && !cell.shape.is_vector();
             assert_eq!(
-                legality.lowering == Lowering::WarpIntMinMax,
+                legality.lowering.warp() == WarpCombine::Fold,
                 combined,
                 "{name} {cell}: {:?}",
                 legality.lowering

@@ -9,8 +9,8 @@ use std::process::Command;
 
 use atomir_ir::matrix::Cell;
 use atomir_ir::{
-    AddressSpace, AtomicOp, Backend, ElemType, Legality, Lowering, MemoryOrder, Rewrite, Scope,
-    VectorShape,
+    AddressSpace, AtomicOp, Backend, ElemType, ElementLowering, Legality, Lowering, MemoryOrder,
+    Rewrite, Scope, VectorShape,
 };
 use atomir_llvm::LlvmTarget;
 use atomir_tests::llvm::lower_module;
@@ -179,19 +179,19 @@ fn small_float_add_follows_the_sm() {
     };
     assert_ne!(
         lowering("nvptx64:sm_60@22", ElemType::F16),
-        Lowering::Native
+        Lowering::whole(ElementLowering::Native)
     );
     assert_eq!(
         lowering("nvptx64:sm_70@22", ElemType::F16),
-        Lowering::Native
+        Lowering::whole(ElementLowering::Native)
     );
     assert_ne!(
         lowering("nvptx64:sm_80@22", ElemType::Bf16),
-        Lowering::Native
+        Lowering::whole(ElementLowering::Native)
     );
     assert_eq!(
         lowering("nvptx64:sm_90@22", ElemType::Bf16),
-        Lowering::Native
+        Lowering::whole(ElementLowering::Native)
     );
 }
 
@@ -248,9 +248,9 @@ fn amdgcn_float_add_follows_the_processor() {
         let cell = add(ty, space);
         let lowering = verdict(spec, &cell).unwrap().lowering;
         let expected = if native {
-            Lowering::Native
+            Lowering::whole(ElementLowering::Native)
         } else {
-            Lowering::CasLoop
+            Lowering::whole(ElementLowering::CasLoop)
         };
         assert_eq!(lowering, expected, "{spec} {ty} {space}");
         let amdgcn = target(spec);
@@ -328,8 +328,16 @@ fn nvptx_float_adds_follow_what_llc_selects() {
                     let selected = code.contains(&format!(".noftz.{ptx}"));
                     let looped = code.contains("atom.") && code.contains(".cas.");
                     assert!(selected || looped, "{spec} {keyword} {spelled}: {code}");
-                    assert_eq!(lowering == Lowering::Native, selected, "{spec} {op} {ty}");
-                    assert_eq!(lowering, Lowering::CasLoop, "{spec} {op} {ty}");
+                    assert_eq!(
+                        lowering == Lowering::whole(ElementLowering::Native),
+                        selected,
+                        "{spec} {op} {ty}"
+                    );
+                    assert_eq!(
+                        lowering,
+                        Lowering::whole(ElementLowering::CasLoop),
+                        "{spec} {op} {ty}"
+                    );
                     let ours = lower_module(&nvptx, &[node.kernel()]).unwrap();
                     let own = format!("{}_own", tag(ptx));
                     assert_eq!(llc(&nvptx, &ours, &own, None).unwrap(), "", "{ours}");
@@ -351,7 +359,7 @@ fn nvptx_float_adds_follow_what_llc_selects() {
                         && !line.contains(".shared.")
                 });
                 assert_eq!(
-                    lowering == Lowering::Native,
+                    lowering == Lowering::whole(ElementLowering::Native),
                     !flushes,
                     "{spec} f32 add {space}: {code}"
                 );

@@ -313,7 +313,7 @@ fn the_opt_in_changes_only_scalar_half_adds() {
                 assert!(!legality.lowering.is_split(), "{opt_in}: {cell}");
                 assert_eq!(
                     legality.lowering,
-                    atomir::Lowering::Native,
+                    atomir::Lowering::whole(atomir::ElementLowering::Native),
                     "{opt_in}: {cell}"
                 );
             } else {

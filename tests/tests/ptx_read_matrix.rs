@@ -8,9 +8,9 @@
 //! parameters left generic), so each target is one lowering and one read.
 
 use atomir::{
-    AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, FloatLaxity, GenericParams,
-    LowerOptions, Lowering, MemoryOrder, Module, Node, PtxIsa, PtxTarget, ReadAtomic, Scope, Sm,
-    Target, TypeClass,
+    AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, ElementLowering, FloatLaxity,
+    GenericParams, LowerOptions, Lowering, MemoryOrder, Module, Node, PtxIsa, PtxTarget,
+    ReadAtomic, Scope, Sm, Target, TypeClass,
 };
 use atomir_ir::matrix::{all_cells, lax_cells, AnyCell};
 
@@ -256,7 +256,7 @@ fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
         };
         let mut kernel = cell.kernel();
         kernel.name = format!("k{}", module.kernels.len());
-        if legality.lowering == Lowering::Native {
+        if legality.lowering == Lowering::whole(ElementLowering::Native) {
             native.push((module.kernels.len(), *cell));
         }
         module.kernels.push(kernel);

@@ -6,7 +6,9 @@
 
 use atomir::Target;
 use atomir_ir::matrix::cells;
-use atomir_ir::{AtomicOp, ElemType, Lowering, MemoryOrder, Rewrite, VectorShape};
+use atomir_ir::{
+    AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, Rewrite, VectorShape, WarpCombine,
+};
 
 #[test]
 fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
@@ -29,7 +31,13 @@ fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
             if expected {
                 changed += 1;
                 let legality = combined.unwrap();
-                assert_eq!(legality.lowering, Lowering::WarpNative, "{opt_in}: {cell}");
+                assert_eq!(
+                    legality.lowering,
+                    Lowering::whole(ElementLowering::Native)
+                        .with_warp(WarpCombine::Fold)
+                        .unwrap(),
+                    "{opt_in}: {cell}"
+                );
                 // The rest of the verdict is the default's (sub as add of the negation, `red`).
                 let mut rest = legality.rewrites.clone();
                 rest.retain(|rewrite| *rewrite != Rewrite::FloatAddReassociated);

@@ -6,7 +6,9 @@
 
 use atomir::Target;
 use atomir_ir::matrix::cells;
-use atomir_ir::{AtomicOp, ElemType, Lowering, MemoryOrder, VectorShape};
+use atomir_ir::{
+    AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape, WarpCombine,
+};
 
 #[test]
 fn the_option_changes_only_relaxed_scalar_narrow_adds() {
@@ -35,7 +37,9 @@ fn the_option_changes_only_relaxed_scalar_narrow_adds() {
                 let legality = serial.unwrap_or_else(|e| panic!("{folded}: {cell}: {e:?}"));
                 assert_eq!(
                     legality.lowering,
-                    Lowering::WarpSerialFold,
+                    Lowering::whole(ElementLowering::CasLoop)
+                        .with_warp(WarpCombine::SerialFold)
+                        .unwrap(),
                     "{folded}: {cell}"
                 );
                 continue;

@@ -115,7 +115,10 @@ fn refusals_name_rules() {
     let legality = VisaTarget::new(Platform::Pvc)
         .legalize_inst(&k, k.insts.keys().next().unwrap())
         .unwrap();
-    assert_eq!(legality.lowering, atomir_ir::Lowering::Native);
+    assert_eq!(
+        legality.lowering,
+        atomir_ir::Lowering::whole(atomir_ir::ElementLowering::Native)
+    );
 }
 
 #[test]

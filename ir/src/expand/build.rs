@@ -8,7 +8,7 @@ use super::{
     BinaryOp, Block, BlockData, CmpCond, Edge, Expansion, MemAttrs, Prim, PrimType, Terminator,
     UnaryOp, Var,
 };
-use crate::legal::Lowering;
+use crate::legal::{ElementLowering, Lowering, WarpCombine};
 
 mod apply;
 mod part_word;
@@ -324,7 +324,7 @@ fn cas_loop_element(
 }
 
 /// Emits a float min/max element by the integer min/max atomic of its width
-/// ([`Lowering::IntMinMax`]), leaving the builder in the exit block and returning the old value.
+/// ([`ElementLowering::IntMinMax`]), leaving the builder in the exit block and returning the old value.
 ///
 /// Why it is exact (`semantics`: one NaN gives the other operand, two give the canonical NaN,
 /// -0 < +0). For max with an operand `b` that is not a NaN:
@@ -514,9 +514,9 @@ fn native_element(
 }
 
 /// Builds the expansion of `node` by `lowering`, one element after another, each carried out
-/// as [`Lowering::element`] says (a `Native` element is one `Rmw`, or a `Cas` for `cas`), except
-/// that 8/16-bit elements sharing a 32-bit word share its one masked access (`part_word`). The
-/// node must be verified and the lowering must come from a legality table that accepted it
+/// as [`Lowering::element`] and [`Lowering::warp`] say (a `Native` element is one `Rmw`, or a
+/// `Cas` for `cas`), except that 8/16-bit elements sharing a 32-bit word share its one masked
+/// access (`part_word`). The node must be verified and the lowering must come from a legality table that accepted it
 /// (e.g. a masked lowering only for 8/16-bit types). A backend with a whole-vector instruction
 /// prints that instead of expanding: `Native` on a vector node expands element by element.
 pub fn expand(node: &AtomicNode, lowering: Lowering) -> Expansion {
@@ -559,12 +559,17 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
         }
     }
     let element = lowering.element();
+    let warp = lowering.warp();
     let base = b.expansion.addr;
-    if matches!(element, Lowering::MaskedCasLoop | Lowering::MaskedOp) {
+    let masked = matches!(
+        element,
+        ElementLowering::MaskedCasLoop | ElementLowering::MaskedOp
+    );
+    if masked && warp == WarpCombine::PerLane {
         // The elements of one word share its access.
         let operands = b.expansion.operands.clone();
         let new_values = b.expansion.new_values.clone();
-        let needs_loop = element == Lowering::MaskedCasLoop;
+        let needs_loop = element == ElementLowering::MaskedCasLoop;
         let used = node.result_used();
         let olds = part_word(&mut b, node, base, &operands, &new_values, needs_loop, used);
         if node.result_used() {
@@ -587,25 +592,42 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
         };
         let operand = b.expansion.operands[index];
         let new_value = b.expansion.new_values.get(index).copied();
-        let old = match element {
-            Lowering::CasLoop => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
-            Lowering::IntMinMax => int_min_max_carry(&mut b, node, ty, addr, operand, new_value),
-            Lowering::WarpSerialFold => serial_fold_element(&mut b, node, ty, addr, operand),
-            Lowering::WarpIntMinMax => match Lowering::int_min_max_atomics(node.op, ty) {
-                Some([(signed_op, _), _]) => {
-                    let fold = WarpFold::FloatMinMax {
-                        max: signed_op == AtomicOp::Max,
-                    };
-                    warp_combined_element(&mut b, node, ty, addr, operand, fold, int_min_max_carry)
+        let old = match (warp, element) {
+            (WarpCombine::PerLane, ElementLowering::CasLoop) => {
+                cas_loop_element(&mut b, node, ty, addr, operand, new_value)
+            }
+            (WarpCombine::PerLane, ElementLowering::IntMinMax) => {
+                int_min_max_carry(&mut b, node, ty, addr, operand, new_value)
+            }
+            (WarpCombine::SerialFold, _) => serial_fold_element(&mut b, node, ty, addr, operand),
+            (WarpCombine::Fold, ElementLowering::IntMinMax) => {
+                match Lowering::int_min_max_atomics(node.op, ty) {
+                    Some([(signed_op, _), _]) => {
+                        let fold = WarpFold::FloatMinMax {
+                            max: signed_op == AtomicOp::Max,
+                        };
+                        warp_combined_element(
+                            &mut b,
+                            node,
+                            ty,
+                            addr,
+                            operand,
+                            fold,
+                            int_min_max_carry,
+                        )
+                    }
+                    // Not a float min/max (outside the tables' contract): the exact CAS loop.
+                    None => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
                 }
-                // Not a float min/max (outside the tables' contract): the exact CAS loop.
-                None => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
-            },
-            Lowering::WarpMaskedCasLoop | Lowering::WarpCasLoop | Lowering::WarpNative => {
+            }
+            (
+                WarpCombine::Fold,
+                ElementLowering::MaskedCasLoop | ElementLowering::CasLoop | ElementLowering::Native,
+            ) => {
                 let exact = Lowering::warp_fold(node.op, ty);
                 let (fold, carry): (_, Carry) = match element {
-                    Lowering::WarpMaskedCasLoop => (exact, masked_cas_loop_element),
-                    Lowering::WarpCasLoop => (exact, cas_loop_element),
+                    ElementLowering::MaskedCasLoop => (exact, masked_cas_loop_element),
+                    ElementLowering::CasLoop => (exact, cas_loop_element),
                     _ => {
                         let reassociating = Lowering::warp_fold_reassociating(node.op, ty);
                         (exact.or(reassociating), native_element)
@@ -646,9 +668,12 @@ mod expander_tests {
     fn expander_reuse_matches_fresh_expansions() {
         let mut expander = Expander::new();
         let lowerings = |ty: ElemType, op: AtomicOp| {
-            let mut list = vec![Lowering::CasLoop, Lowering::Native];
+            let mut list = vec![
+                Lowering::whole(ElementLowering::CasLoop),
+                Lowering::whole(ElementLowering::Native),
+            ];
             if ty.bits() <= 16 && !ty.is_packed() {
-                list.push(Lowering::masked(op));
+                list.push(Lowering::whole(ElementLowering::masked(op)));
             }
             list
         };

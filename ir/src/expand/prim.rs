@@ -401,7 +401,7 @@ pub enum Prim {
     ///
     /// The warp primitives are collective: every lane of a mask they name executes the same
     /// primitives on that mask in the same order. Only the warp-combined lowerings
-    /// ([`Lowering::WarpMaskedCasLoop`](crate::legal::Lowering::WarpMaskedCasLoop) and its
+    /// (`WarpMaskedCasLoop`, [`WarpCombine::Fold`](crate::legal::WarpCombine::Fold), and its
     /// siblings) make them, for targets with warps.
     WarpPeers {
         /// The mask, an `i32`.

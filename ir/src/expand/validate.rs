@@ -357,7 +357,7 @@ impl Expansion {
 }
 
 /// Whether an `Rmw` of `op` on `ty` carries out a float min/max-like `node` by the integer
-/// trick ([`crate::Lowering::IntMinMax`]): one of its two integer atomics.
+/// trick ([`crate::ElementLowering::IntMinMax`]): one of its two integer atomics.
 fn is_float_min_max_by_int(node: &AtomicNode, op: AtomicOp, ty: ElemType) -> bool {
     crate::Lowering::int_min_max_atomics(node.op, node.ty)
         .is_some_and(|atomics| atomics.contains(&(op, ty)))

@@ -12,10 +12,12 @@ use smallvec::SmallVec;
 use std::fmt;
 
 use crate::rule::RuleId;
-use crate::types::{AtomicOp, ElemType, TypeClass, VectorShape};
+use crate::types::{ElemType, VectorShape};
 
+mod lowering;
 mod rewrite;
 
+pub use lowering::{ElementLowering, InvalidLowering, Lowering, Split, WarpCombine};
 pub use rewrite::Rewrite;
 
 /// The headline of a verdict, used for counting and colouring the lowering matrix.
@@ -66,208 +68,6 @@ impl fmt::Display for Strategy {
     }
 }
 
-/// How a node is carried out: one flat answer per node, in the spirit of LLVM's
-/// `AtomicExpansionKind`. Widths and element counts are not repeated here: they follow from the
-/// node (its type and shape), which is what [`crate::expand`] builds from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Lowering {
-    /// The target's own instruction for the whole node (its vector form for a vector node).
-    #[default]
-    Native,
-    /// A CAS loop on the element's width.
-    CasLoop,
-    /// An 8/16-bit element inside its aligned 32-bit word, by a masked 32-bit CAS loop.
-    MaskedCasLoop,
-    /// An 8/16-bit and/or/xor inside its aligned 32-bit word: one widened native op whose
-    /// operand leaves the other bits unchanged; or a vector's f16/bf16 add/sub as one packed
-    /// f16x2/bf16x2 add per word, each half its own element's operand (the vector fills its
-    /// words, so no half belongs to other data).
-    MaskedOp,
-    /// A vector node as per-element atomics, each native (a backend may carry several elements
-    /// in one of its vector accesses, as a vector access still makes each element its own
-    /// atomic access).
-    SplitNative,
-    /// A vector node as per-element CAS loops.
-    SplitCasLoop,
-    /// A vector node of 8/16-bit elements as one masked CAS loop per aligned 32-bit word, each
-    /// loop applying the op to every element of its word.
-    SplitMaskedCasLoop,
-    /// A vector node of 8/16-bit and/or/xor (or loads), or of f16/bf16 add/sub where the target
-    /// has the packed add, as one widened op per aligned 32-bit word, each element's operand in
-    /// place.
-    SplitMaskedOp,
-    /// A 32/64-bit float `min`/`max`/`fminimumnum`/`fmaximumnum` by the integer min/max atomic
-    /// of its width on the operand's bits (signed or unsigned by the operand's sign), with a CAS
-    /// loop only where the operand is a NaN or memory held the NaN the integer op leaves in
-    /// place ([`crate::expand`] proves the conditions).
-    IntMinMax,
-    /// A vector node as per-element [`Lowering::IntMinMax`].
-    SplitIntMinMax,
-    /// A relaxed 8/16-bit integer add/sub/min/max as [`Lowering::MaskedCasLoop`] carried out
-    /// once per address by a warp: the lanes with the same address fold their operands, the
-    /// highest of them runs the loop with the fold, and each lane gets the old value of the
-    /// linearization in which the group's operations are consecutive, in lane order (the old
-    /// value the loop replaced, folded with the operands of the lanes below it). Exact: the
-    /// fold is wrapping add or integer min/max, associative and commutative. Relaxed only: the
-    /// other lanes' operations are carried out by another thread, which a relaxed atomic
-    /// allows (it orders nothing but the location's own modification order, which the group's
-    /// consecutive operations respect); the lanes wait for each other with ordering
-    /// ([`crate::expand::Prim::WarpSync`]) before and after the loop, so each lane's own
-    /// accesses to the location stay ordered with its operation. Scalar nodes on targets with
-    /// warp vote and shuffle instructions only.
-    WarpMaskedCasLoop,
-    /// A relaxed 16-bit integer add/sub/min/max as [`Lowering::CasLoop`] on the element's own
-    /// width, carried out once per address by a warp as [`Lowering::WarpMaskedCasLoop`] carries
-    /// out its loop (same fold, same linearization, relaxed only). For targets whose 16-bit CAS
-    /// retries faster than a masked 32-bit loop.
-    WarpCasLoop,
-    /// A relaxed scalar RMW the target has natively, carried out once per address by a warp as
-    /// [`Lowering::WarpMaskedCasLoop`] carries out its loop: the lanes with the same address fold
-    /// their operands and the highest of them runs the native RMW with the fold. For the exact
-    /// folds of [`Lowering::warp_fold`], and for f32 add/sub only where the client opted into
-    /// reassociation ([`Lowering::warp_fold_reassociating`], [`Rewrite::FloatAddReassociated`]).
-    WarpNative,
-    /// A relaxed scalar f32/f64 [`Lowering::IntMinMax`] carried out once per address by a warp
-    /// as [`Lowering::WarpMaskedCasLoop`] carries out its loop: the lanes with the same address
-    /// fold their operands by the node's float min/max and the highest of them runs the integer
-    /// trick with the fold. Exact: float min/max (minimumNumber/maximumNumber) is commutative
-    /// and associative bit for bit, since a NaN is the other operand's identity and any two NaNs
-    /// give the canonical NaN whatever their payloads; so the group's one operation stores what
-    /// its lanes' operations in lane order store, and a lane's lane-order old value is the
-    /// group's old value min/max the fold of the operands below it, except the lowest lane's,
-    /// which is the group's old value as it is (a NaN in memory keeps its payload there). The
-    /// fold runs as an unsigned integer max (min) on a key that orders the non-NaN floats as the
-    /// semantics do (-0 below +0) and maps each to one key, a NaN operand contributing the
-    /// fold's identity, which decodes to a NaN: the fold is the largest (smallest) non-NaN
-    /// operand, or a NaN where all are NaNs, and the integer trick sends a NaN to its CAS loop.
-    /// Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets with warp vote
-    /// and shuffle instructions only.
-    WarpIntMinMax,
-    /// A relaxed scalar RMW as a CAS loop on the element (of 32 or 64 bits) or on the aligned
-    /// 32-bit word of an 8/16-bit element, carried out once per such location by a warp whose
-    /// lanes' operations are applied one after another: in each CAS attempt of the highest lane
-    /// of the group at a location, every lane in lane order applies its own operation (rounded
-    /// as its own atomic would be) to its own bits of the value the lane below it left, and
-    /// keeps the element it found as its old value. Exact for any op,
-    /// float add included: the results are those of the group's operations following each other
-    /// in lane order. Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets
-    /// with warp vote and shuffle instructions only.
-    WarpSerialFold,
-}
-
-impl Lowering {
-    /// How one element is carried out: the lowering without its split.
-    pub const fn element(self) -> Lowering {
-        match self {
-            Lowering::Native | Lowering::SplitNative => Lowering::Native,
-            Lowering::CasLoop | Lowering::SplitCasLoop => Lowering::CasLoop,
-            Lowering::MaskedCasLoop | Lowering::SplitMaskedCasLoop => Lowering::MaskedCasLoop,
-            Lowering::MaskedOp | Lowering::SplitMaskedOp => Lowering::MaskedOp,
-            Lowering::IntMinMax | Lowering::SplitIntMinMax => Lowering::IntMinMax,
-            Lowering::WarpMaskedCasLoop => Lowering::WarpMaskedCasLoop,
-            Lowering::WarpCasLoop => Lowering::WarpCasLoop,
-            Lowering::WarpNative => Lowering::WarpNative,
-            Lowering::WarpIntMinMax => Lowering::WarpIntMinMax,
-            Lowering::WarpSerialFold => Lowering::WarpSerialFold,
-        }
-    }
-
-    /// Whether an element is a CAS retry loop (a masked one included): the lowerings whose
-    /// order a target may carry by one fence before the loop and one after it
-    /// ([`crate::lower::Access::Loop`]).
-    pub const fn retries(self) -> bool {
-        matches!(
-            self.element(),
-            Lowering::CasLoop
-                | Lowering::MaskedCasLoop
-                | Lowering::WarpMaskedCasLoop
-                | Lowering::WarpCasLoop
-                | Lowering::WarpSerialFold
-        )
-    }
-
-    /// Whether an element contains a CAS retry loop: a retrying lowering, or
-    /// [`Lowering::IntMinMax`] (warp-combined or not), whose NaN path is one. Where the target carries a loop's order by
-    /// one fence before and one after it ([`crate::lower::Access::Loop`]), the whole element is
-    /// bracketed so (its integer atomic relaxed between the same fences), and no retry runs a
-    /// fence.
-    pub const fn has_retry_loop(self) -> bool {
-        self.retries()
-            || matches!(
-                self.element(),
-                Lowering::IntMinMax | Lowering::WarpIntMinMax
-            )
-    }
-
-    /// The two integer atomics of [`Lowering::IntMinMax`] for float `op` on `ty`: `[signed,
-    /// unsigned]`, the first (on the signed integer of the width) for an operand whose sign bit
-    /// is clear, the second (on the unsigned one) for the others: max is a signed max or an
-    /// unsigned min, min mirrored. `None` where `op` on `ty` is not a float min/max that
-    /// lowering computes (`fminimumnum`/`fmaximumnum` are the same functions as `min`/`max`;
-    /// `fminimum`/`fmaximum` propagate NaNs).
-    pub const fn int_min_max_atomics(
-        op: AtomicOp,
-        ty: ElemType,
-    ) -> Option<[(AtomicOp, ElemType); 2]> {
-        if !matches!(ty.class(), TypeClass::Float) {
-            return None;
-        }
-        let (signed, unsigned) = match ty.bits() {
-            16 => (ElemType::S16, ElemType::U16),
-            32 => (ElemType::S32, ElemType::U32),
-            64 => (ElemType::S64, ElemType::U64),
-            _ => return None,
-        };
-        match op {
-            AtomicOp::Max | AtomicOp::FMaximumNum => {
-                Some([(AtomicOp::Max, signed), (AtomicOp::Min, unsigned)])
-            }
-            AtomicOp::Min | AtomicOp::FMinimumNum => {
-                Some([(AtomicOp::Min, signed), (AtomicOp::Max, unsigned)])
-            }
-            _ => None,
-        }
-    }
-
-    /// Whether the node is split into per-element atomics.
-    pub const fn is_split(self) -> bool {
-        matches!(
-            self,
-            Lowering::SplitNative
-                | Lowering::SplitCasLoop
-                | Lowering::SplitMaskedCasLoop
-                | Lowering::SplitMaskedOp
-                | Lowering::SplitIntMinMax
-        )
-    }
-
-    /// `element` carried out on each element of a node of `shape`: split for a vector.
-    pub const fn per_element(element: Lowering, shape: VectorShape) -> Lowering {
-        if !shape.is_vector() {
-            return element.element();
-        }
-        match element.element() {
-            Lowering::Native | Lowering::WarpNative => Lowering::SplitNative,
-            Lowering::CasLoop | Lowering::WarpCasLoop | Lowering::WarpSerialFold => {
-                Lowering::SplitCasLoop
-            }
-            Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop => Lowering::SplitMaskedCasLoop,
-            Lowering::IntMinMax | Lowering::WarpIntMinMax => Lowering::SplitIntMinMax,
-            _ => Lowering::SplitMaskedOp,
-        }
-    }
-
-    /// The masked lowering of an 8/16-bit element of `op`: one widened op for the bitwise ops
-    /// whose other bits a neutral mask keeps (and/or/xor), a masked CAS loop for the rest.
-    pub const fn masked(op: AtomicOp) -> Lowering {
-        match op {
-            AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => Lowering::MaskedOp,
-            _ => Lowering::MaskedCasLoop,
-        }
-    }
-}
-
 /// A legality table's positive answer for one node.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Legality {
@@ -299,19 +99,15 @@ impl Legality {
 
     /// The headline strategy, derived from what the verdict contains.
     pub fn strategy(&self) -> Strategy {
-        match self.lowering {
-            lowering if lowering.is_split() => Strategy::Split,
-            // A CAS loop remains, for NaNs.
-            Lowering::CasLoop
-            | Lowering::IntMinMax
-            | Lowering::WarpCasLoop
-            | Lowering::WarpSerialFold
-            | Lowering::WarpIntMinMax => Strategy::CasLoop,
-            Lowering::MaskedCasLoop | Lowering::MaskedOp | Lowering::WarpMaskedCasLoop => {
-                Strategy::Widen
-            }
-            _ if self.rewrites.is_empty() => Strategy::Native,
-            _ => Strategy::Rewrite,
+        if self.lowering.is_split() {
+            return Strategy::Split;
+        }
+        match self.lowering.element() {
+            // An integer min/max keeps a CAS loop, for NaNs.
+            ElementLowering::CasLoop | ElementLowering::IntMinMax => Strategy::CasLoop,
+            ElementLowering::MaskedCasLoop | ElementLowering::MaskedOp => Strategy::Widen,
+            ElementLowering::Native if self.rewrites.is_empty() => Strategy::Native,
+            ElementLowering::Native => Strategy::Rewrite,
         }
     }
 
@@ -330,45 +126,52 @@ impl Legality {
                 }
             )
         };
-        match self.lowering {
-            Lowering::Native => {}
-            Lowering::CasLoop => text.push_str(&format!(" on a {bits}-bit CAS")),
-            Lowering::MaskedCasLoop => text.push_str(&masked(true)),
-            Lowering::MaskedOp => text.push_str(&masked(false)),
-            Lowering::WarpNative => {
+        let element = self.lowering.element();
+        if self.lowering.is_split() {
+            let each = match element {
+                ElementLowering::Native => "native".to_string(),
+                ElementLowering::CasLoop => format!("{bits}-bit CAS loop"),
+                ElementLowering::IntMinMax => format!("{bits}-bit integer min/max"),
+                ElementLowering::MaskedCasLoop | ElementLowering::MaskedOp => {
+                    format!("{bits}-bit in a 32-bit word")
+                }
+            };
+            text.push_str(&format!(" into {} elements, each {each}", shape.len()));
+            self.push_rewrites(&mut text);
+            return text;
+        }
+        match (self.lowering.warp(), element) {
+            (WarpCombine::PerLane, ElementLowering::Native) => {}
+            (WarpCombine::PerLane, ElementLowering::CasLoop) => {
+                text.push_str(&format!(" on a {bits}-bit CAS"))
+            }
+            (_, ElementLowering::MaskedOp) => text.push_str(&masked(false)),
+            (WarpCombine::PerLane, ElementLowering::MaskedCasLoop) => text.push_str(&masked(true)),
+            (WarpCombine::PerLane, ElementLowering::IntMinMax) => text.push_str(&format!(
+                " only for NaNs, {bits}-bit integer min/max otherwise"
+            )),
+            (WarpCombine::Fold, ElementLowering::Native) => {
                 text.push_str(" (native, once per address by the warp's lanes combined)")
             }
-            Lowering::WarpMaskedCasLoop => text.push_str(&format!(
+            (WarpCombine::Fold, ElementLowering::MaskedCasLoop) => text.push_str(&format!(
                 " ({bits}-bit in a 32-bit word, masked CAS loop run once per address by the \
                  warp's lanes combined)"
             )),
-            Lowering::WarpCasLoop => text.push_str(&format!(
+            (WarpCombine::Fold, ElementLowering::CasLoop) => text.push_str(&format!(
                 " on a {bits}-bit CAS, run once per address by the warp's lanes combined"
             )),
-            Lowering::WarpSerialFold if bits < 32 => text.push_str(&format!(
-                " ({bits}-bit in a 32-bit word, CAS loop run once per word by the warp's \
-                 lanes, their operations applied one after another in lane order)"
-            )),
-            Lowering::WarpSerialFold => text.push_str(&format!(
-                " on a {bits}-bit CAS, run once per address by the warp's lanes, their \
-                 operations applied one after another in lane order"
-            )),
-            Lowering::IntMinMax => text.push_str(&format!(
-                " only for NaNs, {bits}-bit integer min/max otherwise"
-            )),
-            Lowering::WarpIntMinMax => text.push_str(&format!(
+            (WarpCombine::Fold, ElementLowering::IntMinMax) => text.push_str(&format!(
                 " only for NaNs, {bits}-bit integer min/max otherwise, run once per address by \
                  the warp's lanes combined"
             )),
-            split => {
-                let each = match split.element() {
-                    Lowering::Native => "native".to_string(),
-                    Lowering::CasLoop => format!("{bits}-bit CAS loop"),
-                    Lowering::IntMinMax => format!("{bits}-bit integer min/max"),
-                    _ => format!("{bits}-bit in a 32-bit word"),
-                };
-                text.push_str(&format!(" into {} elements, each {each}", shape.len()));
-            }
+            (WarpCombine::SerialFold, _) if bits < 32 => text.push_str(&format!(
+                " ({bits}-bit in a 32-bit word, CAS loop run once per word by the warp's \
+                 lanes, their operations applied one after another in lane order)"
+            )),
+            (WarpCombine::SerialFold, _) => text.push_str(&format!(
+                " on a {bits}-bit CAS, run once per address by the warp's lanes, their \
+                 operations applied one after another in lane order"
+            )),
         }
         self.push_rewrites(&mut text);
         text

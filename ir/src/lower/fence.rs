@@ -19,7 +19,7 @@ pub enum Access {
     Store,
     /// A CAS retry loop as a whole (an expansion whose
     /// [`crate::legal::Lowering::has_retry_loop`], the integer atomic of
-    /// [`crate::legal::Lowering::IntMinMax`] before its NaN loop included):
+    /// [`crate::legal::ElementLowering::IntMinMax`] before its NaN loop included):
     /// under [`FencePolicy::RelaxedBetweenFences`] its order is one fence before the loop's
     /// first load and one after its exit, every access inside relaxed, so that a retry runs no
     /// fence (LLVM AtomicExpand's `emitLeadingFence`/`emitTrailingFence` around

@@ -66,6 +66,7 @@ pub use report::LowerReport;
 pub use splice::{Binding, Fragment, FragmentResult, FragmentTemp, SpliceNameError, SpliceNames};
 pub use splicing::{binding_types, splice_inst};
 pub use table::{
-    legalize, legalize_beside, legalize_signature, smallest_accepting, Passes, Plan, Table,
+    legalize, legalize_beside, legalize_signature, smallest_accepting, ParseTargetError, Passes,
+    Plan, Table,
 };
 pub use template::{Hole, Recorder, Template};

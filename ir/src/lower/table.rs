@@ -138,3 +138,33 @@ pub fn legalize<T: Table>(table: &T, node: &Node) -> Result<T::Plan, Refusal> {
         refusal
     })
 }
+
+/// Why a target name (the part after a backend's `<backend>:` prefix, or a whole name for the
+/// facade that chains the backends) names no target: what was read and what was expected, in
+/// words. A target name is not source text, so the error carries no location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseTargetError {
+    message: String,
+}
+
+impl ParseTargetError {
+    /// An error saying `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        ParseTargetError {
+            message: message.into(),
+        }
+    }
+
+    /// What is wrong with the name, in words.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::fmt::Display for ParseTargetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseTargetError {}

@@ -8,8 +8,8 @@ use atomir_ir::expand::{expand, Expansion};
 use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
 use atomir_ir::semantics::{self, width_mask, FloatMode};
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, CacheHint, ElemType, Lowering, MemoryOrder, Scope,
-    VectorShape,
+    AddressSpace, AtomicNode, AtomicOp, CacheHint, ElemType, ElementLowering, Lowering,
+    MemoryOrder, Scope, VectorShape,
 };
 
 /// Where the test memory starts; the node's word lies `WORD_OFFSET` bytes in, with guard bytes
@@ -40,20 +40,21 @@ pub fn node(op: AtomicOp, ty: ElemType, shape: VectorShape, result_used: bool) -
 
 /// Every lowering an element of `op` on `ty` can be given: native, a CAS loop, and for an
 /// unpacked 8/16-bit element the masked ones (a load also by its containing word).
-pub fn element_lowerings(op: AtomicOp, ty: ElemType) -> Vec<Lowering> {
-    let mut list = vec![Lowering::Native, Lowering::CasLoop];
+pub fn element_lowerings(op: AtomicOp, ty: ElemType) -> Vec<ElementLowering> {
+    let mut list = vec![ElementLowering::Native, ElementLowering::CasLoop];
     if ty.bits() <= 16 && !ty.is_packed() {
-        list.push(Lowering::MaskedCasLoop);
-        list.push(Lowering::masked(op));
+        list.push(ElementLowering::MaskedCasLoop);
+        list.push(ElementLowering::masked(op));
         if op == AtomicOp::Load {
-            list.push(Lowering::MaskedOp);
+            list.push(ElementLowering::MaskedOp);
         }
     }
     list
 }
 
 /// Expands and validates; a validation failure is a test failure naming the expansion.
-pub fn expand_valid(inst: &AtomicNode, lowering: Lowering) -> Expansion {
+pub fn expand_valid(inst: &AtomicNode, lowering: impl Into<Lowering>) -> Expansion {
+    let lowering = lowering.into();
     let expansion = expand(inst, lowering);
     if let Err(error) = expansion.validate(inst) {
         panic!(

@@ -1,4 +1,4 @@
-//! The conditions of float min/max by integer atomics (`Lowering::IntMinMax`), as a direct
+//! The conditions of float min/max by integer atomics (`ElementLowering::IntMinMax`), as a direct
 //! model checked pair by pair against `semantics::apply`. Shared by the sampled proof of
 //! `expand_int_min_max.rs` and the exhaustive one of the bench binary `prove_int_min_max`
 //! (which includes this file by path), so both prove the same statement.

@@ -6,7 +6,8 @@
 //! element's.
 
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, FloatLaxity, Lowering, Refusal, Scope, TypeClass,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, ElementLowering, FloatLaxity, Lowering, Refusal,
+    Scope, TypeClass,
 };
 
 use super::checks::nvptx_rmw_keeps_order;
@@ -16,19 +17,19 @@ use crate::target::{LlvmTarget, Triple};
 pub(super) fn element_lowering(
     target: &LlvmTarget,
     node: &AtomicNode,
-) -> Result<Lowering, Refusal> {
+) -> Result<ElementLowering, Refusal> {
     let ty = node.ty;
     let op = node.op;
     let bits = ty.bits();
     let triple = target.triple;
     // Where the target's smallest CAS is 32 bits, 8/16-bit elements live inside a word.
     let small = bits < 32;
-    let part_word_cas = Lowering::MaskedCasLoop;
+    let part_word_cas = ElementLowering::MaskedCasLoop;
     let loop_for = |small: bool| {
         if small {
             part_word_cas
         } else {
-            Lowering::CasLoop
+            ElementLowering::CasLoop
         }
     };
     let small_native = triple == Triple::X86_64;
@@ -36,7 +37,7 @@ pub(super) fn element_lowering(
     // NVPTX system scope: before 23 only cmpxchg keeps `.sys`.
     if triple == Triple::Nvptx64 && node.scope == Scope::System && !nvptx_rmw_keeps_order(target) {
         return Ok(if op == AtomicOp::Cas && !small {
-            Lowering::Native
+            ElementLowering::Native
         } else {
             loop_for(small)
         });
@@ -57,16 +58,16 @@ pub(super) fn element_lowering(
         && matches!(ty, ElemType::F32 | ElemType::F64)
         && target.major >= first_version;
     if ieee2008_native {
-        return Ok(Lowering::Native);
+        return Ok(ElementLowering::Native);
     }
 
     // Float min/max (fminimumnum/fmaximumnum are the same function) on 32/64 bits: the
     // integer min/max `atomicrmw` of the width on the operand's bits, a CAS loop only for NaNs
-    // (`Lowering::IntMinMax`, proven in the interpreter). SPIR-V keeps the plain CAS loop: how
+    // (`ElementLowering::IntMinMax`, proven in the interpreter). SPIR-V keeps the plain CAS loop: how
     // its backends select 64-bit integer min/max is not measured.
     let float_min_max = Lowering::int_min_max_atomics(op, ty).is_some();
     if float_min_max && !small && !triple.is_spirv() {
-        return Ok(Lowering::IntMinMax);
+        return Ok(ElementLowering::IntMinMax);
     }
 
     // usub_cond, usub_sat, fminimum, fmaximum, fminimumnum and fmaximumnum: `atomicrmw` has
@@ -88,20 +89,20 @@ pub(super) fn element_lowering(
         return Ok(if small && !small_native {
             part_word_cas
         } else {
-            Lowering::Native
+            ElementLowering::Native
         });
     }
     if ty.is_packed() {
         // rule llvm.nvptx-packed-half-add-by-cas: NVPTX's llc has no f16x2/bf16x2 atom, so
         // the packed add and sub are atomir's own CAS loop there.
         return Ok(match op {
-            AtomicOp::Exch => Lowering::Native,
+            AtomicOp::Exch => ElementLowering::Native,
             AtomicOp::Add
                 if packed_rmw_native(target) && amd_float_add_native(target, node, ty) =>
             {
-                Lowering::Native
+                ElementLowering::Native
             }
-            _ => Lowering::CasLoop,
+            _ => ElementLowering::CasLoop,
         });
     }
     let float = ty.class() == TypeClass::Float;
@@ -118,9 +119,9 @@ pub(super) fn element_lowering(
             && target.cpu.is_some_and(|cpu| cpu.has_small_float_add(ty));
         let native_spirv_half = triple.is_spirv() && ty == ElemType::F16 && op == AtomicOp::Add;
         if native_small_float || native_spirv_half {
-            return Ok(Lowering::Native);
+            return Ok(ElementLowering::Native);
         }
-        return Ok(Lowering::masked(op));
+        return Ok(ElementLowering::masked(op));
     }
     let old_nvptx = triple == Triple::Nvptx64 && target.major < 22;
     let native = match op {
@@ -152,7 +153,7 @@ pub(super) fn element_lowering(
         _ => true,
     };
     Ok(if native {
-        Lowering::Native
+        ElementLowering::Native
     } else {
         loop_for(small && !small_native)
     })

@@ -24,7 +24,9 @@
 //! Cache hints have no LLVM IR spelling: like an RMW's, a load's or store's hint is not printed.
 
 use atomir_ir::lower::FencePolicy;
-use atomir_ir::{AtomicNode, AtomicOp, ElemType, Legality, Lowering, Refusal, Scope};
+use atomir_ir::{
+    AtomicNode, AtomicOp, ElemType, ElementLowering, Legality, Lowering, Refusal, Scope,
+};
 
 use super::checks::{check_backend, check_target_wide, nvptx_ordered_load, printed_scope};
 use super::plan::{Form, LlvmPlan, MemSpelling};
@@ -84,7 +86,7 @@ pub(super) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
             to: Scope::System,
         });
     }
-    legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
+    legality.lowering = Lowering::per_element(ElementLowering::Native, node.shape);
     Ok(LlvmPlan {
         legality,
         form: Form::LoadStore {

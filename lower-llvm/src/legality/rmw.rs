@@ -3,7 +3,9 @@
 //! (as [`super::element`] decides one), with the fences and scope that carry its order.
 
 use atomir_ir::lower::FencePolicy;
-use atomir_ir::{AtomicNode, AtomicOp, Legality, Lowering, MemoryOrder, Refusal, Rewrite, Scope};
+use atomir_ir::{
+    AtomicNode, AtomicOp, ElementLowering, Legality, Lowering, MemoryOrder, Refusal, Rewrite, Scope,
+};
 
 use super::checks::{check_target_wide, nvptx_ordered_load, nvptx_rmw_keeps_order, printed_scope};
 use super::element::{element_lowering, vector_rmw_native};
@@ -48,7 +50,10 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
     if let Form::Expand(lowering) = form {
         legality.lowering = lowering;
     }
-    if vulkan && (legality.lowering != Lowering::Native || node.op == AtomicOp::Cas) {
+    if vulkan
+        && (legality.lowering != Lowering::whole(ElementLowering::Native)
+            || node.op == AtomicOp::Cas)
+    {
         return Err(Refusal::new(
             LlvmRule::VulkanNoCmpxchg,
             format!(
@@ -82,9 +87,9 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
 
     let uses_rmw = match form {
         Form::Expand(_) => match element {
-            Lowering::Native => node.op != AtomicOp::Cas,
-            Lowering::MaskedOp | Lowering::IntMinMax => true,
-            _ => false,
+            ElementLowering::Native => node.op != AtomicOp::Cas,
+            ElementLowering::MaskedOp | ElementLowering::IntMinMax => true,
+            ElementLowering::CasLoop | ElementLowering::MaskedCasLoop => false,
         },
         Form::VectorRmw => true,
         Form::LoadStore { .. } | Form::Fence(_) => false,

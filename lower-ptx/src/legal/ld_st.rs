@@ -1,7 +1,9 @@
 //! Atomic loads and stores: `ld`/`st` with the order's qualifiers.
 
 use atomir_ir::lower::FencePolicy;
-use atomir_ir::{AtomicNode, AtomicOp, ElemType, Legality, Lowering, Rewrite, Scope};
+use atomir_ir::{
+    AtomicNode, AtomicOp, ElemType, ElementLowering, Legality, Lowering, Rewrite, Scope,
+};
 
 use super::{hint_allowed, printed_scope, Form, LdStForm, PtxPlan, PtxRule, RuleFailure};
 use crate::target::{Feature, PtxTarget};
@@ -58,7 +60,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
     };
     let lanes = elements.min(widest);
     if lanes < elements {
-        legality.lowering = Lowering::per_element(Lowering::Native, node.shape);
+        legality.lowering = Lowering::per_element(ElementLowering::Native, node.shape);
     }
     // `ld.relaxed/.acquire` and `st.relaxed/.release` take `.L2::cache_hint` where an `atom`
     // does (`ld.volatile`, before sm_70, has none: no target has both).

@@ -4,8 +4,8 @@
 
 use atomir_ir::lower::FencePolicy;
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, FloatLaxity, Legality, Lowering, MemoryOrder,
-    Rewrite, Scope, TypeClass, VectorShape,
+    AddressSpace, AtomicNode, AtomicOp, ElemType, ElementLowering, FloatLaxity, Legality, Lowering,
+    MemoryOrder, Rewrite, Scope, Split, TypeClass, VectorShape, WarpCombine,
 };
 
 use super::{
@@ -242,45 +242,67 @@ fn packed_half_words(node: &AtomicNode, target: PtxTarget) -> Option<PtxOp> {
     })
 }
 
+/// A warp's lanes at one address folding their operands into one native RMW (a constant, so
+/// the axes are checked as the crate compiles).
+const WARP_NATIVE: Lowering =
+    match Lowering::new(ElementLowering::Native, Split::Whole, WarpCombine::Fold) {
+        Ok(lowering) => lowering,
+        Err(_) => panic!("a native RMW has a warp fold"),
+    };
+
+/// A warp's lanes applying their operations one after another in one CAS loop.
+const WARP_SERIAL_FOLD: Lowering = match Lowering::new(
+    ElementLowering::CasLoop,
+    Split::Whole,
+    WarpCombine::SerialFold,
+) {
+    Ok(lowering) => lowering,
+    Err(_) => panic!("a CAS loop has a serial fold"),
+};
+
 /// How one element of `node` is emulated when the target has no native form for it.
-fn element_emulation(node: &AtomicNode, target: PtxTarget) -> Lowering {
+fn element_emulation(node: &AtomicNode, target: PtxTarget) -> ElementLowering {
     match node.ty.bits() {
-        8 => Lowering::masked(node.op),
-        16 if Lowering::masked(node.op) == Lowering::MaskedOp => Lowering::MaskedOp,
+        8 => ElementLowering::masked(node.op),
+        16 if ElementLowering::masked(node.op) == ElementLowering::MaskedOp => {
+            ElementLowering::MaskedOp
+        }
         // A scalar's loop on `cas.b16` where the target has it. ptxas carries out `cas.b16` as
         // a 32-bit CAS loop of its own, so this is a loop inside a loop and more instructions
         // than a masked 32-bit loop (u16 sub on sm_90: 41 SASS against 30), but it retries
         // faster: on an H100, u16 add with 256 threads per address took 0.79-0.81 ms this way
         // against 0.91-1.02 ms by the masked loop (nvcc's `atomicCAS` loop on `unsigned short`
         // is this loop). A vector's 16-bit elements share one masked loop per word instead.
-        16 if !node.shape.is_vector() && target.has(Feature::CasB16) => Lowering::CasLoop,
-        16 => Lowering::MaskedCasLoop,
-        _ => Lowering::CasLoop,
+        16 if !node.shape.is_vector() && target.has(Feature::CasB16) => ElementLowering::CasLoop,
+        16 => ElementLowering::MaskedCasLoop,
+        _ => ElementLowering::CasLoop,
     }
 }
 
 /// The element lowering of a node whose emulation is `element`: a relaxed scalar 8/16-bit
 /// add/sub/min/max's CAS loop (masked or on `cas.b16`) is run by one lane for all the lanes of
-/// its warp with the same address ([`Lowering::WarpMaskedCasLoop`],
-/// [`Lowering::WarpCasLoop`]) where the target has the warp instructions. A CAS loop retried by
+/// its warp with the same address ([`WarpCombine::Fold`]) where the target has the warp
+/// instructions. A CAS loop retried by
 /// every lane of a warp on one word is what makes an 8-bit add slow (45 s for 2^20 threads on
 /// one address on an H200); a group of lanes retries once.
-fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Lowering {
+fn warp_combined(node: &AtomicNode, target: PtxTarget, element: ElementLowering) -> Lowering {
     let combines = node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
         && !target.plain_loops
         && Lowering::warp_fold(node.op, node.ty).is_some();
-    match element {
-        Lowering::MaskedCasLoop if combines => Lowering::WarpMaskedCasLoop,
-        Lowering::CasLoop if combines => Lowering::WarpCasLoop,
-        _ => element,
+    let alone = Lowering::whole(element);
+    if combines {
+        // A masked op (and/or/xor) has no fold and stays per lane.
+        alone.with_warp(WarpCombine::Fold).unwrap_or(alone)
+    } else {
+        alone
     }
 }
 
 /// Only with `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
 /// out once per 32-bit word by a warp's lanes, their operations applied one after another in
-/// lane order ([`Lowering::WarpSerialFold`]), instead of the scalar `atom` (which ptxas makes a
+/// lane order ([`WarpCombine::SerialFold`]), instead of the scalar `atom` (which ptxas makes a
 /// CAS loop per lane), a CAS loop per lane, or the warp-combined loop per address.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
     target.serial_fold
@@ -302,7 +324,7 @@ fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
 
 /// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
 /// warp at one address sum their operands first, one of them adding the sum
-/// ([`Lowering::WarpNative`]). At one contended address a warp's 32 atomics become one.
+/// ([`WarpCombine::Fold`] of the native RMW). At one contended address a warp's 32 atomics become one.
 fn reassociated_float_add(node: &AtomicNode, target: PtxTarget) -> bool {
     target.reassociate_float_add
         && node.order == MemoryOrder::Relaxed
@@ -313,7 +335,8 @@ fn reassociated_float_add(node: &AtomicNode, target: PtxTarget) -> bool {
 
 /// The element lowering of a float min/max by the integer `atom`s ([`int_min_max`]): a relaxed
 /// scalar one is run by one lane for all the lanes of its warp with the same address
-/// ([`Lowering::WarpIntMinMax`]) where the target has the warp instructions. At one contended
+/// ([`WarpCombine::Fold`] of [`ElementLowering::IntMinMax`]) where the target has the warp
+/// instructions. At one contended
 /// address with increasing operands (f32 max, 2^20 threads) an H100 took 0.036 ms this way
 /// against 0.780 ms with one `atom` per lane.
 fn warp_int_min_max(node: &AtomicNode, target: PtxTarget) -> Lowering {
@@ -321,15 +344,16 @@ fn warp_int_min_max(node: &AtomicNode, target: PtxTarget) -> Lowering {
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
         && !target.plain_loops;
+    let alone = Lowering::whole(ElementLowering::IntMinMax);
     if combines {
-        Lowering::WarpIntMinMax
+        alone.with_warp(WarpCombine::Fold).unwrap_or(alone)
     } else {
-        Lowering::IntMinMax
+        alone
     }
 }
 
 /// The integer `atom`s of a 32/64-bit float min/max (`fminimumnum`/`fmaximumnum` are the same
-/// function) without a native form, where the target has them: [`Lowering::IntMinMax`], exact
+/// function) without a native form, where the target has them: [`ElementLowering::IntMinMax`], exact
 /// (proven in `atomir_ir::expand`), a CAS loop only for NaNs. `atom.min/max` on `.s32/.u32`
 /// exist on every target, on `.s64/.u64` from sm_32 (PTX ISA, `atom`), below every target here,
 /// with every `.sem`, scope and space an integer min/max has; each is asked of
@@ -403,7 +427,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
                 Form::PackedHalf(op)
             } else if reassociated_float_add(node, target) {
                 legality.rewrites.push(Rewrite::FloatAddReassociated);
-                legality.lowering = Lowering::WarpNative;
+                legality.lowering = WARP_NATIVE;
                 Form::Expand {
                     rmw: RmwForms::Each(op),
                 }
@@ -423,21 +447,22 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
             let (element, op) = match (packed_half_words(node, target), native) {
                 (Some(op), _) => {
                     note_native(&mut legality, node, op, false);
-                    (Lowering::MaskedOp, Some(op))
+                    (Lowering::whole(ElementLowering::MaskedOp), Some(op))
                 }
                 (None, Some(Native { op, retyped })) => {
                     let op = with_node_laxity(op, node);
                     note_native(&mut legality, node, op, retyped);
-                    (Lowering::Native, Some(op))
+                    (Lowering::whole(ElementLowering::Native), Some(op))
                 }
-                _ if serial_folded(node, target) => (Lowering::WarpSerialFold, None),
+                _ if serial_folded(node, target) => (WARP_SERIAL_FOLD, None),
                 (None, None) => {
                     let element = warp_combined(node, target, element_emulation(node, target));
-                    if element == Lowering::MaskedOp && reduction_allowed(node) {
+                    let masked_op = element.element() == ElementLowering::MaskedOp;
+                    if masked_op && reduction_allowed(node) {
                         legality.rewrites.push(Rewrite::DeadResultAsReduction);
                     }
                     // A masked op is the node's bitwise op on the containing 32-bit word.
-                    let widened = (element == Lowering::MaskedOp)
+                    let widened = masked_op
                         .then(|| scalar_native(node.op, ElemType::B32, target))
                         .flatten()
                         .map(|native| native.op);
@@ -456,7 +481,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
                     }),
                 ),
             };
-            legality.lowering = Lowering::per_element(element, node.shape);
+            legality.lowering = element.for_shape(node.shape);
             Form::Expand {
                 rmw: rmw.hinted(hint),
             }

@@ -5,7 +5,7 @@ use cranelift_entity::EntityRef;
 
 use atomir_ir::expand::{Expansion, MemAttrs, Prim};
 use atomir_ir::lower::{Fence, FenceBracket, FenceSide};
-use atomir_ir::{spell, AddressSpace, Lowering, MemoryOrder, Scope};
+use atomir_ir::{spell, AddressSpace, ElementLowering, MemoryOrder, Scope};
 
 use super::{EmitError, Storage, View, VisaPrinter};
 use crate::legality::{msg_op, MsgOp, Surface, VisaPlan};
@@ -116,7 +116,7 @@ impl<'m> VisaPrinter<'m> {
                 let message = plan
                     .message
                     .or_else(|| match plan.legality.lowering.element() {
-                        Lowering::IntMinMax => msg_op(op, ty),
+                        ElementLowering::IntMinMax => msg_op(op, ty),
                         _ => None,
                     })
                     .ok_or_else(|| format!("the plan names no message for {op}.{ty}"))?;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::{
-    AtomicNode, Backend, ElemType, Legality, LowerError, LowerOptions, LowerReport, Lowering,
-    Refusal, Rewrite, Verdict,
+    AtomicNode, Backend, ElemType, ElementLowering, Legality, LowerError, LowerOptions,
+    LowerReport, Lowering, Refusal, Rewrite, Verdict,
 };
 
 /// The targets whose output is pinned in golden files and counted in the matrix report.
@@ -144,16 +144,23 @@ impl FakeBackend {
             );
         }
         if node.shape.is_vector() {
-            return Ok(Legality::emulated(Lowering::SplitNative));
+            return Ok(Legality::emulated(Lowering::per_element(
+                ElementLowering::Native,
+                node.shape,
+            )));
         }
         if node.ty.bits() < 32 && !node.ty.is_float() {
-            return Ok(Legality::emulated(Lowering::MaskedCasLoop));
+            return Ok(Legality::emulated(Lowering::whole(
+                ElementLowering::MaskedCasLoop,
+            )));
         }
         if !newer
             && node.ty == ElemType::F64
             && matches!(node.op, atomir_ir::AtomicOp::Min | atomir_ir::AtomicOp::Max)
         {
-            return Ok(Legality::emulated(Lowering::CasLoop));
+            return Ok(Legality::emulated(Lowering::whole(
+                ElementLowering::CasLoop,
+            )));
         }
         if node.op == atomir_ir::AtomicOp::Sub {
             return Ok(Legality::native().with(Rewrite::SubAsAddOfNegation));

@@ -1,7 +1,7 @@
 //! Elements carried out once per address by a warp whose lanes' operations are applied one
-//! after another, in lane order, inside one CAS attempt ([`Lowering::WarpSerialFold`]).
+//! after another, in lane order, inside one CAS attempt ([`WarpCombine::SerialFold`]).
 //!
-//! [`Lowering::WarpSerialFold`]: crate::legal::Lowering::WarpSerialFold
+//! [`WarpCombine::SerialFold`]: crate::legal::WarpCombine::SerialFold
 
 use smallvec::SmallVec;
 

@@ -12,7 +12,7 @@ use crate::types::{AtomicOp, ElemType, TypeClass};
 // vocabulary.
 impl Lowering {
     /// The integer op that folds a warp's operands of `op` on `ty` in
-    /// [`Lowering::WarpMaskedCasLoop`] and [`Lowering::WarpCasLoop`], where they are exact: wrapping add for 8/16-bit
+    /// [`WarpCombine::Fold`](crate::legal::WarpCombine::Fold) of a CAS loop (masked or not), where they are exact: wrapping add for 8/16-bit
     /// integer add and sub (a group's subtractions are one subtraction of the sum), integer
     /// min/max of the type's signedness. `None` for every other op and type.
     pub const fn warp_fold(op: AtomicOp, ty: ElemType) -> Option<BinaryOp> {
@@ -34,7 +34,7 @@ impl Lowering {
         }
     }
 
-    /// The fold of [`Lowering::WarpNative`] that is exact only up to rounding: float add for
+    /// The fold of a native RMW ([`WarpCombine::Fold`](crate::legal::WarpCombine::Fold)) that is exact only up to rounding: float add for
     /// f32 add and sub (a group's subtractions are one subtraction of the sum). A group's old
     /// values and final value are then those of adding the operands in another order, rounded
     /// once per group rather than once per lane: a table uses it only where the client opted in.
@@ -55,7 +55,7 @@ pub(super) enum WarpFold {
     /// Float add, where the client opted into reassociation.
     FloatAdd,
     /// Float max (`max: true`) or min, folded as the unsigned max or min of [`WarpFold::key`]
-    /// ([`Lowering::WarpIntMinMax`](crate::legal::Lowering::WarpIntMinMax)).
+    /// ([`WarpCombine::Fold`](crate::legal::WarpCombine::Fold) of [`ElementLowering::IntMinMax`](crate::legal::ElementLowering::IntMinMax)).
     FloatMinMax {
         /// Max, not min.
         max: bool,
@@ -187,9 +187,8 @@ fn decode_key(b: &mut Builder, ty: ElemType, key: Var) -> Var {
 }
 
 /// Emits one element carried out once per address by a warp
-/// ([`Lowering::WarpMaskedCasLoop`](crate::legal::Lowering::WarpMaskedCasLoop),
-/// [`Lowering::WarpNative`](crate::legal::Lowering::WarpNative),
-/// [`Lowering::WarpIntMinMax`](crate::legal::Lowering::WarpIntMinMax)): the lanes with the
+/// ([`WarpCombine::Fold`](crate::legal::WarpCombine::Fold) of a masked CAS loop, a CAS loop, a
+/// native RMW or an integer min/max): the lanes with the
 /// same address fold their operands by `fold`
 /// ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold), float add where the client
 /// opted into reassociation, or float min/max), the highest of them carries out the element
