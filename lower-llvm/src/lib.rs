@@ -292,6 +292,7 @@ impl Target for LlvmTarget {
 mod tests {
     use super::*;
     use atomir_ir::matrix::all_cells;
+    use atomir_ir::Backend;
     use atomir_ir::Module;
 
     /// NVPTX from LLVM 23 carries the order and scope on `atomicrmw` itself; 22 needs fences

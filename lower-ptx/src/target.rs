@@ -669,6 +669,7 @@ mod tests {
         );
         assert!(PtxTarget::parse("sm_100@8.5")
             .unwrap_err()
+            .message()
             .contains("needs PTX ISA 8.6"));
         assert!(PtxTarget::parse("sm_91").is_err());
         assert!(PtxTarget::parse("sm_90@8.9").is_err());
@@ -692,10 +693,12 @@ mod tests {
         );
         assert!(PtxTarget::parse("sm_107@9.3")
             .unwrap_err()
+            .message()
             .contains("needs PTX ISA 9.4"));
         // No ptxas assembles sm_60/sm_70 above 8.8.
         assert!(PtxTarget::parse("sm_70@9.0")
             .unwrap_err()
+            .message()
             .contains("ptxas 12.9"));
         assert!(PtxTarget::parse("sm_90@x").is_err());
     }
@@ -712,9 +715,11 @@ mod tests {
         // No `atom.add.noftz.f16x2` before PTX ISA 6.2: the knob would promise nothing.
         assert!(PtxTarget::parse("sm_60@6.1+packed-half-add")
             .unwrap_err()
+            .message()
             .contains("PTX ISA 6.2"));
         assert!(PtxTarget::parse("sm_90+packed")
             .unwrap_err()
+            .message()
             .contains("unknown PTX target option `+packed`"));
         assert!(PtxTarget::parse("sm_90+").is_err());
     }

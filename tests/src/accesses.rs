@@ -93,8 +93,8 @@ mod tests {
 
     #[test]
     fn every_shape_of_every_type_is_a_case_on_the_oldest_target() {
-        let sm_60 = atomir_ptx::parse_target("sm_60").unwrap();
-        let cases = cases(sm_60.as_ref(), 7);
+        let sm_60 = atomir_ptx::PtxTarget::parse("sm_60").unwrap();
+        let cases = cases(&sm_60, 7);
         assert_eq!(cases.len(), TYPES.len() * SHAPES.len());
         assert_eq!(cases[0].kernel.name, "case7");
         assert!(cases

@@ -47,23 +47,23 @@ pub const FAULTING_PER_TARGET: usize = 1;
 /// ([`crate::accesses`]) every SM takes.
 pub fn all_cases(per_pool: usize, first_seed: u64) -> Vec<Case> {
     let mut cases = random_cases(per_pool, first_seed);
-    let oldest = atomir_ptx::parse_target("sm_60").expect("a PTX target");
+    let oldest = PtxTarget::parse("sm_60").expect("a PTX target");
     let first = cases.len();
-    cases.extend(crate::specials::cases(oldest.as_ref(), first));
+    cases.extend(crate::specials::cases(&oldest, first));
     let first = cases.len();
-    cases.extend(crate::accesses::cases(oldest.as_ref(), first));
+    cases.extend(crate::accesses::cases(&oldest, first));
     cases
 }
 
 fn random_cases(per_pool: usize, first_seed: u64) -> Vec<Case> {
     let mut cases = Vec::new();
     for (pool, sm) in ["sm_60", "sm_90"].iter().enumerate() {
-        let base = atomir_ptx::parse_target(sm).expect("a PTX target");
+        let base = PtxTarget::parse(sm).expect("a PTX target");
         let mut seed = first_seed + (pool as u64) * 1_000_000;
         let mut made = 0;
         while made < per_pool {
             let name = format!("case{}", cases.len());
-            if let Some(case) = random_case(seed, base.as_ref(), &name) {
+            if let Some(case) = random_case(seed, &base, &name) {
                 cases.push(case);
                 made += 1;
             }
@@ -77,8 +77,8 @@ fn random_cases(per_pool: usize, first_seed: u64) -> Vec<Case> {
 fn device_module(target: &str, cases: &[Case], scratch: &Path) -> Result<String, String> {
     std::fs::create_dir_all(scratch).map_err(|e| e.to_string())?;
     let ptx = if let Some(sm) = target.strip_prefix("ptx:") {
-        let backend = atomir_ptx::parse_target(sm)?;
-        let code = lower_cases(backend.as_ref(), cases)?;
+        let backend = PtxTarget::parse(sm).map_err(|error| error.to_string())?;
+        let code = lower_cases(&backend, cases)?;
         let mut text = ptx_functions(&code);
         for case in cases {
             let index: usize = case.kernel.name[4..].parse().map_err(|_| "a case name")?;
@@ -86,7 +86,7 @@ fn device_module(target: &str, cases: &[Case], scratch: &Path) -> Result<String,
         }
         text
     } else {
-        let llvm = LlvmTarget::parse(LLC_TARGET)?;
+        let llvm = LlvmTarget::parse(LLC_TARGET).map_err(|error| error.to_string())?;
         let code = lower_cases(&llvm, cases)?;
         let mut ir = llvm_plain_functions(&code);
         ir.push_str(LLVM_GPU_DECLARATIONS);
@@ -376,7 +376,9 @@ type BoxedMode = Box<dyn Fn(&AtomicInst, Region) -> FloatMode>;
 
 fn mode_of(target: &str) -> Result<BoxedMode, String> {
     Ok(match target.strip_prefix("ptx:") {
-        Some(sm) => Box::new(ptx_mode(PtxTarget::parse(sm)?)),
+        Some(sm) => Box::new(ptx_mode(
+            PtxTarget::parse(sm).map_err(|error| error.to_string())?,
+        )),
         None => Box::new(llc_mode),
     })
 }

@@ -302,7 +302,10 @@ pub fn matrix_targets() -> Result<Vec<(PtxTarget, Coverage)>, String> {
         return list
             .split(',')
             .filter(|name| !name.trim().is_empty())
-            .map(|name| PtxTarget::parse(name.trim()).map(|target| (target, Coverage::Full)))
+            .map(|name| match PtxTarget::parse(name.trim()) {
+                Ok(target) => Ok((target, Coverage::Full)),
+                Err(error) => Err(error.to_string()),
+            })
             .collect();
     }
     let at_default = |sm: Sm| PtxTarget::new(sm, sm.default_isa());

@@ -44,18 +44,18 @@ fn verdicts(target: &dyn Backend) -> Vec<Option<bool>> {
 
 #[test]
 fn ptx_prints_a_hint_only_where_it_has_the_form_and_records_the_rest() {
-    let sm90 = atomir_ptx::parse_target("sm_90").unwrap();
+    let sm90 = atomir_ptx::PtxTarget::parse("sm_90").unwrap();
     // global add: printed; cas: no hinted form; shared: none; generic from ptr.global: points
     // to global memory; generic from ptr.shared or an unknown generic pointer: the ISA
     // supports a hint on a generic address only where it points to global memory; the global
     // load's `ld.acquire` and store's `st.release`: printed.
     assert_eq!(
-        verdicts(sm90.as_ref()),
+        verdicts(&sm90),
         [true, false, false, true, false, false, false, true, true].map(Some)
     );
     // Before sm_80 there is no `.L2::cache_hint`.
-    let sm70 = atomir_ptx::parse_target("sm_70").unwrap();
-    assert_eq!(verdicts(sm70.as_ref()), [Some(false); 9]);
+    let sm70 = atomir_ptx::PtxTarget::parse("sm_70").unwrap();
+    assert_eq!(verdicts(&sm70), [Some(false); 9]);
 
     let module = text::parse(KERNEL).unwrap();
     let mut code = String::new();
@@ -95,19 +95,19 @@ fn ptx_prints_a_hint_only_where_it_has_the_form_and_records_the_rest() {
 #[test]
 fn visa_and_llvm_record_every_hint_they_leave_out() {
     for name in ["DG2", "PVC"] {
-        let target = atomir_visa::parse_target(name).unwrap();
+        let target = atomir_visa::VisaTarget::parse(name).unwrap();
         // A generic access is refused for its own reason (vISA names the surface).
         let none = None;
         let no = Some(false);
         assert_eq!(
-            verdicts(target.as_ref()),
+            verdicts(&target),
             [no, no, no, none, none, none, no, no, no],
             "visa:{name}"
         );
     }
     for name in ["nvptx64", "amdgcn"] {
-        let target = atomir_llvm::parse_target(name).unwrap();
-        assert_eq!(verdicts(target.as_ref()), [Some(false); 9], "llvm:{name}");
+        let target = atomir_llvm::LlvmTarget::parse(name).unwrap();
+        assert_eq!(verdicts(&target), [Some(false); 9], "llvm:{name}");
     }
 }
 
@@ -128,7 +128,7 @@ fn ptx_prints_the_hint_on_the_atoms_of_an_expansion_and_not_on_a_cas_loop() {
     let kernel = &module.kernels[0];
     let verified = atomir_ir::verify::verify(&module).unwrap();
     for (name, packed_add) in [("sm_90", false), ("sm_90+packed-half-add", true)] {
-        let target = atomir_ptx::parse_target(name).unwrap();
+        let target = atomir_ptx::PtxTarget::parse(name).unwrap();
         let printed: Vec<bool> = kernel
             .insts
             .keys()

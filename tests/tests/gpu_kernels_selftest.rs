@@ -117,8 +117,8 @@ fn ptx_wrapper_stores_every_argument_at_its_width() {
     assert_eq!(kernel.name, "case316");
     let case = bind(kernel, 316, "regress".to_string());
     for sm in ["sm_60", "sm_90"] {
-        let backend = atomir_ptx::parse_target(sm).unwrap();
-        let code = lower_cases(backend.as_ref(), std::slice::from_ref(&case)).unwrap();
+        let backend = atomir_ptx::PtxTarget::parse(sm).unwrap();
+        let code = lower_cases(&backend, std::slice::from_ref(&case)).unwrap();
         let mut wrapper = ptx_functions(&code);
         ptx_wrapper(&case, &code, 316, &mut wrapper).unwrap();
         let mut checked = 0;

@@ -132,5 +132,5 @@ fn target_names() {
         "visa:TGLLP"
     );
     assert!(VisaTarget::parse("SKL").is_err());
-    assert!(atomir_visa::parse_target("MTL+lsc").is_err());
+    assert!(atomir_visa::VisaTarget::parse("MTL+lsc").is_err());
 }

@@ -4,10 +4,10 @@
 #![allow(dead_code)]
 
 use atomir_ir::{
-    AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, LowerOptions, MemoryOrder, Module, Scope,
-    ValueType, VectorShape,
+    AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, Kernel, LowerOptions, MemoryOrder,
+    Module, Scope, ValueType, VectorShape,
 };
-use atomir_ptx::parse_target;
+use atomir_ptx::PtxTarget;
 
 pub fn one(
     op: AtomicOp,
@@ -49,7 +49,7 @@ pub fn lower(target: &str, kernel: Kernel) -> String {
 
 /// `kernel` alone in a module, lowered for `target` with `options`.
 pub fn lower_with(target: &str, kernel: Kernel, options: &LowerOptions) -> String {
-    let backend = parse_target(target).unwrap();
+    let backend = PtxTarget::parse(target).unwrap();
     let mut out = String::new();
     backend
         .lower(

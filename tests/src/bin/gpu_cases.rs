@@ -156,7 +156,7 @@ fn main() {
 }
 
 fn parse_target(text: &str) -> PtxTarget {
-    PtxTarget::parse(text).unwrap_or_else(|e| fail(&e))
+    PtxTarget::parse(text).unwrap_or_else(|e| fail(e.message()))
 }
 
 fn write(path: &str, text: &str) {

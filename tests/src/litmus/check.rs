@@ -21,7 +21,7 @@ pub fn module_text(test: &Litmus, target: PtxTarget) -> Result<String, String> {
 /// Writes `DIR/litmus.json` and one cubin per test (assembled by the ptxas that judges the
 /// target); returns a line per test.
 pub fn generate(tests: &Path, dir: &Path) -> Result<Vec<String>, String> {
-    let target = PtxTarget::parse(TARGET)?;
+    let target = PtxTarget::parse(TARGET).map_err(|error| error.to_string())?;
     generate_from(tests, dir, |test| module_text(test, target))
 }
 
@@ -32,7 +32,7 @@ pub fn generate_from(
     dir: &Path,
     module: impl Fn(&Litmus) -> Result<String, String>,
 ) -> Result<Vec<String>, String> {
-    let target = PtxTarget::parse(TARGET)?;
+    let target = PtxTarget::parse(TARGET).map_err(|error| error.to_string())?;
     let tool = crate::ptx::ptxas_for(target);
     let ptxas = tool
         .find()
