@@ -1,8 +1,8 @@
-//! Float min/max by integer atomics (`ElementLowering::IntMinMax`): the conditions proven by a direct
-//! model on every memory value of the 16-bit float layouts against sampled operands (on every
-//! pair by the bench binary `prove_int_min_max`, whose run is recorded), and the expansion
-//! itself run in the interpreter against the semantics, with another thread changing memory
-//! before the integer atomic and before every CAS, at every order and scope.
+//! Float min/max by integer atomics (`ElementLowering::IntMinMax`): the conditions proven by a
+//! direct model on every memory value of the 16-bit float layouts against sampled operands (on
+//! every pair by the bench binary `prove_int_min_max`, whose run is recorded), and the expansion
+//! itself run in the interpreter against the semantics, with another thread changing memory before
+//! the integer atomic and before every CAS, at every order and scope.
 
 mod expand_common;
 

@@ -1,4 +1,4 @@
-//! Proof of the serial fold (`Lowering::whole(ElementLowering::CasLoop).with_warp(WarpCombine::SerialFold).unwrap()`) on the interpreter's model of a warp
+//! Proof of the serial fold (`WarpSerialFold`) on the interpreter's model of a warp
 //! (`Interpreter::run_warp`): relaxed f16 and bf16 add and sub, 8/16-bit integer add, sub, min,
 //! max and exch, and f32 add, the result used and unused, warps of 1 to 32 lanes on a few
 //! locations (sometimes one for the whole warp; 8/16-bit locations share 32-bit words, whose

@@ -1,13 +1,13 @@
-//! Proof of the warp-combined CAS loops (`Lowering::whole(ElementLowering::MaskedCasLoop).with_warp(WarpCombine::Fold).unwrap()`, and
-//! `Lowering::whole(ElementLowering::CasLoop).with_warp(WarpCombine::Fold).unwrap()` for 16-bit types) on a model of a warp (`Interpreter::run_warp`): warps of 1 to 32 lanes on a few 8/16-bit locations that
-//! share 32-bit words, random operands and memory, every type and op the lowering is for, the
-//! result used and unused, with and without another thread storing to the word. Each location
-//! must end as every lane's operation applied once, and the lanes of a location must get the
-//! old values of the linearization in which their operations follow each other in lane order
-//! (`semantics::apply` is the meaning of each step). Where another thread stores to the word
-//! (warps on one location), the chain starts from what the group's loop found. The same for the
-//! warp-combined float min/max by integer atomics (`Lowering::whole(ElementLowering::IntMinMax).with_warp(WarpCombine::Fold).unwrap()`) on f32 and f64,
-//! with NaNs, signed zeros, infinities and subnormals among operands and memory.
+//! Proof of the warp-combined CAS loops (`WarpMaskedCasLoop`, and `WarpCasLoop` for 16-bit types)
+//! on a model of a warp (`Interpreter::run_warp`): warps of 1 to 32 lanes on a few 8/16-bit
+//! locations that share 32-bit words, random operands and memory, every type and op the lowering is
+//! for, the result used and unused, with and without another thread storing to the word. Each
+//! location must end as every lane's operation applied once, and the lanes of a location must get
+//! the old values of the linearization in which their operations follow each other in lane order
+//! (`semantics::apply` is the meaning of each step). Where another thread stores to the word (warps
+//! on one location), the chain starts from what the group's loop found. The same for the
+//! warp-combined float min/max by integer atomics (`WarpIntMinMax`) on f32 and f64, with NaNs,
+//! signed zeros, infinities and subnormals among operands and memory.
 
 mod expand_common;
 
@@ -398,7 +398,7 @@ fn warp_combined_f32_adds_are_lane_order_sums_where_sums_are_exact() {
     }
 }
 
-/// The float min/max ops `Lowering::whole(ElementLowering::IntMinMax).with_warp(WarpCombine::Fold).unwrap()` is for.
+/// The float min/max ops `WarpIntMinMax` is for.
 const MIN_MAX_OPS: [AtomicOp; 4] = [
     AtomicOp::Max,
     AtomicOp::Min,
@@ -435,7 +435,7 @@ fn float_pool(ty: ElemType) -> Vec<u128> {
     pool
 }
 
-/// One warp of `Lowering::whole(ElementLowering::IntMinMax).with_warp(WarpCombine::Fold).unwrap()`; returns how many atomics (RMWs and CASes) it ran.
+/// One warp of `WarpIntMinMax`; returns how many atomics (RMWs and CASes) it ran.
 fn check_float_min_max_warp(
     interp: &mut Interpreter,
     expansion: &atomir_ir::expand::Expansion,
@@ -546,7 +546,7 @@ fn check_float_min_max_warp(
     atomics
 }
 
-/// `Lowering::whole(ElementLowering::IntMinMax).with_warp(WarpCombine::Fold).unwrap()` gives every lane its lane-order old value and every location the
+/// `WarpIntMinMax` gives every lane its lane-order old value and every location the
 /// lane-order result, bit for bit (the canonical NaN of two NaNs, a NaN in memory kept by the
 /// lowest lane, -0 below +0), on f32 and f64, min and max under both spellings, the result
 /// used and unused, with and without another thread storing before the group's first atomic.

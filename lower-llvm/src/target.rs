@@ -274,8 +274,8 @@ impl LlvmTarget {
         targets
     }
 
-    /// Parses `<triple>[:<cpu>][@<major>][+<knob>]…` (the part of a target name after `llvm:`); the error says what was
-    /// expected.
+    /// Parses `<triple>[:<cpu>][@<major>][+<knob>]…` (the part of a target name after `llvm:`); the
+    /// error says what was expected.
     pub fn parse(spec: &str) -> Result<LlvmTarget, ParseTargetError> {
         LlvmTarget::parse_spec(spec).map_err(ParseTargetError::new)
     }

@@ -322,12 +322,12 @@ pub struct PtxTarget {
     /// half takes part in an atomic read-modify-write (so a concurrent non-atomic access to it
     /// is a race). Needs [`Feature::F16x2Add`].
     pub packed_half_add: bool,
-    /// `+reassociate-float-add`: the client accepts that relaxed scalar f32 adds and subs are
-    /// not rounded one at a time. The lanes of a warp that add to one address then sum their
-    /// operands first and one lane carries out the add of the sum
-    /// ([`atomir_ir::WarpCombine::Fold`] of the native RMW); each lane gets the old value plus the sum of the
-    /// operands of the lanes below it. Old and final values are those of another order of the
-    /// additions, rounded differently. False by default. Needs [`Feature::WarpCombine`].
+    /// `+reassociate-float-add`: the client accepts that relaxed scalar f32 adds and subs are not
+    /// rounded one at a time. The lanes of a warp that add to one address then sum their operands
+    /// first and one lane carries out the add of the sum ([`atomir_ir::WarpCombine::Fold`] of the
+    /// native RMW); each lane gets the old value plus the sum of the operands of the lanes below
+    /// it. Old and final values are those of another order of the additions, rounded differently.
+    /// False by default. Needs [`Feature::WarpCombine`].
     pub reassociate_float_add: bool,
     /// `+plain-loops`: code size before contended speed. The relaxed scalar nodes the default
     /// carries out once per address by a warp's lanes combined
@@ -363,8 +363,8 @@ impl PtxTarget {
         }
     }
 
-    /// Parses `sm_XX[@X.Y][+<knob>]…` (the part of a target name after `ptx:`); the error says what was
-    /// expected.
+    /// Parses `sm_XX[@X.Y][+<knob>]…` (the part of a target name after `ptx:`); the error says what
+    /// was expected.
     pub fn parse(spec: &str) -> Result<PtxTarget, ParseTargetError> {
         PtxTarget::parse_spec(spec).map_err(ParseTargetError::new)
     }

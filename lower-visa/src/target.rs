@@ -88,8 +88,8 @@ impl VisaTarget {
         VisaTarget { platform, messages }
     }
 
-    /// Parses `TGLLP`, `DG2`, `MTL`, `PVC`, optionally followed by `+svm`, (the part of a target name after `visa:`); the error says what was
-    /// expected.
+    /// Parses `TGLLP`, `DG2`, `MTL`, `PVC`, optionally followed by `+svm` (the part of a target
+    /// name after `visa:`); the error says what was expected.
     pub fn parse(spec: &str) -> Result<VisaTarget, ParseTargetError> {
         VisaTarget::parse_spec(spec).map_err(ParseTargetError::new)
     }

@@ -1,8 +1,8 @@
-//! The exhaustive proof of float min/max by integer atomics (`ElementLowering::IntMinMax`) on
-//! the 16-bit layouts: for f16 and bf16 and each of `min`, `max`, `fminimumnum` and
-//! `fmaximumnum`, every (memory, operand) pair, 2^32 of them, through the model the test
-//! `expand_int_min_max` samples (the same file, included by path). Prints one line per layout
-//! and op with how each pair went and the CPU seconds it took; exits 1 at the first pair that breaks the conditions.
+//! The exhaustive proof of float min/max by integer atomics (`ElementLowering::IntMinMax`) on the
+//! 16-bit layouts: for f16 and bf16 and each of `min`, `max`, `fminimumnum` and `fmaximumnum`,
+//! every (memory, operand) pair, 2^32 of them, through the model the test `expand_int_min_max`
+//! samples (the same file, included by path). Prints one line per layout and op with how each pair
+//! went and the CPU seconds it took; exits 1 at the first pair that breaks the conditions.
 //!
 //! `scripts/prove-int-min-max` runs it in a release build and records its output with the
 //! commit in `bench/results/int-min-max-16bit.txt`. `ATOMIR_PROVE_THREADS=N` sets the threads

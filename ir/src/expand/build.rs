@@ -324,7 +324,8 @@ fn cas_loop_element(
 }
 
 /// Emits a float min/max element by the integer min/max atomic of its width
-/// ([`ElementLowering::IntMinMax`]), leaving the builder in the exit block and returning the old value.
+/// ([`ElementLowering::IntMinMax`]), leaving the builder in the exit block and returning the old
+/// value.
 ///
 /// Why it is exact (`semantics`: one NaN gives the other operand, two give the canonical NaN,
 /// -0 < +0). For max with an operand `b` that is not a NaN:
@@ -513,12 +514,13 @@ fn native_element(
     }
 }
 
-/// Builds the expansion of `node` by `lowering`, one element after another, each carried out
-/// as [`Lowering::element`] and [`Lowering::warp`] say (a `Native` element is one `Rmw`, or a
-/// `Cas` for `cas`), except that 8/16-bit elements sharing a 32-bit word share its one masked
-/// access (`part_word`). The node must be verified and the lowering must come from a legality table that accepted it
-/// (e.g. a masked lowering only for 8/16-bit types). A backend with a whole-vector instruction
-/// prints that instead of expanding: `Native` on a vector node expands element by element.
+/// Builds the expansion of `node` by `lowering`, one element after another, each carried out as
+/// [`Lowering::element`] and [`Lowering::warp`] say (a `Native` element is one `Rmw`, or a `Cas`
+/// for `cas`), except that 8/16-bit elements sharing a 32-bit word share its one masked access
+/// (`part_word`). The node must be verified and the lowering must come from a legality table that
+/// accepted it (e.g. a masked lowering only for 8/16-bit types). A backend with a whole-vector
+/// instruction prints that instead of expanding: `Native` on a vector node expands element by
+/// element.
 pub fn expand(node: &AtomicNode, lowering: Lowering) -> Expansion {
     build(node, lowering, Builder::new(None, Vec::new())).0
 }

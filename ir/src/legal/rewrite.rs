@@ -48,10 +48,11 @@ pub enum Rewrite {
     /// bit unchanged unless `x` is a NaN (a NaN there may come back as another NaN). Not a
     /// meaning-preserving rewrite without the client's assertion, so never a default.
     HalfAddOnPackedWord,
-    /// Opt-in only (the client asserted it, e.g. PTX's `+reassociate-float-add`): a relaxed
-    /// f32 add/sub carried out once per address by a warp ([`WarpCombine::Fold`](super::WarpCombine::Fold) of a native RMW), the
-    /// lanes' operands summed first: each lane's old value and the final value are those of
-    /// another order of the additions, rounded differently. Never a default.
+    /// Opt-in only (the client asserted it, e.g. PTX's `+reassociate-float-add`): a relaxed f32
+    /// add/sub carried out once per address by a warp
+    /// ([`WarpCombine::Fold`](super::WarpCombine::Fold) of a native RMW), the lanes' operands
+    /// summed first: each lane's old value and the final value are those of another order of the
+    /// additions, rounded differently. Never a default.
     FloatAddReassociated,
 }
 

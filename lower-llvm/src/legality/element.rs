@@ -61,10 +61,10 @@ pub(super) fn element_lowering(
         return Ok(ElementLowering::Native);
     }
 
-    // Float min/max (fminimumnum/fmaximumnum are the same function) on 32/64 bits: the
-    // integer min/max `atomicrmw` of the width on the operand's bits, a CAS loop only for NaNs
-    // (`ElementLowering::IntMinMax`, proven in the interpreter). SPIR-V keeps the plain CAS loop: how
-    // its backends select 64-bit integer min/max is not measured.
+    // Float min/max (fminimumnum/fmaximumnum are the same function) on 32/64 bits: the integer
+    // min/max `atomicrmw` of the width on the operand's bits, a CAS loop only for NaNs
+    // (`ElementLowering::IntMinMax`, proven in the interpreter). SPIR-V keeps the plain CAS loop:
+    // how its backends select 64-bit integer min/max is not measured.
     let float_min_max = Lowering::int_min_max_atomics(op, ty).is_some();
     if float_min_max && !small && !triple.is_spirv() {
         return Ok(ElementLowering::IntMinMax);

@@ -139,8 +139,8 @@ pub enum RmwForms {
     /// Every `Rmw` primitive is this form: a split element, or the widened op of a masked op.
     Each(PtxOp),
     /// Float min/max by integer min/max
-    /// ([`ElementLowering::IntMinMax`](atomir_ir::ElementLowering::IntMinMax)): `signed` for the primitive on
-    /// a signed integer type (the operand's sign bit clear), `unsigned` for the other.
+    /// ([`ElementLowering::IntMinMax`](atomir_ir::ElementLowering::IntMinMax)): `signed` for the
+    /// primitive on a signed integer type (the operand's sign bit clear), `unsigned` for the other.
     IntMinMax {
         /// `min`/`max` on `.s32`/`.s64`.
         signed: PtxOp,

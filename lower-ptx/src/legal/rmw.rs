@@ -322,9 +322,9 @@ fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
         )
 }
 
-/// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
-/// warp at one address sum their operands first, one of them adding the sum
-/// ([`WarpCombine::Fold`] of the native RMW). At one contended address a warp's 32 atomics become one.
+/// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a warp at
+/// one address sum their operands first, one of them adding the sum ([`WarpCombine::Fold`] of the
+/// native RMW). At one contended address a warp's 32 atomics become one.
 fn reassociated_float_add(node: &AtomicNode, target: PtxTarget) -> bool {
     target.reassociate_float_add
         && node.order == MemoryOrder::Relaxed
@@ -353,8 +353,8 @@ fn warp_int_min_max(node: &AtomicNode, target: PtxTarget) -> Lowering {
 }
 
 /// The integer `atom`s of a 32/64-bit float min/max (`fminimumnum`/`fmaximumnum` are the same
-/// function) without a native form, where the target has them: [`ElementLowering::IntMinMax`], exact
-/// (proven in `atomir_ir::expand`), a CAS loop only for NaNs. `atom.min/max` on `.s32/.u32`
+/// function) without a native form, where the target has them: [`ElementLowering::IntMinMax`],
+/// exact (proven in `atomir_ir::expand`), a CAS loop only for NaNs. `atom.min/max` on `.s32/.u32`
 /// exist on every target, on `.s64/.u64` from sm_32 (PTX ISA, `atom`), below every target here,
 /// with every `.sem`, scope and space an integer min/max has; each is asked of
 /// [`scalar_native`], so a target without one keeps the CAS loop. At one contended address with

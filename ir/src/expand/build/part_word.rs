@@ -208,7 +208,8 @@ fn word_type(node: &AtomicNode, layout: &WordLayout) -> ElemType {
     }
 }
 
-/// Emits the 8/16-bit elements of `node` ([`ElementLowering::MaskedCasLoop`](crate::legal::ElementLowering::MaskedCasLoop) and
+/// Emits the 8/16-bit elements of `node`
+/// ([`ElementLowering::MaskedCasLoop`](crate::legal::ElementLowering::MaskedCasLoop) and
 /// [`ElementLowering::MaskedOp`](crate::legal::ElementLowering::MaskedOp)) by one access per aligned 32-bit word they lie in, leaving the
 /// builder in the exit block and returning each element's old value (in its natural type)
 /// where `old_values` asks for them, none otherwise: an unused result is not taken apart, as

@@ -34,10 +34,11 @@ impl Lowering {
         }
     }
 
-    /// The fold of a native RMW ([`WarpCombine::Fold`](crate::legal::WarpCombine::Fold)) that is exact only up to rounding: float add for
-    /// f32 add and sub (a group's subtractions are one subtraction of the sum). A group's old
-    /// values and final value are then those of adding the operands in another order, rounded
-    /// once per group rather than once per lane: a table uses it only where the client opted in.
+    /// The fold of a native RMW ([`WarpCombine::Fold`](crate::legal::WarpCombine::Fold)) that is
+    /// exact only up to rounding: float add for f32 add and sub (a group's subtractions are one
+    /// subtraction of the sum). A group's old values and final value are then those of adding the
+    /// operands in another order, rounded once per group rather than once per lane: a table uses it
+    /// only where the client opted in.
     pub const fn warp_fold_reassociating(op: AtomicOp, ty: ElemType) -> Option<BinaryOp> {
         match (op, ty) {
             (AtomicOp::Add | AtomicOp::Sub, ElemType::F32) => Some(BinaryOp::FAdd),
@@ -50,12 +51,14 @@ impl Lowering {
 /// group's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum WarpFold {
-    /// An integer op on the operands' bits ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold)).
+    /// An integer op on the operands' bits
+    /// ([`Lowering::warp_fold`](crate::legal::Lowering::warp_fold)).
     Integer(BinaryOp),
     /// Float add, where the client opted into reassociation.
     FloatAdd,
     /// Float max (`max: true`) or min, folded as the unsigned max or min of [`WarpFold::key`]
-    /// ([`WarpCombine::Fold`](crate::legal::WarpCombine::Fold) of [`ElementLowering::IntMinMax`](crate::legal::ElementLowering::IntMinMax)).
+    /// ([`WarpCombine::Fold`](crate::legal::WarpCombine::Fold) of
+    /// [`ElementLowering::IntMinMax`](crate::legal::ElementLowering::IntMinMax)).
     FloatMinMax {
         /// Max, not min.
         max: bool,
