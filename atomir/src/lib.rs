@@ -455,7 +455,7 @@ const BACKENDS: [BackendEntry; 3] = [
 ];
 
 impl Target {
-    /// Every target the backends accept, backend by backend in [`BACKENDS`] order (PTX, vISA,
+    /// Every target the backends accept, backend by backend in the registry's order (PTX, vISA,
     /// LLVM), each in its backend's own order ([`PtxTarget::all`], [`VisaTarget::all`],
     /// [`LlvmTarget::all`]).
     pub fn all() -> Vec<Target> {
@@ -733,6 +733,20 @@ mod tests {
                     let typed = Target::smallest_accepting(&refusal);
                     assert!(typed.is_some_and(|t| all.contains(&t)), "{smallest}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn each_registry_row_lists_and_parses_its_own_backends_targets() {
+        for backend in &BACKENDS {
+            let targets = (backend.all)();
+            assert!(!targets.is_empty(), "{}", backend.prefix);
+            for target in targets {
+                assert_eq!(target.backend_name(), backend.prefix, "{target}");
+                let name = target.to_string();
+                let spec = &name[backend.prefix.len() + 1..];
+                assert_eq!((backend.parse)(spec), Ok(target), "{name}");
             }
         }
     }
