@@ -37,7 +37,7 @@
 //! assert_eq!(refusal.rule.id(), "llvm.no-128-bit-cas");
 //! assert_eq!(refusal.smallest_target.as_deref(), Some("llvm:nvptx64:sm_90@22"));
 //! assert!(LlvmTarget::parse("spirv64@19").is_err());
-//! # Ok::<(), String>(())
+//! # Ok::<(), atomir_ir::ParseTargetError>(())
 //! ```
 
 #![warn(missing_docs)]

@@ -54,7 +54,7 @@
 //! let refusal = sm80.legalize(&cas).unwrap_err();
 //! assert_eq!(refusal.rule.id(), "ptx.b128-needs-sm90");
 //! assert!(refusal.smallest_target.as_deref().unwrap().starts_with("ptx:sm_90"));
-//! # Ok::<(), String>(())
+//! # Ok::<(), atomir_ir::ParseTargetError>(())
 //! ```
 
 #![warn(missing_docs)]

@@ -30,7 +30,7 @@
 //! shared.space = AddressSpace::Shared;
 //! let refusal = tgllp.legalize(&shared).unwrap_err();
 //! assert_eq!(refusal.rule.id(), "visa.svm-no-slm");
-//! # Ok::<(), String>(())
+//! # Ok::<(), atomir_ir::ParseTargetError>(())
 //! ```
 
 #![warn(missing_docs)]
