@@ -617,6 +617,74 @@ fn report(rows: &[Row]) {
     for cell in worse_cells.iter().take(50) {
         println!("- {cell}");
     }
+    warp_combined_sizes(rows);
+}
+
+/// The code size of every warp-combined form beside llc's code for the same cells: a form is
+/// the cells of one op, shape and type with the result used or not, split by the cell's class
+/// (the worse class, or the verdict where ours is not worse), with the spread of SASS
+/// instructions and PTX instructions of each side over those cells.
+fn warp_combined_sizes(rows: &[Row]) {
+    #[derive(Default)]
+    struct Sizes {
+        ours_sass: Vec<usize>,
+        llc_sass: Vec<usize>,
+        ours_ptx: Vec<usize>,
+        llc_ptx: Vec<usize>,
+    }
+    let mut forms: BTreeMap<(String, &str, &str), Sizes> = BTreeMap::new();
+    for row in rows.iter().filter(|row| row.our_forms.warp_combined) {
+        let Some((llc, true)) = row.llc else {
+            continue;
+        };
+        let class =
+            if row.ours.instructions > llc.instructions || (row.ours.cas_loop && !llc.cas_loop) {
+                Worse::of(row, llc).slug()
+            } else if row.ours.instructions == llc.instructions {
+                "equal"
+            } else {
+                "fewer"
+            };
+        let result = if row.cell.result_used { "used" } else { "dead" };
+        let sizes = forms
+            .entry((group_of(&row.cell), result, class))
+            .or_default();
+        sizes.ours_sass.push(row.ours.instructions);
+        sizes.llc_sass.push(llc.instructions);
+        sizes.ours_ptx.push(row.our_forms.instructions);
+        sizes.llc_ptx.push(row.llc_forms.instructions);
+    }
+    let spread = |values: &mut Vec<usize>| {
+        values.sort_unstable();
+        let (low, middle, high) = (
+            values[0],
+            values[values.len() / 2],
+            values[values.len() - 1],
+        );
+        if low == high {
+            low.to_string()
+        } else {
+            format!("{low}-{high} ({middle})")
+        }
+    };
+    println!(
+        "\nWarp-combined forms (`match.any.sync` or `redux.sync` in our PTX): code size beside \
+         llc's for the same cells, by class (the worse class, else the verdict); min-max \
+         (median) over the cells; PTX counts the kernel's instructions, its parameter loads \
+         and result stores included:\n"
+    );
+    println!("| group | result | class | cells | ours SASS | llc SASS | ours PTX | llc PTX |");
+    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    for ((group, result, class), mut sizes) in forms {
+        println!(
+            "| {group} | {result} | {class} | {} | {} | {} | {} | {} |",
+            sizes.ours_sass.len(),
+            spread(&mut sizes.ours_sass),
+            spread(&mut sizes.llc_sass),
+            spread(&mut sizes.ours_ptx),
+            spread(&mut sizes.llc_ptx)
+        );
+    }
 }
 
 /// The commit the tables describe, `+` marking changes not committed; `unknown` outside a
