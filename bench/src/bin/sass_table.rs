@@ -11,7 +11,8 @@
 //! - `ATOMIR_SASS_CELLS=ALT,ALT,...`: only cells whose name (`op_order_scope_space_shape_type_used`,
 //!   e.g. `max_acquire_gpu_global_scalar_f16_used`) matches one alternative, an alternative being
 //!   `+`-separated parts that must all occur in the name; a part starting with `^` must start it
-//!   (`^max_+_f16_,^nand_`).
+//!   (`^max_+_f16_,^nand_`). `@FILE` reads the alternatives from FILE (separated by commas or
+//!   lines), for lists longer than an environment variable holds.
 //! - `ATOMIR_SASS_STRIDE=N` or `N:K`: of each group (op, shape, type, as in the table), only the
 //!   cells at positions K, K+N, K+2N... of the group (matrix order) that pass the name filter.
 //! - `ATOMIR_SASS_KEEP=DIR`: writes `DIR/cells.tsv` (cell, ours, llc, verdict, whether each side
@@ -43,9 +44,13 @@ struct Selection {
 
 impl Selection {
     fn from_env() -> Result<Selection, String> {
-        let alternatives = std::env::var("ATOMIR_SASS_CELLS")
-            .unwrap_or_default()
-            .split(',')
+        let mut cells = std::env::var("ATOMIR_SASS_CELLS").unwrap_or_default();
+        if let Some(path) = cells.strip_prefix('@') {
+            cells = std::fs::read_to_string(path)
+                .map_err(|e| format!("ATOMIR_SASS_CELLS: {path}: {e}"))?;
+        }
+        let alternatives = cells
+            .split([',', '\n'])
             .filter(|alternative| !alternative.trim().is_empty())
             .map(|alternative| alternative.split('+').map(str::to_string).collect())
             .collect();
