@@ -144,7 +144,8 @@ def _access(cell, version, ty, pointer, address, b, c, old, align):
 CUDA_TYPE = {"u32": "unsigned int", "s32": "int", "b32": "unsigned int", "u64": "unsigned long long",
              "b64": "unsigned long long", "s64": "long long", "f32": "float", "f64": "double",
              "f16": "__half", "bf16": "__nv_bfloat16", "f16x2": "__half2", "bf16x2": "__nv_bfloat162",
-             "u16": "unsigned short", "b16": "unsigned short", "u8": "uint8_t"}
+             "u16": "unsigned short", "b16": "unsigned short", "u8": "uint8_t",
+             "float2": "float2", "float4": "float4"}
 CUDA_FUNCTION = {"add": "atomicAdd", "sub": "atomicSub", "exch": "atomicExch", "min": "atomicMin",
                  "max": "atomicMax", "inc": "atomicInc", "dec": "atomicDec", "and": "atomicAnd",
                  "or": "atomicOr", "xor": "atomicXor", "cas": "atomicCAS"}
@@ -159,9 +160,14 @@ def cuda_source(cell):
     """The cell as a CUDA kernel of CUDA's atomic functions: (source, the call it makes).
     Relaxed global (or generic) cells only: CUDA's atomic functions are relaxed, and a kernel
     parameter points to global memory. Whether CUDA has the overload is nvcc's to say."""
-    if cell["shape"] != "scalar" or cell["order"] != "relaxed" or cell["space"] not in ("global", "generic"):
+    if cell["order"] != "relaxed" or cell["space"] not in ("global", "generic"):
         raise NoBaseline("CUDA's atomic functions are relaxed, on memory a kernel parameter points to")
     op, type_, scope = cell["op"], cell["type"], cell["scope"]
+    if cell["shape"] != "scalar":
+        # sm_90's atomicAdd on float2 and float4 (global memory, device scope).
+        if (op, type_, cell["shape"], scope) not in (("add", "f32", "v2", "device"), ("add", "f32", "v4", "device")):
+            raise NoBaseline("CUDA's vector atomic functions are float2/float4 atomicAdd at device scope")
+        type_ = f"float{cell['shape'][1:]}"
     if scope not in CUDA_SUFFIX or type_ not in CUDA_TYPE:
         raise NoBaseline(f"no CUDA atomic function at {scope} scope on {type_}")
     if (op, type_) in EMULATED:
