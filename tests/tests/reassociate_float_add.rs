@@ -1,27 +1,39 @@
 //! The opt-in warp-combined f32 add (`ptx:…+reassociate-float-add`): it changes exactly the
-//! relaxed scalar f32 add and sub cells, each to `WarpNative` with the recorded rewrite; every
-//! other verdict is the default's; and the combined add keeps the node's scope and space on
+//! relaxed scalar f32 add and sub cells whose default is the native add, each to `WarpNative`
+//! with the recorded rewrite; an exact one whose native add would flush (global or generic
+//! memory before PTX ISA 9.4) keeps its exact CAS loop; every other verdict is the default's; and the combined add keeps the node's scope and space on
 //! its one atom. (Its meaning is proven in `atomir-ir`'s `expand_warp` test, its syntax by the
 //! PTX matrix, its results on the GPU by the contention benchmark.)
 
 use atomir::Target;
 use atomir_ir::matrix::cells;
-use atomir_ir::{AtomicOp, ElemType, Lowering, MemoryOrder, Rewrite, VectorShape};
+use atomir_ir::{AddressSpace, AtomicOp, ElemType, Lowering, MemoryOrder, Rewrite, VectorShape};
 
 #[test]
 fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
-    for name in ["ptx:sm_70", "ptx:sm_90", "ptx:sm_90@9.4"] {
+    for (name, f32_flushes) in [
+        ("ptx:sm_70", true),
+        ("ptx:sm_90", true),
+        ("ptx:sm_90@9.4", false),
+    ] {
         let default: Target = name.parse().unwrap();
         let opt_in: Target = format!("{name}+reassociate-float-add").parse().unwrap();
         let mut changed = 0;
         for cell in cells() {
             let node = cell.node();
             let (plain, combined) = (default.legalize(&node), opt_in.legalize(&node));
-            let expected = plain.is_ok()
-                && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
+            let f32_add = matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
                 && cell.ty == ElemType::F32
                 && cell.shape == VectorShape::Scalar
                 && cell.order == MemoryOrder::Relaxed;
+            let exact_by_loop = f32_flushes
+                && cell.laxity.is_none()
+                && matches!(cell.space, AddressSpace::Global | AddressSpace::Generic);
+            if f32_add && exact_by_loop {
+                let legality = combined.as_ref().expect("an f32 add is accepted");
+                assert_eq!(legality.lowering, Lowering::CasLoop, "{opt_in}: {cell}");
+            }
+            let expected = plain.is_ok() && f32_add && !exact_by_loop;
             let marked = combined
                 .as_ref()
                 .is_ok_and(|l| l.rewrites.contains(&Rewrite::FloatAddReassociated));
