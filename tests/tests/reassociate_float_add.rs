@@ -1,13 +1,18 @@
 //! The opt-in warp-combined f32 add (`ptx:…+reassociate-float-add`): it changes exactly the
-//! relaxed scalar f32 add and sub cells whose default is the native add, each to `WarpNative`
-//! with the recorded rewrite; an exact one whose native add would flush (global or generic
-//! memory before PTX ISA 9.4) keeps its exact CAS loop; every other verdict is the default's; and the combined add keeps the node's scope and space on
+//! relaxed scalar f32 add and sub cells, each to `WarpNative` with the recorded rewrite (an exact
+//! one whose native add flushes, on global or generic memory before PTX ISA 9.4, from its
+//! default CAS loop: the option accepts the flushing add, and its code flushes); every other
+//! verdict is the default's; and the combined add keeps the node's scope and space on
 //! its one atom. (Its meaning is proven in `atomir-ir`'s `expand_warp` test, its syntax by the
 //! PTX matrix, its results on the GPU by the contention benchmark.)
 
+use atomir::ptx::PtxRule;
 use atomir::Target;
 use atomir_ir::matrix::cells;
-use atomir_ir::{AddressSpace, AtomicOp, ElemType, Lowering, MemoryOrder, Rewrite, VectorShape};
+use atomir_ir::semantics::FloatMode;
+use atomir_ir::{
+    AddressSpace, AtomicOp, ElemType, FloatLaxity, Lowering, MemoryOrder, Rewrite, VectorShape,
+};
 
 #[test]
 fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
@@ -29,11 +34,20 @@ fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
             let exact_by_loop = f32_flushes
                 && cell.laxity.is_none()
                 && matches!(cell.space, AddressSpace::Global | AddressSpace::Generic);
+            let by_loop = Rewrite::ExactForWeakerNative {
+                rule: PtxRule::F32AddFlushesWithoutNoftz.rule(),
+            };
             if f32_add && exact_by_loop {
-                let legality = combined.as_ref().expect("an f32 add is accepted");
-                assert_eq!(legality.lowering, Lowering::CasLoop, "{opt_in}: {cell}");
+                let default = plain.as_ref().expect("an f32 add is accepted");
+                assert_eq!(default.lowering, Lowering::CasLoop, "{name}: {cell}");
+                assert!(default.rewrites.contains(&by_loop), "{name}: {cell}");
+                let node = cell.node();
+                let Target::Ptx(ptx) = &opt_in else {
+                    unreachable!("a PTX target")
+                };
+                assert_eq!(ptx.float_mode(&node), FloatMode::FlushSubnormals, "{cell}");
             }
-            let expected = plain.is_ok() && f32_add && !exact_by_loop;
+            let expected = plain.is_ok() && f32_add;
             let marked = combined
                 .as_ref()
                 .is_ok_and(|l| l.rewrites.contains(&Rewrite::FloatAddReassociated));
@@ -42,10 +56,19 @@ fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
                 changed += 1;
                 let legality = combined.unwrap();
                 assert_eq!(legality.lowering, Lowering::WarpNative, "{opt_in}: {cell}");
-                // The rest of the verdict is the default's (sub as add of the negation, `red`).
+                // The rest of the verdict is the default's native add's (sub as add of the
+                // negation, `red`): where the default is the exact CAS loop, the `ftz` node's.
                 let mut rest = legality.rewrites.clone();
                 rest.retain(|rewrite| *rewrite != Rewrite::FloatAddReassociated);
-                assert_eq!(rest, plain.unwrap().rewrites, "{opt_in}: {cell}");
+                let native = if exact_by_loop {
+                    let mut ftz = cell.node();
+                    ftz.laxity = Some(FloatLaxity::MayFlushSubnormals);
+                    default.legalize(&ftz).expect("the ftz add is accepted")
+                } else {
+                    plain.unwrap()
+                };
+                assert_eq!(native.lowering, Lowering::Native, "{name}: {cell}");
+                assert_eq!(rest, native.rewrites, "{opt_in}: {cell}");
             } else {
                 match (plain, combined) {
                     (Ok(plain), Ok(combined)) => {

@@ -319,10 +319,10 @@ fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
 
 /// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
 /// warp at one address sum their operands first, one of them adding the sum
-/// ([`Lowering::WarpNative`]). At one contended address a warp's 32 atomics become one. Asked
-/// only of a node with a native form: an exact node whose native add would flush
-/// ([`native_f32_add_flushes`]) keeps its exact CAS loop, as the option allows another
-/// rounding, not flushing.
+/// ([`Lowering::WarpNative`]). At one contended address a warp's 32 atomics become one. An
+/// exact node whose native add would flush ([`native_f32_add_flushes`]) is combined too: the
+/// option's client accepts the native `atom.add.f32` and its flushing (its help says so) in
+/// place of the exact CAS loop.
 fn reassociated_float_add(node: &AtomicNode, target: PtxTarget) -> bool {
     target.reassociate_float_add
         && node.order == MemoryOrder::Relaxed
@@ -403,7 +403,8 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
     let hint = node.hint.is_some() && hint_allowed(node, target);
 
     let packed = packed_half_native(node, target);
-    let flushing_add = native_f32_add_flushes(node, target);
+    let flushing_add =
+        native_f32_add_flushes(node, target) && !reassociated_float_add(node, target);
     if flushing_add {
         legality.rewrites.push(Rewrite::ExactForWeakerNative {
             rule: PtxRule::F32AddFlushesWithoutNoftz.rule(),
