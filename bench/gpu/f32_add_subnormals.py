@@ -115,11 +115,12 @@ def same(got, expected):
 
 
 def pairs(count, seed=0x5B_F32):
-    """Every pair of edge values, then `count` random pairs of subnormal or near-normal values
-    (exponent field 0 to 2), of either sign."""
+    """Every pair of edge values, then at least `count` random pairs of subnormal or near-normal
+    values (exponent field 0 to 2), of either sign: as many as fill whole blocks, since every
+    thread of a launch takes a pair."""
     chosen = [(a, b) for a in EDGES for b in EDGES]
     rng = random.Random(seed)
-    for _ in range(count):
+    for _ in range(-(-(len(chosen) + count) // BLOCK) * BLOCK - len(chosen)):
         def draw():
             return (rng.getrandbits(1) << 31) | (rng.randrange(3) << 23) | rng.getrandbits(23)
         chosen.append((draw(), draw()))
@@ -192,7 +193,7 @@ def prepare(options):
 
 def atom_lines(ptx):
     """The atomics and the f32 arithmetic of a form's PTX, to show what each contender is."""
-    return [line.strip() for line in ptx.splitlines()
+    return [line.strip().rstrip(";") for line in ptx.splitlines()
             if line.strip().startswith(("atom.", "red.", "add.rn.f32"))]
 
 
@@ -409,6 +410,8 @@ def main():
     runner.add_argument("--simulate", action="store_true",
                         help="the PTX ISA's model of the forms instead of a GPU (a self-test)")
     options = parser.parse_args()
+    if options.command == "run" and options.threads % BLOCK:
+        fail(f"--threads must be a multiple of {BLOCK} (every thread of a launch acts)")
     if options.command == "prepare":
         prepare(options)
     else:
