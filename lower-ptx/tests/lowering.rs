@@ -2,7 +2,6 @@
 
 mod common;
 
-use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
     AddressSpace, AtomicInst, AtomicOp, Backend, ElemType, GenericParams, Kernel, LowerOptions,
     Lowering, MemoryOrder, Module, Rewrite, Scope, Strategy, ValueType, VectorShape,
