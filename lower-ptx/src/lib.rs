@@ -10,9 +10,13 @@
 //! Named properties of the emitted code:
 //! - **FlushSubnormals**: a native `atom.add.f32` / `red.add.f32` on global memory (or a
 //!   generic address that points there) flushes subnormal inputs and results to zero, as PTX
-//!   documents; tests compare it with `semantics::FloatMode::FlushSubnormals`. On shared memory
-//!   it does not flush. From PTX ISA 9.4 on sm_90 and newer every f32 add is printed
-//!   `.add.noftz.f32` instead, which keeps subnormals (IEEE) in every space.
+//!   documents; tests compare it with `semantics::FloatMode::FlushSubnormals`. It is printed
+//!   there only for a node that allows it (laxity `ftz`). An exact f32 add or sub there is
+//!   printed `.add.noftz.f32` from PTX ISA 9.4 on sm_90 and newer, which keeps subnormals, and
+//!   before that is atomir's CAS loop, whose `add.rn.f32` keeps them (rule
+//!   `ptx.f32-add-flushes-without-noftz`, recorded in the verdict as
+//!   `Rewrite::ExactForWeakerNative`). On shared memory the plain form does not flush and
+//!   stays.
 //! - A cache hint is a performance hint only: it is printed (`.L2::cache_hint` with a
 //!   `createpolicy`) on an `atom`/`red` other than `cas` from sm_80 and PTX 7.4 (a native
 //!   node's, or an expansion's: the integer `atom`s of a float min/max, an element's, the
@@ -32,21 +36,29 @@
 //!
 //! # Example
 //!
-//! Ask the table about single nodes, no kernel needed: a relaxed f32 add whose result is unused
-//! becomes a `red`, and a 128-bit CAS is refused before sm_90, naming the rule and the smallest
-//! architecture that has it.
+//! Ask the table about single nodes, no kernel needed: a relaxed f32 add on global memory whose
+//! result is unused is the exact CAS loop on sm_80 (the native add flushes subnormals there),
+//! and a `red` where the node allows flushing; a 128-bit CAS is refused before sm_90, naming
+//! the rule and the smallest architecture that has it.
 //!
 //! ```
 //! use atomir_ir::{
-//!     AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, ElementLowering, Lowering, Rewrite,
+//!     AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, ElementLowering, FloatLaxity,
+//!     Lowering, Rewrite,
 //! };
-//! use atomir_ptx::PtxTarget;
+//! use atomir_ptx::{PtxRule, PtxTarget};
 //!
 //! let sm80 = PtxTarget::parse("sm_80")?;
 //! let mut add = AtomicNode::new(AtomicOp::Add, ElemType::F32);
 //! add.space = AddressSpace::Global;
 //! add.pointer_space = AddressSpace::Global;
-//! let legality = sm80.legalize(&add).expect("sm_80 adds f32 natively");
+//! let exact = sm80.legalize(&add).expect("sm_80 adds f32 exactly by a CAS loop");
+//! assert_eq!(exact.lowering, Lowering::whole(ElementLowering::CasLoop));
+//! let rule = PtxRule::F32AddFlushesWithoutNoftz.rule();
+//! assert!(exact.rewrites.contains(&Rewrite::ExactForWeakerNative { rule }));
+//!
+//! add.laxity = Some(FloatLaxity::MayFlushSubnormals);
+//! let legality = sm80.legalize(&add).expect("sm_80 adds f32 natively, flushing");
 //! assert_eq!(legality.lowering, Lowering::whole(ElementLowering::Native));
 //! assert!(legality.rewrites.contains(&Rewrite::DeadResultAsReduction));
 //!
@@ -138,6 +150,12 @@ pub fn targets_help() -> String {
         let (sm, isa) = knob.needs().requires();
         let lead = format!("    +{} (needs sm_{sm}/{isa}):", knob.name());
         let words: Vec<String> = knob.help().split(' ').map(String::from).collect();
+        wrap_words(&mut text, &lead, &words);
+    }
+    text.push_str("  rules (an emulation chosen over a weaker native form, or a refusal):\n");
+    for rule in PtxRule::ALL {
+        let lead = format!("    [{}]", rule.id());
+        let words: Vec<String> = rule.summary().split(' ').map(String::from).collect();
         wrap_words(&mut text, &lead, &words);
     }
     text.truncate(text.trim_end().len());

@@ -281,7 +281,10 @@ impl PtxKnob {
                  warp that add to one address sum their operands first and one lane adds the \
                  sum, each lane getting the old value plus the sum of the lanes below it; old \
                  and final values are those of another order of the additions, rounded \
-                 differently (a zero may get the other sign), hence off by default"
+                 differently (a zero may get the other sign); on global or generic memory \
+                 without `.noftz.f32` (before sm_90 with PTX ISA 9.4) that add is the native \
+                 atom.add.f32, which flushes subnormal inputs and results, where an exact add \
+                 is otherwise a CAS loop; hence off by default"
             }
             PtxKnob::PlainLoops => {
                 "smaller code, slower under contention: relaxed 8/16-bit integer add, sub, \

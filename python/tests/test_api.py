@@ -91,14 +91,19 @@ def test_a_node_the_ir_gives_no_meaning_is_refused_where_it_is_built() -> None:
 
 
 def test_legalize_answers_with_the_verdict() -> None:
-    verdict = atomir.Target("ptx:sm_90").legalize(global_add())
+    verdict = atomir.Target("ptx:sm_90").legalize(global_add(laxity="ftz"))
     assert verdict and verdict.accepted and verdict.strategy == atomir.Strategy.NATIVE
     assert verdict.emulation == "native" and verdict.rewrites == [] and verdict.refusal is None
     verdict.raise_if_refused()
+    # The exact add: the native one flushes subnormals on global memory before PTX ISA 9.4.
+    exact = atomir.Target("ptx:sm_90").legalize(global_add())
+    assert exact.strategy == atomir.Strategy.CAS_LOOP and exact.emulation == "cas_loop"
+    assert "ptx.f32-add-flushes-without-noftz" in exact.rewrites[0]
+    assert atomir.Target("ptx:sm_90@9.4").legalize(global_add()).strategy == atomir.Strategy.NATIVE
     u8 = atomir.Atomic("add", "u8", space="global", result=True)
     widened = atomir.Target("visa:PVC").legalize(u8)
     assert widened.strategy == "widen" and widened.emulation == "masked_cas_loop"
-    dead = atomir.Target("ptx:sm_90").legalize(global_add(result=False))
+    dead = atomir.Target("ptx:sm_90").legalize(global_add(result=False, laxity="ftz"))
     assert dead.strategy == "rewrite" and "reduction" in dead.rewrites[0]
 
 
@@ -141,7 +146,7 @@ def test_fences_are_legalized_and_spliced() -> None:
 
 def test_splice_binds_the_clients_registers() -> None:
     fragment = atomir.Target("ptx:sm_90").splice(
-        global_add(), address="%rd1", operands=["%f1"], result="%f2", prefix="m"
+        global_add(laxity="ftz"), address="%rd1", operands=["%f1"], result="%f2", prefix="m"
     )
     assert fragment.code == "\tatom.relaxed.gpu.global.add.f32 %f2, [%rd1], %f1;\n"
     assert fragment.results == ["f2"] and fragment.result_bound and fragment.temporaries == []
@@ -165,7 +170,7 @@ def test_cas_takes_the_expected_and_the_new_value() -> None:
 
 
 def test_a_vectors_operand_and_result_are_lists_of_names() -> None:
-    v4 = atomir.Atomic("add", "f32", shape="v4", space="global", result=True)
+    v4 = atomir.Atomic("add", "f32", shape="v4", space="global", result=True, laxity="ftz")
     lanes = ["%f1", "%f2", "%f3", "%f4"]
     olds = ["%f5", "%f6", "%f7", "%f8"]
     fragment = atomir.Target("ptx:sm_90").splice(v4, address="%rd1", operands=[lanes], result=olds)

@@ -61,8 +61,10 @@ impl CellRun {
         }
     }
 
-    /// The float mode of sm_90 for this cell's node (global-memory `atom.add.f32` flushes
-    /// subnormals).
+    /// The float mode of atomir's sm_90 code for this cell's node: exact for an exact f32 add
+    /// (the CAS loop where the native `atom.add.f32` would flush), flushing for an `ftz` one on
+    /// global memory. The baselines' flushing `atom.add.f32` is checked under it too, which the
+    /// harness's operands allow: its f32 add operands are integers, never subnormal.
     pub fn float_mode(&self) -> FloatMode {
         let target = PtxTarget::parse("sm_90").expect("a known target");
         let kernel = self.cell.kernel();

@@ -44,8 +44,10 @@ impl Case {
         }
     }
 
-    /// How the hardware treats subnormals for this atomic: the one float mode of sm_90 that
-    /// every contender's code runs on (a native `atom.add.f32` on global memory flushes them).
+    /// How atomir's sm_90 code treats subnormals for this atomic (exact: an exact f32 add on
+    /// global memory is its CAS loop, the native `atom.add.f32` flushing them). The other
+    /// contenders' `atom.add.f32` is checked under it too, which the benchmark's operands allow:
+    /// its f32 add operands are integers, never subnormal.
     pub fn float_mode(&self) -> FloatMode {
         let target = PtxTarget::parse("sm_90").expect("a known target");
         let kernel = self.cell().kernel();

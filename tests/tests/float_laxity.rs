@@ -3,7 +3,8 @@
 //! - a lax node is accepted wherever its exact node is (the exact code is always a valid
 //!   lowering of it), and lowered the same way except by a native instruction of its laxity;
 //! - an exact node is never printed as a loose instruction: no `.noftz` f16/bf16 min/max on
-//!   PTX, no `add.f32` without `.noftz` where the target has `.noftz.f32`, no `atomicrmw
+//!   PTX, no `atom`/`red` `.add.f32` without `.noftz` outside shared memory (it flushes
+//!   subnormals there on every target; the exact add is `.noftz` or a CAS loop), no `atomicrmw
 //!   fmin`/`fmax` on LLVM;
 //! - LLVM's `fmin`/`fmax` of the lax f32/f64 cells are accepted by llvm-as, opt's verifier and
 //!   llc of every version and triple that prints them.
@@ -39,11 +40,15 @@ fn code(target: &Target, cell: &Cell) -> String {
 /// The loose instruction a target prints for a lax node, if `line` is one.
 fn loose_instruction(target: &Target, line: &str) -> bool {
     match target {
-        Target::Ptx(ptx) => {
+        Target::Ptx(_) => {
             // Integer min/max have no `.noftz`.
             let half_min_max = line.contains(".min.noftz") || line.contains(".max.noftz");
-            let flushing_add = line.contains(".add.f32")
-                && ptx.has(atomir::ptx::Feature::NoftzF32)
+            let atomic =
+                line.trim_start().starts_with("atom.") || line.trim_start().starts_with("red.");
+            let flushing_add = atomic
+                && line.contains(".add.")
+                && line.contains(".f32 ")
+                && !line.contains("noftz")
                 && !line.contains(".shared");
             half_min_max || flushing_add
         }

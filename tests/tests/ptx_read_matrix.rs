@@ -40,10 +40,9 @@ fn targets() -> Vec<(PtxTarget, usize)> {
 /// atomic load or store is `.volatile` (relaxed, system scope); the cluster scope widens to
 /// the device before sm_90; sub reads as add (of the negated operand); an integer type reads
 /// as the type PTX spells (bits for bitwise ops, exch, cas, loads and stores; u64 for s64 add);
-/// a `.shared` cell reads as shared. A float laxity reads as the cell's or as a stronger one
-/// (never looser), except that an exact f32 add or sub reads as `ftz` on global and generic
-/// memory where the target has no `.noftz.f32` (the backend's documented `FlushSubnormals`
-/// property): the instruction it is printed as flushes there.
+/// a `.shared` cell reads as shared. A float laxity reads as the cell's or as a stronger one,
+/// never looser: an exact f32 add or sub on global or generic memory is never printed as the
+/// flushing `atom.add.f32` (without `.noftz` it is a CAS loop, not a native cell).
 fn equivalent(
     cell: &AtomicNode,
     read: &AtomicNode,
@@ -77,12 +76,7 @@ fn equivalent(
         || (cell.scope == Scope::Cluster && read.scope == Scope::Device && target.sm.number() < 90);
     let result_same =
         read.result_used == cell.result_used || (read.result_used && !cell.result_used);
-    let flushing_exact_add = cell.laxity.is_none()
-        && cell.ty == ElemType::F32
-        && matches!(cell.space, AddressSpace::Global | AddressSpace::Generic)
-        && !target.has(atomir::ptx::Feature::NoftzF32)
-        && read.laxity == Some(FloatLaxity::MayFlushSubnormals);
-    let laxity_same = FloatLaxity::carries(read.laxity, cell.laxity) || flushing_exact_add;
+    let laxity_same = FloatLaxity::carries(read.laxity, cell.laxity);
     op_same
         && ty_same
         && order_same
@@ -250,6 +244,7 @@ fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
     let target = Target::Ptx(ptx);
     let mut module = Module::default();
     let mut native = Vec::new();
+    let mut accepted = Vec::new();
     for cell in cells.iter().step_by(every) {
         let Ok(legality) = target.legalize_node(&cell.node()) else {
             continue;
@@ -259,6 +254,7 @@ fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
         if legality.lowering == Lowering::whole(ElementLowering::Native) {
             native.push((module.kernels.len(), *cell));
         }
+        accepted.push(*cell);
         module.kernels.push(kernel);
     }
     let verified = atomir::verify::verify(&module).expect("matrix cells verify");
@@ -287,6 +283,23 @@ fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
             .and_then(|n| n.parse::<usize>().ok())
         {
             by_kernel[index].push(atomic);
+        }
+    }
+    // No cell, native or emulated, is carried by an instruction looser than the cell: an exact
+    // f32 add's CAS loop reads as a `cas`, never as the flushing add.
+    for (cell, reads) in accepted.iter().zip(&by_kernel) {
+        let Node::Atomic(cell_node) = cell.node() else {
+            continue;
+        };
+        for read in reads {
+            if let Node::Atomic(node) = read.node {
+                assert!(
+                    FloatLaxity::carries(node.laxity, cell_node.laxity),
+                    "{ptx} {}: `{}` is looser than the cell",
+                    cell.name(),
+                    read.raw
+                );
+            }
         }
     }
     let mut relowered = 0;

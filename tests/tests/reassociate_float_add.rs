@@ -1,29 +1,58 @@
 //! The opt-in warp-combined f32 add (`ptx:…+reassociate-float-add`): it changes exactly the
-//! relaxed scalar f32 add and sub cells, each to `WarpNative` with the recorded rewrite; every
-//! other verdict is the default's; and the combined add keeps the node's scope and space on
+//! relaxed scalar f32 add and sub cells, each to `WarpNative` with the recorded rewrite (an exact
+//! one whose native add flushes, on global or generic memory before PTX ISA 9.4, from its
+//! default CAS loop: the option accepts the flushing add, and its code flushes); every other
+//! verdict is the default's; and the combined add keeps the node's scope and space on
 //! its one atom. (Its meaning is proven in `atomir-ir`'s `expand_warp` test, its syntax by the
 //! PTX matrix, its results on the GPU by the contention benchmark.)
 
+use atomir::ptx::PtxRule;
 use atomir::Target;
 use atomir_ir::matrix::cells;
+use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
-    AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, Rewrite, VectorShape, WarpCombine,
+    AddressSpace, AtomicOp, ElemType, ElementLowering, FloatLaxity, Lowering, MemoryOrder, Rewrite,
+    VectorShape, WarpCombine,
 };
 
 #[test]
 fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
-    for name in ["ptx:sm_70", "ptx:sm_90", "ptx:sm_90@9.4"] {
+    for (name, f32_flushes) in [
+        ("ptx:sm_70", true),
+        ("ptx:sm_90", true),
+        ("ptx:sm_90@9.4", false),
+    ] {
         let default: Target = name.parse().unwrap();
         let opt_in: Target = format!("{name}+reassociate-float-add").parse().unwrap();
         let mut changed = 0;
         for cell in cells() {
             let node = cell.node();
             let (plain, combined) = (default.legalize(&node), opt_in.legalize(&node));
-            let expected = plain.is_ok()
-                && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
+            let f32_add = matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
                 && cell.ty == ElemType::F32
                 && cell.shape == VectorShape::Scalar
                 && cell.order == MemoryOrder::Relaxed;
+            let exact_by_loop = f32_flushes
+                && cell.laxity.is_none()
+                && matches!(cell.space, AddressSpace::Global | AddressSpace::Generic);
+            let by_loop = Rewrite::ExactForWeakerNative {
+                rule: PtxRule::F32AddFlushesWithoutNoftz.rule(),
+            };
+            if f32_add && exact_by_loop {
+                let default = plain.as_ref().expect("an f32 add is accepted");
+                assert_eq!(
+                    default.lowering,
+                    Lowering::whole(ElementLowering::CasLoop),
+                    "{name}: {cell}"
+                );
+                assert!(default.rewrites.contains(&by_loop), "{name}: {cell}");
+                let node = cell.node();
+                let Target::Ptx(ptx) = &opt_in else {
+                    unreachable!("a PTX target")
+                };
+                assert_eq!(ptx.float_mode(&node), FloatMode::FlushSubnormals, "{cell}");
+            }
+            let expected = plain.is_ok() && f32_add;
             let marked = combined
                 .as_ref()
                 .is_ok_and(|l| l.rewrites.contains(&Rewrite::FloatAddReassociated));
@@ -38,10 +67,23 @@ fn the_opt_in_changes_only_relaxed_scalar_f32_adds() {
                         .unwrap(),
                     "{opt_in}: {cell}"
                 );
-                // The rest of the verdict is the default's (sub as add of the negation, `red`).
+                // The rest of the verdict is the default's native add's (sub as add of the
+                // negation, `red`): where the default is the exact CAS loop, the `ftz` node's.
                 let mut rest = legality.rewrites.clone();
                 rest.retain(|rewrite| *rewrite != Rewrite::FloatAddReassociated);
-                assert_eq!(rest, plain.unwrap().rewrites, "{opt_in}: {cell}");
+                let native = if exact_by_loop {
+                    let mut ftz = cell.node();
+                    ftz.laxity = Some(FloatLaxity::MayFlushSubnormals);
+                    default.legalize(&ftz).expect("the ftz add is accepted")
+                } else {
+                    plain.unwrap()
+                };
+                assert_eq!(
+                    native.lowering,
+                    Lowering::whole(ElementLowering::Native),
+                    "{name}: {cell}"
+                );
+                assert_eq!(rest, native.rewrites, "{opt_in}: {cell}");
             } else {
                 match (plain, combined) {
                     (Ok(plain), Ok(combined)) => {

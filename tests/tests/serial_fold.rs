@@ -1,27 +1,38 @@
 //! The serial fold option (`ptx:…+serial-fold`): it changes exactly the relaxed scalar f16/bf16
-//! and 8/16-bit integer add and sub cells, each to `WarpSerialFold`; every other verdict is the
-//! default's. (Its
+//! and 8/16-bit integer add and sub cells, and the exact f32 ones on global or generic memory
+//! where the native f32 add flushes (before PTX ISA 9.4), each to `WarpSerialFold`; every other
+//! verdict is the default's. (Its
 //! meaning is proven in `atomir-ir`'s `expand_serial_fold` test, its syntax by the PTX matrix,
 //! its speed by the cell timing harness on the GPU.)
 
 use atomir::Target;
 use atomir_ir::matrix::cells;
 use atomir_ir::{
-    AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape, WarpCombine,
+    AddressSpace, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape,
+    WarpCombine,
 };
 
 #[test]
 fn the_option_changes_only_relaxed_scalar_narrow_adds() {
-    for name in ["ptx:sm_70", "ptx:sm_80", "ptx:sm_90"] {
+    for (name, f32_flushes) in [
+        ("ptx:sm_70", true),
+        ("ptx:sm_80", true),
+        ("ptx:sm_90", true),
+        ("ptx:sm_90@9.4", false),
+    ] {
         let default: Target = name.parse().unwrap();
         let folded: Target = format!("{name}+serial-fold").parse().unwrap();
         let mut changed = 0;
         for cell in cells() {
             let node = cell.node();
             let (plain, serial) = (default.legalize(&node), folded.legalize(&node));
+            let exact_f32_flushing = cell.ty == ElemType::F32
+                && f32_flushes
+                && cell.laxity.is_none()
+                && matches!(cell.space, AddressSpace::Global | AddressSpace::Generic);
             let expected = plain.is_ok()
                 && matches!(cell.op, AtomicOp::Add | AtomicOp::Sub)
-                && matches!(
+                && (matches!(
                     cell.ty,
                     ElemType::F16
                         | ElemType::Bf16
@@ -29,7 +40,7 @@ fn the_option_changes_only_relaxed_scalar_narrow_adds() {
                         | ElemType::S8
                         | ElemType::U16
                         | ElemType::S16
-                )
+                ) || exact_f32_flushing)
                 && cell.shape == VectorShape::Scalar
                 && cell.order == MemoryOrder::Relaxed;
             if expected {

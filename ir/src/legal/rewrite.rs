@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::rule::RuleId;
 use crate::types::{MemoryOrder, Scope};
 
 /// A meaning-preserving change of the node before it is emitted. Every rewrite keeps or
@@ -54,6 +55,13 @@ pub enum Rewrite {
     /// summed first: each lane's old value and the final value are those of another order of the
     /// additions, rounded differently. Never a default.
     FloatAddReassociated,
+    /// The node is emulated although the target has an instruction of its op and type: that
+    /// instruction's results are weaker than the node's where the node is (e.g. it flushes
+    /// subnormals on global memory), as `rule` says. The emulation is exact.
+    ExactForWeakerNative {
+        /// The rule naming what the native instruction would weaken.
+        rule: RuleId,
+    },
 }
 
 impl fmt::Display for Rewrite {
@@ -74,6 +82,10 @@ impl fmt::Display for Rewrite {
             Rewrite::FloatAddReassociated => f.write_str(
                 "opt-in: f32 adds of a warp's lanes at one address summed first (rounded as \
                  another order of the additions)",
+            ),
+            Rewrite::ExactForWeakerNative { rule } => write!(
+                f,
+                "emulated exactly: the native instruction is weaker here [rule {rule}]"
             ),
             Rewrite::HalfAddOnPackedWord => f.write_str(
                 "opt-in: packed add on the 32-bit word, -0.0 in the other half (a NaN there \

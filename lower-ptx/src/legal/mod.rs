@@ -10,8 +10,9 @@
 //!   nodes of laxity `ieee2008` only: on an H100 two NaNs give a NaN other than the canonical
 //!   one, so an exact min/max takes the software form;
 //! - `add.f32` without `.noftz` flushes subnormals on `.global` (and generic addresses pointing
-//!   there): printed for an `ftz` node on those spaces, and for an exact one only where the
-//!   target has no `.noftz.f32` (before PTX ISA 9.4, the backend's `FlushSubnormals` property);
+//!   there): printed there for an `ftz` node only; an exact f32 add or sub there is `.noftz`
+//!   from sm_90 and PTX ISA 9.4 and a CAS loop (exact `add.rn.f32` in registers) before (rule
+//!   `ptx.f32-add-flushes-without-noftz`); on `.shared` the plain form is exact and stays;
 //! - no 8-bit atomics; 16-bit only `cas.b16` and `add.noftz.f16/.bf16`;
 //! - vector forms only on `.global` or generic addresses; used on `.global` only, because the
 //!   PTX ISA allows a generic one only where the address points to `.global` (through a shared
@@ -269,6 +270,10 @@ atomir_ir::rules! {
             "a 128-bit load or store needs sm_70 and PTX ISA 8.3",
         LdStB128SysNeedsPtx84 = "ptx.ld-st-b128-sys-needs-ptx84":
             "a 128-bit load or store with system scope needs sm_70 and PTX ISA 8.4",
+        F32AddFlushesWithoutNoftz = "ptx.f32-add-flushes-without-noftz":
+            "atom/red.add.f32 flushes subnormals on global memory, and `.noftz` needs sm_90 and \
+             PTX ISA 9.4: an exact f32 add or sub on global or generic memory is a CAS loop \
+             before (an `ftz` node, and shared memory, keep the native add)",
     }
 }
 

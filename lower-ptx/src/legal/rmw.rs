@@ -136,6 +136,20 @@ fn with_node_laxity(op: PtxOp, node: &AtomicNode) -> PtxOp {
     }
 }
 
+/// Whether the node is an f32 add or sub whose native form would flush where the node does not
+/// allow it (rule [`PtxRule::F32AddFlushesWithoutNoftz`]): an exact node (not `ftz`) whose
+/// address may be global memory, on a target without `.noftz.f32`. `atom.add.f32` and
+/// `red.add.f32` flush subnormal inputs and results there (PTX ISA, `atom`: only shared memory
+/// keeps them), so the add is the exact CAS loop instead, its arithmetic `add.rn.f32`, which
+/// keeps subnormals.
+fn native_f32_add_flushes(node: &AtomicNode, target: PtxTarget) -> bool {
+    node.ty == ElemType::F32
+        && matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
+        && !FloatLaxity::carries(Some(FloatLaxity::MayFlushSubnormals), node.laxity)
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+        && !target.has(Feature::NoftzF32)
+}
+
 /// The native vector form of `op` on `shape × ty` (sm_90, PTX 8.1, `.global`).
 ///
 /// Not on generic addresses: a generic vector `atom` is defined only where the address points
@@ -309,7 +323,9 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: ElementLowering)
 /// Only with `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
 /// out once per 32-bit word by a warp's lanes, their operations applied one after another in
 /// lane order ([`WarpCombine::SerialFold`]), instead of the scalar `atom` (which ptxas makes a
-/// CAS loop per lane), a CAS loop per lane, or the warp-combined loop per address.
+/// CAS loop per lane), a CAS loop per lane, or the warp-combined loop per address. So is an
+/// exact f32 add or sub whose native form would flush ([`native_f32_add_flushes`]), once per
+/// address instead of a CAS loop per lane; where the native f32 add is exact it stays.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
     target.serial_fold
         && node.order == MemoryOrder::Relaxed
@@ -317,20 +333,24 @@ fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
         && target.has(Feature::WarpCombine)
         && target.has(Feature::CasB16)
         && matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
-        && matches!(
-            node.ty,
+        && match node.ty {
             ElemType::F16
-                | ElemType::Bf16
-                | ElemType::U8
-                | ElemType::S8
-                | ElemType::U16
-                | ElemType::S16
-        )
+            | ElemType::Bf16
+            | ElemType::U8
+            | ElemType::S8
+            | ElemType::U16
+            | ElemType::S16 => true,
+            ElemType::F32 => native_f32_add_flushes(node, target),
+            _ => false,
+        }
 }
 
-/// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a warp at
-/// one address sum their operands first, one of them adding the sum ([`WarpCombine::Fold`] of the
-/// native RMW). At one contended address a warp's 32 atomics become one.
+/// Opt-in only (`+reassociate-float-add`): a relaxed scalar f32 add or sub whose lanes of a
+/// warp at one address sum their operands first, one of them adding the sum
+/// ([`WarpCombine::Fold`] of the native RMW). At one contended address a warp's 32 atomics become one. An
+/// exact node whose native add would flush ([`native_f32_add_flushes`]) is combined too: the
+/// option's client accepts the native `atom.add.f32` and its flushing (its help says so) in
+/// place of the exact CAS loop.
 fn reassociated_float_add(node: &AtomicNode, target: PtxTarget) -> bool {
     target.reassociate_float_add
         && node.order == MemoryOrder::Relaxed
@@ -411,9 +431,16 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
     let hint = node.hint.is_some() && hint_allowed(node, target);
 
     let packed = packed_half_native(node, target);
+    let flushing_add =
+        native_f32_add_flushes(node, target) && !reassociated_float_add(node, target);
+    if flushing_add {
+        legality.rewrites.push(Rewrite::ExactForWeakerNative {
+            rule: PtxRule::F32AddFlushesWithoutNoftz.rule(),
+        });
+    }
     let native = if packed.is_some() {
         packed
-    } else if serial_folded(node, target) {
+    } else if serial_folded(node, target) || flushing_add {
         None
     } else if node.shape.is_vector() {
         vector_native(node, target)
@@ -445,7 +472,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
             // sm_90, release: 55 SASS instructions against 32).
             let per_element =
                 !(node.op == AtomicOp::Cas && node.shape.is_vector() && node.ty.bits() == 16);
-            let native = (per_element && !serial_folded(node, target))
+            let native = (per_element && !serial_folded(node, target) && !flushing_add)
                 .then(|| scalar_native(node.op, node.ty, target))
                 .flatten();
             let (element, op) = match (packed_half_words(node, target), native) {

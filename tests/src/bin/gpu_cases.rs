@@ -325,10 +325,10 @@ fn read_bits(bytes: &[u8], offset: usize, width: usize) -> u128 {
     u128::from_le_bytes(buffer)
 }
 
-/// Whether a target's f32 add cases use subnormal values: where its f32 add is exact
-/// (`.noftz`), so the GPU checks that it keeps them.
-fn subnormal_f32_add(target: PtxTarget) -> bool {
-    target.has(atomir_ptx::Feature::NoftzF32)
+/// Whether a cell's f32 add values are subnormals: where its code is exact (`.noftz`, or the
+/// CAS loop of an exact add where the native one flushes), so the GPU checks that it keeps them.
+fn subnormal_f32_add(target: PtxTarget, cell: &Cell) -> bool {
+    target.float_mode(&cell.node()) == atomir_ir::semantics::FloatMode::Ieee
 }
 
 /// Writes the module and the cases of `target`; with `cubin`, also assembles the module here
@@ -336,7 +336,6 @@ fn subnormal_f32_add(target: PtxTarget) -> bool {
 /// PTX only up to its own CUDA version's ISA: CUDA 13.0 stops at PTX 9.0).
 fn generate(dir: &str, target: PtxTarget, cubin: bool) {
     let backend = target;
-    let subnormal = subnormal_f32_add(target);
     let chosen = gpu_cells(&backend);
     let module = Module {
         kernels: chosen.iter().map(Cell::kernel).collect(),
@@ -350,6 +349,7 @@ fn generate(dir: &str, target: PtxTarget, cubin: bool) {
     let mut cases = Vec::new();
     for (number, cell) in chosen.iter().enumerate() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ ((number as u64 + 1) * 0x1000_0000_01b3));
+        let subnormal = subnormal_f32_add(target, cell);
         let width = cell.ty.bytes() as usize;
         let lanes = cell.shape.len();
         let stride = width * lanes;
