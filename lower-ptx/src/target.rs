@@ -327,9 +327,9 @@ pub struct PtxTarget {
     /// additions, rounded differently. False by default. Needs [`Feature::WarpCombine`].
     pub reassociate_float_add: bool,
     /// `+plain-loops`: code size before contended speed. The relaxed scalar nodes the default
-    /// carries out once per address by a warp's lanes combined
-    /// ([`atomir_ir::Lowering::WarpMaskedCasLoop`], [`atomir_ir::Lowering::WarpCasLoop`],
-    /// [`atomir_ir::Lowering::WarpIntMinMax`]) are carried out by each lane on its own
+    /// carries out once per word or address by a warp's lanes combined
+    /// ([`atomir_ir::Lowering::WarpWordFold`], [`atomir_ir::Lowering::WarpIntMinMax`]) are
+    /// carried out by each lane on its own
     /// ([`atomir_ir::Lowering::MaskedCasLoop`], [`atomir_ir::Lowering::CasLoop`],
     /// [`atomir_ir::Lowering::IntMinMax`]): the same results, a fraction of the code, and every
     /// lane's retries at a contended address. False by default. Needs [`Feature::WarpCombine`]
@@ -504,8 +504,8 @@ pub enum Feature {
     /// flushes them on global memory). Scalar in every space, `.v2/.v4` on global and generic.
     NoftzF32,
     /// `activemask`, `match.any.sync`, `shfl.sync`, `bfind` and `bar.warp.sync`: lanes of a warp
-    /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`],
-    /// [`atomir_ir::Lowering::WarpCasLoop`], [`atomir_ir::Lowering::WarpIntMinMax`]).
+    /// that combine their atomics ([`atomir_ir::Lowering::WarpWordFold`],
+    /// [`atomir_ir::Lowering::WarpIntMinMax`]).
     WarpCombine,
     /// `redux.sync`: a warp's reduction in one instruction.
     WarpRedux,

@@ -284,7 +284,7 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Low
 /// Only with `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
 /// out once per 32-bit word by a warp's lanes, their operations applied one after another in
 /// lane order ([`Lowering::WarpSerialFold`]), instead of the scalar `atom` (which ptxas makes a
-/// CAS loop per lane), a CAS loop per lane, or the warp-combined loop per address.
+/// CAS loop per lane), a CAS loop per lane, or the default fold per word.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
     target.serial_fold
         && node.order == MemoryOrder::Relaxed

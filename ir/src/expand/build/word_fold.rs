@@ -81,14 +81,7 @@ pub(super) fn word_fold_element(
         inclusive: false,
     });
     let folds = address_folds(b, fold, addr_peers, below, contribution, shift);
-    let gathered = b.var(PrimType::I32);
-    b.push(Prim::WarpScan {
-        dst: gathered,
-        op: BinaryOp::Or,
-        peers: word_peers,
-        value: folds.placed,
-        inclusive: true,
-    });
+    let gathered = gather_folds(b, addr_peers, word_peers, folds.placed);
     let leads = b.var(PrimType::Pred);
     b.push(Prim::WarpLeads {
         dst: leads,
@@ -124,6 +117,31 @@ pub(super) fn word_fold_element(
 
     b.switch_to(done);
     b.unary(UnaryOp::Bitcast, done_params[0], natural)
+}
+
+/// The or of the word's lanes' `placed` contributions (this lane's and those below it; the
+/// highest lane's is the whole word's). Where one address has every lane of the word (each
+/// lane's address peers are then its word peers, in every lane of the word alike), its
+/// highest lane's own contribution is already the whole, and the scan is skipped: the common
+/// case of a warp on one address pays for one scan, as the per-address form does.
+fn gather_folds(b: &mut Builder, addr_peers: Var, word_peers: Var, placed: Var) -> Var {
+    let one_address = b.cmp(CmpCond::Eq, addr_peers, word_peers);
+    let from = b.current;
+    let (scan, _) = b.block(&[]);
+    let (gathered, gathered_params) = b.block(&[PrimType::I32]);
+    branch_with(b, from, one_address, gathered, &[placed], scan, &[]);
+    b.switch_to(scan);
+    let scanned = b.var(PrimType::I32);
+    b.push(Prim::WarpScan {
+        dst: scanned,
+        op: BinaryOp::Or,
+        peers: word_peers,
+        value: placed,
+        inclusive: true,
+    });
+    b.jump(gathered, &[scanned]);
+    b.switch_to(gathered);
+    gathered_params[0]
 }
 
 /// What a lane adds to the or-scan that gathers a word's folds.
