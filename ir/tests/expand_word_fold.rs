@@ -164,7 +164,7 @@ fn check_warp(
 #[test]
 fn word_folds_are_the_consecutive_linearization_with_one_cas_per_word() {
     let mut interp = Interpreter::new();
-    let mut rng = XorShift(0x30_4df0_1d);
+    let mut rng = XorShift(0x304d_f01d);
     let mut warps = 0;
     for ty in TYPES {
         for op in OPS {
