@@ -284,7 +284,7 @@ impl PtxKnob {
                 "smaller code, slower under contention: relaxed 8/16-bit integer add, sub, \
                  min and max and relaxed f32/f64 min and max are carried out by each lane on \
                  its own (a CAS loop, or the integer atom with its NaN loop) instead of once \
-                 per address by the warp's lanes combined; results are the same, hence a \
+                 per 32-bit word or address by the warp's lanes combined; results are the same, hence a \
                  size choice rather than a default"
             }
             PtxKnob::SerialFold => {
@@ -342,7 +342,7 @@ pub struct PtxTarget {
     /// lane below it left, rounded as its own atomic would be. Exact: old values and final memory
     /// are those of the lanes' atomics one after another. False by default until GPU timings
     /// show it faster than the scalar `atom` (which ptxas carries out as a CAS loop per lane)
-    /// and the warp-combined loop per address. Needs [`Feature::CasB16`] (and so the warp
+    /// and the default warp-combined loop per word. Needs [`Feature::CasB16`] (and so the warp
     /// instructions, which come with the same architecture).
     pub serial_fold: bool,
 }
