@@ -370,7 +370,7 @@ fn plain_loops_trade_size_and_every_route_counts_the_same_code() {
     let (combined, small) = (sizes(default), sizes(plain));
     assert_eq!(
         combined.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
-        [Lowering::WarpMaskedCasLoop, Lowering::WarpIntMinMax]
+        [Lowering::WarpWordFold, Lowering::WarpIntMinMax]
     );
     assert_eq!(
         small.iter().map(|(l, _)| *l).collect::<Vec<_>>(),

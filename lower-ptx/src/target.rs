@@ -287,7 +287,7 @@ impl PtxKnob {
                 "smaller code, slower under contention: relaxed 8/16-bit integer add, sub, \
                  min and max and relaxed f32/f64 min and max are carried out by each lane on \
                  its own (a CAS loop, or the integer atom with its NaN loop) instead of once \
-                 per address by the warp's lanes combined; results are the same, hence a \
+                 per 32-bit word or address by the warp's lanes combined; results are the same, hence a \
                  size choice rather than a default"
             }
             PtxKnob::SerialFold => {
@@ -330,9 +330,9 @@ pub struct PtxTarget {
     /// additions, rounded differently. False by default. Needs [`Feature::WarpCombine`].
     pub reassociate_float_add: bool,
     /// `+plain-loops`: code size before contended speed. The relaxed scalar nodes the default
-    /// carries out once per address by a warp's lanes combined
-    /// ([`atomir_ir::Lowering::WarpMaskedCasLoop`], [`atomir_ir::Lowering::WarpCasLoop`],
-    /// [`atomir_ir::Lowering::WarpIntMinMax`]) are carried out by each lane on its own
+    /// carries out once per word or address by a warp's lanes combined
+    /// ([`atomir_ir::Lowering::WarpWordFold`], [`atomir_ir::Lowering::WarpIntMinMax`]) are
+    /// carried out by each lane on its own
     /// ([`atomir_ir::Lowering::MaskedCasLoop`], [`atomir_ir::Lowering::CasLoop`],
     /// [`atomir_ir::Lowering::IntMinMax`]): the same results, a fraction of the code, and every
     /// lane's retries at a contended address. False by default. Needs [`Feature::WarpCombine`]
@@ -345,7 +345,7 @@ pub struct PtxTarget {
     /// lane below it left, rounded as its own atomic would be. Exact: old values and final memory
     /// are those of the lanes' atomics one after another. False by default until GPU timings
     /// show it faster than the scalar `atom` (which ptxas carries out as a CAS loop per lane)
-    /// and the warp-combined loop per address. Needs [`Feature::CasB16`] (and so the warp
+    /// and the default warp-combined loop per word. Needs [`Feature::CasB16`] (and so the warp
     /// instructions, which come with the same architecture).
     pub serial_fold: bool,
 }
@@ -507,8 +507,8 @@ pub enum Feature {
     /// flushes them on global memory). Scalar in every space, `.v2/.v4` on global and generic.
     NoftzF32,
     /// `activemask`, `match.any.sync`, `shfl.sync`, `bfind` and `bar.warp.sync`: lanes of a warp
-    /// that combine their atomics ([`atomir_ir::Lowering::WarpMaskedCasLoop`],
-    /// [`atomir_ir::Lowering::WarpCasLoop`], [`atomir_ir::Lowering::WarpIntMinMax`]).
+    /// that combine their atomics ([`atomir_ir::Lowering::WarpWordFold`],
+    /// [`atomir_ir::Lowering::WarpIntMinMax`]).
     WarpCombine,
     /// `redux.sync`: a warp's reduction in one instruction.
     WarpRedux,

@@ -397,10 +397,10 @@ fn relaxed_scalar_float_min_max_combines_the_warp() {
     assert_eq!(combined, 3 * 4 * 2);
 }
 
-/// Relaxed 8/16-bit add/sub/min/max combine a warp's lanes from sm_70 (`match.any.sync`);
-/// any other order, an op without an exact fold, a vector or an older target keeps one loop
-/// per lane. From sm_70 a scalar 16-bit loop is on `cas.b16`, an 8-bit one (or 16-bit on
-/// sm_60) masked in its 32-bit word.
+/// Relaxed 8/16-bit add/sub/min/max combine a warp's lanes from sm_70 (`match.any.sync`), one
+/// masked loop per 32-bit word; any other order, an op without an exact fold, a vector or an
+/// older target keeps one loop per lane. From sm_70 a lone lane's scalar 16-bit loop is on
+/// `cas.b16`, an 8-bit one (or 16-bit on sm_60) masked in its 32-bit word.
 #[test]
 fn relaxed_small_integer_loops_combine_the_warp() {
     let check = |target: &str, op, ty, order, shape, expected: Lowering| {
@@ -412,16 +412,13 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         let combined = code.contains("match.any.sync.b64");
         assert_eq!(
             combined,
-            matches!(
-                expected,
-                Lowering::WarpMaskedCasLoop | Lowering::WarpCasLoop
-            ),
+            expected == Lowering::WarpWordFold,
             "{target} {op} {ty} {order}:\n{code}"
         );
         let on_cas_b16 = code.contains(".cas.b16");
         assert_eq!(
             on_cas_b16,
-            matches!(expected, Lowering::CasLoop | Lowering::WarpCasLoop),
+            expected == Lowering::CasLoop,
             "{target} {op} {ty} {order}:\n{code}"
         );
         // From sm_80 a cheap test that every key is distinct runs first; `match.any.sync`
@@ -442,10 +439,11 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         (AtomicOp::Min, ElemType::S8),
         (AtomicOp::Max, ElemType::U16),
     ] {
-        let (combined, alone) = if ty.bits() == 16 {
-            (Lowering::WarpCasLoop, Lowering::CasLoop)
+        let combined = Lowering::WarpWordFold;
+        let alone = if ty.bits() == 16 {
+            Lowering::CasLoop
         } else {
-            (Lowering::WarpMaskedCasLoop, Lowering::MaskedCasLoop)
+            Lowering::MaskedCasLoop
         };
         check("sm_70", op, ty, relaxed, scalar, combined);
         check("sm_90", op, ty, relaxed, scalar, combined);

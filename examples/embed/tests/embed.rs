@@ -291,7 +291,7 @@ fn plain_loops_make_the_warp_combined_atomics_smaller_and_nothing_larger() {
     for (what, default, plain) in &sizes {
         assert!(plain <= default, "{what}: {plain} > {default}");
     }
-    // The u8 add is warp-combined by default (a masked CAS loop run once per address).
+    // The u8 add is warp-combined by default (a masked CAS loop run once per 32-bit word).
     let (_, default, plain) = sizes.iter().find(|(what, ..)| *what == "u8 add").unwrap();
     assert!(plain < default, "u8 add: {plain} against {default}");
 }

@@ -14,6 +14,7 @@ mod apply;
 mod part_word;
 mod serial_fold;
 mod warp;
+mod word_fold;
 
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, MemoryOrder};
@@ -21,6 +22,7 @@ use apply::{apply_op, float_infinity_bits};
 use part_word::part_word;
 use serial_fold::serial_fold_element;
 use warp::{warp_combined_element, WarpFold};
+use word_fold::word_fold_element;
 
 /// Builds an expansion block by block.
 struct Builder {
@@ -591,6 +593,13 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
             Lowering::CasLoop => cas_loop_element(&mut b, node, ty, addr, operand, new_value),
             Lowering::IntMinMax => int_min_max_carry(&mut b, node, ty, addr, operand, new_value),
             Lowering::WarpSerialFold => serial_fold_element(&mut b, node, ty, addr, operand),
+            Lowering::WarpWordFold => match Lowering::warp_fold(node.op, ty) {
+                Some(fold) => {
+                    word_fold_element(&mut b, node, ty, addr, operand, WarpFold::Integer(fold))
+                }
+                // Not a foldable op (outside the tables' contract): this lane's own loop.
+                None => masked_cas_loop_element(&mut b, node, ty, addr, operand, new_value),
+            },
             Lowering::WarpIntMinMax => match Lowering::int_min_max_atomics(node.op, ty) {
                 Some([(signed_op, _), _]) => {
                     let fold = WarpFold::FloatMinMax {

@@ -154,6 +154,19 @@ pub enum Lowering {
     /// in lane order. Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar nodes on targets
     /// with warp vote and shuffle instructions only.
     WarpSerialFold,
+    /// A relaxed scalar 8/16-bit integer add/sub/min/max as one masked CAS loop per aligned
+    /// 32-bit word, carried out once per word by a warp: the lanes whose elements lie in one
+    /// word form a group; the lanes of each address fold their operands as
+    /// [`Lowering::WarpMaskedCasLoop`] does (same exact fold), and the highest lane of the group
+    /// applies every address's fold (at most four for 8-bit elements, two for 16-bit) to its own
+    /// bits in each attempt of one loop. Each lane gets the old value of the linearization in
+    /// which the group's operations are consecutive, those at one address in lane order. So
+    /// lanes at different addresses of one word share one loop (where
+    /// [`Lowering::WarpMaskedCasLoop`] runs one per address, all retrying on the same word),
+    /// and the lanes at one address are folded, not applied one by one
+    /// ([`Lowering::WarpSerialFold`]). Relaxed only, as [`Lowering::WarpMaskedCasLoop`]. Scalar
+    /// nodes on targets with warp vote and shuffle instructions only.
+    WarpWordFold,
 }
 
 impl Lowering {
@@ -170,6 +183,7 @@ impl Lowering {
             Lowering::WarpNative => Lowering::WarpNative,
             Lowering::WarpIntMinMax => Lowering::WarpIntMinMax,
             Lowering::WarpSerialFold => Lowering::WarpSerialFold,
+            Lowering::WarpWordFold => Lowering::WarpWordFold,
         }
     }
 
@@ -184,6 +198,7 @@ impl Lowering {
                 | Lowering::WarpMaskedCasLoop
                 | Lowering::WarpCasLoop
                 | Lowering::WarpSerialFold
+                | Lowering::WarpWordFold
         )
     }
 
@@ -252,7 +267,9 @@ impl Lowering {
             Lowering::CasLoop | Lowering::WarpCasLoop | Lowering::WarpSerialFold => {
                 Lowering::SplitCasLoop
             }
-            Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop => Lowering::SplitMaskedCasLoop,
+            Lowering::MaskedCasLoop | Lowering::WarpMaskedCasLoop | Lowering::WarpWordFold => {
+                Lowering::SplitMaskedCasLoop
+            }
             Lowering::IntMinMax | Lowering::WarpIntMinMax => Lowering::SplitIntMinMax,
             _ => Lowering::SplitMaskedOp,
         }
@@ -307,9 +324,10 @@ impl Legality {
             | Lowering::WarpCasLoop
             | Lowering::WarpSerialFold
             | Lowering::WarpIntMinMax => Strategy::CasLoop,
-            Lowering::MaskedCasLoop | Lowering::MaskedOp | Lowering::WarpMaskedCasLoop => {
-                Strategy::Widen
-            }
+            Lowering::MaskedCasLoop
+            | Lowering::MaskedOp
+            | Lowering::WarpMaskedCasLoop
+            | Lowering::WarpWordFold => Strategy::Widen,
             _ if self.rewrites.is_empty() => Strategy::Native,
             _ => Strategy::Rewrite,
         }
@@ -344,6 +362,10 @@ impl Legality {
             )),
             Lowering::WarpCasLoop => text.push_str(&format!(
                 " on a {bits}-bit CAS, run once per address by the warp's lanes combined"
+            )),
+            Lowering::WarpWordFold => text.push_str(&format!(
+                " ({bits}-bit in a 32-bit word, masked CAS loop run once per word by the \
+                 warp's lanes, those of each address combined)"
             )),
             Lowering::WarpSerialFold if bits < 32 => text.push_str(&format!(
                 " ({bits}-bit in a 32-bit word, CAS loop run once per word by the warp's \

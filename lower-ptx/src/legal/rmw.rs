@@ -275,10 +275,14 @@ fn element_emulation(node: &AtomicNode, target: PtxTarget) -> Lowering {
 
 /// The element lowering of a node whose emulation is `element`: a relaxed scalar 8/16-bit
 /// add/sub/min/max's CAS loop (masked or on `cas.b16`) is run by one lane for all the lanes of
-/// its warp with the same address ([`Lowering::WarpMaskedCasLoop`],
-/// [`Lowering::WarpCasLoop`]) where the target has the warp instructions. A CAS loop retried by
-/// every lane of a warp on one word is what makes an 8-bit add slow (45 s for 2^20 threads on
-/// one address on an H200); a group of lanes retries once.
+/// its warp whose elements lie in the same 32-bit word, each address's operands folded first
+/// ([`Lowering::WarpWordFold`]), where the target has the warp instructions. A CAS loop retried
+/// by every lane of a warp on one word is what makes an 8-bit add slow (45 s for 2^20 threads
+/// on one address on an H200); a group of lanes retries once. Combining per address instead
+/// ([`Lowering::WarpMaskedCasLoop`], [`Lowering::WarpCasLoop`]) left the lanes at different
+/// addresses of one word each running a loop on it: on an H200 (bench/RESULTS.md, cells
+/// against independent baselines), u8 add at 32 addresses took 26.2 ms that way against 26.5
+/// ms for nvcc's code and 3.43 ms for the serial fold, which groups by word too.
 fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Lowering {
     let combines = node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
@@ -286,8 +290,7 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Low
         && !target.plain_loops
         && Lowering::warp_fold(node.op, node.ty).is_some();
     match element {
-        Lowering::MaskedCasLoop if combines => Lowering::WarpMaskedCasLoop,
-        Lowering::CasLoop if combines => Lowering::WarpCasLoop,
+        Lowering::MaskedCasLoop | Lowering::CasLoop if combines => Lowering::WarpWordFold,
         _ => element,
     }
 }
@@ -295,9 +298,9 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: Lowering) -> Low
 /// Only with `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
 /// out once per 32-bit word by a warp's lanes, their operations applied one after another in
 /// lane order ([`Lowering::WarpSerialFold`]), instead of the scalar `atom` (which ptxas makes a
-/// CAS loop per lane), a CAS loop per lane, or the warp-combined loop per address. So is an
-/// exact f32 add or sub whose native form would flush ([`native_f32_add_flushes`]), once per
-/// address instead of a CAS loop per lane; where the native f32 add is exact it stays.
+/// CAS loop per lane), a CAS loop per lane, or the default fold per word. So is an exact f32 add
+/// or sub whose native form would flush ([`native_f32_add_flushes`]), once per address instead of
+/// a CAS loop per lane; where the native f32 add is exact it stays.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
     target.serial_fold
         && node.order == MemoryOrder::Relaxed

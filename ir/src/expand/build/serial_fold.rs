@@ -198,15 +198,18 @@ pub(super) fn serial_fold_element(
 /// What one CAS of a group covers: the element itself, or for an 8/16-bit element its aligned
 /// 32-bit word, with the element's bit offset inside it. Lanes whose elements share a word form
 /// one group, and each applies its operation to its own bits of the word.
-struct Unit {
-    addr: Var,
-    ty: PrimType,
+pub(super) struct Unit {
+    /// The address the CAS acts on: the element's, or its word's.
+    pub(super) addr: Var,
+    /// The type the CAS acts on.
+    pub(super) ty: PrimType,
     /// The element's bit offset in the word (an `i32`), for an 8/16-bit element.
-    shift: Option<Var>,
+    pub(super) shift: Option<Var>,
 }
 
 impl Unit {
-    fn of(b: &mut Builder, ty: ElemType, addr: Var) -> Unit {
+    /// The unit of an element of `ty` at `addr`; emits the word's address and the shift.
+    pub(super) fn of(b: &mut Builder, ty: ElemType, addr: Var) -> Unit {
         if ty.bits() >= 32 {
             return Unit {
                 addr,
@@ -236,7 +239,7 @@ impl Unit {
     }
 
     /// The element's bits in `unit` (a value of the unit's type).
-    fn extract(&self, b: &mut Builder, unit: Var, bits_ty: PrimType) -> Var {
+    pub(super) fn extract(&self, b: &mut Builder, unit: Var, bits_ty: PrimType) -> Var {
         match self.shift {
             None => unit,
             Some(shift) => {
@@ -247,7 +250,7 @@ impl Unit {
     }
 
     /// `unit` with the element's bits replaced by `element`.
-    fn insert(&self, b: &mut Builder, unit: Var, element: Var) -> Var {
+    pub(super) fn insert(&self, b: &mut Builder, unit: Var, element: Var) -> Var {
         match self.shift {
             None => element,
             Some(shift) => {
@@ -271,7 +274,7 @@ fn branch(b: &mut Builder, from: Block, cond: Var, then: Block, otherwise: Block
 }
 
 /// Ends `from` with a branch on `cond` to `then` and `otherwise` with their arguments.
-fn branch_with(
+pub(super) fn branch_with(
     b: &mut Builder,
     from: Block,
     cond: Var,

@@ -75,7 +75,7 @@ impl WarpFold {
     }
 
     /// The op [`Prim::WarpScan`] folds the contributions with.
-    fn scan_op(self) -> BinaryOp {
+    pub(super) fn scan_op(self) -> BinaryOp {
         match self {
             WarpFold::Integer(op) => op,
             WarpFold::FloatAdd => BinaryOp::FAdd,
@@ -85,7 +85,7 @@ impl WarpFold {
     }
 
     /// A lane's contribution to the scan: its operand's bits, its float, or its key.
-    fn contribution(self, b: &mut Builder, ty: ElemType, operand: Var) -> Var {
+    pub(super) fn contribution(self, b: &mut Builder, ty: ElemType, operand: Var) -> Var {
         match self {
             WarpFold::Integer(_) => b.bits_of(operand),
             WarpFold::FloatAdd => operand,
@@ -134,7 +134,7 @@ impl WarpFold {
 
     /// This lane's old value in the lane-order linearization (the element's bits), from the
     /// group's old value (its bits) and the scan of the lanes below this one.
-    fn old_in_group(
+    pub(super) fn old_in_group(
         self,
         b: &mut Builder,
         node: &AtomicNode,
