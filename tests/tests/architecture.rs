@@ -29,21 +29,9 @@ const ALLOWED_LONG_FILES: &[&str] = &[];
 
 /// Functions over [`MAX_FN_LINES`], as `path::name`.
 const ALLOWED_LONG_FNS: &[&str] = &[
-    // The serial fold's element loop: one CAS attempt of the group, lane by lane.
-    "ir/src/expand/build/serial_fold.rs::serial_fold_element",
-    // The fuzzer's mutation table: one arm per way of breaking a module.
-    "bench/src/fuzz.rs::break_module",
-    // The embedding example's whole program, read top to bottom.
-    "examples/embed/src/lib.rs::program",
     // vISA's memory message and ALU printers, one arm per message or primitive.
     "lower-visa/src/emit/native.rs::memory",
     "lower-visa/src/emit/prim.rs::alu",
-    // The litmus harness: its checker, parser and CUDA wrapper.
-    "tests/src/litmus/check.rs::check",
-    "tests/src/litmus/mod.rs::parse",
-    "tests/src/litmus/wrapper.rs::wrapper",
-    // One test of the random kernels' coverage, a list of asserted counts.
-    "tests/tests/random_kernels.rs::generated_modules_cover_what_the_text_form_allows",
 ];
 
 /// Circles between sibling modules, as `crate-dir: parent::{a, b}`.
@@ -56,8 +44,6 @@ const ALLOWED_CIRCLES: &[&str] = &[
     "lower-ptx: read::{meaning, operands}",
     // The table and the memory-message part call each other.
     "lower-visa: {legality, memory}",
-    // The Python bindings' classes, errors and string reading refer to each other.
-    "python: {errors, module, node, splice, target, text}",
 ];
 
 /// The backend crates: none may depend on another.

@@ -4,7 +4,7 @@
 //! [`Lowering::WarpWordFold`]: crate::legal::Lowering::WarpWordFold
 
 use super::part_word::whole_word_loop;
-use super::serial_fold::{branch_with, Unit};
+use super::serial_fold::Unit;
 use super::warp::WarpFold;
 use super::{masked_cas_loop_element, Builder};
 use crate::expand::{BinaryOp, CmpCond, Prim, PrimType, UnaryOp, Var};
@@ -63,7 +63,7 @@ pub(super) fn word_fold_element(
     let solo_end = b.current;
 
     let (group, _) = b.block(&[]);
-    branch_with(b, entry, alone, solo, &[], group, &[]);
+    b.branch_from(entry, alone, (solo, &[]), (group, &[]));
     b.switch_to(group);
     let addr_peers = b.var(PrimType::I32);
     b.push(Prim::WarpPeers {
@@ -98,7 +98,7 @@ pub(super) fn word_fold_element(
     let replaced = whole_word_loop(b, node, unit.addr, operand_word);
     let (shared, shared_params) = b.block(&[PrimType::I32]);
     b.jump(shared, &[replaced]);
-    branch_with(b, group_entry, leads, leader, &[], shared, &[nothing]);
+    b.branch_from(group_entry, leads, (leader, &[]), (shared, &[nothing]));
 
     b.switch_to(shared);
     let group_old_word = b.var(PrimType::I32);
@@ -129,7 +129,7 @@ fn gather_folds(b: &mut Builder, addr_peers: Var, word_peers: Var, placed: Var) 
     let from = b.current;
     let (scan, _) = b.block(&[]);
     let (gathered, gathered_params) = b.block(&[PrimType::I32]);
-    branch_with(b, from, one_address, gathered, &[placed], scan, &[]);
+    b.branch_from(from, one_address, (gathered, &[placed]), (scan, &[]));
     b.switch_to(scan);
     let scanned = b.var(PrimType::I32);
     b.push(Prim::WarpScan {
