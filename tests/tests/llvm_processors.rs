@@ -350,9 +350,14 @@ fn nvptx_float_adds_follow_what_llc_selects() {
                         && line.contains(".add.f32")
                         && !line.contains(".shared.")
                 });
+                // llc 23 expands it on global and generic memory into a CAS loop of its own.
+                let looped = code.lines().any(|line| {
+                    let line = line.trim_start();
+                    line.starts_with("atom.") && line.contains(".cas.")
+                });
                 assert_eq!(
                     lowering == Lowering::Native,
-                    !flushes,
+                    !flushes && !looped,
                     "{spec} f32 add {space}: {code}"
                 );
             }

@@ -426,34 +426,37 @@ impl Refusal {
 /// with the canonical name its `Display` prints. Two ids are equal where their names are: a
 /// canonical name denotes one target.
 #[derive(Clone)]
-pub struct TargetId {
+pub struct TargetId(Arc<Named<dyn Any + Send + Sync>>);
+
+/// A target beside its canonical name, shared: a refusal stays small.
+struct Named<T: ?Sized> {
     name: String,
-    target: Arc<dyn Any + Send + Sync>,
+    target: T,
 }
 
 impl TargetId {
     /// The id of `target`, whose canonical name is `name`.
     pub fn new<T: Any + Send + Sync>(target: T, name: impl Into<String>) -> Self {
-        TargetId {
+        TargetId(Arc::new(Named {
             name: name.into(),
-            target: Arc::new(target),
-        }
+            target,
+        }))
     }
 
     /// The canonical name, e.g. `ptx:sm_90@8.3`.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 
     /// The target, where it is a `T` (the backend's own target type).
     pub fn get<T: Any + Copy>(&self) -> Option<T> {
-        self.target.downcast_ref::<T>().copied()
+        self.0.target.downcast_ref::<T>().copied()
     }
 }
 
 impl PartialEq for TargetId {
     fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
+        self.name() == other.name()
     }
 }
 
@@ -461,13 +464,13 @@ impl Eq for TargetId {}
 
 impl fmt::Debug for TargetId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("TargetId").field(&self.name).finish()
+        f.debug_tuple("TargetId").field(&self.name()).finish()
     }
 }
 
 impl fmt::Display for TargetId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name)
+        f.write_str(self.name())
     }
 }
 
