@@ -42,6 +42,14 @@ pub(super) fn element_lowering(
         });
     }
 
+    // rule llvm.amdgcn-system-scope-by-cas: at system scope, on memory that may be fine-grained
+    // (host memory over PCIe), llc expands every RMW but exch, integer add and the bitwise ops
+    // into a cmpswap loop of its own (measured: fadd, sub, inc/dec and umin at llc 22), so the
+    // rest is atomir's CAS loop there.
+    if amd_system_scope_by_cas(target, node) {
+        return Ok(loop_for(small));
+    }
+
     // rule llvm.fminmax-ieee2008: a float min/max of laxity `ieee2008` is `atomicrmw fmin/fmax`
     // itself (minnum/maxnum, LLVM 15 on), which means exactly what it allows; llc expands it
     // where the processor has no instruction. f32/f64 on amdgcn and x86-64 from 15, on nvptx64
@@ -182,6 +190,22 @@ fn amd_float_add_native(target: &LlvmTarget, node: &AtomicNode, ty: ElemType) ->
     })
 }
 
+/// AMDGPU: whether a system-scope RMW on global or generic memory (which may be fine-grained
+/// host memory; `+coarse-grained` promises it is not) is one llc would expand into a cmpswap
+/// loop: all but exch, integer add, and, or and xor.
+pub(super) fn amd_system_scope_by_cas(target: &LlvmTarget, node: &AtomicNode) -> bool {
+    let kept = match node.op {
+        AtomicOp::Exch | AtomicOp::Cas | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => true,
+        AtomicOp::Add => node.ty.class() != TypeClass::Float,
+        _ => false,
+    };
+    target.triple == Triple::Amdgcn
+        && !target.coarse_grained
+        && node.scope == Scope::System
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+        && !kept
+}
+
 /// `atomicrmw fadd <2 x half>` (a packed element) printed as one instruction (AMDGPU, where
 /// the processor's llc selects it; NVPTX's llc expands it into a CAS loop of its own).
 fn packed_rmw_native(target: &LlvmTarget) -> bool {
@@ -201,7 +225,10 @@ pub(super) fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool 
                 ElemType::Bf16 => ElemType::Bf16x2,
                 other => other,
             };
-            bits == 32 && node.op == AtomicOp::Add && amd_float_add_native(target, node, packed)
+            bits == 32
+                && node.op == AtomicOp::Add
+                && amd_float_add_native(target, node, packed)
+                && !amd_system_scope_by_cas(target, node)
         }
         // NVPTX's llc expands it into one 32- or 64-bit CAS loop of its own (rule
         // llvm.nvptx-packed-half-add-by-cas): the vector is split, each element as its scalar

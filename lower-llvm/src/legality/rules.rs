@@ -73,6 +73,10 @@ atomir_ir::rules! {
         NvptxIncDec64ByCas = "llvm.nvptx-inc-dec-64-by-cas":
             "PTX's atom.inc/atom.dec are 32-bit only: llc expands a 64-bit uinc_wrap/udec_wrap \
              into a CAS loop of its own, so 64-bit inc/dec is atomir's CAS loop",
+        AmdgcnSystemScopeByCas = "llvm.amdgcn-system-scope-by-cas":
+            "at system scope on global or generic memory (possibly fine-grained) llc expands \
+             every RMW but exch, integer add, and, or and xor into a cmpswap loop of its own: \
+             the rest is atomir's CAS loop there (not with +coarse-grained)",
         NvptxSystemScopeByCas = "llvm.nvptx-system-scope-by-cas":
             "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
         PartWordCas = "llvm.part-word-cas":
