@@ -76,7 +76,7 @@ pub use kernel::{
     AtomicInst, Constant, Fence, Inst, InstData, Kernel, KernelTag, Module, Name, Operand, Param,
     Predicate, Scalar, SourceLoc, Value, ValueData, ValueDef, VectorList,
 };
-pub use legal::{Legality, Lowering, Refusal, Rewrite, Strategy, Verdict};
+pub use legal::{Legality, Lowering, Refusal, Rewrite, Strategy, TargetId, Verdict};
 pub use lower::{
     Backend, GenericParams, InstLowering, LowerError, LowerOptions, LowerReport, OnRefusal, Site,
     WriteError,

@@ -54,9 +54,9 @@ impl Triple {
     pub const fn note(self) -> &'static str {
         match self {
             Triple::Nvptx64 => {
-                "NVIDIA GPUs through llc's NVPTX backend; from @23 the order stays on atomicrmw, \
-                 and llc 23 turns f32 fadd on global memory into its exact CAS loop (the native \
-                 atom.add.f32 there flushes subnormals)"
+                "NVIDIA GPUs through llc's NVPTX backend; from @23 the order stays on atomicrmw; \
+                 what llc would expand into a CAS loop of its own (f32 add on global memory, \
+                 float sub, nand, 64-bit inc/dec) is atomir's CAS loop, whose verdict says so"
             }
             Triple::Amdgcn => "AMD GPUs (HSA); @23 prints the @22 form, judged by llc 23",
             Triple::Spirv64 => "OpenCL-flavoured SPIR-V (Kernel capability, physical addressing)",

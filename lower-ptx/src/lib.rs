@@ -64,7 +64,7 @@
 //! let cas = AtomicNode::new(AtomicOp::Cas, ElemType::B128);
 //! let refusal = sm80.legalize(&cas).unwrap_err();
 //! assert_eq!(refusal.rule.id(), "ptx.b128-needs-sm90");
-//! assert!(refusal.smallest_target.as_deref().unwrap().starts_with("ptx:sm_90"));
+//! assert!(refusal.smallest_target.as_ref().unwrap().name().starts_with("ptx:sm_90"));
 //! # Ok::<(), String>(())
 //! ```
 

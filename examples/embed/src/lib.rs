@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 
 use atomir::{
     verify, AddressSpace, AtomicInst, AtomicOp, BindingTypes, ElemType, Fence, Fragment, Inst,
-    Kernel, LowerError, MemoryOrder, Module, Operand, Scalar, Scope, SpliceNames, Target, Value,
-    ValueType, VectorShape, Verified,
+    Kernel, LowerError, MemoryOrder, Module, Operand, Refusal, Refused as _, Scalar, Scope,
+    SpliceNames, Target, Value, ValueType, VectorShape, Verified,
 };
 
 /// The bytes of the atomics' memory block.
@@ -234,18 +234,47 @@ pub struct Spliced {
     pub fence: bool,
     /// The instructions of each atomic's code, by its index in [`Program::atomics`].
     pub sizes: Vec<(usize, u32)>,
-    /// One line per atomic the target refused: what, the rule, the smallest target.
-    pub refusals: Vec<String>,
+    /// Each atomic (or the fence) the target refused, with the rule and the smallest target.
+    pub refusals: Vec<RefusedInst>,
 }
 
-fn refusal_line(what: &str, target: Target, error: &LowerError) -> String {
-    let refusal = &error.refusal;
-    let smallest = Target::smallest_accepting(refusal)
-        .map_or_else(|| "no target of the backend".to_owned(), |t| t.to_string());
-    format!(
-        "{what}: refused by {target}: {} [rule {}]; smallest target that accepts it: {smallest}",
-        refusal.reason, refusal.rule
-    )
+/// An instruction the target refused: what it is, why, and the smallest target that accepts it,
+/// typed (a [`Target`] to lower for next). `Display` writes it as one line.
+#[derive(Clone, Debug)]
+pub struct RefusedInst {
+    /// The instruction, as [`Atomic::what`] (or [`FENCE`]) names it.
+    pub what: &'static str,
+    /// The target that refused it.
+    pub target: Target,
+    /// The refusal: rule and reason.
+    pub refusal: Refusal,
+    /// The smallest target of the backend that accepts it, if any does.
+    pub smallest: Option<Target>,
+}
+
+impl RefusedInst {
+    fn of(what: &'static str, target: Target, error: &LowerError) -> RefusedInst {
+        RefusedInst {
+            what,
+            target,
+            refusal: error.refusal.clone(),
+            smallest: error.smallest_target(),
+        }
+    }
+}
+
+impl std::fmt::Display for RefusedInst {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: refused by {}: {} [rule {}]; smallest target that accepts it: ",
+            self.what, self.target, self.refusal.reason, self.refusal.rule
+        )?;
+        match self.smallest {
+            Some(smallest) => write!(f, "{smallest}"),
+            None => f.write_str("no target of the backend"),
+        }
+    }
 }
 
 /// The PTX type a value of `ty` is loaded and stored as: the client's own memory layout.
@@ -371,7 +400,7 @@ fn splice_all(
         names.set_blocks(&predecessor, &continuation);
         if let Err(error) = target.splice(verified, 0, inst, &names, &mut fragment) {
             let what = what(program, inst);
-            spliced.refusals.push(refusal_line(what, target, &error));
+            spliced.refusals.push(RefusedInst::of(what, target, &error));
             continue;
         }
         predecessor = continuation;
