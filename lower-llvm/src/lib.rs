@@ -3,11 +3,11 @@
 //! `opt` and `llc` must accept the output and keep its meaning.
 //!
 //! - [`target`]: target specs and the llc flags each assumes (registry rows); `triple` the
-//!   triples, `cpu` the processors, `spelling` the per-triple spellings (orders, sync scopes,
+//!   triples, `cpu` the processors, [`spelling`] the per-triple spellings (orders, sync scopes,
 //!   address spaces, `atomicrmw` keywords) that the printer writes and [`read`] reads back.
 //! - `legal`: the legality table (rule ids `llvm.*`); it alone decides how a node is lowered,
-//!   split by concern: `rmw`, `ldst` (atomic loads, stores and fences), `element`, `vulkan`,
-//!   `checks`, `rules`, `plan`.
+//!   split by concern: `rmw`, `ld_st` (atomic loads and stores), `fence`, `candidates`,
+//!   `element`, `vulkan`, `checks`, `rules`, `plan`.
 //! - `emit`: the printer, whole (types, value spelling, the per-kernel emitter, the native
 //!   instructions, the shared expansions, load/store printing, the Vulkan frame and the
 //!   `Printer` itself), private: it is reached through [`Backend`](atomir_ir::Backend).
@@ -46,7 +46,7 @@ mod cpu;
 mod emit;
 mod legal;
 pub mod read;
-mod spelling;
+pub mod spelling;
 pub mod target;
 mod triple;
 
@@ -233,31 +233,8 @@ impl Table for LlvmTarget {
         legal::fence_plan(self, fence)
     }
 
-    /// The same triple, processor and options at every LLVM version, oldest first; then the
-    /// same triple and options on every other processor, oldest first; then, so that "no
-    /// target of this backend" is only said when it is true, every other triple the same way.
     fn candidates(&self) -> Vec<LlvmTarget> {
-        let all = LlvmTarget::all();
-        let same_options =
-            |t: &&LlvmTarget| t.triple == self.triple && t.coarse_grained == self.coarse_grained;
-        let same_cpu = all
-            .iter()
-            .filter(same_options)
-            .filter(|t| t.cpu == self.cpu);
-        let other_cpus = all
-            .iter()
-            .filter(same_options)
-            .filter(|t| t.cpu != self.cpu);
-        let other_triples = all
-            .iter()
-            .filter(|t| t.triple != self.triple && !t.coarse_grained);
-        let mut by_cpu: Vec<LlvmTarget> = other_cpus.copied().collect();
-        by_cpu.sort_by_key(|t| (t.cpu, t.major));
-        same_cpu
-            .copied()
-            .chain(by_cpu)
-            .chain(other_triples.copied())
-            .collect()
+        legal::candidates(self)
     }
 
     /// Float min/max as integer compare and select on a total-order key: no LLVM intrinsic
