@@ -35,9 +35,6 @@ const ALLOWED_LONG_FNS: &[&str] = &[
     "bench/src/fuzz.rs::break_module",
     // The embedding example's whole program, read top to bottom.
     "examples/embed/src/lib.rs::program",
-    // vISA's memory message and ALU printers, one arm per message or primitive.
-    "lower-visa/src/emit/native.rs::memory",
-    "lower-visa/src/emit/prim.rs::alu",
     // The litmus harness: its checker, parser and CUDA wrapper.
     "tests/src/litmus/check.rs::check",
     "tests/src/litmus/mod.rs::parse",
@@ -48,14 +45,8 @@ const ALLOWED_LONG_FNS: &[&str] = &[
 
 /// Circles between sibling modules, as `crate-dir: parent::{a, b}`.
 const ALLOWED_CIRCLES: &[&str] = &[
-    // The target registry and the CPU spelling share vocabulary both ways.
-    "lower-llvm: {cpu, spelling, target}",
-    // The printer's Vulkan and load/store parts and the primitive printer call each other.
-    "lower-llvm: {emit, expansion, ldst_emit, native, vulkan}",
     // The PTX reader's meaning and operand parts call each other.
     "lower-ptx: read::{meaning, operands}",
-    // The table and the memory-message part call each other.
-    "lower-visa: {legality, memory}",
     // The Python bindings' classes, errors and string reading refer to each other.
     "python: {errors, module, node, splice, target, text}",
 ];
