@@ -52,8 +52,6 @@ const ALLOWED_CIRCLES: &[&str] = &[
     "lower-llvm: {cpu, spelling, target}",
     // The printer's Vulkan and load/store parts and the primitive printer call each other.
     "lower-llvm: {emit, expansion, ldst_emit, native, vulkan}",
-    // The PTX reader's meaning and operand parts call each other.
-    "lower-ptx: read::{meaning, operands}",
     // The table and the memory-message part call each other.
     "lower-visa: {legality, memory}",
     // The Python bindings' classes, errors and string reading refer to each other.

@@ -8,7 +8,6 @@ use atomir_ir::{
 };
 
 use super::decl::Declarations;
-use super::operands::uniform_literal;
 use super::scan::Lines;
 use super::syntax::{self, Syntax};
 use super::{Bindings, PtxScalar, ReadAtomic, ReadError, ReadModule};
@@ -632,6 +631,20 @@ fn rmw_meaning(
         _ => None,
     };
     Ok((atomic_op, ty.elem(), laxity))
+}
+
+/// The literal every lane of the operand holds, if they all hold the same one.
+fn uniform_literal(operand: &[PtxScalar], _elem: ElemType) -> Option<u128> {
+    let mut bits = None;
+    for lane in operand {
+        match lane {
+            PtxScalar::Literal {
+                bits: lane_bits, ..
+            } if bits.is_none_or(|b| b == *lane_bits) => bits = Some(*lane_bits),
+            _ => return None,
+        }
+    }
+    bits
 }
 
 #[cfg(test)]
