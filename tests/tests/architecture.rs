@@ -346,7 +346,11 @@ fn backend_sources(root: &Path) -> Vec<(String, String, String)> {
 #[test]
 fn no_run_of_six_lines_of_one_shape_in_two_backends() {
     let files = backend_sources(&workspace_root());
-    assert!(files.len() > 30, "the scan found only {} files", files.len());
+    assert!(
+        files.len() > 30,
+        "the scan found only {} files",
+        files.len()
+    );
     let found = repeated_runs(&files);
     let what = format!("{RUN} or more lines of one shape in two backends");
     let failures = check_against(&what, &found, ALLOWED_REPEATED_RUNS);

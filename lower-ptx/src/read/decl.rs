@@ -282,10 +282,7 @@ mod tests {
             decls.statement(".reg .q32 %x"),
             Err(DeclError::UnknownRegisterType("q32".into()))
         );
-        assert_eq!(
-            decls.statement(".reg %x"),
-            Err(DeclError::UntypedRegisters)
-        );
+        assert_eq!(decls.statement(".reg %x"), Err(DeclError::UntypedRegisters));
         assert_eq!(
             decls.statement(".reg .b32 %r<n>"),
             Err(DeclError::RangeWithoutCount("%r<n>".into()))

@@ -357,8 +357,8 @@ impl Reader<'_, '_, '_> {
                 "a vector `{name}` addresses `.global` (or a generic address pointing there) only"
             )));
         }
-        let (op, elem, laxity) =
-            rmw_meaning(op, ty, q.noftz, shape).map_err(|error| self.opcode_error(error.to_string()))?;
+        let (op, elem, laxity) = rmw_meaning(op, ty, q.noftz, shape)
+            .map_err(|error| self.opcode_error(error.to_string()))?;
         let operands = op.operand_count();
         let expected = usize::from(!reduction) + 1 + operands + usize::from(q.hint);
         let found = &self.syntax.operands;
