@@ -175,6 +175,9 @@ pub struct PtxForms {
     /// A fence (`fence.*`, `membar.*`) between a label and a later branch back to it: one that
     /// runs on every retry of a loop.
     pub fence_in_loop: bool,
+    /// PTX instructions of the function's body: lines that are neither a directive, a label, a
+    /// brace nor a comment (the parameter loads and result stores of the kernel included).
+    pub instructions: usize,
 }
 
 impl PtxForms {
@@ -182,6 +185,7 @@ impl PtxForms {
     pub fn of(function: &str) -> Self {
         let mut forms = PtxForms::default();
         for line in function.lines() {
+            forms.instructions += usize::from(is_ptx_instruction(line));
             let Some(opcode) = line.split_whitespace().find(|t| !t.starts_with('@')) else {
                 continue;
             };
@@ -197,6 +201,17 @@ impl PtxForms {
         forms.fence_in_loop = fence_in_loop(function);
         forms
     }
+}
+
+/// Whether a line of a PTX function's text is an instruction.
+fn is_ptx_instruction(line: &str) -> bool {
+    let line = line.split("//").next().unwrap_or_default().trim();
+    !(line.is_empty()
+        || line.starts_with('.')
+        || line.starts_with('{')
+        || line.starts_with('}')
+        || line.starts_with(')')
+        || line.ends_with(':'))
 }
 
 /// Whether a fence lies between a label of `function` and a later branch back to it.

@@ -1,12 +1,14 @@
 //! Checks the results of the cell timing harness (`bench/gpu/cells/`) against the reference
 //! semantics, and simulates runs for its self-test: the contention checker
-//! ([`crate::contention`]) generalized to any scalar matrix cell.
+//! ([`crate::contention`]) generalized to any matrix cell, scalar or vector.
 //!
 //! A run: `threads` threads in `groups` equal groups, each group acting on its own copy of the
 //! memory (one group for global memory; one per thread block for shared memory, each block on
 //! the shared memory of one block of its cluster). Copy `g` is the `g`-th `slot` of the memory
 //! files (`slot` = length / groups): its elements packed at their own size, then guard bytes
-//! that nothing may change. Thread `l` of a group performs one atomic on element `l % addresses`
+//! that nothing may change. An element of a vector cell is the whole vector (a `v4.f32` takes 16
+//! bytes of memory, of operand and of old value), whose elements are each atomic on their own
+//! and checked as such, as the lanes of a packed type are. Thread `l` of a group performs one atomic on element `l % addresses`
 //! with the operand at `operands[t]` (`t` the thread's global index; a cas takes two: expected
 //! at `operands[2t]`, new at `operands[2t + 1]`); with the result used it stores its old value
 //! to `olds[t]`. What is checked, per element (per lane of a packed type):
@@ -26,7 +28,7 @@ use atomir_ptx::PtxTarget;
 use crate::contention::{float_sum_check, lane, read, write, CheckKind, Layout, Observed, Order};
 use crate::linearize::Linearizer;
 
-/// A scalar matrix cell as the harness runs it.
+/// A matrix cell as the harness runs it.
 #[derive(Clone, Copy, Debug)]
 pub struct CellRun {
     pub cell: Cell,
@@ -34,14 +36,20 @@ pub struct CellRun {
     pub groups: usize,
 }
 
-/// The cell of this name, if it is a scalar cell of the matrix.
+/// The cell of this name, if it is a cell of the matrix.
 pub fn find_cell(name: &str) -> Option<Cell> {
-    atomir_ir::matrix::cells().find(|cell| cell.name() == name && !cell.shape.is_vector())
+    atomir_ir::matrix::cells().find(|cell| cell.name() == name)
 }
 
 impl CellRun {
-    fn width(&self) -> usize {
+    /// Bytes of one vector element (the scalar itself for a scalar cell).
+    fn element_width(&self) -> usize {
         self.cell.ty.bytes() as usize
+    }
+
+    /// Bytes of what one thread acts on: the whole vector.
+    fn width(&self) -> usize {
+        self.element_width() * self.cell.shape.len()
     }
 
     /// Operands per thread: expected and new for a cas, one otherwise (a load ignores it).
@@ -112,16 +120,18 @@ impl CellRun {
         }
     }
 
-    /// Thread `t`'s operand (expected for a cas) and new value (cas only, else 0).
-    fn operands_of(&self, operands: &[u8], t: usize) -> (u64, u64) {
-        let width = self.width();
+    /// Thread `t`'s operand (expected for a cas) and new value (cas only, else 0) for vector
+    /// element `element`.
+    fn operands_of(&self, operands: &[u8], t: usize, element: usize) -> (u64, u64) {
+        let (width, part) = (self.width(), self.element_width());
+        let at = element * part;
         if self.cell.op == AtomicOp::Cas {
             (
-                read(operands, 2 * t * width, width),
-                read(operands, (2 * t + 1) * width, width),
+                read(operands, 2 * t * width + at, part),
+                read(operands, (2 * t + 1) * width + at, part),
             )
         } else {
-            (read(operands, t * width, width), 0)
+            (read(operands, t * width + at, part), 0)
         }
     }
 
@@ -157,24 +167,48 @@ impl CellRun {
                     .step_by(self.layout.addresses)
                     .map(|l| group * per_group + l)
                     .collect();
-                let offset = group * slot + address * width;
-                let kind = self
-                    .check_element(observed, offset, &threads, &mut linearizer)
-                    .map_err(|reason| format!("group {group} element {address}: {reason}"))?;
-                weakest = weakest.max(kind);
+                let at = group * slot + address * width;
+                if threads.is_empty() {
+                    // No thread acts on it (more addresses than threads in the group).
+                    if observed.init[at..at + width] != observed.last[at..at + width] {
+                        return Err(format!(
+                            "group {group} element {address}: changed, and no thread acts on it"
+                        ));
+                    }
+                    continue;
+                }
+                for element in 0..self.cell.shape.len() {
+                    let kind = self
+                        .check_element(
+                            observed,
+                            (group * slot, address),
+                            element,
+                            &threads,
+                            &mut linearizer,
+                        )
+                        .map_err(|reason| {
+                            format!("group {group} element {address}.{element}: {reason}")
+                        })?;
+                    weakest = weakest.max(kind);
+                }
             }
         }
         Ok(weakest)
     }
 
+    /// Checks vector element `element` (0 for a scalar) of address `address` of the copy at
+    /// byte `base`.
     fn check_element(
         &self,
         observed: &Observed,
-        offset: usize,
+        (base, address): (usize, usize),
+        element: usize,
         threads: &[usize],
         linearizer: &mut Linearizer<u64>,
     ) -> Result<CheckKind, String> {
-        let width = self.width();
+        let width = self.element_width();
+        let offset = base + address * self.width() + element * width;
+        let olds_at = |t: usize| t * self.width() + element * width;
         let mode = self.float_mode();
         let (lane_ty, lanes) = self.lanes();
         let lane_bits = lane_ty.bits();
@@ -188,7 +222,7 @@ impl CellRun {
             let operands: Vec<(u64, u64)> = threads
                 .iter()
                 .map(|&t| {
-                    let (b, c) = self.operands_of(observed.operands, t);
+                    let (b, c) = self.operands_of(observed.operands, t, element);
                     (lane(b, index, lane_bits), lane(c, index, lane_bits))
                 })
                 .collect();
@@ -208,7 +242,7 @@ impl CellRun {
                     .iter()
                     .zip(&operands)
                     .map(|(&t, &operand)| {
-                        let old = lane(read(olds, t * width, width), index, lane_bits);
+                        let old = lane(read(olds, olds_at(t), width), index, lane_bits);
                         (old, step(old, operand))
                     })
                     .collect();
@@ -286,24 +320,27 @@ impl CellRun {
     ) -> Result<(Vec<u8>, Option<Vec<u8>>), String> {
         let per_group = self.per_group()?;
         let slot = init.len() / self.groups;
-        let width = self.width();
+        let (width, part) = (self.width(), self.element_width());
         let mode = self.float_mode();
         let mut memory = init.to_vec();
         let mut olds = vec![0u8; self.layout.threads * width];
         for t in crate::contention::ordered(self.layout.threads, order) {
             let offset = (t / per_group) * slot + (t % per_group % self.layout.addresses) * width;
-            let old = read(&memory, offset, width);
-            let (b, c) = self.operands_of(operands, t);
-            let new = apply(
-                self.cell.op,
-                self.cell.ty,
-                u128::from(old),
-                u128::from(b),
-                u128::from(c),
-                mode,
-            ) as u64;
-            write(&mut memory, offset, width, new);
-            write(&mut olds, t * width, width, old);
+            for element in 0..self.cell.shape.len() {
+                let at = offset + element * part;
+                let old = read(&memory, at, part);
+                let (b, c) = self.operands_of(operands, t, element);
+                let new = apply(
+                    self.cell.op,
+                    self.cell.ty,
+                    u128::from(old),
+                    u128::from(b),
+                    u128::from(c),
+                    mode,
+                ) as u64;
+                write(&mut memory, at, part, new);
+                write(&mut olds, t * width + element * part, part, old);
+            }
         }
         Ok((memory, self.cell.result_used.then_some(olds)))
     }
@@ -359,6 +396,10 @@ mod tests {
             ("load_acquire_device_global_scalar_u32_used", 1),
             ("store_release_device_global_scalar_u32_dead", 1),
             ("inc_relaxed_device_global_scalar_u32_used", 1),
+            ("add_relaxed_device_global_v4_f32_used", 1),
+            ("cas_relaxed_device_global_v2_b16_used", 1),
+            ("max_relaxed_block_shared_v2_u64_dead", 2),
+            ("usub_sat_acq_rel_device_global_v2_u64_used", 1),
         ]
         .into_iter()
         .flat_map(|(name, groups)| {

@@ -5,6 +5,12 @@ an atomic function for it. Both keep the signature `atomir lower --module` gives
 
 A cell is a dict with the fields of `atomir matrix --format json`: name, op, type, shape,
 order, scope, space, result.
+
+A vector cell's baseline is LLVM's instruction on the vector type where the LLVM IR has one and
+that llc accepts (`atomicrmw fadd` on `<2 x float>`, which llc carries out as one CAS loop of the
+whole vector: atomic as a whole, more than the node asks), else the node's elements one after
+another, each the plain scalar instruction at its offset (`llvm_ir(..., per_element=True)`,
+labelled as such): what a programmer writes where LLVM has no vector form.
 """
 
 LLVM_TYPE = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double",
@@ -31,6 +37,16 @@ def size_of(type_):
     """Bytes of one element of `type_` (a packed pair counts as one element)."""
     bits = int("".join(ch for ch in type_.replace("x2", "") if ch.isdigit()))
     return bits // 8 * (2 if type_.endswith("x2") else 1)
+
+
+def lanes_of(shape):
+    """Elements of a vector shape (`scalar`: 1)."""
+    return 1 if shape in (None, "scalar") else int(shape[1:])
+
+
+def cell_size(cell):
+    """Bytes of what one thread of the cell acts on: the whole vector."""
+    return size_of(cell["type"]) * lanes_of(cell.get("shape"))
 
 
 def is_float(type_):
@@ -65,45 +81,71 @@ def _rmw_op(cell, version):
     return named[op]
 
 
-def llvm_ir(cell, version):
-    """The cell's node as plain LLVM IR for nvptx64: (text, the instruction it uses)."""
-    if cell["shape"] != "scalar":
-        raise NoBaseline("vector shapes are not run by the harness")
+def llvm_ir(cell, version, per_element=False):
+    """The cell's node as plain LLVM IR for nvptx64: (text, the instruction it uses). A vector
+    cell takes its vector type, or with `per_element` one scalar instruction per element."""
     name, op, type_ = cell["name"], cell["op"], cell["type"]
-    ty, pointer = llvm_type(type_), LLVM_SPACE[cell["space"]]
+    lanes = lanes_of(cell.get("shape"))
+    scalar, pointer = llvm_type(type_), LLVM_SPACE[cell["space"]]
+    ty = scalar if lanes == 1 else f"<{lanes} x {scalar}>"
     size = size_of(type_)
+    whole = size * lanes
     order, scope = cell["order"], LLVM_SCOPE[cell["scope"]]
     used = cell["result"] == "used"
-    params = [f"{pointer} %a"]
-    if op == "load":
-        inst = f"load atomic {ty}, {pointer} %a{scope} {LLVM_ORDER[order]}, align {size}"
-        body = [f"  %old = {inst}"]
-    elif op == "store":
-        params.append(f"{ty} %b")
-        inst = f"store atomic {ty} %b, {pointer} %a{scope} {LLVM_ORDER[order]}, align {size}"
-        body = [f"  {inst}"]
-    elif op == "cas":
-        params += [f"{ty} %b", f"{ty} %c"]
-        inst = (f"cmpxchg {pointer} %a, {ty} %b, {ty} %c{scope} {LLVM_ORDER[order]} "
-                f"{FAILURE_ORDER[order]}, align {size}")
-        body = [f"  %pair = {inst}", f"  %old = extractvalue {{ {ty}, i1 }} %pair, 0"]
+    params = [f"{pointer} %a"] + {"load": [], "cas": [f"{ty} %b", f"{ty} %c"]}.get(op, [f"{ty} %b"])
+    if lanes == 1 or not per_element:
+        body, inst = _access(cell, version, ty, pointer, "%a", "%b", "%c", "%old", whole)
     else:
-        params.append(f"{ty} %b")
-        inst = f"atomicrmw {_rmw_op(cell, version)} {pointer} %a, {ty} %b{scope} {LLVM_ORDER[order]}, align {size}"
-        body = [f"  %old = {inst}"]
+        body, parts = [], []
+        for k in range(lanes):
+            body.append(f"  %a{k} = getelementptr inbounds {scalar}, {pointer} %a, i32 {k}")
+            if op != "load":
+                body.append(f"  %b{k} = extractelement {ty} %b, i32 {k}")
+            if op == "cas":
+                body.append(f"  %c{k} = extractelement {ty} %c, i32 {k}")
+            lines, inst = _access(cell, version, scalar, pointer, f"%a{k}", f"%b{k}", f"%c{k}", f"%old{k}", size)
+            body += lines
+            parts.append(f"%old{k}")
+        inst = f"{lanes} x `{inst}`, one per element"
+        if op != "store":
+            previous = "poison"
+            for k, part in enumerate(parts):
+                body.append(f"  %vec{k} = insertelement {ty} {previous}, {scalar} {part}, i32 {k}")
+                previous = f"%vec{k}"
+            body.append(f"  %old = bitcast {ty} {previous} to {ty}")
     if used:
         params.append("ptr addrspace(1) %out")
-        body.append(f"  store {ty} %old, ptr addrspace(1) %out, align {size}")
+        body.append(f"  store {ty} %old, ptr addrspace(1) %out, align {whole}")
     text = (f'target triple = "nvptx64-nvidia-cuda"\n\n'
             f"define ptx_kernel void @{name}({', '.join(params)}) {{\n"
             + "\n".join(body) + "\n  ret void\n}\n")
     return text, inst
 
 
+def _access(cell, version, ty, pointer, address, b, c, old, align):
+    """The lines of one atomic access of type `ty` and the instruction."""
+    op = cell["op"]
+    order, scope = cell["order"], LLVM_SCOPE[cell["scope"]]
+    if op == "load":
+        inst = f"load atomic {ty}, {pointer} {address}{scope} {LLVM_ORDER[order]}, align {align}"
+        return [f"  {old} = {inst}"], inst
+    if op == "store":
+        inst = f"store atomic {ty} {b}, {pointer} {address}{scope} {LLVM_ORDER[order]}, align {align}"
+        return [f"  {inst}"], inst
+    if op == "cas":
+        inst = (f"cmpxchg {pointer} {address}, {ty} {b}, {ty} {c}{scope} {LLVM_ORDER[order]} "
+                f"{FAILURE_ORDER[order]}, align {align}")
+        pair = old.replace("%", "%pair_")
+        return [f"  {pair} = {inst}", f"  {old} = extractvalue {{ {ty}, i1 }} {pair}, 0"], inst
+    inst = f"atomicrmw {_rmw_op(cell, version)} {pointer} {address}, {ty} {b}{scope} {LLVM_ORDER[order]}, align {align}"
+    return [f"  {old} = {inst}"], inst
+
+
 CUDA_TYPE = {"u32": "unsigned int", "s32": "int", "b32": "unsigned int", "u64": "unsigned long long",
              "b64": "unsigned long long", "s64": "long long", "f32": "float", "f64": "double",
              "f16": "__half", "bf16": "__nv_bfloat16", "f16x2": "__half2", "bf16x2": "__nv_bfloat162",
-             "u16": "unsigned short", "b16": "unsigned short", "u8": "uint8_t"}
+             "u16": "unsigned short", "b16": "unsigned short", "u8": "uint8_t",
+             "float2": "float2", "float4": "float4"}
 CUDA_FUNCTION = {"add": "atomicAdd", "sub": "atomicSub", "exch": "atomicExch", "min": "atomicMin",
                  "max": "atomicMax", "inc": "atomicInc", "dec": "atomicDec", "and": "atomicAnd",
                  "or": "atomicOr", "xor": "atomicXor", "cas": "atomicCAS"}
@@ -118,9 +160,14 @@ def cuda_source(cell):
     """The cell as a CUDA kernel of CUDA's atomic functions: (source, the call it makes).
     Relaxed global (or generic) cells only: CUDA's atomic functions are relaxed, and a kernel
     parameter points to global memory. Whether CUDA has the overload is nvcc's to say."""
-    if cell["shape"] != "scalar" or cell["order"] != "relaxed" or cell["space"] not in ("global", "generic"):
+    if cell["order"] != "relaxed" or cell["space"] not in ("global", "generic"):
         raise NoBaseline("CUDA's atomic functions are relaxed, on memory a kernel parameter points to")
     op, type_, scope = cell["op"], cell["type"], cell["scope"]
+    if cell["shape"] != "scalar":
+        # sm_90's atomicAdd on float2 and float4 (global memory, device scope).
+        if (op, type_, cell["shape"], scope) not in (("add", "f32", "v2", "device"), ("add", "f32", "v4", "device")):
+            raise NoBaseline("CUDA's vector atomic functions are float2/float4 atomicAdd at device scope")
+        type_ = f"float{cell['shape'][1:]}"
     if scope not in CUDA_SUFFIX or type_ not in CUDA_TYPE:
         raise NoBaseline(f"no CUDA atomic function at {scope} scope on {type_}")
     if (op, type_) in EMULATED:

@@ -15,6 +15,11 @@ size`. Where it acts:
   two (`.reqnctapercluster`) and a block's copy goes back to the slot of the block that acted
   on it.
 
+`size` is the bytes of one element, a vector cell's element being the whole vector (its
+operand, its old value and the memory it acts on: `v4.f32` is 16 bytes); a vector parameter's
+loads, one per element at its offset or one vector load, read the thread's operand at the same
+offsets.
+
 Only parameter loads and `ret` change, so the atomic's code is exactly what the compiler
 emitted; anything else naming a parameter is refused rather than guessed at.
 """
@@ -28,8 +33,12 @@ sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from ptxpatch import PatchError, _matching, _param_name  # noqa: E402
 
 CLUSTER = 2
-# The largest shared copy: 4096 elements of 8 bytes, then the guard.
-SHARED_BYTES = 4096 * 8 + 16
+# The largest shared copy: 32 KiB of elements (4096 of 8 bytes; fewer of a wider vector, see
+# `shared_addresses_fit`), then the guard.
+SHARED_ELEMENT_BYTES = 4096 * 8
+SHARED_BYTES = SHARED_ELEMENT_BYTES + 16
+# A vector atomic's address is aligned to the whole vector (up to 8 x 8 bytes).
+SHARED_ALIGN = 64
 
 GLOBAL_PROLOGUE = """
 \t.reg .b32 %bench_r<8>;
@@ -116,8 +125,16 @@ def slot_bytes(addresses, size):
     return -(-addresses * size // 16) * 16 + 16
 
 
+def shared_addresses_fit(addresses, size):
+    """Whether `addresses` elements of `size` bytes fit the shared copy."""
+    return addresses * size <= SHARED_ELEMENT_BYTES
+
+
 def _load(param):
-    return re.compile(r"ld\.param\.(\w+)\s+(%[\w$]+),\s*\[" + re.escape(param) + r"(?:\+0)?\];")
+    """A load of `param` (a vector parameter's element or elements at an offset too): groups
+    type (`b32`, `v2.b32`), destination (a register or a brace list) and offset."""
+    return re.compile(r"ld\.param\.((?:v\d\.)?\w+)\s+(%[\w$]+|\{[^}]*\}),\s*\["
+                      + re.escape(param) + r"(?:\+(\d+))?\];")
 
 
 def patch_entry(ptx, name, size, operands, used, space):
@@ -147,7 +164,7 @@ def patch_entry(ptx, name, size, operands, used, space):
 
     def patch_address(text):
         def replace(m):
-            if m.group(1) not in ("u64", "b64", "s64"):
+            if m.group(1) not in ("u64", "b64", "s64") or m.group(2).startswith("{") or m.group(3) not in (None, "0"):
                 raise PatchError(f"{name}: {address} loaded as .{m.group(1)}")
             if shared:
                 return f"mov.b64 {m.group(2)}, %bench_d0;"
@@ -161,9 +178,10 @@ def patch_entry(ptx, name, size, operands, used, space):
         # Read-only while the kernel runs: fetched through the non-coherent cache, as nvcc
         # fetches `b[t]` of its own kernels.
         def fetch(m):
+            at = offset + int(m.group(3) or 0)
             return (f"ld.param.u64 %bench_d2, [{values[0]}];\n"
                     f"\tadd.s64 %bench_d2, %bench_d2, %bench_d3;\n"
-                    f"\tld.global.nc.{m.group(1)} {m.group(2)}, [%bench_d2+{offset}];")
+                    f"\tld.global.nc.{m.group(1)} {m.group(2)}, [%bench_d2+{at}];")
         text, count = _load(param).subn(fetch, text)
         if count == 0:
             raise PatchError(f"{name}: {param} is never loaded")
@@ -171,6 +189,8 @@ def patch_entry(ptx, name, size, operands, used, space):
 
     def patch_out(text, param):
         def add(m):
+            if m.group(2).startswith("{") or m.group(3) not in (None, "0"):
+                raise PatchError(f"{name}: {param} loaded as .{m.group(1)} at +{m.group(3)}")
             return f"{m.group(0)}\n\tadd.s64 {m.group(2)}, {m.group(2)}, %bench_d1;"
         text, count = _load(param).subn(add, text)
         if count == 0:
@@ -195,7 +215,7 @@ def patch_entry(ptx, name, size, operands, used, space):
         if count == 0:
             raise PatchError(f"{name}: no ret")
         body += EPILOGUE.format(barrier=barrier)
-        header = f".shared .align 16 .b8 {smem}[{SHARED_BYTES}];\n\n"
+        header = f".shared .align {SHARED_ALIGN} .b8 {smem}[{SHARED_BYTES}];\n\n"
     else:
         prologue = GLOBAL_PROLOGUE.format(n=n_param, size=size, stride=stride)
     directives = ptx[params_close + 1:body_open]

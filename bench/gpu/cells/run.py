@@ -4,17 +4,34 @@
 semantics.
 
     python3 DIR/run.py DIR OUT [--budget S] [--runs R] [--threads N] [--launch-cap S]
+                               [--wide-runs R] [--wide-patterns K] [--wide-time-per-contender S]
                                [--cells NAME,...] [--addresses N,...]
                                [--simulate [--simulate-wrong LABEL,...]]
 
 For every cell x operand pattern (constant, increasing, random) x number of addresses (1, 32,
-4096, 2^20; shared memory: up to 4096, one copy per block) the runner of `contention.py` does
-the work: a thread count that keeps every launch under --launch-cap, one launch from fresh
-memory whose final memory and old values `gpu_bench check-cell` checks (a contender whose
-result is wrong is reported, not timed), then the median of --runs timed launches, the
-contenders taking turns. Rows run address count by address count, so that what --budget cuts
-is the uncontended 2^20 rows. Each contender is loaded from its cubin (ptxas 13.5), or, where
-the driver refuses that, from its PTX with the ISA version lowered to 9.0 (recorded).
+4096, 2^20; shared memory: up to 4096 and 32 KiB, one copy per block) the runner of
+`contention.py` does the work: a thread count that keeps every launch under --launch-cap, one
+launch from fresh memory whose final memory and old values `gpu_bench check-cell` checks (a
+contender whose result is wrong is reported, not timed), then the median of --runs timed
+launches, the contenders taking turns. A vector cell's thread acts on a whole vector; each of its
+elements is checked as its own atomic.
+
+The order of the rows, and why (a run has about 6 minutes of GPU time): every cell at every
+address count with its first pattern (random operands), then every cell at 1, 32 and 4096
+addresses with its second pattern, then its third. What --budget cuts is thus further operand
+patterns, never an address count or a class. A 2^20-address row is the uncontended case: with
+2^20 threads each thread has an address of its own, so the operand pattern changes nothing the
+atomic unit sees and one pattern (--wide-patterns 1) is enough; its launches take tens of
+microseconds and vary little between contenders, so --wide-runs 3 timed runs within
+--wide-time-per-contender 0.1 s suffice. The cost of a wide row is the check on the CPU (2^20
+elements per contender) and the copies, about a second. A contended row at 1 or 32 addresses
+is bounded by --launch-cap (0.3 s a launch: fewer threads where a CAS loop is slow) and
+--time-per-contender (0.5 s of timed launches). With about 2 s a narrow row and 1 s a wide one,
+a sample of 30 cells takes ~4 minutes for its first pattern at all four address counts and uses
+the rest of a 360 s budget on the second pattern.
+
+Each contender is loaded from its cubin (ptxas 13.5), or, where the driver refuses that, from
+its PTX with the ISA version lowered to 9.0 (recorded).
 
 OUT receives results.json (every number, the device, driver and date), results.md (per row
 the time of each contender and atomir's ratio to each baseline) and log.txt.
@@ -37,6 +54,7 @@ import cellpatch  # noqa: E402
 import contention  # noqa: E402
 
 SHARED = ("shared", "shared_cluster")
+WIDE = 1 << 20  # addresses from which a row is wide: one thread per address
 BASELINES = ("llc22", "llc23", "nvcc")
 
 
@@ -49,7 +67,9 @@ class CellCase:
         self.name, self.op, self.type = cell["name"], cell["op"], cell["type"]
         self.used = cell["result"] == "used"
         self.result = "used" if self.used else "unused"
-        self.size = entry["size"]
+        self.size = entry["size"]  # the whole vector for a vector cell
+        self.element_size = entry.get("element_size", self.size)
+        self.lanes = entry.get("lanes", 1)
         self.operand_size = self.size * (2 if self.op == "cas" else 1)
         self.group = self.name
         self.shared = cell["space"] in SHARED
@@ -68,9 +88,9 @@ def is_float(type_):
     return type_.startswith("f") or type_.startswith("bf")
 
 
-def integer_operands(case, pattern, threads, rng):
-    """Raw bytes: 1, the thread id, or random bits, in each thread's element."""
-    size = case.size
+def integer_operands(size, pattern, threads, rng):
+    """Raw bytes: 1, the thread id, or random bits, in each of `threads` elements of `size`
+    bytes."""
     words = -(-size // 8)
     tid = np.arange(threads, dtype=np.uint64)
     values = np.zeros((threads, words), dtype=np.uint64)
@@ -84,22 +104,25 @@ def integer_operands(case, pattern, threads, rng):
 
 
 def cell_operands(case, pattern, threads):
-    """Every thread's operand bytes (expected then new for a cas)."""
+    """Every thread's operand bytes (expected then new for a cas); a vector's elements each
+    take the pattern's value of their own index (thread t's element k is the value of
+    t * lanes + k)."""
     rng = np.random.default_rng(zlib.crc32(f"{case.name}/{pattern}".encode()))
+    count, size = threads * case.lanes, case.element_size
     if is_float(case.type):
         shim = contention.C.Case(case.op if case.op in ("add", "max", "min") else "add", case.type, case.used)
-        values = contention.operand_values(shim, pattern, threads).reshape(threads, case.size)
+        values = contention.operand_values(shim, pattern, count).reshape(count, size)
     else:
-        values = integer_operands(case, pattern, threads, rng)
+        values = integer_operands(size, pattern, count, rng)
     if case.op == "cas":
         # Expected: the pattern's value, or (random) one of four small values; new: one more.
         expected = values.copy()
         if pattern == "random":
-            expected = integer_operands(case, "constant", threads, rng) * 0
-            expected[:, 0] = rng.integers(0, 4, size=threads)
+            expected = np.zeros_like(values)
+            expected[:, 0] = rng.integers(0, 4, size=count)
         new = expected.copy()
         new[:, 0] += 1
-        values = np.concatenate([expected, new], axis=1)
+        values = np.concatenate([expected.reshape(threads, -1), new.reshape(threads, -1)], axis=1)
     return np.ascontiguousarray(values).reshape(-1)
 
 
@@ -108,16 +131,29 @@ def cell_initial_memory(case, addresses, threads):
     +inf, else 0) padded to 16 bytes, then guard bytes."""
     slot = cellpatch.slot_bytes(addresses, case.size)
     memory = np.full(slot, contention.C.GUARD_BYTE, dtype=np.uint8)
-    element = np.zeros(case.size, dtype=np.uint8)
+    element = np.zeros(case.element_size, dtype=np.uint8)
     if is_float(case.type) and case.op in ("max", "min", "fmaximumnum", "fminimumnum", "fmaximum", "fminimum"):
         sign = -np.inf if "max" in case.op else np.inf
         element = contention.float_bits(case.type, np.array([sign])).view(np.uint8)
-    memory[: addresses * case.size] = np.tile(element, addresses)
+    memory[: addresses * case.size] = np.tile(element, addresses * case.lanes)
     groups = threads // contention.C.BLOCK if case.shared else 1
     return np.tile(memory, groups)
 
 
 class CellRunner(contention.Runner):
+    def __init__(self, device, folder, options, log):
+        super().__init__(device, folder, options, log)
+        self.narrow_options = options
+        self.wide_options = argparse.Namespace(**vars(options))
+        self.wide_options.runs = options.wide_runs
+        self.wide_options.time_per_contender = options.wide_time_per_contender
+
+    def run(self, row, modules):
+        # A wide row's launches are short and its contenders alike (see the top of the file):
+        # fewer timed runs there.
+        self.options = self.wide_options if row.addresses >= WIDE else self.narrow_options
+        return super().run(row, modules)
+
     def operands(self, case, pattern):
         key = (case.group, pattern)
         if key not in self.operand_cache:
@@ -206,6 +242,30 @@ def render(document):
     return "\n".join(lines) + "\n"
 
 
+def first_patterns(entry):
+    """The cell's patterns, the one that tells most first: random (every lane's operand
+    differs, as in real use), then increasing, then constant."""
+    return sorted(entry["patterns"], key=lambda p: ("random", "increasing", "constant").index(p))
+
+
+def ordered_rows(entries, addresses, wide_patterns):
+    """(entry, row) in the order they run: every cell at every address count with its first
+    pattern, then the second pattern of every cell at every address count, and so on; a wide
+    row (2^20 addresses) only for the first `wide_patterns` patterns. What --budget cuts is
+    then further samples, never an address count."""
+    rows = []
+    depth = max((len(e["patterns"]) for e in entries), default=0)
+    for rank in range(depth):
+        for n in addresses:
+            if n >= WIDE and rank >= wide_patterns:
+                continue
+            for entry in entries:
+                patterns = first_patterns(entry)
+                if n in entry["addresses"] and rank < len(patterns):
+                    rows.append((entry, CellRow(CellCase(entry), patterns[rank], n)))
+    return rows
+
+
 def parse_options(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder")
@@ -216,6 +276,10 @@ def parse_options(argv):
     parser.add_argument("--launch-cap", type=float, default=0.3)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--time-per-contender", type=float, default=0.5)
+    parser.add_argument("--wide-runs", type=int, default=3, help="--runs of a 2^20-address row")
+    parser.add_argument("--wide-time-per-contender", type=float, default=0.1)
+    parser.add_argument("--wide-patterns", type=int, default=1,
+                        help="operand patterns of a 2^20-address row (the first of the cell's)")
     parser.add_argument("--budget", type=float, default=360,
                         help="seconds after which no new row starts (the rest is reported as not run)")
     parser.add_argument("--simulate", action="store_true", help="no GPU: test this script against a model")
@@ -262,10 +326,10 @@ def main(argv=None):
     addresses = sorted({n for e in entries for n in e["addresses"]})
     if options.addresses:
         addresses = [n for n in addresses if str(n) in options.addresses.split(",")]
-    rows = [(e, CellRow(CellCase(e), pattern, n)) for n in addresses for pattern in contention.C.PATTERNS
-            for e in entries if n in e["addresses"] and pattern in e["patterns"]]
+    rows = ordered_rows(entries, addresses, options.wide_patterns)
     document = {"schema": "atomir-gpu-cells/1", "simulated": device.simulated, "device": info,
-                "config": {k: getattr(options, k) for k in ("threads", "launch_cap", "runs", "time_per_contender", "budget")}
+                "config": {k: getattr(options, k) for k in ("threads", "launch_cap", "runs", "time_per_contender", "budget",
+                                                             "wide_runs", "wide_time_per_contender", "wide_patterns")}
                 | {"block": contention.C.BLOCK, "cluster": cellpatch.CLUSTER},
                 "prepared": manifest.get("prepared", {}),
                 "cells": [{"cell": e["cell"], "class": e.get("class"),

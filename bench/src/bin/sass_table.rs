@@ -11,7 +11,8 @@
 //! - `ATOMIR_SASS_CELLS=ALT,ALT,...`: only cells whose name (`op_order_scope_space_shape_type_used`,
 //!   e.g. `max_acquire_gpu_global_scalar_f16_used`) matches one alternative, an alternative being
 //!   `+`-separated parts that must all occur in the name; a part starting with `^` must start it
-//!   (`^max_+_f16_,^nand_`).
+//!   (`^max_+_f16_,^nand_`). `@FILE` reads the alternatives from FILE (separated by commas or
+//!   lines), for lists longer than an environment variable holds.
 //! - `ATOMIR_SASS_STRIDE=N` or `N:K`: of each group (op, shape, type, as in the table), only the
 //!   cells at positions K, K+N, K+2N... of the group (matrix order) that pass the name filter.
 //! - `ATOMIR_SASS_KEEP=DIR`: writes `DIR/cells.tsv` (cell, ours, llc, verdict, whether each side
@@ -43,9 +44,13 @@ struct Selection {
 
 impl Selection {
     fn from_env() -> Result<Selection, String> {
-        let alternatives = std::env::var("ATOMIR_SASS_CELLS")
-            .unwrap_or_default()
-            .split(',')
+        let mut cells = std::env::var("ATOMIR_SASS_CELLS").unwrap_or_default();
+        if let Some(path) = cells.strip_prefix('@') {
+            cells = std::fs::read_to_string(path)
+                .map_err(|e| format!("ATOMIR_SASS_CELLS: {path}: {e}"))?;
+        }
+        let alternatives = cells
+            .split([',', '\n'])
             .filter(|alternative| !alternative.trim().is_empty())
             .map(|alternative| alternative.split('+').map(str::to_string).collect())
             .collect();
@@ -616,6 +621,74 @@ fn report(rows: &[Row]) {
     println!();
     for cell in worse_cells.iter().take(50) {
         println!("- {cell}");
+    }
+    warp_combined_sizes(rows);
+}
+
+/// The code size of every warp-combined form beside llc's code for the same cells: a form is
+/// the cells of one op, shape and type with the result used or not, split by the cell's class
+/// (the worse class, or the verdict where ours is not worse), with the spread of SASS
+/// instructions and PTX instructions of each side over those cells.
+fn warp_combined_sizes(rows: &[Row]) {
+    #[derive(Default)]
+    struct Sizes {
+        ours_sass: Vec<usize>,
+        llc_sass: Vec<usize>,
+        ours_ptx: Vec<usize>,
+        llc_ptx: Vec<usize>,
+    }
+    let mut forms: BTreeMap<(String, &str, &str), Sizes> = BTreeMap::new();
+    for row in rows.iter().filter(|row| row.our_forms.warp_combined) {
+        let Some((llc, true)) = row.llc else {
+            continue;
+        };
+        let class =
+            if row.ours.instructions > llc.instructions || (row.ours.cas_loop && !llc.cas_loop) {
+                Worse::of(row, llc).slug()
+            } else if row.ours.instructions == llc.instructions {
+                "equal"
+            } else {
+                "fewer"
+            };
+        let result = if row.cell.result_used { "used" } else { "dead" };
+        let sizes = forms
+            .entry((group_of(&row.cell), result, class))
+            .or_default();
+        sizes.ours_sass.push(row.ours.instructions);
+        sizes.llc_sass.push(llc.instructions);
+        sizes.ours_ptx.push(row.our_forms.instructions);
+        sizes.llc_ptx.push(row.llc_forms.instructions);
+    }
+    let spread = |values: &mut Vec<usize>| {
+        values.sort_unstable();
+        let (low, middle, high) = (
+            values[0],
+            values[values.len() / 2],
+            values[values.len() - 1],
+        );
+        if low == high {
+            low.to_string()
+        } else {
+            format!("{low}-{high} ({middle})")
+        }
+    };
+    println!(
+        "\nWarp-combined forms (`match.any.sync` or `redux.sync` in our PTX): code size beside \
+         llc's for the same cells, by class (the worse class, else the verdict); min-max \
+         (median) over the cells; PTX counts the kernel's instructions, its parameter loads \
+         and result stores included:\n"
+    );
+    println!("| group | result | class | cells | ours SASS | llc SASS | ours PTX | llc PTX |");
+    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    for ((group, result, class), mut sizes) in forms {
+        println!(
+            "| {group} | {result} | {class} | {} | {} | {} | {} | {} |",
+            sizes.ours_sass.len(),
+            spread(&mut sizes.ours_sass),
+            spread(&mut sizes.llc_sass),
+            spread(&mut sizes.ours_ptx),
+            spread(&mut sizes.llc_ptx)
+        );
     }
 }
 

@@ -10,7 +10,7 @@
 //! CELL: --cell NAME --addresses N --threads T [--groups G]
 //! ```
 //!
-//! The `-cell` forms take any scalar matrix cell by name (`atomir_tests::cell_bench`), for the
+//! The `-cell` forms take any matrix cell (scalar or vector) by name (`atomir_tests::cell_bench`), for the
 //! cell timing harness (`bench/gpu/cells/`).
 //!
 //! `check` prints `ok <kind>` (kind: linearization, exact, bound, weak) and exits 0, or prints
@@ -80,7 +80,7 @@ fn main() {
 /// `check-cell` and `simulate-cell`.
 fn cell_command(command: &str, flags: &HashMap<String, String>) {
     let name = flag(flags, "cell");
-    let cell = find_cell(name).unwrap_or_else(|| usage(&format!("no scalar cell `{name}`")));
+    let cell = find_cell(name).unwrap_or_else(|| usage(&format!("no matrix cell `{name}`")));
     let run = CellRun {
         cell,
         layout: Layout {
