@@ -137,7 +137,7 @@
 //! ```
 //! use atomir::{
 //!     verify, AddressSpace, AtomicInst, AtomicOp, ElemType, Kernel, LowerOptions, Module,
-//!     OnRefusal, Target, ValueType,
+//!     OnRefusal, Refused, Target, ValueType,
 //! };
 //!
 //! let target: Target = "llvm:nvptx64@14".parse()?;
@@ -159,7 +159,10 @@
 //! let report = target.lower(&verified, &options, &mut llvm)?;
 //! assert!(llvm.contains("atomicrmw add"));
 //! let refusal = &report.refusals()[0].refusal;
-//! println!("{} (rule {}), accepted from {:?}", refusal.reason, refusal.rule, refusal.smallest_target);
+//! // The smallest target that accepts it, as a `Target` to lower for next.
+//! let smallest: Option<Target> = refusal.smallest_target();
+//! assert!(smallest.is_some_and(|target| target.backend_name() == "llvm"));
+//! println!("{} (rule {}), accepted from {smallest:?}", refusal.reason, refusal.rule);
 //!
 //! // One answer per instruction: code, or the refusal.
 //! let each = target.lower_each(&verified, &LowerOptions::fragment());
@@ -373,14 +376,15 @@ pub use atomir_ir::{
     Constant, Diagnostic, ElemType, ElementLowering, Fence, FloatLaxity, Inst, InstData,
     InvalidLowering, Kernel, Legality, LowerError, LowerOptions, LowerReport, Lowering,
     MemoryOrder, Module, Node, Operand, Param, Predicate, Refusal, Rewrite, RuleId, Scalar, Scope,
-    Site, SourceLoc, Split, Strategy, TypeClass, Value, ValueData, ValueDef, ValueType, VectorList,
-    VectorShape, Verdict, WarpCombine, WriteError,
+    Site, SourceLoc, Split, Strategy, TargetId, TypeClass, Value, ValueData, ValueDef, ValueType,
+    VectorList, VectorShape, Verdict, WarpCombine, WriteError,
 };
 pub use atomir_ir::{GenericParams, InstLowering, KernelTag, OnRefusal, ParseTargetError};
 /// The id maps and small vectors that appear in the IR's public types.
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use node_code::{node_kernel, supported_targets};
 pub use smallvec::SmallVec;
+pub use splicing::Refused;
 /// The backends, for their native forms, plans and rule ids.
 pub use {atomir_llvm as llvm, atomir_ptx as ptx, atomir_visa as visa};
 
@@ -730,8 +734,10 @@ mod tests {
         for target in &all {
             if let Err(refusal) = target.legalize(&node) {
                 if let Some(smallest) = &refusal.smallest_target {
-                    let typed = Target::smallest_accepting(&refusal);
+                    let typed = refusal.smallest_target();
                     assert!(typed.is_some_and(|t| all.contains(&t)), "{smallest}");
+                    // The typed target and the refusal's text name the same target.
+                    assert_eq!(typed.unwrap().to_string(), smallest.name());
                 }
             }
         }

@@ -1,9 +1,34 @@
 //! The registry's side of splicing: lowering one instruction into the client's code, what the
-//! client binds for it, and a refusal's smallest target as a [`Target`].
+//! client binds for it, and a refusal's smallest target as a [`Target`] ([`Refused`]).
 
 use crate::{
-    BindingTypes, Fragment, Inst, Legality, LowerError, Refusal, SpliceNames, Target, Verified,
+    BindingTypes, Fragment, Inst, Legality, LlvmTarget, LowerError, PtxTarget, Refusal,
+    SpliceNames, Target, TargetId, Verified, VisaTarget,
 };
+
+/// A refusal's smallest target as a [`Target`], typed: on a [`Refusal`] (a verdict's, a
+/// report's) and on a [`LowerError`] (a lowering's, a splice's). Its name is the refusal's text
+/// only: `Display` prints it, and [`Target`]'s own `Display` prints the same canonical name.
+pub trait Refused {
+    /// The smallest target of the same backend that accepts what is refused. `None` where no
+    /// target of the backend accepts it, or the refusal blames the caller's input.
+    fn smallest_target(&self) -> Option<Target>;
+}
+
+impl Refused for Refusal {
+    fn smallest_target(&self) -> Option<Target> {
+        if self.rule.blames_caller() {
+            return None;
+        }
+        self.smallest_target.as_ref().and_then(Target::of_id)
+    }
+}
+
+impl Refused for LowerError {
+    fn smallest_target(&self) -> Option<Target> {
+        self.refusal.smallest_target()
+    }
+}
 
 impl Target {
     /// Lowers instruction `inst` of kernel number `kernel` as a fragment for the inside of the
@@ -20,12 +45,18 @@ impl Target {
         self.backend().splice(module, kernel, inst, names, fragment)
     }
 
-    /// The smallest target that accepts what `refusal` refuses, typed: the refusal's
-    /// [`Refusal::smallest_target`] (its canonical name, as reports print it) read back through
-    /// the registry. `None` where no target of the backend accepts it, or the refusal blames the
-    /// caller's input.
+    /// The smallest target that accepts what `refusal` refuses ([`Refused::smallest_target`]).
     pub fn smallest_accepting(refusal: &Refusal) -> Option<Target> {
-        refusal.smallest_target.as_deref()?.parse().ok()
+        refusal.smallest_target()
+    }
+
+    /// The target `id` holds: the backend's own target a refusal names, as a [`Target`]. `None`
+    /// for an id of a backend this crate does not have (a test's fake backend).
+    pub fn of_id(id: &TargetId) -> Option<Target> {
+        id.get::<PtxTarget>()
+            .map(Target::Ptx)
+            .or_else(|| id.get::<VisaTarget>().map(Target::Visa))
+            .or_else(|| id.get::<LlvmTarget>().map(Target::Llvm))
     }
 
     /// What the client binds to splice instruction `inst` of kernel number `kernel`: every

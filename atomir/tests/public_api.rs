@@ -6,8 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use atomir::{
     verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, Backend, ElemType, EntityRef, Fence,
-    Inst, Kernel, LowerOptions, MemoryOrder, Module, Operand, Predicate, Scalar, Scope, Target,
-    Value, ValueType, VectorShape,
+    Inst, Kernel, LowerOptions, MemoryOrder, Module, Operand, Predicate, Refused, Scalar, Scope,
+    Target, Value, ValueType, VectorShape,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -275,6 +275,16 @@ proptest! {
             let verdict = no_panic(&format!("{target}: legalize"), || target.legalize(&node))?;
             if undefined {
                 prop_assert!(verdict.is_err(), "{target} accepts {node:?}");
+            }
+            // A refusal's smallest target is a `Target` of the same backend that accepts the
+            // node, and the one the refusal's text names.
+            if let Err(refusal) = &verdict {
+                if let Some(smallest) = refusal.smallest_target() {
+                    prop_assert_eq!(smallest.backend_name(), target.backend_name());
+                    prop_assert!(smallest.legalize(&node).is_ok(), "{smallest} refuses it too");
+                    let text = refusal.to_string();
+                    prop_assert!(text.ends_with(&format!("accepts it: {smallest}")), "{text}");
+                }
             }
         }
     }

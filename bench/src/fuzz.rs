@@ -24,9 +24,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use atomir_ir::{
-    text, verify, AddressSpace, AtomicOp, Backend, CacheHint, Constant, ElemType, Inst, InstData,
-    Kernel, LowerOptions, MemoryOrder, Module, Operand, Predicate, Scalar, Value, ValueDef,
-    ValueType, VectorShape,
+    text, verify, AddressSpace, AtomicInst, AtomicOp, Backend, CacheHint, Constant, ElemType, Inst,
+    InstData, Kernel, LowerOptions, MemoryOrder, Module, Operand, Predicate, Scalar, Value,
+    ValueDef, ValueType, VectorShape,
 };
 use atomir_tests::random::{self, same_module, Config, Rng};
 
@@ -224,6 +224,31 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
         }
     };
     match what {
+        0..=4 => break_reference(rng, node, donor, what, far_value),
+        6 | 7 | 11 | 12 | 18 | 21..=25 => misfit_fields(node, what),
+        15..=17 | 19 => {
+            let result = node.result;
+            break_records(rng, kernel, result, what)
+        }
+        5 | 8..=10 | 13 | 14 | 20 => break_with_kernel(rng, kernel, inst, what, far_value),
+        _ => {
+            let name = module.kernels[0].name.clone();
+            module.kernels.push(Kernel::new(name));
+            "duplicate kernel name"
+        }
+    }
+}
+
+/// Points one of the node's references out of its kernel's range, or into another kernel's
+/// pools (`what` in 0..=4).
+fn break_reference(
+    rng: &mut Rng,
+    node: &mut AtomicInst,
+    donor: &Module,
+    what: usize,
+    far_value: Value,
+) -> &'static str {
+    match what {
         0 => {
             node.addr = far_value;
             "address id out of range"
@@ -246,22 +271,21 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
             node.operand = Some(other.vector(&elements));
             "vector list from another kernel"
         }
-        4 => {
+        _ => {
             let constant = donor.kernels[0].constants.keys().next_back();
             node.operand = Some(Operand::Scalar(Scalar::Const(
                 constant.unwrap_or_else(|| Constant::from_u32(3)),
             )));
             "literal from another kernel"
         }
-        5 => {
-            node.shape = VectorShape::V4;
-            let c = kernel.constant(1);
-            let list = kernel.vector(&[Scalar::Const(c), Scalar::Const(c)]);
-            if let Some(node) = kernel.atomic_mut(inst) {
-                node.operand = Some(list);
-            }
-            "v4 node with a two-element list"
-        }
+    }
+}
+
+/// Sets fields of the node that do not fit together: an op on a type or order it does not
+/// take, a new value or operand where the op has none or needs one, a hint where the space
+/// takes none.
+fn misfit_fields(node: &mut AtomicInst, what: usize) -> &'static str {
+    match what {
         6 => {
             node.op = AtomicOp::Add;
             node.ty = ElemType::B128;
@@ -273,6 +297,106 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
             node.ty = ElemType::S32;
             node.new_value = None;
             "inc on s32"
+        }
+        11 => {
+            node.op = AtomicOp::Cas;
+            node.new_value = None;
+            "cas without a new value"
+        }
+        12 => {
+            node.op = AtomicOp::Exch;
+            node.new_value = node.operand;
+            "exch with a new value"
+        }
+        18 => {
+            node.space = AddressSpace::Shared;
+            node.hint = Some(CacheHint::EvictLast);
+            "hint on shared memory"
+        }
+        21 => {
+            node.op = AtomicOp::Load;
+            "load with an operand"
+        }
+        22 => {
+            node.op = AtomicOp::Store;
+            "store (a result may be named)"
+        }
+        23 => {
+            node.op = AtomicOp::Load;
+            node.order = MemoryOrder::Release;
+            node.operand = None;
+            "release load"
+        }
+        24 => {
+            node.op = AtomicOp::UsubSat;
+            node.ty = ElemType::F32;
+            node.new_value = None;
+            "usub_sat on f32"
+        }
+        _ => {
+            node.operand = None;
+            "an operand missing"
+        }
+    }
+}
+
+/// Makes the kernel's records of its values and parameters contradict each other or the
+/// node's `result`.
+fn break_records(
+    rng: &mut Rng,
+    kernel: &mut Kernel,
+    result: Option<Value>,
+    what: usize,
+) -> &'static str {
+    match what {
+        15 => {
+            if let Some(result) = result {
+                kernel.values[result].ty = ValueType::Pred;
+            }
+            "result of the wrong type"
+        }
+        16 => {
+            if let Some(result) = result {
+                kernel.values[result].def = ValueDef::Param(7);
+            }
+            "result recorded as a parameter"
+        }
+        17 => {
+            if let Some(param) = kernel.params.first_mut() {
+                param.ty = random::random_value_type(rng);
+            }
+            "parameter type differs from its value's"
+        }
+        _ => {
+            let name = kernel.values.values().next().map(|d| d.name.clone());
+            if let (Some(name), Some(last)) = (name, kernel.values.keys().next_back()) {
+                kernel.values[last].name = name;
+            }
+            "duplicate value name"
+        }
+    }
+}
+
+/// Gives the node `inst` something of the kernel it may not take: a value, parameter or
+/// constant of the wrong type or width, a list of the wrong length, a value defined later.
+fn break_with_kernel(
+    rng: &mut Rng,
+    kernel: &mut Kernel,
+    inst: Inst,
+    what: usize,
+    far_value: Value,
+) -> &'static str {
+    match what {
+        5 => {
+            if let Some(node) = kernel.atomic_mut(inst) {
+                node.shape = VectorShape::V4;
+            }
+            let c = kernel.constant(1);
+            let list = kernel.vector(&[Scalar::Const(c), Scalar::Const(c)]);
+            if let Some(node) = kernel.atomic_mut(inst) {
+                node.operand = Some(list);
+            }
+            "v4 node with a two-element list"
         }
         8 => {
             let address = kernel.add_param("not_a_pointer", ValueType::scalar(ElemType::U32));
@@ -299,16 +423,6 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
             }
             "predicate that is not pred"
         }
-        11 => {
-            node.op = AtomicOp::Cas;
-            node.new_value = None;
-            "cas without a new value"
-        }
-        12 => {
-            node.op = AtomicOp::Exch;
-            node.new_value = node.operand;
-            "exch with a new value"
-        }
         13 => {
             let later = kernel.values.keys().next_back().unwrap_or(far_value);
             if let Some(node) = kernel.insts.values_mut().find_map(InstData::as_atomic_mut) {
@@ -326,68 +440,12 @@ fn break_module(rng: &mut Rng, module: &mut Module, donor: &Module) -> &'static 
             }
             "literal too wide"
         }
-        15 => {
-            if let Some(result) = node.result {
-                kernel.values[result].ty = ValueType::Pred;
-            }
-            "result of the wrong type"
-        }
-        16 => {
-            if let Some(result) = node.result {
-                kernel.values[result].def = ValueDef::Param(7);
-            }
-            "result recorded as a parameter"
-        }
-        17 => {
-            if let Some(param) = kernel.params.first_mut() {
-                param.ty = random::random_value_type(rng);
-            }
-            "parameter type differs from its value's"
-        }
-        18 => {
-            node.space = AddressSpace::Shared;
-            node.hint = Some(CacheHint::EvictLast);
-            "hint on shared memory"
-        }
-        19 => {
-            let name = kernel.values.values().next().map(|d| d.name.clone());
-            if let (Some(name), Some(last)) = (name, kernel.values.keys().next_back()) {
-                kernel.values[last].name = name;
-            }
-            "duplicate value name"
-        }
-        20 => {
-            node.result = Some(kernel.params.first().map_or(far_value, |p| p.value));
-            "a parameter as a result"
-        }
-        21 => {
-            node.op = AtomicOp::Load;
-            "load with an operand"
-        }
-        22 => {
-            node.op = AtomicOp::Store;
-            "store (a result may be named)"
-        }
-        23 => {
-            node.op = AtomicOp::Load;
-            node.order = MemoryOrder::Release;
-            node.operand = None;
-            "release load"
-        }
-        24 => {
-            node.op = AtomicOp::UsubSat;
-            node.ty = ElemType::F32;
-            node.new_value = None;
-            "usub_sat on f32"
-        }
-        25 => {
-            node.operand = None;
-            "an operand missing"
-        }
         _ => {
-            let name = module.kernels[0].name.clone();
-            module.kernels.push(Kernel::new(name));
-            "duplicate kernel name"
+            let parameter = kernel.params.first().map_or(far_value, |p| p.value);
+            if let Some(node) = kernel.atomic_mut(inst) {
+                node.result = Some(parameter);
+            }
+            "a parameter as a result"
         }
     }
 }

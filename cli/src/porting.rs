@@ -99,7 +99,7 @@ pub fn outcome(verdict: Verdict, node: &Node) -> Outcome {
         Err(refusal) => Outcome::Refused {
             rule: refusal.rule.id().to_string(),
             message: refusal.reason.clone(),
-            smallest: refusal.smallest_target.clone(),
+            smallest: refusal.smallest_target.as_ref().map(ToString::to_string),
         },
     }
 }

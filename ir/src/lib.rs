@@ -78,7 +78,7 @@ pub use kernel::{
 };
 pub use legal::{
     ElementLowering, InvalidLowering, Legality, Lowering, Refusal, Rewrite, Split, Strategy,
-    Verdict, WarpCombine,
+    TargetId, Verdict, WarpCombine,
 };
 pub use lower::{
     Backend, GenericParams, InstLowering, LowerError, LowerOptions, LowerReport, OnRefusal,

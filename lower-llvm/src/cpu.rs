@@ -18,7 +18,7 @@
 
 use atomir_ir::{AddressSpace, ElemType};
 
-use crate::target::Triple;
+use crate::triple::Triple;
 
 /// Which memory a native float add of an AMDGPU row holds for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,14 +2,16 @@
 //! nvptx64, amdgcn, spirv64 and x86_64 at a chosen LLVM major version, whose own `llvm-as`,
 //! `opt` and `llc` must accept the output and keep its meaning.
 //!
-//! - [`target`]: target specs and the per-triple spellings (address spaces, sync scopes).
-//! - `legality`: the legality table (rule ids `llvm.*`); it alone decides how a node is lowered.
-//! - `native`: the one place that prints atomic instructions and fences.
-//! - `expansion`: prints the shared expansions of [`atomir_ir::expand`] as basic blocks.
-//! - `ldst`, `ldst_emit`: the table's rows for atomic loads, stores and fences, and their
-//!   printing.
-//! - `emit`: functions, kernels and modules around them (types, value spelling, the per-kernel
-//!   emitter, and the printer).
+//! - [`target`]: target specs and the llc flags each assumes (registry rows); `triple` the
+//!   triples, `cpu` the processors, [`spelling`] the per-triple spellings (orders, sync scopes,
+//!   address spaces, `atomicrmw` keywords) that the printer writes and [`read`] reads back.
+//! - `legal`: the legality table (rule ids `llvm.*`); it alone decides how a node is lowered,
+//!   split by concern: `rmw`, `ld_st` (atomic loads and stores), `fence`, `candidates`,
+//!   `element`, `vulkan`, `checks`, `rules`, `plan`.
+//! - `emit`: the printer, whole (types, value spelling, the per-kernel emitter, the native
+//!   instructions, the shared expansions, load/store printing, the Vulkan frame and the
+//!   `Printer` itself), private: it is reached through [`Backend`].
+//! - [`read`]: the reader of LLVM IR's atomics.
 //!
 //! # Example
 //!
@@ -35,7 +37,7 @@
 //! assert_eq!(sm80.llc_args(), ["-march=nvptx64", "-mcpu=sm_80", "-mattr=+ptx87"]);
 //! let refusal = sm80.legalize(&cas).unwrap_err();
 //! assert_eq!(refusal.rule.id(), "llvm.no-128-bit-cas");
-//! assert_eq!(refusal.smallest_target.as_deref(), Some("llvm:nvptx64:sm_90@22"));
+//! assert_eq!(refusal.smallest_target.as_ref().map(|t| t.name()), Some("llvm:nvptx64:sm_90@22"));
 //! assert!(LlvmTarget::parse("spirv64@19").is_err());
 //! # Ok::<(), atomir_ir::ParseTargetError>(())
 //! ```
@@ -44,14 +46,11 @@
 
 mod cpu;
 mod emit;
-mod expansion;
-mod ldst_emit;
-mod legality;
-mod native;
+mod legal;
 pub mod read;
 pub mod spelling;
 pub mod target;
-mod vulkan;
+mod triple;
 
 use atomir_ir::expand::SoftFloatNeeds;
 use atomir_ir::lower::{Passes, Table, Target};
@@ -59,9 +58,9 @@ use atomir_ir::{AtomicNode, ElemType, LowerOptions, Param, Refusal};
 
 pub use emit::value_type_spelling;
 use emit::LlvmPrinter;
-pub use legality::{Form, LlvmPlan, MemSpelling};
+pub use legal::{Form, LlvmPlan, MemSpelling};
 
-pub use legality::LlvmRule;
+pub use legal::LlvmRule;
 pub use target::{Cpu, Knob, LlvmTarget, Triple};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`; the triples,
@@ -213,49 +212,26 @@ impl Table for LlvmTarget {
     }
 
     fn plan(&self, node: &AtomicNode) -> Result<LlvmPlan, Refusal> {
-        legality::plan(self, node)
+        legal::plan(self, node)
     }
 
     fn beside(&self, node: &AtomicNode, earlier: ElemType) -> Result<(), Refusal> {
-        legality::beside(self, node, earlier)
+        legal::beside(self, node, earlier)
     }
 
     fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
         for (index, param) in params.iter().enumerate() {
-            legality::param(self, param.ty).map_err(|refusal| (index, refusal))?;
+            legal::param(self, param.ty).map_err(|refusal| (index, refusal))?;
         }
         Ok(())
     }
 
     fn plan_fence(&self, fence: &atomir_ir::Fence) -> Result<LlvmPlan, Refusal> {
-        legality::fence_plan(self, fence)
+        legal::fence_plan(self, fence)
     }
 
-    /// The same triple, processor and options at every LLVM version, oldest first; then the
-    /// same triple and options on every other processor, oldest first; then, so that "no
-    /// target of this backend" is only said when it is true, every other triple the same way.
     fn candidates(&self) -> Vec<LlvmTarget> {
-        let all = LlvmTarget::all();
-        let same_options =
-            |t: &&LlvmTarget| t.triple == self.triple && t.coarse_grained == self.coarse_grained;
-        let same_cpu = all
-            .iter()
-            .filter(same_options)
-            .filter(|t| t.cpu == self.cpu);
-        let other_cpus = all
-            .iter()
-            .filter(same_options)
-            .filter(|t| t.cpu != self.cpu);
-        let other_triples = all
-            .iter()
-            .filter(|t| t.triple != self.triple && !t.coarse_grained);
-        let mut by_cpu: Vec<LlvmTarget> = other_cpus.copied().collect();
-        by_cpu.sort_by_key(|t| (t.cpu, t.major));
-        same_cpu
-            .copied()
-            .chain(by_cpu)
-            .chain(other_triples.copied())
-            .collect()
+        legal::candidates(self)
     }
 
     /// Float min/max as integer compare and select on a total-order key: no LLVM intrinsic

@@ -4,7 +4,7 @@
 
 use atomir_ir::{AddressSpace, AtomicOp, ElemType, FloatLaxity, MemoryOrder, Scope, TypeClass};
 
-use crate::target::{Triple, STORAGE_BUFFER};
+use crate::triple::{Triple, STORAGE_BUFFER};
 
 /// LLVM's name of each memory order (`monotonic` is C++'s relaxed).
 pub const ORDERINGS: [(MemoryOrder, &str); 5] = [

@@ -65,7 +65,7 @@
 //! let cas = AtomicNode::new(AtomicOp::Cas, ElemType::B128);
 //! let refusal = sm80.legalize(&cas).unwrap_err();
 //! assert_eq!(refusal.rule.id(), "ptx.b128-needs-sm90");
-//! assert!(refusal.smallest_target.as_deref().unwrap().starts_with("ptx:sm_90"));
+//! assert!(refusal.smallest_target.as_ref().unwrap().name().starts_with("ptx:sm_90"));
 //! # Ok::<(), atomir_ir::ParseTargetError>(())
 //! ```
 
@@ -86,6 +86,7 @@ use atomir_ir::{
 };
 
 use emit::PtxPrinter;
+pub use emit::{EntryHook, EntryRegister, EntryRegisters};
 pub use legal::{Form, LdStForm, PtxOp, PtxPlan, PtxRmw, PtxType, RmwForms};
 
 pub use legal::PtxRule;
@@ -290,21 +291,15 @@ impl PtxTarget {
         }
     }
 
-    /// A complete module of test entries: every parameter becomes a pointer to one value per
-    /// thread (thread `i` reads element `i`), and after the body every result is stored to
-    /// element `i` of one extra `.u64` output-array parameter per result, in value order.
-    /// Used by the GPU harness to run many threads against few addresses.
-    #[doc(hidden)]
-    pub fn lower_per_thread(
+    /// A complete module of `.entry`s whose parameter values come from and whose results go
+    /// where `hook` says (its addresses; the entries print every load and store themselves),
+    /// for a caller that launches the kernels otherwise than with their own parameters.
+    pub fn lower_entries_with(
         &self,
+        hook: Box<dyn EntryHook>,
         module: &Verified<'_>,
         out: &mut String,
     ) -> Result<LowerReport, LowerError> {
-        lower_with(
-            self,
-            PtxPrinter::new(*self, emit::ParamMode::PerThread),
-            module,
-            out,
-        )
+        lower_with(self, PtxPrinter::with_hook(*self, hook), module, out)
     }
 }

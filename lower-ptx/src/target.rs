@@ -290,7 +290,7 @@ impl PtxKnob {
                 "smaller code, slower under contention: relaxed 8/16-bit integer add, sub, \
                  min and max and relaxed f32/f64 min and max are carried out by each lane on \
                  its own (a CAS loop, or the integer atom with its NaN loop) instead of once \
-                 per address by the warp's lanes combined; results are the same, hence a \
+                 per 32-bit word or address by the warp's lanes combined; results are the same, hence a \
                  size choice rather than a default"
             }
             PtxKnob::SerialFold => {
@@ -333,10 +333,10 @@ pub struct PtxTarget {
     /// False by default. Needs [`Feature::WarpCombine`].
     pub reassociate_float_add: bool,
     /// `+plain-loops`: code size before contended speed. The relaxed scalar nodes the default
-    /// carries out once per address by a warp's lanes combined
-    /// ([`atomir_ir::WarpCombine::Fold`] of a masked CAS loop, a CAS loop or an integer
-    /// min/max) are carried out by each lane on its own ([`atomir_ir::WarpCombine::PerLane`]):
-    /// the same results, a fraction of the code, and every
+    /// carries out once per word or address by a warp's lanes combined
+    /// ([`atomir_ir::WarpCombine::WordFold`] of a masked CAS loop, [`atomir_ir::WarpCombine::Fold`]
+    /// of an integer min/max) are carried out by each lane on its own
+    /// ([`atomir_ir::WarpCombine::PerLane`]): the same results, a fraction of the code, and every
     /// lane's retries at a contended address. False by default. Needs [`Feature::WarpCombine`]
     /// (without it there is no combined form to leave out).
     pub plain_loops: bool,
@@ -347,7 +347,7 @@ pub struct PtxTarget {
     /// lane below it left, rounded as its own atomic would be. Exact: old values and final memory
     /// are those of the lanes' atomics one after another. False by default until GPU timings
     /// show it faster than the scalar `atom` (which ptxas carries out as a CAS loop per lane)
-    /// and the warp-combined loop per address. Needs [`Feature::CasB16`] (and so the warp
+    /// and the default warp-combined loop per word. Needs [`Feature::CasB16`] (and so the warp
     /// instructions, which come with the same architecture).
     pub serial_fold: bool,
 }
@@ -562,7 +562,8 @@ pub enum Feature {
     /// flushes them on global memory). Scalar in every space, `.v2/.v4` on global and generic.
     NoftzF32,
     /// `activemask`, `match.any.sync`, `shfl.sync`, `bfind` and `bar.warp.sync`: lanes of a warp
-    /// that combine their atomics ([`atomir_ir::WarpCombine::Fold`]).
+    /// that combine their atomics ([`atomir_ir::WarpCombine::WordFold`],
+    /// [`atomir_ir::WarpCombine::Fold`]).
     WarpCombine,
     /// `redux.sync`: a warp's reduction in one instruction.
     WarpRedux,

@@ -10,6 +10,61 @@ pub const SVM_ATOMIC: u8 = 0x05;
 /// The first variable index of declared variables in vISA 4.x (indices below are predefined).
 pub const FIRST_DECLARED_VAR: u32 = 32;
 
+/// Why an `SVM_ATOMIC` (or one of its fields) has no binary form: which field breaks which rule
+/// of the spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EncodeError {
+    /// An exec size other than 1, 2, 4 or 8.
+    ExecSize(u8),
+    /// A channel mask outside `M1..M8`.
+    ChannelMask(u8),
+    /// A predicate id that does not fit its 12 bits.
+    PredicateId(u16),
+    /// `%null` addresses.
+    NullAddresses,
+    /// `src0` is `%null` where the op reads it, or not `%null` where the op does not.
+    Src0 {
+        /// The op.
+        op: SvmOp,
+        /// Whether the op needs `%null` there.
+        must_be_null: bool,
+    },
+    /// `src1` is `%null` where the op reads it, or not `%null` where the op does not.
+    Src1 {
+        /// The op.
+        op: SvmOp,
+        /// Whether the op needs `%null` there.
+        must_be_null: bool,
+    },
+    /// `predec`, which has no text form.
+    Predec,
+}
+
+impl std::fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let not = |must_be_null: bool| if must_be_null { "" } else { "not " };
+        match *self {
+            EncodeError::ExecSize(size) => {
+                write!(f, "SVM_ATOMIC exec size must be 1, 2, 4 or 8, not {size}")
+            }
+            EncodeError::ChannelMask(mask) => {
+                write!(f, "channel mask must be M1..M8, not M{mask}")
+            }
+            EncodeError::PredicateId(id) => write!(f, "predicate id {id} does not fit 12 bits"),
+            EncodeError::NullAddresses => f.write_str("SVM_ATOMIC addresses cannot be %null"),
+            EncodeError::Src0 { op, must_be_null } => {
+                write!(f, "{op:?}: src0 must {}be %null", not(must_be_null))
+            }
+            EncodeError::Src1 { op, must_be_null } => {
+                write!(f, "{op:?}: src1 must {}be %null", not(must_be_null))
+            }
+            EncodeError::Predec => f.write_str("predec has no text form and is not emitted"),
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
 /// Which channels execute: `M1`..`M8` is the group of 8 (or fewer) channels of the thread's
 /// dispatch mask; `_NM` ignores the mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,14 +80,12 @@ pub struct ExecSize {
 impl ExecSize {
     /// `(M<mask>[_NM], <size>)`; an error names a size other than 1, 2, 4, 8 or a mask outside
     /// `M1..M8`.
-    pub fn new(size: u8, mask: u8, no_mask: bool) -> Result<Self, String> {
+    pub fn new(size: u8, mask: u8, no_mask: bool) -> Result<Self, EncodeError> {
         if !matches!(size, 1 | 2 | 4 | 8) {
-            return Err(format!(
-                "SVM_ATOMIC exec size must be 1, 2, 4 or 8, not {size}"
-            ));
+            return Err(EncodeError::ExecSize(size));
         }
         if !(1..=8).contains(&mask) {
-            return Err(format!("channel mask must be M1..M8, not M{mask}"));
+            return Err(EncodeError::ChannelMask(mask));
         }
         Ok(ExecSize {
             size,
@@ -92,9 +145,9 @@ impl Pred {
     };
 
     /// Id in bits 11:0, control in 14:13 (any = 1, all = 2), inverse in bit 15.
-    pub fn encode(self) -> Result<u16, String> {
+    pub fn encode(self) -> Result<u16, EncodeError> {
         if self.id >= 1 << 12 {
-            return Err(format!("predicate id {} does not fit 12 bits", self.id));
+            return Err(EncodeError::PredicateId(self.id));
         }
         let control = match self.control {
             PredControl::Normal => 0,
@@ -234,26 +287,24 @@ pub struct SvmAtomic {
 
 impl SvmAtomic {
     /// Appends the instruction's bytes to `out`, after checking the operand rules of the spec.
-    pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), String> {
+    pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         if self.addresses.is_null() {
-            return Err("SVM_ATOMIC addresses cannot be %null".into());
+            return Err(EncodeError::NullAddresses);
         }
         if self.op.src0_is_null() != self.src0.is_null() {
-            return Err(format!(
-                "{:?}: src0 must {}be %null",
-                self.op,
-                if self.op.src0_is_null() { "" } else { "not " }
-            ));
+            return Err(EncodeError::Src0 {
+                op: self.op,
+                must_be_null: self.op.src0_is_null(),
+            });
         }
         if self.op.uses_src1() == self.src1.is_null() {
-            return Err(format!(
-                "{:?}: src1 must {}be %null",
-                self.op,
-                if self.op.uses_src1() { "not " } else { "" }
-            ));
+            return Err(EncodeError::Src1 {
+                op: self.op,
+                must_be_null: !self.op.uses_src1(),
+            });
         }
         if self.op == SvmOp::Predec {
-            return Err("predec has no text form and is not emitted".into());
+            return Err(EncodeError::Predec);
         }
         let pred = self.pred.encode()?;
         out.extend_from_slice(&[OPCODE_SVM, SVM_ATOMIC, self.exec.byte()]);

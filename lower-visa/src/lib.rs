@@ -3,10 +3,11 @@
 //! platform lacks an operation.
 //!
 //! - [`target`]: target names and platforms.
-//! - [`legality`]: the one legality table (rule ids `visa.*`).
-//! - [`emit`]: the printer (execution model, data layout, native messages, primitives).
+//! - `legal`: the one legality table (rule ids `visa.*`), split by concern: read-modify-writes,
+//!   atomic loads and stores (single-copy atomicity), fences (order), kernel inputs, candidates.
+//! - `emit`: the printer (execution model, data layout, native messages, primitives), private:
+//!   it is reached through [`Backend`].
 //! - [`encode`]: the binary form of `SVM_ATOMIC`.
-//! - [`memory`]: atomic loads, stores and stand-alone fences (single-copy atomicity, order).
 //!
 //! # Example
 //!
@@ -35,10 +36,9 @@
 
 #![warn(missing_docs)]
 
-pub mod emit;
+mod emit;
 pub mod encode;
-pub mod legality;
-pub mod memory;
+mod legal;
 pub mod target;
 
 use atomir_ir::expand::SoftFloatNeeds;
@@ -46,9 +46,7 @@ use atomir_ir::lower::{Passes, Table, Target};
 use atomir_ir::{AtomicNode, Fence, LowerOptions, Param, Refusal};
 
 use emit::VisaPrinter;
-pub use legality::VisaPlan;
-
-pub use legality::VisaRule;
+pub use legal::{MsgOp, VisaPlan, VisaRule};
 pub use target::{Messages, Platform, VisaTarget};
 
 /// Help text for this backend's target names, shown by `atomir lower --help`.
@@ -63,19 +61,19 @@ impl Table for VisaTarget {
     }
 
     fn plan(&self, node: &AtomicNode) -> Result<VisaPlan, Refusal> {
-        legality::plan(*self, node)
+        legal::plan(*self, node)
     }
 
     fn signature(&self, params: &[Param]) -> Result<(), (usize, Refusal)> {
-        legality::signature(*self, params)
+        legal::signature(*self, params)
     }
 
     fn plan_fence(&self, fence: &Fence) -> Result<VisaPlan, Refusal> {
-        memory::fence_plan(*self, fence)
+        legal::fence_plan(*self, fence)
     }
 
     fn candidates(&self) -> Vec<VisaTarget> {
-        legality::candidates()
+        legal::candidates()
     }
 
     fn passes(&self) -> Passes {

@@ -2,7 +2,7 @@
 //! `rule`, `reason`, `smallest_target`, `kernel`, `line`, `col` and `diagnostics` (`None`, or
 //! empty, where they do not apply).
 
-use atomir::{Diagnostic, LowerError, SourceLoc};
+use atomir::{Diagnostic, SourceLoc};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -45,7 +45,6 @@ create_exception!(
 pub(crate) struct Details {
     pub rule: Option<String>,
     pub reason: String,
-    pub smallest_target: Option<atomir::Target>,
     pub kernel: Option<String>,
     pub loc: Option<SourceLoc>,
     pub diagnostics: Vec<(u32, u32, String)>,
@@ -60,10 +59,8 @@ pub(crate) fn raise<E: PyTypeInfo>(message: String, details: Details) -> PyErr {
         // Setting an attribute on a fresh exception instance cannot fail.
         let _ = value.setattr("rule", details.rule);
         let _ = value.setattr("reason", details.reason);
-        let smallest = details
-            .smallest_target
-            .map(|target| crate::target::Target { target });
-        let _ = value.setattr("smallest_target", smallest);
+        // A refusal's smallest target is set by the refusal: see `answers`.
+        let _ = value.setattr("smallest_target", py.None());
         let _ = value.setattr("kernel", details.kernel);
         let _ = value.setattr("line", loc.map(|loc| loc.line));
         let _ = value.setattr("col", loc.map(|loc| loc.col));
@@ -82,13 +79,6 @@ pub(crate) fn invalid(reason: impl Into<String>) -> PyErr {
             ..Details::default()
         },
     )
-}
-
-/// The exception of a refusal at a place of a module (`atomir.RefusedError`, or
-/// `atomir.InvalidError` where the rule blames the call's input), with its kernel and
-/// location where the text form gives one.
-pub(crate) fn lower_error(error: &LowerError) -> PyErr {
-    crate::target::Refusal::of_error(error).to_error()
 }
 
 /// `atomir.InvalidError` for a text that does not parse or verify: every diagnostic, the

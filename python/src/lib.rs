@@ -13,6 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod answers;
 mod errors;
 mod module;
 mod node;

@@ -5,10 +5,10 @@ use atomir::ir::Node;
 use atomir::{text, verify, LowerOptions, Module as IrModule, Target as IrTarget, Verified};
 use pyo3::prelude::*;
 
-use crate::errors::{diagnostics, lower_error};
+use crate::answers::{lower_error, Refusal, Verdict};
+use crate::errors::diagnostics;
 use crate::guarded;
 use crate::node::node_object;
-use crate::target::{Refusal, Verdict};
 use crate::text::Text;
 
 /// A module of atomir's text form, parsed and verified: its kernels and their instructions.

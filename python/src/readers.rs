@@ -14,10 +14,10 @@ use atomir::{
 };
 use pyo3::prelude::*;
 
+use crate::answers::Target;
 use crate::errors::{invalid, raise, Details, InvalidError};
 use crate::guarded;
 use crate::node::node_object;
-use crate::target::Target;
 use crate::text::{optional, Text};
 
 /// One atomic instruction, ordered load or store, or fence read from PTX: where it stands

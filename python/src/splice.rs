@@ -10,8 +10,8 @@ use atomir::{
 };
 use pyo3::prelude::*;
 
-use crate::errors::{diagnostics, invalid, lower_error};
-use crate::target::Verdict;
+use crate::answers::{lower_error, Verdict};
+use crate::errors::{diagnostics, invalid};
 use crate::text::{optional, Text};
 
 /// One element of an operand: a name of the client's, or an integer literal (its bits; a

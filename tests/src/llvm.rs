@@ -4,7 +4,9 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use atomir_ir::{Backend, Kernel, LowerOptions, Module};
+use atomir_ir::{
+    AtomicOp, Backend, ElementLowering, InstData, Kernel, LowerOptions, Lowering, Module,
+};
 use atomir_llvm::{LlvmTarget, Triple};
 
 use crate::tools::{require, Tool};
@@ -211,10 +213,14 @@ pub fn check_batch(
     std::fs::write(&file, &text).map_err(|e| e.to_string())?;
     match check_file(tools, target, &file, &out, codegen) {
         Ok(()) => {
+            // Names its kernels itself: no bisection.
+            let native = native_is_not_llc_cas_loop(target, kernels, &out);
             // A passing batch's files are of no further use, and a whole matrix of them runs to
-            // gigabytes; a failing kernel's module stays, named in the message.
-            remove_batch_files(&file, &out);
-            Ok(())
+            // gigabytes; a failing batch's module stays, named in the message.
+            if native.is_ok() {
+                remove_batch_files(&file, &out);
+            }
+            native.map_err(|message| format!("{message}\n(module: {})", file.display()))
         }
         Err(message) if kernels.len() == 1 => Err(format!(
             "{}: {} (module: {})",
@@ -228,6 +234,109 @@ pub fn check_batch(
             check_batch(tools, target, left, dir, &format!("{tag}l"), codegen)?;
             check_batch(tools, target, right, dir, &format!("{tag}r"), codegen)
         }
+    }
+}
+
+/// The instructions of llc's assembly that are a compare-and-swap, by triple: a CAS loop llc
+/// expanded an `atomicrmw` into has one (NVPTX `atom….cas`, AMDGPU `…_cmpswap` on global and
+/// flat memory and `ds_cmpst…` on LDS).
+fn is_llc_cas(triple: Triple, line: &str) -> bool {
+    let line = line.trim_start();
+    match triple {
+        Triple::Nvptx64 => line.starts_with("atom.") && line.contains(".cas."),
+        Triple::Amdgcn => line.contains("_cmpswap") || line.starts_with("ds_cmpst"),
+        Triple::X86_64 | Triple::Spirv64 | Triple::SpirvVulkan => false,
+    }
+}
+
+/// Every kernel whose atomics are all carried out natively (each verdict's lowering
+/// the whole node by [`ElementLowering::Native`], no `cas` among them) has no compare-and-swap
+/// in llc's assembly
+/// `llc_out`: a native verdict says the target's instruction does it, so llc's own CAS loop
+/// there would make the verdict (and its size) a claim llc does not keep. NVPTX and AMDGPU
+/// only, whose assembly names each function (`.entry`/`.func NAME(`, `NAME:`).
+pub fn native_is_not_llc_cas_loop(
+    target: &LlvmTarget,
+    kernels: &[Kernel],
+    llc_out: &Path,
+) -> Result<(), String> {
+    if !matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn) {
+        return Ok(());
+    }
+    let assembly = std::fs::read_to_string(llc_out).map_err(|e| e.to_string())?;
+    let mut wrong = Vec::new();
+    for kernel in kernels {
+        let native = kernel.insts.iter().all(|(inst, data)| match data {
+            InstData::Atomic(atomic) => {
+                atomic.op != AtomicOp::Cas
+                    && target.legalize_inst(kernel, inst).is_ok_and(|legality| {
+                        legality.lowering == Lowering::whole(ElementLowering::Native)
+                    })
+            }
+            InstData::Fence(_) => true,
+        });
+        if !native {
+            continue;
+        }
+        let body = function_body(target.triple, &assembly, &kernel.name).ok_or_else(|| {
+            format!(
+                "llc's output {} has no function `{}`",
+                llc_out.display(),
+                kernel.name
+            )
+        })?;
+        if let Some(cas) = body.lines().find(|line| is_llc_cas(target.triple, line)) {
+            wrong.push(format!(
+                "{}: verdict native, but llc compiled it to a CAS loop (`{}`)",
+                kernel.name,
+                cas.trim()
+            ));
+        }
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join("\n"))
+    }
+}
+
+/// The text of function `name` in llc's assembly for `triple`: from its header to the next
+/// function's (NVPTX) or to its `.Lfunc_end` label (AMDGPU).
+fn function_body<'a>(triple: Triple, assembly: &'a str, name: &str) -> Option<&'a str> {
+    match triple {
+        Triple::Nvptx64 => {
+            let is_header = |line: &str| {
+                let line = line.trim_start();
+                [".visible ", ".entry ", ".func ", ".weak "]
+                    .iter()
+                    .any(|lead| line.starts_with(lead))
+                    && (line.contains(".entry ") || line.contains(".func "))
+            };
+            let header = format!(" {name}(");
+            let mut start = None;
+            let mut offset = 0;
+            for line in assembly.split_inclusive('\n') {
+                if is_header(line) {
+                    if let Some(start) = start {
+                        return Some(&assembly[start..offset]);
+                    }
+                    if line.contains(&header) || line.trim_end().ends_with(&format!(" {name}")) {
+                        start = Some(offset);
+                    }
+                }
+                offset += line.len();
+            }
+            start.map(|start| &assembly[start..])
+        }
+        Triple::Amdgcn => {
+            let label = format!("\n{name}:");
+            let start = assembly.find(&label)? + 1;
+            let end = assembly[start..]
+                .find(".Lfunc_end")
+                .map_or(assembly.len(), |end| start + end);
+            Some(&assembly[start..end])
+        }
+        Triple::X86_64 | Triple::Spirv64 | Triple::SpirvVulkan => None,
     }
 }
 

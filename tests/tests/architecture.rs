@@ -4,7 +4,10 @@
 //! - no function over 150 lines (from its `fn` line to its closing brace);
 //! - no import circle between sibling modules of any crate's `src/` (at every level of the
 //!   module tree: two files of one directory, or two directories of one parent);
-//! - no backend crate (`lower-*`) depends on or names another backend crate.
+//! - no backend crate (`lower-*`) depends on or names another backend crate;
+//! - no run of six or more lines of one shape (whitespace-trimmed, identifiers kept; blank,
+//!   comment and punctuation-only lines left out) in the `src/` of two backend crates: code two
+//!   backends share lives once in `atomir_ir`.
 //!
 //! The scan is a small lexer (comments, strings, raw strings, char literals and lifetimes are
 //! told apart, so a brace or a path inside them counts for nothing), not a parser: it is exact
@@ -19,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 mod architecture_support;
 
+use architecture_support::shapes::{repeated_runs, RUN};
 use architecture_support::{functions, module_edges, Edge};
 
 const MAX_FILE_LINES: usize = 800;
@@ -28,36 +32,29 @@ const MAX_FN_LINES: usize = 150;
 const ALLOWED_LONG_FILES: &[&str] = &[];
 
 /// Functions over [`MAX_FN_LINES`], as `path::name`.
-const ALLOWED_LONG_FNS: &[&str] = &[
-    // The serial fold's element loop: one CAS attempt of the group, lane by lane.
-    "ir/src/expand/build/serial_fold.rs::serial_fold_element",
-    // The fuzzer's mutation table: one arm per way of breaking a module.
-    "bench/src/fuzz.rs::break_module",
-    // The embedding example's whole program, read top to bottom.
-    "examples/embed/src/lib.rs::program",
-    // vISA's memory message and ALU printers, one arm per message or primitive.
-    "lower-visa/src/emit/native.rs::memory",
-    "lower-visa/src/emit/prim.rs::alu",
-    // The litmus harness: its checker, parser and CUDA wrapper.
-    "tests/src/litmus/check.rs::check",
-    "tests/src/litmus/mod.rs::parse",
-    "tests/src/litmus/wrapper.rs::wrapper",
-    // One test of the random kernels' coverage, a list of asserted counts.
-    "tests/tests/random_kernels.rs::generated_modules_cover_what_the_text_form_allows",
-];
+const ALLOWED_LONG_FNS: &[&str] = &[];
 
 /// Circles between sibling modules, as `crate-dir: parent::{a, b}`.
-const ALLOWED_CIRCLES: &[&str] = &[
-    // The target registry and the CPU spelling share vocabulary both ways.
-    "lower-llvm: {cpu, spelling, target}",
-    // The printer's Vulkan and load/store parts and the primitive printer call each other.
-    "lower-llvm: {emit, expansion, ldst_emit, native, vulkan}",
-    // The PTX reader's meaning and operand parts call each other.
-    "lower-ptx: read::{meaning, operands}",
-    // The table and the memory-message part call each other.
-    "lower-visa: {legality, memory}",
-    // The Python bindings' classes, errors and string reading refer to each other.
-    "python: {errors, module, node, splice, target, text}",
+const ALLOWED_CIRCLES: &[&str] = &[];
+
+/// Runs of [`RUN`] or more lines of one shape in two backends, as
+/// `path ~ path: \`first line\``.
+const ALLOWED_REPEATED_RUNS: &[&str] = &[
+    // The signatures of the `Printer` hooks each printer implements (`splice_begin`, and
+    // `module_end` before it): the trait's shape, written once per implementation.
+    "lower-llvm/src/emit/printer.rs ~ lower-ptx/src/emit/mod.rs: `fn splice_begin(`",
+    "lower-llvm/src/emit/printer.rs ~ lower-visa/src/emit/mod.rs: `fn splice_begin(`",
+    "lower-ptx/src/emit/mod.rs ~ lower-visa/src/emit/mod.rs: `fn module_end(&mut self, _out: &mut String) {}`",
+    // The fields of `Prim::Cas` and `Prim::Rmw` bound by name, one per line as rustfmt lays
+    // them out; what follows, the printing, differs.
+    "lower-llvm/src/emit/expansion.rs ~ lower-ptx/src/emit/prim.rs: `Prim::Cas {`",
+    "lower-llvm/src/emit/expansion.rs ~ lower-ptx/src/emit/prim.rs: `Prim::Rmw {`",
+    // Every warp primitive named, so that a new one is a compile error in each printer that
+    // refuses them, rather than a wildcard that lets it through.
+    "lower-llvm/src/emit/expansion.rs ~ lower-visa/src/emit/prim.rs: `Prim::WarpPeers { .. }`",
+    // The same for the ops neither PTX nor vISA has a native form of: each table matches
+    // `AtomicOp` exhaustively, so a new op is a compile error there, never a silent CAS loop.
+    "lower-ptx/src/legal/rmw.rs ~ lower-visa/src/legal/rmw.rs: `AtomicOp::Nand`",
 ];
 
 /// The backend crates: none may depend on another.
@@ -307,4 +304,52 @@ fn no_backend_imports_another() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The backend crates' library sources, as (crate directory, path from the root, text).
+fn backend_sources(root: &Path) -> Vec<(String, String, String)> {
+    rust_files(root)
+        .into_iter()
+        .filter_map(|(path, text)| {
+            let (dir, rest) = path.split_once('/')?;
+            let backend = BACKENDS.iter().any(|(d, _)| *d == dir) && rest.starts_with("src/");
+            backend.then(|| (dir.to_owned(), path.clone(), text))
+        })
+        .collect()
+}
+
+#[test]
+fn no_run_of_six_lines_of_one_shape_in_two_backends() {
+    let files = backend_sources(&workspace_root());
+    assert!(
+        files.len() > 30,
+        "the scan found only {} files",
+        files.len()
+    );
+    let found = repeated_runs(&files);
+    let what = format!("{RUN} or more lines of one shape in two backends");
+    let failures = check_against(&what, &found, ALLOWED_REPEATED_RUNS);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_run_of_six_lines_in_two_crates_is_found_and_reported_once() {
+    let shared = "fn f() {\n    let a = 1;\n    // a comment between\n\n    let b = 2;\n    \
+                  let c = 3;\n    }\n    let d = 4;\n    let e = 5;\n    let g = 6;\n";
+    let file = |krate: &str, text: String| (krate.to_owned(), format!("{krate}/src/x.rs"), text);
+    let files = [
+        file("one", format!("use a;\n{shared}")),
+        file("two", format!("{shared}let h = 7;\n")),
+        // The same lines within one crate are not a repeat across backends.
+        file("one", shared.replace("let a", "let z")),
+    ];
+    let found = repeated_runs(&files);
+    let expected = BTreeSet::from(["one/src/x.rs ~ two/src/x.rs: `fn f() {`".to_owned()]);
+    assert_eq!(found, expected);
+    // A line that differs in the middle leaves no six in common.
+    let short = [
+        file("one", shared.replace("let d = 4;", "let d = 0;")),
+        file("two", shared.to_owned()),
+    ];
+    assert!(repeated_runs(&short).is_empty());
 }

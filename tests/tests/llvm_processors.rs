@@ -148,7 +148,7 @@ fn cluster_memory_and_128_bit_need_sm_90() {
         for spec in ["nvptx64:sm_60@22", "nvptx64:sm_80@23"] {
             let refusal = verdict(spec, cell).unwrap_err();
             assert_eq!(refusal.rule.id(), rule, "{spec}: {refusal}");
-            let smallest = refusal.smallest_target.as_deref();
+            let smallest = refusal.smallest_target.as_ref().map(|t| t.name());
             // The smallest: the oldest version, then the oldest processor, that accepts it.
             assert_eq!(smallest, Some("llvm:nvptx64:sm_90@22"), "{spec}: {refusal}");
         }
@@ -358,9 +358,14 @@ fn nvptx_float_adds_follow_what_llc_selects() {
                         && line.contains(".add.f32")
                         && !line.contains(".shared.")
                 });
+                // llc 23 expands it on global and generic memory into a CAS loop of its own.
+                let looped = code.lines().any(|line| {
+                    let line = line.trim_start();
+                    line.starts_with("atom.") && line.contains(".cas.")
+                });
                 assert_eq!(
                     lowering == Lowering::whole(ElementLowering::Native),
-                    !flushes,
+                    !flushes && !looped,
                     "{spec} f32 add {space}: {code}"
                 );
             }

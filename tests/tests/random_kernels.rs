@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use atomir_ir::matrix::fence_cells;
 use atomir_ir::{
-    text, AddressSpace, AtomicOp, CacheHint, ElemType, InstData, MemoryOrder, Operand, Scalar,
-    Scope, ValueDef, ValueType, VectorShape,
+    text, AddressSpace, AtomicInst, AtomicOp, CacheHint, ElemType, InstData, Kernel, MemoryOrder,
+    Operand, Scalar, Scope, Value, ValueDef, ValueType, VectorShape,
 };
 use atomir_tests::random::{check_text_path, module, same_module, Config};
 
@@ -51,13 +51,9 @@ struct Seen {
     features: HashSet<&'static str>,
 }
 
-#[test]
-fn generated_modules_cover_what_the_text_form_allows() {
-    let config = Config::default();
-    let mut seen = Seen::default();
-    for seed in 0..SEEDS {
-        let generated = module(seed, &config);
-        let text = &generated.text;
+impl Seen {
+    /// The literal forms, qualifier omissions and comments of a module's text.
+    fn text_features(&mut self, text: &str) {
         for (feature, present) in [
             ("hex literal", text.contains("0x")),
             ("upper-case hex prefix", text.contains("0X")),
@@ -76,122 +72,158 @@ fn generated_modules_cover_what_the_text_form_allows() {
             ("comment", text.contains('#')),
         ] {
             if present {
-                seen.features.insert(feature);
+                self.features.insert(feature);
             }
         }
+    }
+
+    /// The naming hazards of a module's kernels, their parameters and values, and each atomic
+    /// and fence.
+    fn kernels(&mut self, kernels: &[Kernel]) {
         let mut kernel_names = HashSet::new();
-        for kernel in &generated.module.kernels {
+        for kernel in kernels {
             if !kernel_names.insert(kernel.name.replace('$', "_")) {
-                seen.features.insert("kernel names equal after sanitising");
+                self.features.insert("kernel names equal after sanitising");
             }
             if kernel.name.contains("_param_") {
-                seen.features.insert("kernel named like a parameter");
+                self.features.insert("kernel named like a parameter");
             }
-            let mut read = HashSet::new();
-            for (_, inst) in kernel.atomics() {
-                read.insert(inst.addr);
-                read.extend(inst.predicate.map(|p| p.value));
-                for operand in [inst.operand, inst.new_value].into_iter().flatten() {
-                    match operand {
-                        Operand::Scalar(Scalar::Value(v)) => {
-                            read.insert(v);
-                        }
-                        Operand::Scalar(Scalar::Const(_)) => {}
-                        Operand::Vector(list) => read.extend(
-                            kernel.vector_elements(list).iter().filter_map(|e| match e {
-                                Scalar::Value(v) => Some(*v),
-                                Scalar::Const(_) => None,
-                            }),
-                        ),
-                    }
-                }
-            }
+            let read = values_read(kernel);
             for param in &kernel.params {
-                seen.param_types.insert(param.ty.to_string());
+                self.param_types.insert(param.ty.to_string());
                 if !read.contains(&param.value) {
-                    seen.features.insert("unused parameter");
+                    self.features.insert("unused parameter");
                 }
             }
-            let names: HashSet<&str> = kernel.values.values().map(|d| &*d.name).collect();
-            for name in &names {
-                if name.contains('$') && names.contains(name.replace('$', "_").as_str()) {
-                    seen.features.insert("value names differing in $ and _");
-                }
-                if name.starts_with(|c: char| c.is_ascii_digit()) {
-                    seen.features.insert("numeric value name");
-                }
-            }
+            self.value_names(kernel);
             let mut previous = Vec::new();
             for inst in kernel.insts.values() {
-                let inst = match inst {
-                    InstData::Atomic(inst) => inst,
+                match inst {
+                    InstData::Atomic(inst) => self.atomic(kernel, inst, &mut previous),
                     InstData::Fence(fence) => {
-                        seen.fences.insert((fence.order, fence.scope));
-                        continue;
-                    }
-                };
-                seen.ops.insert(inst.op);
-                seen.types.insert(inst.ty);
-                seen.shapes.insert(inst.shape);
-                seen.orders.insert(inst.order);
-                seen.scopes.insert(inst.scope);
-                seen.spaces.insert(inst.space);
-                if let Some(hint) = inst.hint {
-                    seen.hints.insert(hint);
-                }
-                if let Some(p) = inst.predicate {
-                    seen.features.insert(if p.negated {
-                        "negated predicate"
-                    } else {
-                        "predicate"
-                    });
-                }
-                if inst.space == AddressSpace::Generic {
-                    if let ValueType::Ptr(space) = kernel.value_type(inst.addr) {
-                        seen.pointer_spaces_of_generic.insert(space);
-                    }
-                }
-                let mut node = *inst;
-                node.result = None;
-                if previous.contains(&node) {
-                    seen.features.insert("repeated atomic");
-                }
-                previous.push(node);
-                for operand in [inst.operand, inst.new_value].into_iter().flatten() {
-                    let elements: Vec<Scalar> = match operand {
-                        Operand::Scalar(s) => vec![s],
-                        Operand::Vector(list) => {
-                            let elements = kernel.vector_elements(list).to_vec();
-                            let literals = elements.iter().any(|e| matches!(e, Scalar::Const(_)));
-                            let values = elements.iter().any(|e| matches!(e, Scalar::Value(_)));
-                            if literals && values {
-                                seen.features.insert("list mixing literals and values");
-                            }
-                            elements
-                        }
-                    };
-                    for element in elements {
-                        if let Scalar::Value(v) = element {
-                            if matches!(kernel.values[v].def, ValueDef::Result(_)) {
-                                seen.features.insert(
-                                    if kernel.value_type(v) == ValueType::scalar(inst.ty) {
-                                        "result read by a later atomic"
-                                    } else {
-                                        "result of another type read by a bN atomic"
-                                    },
-                                );
-                                if matches!(operand, Operand::Scalar(_)) && inst.shape.is_vector() {
-                                    seen.features.insert("vector result read whole");
-                                }
-                            }
-                        }
+                        self.fences.insert((fence.order, fence.scope));
                     }
                 }
             }
         }
-        if generated.module.kernels.len() > 1 {
-            seen.features.insert("several kernels");
+        if kernels.len() > 1 {
+            self.features.insert("several kernels");
         }
+    }
+
+    /// Value names that differ only in `$` and `_`, and names that start with a digit.
+    fn value_names(&mut self, kernel: &Kernel) {
+        let names: HashSet<&str> = kernel.values.values().map(|d| &*d.name).collect();
+        for name in &names {
+            if name.contains('$') && names.contains(name.replace('$', "_").as_str()) {
+                self.features.insert("value names differing in $ and _");
+            }
+            if name.starts_with(|c: char| c.is_ascii_digit()) {
+                self.features.insert("numeric value name");
+            }
+        }
+    }
+
+    /// One atomic's fields, and whether it repeats one of `previous` (the kernel's atomics
+    /// before it, results aside).
+    fn atomic(&mut self, kernel: &Kernel, inst: &AtomicInst, previous: &mut Vec<AtomicInst>) {
+        self.ops.insert(inst.op);
+        self.types.insert(inst.ty);
+        self.shapes.insert(inst.shape);
+        self.orders.insert(inst.order);
+        self.scopes.insert(inst.scope);
+        self.spaces.insert(inst.space);
+        if let Some(hint) = inst.hint {
+            self.hints.insert(hint);
+        }
+        if let Some(p) = inst.predicate {
+            self.features.insert(if p.negated {
+                "negated predicate"
+            } else {
+                "predicate"
+            });
+        }
+        if inst.space == AddressSpace::Generic {
+            if let ValueType::Ptr(space) = kernel.value_type(inst.addr) {
+                self.pointer_spaces_of_generic.insert(space);
+            }
+        }
+        let mut node = *inst;
+        node.result = None;
+        if previous.contains(&node) {
+            self.features.insert("repeated atomic");
+        }
+        previous.push(node);
+        for operand in [inst.operand, inst.new_value].into_iter().flatten() {
+            self.operand(kernel, inst, operand);
+        }
+    }
+
+    /// Lists mixing literals and values, and results read by a later atomic.
+    fn operand(&mut self, kernel: &Kernel, inst: &AtomicInst, operand: Operand) {
+        let elements: Vec<Scalar> = match operand {
+            Operand::Scalar(s) => vec![s],
+            Operand::Vector(list) => {
+                let elements = kernel.vector_elements(list).to_vec();
+                let literals = elements.iter().any(|e| matches!(e, Scalar::Const(_)));
+                let values = elements.iter().any(|e| matches!(e, Scalar::Value(_)));
+                if literals && values {
+                    self.features.insert("list mixing literals and values");
+                }
+                elements
+            }
+        };
+        for element in elements {
+            if let Scalar::Value(v) = element {
+                if matches!(kernel.values[v].def, ValueDef::Result(_)) {
+                    self.features
+                        .insert(if kernel.value_type(v) == ValueType::scalar(inst.ty) {
+                            "result read by a later atomic"
+                        } else {
+                            "result of another type read by a bN atomic"
+                        });
+                    if matches!(operand, Operand::Scalar(_)) && inst.shape.is_vector() {
+                        self.features.insert("vector result read whole");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The values a kernel's atomics read: addresses, predicates, operands and their lists'
+/// elements.
+fn values_read(kernel: &Kernel) -> HashSet<Value> {
+    let mut read = HashSet::new();
+    for (_, inst) in kernel.atomics() {
+        read.insert(inst.addr);
+        read.extend(inst.predicate.map(|p| p.value));
+        for operand in [inst.operand, inst.new_value].into_iter().flatten() {
+            match operand {
+                Operand::Scalar(Scalar::Value(v)) => {
+                    read.insert(v);
+                }
+                Operand::Scalar(Scalar::Const(_)) => {}
+                Operand::Vector(list) => {
+                    read.extend(kernel.vector_elements(list).iter().filter_map(|e| match e {
+                        Scalar::Value(v) => Some(*v),
+                        Scalar::Const(_) => None,
+                    }))
+                }
+            }
+        }
+    }
+    read
+}
+
+#[test]
+fn generated_modules_cover_what_the_text_form_allows() {
+    let config = Config::default();
+    let mut seen = Seen::default();
+    for seed in 0..SEEDS {
+        let generated = module(seed, &config);
+        seen.text_features(&generated.text);
+        seen.kernels(&generated.module.kernels);
     }
     assert_eq!(seen.ops.len(), AtomicOp::ALL.len());
     assert_eq!(seen.fences.len(), fence_cells().count());

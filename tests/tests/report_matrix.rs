@@ -73,7 +73,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
                         outcome.cell
                     ));
                 }
-                let Some(name) = &refusal.smallest_target else {
+                let Some(name) = refusal.smallest_target.as_ref().map(|t| t.name()) else {
                     continue;
                 };
                 if !name.starts_with(&format!("{backend_prefix}:")) {
@@ -84,7 +84,7 @@ fn check_claims(matrix: &TargetMatrix, backend_prefix: &str) -> Vec<String> {
                     continue;
                 }
                 let backend = smallest
-                    .entry(name.clone())
+                    .entry(name.to_string())
                     .or_insert_with(|| targets::parse_target(name).ok());
                 let Some(backend) = backend else {
                     problems.push(format!(

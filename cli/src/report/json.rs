@@ -85,7 +85,7 @@ pub(super) fn render(matrices: &[TargetMatrix], out: &mut String) {
                             refusal: refusal.map(|r| Refusal {
                                 rule: r.rule.id(),
                                 reason: &r.reason,
-                                smallest_target: r.smallest_target.as_deref(),
+                                smallest_target: r.smallest_target.as_ref().map(|t| t.name()),
                             }),
                         }
                     })

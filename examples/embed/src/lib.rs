@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 
 use atomir::{
     verify, AddressSpace, AtomicInst, AtomicOp, BindingTypes, ElemType, Fence, Fragment, Inst,
-    Kernel, LowerError, MemoryOrder, Module, Operand, Scalar, Scope, SpliceNames, Target, Value,
-    ValueType, VectorShape, Verified,
+    Kernel, LowerError, MemoryOrder, Module, Operand, Refusal, Refused as _, Scalar, Scope,
+    SpliceNames, Target, Value, ValueType, VectorShape, Verified,
 };
 
 /// The bytes of the atomics' memory block.
@@ -132,10 +132,6 @@ pub fn program() -> Program {
     let h2 = input(&mut kernel, "h2", ElemType::F16x2, 40, 0xC000_3C00);
     let bound = input(&mut kernel, "bound", ElemType::U32, 44, 9);
 
-    let on = |mut atomic: AtomicInst| {
-        atomic.space = AddressSpace::Global;
-        atomic
-    };
     let mut atomics = Vec::new();
     let mut push = |kernel: &mut Kernel,
                     what,
@@ -151,32 +147,17 @@ pub fn program() -> Program {
         });
     };
 
-    let add_f32 = on(AtomicInst::new(
-        AtomicOp::Add,
-        ElemType::F32,
-        p_f32.0,
-        x.into(),
-    ));
+    let add_f32 = global_atomic(AtomicOp::Add, ElemType::F32, p_f32.0, x.into());
     push(&mut kernel, "dead-result f32 add", add_f32, p_f32, None);
     let fence = kernel.push_fence(Fence {
         order: MemoryOrder::Release,
         scope: Scope::Device,
     });
 
-    let add_u8 = on(AtomicInst::new(
-        AtomicOp::Add,
-        ElemType::U8,
-        p_u8.0,
-        b.into(),
-    ));
+    let add_u8 = global_atomic(AtomicOp::Add, ElemType::U8, p_u8.0, b.into());
     push(&mut kernel, "u8 add", add_u8, p_u8, Some(("o_u8", 0)));
 
-    let mut cas = on(AtomicInst::new(
-        AtomicOp::Cas,
-        ElemType::B64,
-        p_b64.0,
-        expected.into(),
-    ));
+    let mut cas = global_atomic(AtomicOp::Cas, ElemType::B64, p_b64.0, expected.into());
     cas.new_value = Some(new.into());
     cas.order = MemoryOrder::SeqCst;
     cas.scope = Scope::System;
@@ -190,21 +171,11 @@ pub fn program() -> Program {
 
     let elements: Vec<Scalar> = lanes.iter().map(|&lane| Scalar::Value(lane)).collect();
     let vector: Operand = kernel.vector(&elements);
-    let mut add_v4 = on(AtomicInst::new(
-        AtomicOp::Add,
-        ElemType::F32,
-        p_v4.0,
-        vector,
-    ));
+    let mut add_v4 = global_atomic(AtomicOp::Add, ElemType::F32, p_v4.0, vector);
     add_v4.shape = VectorShape::V4;
     push(&mut kernel, "v4.f32 add", add_v4, p_v4, Some(("o_v4", 16)));
 
-    let mut add_h2 = on(AtomicInst::new(
-        AtomicOp::Add,
-        ElemType::F16x2,
-        p_h2.0,
-        h2.into(),
-    ));
+    let mut add_h2 = global_atomic(AtomicOp::Add, ElemType::F16x2, p_h2.0, h2.into());
     add_h2.order = MemoryOrder::Acquire;
     push(
         &mut kernel,
@@ -214,14 +185,30 @@ pub fn program() -> Program {
         Some(("o_h2", 32)),
     );
 
-    let inc = on(AtomicInst::new(
-        AtomicOp::Inc,
-        ElemType::U32,
-        p_inc.0,
-        bound.into(),
-    ));
+    let inc = global_atomic(AtomicOp::Inc, ElemType::U32, p_inc.0, bound.into());
     push(&mut kernel, "bounded inc", inc, p_inc, Some(("o_inc", 36)));
 
+    Program {
+        module: Module {
+            kernels: vec![kernel],
+        },
+        inputs,
+        atomics,
+        fence,
+        memory: initial_memory(),
+    }
+}
+
+/// An atomic of `op` on `ty` at `pointer` in global memory, the other fields the defaults.
+fn global_atomic(op: AtomicOp, ty: ElemType, pointer: Value, operand: Operand) -> AtomicInst {
+    AtomicInst {
+        space: AddressSpace::Global,
+        ..AtomicInst::new(op, ty, pointer, operand)
+    }
+}
+
+/// The memory block before the kernel runs: what each atomic finds at its pointer.
+fn initial_memory() -> [u8; MEMORY_BYTES] {
     let mut memory = [0u8; MEMORY_BYTES];
     memory[0..4].copy_from_slice(&2.0f32.to_bits().to_le_bytes());
     memory[4..8].copy_from_slice(&[0x11, 100, 0x33, 0x44]);
@@ -233,16 +220,7 @@ pub fn program() -> Program {
     // 0.5 and 3.0 as f16.
     memory[32..36].copy_from_slice(&0x4200_3800u32.to_le_bytes());
     memory[36..40].copy_from_slice(&5u32.to_le_bytes());
-
-    Program {
-        module: Module {
-            kernels: vec![kernel],
-        },
-        inputs,
-        atomics,
-        fence,
-        memory,
-    }
+    memory
 }
 
 /// A hand-written unit with the fragments spliced in, and what was left out.
@@ -256,18 +234,47 @@ pub struct Spliced {
     pub fence: bool,
     /// The instructions of each atomic's code, by its index in [`Program::atomics`].
     pub sizes: Vec<(usize, u32)>,
-    /// One line per atomic the target refused: what, the rule, the smallest target.
-    pub refusals: Vec<String>,
+    /// Each atomic (or the fence) the target refused, with the rule and the smallest target.
+    pub refusals: Vec<RefusedInst>,
 }
 
-fn refusal_line(what: &str, target: Target, error: &LowerError) -> String {
-    let refusal = &error.refusal;
-    let smallest = Target::smallest_accepting(refusal)
-        .map_or_else(|| "no target of the backend".to_owned(), |t| t.to_string());
-    format!(
-        "{what}: refused by {target}: {} [rule {}]; smallest target that accepts it: {smallest}",
-        refusal.reason, refusal.rule
-    )
+/// An instruction the target refused: what it is, why, and the smallest target that accepts it,
+/// typed (a [`Target`] to lower for next). `Display` writes it as one line.
+#[derive(Clone, Debug)]
+pub struct RefusedInst {
+    /// The instruction, as [`Atomic::what`] (or [`FENCE`]) names it.
+    pub what: &'static str,
+    /// The target that refused it.
+    pub target: Target,
+    /// The refusal: rule and reason.
+    pub refusal: Refusal,
+    /// The smallest target of the backend that accepts it, if any does.
+    pub smallest: Option<Target>,
+}
+
+impl RefusedInst {
+    fn of(what: &'static str, target: Target, error: &LowerError) -> RefusedInst {
+        RefusedInst {
+            what,
+            target,
+            refusal: error.refusal.clone(),
+            smallest: error.smallest_target(),
+        }
+    }
+}
+
+impl std::fmt::Display for RefusedInst {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: refused by {}: {} [rule {}]; smallest target that accepts it: ",
+            self.what, self.target, self.refusal.reason, self.refusal.rule
+        )?;
+        match self.smallest {
+            Some(smallest) => write!(f, "{smallest}"),
+            None => f.write_str("no target of the backend"),
+        }
+    }
 }
 
 /// The PTX type a value of `ty` is loaded and stored as: the client's own memory layout.
@@ -393,7 +400,7 @@ fn splice_all(
         names.set_blocks(&predecessor, &continuation);
         if let Err(error) = target.splice(verified, 0, inst, &names, &mut fragment) {
             let what = what(program, inst);
-            spliced.refusals.push(refusal_line(what, target, &error));
+            spliced.refusals.push(RefusedInst::of(what, target, &error));
             continue;
         }
         predecessor = continuation;

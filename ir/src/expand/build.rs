@@ -2,7 +2,7 @@
 //! written once for every target, and the [`Expander`] that reuses their storage.
 
 use cranelift_entity::PrimaryMap;
-use smallvec::{smallvec, SmallVec};
+use smallvec::SmallVec;
 
 use super::{
     BinaryOp, Block, BlockData, CmpCond, Edge, Expansion, MemAttrs, Prim, PrimType, Terminator,
@@ -14,6 +14,7 @@ mod apply;
 mod part_word;
 mod serial_fold;
 mod warp;
+mod word_fold;
 
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, MemoryOrder};
@@ -21,6 +22,7 @@ use apply::{apply_op, float_infinity_bits};
 use part_word::part_word;
 use serial_fold::serial_fold_element;
 use warp::{warp_combined_element, WarpFold};
+use word_fold::word_fold_element;
 
 /// Builds an expansion block by block.
 struct Builder {
@@ -146,6 +148,34 @@ impl Builder {
         self.unary(UnaryOp::Bitcast, var, PrimType::int(ty.bits()))
     }
 
+    /// Ends `from` with a branch on `cond` to `then` or `otherwise`, each a block with its
+    /// arguments. `from` may be a block already left: a branch to a block laid out later is set
+    /// once that block exists.
+    fn branch_from(
+        &mut self,
+        from: Block,
+        cond: Var,
+        (then, then_args): (Block, &[Var]),
+        (otherwise, otherwise_args): (Block, &[Var]),
+    ) {
+        self.expansion.blocks[from].terminator = Terminator::Branch {
+            cond,
+            then: Edge {
+                block: then,
+                args: SmallVec::from_slice(then_args),
+            },
+            otherwise: Edge {
+                block: otherwise,
+                args: SmallVec::from_slice(otherwise_args),
+            },
+        };
+    }
+
+    /// Ends the current block with a branch on `cond`, as [`Builder::branch_from`].
+    fn branch(&mut self, cond: Var, then: (Block, &[Var]), otherwise: (Block, &[Var])) {
+        self.branch_from(self.current, cond, then, otherwise);
+    }
+
     fn jump(&mut self, block: Block, args: &[Var]) {
         self.terminate(Terminator::Jump(Edge {
             block,
@@ -241,17 +271,7 @@ fn cas_retry_loop_carrying(
     let (new, carried) = compute(b, old);
     if let Some(attempt) = attempt {
         let unchanged = b.cmp(CmpCond::Eq, new, old);
-        b.terminate(Terminator::Branch {
-            cond: unchanged,
-            then: Edge {
-                block: done,
-                args: SmallVec::new(),
-            },
-            otherwise: Edge {
-                block: attempt,
-                args: SmallVec::new(),
-            },
-        });
+        b.branch(unchanged, (done, &[]), (attempt, &[]));
         b.switch_to(attempt);
     }
     let seen = b.var(bits_ty);
@@ -263,22 +283,12 @@ fn cas_retry_loop_carrying(
         mem,
     });
     let stored = b.cmp(CmpCond::Eq, seen, old);
-    let mut exit_args = SmallVec::new();
+    let mut exit_args: SmallVec<[Var; 3]> = SmallVec::new();
     if !skip {
         exit_args.push(seen);
         exit_args.extend(carried.iter().copied());
     }
-    b.terminate(Terminator::Branch {
-        cond: stored,
-        then: Edge {
-            block: done,
-            args: exit_args,
-        },
-        otherwise: Edge {
-            block: retry,
-            args: smallvec![seen],
-        },
-    });
+    b.branch(stored, (done, &exit_args), (retry, &[seen]));
 
     b.switch_to(done);
     if skip {
@@ -375,24 +385,12 @@ fn int_min_max_element(
     let (unsigned_block, _) = b.block(&[]);
     let (check, check_params) = b.block(&[int]);
     let (fallback, _) = b.block(&[]);
-    let edge = |block| Edge {
-        block,
-        args: smallvec![],
-    };
-    b.expansion.blocks[entry].terminator = Terminator::Branch {
-        cond: operand_is_nan,
-        then: edge(fallback),
-        otherwise: edge(by_int),
-    };
+    b.branch_from(entry, operand_is_nan, (fallback, &[]), (by_int, &[]));
 
     // max: signed max for b >= +0, unsigned min for b <= -0; min: signed min, unsigned max.
     b.switch_to(by_int);
     let negative = b.cmp(CmpCond::Uge, operand_bits, sign_bit);
-    b.terminate(Terminator::Branch {
-        cond: negative,
-        then: edge(unsigned_block),
-        otherwise: edge(signed_block),
-    });
+    b.branch(negative, (unsigned_block, &[]), (signed_block, &[]));
     for (block, op, elem) in [
         (signed_block, signed_op, signed),
         (unsigned_block, unsigned_op, unsigned),
@@ -428,14 +426,7 @@ fn int_min_max_element(
     });
     let (done, done_params) = b.block(&[int]);
     b.jump(done, &[replaced]);
-    b.expansion.blocks[check].terminator = Terminator::Branch {
-        cond: left_in_place,
-        then: edge(fallback),
-        otherwise: Edge {
-            block: done,
-            args: smallvec![old],
-        },
-    };
+    b.branch_from(check, left_in_place, (fallback, &[]), (done, &[old]));
 
     b.switch_to(done);
     b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
@@ -602,6 +593,13 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
                 int_min_max_carry(&mut b, node, ty, addr, operand, new_value)
             }
             (WarpCombine::SerialFold, _) => serial_fold_element(&mut b, node, ty, addr, operand),
+            (WarpCombine::WordFold, _) => match Lowering::warp_fold(node.op, ty) {
+                Some(fold) => {
+                    word_fold_element(&mut b, node, ty, addr, operand, WarpFold::Integer(fold))
+                }
+                // Not a foldable op (outside the tables' contract): this lane's own loop.
+                None => masked_cas_loop_element(&mut b, node, ty, addr, operand, new_value),
+            },
             (WarpCombine::Fold, ElementLowering::IntMinMax) => {
                 match Lowering::int_min_max_atomics(node.op, ty) {
                     Some([(signed_op, _), _]) => {

@@ -108,6 +108,18 @@ pub enum WarpCombine {
     /// group's operations following each other in lane order. Only with
     /// [`ElementLowering::CasLoop`].
     SerialFold,
+    /// For a relaxed scalar 8/16-bit integer add/sub/min/max: one masked CAS loop per aligned
+    /// 32-bit word, carried out once per word by a warp: the lanes whose elements lie in one
+    /// word form a group; the lanes of each address fold their operands as [`WarpCombine::Fold`]
+    /// does (same exact fold, [`Lowering::warp_fold`]), and the highest lane of the group
+    /// applies every address's fold (at most four for 8-bit elements, two for 16-bit) to its own
+    /// bits in each attempt of one loop. Each lane gets the old value of the linearization in
+    /// which the group's operations are consecutive, those at one address in lane order. So
+    /// lanes at different addresses of one word share one loop (where [`WarpCombine::Fold`]
+    /// runs one per address, all retrying on the same word), and the lanes at one address are
+    /// folded, not applied one by one ([`WarpCombine::SerialFold`]). Only with
+    /// [`ElementLowering::MaskedCasLoop`].
+    WordFold,
 }
 
 /// How a node is carried out, in the spirit of LLVM's `AtomicExpansionKind`: the element's
@@ -138,6 +150,7 @@ impl fmt::Display for InvalidLowering {
         let why = match self.warp {
             _ if self.split == Split::PerElement => "a split node is carried out lane by lane",
             WarpCombine::SerialFold => "a serial fold is a CAS loop",
+            WarpCombine::WordFold => "a word fold is a masked CAS loop",
             _ => "a masked op has no warp fold",
         };
         write!(
@@ -158,7 +171,7 @@ impl Default for Lowering {
 
 impl Lowering {
     /// Every lowering, in the order of its flat names.
-    pub const ALL: [Lowering; 15] = {
+    pub const ALL: [Lowering; 16] = {
         use ElementLowering::*;
         const fn split(element: ElementLowering) -> Lowering {
             Lowering {
@@ -190,11 +203,13 @@ impl Lowering {
             warp(Native, WarpCombine::Fold),
             warp(IntMinMax, WarpCombine::Fold),
             warp(CasLoop, WarpCombine::SerialFold),
+            warp(MaskedCasLoop, WarpCombine::WordFold),
         ]
     };
 
     /// The lowering of these axes, or why they name none: a split node is carried out by each
-    /// lane on its own; a serial fold is a CAS loop; a masked op has no warp fold.
+    /// lane on its own; a serial fold is a CAS loop; a word fold is a masked CAS loop; a masked
+    /// op has no warp fold.
     pub const fn new(
         element: ElementLowering,
         split: Split,
@@ -206,6 +221,9 @@ impl Lowering {
             (Split::Whole, WarpCombine::Fold) => !matches!(element, ElementLowering::MaskedOp),
             (Split::Whole, WarpCombine::SerialFold) => {
                 matches!(element, ElementLowering::CasLoop)
+            }
+            (Split::Whole, WarpCombine::WordFold) => {
+                matches!(element, ElementLowering::MaskedCasLoop)
             }
         };
         if valid {
@@ -316,6 +334,7 @@ impl Lowering {
             (Split::Whole, WarpCombine::Fold, IntMinMax) => "WarpIntMinMax",
             (Split::Whole, WarpCombine::Fold, _) => "WarpMaskedCasLoop",
             (Split::Whole, WarpCombine::SerialFold, _) => "WarpSerialFold",
+            (Split::Whole, WarpCombine::WordFold, _) => "WarpWordFold",
         }
     }
 
@@ -396,6 +415,7 @@ mod tests {
                     WarpCombine::PerLane,
                     WarpCombine::Fold,
                     WarpCombine::SerialFold,
+                    WarpCombine::WordFold,
                 ] {
                     if let Ok(lowering) = Lowering::new(element, split, warp) {
                         assert_eq!(
@@ -453,6 +473,14 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(error.contains("serial fold is a CAS loop"), "{error}");
+        let error = Lowering::new(
+            ElementLowering::CasLoop,
+            Split::Whole,
+            WarpCombine::WordFold,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("word fold is a masked CAS loop"), "{error}");
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! and tests can count it.
 
 use smallvec::SmallVec;
+use std::any::Any;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::rule::RuleId;
 use crate::types::{ElemType, VectorShape};
@@ -164,6 +166,10 @@ impl Legality {
                 " only for NaNs, {bits}-bit integer min/max otherwise, run once per address by \
                  the warp's lanes combined"
             )),
+            (WarpCombine::WordFold, _) => text.push_str(&format!(
+                " ({bits}-bit in a 32-bit word, masked CAS loop run once per word by the \
+                 warp's lanes, those of each address combined)"
+            )),
             (WarpCombine::SerialFold, _) if bits < 32 => text.push_str(&format!(
                 " ({bits}-bit in a 32-bit word, CAS loop run once per word by the warp's \
                  lanes, their operations applied one after another in lane order)"
@@ -199,8 +205,10 @@ pub struct Refusal {
     pub rule: RuleId,
     /// What the rule says, in words.
     pub reason: String,
-    /// The smallest target of the same backend that accepts the node, if any does.
-    pub smallest_target: Option<String>,
+    /// The smallest target of the same backend that accepts the node, if any does: the
+    /// backend's own target, typed ([`TargetId::get`]; the `atomir` crate hands it out as its
+    /// `Target`).
+    pub smallest_target: Option<TargetId>,
 }
 
 impl Refusal {
@@ -213,10 +221,63 @@ impl Refusal {
         }
     }
 
-    /// This refusal, naming the canonical name of the smallest target that accepts the node.
-    pub fn accepted_by(mut self, target: impl Into<String>) -> Self {
-        self.smallest_target = Some(target.into());
+    /// This refusal, naming the smallest target that accepts the node.
+    pub fn accepted_by(mut self, target: TargetId) -> Self {
+        self.smallest_target = Some(target);
         self
+    }
+}
+
+/// A target of one backend as a refusal names it: the backend's own target value (a
+/// `PtxTarget`, `VisaTarget`, `LlvmTarget`), kept typed so that no client parses a name back,
+/// with the canonical name its `Display` prints. Two ids are equal where their names are: a
+/// canonical name denotes one target.
+#[derive(Clone)]
+pub struct TargetId(Arc<Named<dyn Any + Send + Sync>>);
+
+/// A target beside its canonical name, shared: a refusal stays small.
+struct Named<T: ?Sized> {
+    name: String,
+    target: T,
+}
+
+impl TargetId {
+    /// The id of `target`, whose canonical name is `name`.
+    pub fn new<T: Any + Send + Sync>(target: T, name: impl Into<String>) -> Self {
+        TargetId(Arc::new(Named {
+            name: name.into(),
+            target,
+        }))
+    }
+
+    /// The canonical name, e.g. `ptx:sm_90@8.3`.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The target, where it is a `T` (the backend's own target type).
+    pub fn get<T: Any + Copy>(&self) -> Option<T> {
+        self.0.target.downcast_ref::<T>().copied()
+    }
+}
+
+impl PartialEq for TargetId {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for TargetId {}
+
+impl fmt::Debug for TargetId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("TargetId").field(&self.name()).finish()
+    }
+}
+
+impl fmt::Display for TargetId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -12,8 +12,8 @@ use crate::types::AtomicOp;
 
 use super::template::{Found, Templates};
 use super::{
-    Access, At, Expanding, FenceBracket, FencePolicy, Linear, Params, Passes, Plan, Printer, Step,
-    Unprintable,
+    Access, At, Expanding, Facts, FenceBracket, FencePolicy, Linear, Params, Passes, Plan, Printer,
+    Step, Unprintable,
 };
 
 /// What printing reuses from one instruction to the next.
@@ -21,7 +21,7 @@ use super::{
 pub struct Scratch {
     walker: Walker,
     /// By plan (an index into a lowering's distinct plans): the expansion every instruction of
-    /// that plan is printed from, and its steps. A plan is one distinct node, and an expansion
+    /// that plan is printed from, its steps and its facts. A plan is one distinct node, and an expansion
     /// depends on nothing but its node, its lowering and the target's passes, so a kernel that
     /// repeats a handful of kinds of atomic expands and walks each kind once.
     walked: Vec<Option<Walked>>,
@@ -39,12 +39,14 @@ struct Walker {
     linear: Linear,
     reuse: Reuse,
     soft_float: SoftFloat,
+    facts: Facts,
 }
 
-/// An expansion after the passes, and its steps.
+/// An expansion after the passes, its steps, and what a printer may know of its variables.
 struct Walked {
     expansion: Expansion,
     steps: Vec<Step>,
+    facts: Facts,
 }
 
 impl Walker {
@@ -60,18 +62,20 @@ impl Walker {
         expansion
     }
 
-    /// The expansion and the steps a printer binding parameters as `params` says is handed.
+    /// The expansion, the steps a printer binding parameters as `params` says is handed, and
+    /// the facts about the expansion's variables.
     fn walk(
         &mut self,
         node: &AtomicNode,
         lowering: Lowering,
         passes: Passes,
         params: Params,
-    ) -> (&Expansion, &[Step]) {
+    ) -> (&Expansion, &[Step], &Facts) {
         let expansion = self.expander.expand(node, lowering);
         run_passes(&mut self.soft_float, &mut self.reuse, expansion, passes);
         let steps = self.linear.walk(expansion, params);
-        (expansion, steps)
+        self.facts.compute(expansion);
+        (expansion, steps, &self.facts)
     }
 }
 
@@ -167,20 +171,22 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         templates,
         ..
     } = scratch;
-    let (expansion, steps) = match plan_index {
+    let (expansion, steps, facts) = match plan_index {
         None => walker.walk(&node, lowering, passes, P::STYLE.params),
         Some(index) => {
             if walked.len() <= index {
                 walked.resize_with(index + 1, || None);
             }
             let kept = walked[index].get_or_insert_with(|| {
-                let (expansion, steps) = walker.walk(&node, lowering, passes, P::STYLE.params);
+                let (expansion, steps, facts) =
+                    walker.walk(&node, lowering, passes, P::STYLE.params);
                 Walked {
                     expansion: expansion.clone(),
                     steps: steps.to_vec(),
+                    facts: facts.clone(),
                 }
             });
-            (&kept.expansion, &kept.steps[..])
+            (&kept.expansion, &kept.steps[..], &kept.facts)
         }
     };
     let x = Expanding {
@@ -189,6 +195,7 @@ pub(super) fn print_inst<'m, P: Printer<'m>>(
         node: &node,
         plan,
         expansion,
+        facts,
         expansion_key: plan_index,
     };
     let Some(index) = plan_index else {

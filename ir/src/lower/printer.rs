@@ -11,7 +11,7 @@ use crate::node::AtomicNode;
 use crate::types::AddressSpace;
 
 use super::{
-    Fence, FenceBracket, Fragment, Hole, Label, Params, Plan, Recorder, SpliceNames, Table,
+    Facts, Fence, FenceBracket, Fragment, Hole, Label, Params, Plan, Recorder, SpliceNames, Table,
 };
 
 /// What shapes a printer's output beyond its hooks, in one value: how it binds block
@@ -336,6 +336,10 @@ pub struct Expanding<'a, P> {
     pub plan: &'a P,
     /// The expansion, after the passes the target asked for.
     pub expansion: &'a Expansion,
+    /// What is known of the expansion's variables, computed once per plan with its walk: what
+    /// a printer may choose other instructions by (every fact about a value is checked by the
+    /// interpreter where it is read, [`crate::interp::Interpreter::check_facts`]).
+    pub facts: &'a Facts,
     /// The expansion's number among those the lowering keeps: every instruction printed from
     /// one expansion has the same, so a printer may keep what it derives from the expansion
     /// alone under it. `None` for an expansion printed once (a spliced fragment's).

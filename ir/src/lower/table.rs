@@ -6,7 +6,7 @@
 
 use crate::expand::SoftFloatNeeds;
 use crate::kernel::{self, Param};
-use crate::legal::{Legality, Refusal};
+use crate::legal::{Legality, Refusal, TargetId};
 use crate::node::{AtomicNode, Node};
 use crate::rule::KitRule;
 use crate::types::ElemType;
@@ -27,7 +27,7 @@ pub trait Plan {
 }
 
 /// A backend's legality table for one target: the one place that decides.
-pub trait Table: Sized {
+pub trait Table: Sized + Copy + Send + Sync + 'static {
     /// The backend's plan: the verdict and its typed native form.
     type Plan: Plan;
 
@@ -88,17 +88,17 @@ pub struct Passes {
 }
 
 /// The smallest of `table`'s candidates that accepts `node`.
-pub fn smallest_accepting<T: Table>(table: &T, node: &Node) -> Option<String> {
+pub fn smallest_accepting<T: Table>(table: &T, node: &Node) -> Option<TargetId> {
     smallest_where(table, |candidate| candidate.plan_node(node).is_ok())
 }
 
 /// The smallest of `table`'s candidates for which `accepts` holds.
-fn smallest_where<T: Table>(table: &T, accepts: impl Fn(&T) -> bool) -> Option<String> {
+fn smallest_where<T: Table>(table: &T, accepts: impl Fn(&T) -> bool) -> Option<TargetId> {
     table
         .candidates()
         .into_iter()
         .find(|candidate| accepts(candidate))
-        .map(|candidate| candidate.name())
+        .map(|candidate| TargetId::new(candidate, candidate.name()))
 }
 
 /// Whether the target carries `node` beside an earlier access of its pointer parameter as

@@ -2,23 +2,23 @@
 //! instruction and block being printed, and the helpers every printing module shares (types of
 //! kernel values, addresses, operand elements, an instruction's entry and end blocks).
 //!
-//! [`crate::native`], [`crate::expansion`], [`crate::ldst_emit`] and [`crate::vulkan`] all print
+//! [`super::native`], [`super::expansion`], [`super::ldst`] and [`super::vulkan`] all print
 //! through one [`Emitter`], so a value is named, cast and extracted the same way everywhere.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
 use atomir_ir::expand::{PrimType, Var};
-use atomir_ir::lower::{Hole, Namer, Recorder, Spell, SpliceNames};
+use atomir_ir::lower::{Hole, Namer, Recorder, Spell, SpliceNames, Unprintable};
 use atomir_ir::{
-    spell, AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef, ValueType,
+    spell, AddressSpace, AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef,
+    ValueType,
 };
 use cranelift_entity::SecondaryMap;
 
 use crate::target::LlvmTarget;
-use crate::vulkan;
 
-use super::types::type_word;
+use super::types::{access_scal, type_word};
 use super::values::{write_ident, write_literal, Decimal, VALUE_NAMES};
 use super::{Label, Ref, Scal, Ty};
 
@@ -248,9 +248,37 @@ impl<'a> Emitter<'a> {
             Ref::Param(value) => write_ident(out, '%', self.name(value)),
             Ref::Lit(bits, scal) => write_literal(out, bits, scal),
             Ref::Zero => out.push_str("zeroinitializer"),
-            Ref::Bound(value, scal) => vulkan::bound_address(out, self, value, scal),
+            Ref::Bound(value, scal) => self.spell_bound(out, value, scal),
             // Spelled above.
             Ref::Tmp(..) | Ref::Var(..) => {}
+        }
+    }
+
+    /// Spells the address an atomic through parameter `addr` uses in a Vulkan frame
+    /// (`vulkan.rs` declares both): its binding's view of the accessed type, or the Workgroup
+    /// variable.
+    fn spell_bound(&self, out: &mut String, addr: Value, scal: Scal) {
+        let kernel = self.kernel;
+        match kernel.value_type(addr) {
+            ValueType::Ptr(AddressSpace::Shared) => {
+                spell!(
+                    out,
+                    "@.k",
+                    self.kernel_index,
+                    ".s",
+                    addr.as_u32(),
+                    '.',
+                    scal
+                );
+            }
+            _ => {
+                let binding = kernel
+                    .params
+                    .iter()
+                    .position(|p| p.value == addr)
+                    .unwrap_or_default();
+                spell!(out, "%.a", binding, '.', scal);
+            }
         }
     }
 
@@ -306,7 +334,7 @@ impl<'a> Emitter<'a> {
     /// The node's address in the node's own space (an `addrspacecast` when the pointer's differs).
     pub(crate) fn node_addr(&mut self, out: &mut String, inst: &AtomicInst, space: u32) -> Ref {
         if self.bound {
-            return Ref::Bound(inst.addr, vulkan::access_type(inst.ty));
+            return Ref::Bound(inst.addr, access_scal(inst.ty));
         }
         let addr = self.value_ref(inst.addr);
         let from = self.value_ty(self.kernel.value_type(inst.addr));
@@ -535,7 +563,7 @@ impl<'a> Emitter<'a> {
         inputs.clear();
         match self.bound {
             true => {
-                let addr = Ref::Bound(inst.addr, vulkan::access_type(inst.ty));
+                let addr = Ref::Bound(inst.addr, access_scal(inst.ty));
                 self.shape_input(&mut inputs, addr, Some(inst.addr), shape);
             }
             false => self.shape_value(&mut inputs, inst.addr, shape),
@@ -679,13 +707,13 @@ impl<'a> Emitter<'a> {
         inst: &AtomicInst,
         hole: Hole,
         out: &mut String,
-    ) -> Result<(), String> {
+    ) -> Result<(), TemplateError> {
         let number = hole >> 8;
         let input = |em: &Self, input: u32| {
             em.inputs
                 .get(input as usize)
                 .copied()
-                .ok_or_else(|| format!("a template names input {input}, which is not there"))
+                .ok_or(TemplateError::MissingInput(input))
         };
         match hole & 0xf {
             INPUT => {
@@ -706,8 +734,36 @@ impl<'a> Emitter<'a> {
                     self.results[value] = Some(result);
                 }
             }
-            kind => return Err(format!("a template holds a hole of kind {kind}")),
+            kind => return Err(TemplateError::UnknownHole(kind)),
         }
         Ok(())
+    }
+}
+
+/// Why a recorded template could not be replayed: it holds a hole this printer never records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TemplateError {
+    /// A hole names an input the replayed instruction does not have.
+    MissingInput(u32),
+    /// A hole of a kind this printer has no meaning for.
+    UnknownHole(u32),
+}
+
+impl std::fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            TemplateError::MissingInput(input) => {
+                write!(f, "a template names input {input}, which is not there")
+            }
+            TemplateError::UnknownHole(kind) => {
+                write!(f, "a template holds a hole of kind {kind}")
+            }
+        }
+    }
+}
+
+impl From<TemplateError> for Unprintable {
+    fn from(error: TemplateError) -> Self {
+        Unprintable(error.to_string())
     }
 }

@@ -2,9 +2,9 @@
 //! its parameters and result pointers, the hooks that hand each node to the module that spells
 //! it, the kernel's result stores, and a spliced fragment's frame.
 //!
-//! It decides no instruction itself: it routes each plan to [`crate::native`],
-//! [`crate::expansion`] or [`crate::ldst_emit`], and a complete Vulkan module's frame to
-//! [`crate::vulkan`].
+//! It decides no instruction itself: it routes each plan to [`super::native`],
+//! [`super::expansion`] or [`super::ldst`], and a complete Vulkan module's frame to
+//! [`super::vulkan`].
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -16,11 +16,11 @@ use atomir_ir::lower::{
 };
 use atomir_ir::{spell, Inst, Kernel, Module, ValueType};
 
-use crate::ldst_emit::{self, Builtins};
-use crate::legality::{Form, LlvmPlan};
-use crate::native::Mem;
+use super::ldst::{self, Builtins};
+use super::native::Mem;
+use super::{expansion, native, vulkan};
+use crate::legal::{Form, LlvmPlan};
 use crate::target::{LlvmTarget, Triple};
-use crate::{expansion, native, vulkan};
 
 use super::types::type_word;
 use super::values::{write_ident, Decimal, FUNCTION_NAMES};
@@ -39,7 +39,7 @@ pub struct LlvmPrinter<'m> {
     /// The frame of a complete Vulkan module.
     vulkan: Option<vulkan::Frame>,
     /// Why the current kernel cannot be printed in its frame, if it cannot.
-    unprintable: Option<String>,
+    unprintable: Option<Unprintable>,
     /// The builtins the module calls (SPIR-V loads, stores and fences).
     builtins: Builtins,
     /// The text around each result's pointer parameter and store.
@@ -61,8 +61,8 @@ impl<'m> LlvmPrinter<'m> {
     }
 
     fn emitter(&mut self) -> Result<&mut Emitter<'m>, Unprintable> {
-        if let Some(message) = &self.unprintable {
-            return Err(Unprintable(message.clone()));
+        if let Some(unprintable) = &self.unprintable {
+            return Err(unprintable.clone());
         }
         self.emitter
             .as_mut()
@@ -157,7 +157,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
         let result = match plan.form {
             Form::VectorRmw => native::vector_rmw(em, out, at.atomic, plan, bracket),
             Form::LoadStore { spelling, .. } => {
-                ldst_emit::load_store(em, out, at.atomic, plan, bracket, spelling, builtins)
+                ldst::load_store(em, out, at.atomic, plan, bracket, spelling, builtins)
             }
             Form::Expand(_) | Form::Fence(_) => {
                 return Err(Unprintable(format!("{:?} is not printed whole", plan.form)))
@@ -187,7 +187,7 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             let first = em.show_label(Label::Block(0, 0));
             spell!(out, "  br label %", first, '\n', first, ":\n");
         }
-        ldst_emit::fence(em, out, fence.order, plan, spelling, builtins);
+        ldst::fence(em, out, fence.order, plan, spelling, builtins);
         Ok(())
     }
 
@@ -375,7 +375,7 @@ impl Replay<LlvmPlan> for LlvmPrinter<'_> {
             .as_mut()
             .ok_or_else(|| Unprintable("a hole outside a kernel".into()))?
             .fill(x.inst.as_u32(), x.atomic, hole, out)
-            .map_err(Unprintable)
+            .map_err(Unprintable::from)
     }
 }
 

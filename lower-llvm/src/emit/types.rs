@@ -118,3 +118,9 @@ pub(crate) fn type_word(ty: ValueType) -> u64 {
         ValueType::Data(elem, shape) => 3 << 16 | (elem as u64) << 8 | shape as u64,
     }
 }
+
+/// The element type an atomic of `ty` accesses (the one `native::rmw` prints), which the
+/// table's one-type rule for shared parameters compares as `PrimType::natural`.
+pub(crate) fn access_scal(ty: atomir_ir::ElemType) -> Scal {
+    Scal::natural(ty)
+}

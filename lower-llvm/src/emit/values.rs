@@ -25,7 +25,7 @@ pub(crate) enum Ref {
     /// `zeroinitializer`.
     Zero,
     /// A pointer parameter of a Vulkan frame, viewed as the element type accessed through it
-    /// (see [`crate::vulkan`]).
+    /// (see [`super::vulkan`]).
     Bound(Value, Scal),
 }
 

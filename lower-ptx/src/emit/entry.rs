@@ -1,5 +1,5 @@
 //! The `.entry` around a kernel's body: its signature, the loads of its parameters, and the
-//! stores of its results (per thread for a test entry).
+//! stores of its results (at the addresses a caller's [`EntryHook`] gives, where it gives one).
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -7,12 +7,13 @@ use std::fmt::Write;
 use atomir_ir::expand::{Expansion, Terminator, Var};
 use atomir_ir::{AddressSpace, AtomicInst, Kernel, Value, ValueDef, ValueType};
 
-use atomir_ir::lower::append_buffer;
+use atomir_ir::lower::{append_buffer, Facts};
 use smallvec::SmallVec;
 
+use super::hook::{EntryHook, EntryRegister, EntryRegisters};
 use super::native::memory_type;
 use super::regs::value_class;
-use super::{write_value, Class, KernelEmitter, KernelState, ParamMode, Src, Temp};
+use super::{write_value, Class, KernelEmitter, KernelState, Src, Temp};
 use crate::target::Feature;
 
 /// What the `.entry` around a kernel's body asks of the body's expansions, so that it reads the
@@ -44,8 +45,8 @@ pub(super) struct EntryIo {
 pub(super) struct WideParam {
     value: Value,
     lane: usize,
-    /// Where the lane is: the parameter's index, this thread's slot in a per-thread test
-    /// entry, and the lane's offset.
+    /// Where the lane is: the parameter's index, the register holding the value's address
+    /// where an [`EntryHook`] gives one, and the lane's offset.
     param: usize,
     slot: Option<Temp>,
     offset: usize,
@@ -115,7 +116,13 @@ impl<'k> KernelEmitter<'k> {
     /// ([`atomir_ir::lower::Facts::part`]). The parts hold to the end of the kernel where that
     /// block returns (no edge copy follows them). A predicated instruction is left out: where
     /// it is skipped, its result is zero and the words never written.
-    pub(super) fn entry_result(&mut self, result: Value, inst: &AtomicInst, expansion: &Expansion) {
+    pub(super) fn entry_result(
+        &mut self,
+        result: Value,
+        inst: &AtomicInst,
+        expansion: &Expansion,
+        facts: &Facts,
+    ) {
         if self.entry.is_none() || inst.predicate.is_some() {
             return;
         }
@@ -129,7 +136,7 @@ impl<'k> KernelEmitter<'k> {
         if !last_returns || !matches!(bits, 8 | 16) || !(lanes * bits as usize).is_multiple_of(32) {
             return;
         }
-        let part = |var: &Var| self.facts.part(*var, self.block);
+        let part = |var: &Var| facts.part(*var, self.block);
         let words = expansion
             .results
             .chunks((32 / bits) as usize)
@@ -149,41 +156,23 @@ impl<'k> KernelEmitter<'k> {
     }
 }
 
-/// The `.entry` signature (into `out`) and the loads of its parameters (into `body`); returns
-/// the used results and, for a per-thread test entry, the thread's index.
+/// The `.entry` signature (into `out`) and the loads of its parameters (into `body`), from
+/// where `hook` says if there is one; a `ptr.generic` parameter points into `generic_space`.
+/// Returns the used results.
 pub(super) fn entry_begin(
     emitter: &mut KernelEmitter<'_>,
     name: &str,
-    mode: ParamMode,
+    (mut hook, generic_space): (Option<&mut dyn EntryHook>, AddressSpace),
     body: &mut String,
     out: &mut String,
-) -> (Vec<Value>, Option<Temp>) {
+) -> Vec<Value> {
     let kernel = emitter.kernel;
-    let results = write_signature(kernel, name, mode, out);
+    let results = write_signature(kernel, name, hook.as_deref(), out);
 
     // Prologue: parameters into value registers.
-    let thread = (mode == ParamMode::PerThread).then(|| {
-        let (ctaid, ntid, tid) = (
-            emitter.temp(Class::B32),
-            emitter.temp(Class::B32),
-            emitter.temp(Class::B32),
-        );
-        let index = emitter.temp(Class::B64);
-        let _ = writeln!(body, "\tmov.u32 %_r{}, %ctaid.x;", ctaid.number);
-        let _ = writeln!(body, "\tmov.u32 %_r{}, %ntid.x;", ntid.number);
-        let _ = writeln!(body, "\tmov.u32 %_r{}, %tid.x;", tid.number);
-        let _ = writeln!(
-            body,
-            "\tmad.lo.u32 %_r{0}, %_r{1}, %_r{2}, %_r{0};",
-            tid.number, ctaid.number, ntid.number
-        );
-        let _ = writeln!(
-            body,
-            "\tcvt.u64.u32 %_d{}, %_r{};",
-            index.number, tid.number
-        );
-        index
-    });
+    if let Some(hook) = hook.as_deref_mut() {
+        hook.prologue(&mut EntryRegisters { emitter }, body);
+    }
     for (index, p) in kernel.params.iter().enumerate() {
         let (class, lanes) = value_class(p.ty);
         let elem_bits = match p.ty {
@@ -192,20 +181,14 @@ pub(super) fn entry_begin(
             ValueType::Pred => 32,
         };
         let stride = (elem_bits.max(8) / 8) as usize * lanes;
-        // The address the value is read from: the parameter itself, or this thread's slot.
-        let slot = thread.map(|thread| {
-            let slot = emitter.temp(Class::B64);
-            let _ = writeln!(
-                body,
-                "\tld.param.u64 %_d{}, [{name}_param_{index}];",
-                slot.number
-            );
-            let _ = writeln!(
-                body,
-                "\tmad.lo.u64 %_d{0}, %_d{1}, {stride}, %_d{0};",
-                slot.number, thread.number
-            );
-            slot
+        // The address the value is read from: the parameter itself, or where the hook says.
+        let slot = hook.as_deref_mut().and_then(|hook| {
+            let param = format!("{name}_param_{index}");
+            let registers = &mut EntryRegisters {
+                emitter: &mut *emitter,
+            };
+            hook.param_address(registers, &param, stride, body)
+                .map(|EntryRegister(slot)| slot)
         });
         let (space, base) = param_address(name, index, slot);
         for lane in 0..lanes {
@@ -252,9 +235,7 @@ pub(super) fn entry_begin(
         }
         let points_to_global = match p.ty {
             ValueType::Ptr(AddressSpace::Global) => true,
-            ValueType::Ptr(AddressSpace::Generic) => {
-                mode.generic_params_space() == AddressSpace::Global
-            }
+            ValueType::Ptr(AddressSpace::Generic) => generic_space == AddressSpace::Global,
             _ => false,
         };
         if points_to_global {
@@ -265,11 +246,11 @@ pub(super) fn entry_begin(
             body.push_str(";\n");
         }
     }
-    (results, thread)
+    results
 }
 
-/// The state space and base of a parameter's value: the parameter itself, or this thread's
-/// slot of it.
+/// The state space and base of a parameter's value: the parameter itself, or the address the
+/// entry's hook gave for it.
 fn param_address(name: &str, index: usize, slot: Option<Temp>) -> (&'static str, String) {
     match slot {
         Some(slot) => ("global", format!("%_d{}", slot.number)),
@@ -280,12 +261,17 @@ fn param_address(name: &str, index: usize, slot: Option<Temp>) -> (&'static str,
 /// The widest store PTX has before sm_100's 256-bit forms.
 const MAX_VECTOR_STORE_BYTES: usize = 16;
 
-/// The stores of the used results (into `body`), the declarations (into `out`), then the body.
-pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mut String) {
+/// The stores of the used results (into `body`), where `hook` says if there is one, the
+/// declarations (into `out`), then the body.
+pub(super) fn entry_end(
+    state: &mut KernelState<'_>,
+    mut hook: Option<&mut dyn EntryHook>,
+    body: &mut String,
+    out: &mut String,
+) {
     let emitter = &mut state.emitter;
     let kernel = emitter.kernel;
     let name = &state.name;
-    let thread = state.thread;
     let results = &state.results;
     for (index, result) in results.iter().enumerate() {
         let ty = kernel.value_type(*result);
@@ -300,14 +286,8 @@ pub(super) fn entry_end(state: &mut KernelState<'_>, body: &mut String, out: &mu
             "\tld.param.u64 %_d{0}, [{name}_out_{index}];\n\tcvta.to.global.u64 %_d{0}, %_d{0};",
             slot.number
         );
-        if let Some(thread) = &thread {
-            let _ = writeln!(
-                body,
-                "\tmad.lo.u64 %_d{0}, %_d{1}, {2}, %_d{0};",
-                slot.number,
-                thread.number,
-                bytes * lanes
-            );
+        if let Some(hook) = hook.as_deref_mut() {
+            hook.result_address(EntryRegister(slot), bytes * lanes, body);
         }
         if class == Class::B128 {
             store_b128(emitter, body, slot, (*result, lanes));
@@ -453,9 +433,15 @@ fn declare_and_close(state: &mut KernelState<'_>, body: &mut String, out: &mut S
     out.push_str("\tret;\n}\n");
 }
 
-/// The `.entry`'s signature and the opening of its body (into `out`); returns the used results,
-/// which the entry stores through trailing pointers.
-fn write_signature(kernel: &Kernel, name: &str, mode: ParamMode, out: &mut String) -> Vec<Value> {
+/// The `.entry`'s signature, each parameter declared as `hook` says if there is one, and the
+/// opening of its body (into `out`); returns the used results, which the entry stores through
+/// trailing pointers.
+fn write_signature(
+    kernel: &Kernel,
+    name: &str,
+    hook: Option<&dyn EntryHook>,
+    out: &mut String,
+) -> Vec<Value> {
     let _ = write!(out, ".visible .entry {name}(");
     let mut first = true;
     let mut param = |out: &mut String, decl: &str, index: usize, suffix: &str| {
@@ -470,9 +456,9 @@ fn write_signature(kernel: &Kernel, name: &str, mode: ParamMode, out: &mut Strin
         .map(|(value, _)| value)
         .collect();
     for (index, p) in kernel.params.iter().enumerate() {
-        match mode {
-            ParamMode::PerThread => param(out, ".u64", index, "param_"),
-            _ => match p.ty {
+        match hook.and_then(|hook| hook.declare_param(index, p.ty)) {
+            Some(decl) => param(out, decl, index, "param_"),
+            None => match p.ty {
                 ValueType::Ptr(_) => param(out, ".u64", index, "param_"),
                 ValueType::Pred => param(out, ".u32", index, "param_"),
                 ValueType::Data(elem, shape) if shape.is_vector() || elem.bits() == 128 => {

@@ -6,9 +6,9 @@ use std::fmt::Write;
 use atomir_ir::expand::{Block, Expansion, Prim, PrimType, Var};
 use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, Inst, ValueType};
 
-use atomir_ir::lower::{FenceBracket, Label, Unprintable};
+use atomir_ir::lower::{Facts, FenceBracket, Label, Unprintable};
 
-use super::{Class, KernelEmitter, Src};
+use super::{Class, KernelEmitter, Src, Walk};
 use crate::legal::{Form, PtxPlan, RmwForms};
 use crate::spell::PtxSpace;
 
@@ -53,7 +53,6 @@ impl<'k> KernelEmitter<'k> {
                 .map(|ty| self.temp(Class::of_prim(*ty))),
         );
         self.vars = vars;
-        self.facts.compute(expansion);
         self.block = expansion.entry();
         self.masked.clear();
         self.masked.resize(self.vars.len(), None);
@@ -148,6 +147,7 @@ impl<'k> KernelEmitter<'k> {
         id: Inst,
         inst: &AtomicInst,
         expansion: &Expansion,
+        facts: &Facts,
     ) {
         if expansion.blocks.len() > 1 {
             self.label(out, id, Label::Done);
@@ -159,7 +159,7 @@ impl<'k> KernelEmitter<'k> {
                 let lane = inst.shape.is_vector().then_some(lane);
                 self.mov(out, Src::Value(result, lane), self.var(*old), natural);
             }
-            self.entry_result(result, inst, expansion);
+            self.entry_result(result, inst, expansion, facts);
         }
         self.guard_end(out, inst, id);
     }
@@ -174,10 +174,16 @@ impl<'k> KernelEmitter<'k> {
         prim: &Prim,
         bracket: Option<FenceBracket>,
         expansion: &Expansion,
+        facts: &Facts,
     ) -> Result<(), Unprintable> {
         let vars = std::mem::take(&mut self.vars);
         let rmw = self.rmw;
-        let printed = self.prim(out, plan, rmw, prim, bracket, &vars, expansion);
+        let walk = Walk {
+            expansion,
+            facts,
+            vars: &vars,
+        };
+        let printed = self.prim(out, plan, rmw, prim, bracket, walk);
         self.vars = vars;
         printed
     }

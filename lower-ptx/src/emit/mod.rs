@@ -1,5 +1,6 @@
 //! Printing PTX: one native node (`native.rs`), the primitives of a shared expansion
-//! (`flow.rs`, `prim.rs`, `warp.rs`), and the `.entry` around them (`entry.rs`).
+//! (`flow.rs`, `prim.rs`, `warp.rs`), and the `.entry` around them (`entry.rs`, with a caller's
+//! [`EntryHook`] where it gives one, `hook.rs`).
 //!
 //! Everything is written into `&mut String`s that the caller reuses; the native path allocates
 //! nothing per instruction.
@@ -7,8 +8,9 @@
 //! # Rewrites
 //!
 //! An expansion's primitives are printed one by one, but where the facts of its variables
-//! ([`Facts`], computed in `atomir_ir` from the expansion, each one that is about a value
-//! checked by the interpreter wherever it is read: `ir/tests/expand_linear_walk.rs`) allow it,
+//! ([`Facts`], computed by the driver in `atomir_ir` once per plan beside its walk and handed
+//! over in [`Expanding::facts`], each one that is about a value checked by the interpreter
+//! wherever it is read: `ir/tests/expand_linear_walk.rs`) allow it,
 //! the printer chooses other instructions than a primitive's own, because ptxas makes shorter
 //! SASS of them (each measured where the rewrite is). Each rewrite, the fact it rests on, and
 //! the tests: `tests/printer_rewrites.rs` reads what each leaves out or chooses from the printed
@@ -56,7 +58,7 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use atomir_ir::expand::{Block, Prim, PrimType, Var};
+use atomir_ir::expand::{Block, Expansion, Prim, PrimType, Var};
 use atomir_ir::{AddressSpace, AtomicInst, Inst, Kernel, Value};
 
 use atomir_ir::lower::{
@@ -70,11 +72,13 @@ use crate::target::PtxTarget;
 
 mod entry;
 mod flow;
+mod hook;
 mod native;
 mod prim;
 mod regs;
 mod warp;
 use entry::{entry_begin, entry_end, EntryIo};
+pub use hook::{EntryHook, EntryRegister, EntryRegisters};
 
 /// A register class: PTX declares registers by bit size; 8-bit data lives in 16-bit registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,6 +176,16 @@ enum Src {
     Value(Value, Option<usize>),
 }
 
+/// The current expansion as a primitive's printing reads it: its variables' types, what the
+/// driver knows of them ([`Facts`], computed once per plan with its walk; see "Rewrites"), and
+/// their registers.
+#[derive(Clone, Copy)]
+struct Walk<'x> {
+    expansion: &'x Expansion,
+    facts: &'x Facts,
+    vars: &'x [Temp],
+}
+
 /// How kernel parameters reach the body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ParamMode {
@@ -182,9 +196,6 @@ pub(crate) enum ParamMode {
     /// [`ParamMode::Entry`] whose `ptr.generic` parameters may point to shared memory
     /// ([`atomir_ir::GenericParams::Anywhere`]).
     EntryGenericAnywhere,
-    /// A test entry: every parameter is a pointer to one value per thread, and every result is
-    /// stored to one slot per thread of an output array (see the GPU harness).
-    PerThread,
 }
 
 impl ParamMode {
@@ -192,14 +203,11 @@ impl ParamMode {
     /// parameters are the kernel's, as a CUDA launch can only hand a kernel a global address
     /// (LLVM's NVPTX backend assumes the same of a kernel's pointer parameters), so the entry
     /// converts it with `cvta.to.global` and a generic node through it is a `.global` node;
-    /// unknown in a listing (the client's registers), in a per-thread test entry and where the
-    /// client says so.
+    /// unknown in a listing (the client's registers) and where the client says so.
     pub(crate) const fn generic_params_space(self) -> AddressSpace {
         match self {
             ParamMode::Entry => AddressSpace::Global,
-            ParamMode::EntryGenericAnywhere | ParamMode::Listing | ParamMode::PerThread => {
-                AddressSpace::Generic
-            }
+            ParamMode::EntryGenericAnywhere | ParamMode::Listing => AddressSpace::Generic,
         }
     }
 }
@@ -326,9 +334,6 @@ pub(crate) struct KernelEmitter<'k> {
     pub target: PtxTarget,
     pub kernel: &'k Kernel,
     counts: [u32; 5],
-    /// What is known of the current expansion's variables, from which the printer chooses
-    /// among equivalent instructions (see "Rewrites" in the module docs).
-    facts: Facts,
     /// The block of the current expansion being printed: a fact about a part of a word holds
     /// only in the block that took it.
     block: Block,
@@ -364,10 +369,21 @@ pub(crate) struct KernelEmitter<'k> {
     entry: Option<EntryIo>,
 }
 
-/// The PTX printer of one lowering: a listing, `.entry`s, or per-thread test entries.
+/// The caller's hook, if it gave one.
+fn hook_of(hook: &mut Option<Box<dyn EntryHook>>) -> Option<&mut dyn EntryHook> {
+    match hook {
+        Some(hook) => Some(hook.as_mut()),
+        None => None,
+    }
+}
+
+/// The PTX printer of one lowering: a listing, or `.entry`s (with a caller's [`EntryHook`]).
 pub struct PtxPrinter<'m> {
     target: PtxTarget,
     mode: ParamMode,
+    /// Where the entries' parameter values come from and their results go, where the caller
+    /// says otherwise than the kernel's own parameters.
+    hook: Option<Box<dyn EntryHook>>,
     /// The current kernel's body, printed after its declarations.
     body: String,
     kernel: Option<KernelState<'m>>,
@@ -382,8 +398,6 @@ struct KernelState<'m> {
     name: String,
     /// The kernel's used results, stored through trailing pointers.
     results: Vec<Value>,
-    /// This thread's index, in a per-thread test entry.
-    thread: Option<Temp>,
     /// Where the entry's loads of its parameters end in the body.
     prologue_end: usize,
 }
@@ -393,9 +407,19 @@ impl<'m> PtxPrinter<'m> {
         PtxPrinter {
             target,
             mode,
+            hook: None,
             body: String::new(),
             kernel: None,
             entry_names: Vec::new(),
+        }
+    }
+
+    /// A printer of `.entry`s whose parameter values come from and whose results go where
+    /// `hook` says.
+    pub(crate) fn with_hook(target: PtxTarget, hook: Box<dyn EntryHook>) -> Self {
+        PtxPrinter {
+            hook: Some(hook),
+            ..PtxPrinter::new(target, ParamMode::EntryGenericAnywhere)
         }
     }
 
@@ -419,7 +443,10 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
     const STYLE: Style = Style::new(Params::Copies);
 
     fn generic_params_space(&self) -> AddressSpace {
-        self.mode.generic_params_space()
+        match &self.hook {
+            Some(hook) => hook.generic_params_space(),
+            None => self.mode.generic_params_space(),
+        }
     }
 
     /// An entry's body is gathered apart, to put its declarations before it.
@@ -452,18 +479,19 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             .entry_names
             .get(index)
             .map_or_else(String::new, |name| name.to_string());
-        let (results, thread) = if self.mode == ParamMode::Listing {
+        let results = if self.mode == ParamMode::Listing {
             let _ = writeln!(out, "// kernel {} (ptx:{})", kernel.name, self.target);
-            (Vec::new(), None)
+            Vec::new()
         } else {
             emitter.entry = Some(EntryIo::default());
-            entry_begin(&mut emitter, &name, self.mode, &mut self.body, out)
+            let generic_space = self.generic_params_space();
+            let hook = (hook_of(&mut self.hook), generic_space);
+            entry_begin(&mut emitter, &name, hook, &mut self.body, out)
         };
         self.kernel = Some(KernelState {
             emitter,
             name,
             results,
-            thread,
             prologue_end: self.body.len(),
         });
     }
@@ -536,7 +564,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
-        emitter.step(sink, x.plan, prim, bracket, x.expansion)
+        emitter.step(sink, x.plan, prim, bracket, x.expansion, x.facts)
     }
 
     fn copy(
@@ -605,7 +633,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         out: &mut String,
     ) -> Result<(), Unprintable> {
         let (emitter, sink) = self.current(out)?;
-        emitter.expansion_end(sink, x.inst, x.atomic, x.expansion);
+        emitter.expansion_end(sink, x.inst, x.atomic, x.expansion, x.facts);
         Ok(())
     }
 
@@ -614,7 +642,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             return;
         };
         if self.mode != ParamMode::Listing {
-            entry_end(&mut state, &mut self.body, out);
+            entry_end(&mut state, hook_of(&mut self.hook), &mut self.body, out);
         }
     }
 
@@ -635,7 +663,6 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             emitter,
             name: String::new(),
             results: Vec::new(),
-            thread: None,
             prologue_end: 0,
         });
         Ok(())

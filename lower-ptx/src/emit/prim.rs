@@ -3,12 +3,12 @@
 
 use std::fmt::Write;
 
-use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, MemAttrs, Prim, PrimType, UnaryOp, Var};
+use atomir_ir::expand::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
 
 use atomir_ir::lower::{reads_above_byte, FenceBracket, Unprintable};
 
 use super::regs::Operand;
-use super::{Class, KernelEmitter, Src, Temp};
+use super::{Class, KernelEmitter, Src, Temp, Walk};
 use crate::legal::{PtxPlan, RmwForms};
 use crate::spell::{PtxFlag, PtxRmw, PtxType};
 use crate::target::Feature;
@@ -23,10 +23,12 @@ impl<'k> KernelEmitter<'k> {
         rmw: RmwForms,
         prim: &Prim,
         bracket: Option<FenceBracket>,
-        vars: &[Temp],
-        expansion: &Expansion,
+        walk: Walk<'_>,
     ) -> Result<(), Unprintable> {
         use Operand::{Imm, T};
+        let Walk {
+            vars, expansion, ..
+        } = walk;
         let given = bracket;
         let bracket = |mem: MemAttrs| given.unwrap_or(FenceBracket::bare(mem.order));
         let t = |v: Var| vars[v.as_u32() as usize];
@@ -43,21 +45,19 @@ impl<'k> KernelEmitter<'k> {
                     mem,
                     bracket(mem),
                     t(dst),
-                    self.memory_operand(addr, vars),
+                    self.memory_operand(addr, walk),
                 );
             }
             Prim::Cas { .. } | Prim::Rmw { .. } => {
-                self.atomic_prim(out, plan, rmw, prim, given, vars)?;
+                self.atomic_prim(out, plan, rmw, prim, given, walk)?;
             }
-            Prim::Unary { dst, op, src } => {
-                self.unary_prim(out, (dst, op, src), vars, expansion)?
-            }
-            Prim::Binary { .. } => self.binary_prim(out, prim, vars, expansion)?,
+            Prim::Unary { dst, op, src } => self.unary_prim(out, (dst, op, src), walk)?,
+            Prim::Binary { .. } => self.binary_prim(out, prim, walk)?,
             Prim::Cmp { dst, cond, a, b } => {
                 let bits = Class::of_prim(ty(a)).bits();
                 let (a, b) = (
-                    self.zero_extended(out, a, vars, expansion),
-                    self.zero_extended(out, b, vars, expansion),
+                    self.zero_extended(out, a, walk),
+                    self.zero_extended(out, b, walk),
                 );
                 let cond = match cond {
                     CmpCond::Eq => "eq",
@@ -102,7 +102,7 @@ impl<'k> KernelEmitter<'k> {
                     &[T(t(dst)), T(t(dst)), Imm(u128::from(align - 1))],
                 );
             }
-            Prim::PtrAdd { dst, .. } if self.facts.folded_address(dst).is_some() => {}
+            Prim::PtrAdd { dst, .. } if walk.facts.folded_address(dst).is_some() => {}
             Prim::PtrAdd { dst, ptr, bytes } => {
                 self.line(
                     out,
@@ -116,7 +116,7 @@ impl<'k> KernelEmitter<'k> {
             | Prim::WarpSync { .. }
             | Prim::WarpBroadcast { .. }
             | Prim::WarpFromRank { .. }
-            | Prim::WarpScan { .. } => self.warp_prim(out, prim, vars, expansion)?,
+            | Prim::WarpScan { .. } => self.warp_prim(out, prim, walk)?,
         }
         Ok(())
     }
@@ -129,8 +129,9 @@ impl<'k> KernelEmitter<'k> {
         rmw: RmwForms,
         prim: &Prim,
         bracket: Option<FenceBracket>,
-        vars: &[Temp],
+        walk: Walk<'_>,
     ) -> Result<(), Unprintable> {
+        let vars = walk.vars;
         let bracket = |mem: MemAttrs| bracket.unwrap_or(FenceBracket::bare(mem.order));
         let t = |v: Var| vars[v.as_u32() as usize];
         match *prim {
@@ -148,7 +149,7 @@ impl<'k> KernelEmitter<'k> {
                 let _ = write!(out, ".{}.{} ", PtxRmw::Cas, PtxType::of_bits(bits));
                 self.put_temp(out, t(dst));
                 out.push_str(", ");
-                self.put_address(out, self.memory_operand(addr, vars));
+                self.put_address(out, self.memory_operand(addr, walk));
                 out.push_str(", ");
                 self.put_temp(out, t(expected));
                 out.push_str(", ");
@@ -197,7 +198,7 @@ impl<'k> KernelEmitter<'k> {
                     self.put_temp(out, dst);
                     out.push_str(", ");
                 }
-                self.put_address(out, self.memory_operand(addr, vars));
+                self.put_address(out, self.memory_operand(addr, walk));
                 out.push_str(", ");
                 self.put_temp(out, value);
                 if let Some(policy) = policy {
@@ -217,9 +218,11 @@ impl<'k> KernelEmitter<'k> {
         &mut self,
         out: &mut String,
         (dst, op, src): (Var, UnaryOp, Var),
-        vars: &[Temp],
-        expansion: &Expansion,
+        walk: Walk<'_>,
     ) -> Result<(), Unprintable> {
+        let Walk {
+            vars, expansion, ..
+        } = walk;
         use Operand::T;
         let t = |v: Var| vars[v.as_u32() as usize];
         let ty = |v: Var| expansion.vars[v];
@@ -245,7 +248,7 @@ impl<'k> KernelEmitter<'k> {
             UnaryOp::Bitcast => self.mov(out, Src::Temp(t(dst)), Src::Temp(t(src)), dc.bits()),
             UnaryOp::Zext | UnaryOp::Trunc if dc == sc => {
                 let src = if op == UnaryOp::Zext {
-                    self.zero_extended(out, src, vars, expansion)
+                    self.zero_extended(out, src, walk)
                 } else {
                     t(src)
                 };
@@ -258,8 +261,8 @@ impl<'k> KernelEmitter<'k> {
                         return Ok(());
                     }
                 }
-                let src = if op == UnaryOp::Zext && !self.facts.byte_shifted_out(dst) {
-                    self.zero_extended(out, src, vars, expansion)
+                let src = if op == UnaryOp::Zext && !walk.facts.byte_shifted_out(dst) {
+                    self.zero_extended(out, src, walk)
                 } else {
                     t(src)
                 };
@@ -267,7 +270,7 @@ impl<'k> KernelEmitter<'k> {
                 // (`unpack_float_halves`); an integer half inside a loop keeps the
                 // shift, which ptxas folds into the arithmetic that follows
                 // (`LEA.HI`) and not the unpack.
-                let upper = match self.facts.shifted(src_var, self.block) {
+                let upper = match walk.facts.shifted(src_var, self.block) {
                     Some((word, 16))
                         if self.unpack_float_halves || expansion.results.contains(&dst) =>
                     {
@@ -306,9 +309,11 @@ impl<'k> KernelEmitter<'k> {
         &mut self,
         out: &mut String,
         prim: &Prim,
-        vars: &[Temp],
-        expansion: &Expansion,
+        walk: Walk<'_>,
     ) -> Result<(), Unprintable> {
+        let Walk {
+            vars, expansion, ..
+        } = walk;
         let Prim::Binary { dst, op, a, b } = *prim else {
             return Ok(());
         };
@@ -317,12 +322,12 @@ impl<'k> KernelEmitter<'k> {
         let (a_var, b_var) = (a, b);
         let (reads_high_a, reads_high_b) = (reads_above_byte(prim, 0), reads_above_byte(prim, 1));
         let a = if reads_high_a {
-            self.zero_extended(out, a, vars, expansion)
+            self.zero_extended(out, a, walk)
         } else {
             t(a)
         };
         let b = if reads_high_b {
-            self.zero_extended(out, b, vars, expansion)
+            self.zero_extended(out, b, walk)
         } else {
             t(b)
         };
@@ -330,8 +335,8 @@ impl<'k> KernelEmitter<'k> {
         let (ty_dst, a, b) = match (op, ty(dst)) {
             (BinaryOp::SMin | BinaryOp::SMax, PrimType::I8) => (
                 PrimType::I16,
-                self.sign_extended_byte(out, a_var, a, vars),
-                self.sign_extended_byte(out, b_var, b, vars),
+                self.sign_extended_byte(out, a_var, a, walk),
+                self.sign_extended_byte(out, b_var, b, walk),
             ),
             (_, ty_dst) => (ty_dst, a, b),
         };
@@ -345,12 +350,18 @@ impl<'k> KernelEmitter<'k> {
     /// The 8-bit `var` (in register `reg`) sign-extended into a new 16-bit register: the byte
     /// of its word by `bfe.s32` where it was truncated from one ([`Facts::part`]), otherwise
     /// `cvt.s16.s8`.
-    fn sign_extended_byte(&mut self, out: &mut String, var: Var, reg: Temp, vars: &[Temp]) -> Temp {
+    fn sign_extended_byte(
+        &mut self,
+        out: &mut String,
+        var: Var,
+        reg: Temp,
+        walk: Walk<'_>,
+    ) -> Temp {
         use Operand::{Imm, T};
         let extended = self.temp(Class::B16);
-        match self.facts.part(var, self.block) {
+        match walk.facts.part(var, self.block) {
             Some((word, at)) => {
-                let word = vars[word.as_u32() as usize];
+                let word = walk.vars[word.as_u32() as usize];
                 let field = self.temp(Class::B32);
                 self.line(
                     out,

@@ -3,15 +3,15 @@
 
 use std::fmt::{self, Write};
 
-use atomir_ir::expand::{Block, Expansion, PrimType, Var};
+use atomir_ir::expand::{Block, PrimType, Var};
 use atomir_ir::{ElemType, Kernel, Scalar, ValueType};
 
-use atomir_ir::lower::{Facts, Fragment, FragmentResult, Namer, SpliceNames};
+use atomir_ir::lower::{Fragment, FragmentResult, Namer, SpliceNames};
 use atomir_ir::Inst;
 use smallvec::smallvec;
 
 use super::{
-    mask, write_value, Class, KernelEmitter, MadeNames, Src, Temp, ValueNames, REGISTER_NAMES,
+    mask, write_value, Class, KernelEmitter, MadeNames, Src, Temp, ValueNames, Walk, REGISTER_NAMES,
 };
 use crate::legal::RmwForms;
 use crate::target::PtxTarget;
@@ -32,7 +32,6 @@ impl<'k> KernelEmitter<'k> {
             target,
             kernel,
             counts: [0; 5],
-            facts: Facts::new(),
             block: Block::from_u32(0),
             masked: Vec::new(),
             vars: Vec::new(),
@@ -80,7 +79,6 @@ impl<'k> KernelEmitter<'k> {
             target,
             kernel,
             counts: [0; 5],
-            facts: Facts::new(),
             block: Block::from_u32(0),
             masked: Vec::new(),
             vars: Vec::new(),
@@ -129,8 +127,9 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// The memory operand of the address in `addr`.
-    pub(super) fn memory_operand(&self, addr: Var, vars: &[Temp]) -> Address {
-        match self.facts.folded_address(addr) {
+    pub(super) fn memory_operand(&self, addr: Var, walk: Walk<'_>) -> Address {
+        let vars = walk.vars;
+        match walk.facts.folded_address(addr) {
             Some((base, bytes)) => Address {
                 base: vars[base.as_u32() as usize],
                 bytes,
@@ -316,16 +315,10 @@ impl<'k> KernelEmitter<'k> {
 
     /// The register of `v` for an operation that reads all of it: an `I8` whose high byte may
     /// be set is masked once per block (its copy reused); any other variable as is.
-    pub(super) fn zero_extended(
-        &mut self,
-        out: &mut String,
-        v: Var,
-        vars: &[Temp],
-        expansion: &Expansion,
-    ) -> Temp {
+    pub(super) fn zero_extended(&mut self, out: &mut String, v: Var, walk: Walk<'_>) -> Temp {
         let index = v.as_u32() as usize;
-        if expansion.vars[v] != PrimType::I8 || self.facts.zero_extended(v) {
-            return vars[index];
+        if walk.expansion.vars[v] != PrimType::I8 || walk.facts.zero_extended(v) {
+            return walk.vars[index];
         }
         if let Some(masked) = self.masked[index] {
             return masked;
@@ -336,7 +329,7 @@ impl<'k> KernelEmitter<'k> {
             "and.b16",
             &[
                 Operand::T(masked),
-                Operand::T(vars[index]),
+                Operand::T(walk.vars[index]),
                 Operand::Imm(0xff),
             ],
         );

@@ -3,12 +3,12 @@
 
 use std::fmt::Write;
 
-use atomir_ir::expand::{BinaryOp, Expansion, Prim, PrimType, Var};
+use atomir_ir::expand::{BinaryOp, Prim, PrimType, Var};
 use atomir_ir::lower::Unprintable;
 use atomir_ir::semantics::width_mask;
 
 use super::regs::Operand;
-use super::{Class, KernelEmitter, Src, Temp};
+use super::{Class, KernelEmitter, Src, Temp, Walk};
 use crate::target::Feature;
 
 impl<'k> KernelEmitter<'k> {
@@ -17,10 +17,12 @@ impl<'k> KernelEmitter<'k> {
         &mut self,
         out: &mut String,
         prim: &Prim,
-        vars: &[Temp],
-        expansion: &Expansion,
+        walk: Walk<'_>,
     ) -> Result<(), Unprintable> {
         use Operand::{Imm, T};
+        let Walk {
+            vars, expansion, ..
+        } = walk;
         let t = |v: Var| vars[v.as_u32() as usize];
         let ty = |v: Var| expansion.vars[v];
         match *prim {

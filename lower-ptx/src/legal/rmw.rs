@@ -302,30 +302,37 @@ fn element_emulation(node: &AtomicNode, target: PtxTarget) -> ElementLowering {
 
 /// The element lowering of a node whose emulation is `element`: a relaxed scalar 8/16-bit
 /// add/sub/min/max's CAS loop (masked or on `cas.b16`) is run by one lane for all the lanes of
-/// its warp with the same address ([`WarpCombine::Fold`]) where the target has the warp
-/// instructions. A CAS loop retried by every lane of a warp on one word is what makes an 8-bit
-/// add slow (45 s for 2^20 threads on one address on an H200); a group of lanes retries once.
+/// its warp whose elements lie in the same 32-bit word, each address's operands folded first
+/// ([`WarpCombine::WordFold`] of a masked CAS loop), where the target has the warp instructions.
+/// A CAS loop retried by every lane of a warp on one word is what makes an 8-bit add slow (45 s
+/// for 2^20 threads on one address on an H200); a group of lanes retries once. Combining per
+/// address instead ([`WarpCombine::Fold`] of a masked CAS loop or a CAS loop) left the lanes at
+/// different addresses of one word each running a loop on it: on an H200 (bench/RESULTS.md,
+/// cells against independent baselines), u8 add at 32 addresses took 26.2 ms that way against
+/// 26.5 ms for nvcc's code and 3.43 ms for the serial fold, which groups by word too.
 fn warp_combined(node: &AtomicNode, target: PtxTarget, element: ElementLowering) -> Lowering {
     let combines = node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
         && !target.plain_loops
         && Lowering::warp_fold(node.op, node.ty).is_some();
-    let alone = Lowering::whole(element);
-    if combines {
+    match element {
+        ElementLowering::MaskedCasLoop | ElementLowering::CasLoop if combines => {
+            Lowering::whole(ElementLowering::MaskedCasLoop)
+                .with_warp(WarpCombine::WordFold)
+                .expect("a word fold is a masked CAS loop")
+        }
         // A masked op (and/or/xor) has no fold and stays per lane.
-        alone.with_warp(WarpCombine::Fold).unwrap_or(alone)
-    } else {
-        alone
+        _ => Lowering::whole(element),
     }
 }
 
 /// Only with `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
 /// out once per 32-bit word by a warp's lanes, their operations applied one after another in
 /// lane order ([`WarpCombine::SerialFold`]), instead of the scalar `atom` (which ptxas makes a
-/// CAS loop per lane), a CAS loop per lane, or the warp-combined loop per address. So is an
-/// exact f32 add or sub whose native form would flush ([`native_f32_add_flushes`]), once per
-/// address instead of a CAS loop per lane; where the native f32 add is exact it stays.
+/// CAS loop per lane), a CAS loop per lane, or the default fold per word. So is an exact f32 add
+/// or sub whose native form would flush ([`native_f32_add_flushes`]), once per address instead of
+/// a CAS loop per lane; where the native f32 add is exact it stays.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
     target.serial_fold
         && node.order == MemoryOrder::Relaxed

@@ -3,6 +3,7 @@
 //! cache policies made by `createpolicy`.
 
 use std::collections::HashMap;
+use std::fmt;
 
 use crate::spell::{PtxEviction, PtxSpace, PtxType};
 
@@ -13,6 +14,31 @@ pub enum RegisterType {
     Pred,
     /// A fundamental type.
     Data(PtxType),
+}
+
+/// Why a declaration does not parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum DeclError {
+    /// A `.reg` qualifier that is neither a type, a vector nor `.align`.
+    UnknownRegisterType(String),
+    /// A `.reg` declaration with no type qualifier.
+    UntypedRegisters,
+    /// A register range `%r<N>` whose `N` is not a count.
+    RangeWithoutCount(String),
+}
+
+impl fmt::Display for DeclError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeclError::UnknownRegisterType(qualifier) => {
+                write!(f, "unknown register type `.{qualifier}`")
+            }
+            DeclError::UntypedRegisters => f.write_str("a `.reg` declaration without a type"),
+            DeclError::RangeWithoutCount(name) => {
+                write!(f, "a register range `{name}` without a count")
+            }
+        }
+    }
 }
 
 /// What the reader knows of the names in scope: registers with their types, variables with
@@ -119,7 +145,7 @@ impl Declarations {
 
     /// Reads a declaration statement (`.reg`, `.shared`, `.global`, … or a function's
     /// parameter list); `Err` names what does not parse. Other statements are left alone.
-    pub(super) fn statement(&mut self, text: &str) -> Result<(), String> {
+    pub(super) fn statement(&mut self, text: &str) -> Result<(), DeclError> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let Some(&first) = words.first() else {
             return Ok(());
@@ -169,7 +195,7 @@ impl Declarations {
         }
     }
 
-    fn registers(&mut self, text: &str) -> Result<(), String> {
+    fn registers(&mut self, text: &str) -> Result<(), DeclError> {
         let rest = text.trim_start().trim_start_matches(".reg").trim_start();
         let mut ty = None;
         let mut vector = false;
@@ -186,7 +212,7 @@ impl Declarations {
                     Some(data) => ty = Some(RegisterType::Data(data)),
                     // `.align N` and other attributes carry no type.
                     None if qualifier == "align" => {}
-                    None => return Err(format!("unknown register type `.{qualifier}`")),
+                    None => return Err(DeclError::UnknownRegisterType(qualifier.to_owned())),
                 },
             }
             names = word[end..].trim_start();
@@ -197,7 +223,7 @@ impl Declarations {
             }
         }
         let Some(ty) = ty else {
-            return Err("a `.reg` declaration without a type".into());
+            return Err(DeclError::UntypedRegisters);
         };
         if vector {
             // A vector register is read as a whole by no atomic instruction.
@@ -209,7 +235,7 @@ impl Declarations {
                     let count = count.trim_end_matches('>').trim();
                     let count: u64 = count
                         .parse()
-                        .map_err(|_| format!("a register range `{name}` without a count"))?;
+                        .map_err(|_| DeclError::RangeWithoutCount(name.to_owned()))?;
                     self.top()
                         .ranges
                         .push((prefix.trim().to_string(), count, ty));
@@ -252,6 +278,14 @@ mod tests {
         );
         assert_eq!(decls.register("%p1"), Some(RegisterType::Pred));
         assert_eq!(decls.variable("_ZZ1kE3buf"), Some(PtxSpace::Shared));
-        assert!(decls.statement(".reg .q32 %x").is_err());
+        assert_eq!(
+            decls.statement(".reg .q32 %x"),
+            Err(DeclError::UnknownRegisterType("q32".into()))
+        );
+        assert_eq!(decls.statement(".reg %x"), Err(DeclError::UntypedRegisters));
+        assert_eq!(
+            decls.statement(".reg .b32 %r<n>"),
+            Err(DeclError::RangeWithoutCount("%r<n>".into()))
+        );
     }
 }

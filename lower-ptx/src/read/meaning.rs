@@ -2,13 +2,14 @@
 //! order), PTX's defaults filled in, the op/type pair checked against what PTX has, the
 //! registers against their declarations, and the atomir node built.
 
+use std::fmt;
+
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, ElemType, Fence, FloatLaxity, MemoryOrder, Node, Scope,
     VectorShape,
 };
 
 use super::decl::Declarations;
-use super::operands::uniform_literal;
 use super::scan::Lines;
 use super::syntax::{self, Syntax};
 use super::{Bindings, PtxScalar, ReadAtomic, ReadError, ReadModule};
@@ -63,8 +64,8 @@ pub(super) fn statement(cx: Context<'_>, start: usize, text: &str, module: &mut 
         return;
     }
     if trimmed.starts_with('.') {
-        if let Err(message) = cx.decls.statement(trimmed) {
-            module.errors.push(cx.error(at, message));
+        if let Err(error) = cx.decls.statement(trimmed) {
+            module.errors.push(cx.error(at, error.to_string()));
         }
         return;
     }
@@ -172,13 +173,72 @@ struct Qualifiers {
     other: Option<(String, usize)>,
 }
 
-fn set<T: Copy + std::fmt::Display>(
+/// The kind of a qualifier of which an instruction may carry one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum QualifierKind {
+    Sem,
+    Scope,
+    StateSpace,
+    Operation,
+    Type,
+    Vector,
+}
+
+impl fmt::Display for QualifierKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            QualifierKind::Sem => "sem",
+            QualifierKind::Scope => "scope",
+            QualifierKind::StateSpace => "state-space",
+            QualifierKind::Operation => "operation",
+            QualifierKind::Type => "type",
+            QualifierKind::Vector => "vector",
+        })
+    }
+}
+
+/// Why a qualifier is refused where it stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum QualifierError {
+    /// A second qualifier of a kind the instruction carries one of, after the first.
+    Twice {
+        kind: QualifierKind,
+        first: String,
+        second: String,
+    },
+    /// A qualifier `fence` has no use for.
+    UnknownOnFence(String),
+}
+
+impl fmt::Display for QualifierError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QualifierError::Twice {
+                kind,
+                first,
+                second,
+            } => write!(f, "two {kind} qualifiers, `.{first}` and `.{second}`"),
+            QualifierError::UnknownOnFence(text) => write!(
+                f,
+                "unknown qualifier `.{text}` on `fence`; expected a sem (.sc, .acq_rel, .acquire, \
+                 .release) and a scope ({})",
+                spellings(PtxScope::ALL.iter())
+            ),
+        }
+    }
+}
+
+fn set<T: Copy + fmt::Display>(
     slot: &mut Option<T>,
     value: T,
-    kind: &str,
-) -> Result<(), String> {
+    kind: QualifierKind,
+) -> Result<(), QualifierError> {
     match slot {
-        Some(old) => Err(format!("two {kind} qualifiers, `.{old}` and `.{value}`")),
+        Some(old) => Err(QualifierError::Twice {
+            kind,
+            first: old.to_string(),
+            second: value.to_string(),
+        }),
         None => {
             *slot = Some(value);
             Ok(())
@@ -208,17 +268,17 @@ impl Reader<'_, '_, '_> {
                 q.mmio = true;
                 Ok(())
             } else if let Some(sem) = PtxSem::from_name(text) {
-                set(&mut q.sem, sem, "sem")
+                set(&mut q.sem, sem, QualifierKind::Sem)
             } else if let Some(scope) = PtxScope::from_name(text) {
-                set(&mut q.scope, scope, "scope")
+                set(&mut q.scope, scope, QualifierKind::Scope)
             } else if let Some(space) = PtxSpace::from_name(text) {
-                set(&mut q.space, space, "state-space")
+                set(&mut q.space, space, QualifierKind::StateSpace)
             } else if let (true, Some(op)) = (rmw, PtxRmw::from_name(text)) {
-                set(&mut q.op, op, "operation")
+                set(&mut q.op, op, QualifierKind::Operation)
             } else if let Some(ty) = PtxType::from_name(text) {
-                set(&mut q.ty, ty, "type")
+                set(&mut q.ty, ty, QualifierKind::Type)
             } else if let Some(vector) = PtxVector::from_name(text) {
-                set(&mut q.vector, vector, "vector")
+                set(&mut q.vector, vector, QualifierKind::Vector)
             } else if text == PtxFlag::Noftz.as_str() {
                 q.noftz = true;
                 Ok(())
@@ -231,7 +291,7 @@ impl Reader<'_, '_, '_> {
                 }
                 Ok(())
             };
-            result.map_err(|message| self.error(at, message))?;
+            result.map_err(|error| self.error(at, error.to_string()))?;
         }
         Ok(q)
     }
@@ -297,8 +357,8 @@ impl Reader<'_, '_, '_> {
                 "a vector `{name}` addresses `.global` (or a generic address pointing there) only"
             )));
         }
-        let (op, elem, laxity) =
-            rmw_meaning(op, ty, q.noftz, shape).map_err(|message| self.opcode_error(message))?;
+        let (op, elem, laxity) = rmw_meaning(op, ty, q.noftz, shape)
+            .map_err(|error| self.opcode_error(error.to_string()))?;
         let operands = op.operand_count();
         let expected = usize::from(!reduction) + 1 + operands + usize::from(q.hint);
         let found = &self.syntax.operands;
@@ -500,13 +560,13 @@ impl Reader<'_, '_, '_> {
             let result = if let Some(value) =
                 PtxSem::from_name(text).filter(|s| s.order().is_some() && *s != PtxSem::Volatile)
             {
-                set(&mut sem, value, "sem")
+                set(&mut sem, value, QualifierKind::Sem)
             } else if let Some(value) = PtxScope::from_name(text) {
-                set(&mut scope, value, "scope")
+                set(&mut scope, value, QualifierKind::Scope)
             } else {
-                Err(format!("unknown qualifier `.{text}` on `fence`; expected a sem (.sc, .acq_rel, .acquire, .release) and a scope ({})", spellings(PtxScope::ALL.iter())))
+                Err(QualifierError::UnknownOnFence(text.to_owned()))
             };
-            result.map_err(|message| self.error(at, message))?;
+            result.map_err(|error| self.error(at, error.to_string()))?;
         }
         let Some(scope) = scope else {
             return Err(
@@ -577,6 +637,39 @@ fn flushes_in(laxity: FloatLaxity, space: AddressSpace) -> bool {
         || matches!(space, AddressSpace::Global | AddressSpace::Generic)
 }
 
+/// Why PTX has no `atom`/`red` of an operation and type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RmwError {
+    /// No such instruction, in any form.
+    Absent {
+        op: PtxRmw,
+        vector: Option<PtxVector>,
+        ty: PtxType,
+    },
+    /// An f16/bf16 operation written without `.noftz`.
+    NoftzRequired { op: PtxRmw, ty: PtxType },
+    /// `.noftz` on an operation that has no such form.
+    NoftzAbsent { op: PtxRmw, ty: PtxType },
+}
+
+impl fmt::Display for RmwError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RmwError::Absent { op, vector, ty } => {
+                let vector = vector.map_or(String::new(), |v| format!(".{v}"));
+                write!(f, "PTX has no `atom.{op}{vector}.{ty}`")
+            }
+            RmwError::NoftzRequired { op, ty } => write!(
+                f,
+                "`{op}.{ty}` requires `.noftz` (PTX keeps f16/bf16 subnormals only so)"
+            ),
+            RmwError::NoftzAbsent { op, ty } => {
+                write!(f, "`.noftz` does not exist on `{op}.{ty}`")
+            }
+        }
+    }
+}
+
 /// What `atom`/`red` `.op.type` means in atomir (op, element type, and the laxity of its float
 /// results on global memory), or why PTX has no such instruction.
 fn rmw_meaning(
@@ -584,7 +677,7 @@ fn rmw_meaning(
     ty: PtxType,
     noftz: bool,
     shape: VectorShape,
-) -> Result<(AtomicOp, ElemType, Option<FloatLaxity>), String> {
+) -> Result<(AtomicOp, ElemType, Option<FloatLaxity>), RmwError> {
     use PtxType::*;
     let half = matches!(ty, F16 | Bf16 | F16x2 | Bf16x2);
     let atomic_op = match op {
@@ -613,16 +706,17 @@ fn rmw_meaning(
         || !matches!(op, PtxRmw::Exch | PtxRmw::Cas | PtxRmw::Inc | PtxRmw::Dec))
         && (shape != VectorShape::V8 || matches!(ty, F16 | Bf16));
     if !exists {
-        let vector = PtxVector::of(shape).map_or(String::new(), |v| format!(".{v}"));
-        return Err(format!("PTX has no `atom.{op}{vector}.{ty}`"));
+        return Err(RmwError::Absent {
+            op,
+            vector: PtxVector::of(shape),
+            ty,
+        });
     }
     if half && !noftz {
-        return Err(format!(
-            "`{op}.{ty}` requires `.noftz` (PTX keeps f16/bf16 subnormals only so)"
-        ));
+        return Err(RmwError::NoftzRequired { op, ty });
     }
     if noftz && !(half || (ty == F32 && op == PtxRmw::Add)) {
-        return Err(format!("`.noftz` does not exist on `{op}.{ty}`"));
+        return Err(RmwError::NoftzAbsent { op, ty });
     }
     // f16/bf16 min/max give a NaN other than the canonical one for two NaNs; `add.f32` without
     // `.noftz` flushes subnormals (on global memory, see `flushes_in`).
@@ -632,6 +726,20 @@ fn rmw_meaning(
         _ => None,
     };
     Ok((atomic_op, ty.elem(), laxity))
+}
+
+/// The literal every lane of the operand holds, if they all hold the same one.
+fn uniform_literal(operand: &[PtxScalar], _elem: ElemType) -> Option<u128> {
+    let mut bits = None;
+    for lane in operand {
+        match lane {
+            PtxScalar::Literal {
+                bits: lane_bits, ..
+            } if bits.is_none_or(|b| b == *lane_bits) => bits = Some(*lane_bits),
+            _ => return None,
+        }
+    }
+    bits
 }
 
 #[cfg(test)]

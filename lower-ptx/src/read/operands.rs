@@ -288,20 +288,6 @@ fn parse_int(text: &str) -> Option<i128> {
     Some(if negative { -value } else { value })
 }
 
-/// The literal every lane of the operand holds, if they all hold the same one.
-pub(super) fn uniform_literal(operand: &[PtxScalar], _elem: ElemType) -> Option<u128> {
-    let mut bits = None;
-    for lane in operand {
-        match lane {
-            PtxScalar::Literal {
-                bits: lane_bits, ..
-            } if bits.is_none_or(|b| b == *lane_bits) => bits = Some(*lane_bits),
-            _ => return None,
-        }
-    }
-    bits
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,8 @@ use atomir_ir::expand::{Expansion, Prim, PrimType, Terminator, Var};
 use atomir_ir::lower::{FenceBracket, Hex, Label, Spell};
 use atomir_ir::{spell, AddressSpace, Inst, Kernel, Scalar, ValueType};
 
-use super::{operand_scalar, storage_of, EmitError, Storage, View, VisaPrinter};
-use crate::legality::{Surface, VisaPlan};
+use super::{operand_scalar, storage_of, EmitError, EmitPart, Storage, View, VisaPrinter};
+use crate::legal::{Surface, VisaPlan};
 
 impl<'m> VisaPrinter<'m> {
     /// Binds an expansion's inputs to the IR's variables; everything else is a temp.
@@ -63,7 +63,12 @@ impl<'m> VisaPrinter<'m> {
                             }
                         }
                     }
-                    None => return Err(format!("operand {i} of {inst_id} has no element")),
+                    None => {
+                        return Err(EmitError::new(
+                            EmitPart::Inputs,
+                            format!("operand {i} of {inst_id} has no element"),
+                        ))
+                    }
                 };
                 self.var_slots[var.index()] = slot;
             }

@@ -27,14 +27,13 @@ use atomir_ir::lower::{
     self, At, Binding, Expanding, FenceBracket, Fragment, FragmentResult, Hole, Label, NameRules,
     Namer, Params, Printer, Recorder, Replay, SpliceNames, Style, Suffix, Unprintable,
 };
-use atomir_ir::{
-    spell, AddressSpace, AtomicOp, ElemType, Inst, Kernel, Module, Operand, Scalar, Value,
-    ValueType,
-};
+use atomir_ir::{spell, AddressSpace, Inst, Kernel, Module, Operand, Scalar, Value, ValueType};
 
-use crate::legality::{input_layout, Surface, VisaPlan};
+use crate::legal::{input_layout, Surface, VisaPlan};
 use crate::target::VisaTarget;
+use error::{EmitError, EmitPart};
 
+mod error;
 mod flow;
 mod native;
 mod prim;
@@ -243,9 +242,6 @@ pub struct VisaPrinter<'m> {
     deferred_covers: Vec<Hole>,
 }
 
-/// Why printing failed (a legality/emitter disagreement, never user input).
-pub type EmitError = String;
-
 impl<'m> Printer<'m> for VisaPrinter<'m> {
     type Plan = VisaPlan;
     const STYLE: Style = Style::new(Params::Copies)
@@ -298,7 +294,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.writing(out, |printer| {
             printer.expansion_begin(kernel, x.inst, x.atomic, x.expansion, x.expansion_key)
         })
-        .map_err(Unprintable)
+        .map_err(Unprintable::from)
     }
 
     fn block(&mut self, x: &Expanding<'_, VisaPlan>, block: Block, entry: bool, out: &mut String) {
@@ -324,7 +320,7 @@ impl<'m> Printer<'m> for VisaPrinter<'m> {
         self.writing(out, |printer| {
             printer.step(x.plan, x.expansion, prim, bracket)
         })
-        .map_err(Unprintable)
+        .map_err(Unprintable::from)
     }
 
     fn copy(
@@ -608,7 +604,7 @@ fn storage_of(ty: PrimType) -> Storage {
 /// the printer keeps it (a dword, a qword or a predicate per SIMD channel). A qword a message
 /// may write or address is declared for the channels GenX_IR gives the message
 /// ([`VisaTarget::message_channels`]: SIMD32 on PVC), as the fragment's own temporaries are.
-pub fn splice_type(target: VisaTarget, ty: ValueType) -> atomir_ir::lower::SpliceType {
+pub(crate) fn splice_type(target: VisaTarget, ty: ValueType) -> atomir_ir::lower::SpliceType {
     let (storage, lanes) = value_storage(ty);
     let ty = match storage {
         Storage::Pred => format!("v_type=P num_elts={}", target.simd()),
@@ -774,9 +770,4 @@ fn write_view_name(out: &mut String, names: &Names<'_>, index: usize, name: Slot
         Some(_) => write_slot_name(out, names, name),
     }
     out.push_str(view.suffix());
-}
-
-/// Whether the node's type is one the printer can lay out (guards the legality table).
-pub fn printable(ty: ElemType, op: AtomicOp) -> bool {
-    ty.bits() <= 64 && ty.supports(op)
 }

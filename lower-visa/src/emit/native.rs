@@ -3,12 +3,12 @@
 
 use cranelift_entity::EntityRef;
 
-use atomir_ir::expand::{Expansion, MemAttrs, Prim};
+use atomir_ir::expand::{Expansion, MemAttrs, Prim, Var};
 use atomir_ir::lower::{Fence, FenceBracket, FenceSide};
 use atomir_ir::{spell, AddressSpace, ElementLowering, MemoryOrder, Scope};
 
-use super::{EmitError, Storage, View, VisaPrinter};
-use crate::legality::{msg_op, MsgOp, Surface, VisaPlan};
+use super::{EmitError, EmitPart, Storage, View, VisaPrinter};
+use crate::legal::{msg_op, MsgOp, Surface, VisaPlan};
 use crate::target::Messages;
 
 impl<'m> VisaPrinter<'m> {
@@ -51,9 +51,9 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// Spells a stand-alone fence as the fences of its bracket
-    /// ([`crate::memory::standalone_bracket`]).
+    /// ([`crate::legal::standalone_bracket`]).
     pub(super) fn standalone_fence(&mut self, fence: &atomir_ir::Fence) {
-        let bracket = crate::memory::standalone_bracket(fence);
+        let bracket = crate::legal::standalone_bracket(fence);
         let mem = MemAttrs {
             order: fence.order,
             scope: fence.scope,
@@ -71,7 +71,6 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// The one place that prints native atomic messages.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn memory(
         &mut self,
         expansion: &Expansion,
@@ -80,64 +79,20 @@ impl<'m> VisaPrinter<'m> {
         mem: MemAttrs,
         bracket: FenceBracket,
     ) -> Result<(), EmitError> {
-        let (surface, pred) = (self.surface, self.line_pred());
-        let (dst, op, ty_bits, addr, src0, src1, view) = match *prim {
-            Prim::Load { dst, addr, .. } => {
-                let bits = expansion.vars[dst].bits();
-                (Some(dst), MsgOp::Load, bits, addr, None, None, View::Base)
-            }
-            Prim::Cas {
-                dst,
-                addr,
-                expected,
-                new,
-                ..
-            } => {
-                let bits = expansion.vars[dst].bits();
-                (
-                    Some(dst),
-                    MsgOp::Cas,
-                    bits,
-                    addr,
-                    Some(expected),
-                    Some(new),
-                    View::Base,
-                )
-            }
-            Prim::Rmw {
-                dst,
-                op,
-                ty,
-                addr,
-                value,
-                ..
-            } => {
-                // Float min/max by integer atomics has two: each primitive names its own.
-                let message = plan
-                    .message
-                    .or_else(|| match plan.legality.lowering.element() {
-                        ElementLowering::IntMinMax => msg_op(op, ty),
-                        _ => None,
-                    })
-                    .ok_or_else(|| format!("the plan names no message for {op}.{ty}"))?;
-                let view = match (message, ty.bits()) {
-                    (MsgOp::SMin | MsgOp::SMax, 64) => View::Q,
-                    (MsgOp::SMin | MsgOp::SMax, _) => View::D,
-                    (MsgOp::FAdd | MsgOp::FSub | MsgOp::FMin | MsgOp::FMax, 64) => View::Df,
-                    (MsgOp::FAdd | MsgOp::FSub | MsgOp::FMin | MsgOp::FMax, 32) => View::F,
-                    _ => View::Base,
-                };
-                let src = (!message.takes_no_source()).then_some(value);
-                (dst, message, ty.bits(), addr, src, None, view)
-            }
-            _ => return Err("not a memory primitive".into()),
+        let surface = self.surface;
+        let pred = self.line_pred();
+        let operands = message_operands(expansion, plan, prim)?;
+        let bits = if operands.bits == 8 {
+            32
+        } else {
+            operands.bits
         };
-        let bits = if ty_bits == 8 { 32 } else { ty_bits };
-        let dst = dst.filter(|&d| self.is_used(d));
+        let dst = operands.dst.filter(|&d| self.is_used(d));
         let dst_slot = dst.map(|d| self.var_slots[d.index()]);
-        let addr_slot = self.var_slots[addr.index()];
+        let addr_slot = self.var_slots[operands.addr.index()];
         let n = self.n;
         self.fence(bracket.leading, mem);
+        let op = operands.op;
         let (src0, src1) = match (op, self.target.messages, surface, bits) {
             // SVM has no atomic load: `or` with zero.
             (MsgOp::Load, Messages::Svm, _, _) => {
@@ -156,8 +111,8 @@ impl<'m> VisaPrinter<'m> {
                 (Some(zero), Some(zero))
             }
             _ => (
-                src0.map(|v| self.var_slots[v.index()]),
-                src1.map(|v| self.var_slots[v.index()]),
+                operands.src0.map(|v| self.var_slots[v.index()]),
+                operands.src1.map(|v| self.var_slots[v.index()]),
             ),
         };
         let op = if matches!(
@@ -174,79 +129,18 @@ impl<'m> VisaPrinter<'m> {
             self.name(slot, View::Base);
             self.body.push_str(") ");
         }
+        let slots = MessageSlots {
+            op,
+            bits,
+            dst: dst_slot,
+            addr: addr_slot,
+            src0,
+            src1,
+            view: operands.view,
+        };
         match self.target.messages {
-            Messages::Svm => {
-                let width = match bits {
-                    16 => ".16",
-                    64 => ".64",
-                    _ => "",
-                };
-                spell!(
-                    &mut self.body,
-                    "svm_atomic.",
-                    op.svm_name(),
-                    width,
-                    " (M1, ",
-                    n,
-                    ") "
-                );
-                self.name(addr_slot, View::Base);
-                self.body.push_str(".0 ");
-                self.raw_or_null(dst_slot, view, ".0");
-                // Text order: NEW then EXPECTED for cmpxchg (the expansion's src0 is expected).
-                let (first, second) = if op == MsgOp::Cas {
-                    (src1, src0)
-                } else {
-                    (src0, src1)
-                };
-                self.body.push(' ');
-                self.raw_or_null(first, view, ".0");
-                self.body.push(' ');
-                self.raw_or_null(second, view, ".0");
-            }
-            Messages::Lsc => {
-                let data_bytes = if bits == 64 { 8 } else { 4 };
-                let addr_bytes = if surface == Surface::Slm { 4 } else { 8 };
-                self.cover_message_operand(addr_slot, addr_bytes);
-                // `icas` takes its two data operands through a payload GenX_IR builds.
-                let data = if op == MsgOp::Cas { None } else { src0 };
-                for slot in [dst_slot, data].into_iter().flatten() {
-                    self.cover_message_operand(slot, data_bytes);
-                }
-                let sfid = if surface == Surface::Slm {
-                    "slm"
-                } else {
-                    "ugm"
-                };
-                spell!(
-                    &mut self.body,
-                    "lsc_atomic_",
-                    op.lsc_name(),
-                    '.',
-                    sfid,
-                    " (M1, ",
-                    n,
-                    ") "
-                );
-                self.raw_or_null(dst_slot, view, "");
-                let size = match bits {
-                    16 => ":d16c32",
-                    64 => ":d64",
-                    _ => ":d32",
-                };
-                self.body.push_str(size);
-                self.body.push_str(" flat[");
-                self.name(addr_slot, View::Base);
-                self.body.push_str(if surface == Surface::Slm {
-                    "]:a32 "
-                } else {
-                    "]:a64 "
-                });
-                // Text order: EXPECTED then NEW for icas.
-                self.raw_or_null(src0, view, "");
-                self.body.push(' ');
-                self.raw_or_null(src1, view, "");
-            }
+            Messages::Svm => self.svm_message(&slots),
+            Messages::Lsc => self.lsc_message(&slots),
         }
         self.body.push('\n');
         // 16-bit write-backs are unpacked; keep the upper half zero.
@@ -260,4 +154,172 @@ impl<'m> VisaPrinter<'m> {
         self.fence(bracket.trailing, mem);
         Ok(())
     }
+
+    /// `svm_atomic.<op>[.16|.64] (M1, n) addr.0 dst src0 src1`, from the channel count on.
+    fn svm_message(&mut self, m: &MessageSlots) {
+        let width = match m.bits {
+            16 => ".16",
+            64 => ".64",
+            _ => "",
+        };
+        spell!(
+            &mut self.body,
+            "svm_atomic.",
+            m.op.svm_name(),
+            width,
+            " (M1, ",
+            self.n,
+            ") "
+        );
+        self.name(m.addr, View::Base);
+        self.body.push_str(".0 ");
+        self.raw_or_null(m.dst, m.view, ".0");
+        // Text order: NEW then EXPECTED for cmpxchg (the expansion's src0 is expected).
+        let (first, second) = if m.op == MsgOp::Cas {
+            (m.src1, m.src0)
+        } else {
+            (m.src0, m.src1)
+        };
+        self.body.push(' ');
+        self.raw_or_null(first, m.view, ".0");
+        self.body.push(' ');
+        self.raw_or_null(second, m.view, ".0");
+    }
+
+    /// `lsc_atomic_<op>.<sfid> (M1, n) dst:<size> flat[addr]:<a32|a64> src0 src1`, widening the
+    /// registers the message reaches.
+    fn lsc_message(&mut self, m: &MessageSlots) {
+        let slm = self.surface == Surface::Slm;
+        let data_bytes = if m.bits == 64 { 8 } else { 4 };
+        let addr_bytes = if slm { 4 } else { 8 };
+        self.cover_message_operand(m.addr, addr_bytes);
+        // `icas` takes its two data operands through a payload GenX_IR builds.
+        let data = if m.op == MsgOp::Cas { None } else { m.src0 };
+        for slot in [m.dst, data].into_iter().flatten() {
+            self.cover_message_operand(slot, data_bytes);
+        }
+        let sfid = if slm { "slm" } else { "ugm" };
+        spell!(
+            &mut self.body,
+            "lsc_atomic_",
+            m.op.lsc_name(),
+            '.',
+            sfid,
+            " (M1, ",
+            self.n,
+            ") "
+        );
+        self.raw_or_null(m.dst, m.view, "");
+        let size = match m.bits {
+            16 => ":d16c32",
+            64 => ":d64",
+            _ => ":d32",
+        };
+        self.body.push_str(size);
+        self.body.push_str(" flat[");
+        self.name(m.addr, View::Base);
+        self.body.push_str(if slm { "]:a32 " } else { "]:a64 " });
+        // Text order: EXPECTED then NEW for icas.
+        self.raw_or_null(m.src0, m.view, "");
+        self.body.push(' ');
+        self.raw_or_null(m.src1, m.view, "");
+    }
+}
+
+/// A memory primitive's message, in the expansion's variables.
+struct MessageOperands {
+    dst: Option<Var>,
+    op: MsgOp,
+    /// The width of the primitive's datum (8 for a byte, carried by its dword).
+    bits: u32,
+    addr: Var,
+    src0: Option<Var>,
+    src1: Option<Var>,
+    /// How the data registers are read and written.
+    view: View,
+}
+
+/// A message's operands in registers, ready to spell.
+struct MessageSlots {
+    op: MsgOp,
+    /// The message's data width: 16, 32 or 64.
+    bits: u32,
+    dst: Option<usize>,
+    addr: usize,
+    src0: Option<usize>,
+    src1: Option<usize>,
+    view: View,
+}
+
+/// The message that carries a memory primitive and the variables it reads and writes.
+fn message_operands(
+    expansion: &Expansion,
+    plan: &VisaPlan,
+    prim: &Prim,
+) -> Result<MessageOperands, EmitError> {
+    Ok(match *prim {
+        Prim::Load { dst, addr, .. } => MessageOperands {
+            dst: Some(dst),
+            op: MsgOp::Load,
+            bits: expansion.vars[dst].bits(),
+            addr,
+            src0: None,
+            src1: None,
+            view: View::Base,
+        },
+        Prim::Cas {
+            dst,
+            addr,
+            expected,
+            new,
+            ..
+        } => MessageOperands {
+            dst: Some(dst),
+            op: MsgOp::Cas,
+            bits: expansion.vars[dst].bits(),
+            addr,
+            src0: Some(expected),
+            src1: Some(new),
+            view: View::Base,
+        },
+        Prim::Rmw {
+            dst,
+            op,
+            ty,
+            addr,
+            value,
+            ..
+        } => {
+            // Float min/max by integer atomics has two: each primitive names its own.
+            let message = plan
+                .message
+                .or_else(|| match plan.legality.lowering.element() {
+                    ElementLowering::IntMinMax => msg_op(op, ty),
+                    _ => None,
+                })
+                .ok_or_else(|| {
+                    EmitError::new(
+                        EmitPart::Memory,
+                        format!("the plan names no message for {op}.{ty}"),
+                    )
+                })?;
+            let view = match (message, ty.bits()) {
+                (MsgOp::SMin | MsgOp::SMax, 64) => View::Q,
+                (MsgOp::SMin | MsgOp::SMax, _) => View::D,
+                (MsgOp::FAdd | MsgOp::FSub | MsgOp::FMin | MsgOp::FMax, 64) => View::Df,
+                (MsgOp::FAdd | MsgOp::FSub | MsgOp::FMin | MsgOp::FMax, 32) => View::F,
+                _ => View::Base,
+            };
+            MessageOperands {
+                dst,
+                op: message,
+                bits: ty.bits(),
+                addr,
+                src0: (!message.takes_no_source()).then_some(value),
+                src1: None,
+                view,
+            }
+        }
+        _ => return Err(EmitError::new(EmitPart::Memory, "not a memory primitive")),
+    })
 }

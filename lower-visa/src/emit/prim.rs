@@ -7,7 +7,7 @@ use atomir_ir::expand::{BinaryOp, CmpCond, Expansion, Prim, PrimType, UnaryOp, V
 use atomir_ir::lower::Hex;
 use atomir_ir::spell;
 
-use super::{low_mask, EmitError, Storage, View, VisaPrinter};
+use super::{low_mask, EmitError, EmitPart, Storage, View, VisaPrinter};
 
 impl<'m> VisaPrinter<'m> {
     /// The one place that prints the expansion's ALU primitives.
@@ -15,7 +15,6 @@ impl<'m> VisaPrinter<'m> {
         let n = self.n;
         let s = |v: Var| self.var_slots[v.index()];
         let ty = |v: Var| expansion.vars[v];
-        let has64 = self.target.platform.has_64bit_alu();
         match *prim {
             Prim::Const { dst, bits } => {
                 let bits = if ty(dst).bits() >= 128 {
@@ -25,208 +24,9 @@ impl<'m> VisaPrinter<'m> {
                 };
                 self.constant(s(dst), bits);
             }
-            Prim::Unary { dst, op, src } => {
-                let (d, a, from, to) = (s(dst), s(src), ty(src), ty(dst));
-                match op {
-                    UnaryOp::Not if to == PrimType::Pred => {
-                        self.whole_line("not", n, d, a, None);
-                    }
-                    UnaryOp::Not if to.bits() == 64 => {
-                        self.line(
-                            "not",
-                            2 * n,
-                            (d, View::Halves, 0, 1),
-                            (a, View::Halves, 0, 1),
-                            None,
-                            None,
-                        );
-                    }
-                    UnaryOp::Not => {
-                        self.whole_line("not", n, d, a, None);
-                        self.mask(d, to.bits());
-                    }
-                    UnaryOp::Bitcast | UnaryOp::Copy => {
-                        if d != a {
-                            self.copy(None, d, a);
-                        }
-                    }
-                    UnaryOp::Zext if to.bits() == 64 => {
-                        if from.bits() == 64 {
-                            self.copy(None, d, a);
-                        } else {
-                            self.line(
-                                "mov",
-                                n,
-                                (d, View::Halves, 0, 2),
-                                (a, View::Base, 0, 1),
-                                None,
-                                None,
-                            );
-                            self.op_start(None, "mov", n);
-                            self.dst(d, View::Halves, 1, 2);
-                            self.body.push_str(" 0x0:ud\n");
-                        }
-                    }
-                    UnaryOp::Zext => {
-                        self.whole_line("mov", n, d, a, None);
-                    }
-                    UnaryOp::Trunc => {
-                        if from.bits() == 64 {
-                            self.line(
-                                "mov",
-                                n,
-                                (d, View::Base, 0, 1),
-                                (a, View::Halves, 0, 2),
-                                None,
-                                None,
-                            );
-                            self.mask(d, to.bits());
-                        } else {
-                            self.whole_line("and", n, d, a, Some(low_mask(to.bits())));
-                        }
-                    }
-                }
-            }
-            Prim::Binary { dst, op, a, b } => {
-                let (d, x, y, t) = (s(dst), s(a), s(b), ty(a));
-                let bits = t.bits();
-                let opname = match op {
-                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::FAdd | BinaryOp::FSub => "add",
-                    BinaryOp::And => "and",
-                    BinaryOp::Or => "or",
-                    BinaryOp::Xor => "xor",
-                    BinaryOp::Shl => "shl",
-                    BinaryOp::LShr => "shr",
-                    BinaryOp::SMin | BinaryOp::UMin => "min",
-                    BinaryOp::SMax | BinaryOp::UMax => "max",
-                    // The hardware's float min/max may differ from the semantics on NaNs and
-                    // signed zeros: the soft-float pass (`VisaTarget::passes`) rewrites them.
-                    BinaryOp::FMin
-                    | BinaryOp::FMax
-                    | BinaryOp::FMinAnyNan
-                    | BinaryOp::FMaxAnyNan => {
-                        return Err(format!("{op:?} is rewritten by the soft-float pass"));
-                    }
-                };
-                let negate = matches!(op, BinaryOp::Sub | BinaryOp::FSub);
-                let bitwise = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
-                match t {
-                    PrimType::Pred => {
-                        if !bitwise {
-                            return Err(format!("{op:?} on predicates"));
-                        }
-                        self.binary_line(opname, n, View::Base, d, x, y, false);
-                    }
-                    PrimType::F32 => self.binary_line(opname, n, View::F, d, x, y, negate),
-                    PrimType::F16 => {
-                        self.line(
-                            opname,
-                            n,
-                            (d, View::Hf, 0, 2),
-                            (x, View::Hf, 0, 2),
-                            Some((y, View::Hf, 0, 2, negate)),
-                            None,
-                        );
-                        self.mask(d, 16);
-                    }
-                    // bf16 arithmetic is rewritten by the soft-float pass (no bf16 ALU type).
-                    PrimType::Bf16 => return Err(format!("{op:?} on bf16 is not rewritten")),
-                    PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
-                        self.binary_line(opname, 2 * n, View::Halves, d, x, y, false);
-                    }
-                    PrimType::F64 | PrimType::I64 if !has64 => {
-                        return Err(format!("64-bit {op:?} on a platform without a 64-bit ALU"));
-                    }
-                    PrimType::F64 => self.binary_line(opname, n, View::Df, d, x, y, negate),
-                    PrimType::I64 => {
-                        let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
-                            View::Q
-                        } else {
-                            View::Base
-                        };
-                        self.binary_line(opname, n, view, d, x, y, negate);
-                    }
-                    _ if matches!(op, BinaryOp::SMin | BinaryOp::SMax) && bits < 32 => {
-                        // Sign-extend the low bits into dword temps.
-                        let view = if bits == 16 { View::W } else { View::B };
-                        let stride = 32 / bits;
-                        let (ex, ey) = (self.temp(Storage::Dword), self.temp(Storage::Dword));
-                        self.line(
-                            "mov",
-                            n,
-                            (ex, View::D, 0, 1),
-                            (x, view, 0, stride),
-                            None,
-                            None,
-                        );
-                        self.line(
-                            "mov",
-                            n,
-                            (ey, View::D, 0, 1),
-                            (y, view, 0, stride),
-                            None,
-                            None,
-                        );
-                        self.binary_line(opname, n, View::D, d, ex, ey, false);
-                        self.mask(d, bits);
-                    }
-                    _ => {
-                        let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
-                            View::D
-                        } else {
-                            View::Base
-                        };
-                        self.binary_line(opname, n, view, d, x, y, negate);
-                        if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Shl) {
-                            self.mask(d, bits);
-                        }
-                    }
-                }
-            }
-            Prim::Cmp { dst, cond, a, b } => {
-                let (d, x, y) = (s(dst), s(a), s(b));
-                let c = match cond {
-                    CmpCond::Eq => "cmp.eq",
-                    CmpCond::Ne => "cmp.ne",
-                    CmpCond::Ult => "cmp.lt",
-                    CmpCond::Ule => "cmp.le",
-                    CmpCond::Ugt => "cmp.gt",
-                    CmpCond::Uge => "cmp.ge",
-                };
-                if ty(a).bits() == 64 {
-                    if matches!(cond, CmpCond::Eq | CmpCond::Ne) {
-                        let diff = self.temp(Storage::Qword);
-                        let any = self.temp(Storage::Dword);
-                        self.binary_line("xor", 2 * n, View::Halves, diff, x, y, false);
-                        self.line(
-                            "or",
-                            n,
-                            (any, View::Base, 0, 1),
-                            (diff, View::Halves, 0, 2),
-                            Some((diff, View::Halves, 1, 2, false)),
-                            None,
-                        );
-                        self.op_start(None, c, n);
-                        self.name(d, View::Base);
-                        self.body.push(' ');
-                        self.src(any, View::Base, 0, 1);
-                        self.body.push_str(" 0x0:ud\n");
-                        return Ok(());
-                    }
-                    if !has64 {
-                        return Err(
-                            "64-bit ordered compare on a platform without a 64-bit ALU".into()
-                        );
-                    }
-                }
-                self.op_start(None, c, n);
-                self.name(d, View::Base);
-                self.body.push(' ');
-                self.src(x, View::Base, 0, 1);
-                self.body.push(' ');
-                self.src(y, View::Base, 0, 1);
-                self.body.push('\n');
-            }
+            Prim::Unary { dst, op, src } => self.unary(expansion, dst, op, src),
+            Prim::Binary { dst, op, a, b } => self.binary(expansion, dst, op, a, b)?,
+            Prim::Cmp { dst, cond, a, b } => self.compare(expansion, dst, cond, a, b)?,
             Prim::Select {
                 dst,
                 cond,
@@ -297,7 +97,10 @@ impl<'m> VisaPrinter<'m> {
                 }
             }
             Prim::Load { .. } | Prim::Cas { .. } | Prim::Rmw { .. } => {
-                return Err("memory primitive printed as ALU".into());
+                return Err(EmitError::new(
+                    EmitPart::Alu,
+                    "memory primitive printed as ALU",
+                ));
             }
             Prim::WarpPeers { .. }
             | Prim::WarpLeads { .. }
@@ -306,7 +109,10 @@ impl<'m> VisaPrinter<'m> {
             | Prim::WarpBroadcast { .. }
             | Prim::WarpFromRank { .. }
             | Prim::WarpSync { .. } => {
-                return Err("warp primitives: no vISA table combines lanes".into());
+                return Err(EmitError::new(
+                    EmitPart::Alu,
+                    "warp primitives: no vISA table combines lanes",
+                ));
             }
         }
         Ok(())
@@ -334,5 +140,252 @@ impl<'m> VisaPrinter<'m> {
             None,
             imm,
         );
+    }
+
+    /// A unary primitive: not, copies, zero extensions and truncations.
+    fn unary(&mut self, expansion: &Expansion, dst: Var, op: UnaryOp, src: Var) {
+        let n = self.n;
+        let s = |v: Var| self.var_slots[v.index()];
+        let ty = |v: Var| expansion.vars[v];
+        let (d, a, from, to) = (s(dst), s(src), ty(src), ty(dst));
+        match op {
+            UnaryOp::Not if to == PrimType::Pred => {
+                self.whole_line("not", n, d, a, None);
+            }
+            UnaryOp::Not if to.bits() == 64 => {
+                self.line(
+                    "not",
+                    2 * n,
+                    (d, View::Halves, 0, 1),
+                    (a, View::Halves, 0, 1),
+                    None,
+                    None,
+                );
+            }
+            UnaryOp::Not => {
+                self.whole_line("not", n, d, a, None);
+                self.mask(d, to.bits());
+            }
+            UnaryOp::Bitcast | UnaryOp::Copy => {
+                if d != a {
+                    self.copy(None, d, a);
+                }
+            }
+            UnaryOp::Zext if to.bits() == 64 => {
+                if from.bits() == 64 {
+                    self.copy(None, d, a);
+                } else {
+                    self.line(
+                        "mov",
+                        n,
+                        (d, View::Halves, 0, 2),
+                        (a, View::Base, 0, 1),
+                        None,
+                        None,
+                    );
+                    self.op_start(None, "mov", n);
+                    self.dst(d, View::Halves, 1, 2);
+                    self.body.push_str(" 0x0:ud\n");
+                }
+            }
+            UnaryOp::Zext => {
+                self.whole_line("mov", n, d, a, None);
+            }
+            UnaryOp::Trunc => {
+                if from.bits() == 64 {
+                    self.line(
+                        "mov",
+                        n,
+                        (d, View::Base, 0, 1),
+                        (a, View::Halves, 0, 2),
+                        None,
+                        None,
+                    );
+                    self.mask(d, to.bits());
+                } else {
+                    self.whole_line("and", n, d, a, Some(low_mask(to.bits())));
+                }
+            }
+        }
+    }
+
+    /// A binary primitive (float min/max and bf16 arrive rewritten).
+    fn binary(
+        &mut self,
+        expansion: &Expansion,
+        dst: Var,
+        op: BinaryOp,
+        a: Var,
+        b: Var,
+    ) -> Result<(), EmitError> {
+        let n = self.n;
+        let s = |v: Var| self.var_slots[v.index()];
+        let ty = |v: Var| expansion.vars[v];
+        let has64 = self.target.platform.has_64bit_alu();
+        let (d, x, y, t) = (s(dst), s(a), s(b), ty(a));
+        let bits = t.bits();
+        let opname = match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::FAdd | BinaryOp::FSub => "add",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+            BinaryOp::Xor => "xor",
+            BinaryOp::Shl => "shl",
+            BinaryOp::LShr => "shr",
+            BinaryOp::SMin | BinaryOp::UMin => "min",
+            BinaryOp::SMax | BinaryOp::UMax => "max",
+            // The hardware's float min/max may differ from the semantics on NaNs and
+            // signed zeros: the soft-float pass (`VisaTarget::passes`) rewrites them.
+            BinaryOp::FMin | BinaryOp::FMax | BinaryOp::FMinAnyNan | BinaryOp::FMaxAnyNan => {
+                return Err(EmitError::new(
+                    EmitPart::Alu,
+                    format!("{op:?} is rewritten by the soft-float pass"),
+                ));
+            }
+        };
+        let negate = matches!(op, BinaryOp::Sub | BinaryOp::FSub);
+        let bitwise = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+        match t {
+            PrimType::Pred => {
+                if !bitwise {
+                    return Err(EmitError::new(
+                        EmitPart::Alu,
+                        format!("{op:?} on predicates"),
+                    ));
+                }
+                self.binary_line(opname, n, View::Base, d, x, y, false);
+            }
+            PrimType::F32 => self.binary_line(opname, n, View::F, d, x, y, negate),
+            PrimType::F16 => {
+                self.line(
+                    opname,
+                    n,
+                    (d, View::Hf, 0, 2),
+                    (x, View::Hf, 0, 2),
+                    Some((y, View::Hf, 0, 2, negate)),
+                    None,
+                );
+                self.mask(d, 16);
+            }
+            // bf16 arithmetic is rewritten by the soft-float pass (no bf16 ALU type).
+            PrimType::Bf16 => {
+                return Err(EmitError::new(
+                    EmitPart::Alu,
+                    format!("{op:?} on bf16 is not rewritten"),
+                ))
+            }
+            PrimType::F64 | PrimType::I64 | PrimType::Ptr if bitwise => {
+                self.binary_line(opname, 2 * n, View::Halves, d, x, y, false);
+            }
+            PrimType::F64 | PrimType::I64 if !has64 => {
+                return Err(EmitError::new(
+                    EmitPart::Alu,
+                    format!("64-bit {op:?} on a platform without a 64-bit ALU"),
+                ));
+            }
+            PrimType::F64 => self.binary_line(opname, n, View::Df, d, x, y, negate),
+            PrimType::I64 => {
+                let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
+                    View::Q
+                } else {
+                    View::Base
+                };
+                self.binary_line(opname, n, view, d, x, y, negate);
+            }
+            _ if matches!(op, BinaryOp::SMin | BinaryOp::SMax) && bits < 32 => {
+                // Sign-extend the low bits into dword temps.
+                let view = if bits == 16 { View::W } else { View::B };
+                let stride = 32 / bits;
+                let (ex, ey) = (self.temp(Storage::Dword), self.temp(Storage::Dword));
+                self.line(
+                    "mov",
+                    n,
+                    (ex, View::D, 0, 1),
+                    (x, view, 0, stride),
+                    None,
+                    None,
+                );
+                self.line(
+                    "mov",
+                    n,
+                    (ey, View::D, 0, 1),
+                    (y, view, 0, stride),
+                    None,
+                    None,
+                );
+                self.binary_line(opname, n, View::D, d, ex, ey, false);
+                self.mask(d, bits);
+            }
+            _ => {
+                let view = if matches!(op, BinaryOp::SMin | BinaryOp::SMax) {
+                    View::D
+                } else {
+                    View::Base
+                };
+                self.binary_line(opname, n, view, d, x, y, negate);
+                if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Shl) {
+                    self.mask(d, bits);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A compare into a predicate; a 64-bit equality compares the halves' xor with zero.
+    fn compare(
+        &mut self,
+        expansion: &Expansion,
+        dst: Var,
+        cond: CmpCond,
+        a: Var,
+        b: Var,
+    ) -> Result<(), EmitError> {
+        let n = self.n;
+        let s = |v: Var| self.var_slots[v.index()];
+        let ty = |v: Var| expansion.vars[v];
+        let has64 = self.target.platform.has_64bit_alu();
+        let (d, x, y) = (s(dst), s(a), s(b));
+        let c = match cond {
+            CmpCond::Eq => "cmp.eq",
+            CmpCond::Ne => "cmp.ne",
+            CmpCond::Ult => "cmp.lt",
+            CmpCond::Ule => "cmp.le",
+            CmpCond::Ugt => "cmp.gt",
+            CmpCond::Uge => "cmp.ge",
+        };
+        if ty(a).bits() == 64 {
+            if matches!(cond, CmpCond::Eq | CmpCond::Ne) {
+                let diff = self.temp(Storage::Qword);
+                let any = self.temp(Storage::Dword);
+                self.binary_line("xor", 2 * n, View::Halves, diff, x, y, false);
+                self.line(
+                    "or",
+                    n,
+                    (any, View::Base, 0, 1),
+                    (diff, View::Halves, 0, 2),
+                    Some((diff, View::Halves, 1, 2, false)),
+                    None,
+                );
+                self.op_start(None, c, n);
+                self.name(d, View::Base);
+                self.body.push(' ');
+                self.src(any, View::Base, 0, 1);
+                self.body.push_str(" 0x0:ud\n");
+                return Ok(());
+            }
+            if !has64 {
+                return Err(EmitError::new(
+                    EmitPart::Alu,
+                    "64-bit ordered compare on a platform without a 64-bit ALU",
+                ));
+            }
+        }
+        self.op_start(None, c, n);
+        self.name(d, View::Base);
+        self.body.push(' ');
+        self.src(x, View::Base, 0, 1);
+        self.body.push(' ');
+        self.src(y, View::Base, 0, 1);
+        self.body.push('\n');
+        Ok(())
     }
 }

@@ -8,7 +8,7 @@ use super::{
     value_storage, write_slot_name, write_value_name, write_view_name, Names, Slot, SlotName,
     Storage, ValueSlots, View, VisaPrinter, PREDICATE_INPUT, VALUE_NAMES,
 };
-use crate::legality::Surface;
+use crate::legal::Surface;
 use crate::target::VisaTarget;
 
 impl<'m> VisaPrinter<'m> {

@@ -24,8 +24,8 @@
 use atomir_ir::expand::Expansion;
 use atomir_ir::lower::{Expanding, Hole, Recorder, Replay, Unprintable};
 
-use super::{write_view_name, SlotName, Storage, View, VisaPrinter};
-use crate::legality::VisaPlan;
+use super::{write_view_name, EmitError, EmitPart, SlotName, Storage, View, VisaPrinter};
+use crate::legal::VisaPlan;
 
 /// The kind of a hole, in its low four bits; the rest is its operand.
 const SLOT: u32 = 0;
@@ -103,7 +103,7 @@ impl<'m> VisaPrinter<'m> {
         let class = |slot: usize| locals.iter().position(|&other| other == slot);
         shape.push(u64::from(self.pred.is_some_and(|(_, negated)| negated)));
         shape.push(
-            u64::from(self.single) | u64::from(self.surface == crate::legality::Surface::Slm) << 1,
+            u64::from(self.single) | u64::from(self.surface == crate::legal::Surface::Slm) << 1,
         );
         for (list, tag) in [
             (&self.literals, 1u64 << 62),
@@ -224,7 +224,7 @@ impl<'m> VisaPrinter<'m> {
 
     /// Writes hole `hole` into `out` and does what it stands for.
     #[inline]
-    pub(super) fn fill(&mut self, hole: Hole, out: &mut String) -> Result<(), String> {
+    pub(super) fn fill(&mut self, hole: Hole, out: &mut String) -> Result<(), EmitError> {
         let operand = hole >> 8;
         let local = |printer: &Self| {
             printer
@@ -232,20 +232,33 @@ impl<'m> VisaPrinter<'m> {
                 .get(operand as usize)
                 .copied()
                 .filter(|&slot| slot != NONE)
-                .ok_or_else(|| format!("a template names local {operand}, which has no register"))
+                .ok_or_else(|| {
+                    EmitError::new(
+                        EmitPart::Template,
+                        format!("a template names local {operand}, which has no register"),
+                    )
+                })
         };
         match hole & 0xf {
             SLOT => {
                 let slot = local(self)?;
-                let view = view_of_code(hole >> 4 & 0xf)
-                    .ok_or_else(|| format!("a template names view {}", hole >> 4 & 0xf))?;
+                let view = view_of_code(hole >> 4 & 0xf).ok_or_else(|| {
+                    EmitError::new(
+                        EmitPart::Template,
+                        format!("a template names view {}", hole >> 4 & 0xf),
+                    )
+                })?;
                 let data = &mut self.slots[slot];
                 data.views |= 1 << view as u8;
                 write_view_name(out, &self.names, slot, data.name, view);
             }
             TAKE => {
-                let storage = storage_of_code(hole >> 4 & 0xf)
-                    .ok_or_else(|| format!("a template takes storage {}", hole >> 4 & 0xf))?;
+                let storage = storage_of_code(hole >> 4 & 0xf).ok_or_else(|| {
+                    EmitError::new(
+                        EmitPart::Template,
+                        format!("a template takes storage {}", hole >> 4 & 0xf),
+                    )
+                })?;
                 let slot = self.writing(out, |printer| printer.temp(storage));
                 self.locals.push(slot);
             }
@@ -258,7 +271,12 @@ impl<'m> VisaPrinter<'m> {
                 self.widen_for_message(slot, hole >> 4 & 0xf);
             }
             END => self.free_temps.append(&mut self.busy_temps),
-            kind => return Err(format!("a template holds a hole of kind {kind}")),
+            kind => {
+                return Err(EmitError::new(
+                    EmitPart::Template,
+                    format!("a template holds a hole of kind {kind}"),
+                ))
+            }
         }
         Ok(())
     }
@@ -282,6 +300,6 @@ impl Replay<VisaPlan> for VisaPrinter<'_> {
         hole: Hole,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        VisaPrinter::fill(self, hole, out).map_err(Unprintable)
+        VisaPrinter::fill(self, hole, out).map_err(Unprintable::from)
     }
 }

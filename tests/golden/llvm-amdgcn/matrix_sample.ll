@@ -102,10 +102,21 @@ define amdgpu_kernel void @nand_b32_used(ptr addrspace(1) %a, i32 %x, ptr addrsp
 .entry:
   br label %.0.b0
 .0.b0:
-  %.0.1000002 = atomicrmw nand ptr addrspace(1) %a, i32 %x syncscope("agent") monotonic, align 4
+  %.0.1000002 = load atomic i32, ptr addrspace(1) %a syncscope("agent") monotonic, align 4
+  br label %.0.b1
+.0.b1:
+  %.0.1000003 = phi i32 [ %.0.1000002, %.0.b0 ], [ %.0.1000007, %.0.b1 ]
+  %.0.1000005 = and i32 %.0.1000003, %x
+  %.0.1000006 = xor i32 %.0.1000005, -1
+  %.0.1 = cmpxchg ptr addrspace(1) %a, i32 %.0.1000003, i32 %.0.1000006 syncscope("agent") monotonic monotonic, align 4
+  %.0.1000007 = extractvalue { i32, i1 } %.0.1, 0
+  %.0.1000008 = icmp eq i32 %.0.1000007, %.0.1000003
+  br i1 %.0.1000008, label %.0.b2, label %.0.b1
+.0.b2:
+  %.0.1000004 = phi i32 [ %.0.1000007, %.0.b1 ]
   br label %.0.end
 .0.end:
-  store i32 %.0.1000002, ptr addrspace(1) %.out0
+  store i32 %.0.1000004, ptr addrspace(1) %.out0
   ret void
 }
 

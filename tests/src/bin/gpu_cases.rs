@@ -1,7 +1,7 @@
 //! Writes and checks the GPU harness's cases (`tests/gpu/harness.py` runs them).
 //!
 //! - `gpu_cases gen DIR TARGET...`: for each target, one module `DIR/<target>.ptx` of per-thread
-//!   test entries (see `PtxTarget::lower_per_thread`) and `DIR/<target>.json` with every
+//!   test entries (see `atomir_tests::per_thread`) and `DIR/<target>.json` with every
 //!   case's inputs: the initial memory, each thread's address offset and operands.
 //! - `gpu_cases gen-cubin DIR TARGET...`: the same, and the module assembled here by ptxas
 //!   into `DIR/<sm>.cubin`, which the cases then name (for ISA versions the device's driver
@@ -37,6 +37,7 @@ use atomir_ptx::PtxTarget;
 use atomir_tests::gpu_kernels;
 use atomir_tests::linearize::Linearizer;
 use atomir_tests::litmus;
+use atomir_tests::per_thread::lower_per_thread;
 use atomir_tests::ptx::{legalize_cells, module_text};
 use serde_json::{json, Value as Json};
 use std::path::Path;
@@ -341,9 +342,8 @@ fn generate(dir: &str, target: PtxTarget, cubin: bool) {
         kernels: chosen.iter().map(Cell::kernel).collect(),
     };
     let mut text = String::new();
-    backend
-        .lower_per_thread(&atomir_ir::verify::verify(&module).unwrap(), &mut text)
-        .unwrap_or_else(|e| fail(&e.to_string()));
+    let verified = atomir_ir::verify::verify(&module).unwrap();
+    lower_per_thread(&backend, &verified, &mut text).unwrap_or_else(|e| fail(&e.to_string()));
     write(&format!("{dir}/{}.ptx", target.sm.name()), &text);
 
     let mut cases = Vec::new();

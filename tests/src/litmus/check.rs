@@ -176,6 +176,46 @@ pub struct Report {
 /// Applies the rules to the harness's results: see the module documentation. `dir` is what
 /// [`generate`] wrote; its tests must be the ones in `tests` (a stale directory is an error).
 pub fn check(dir: &Path, tests: &Path, results: &Json) -> Result<Report, String> {
+    let loaded = tests_generated_in(dir, tests)?;
+    let by_name: BTreeMap<&str, &Json> = results["tests"]
+        .as_array()
+        .ok_or("results: no `tests` list")?
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap_or_default(), t))
+        .collect();
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "device: {}",
+        results["device"].as_str().unwrap_or("unknown")
+    );
+    let _ = writeln!(
+        text,
+        "{:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>7}  verdict",
+        "test", "model", "cross-SM", "same-SM", "weak(x)", "weak(s)", "lost"
+    );
+    let (mut failures, mut toothless) = (0, 0);
+    for test in loaded {
+        match judge(&mut text, &test, by_name.get(test.name.as_str()).copied()) {
+            Standing::Passed => {}
+            Standing::Failed => failures += 1,
+            Standing::Toothless => toothless += 1,
+        }
+    }
+    let _ = writeln!(
+        text,
+        "{failures} failed, {toothless} toothless (values of 3 stand for 3 or more)"
+    );
+    Ok(Report {
+        text,
+        failures,
+        toothless,
+    })
+}
+
+/// The tests of `tests`, once `dir/litmus.json` is found to list exactly them (by name and
+/// number of outcomes): results of other tests would be judged against the wrong models.
+fn tests_generated_in(dir: &Path, tests: &Path) -> Result<Vec<Litmus>, String> {
     let generated: Json = serde_json::from_str(
         &std::fs::read_to_string(dir.join("litmus.json"))
             .map_err(|e| format!("{}: {e}", dir.join("litmus.json").display()))?,
@@ -204,130 +244,123 @@ pub fn check(dir: &Path, tests: &Path, results: &Json) -> Result<Report, String>
             tests.display()
         ));
     }
-    let by_name: BTreeMap<&str, &Json> = results["tests"]
+    Ok(loaded)
+}
+
+/// How one test came out.
+enum Standing {
+    Passed,
+    Failed,
+    /// An allowed weak outcome never observed: the run could not have caught a forbidden one.
+    Toothless,
+}
+
+/// Judges one test's `result` against its model and writes its lines of the report.
+fn judge(text: &mut String, test: &Litmus, result: Option<&Json>) -> Standing {
+    let n = keys(test);
+    let Some(result) = result else {
+        let _ = writeln!(text, "{:<28} no result", test.name);
+        return Standing::Failed;
+    };
+    if let Some(error) = result["error"].as_str() {
+        let _ = writeln!(text, "{:<28} error: {error}", test.name);
+        return Standing::Failed;
+    }
+    let histogram: Vec<u64> = result["histogram"]
         .as_array()
-        .ok_or("results: no `tests` list")?
-        .iter()
-        .map(|t| (t["name"].as_str().unwrap_or_default(), t))
-        .collect();
-    let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "device: {}",
-        results["device"].as_str().unwrap_or("unknown")
-    );
-    let _ = writeln!(
-        text,
-        "{:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>7}  verdict",
-        "test", "model", "cross-SM", "same-SM", "weak(x)", "weak(s)", "lost"
-    );
-    let (mut failures, mut toothless) = (0, 0);
-    for test in loaded {
-        let n = keys(&test);
-        let Some(result) = by_name.get(test.name.as_str()) else {
-            failures += 1;
-            let _ = writeln!(text, "{:<28} no result", test.name);
-            continue;
-        };
-        if let Some(error) = result["error"].as_str() {
-            failures += 1;
-            let _ = writeln!(text, "{:<28} error: {error}", test.name);
-            continue;
-        }
-        let histogram: Vec<u64> = result["histogram"]
-            .as_array()
-            .map(|h| h.iter().map(|v| v.as_u64().unwrap_or(0)).collect())
-            .unwrap_or_default();
-        if histogram.len() != 2 * n + 1 {
-            failures += 1;
-            let _ = writeln!(
-                text,
-                "{:<28} histogram of {} slots, expected {}",
-                test.name,
-                histogram.len(),
-                2 * n + 1
-            );
-            continue;
-        }
-        let weak = key(&test.weak);
-        let same: u64 = histogram[..n].iter().sum();
-        let cross: u64 = histogram[n..2 * n].iter().sum();
-        let (weak_same, weak_cross) = (histogram[weak], histogram[n + weak]);
-        let verdict = match test.model {
-            Model::Forbidden if weak_same + weak_cross > 0 => {
-                failures += 1;
-                "FAIL: forbidden outcome observed"
-            }
-            Model::Forbidden if cross == 0 => {
-                failures += 1;
-                "FAIL: no cross-SM instance ran"
-            }
-            Model::Forbidden => "ok (never observed)",
-            Model::Allowed if weak_cross > 0 => "ok (observed)",
-            Model::Allowed if weak_same > 0 => "ok (observed, only with threads sharing an SM)",
-            Model::Allowed => {
-                toothless += 1;
-                "TOOTHLESS: allowed weak outcome never observed"
-            }
-        };
-        let model = match test.model {
-            Model::Forbidden => "forbidden",
-            Model::Allowed => "allowed",
-        };
+        .map(|h| h.iter().map(|v| v.as_u64().unwrap_or(0)).collect())
+        .unwrap_or_default();
+    if histogram.len() != 2 * n + 1 {
         let _ = writeln!(
             text,
-            "{:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>7}  {verdict}",
+            "{:<28} histogram of {} slots, expected {}",
             test.name,
-            model,
-            cross,
-            same,
-            weak_cross,
-            weak_same,
-            histogram[2 * n]
+            histogram.len(),
+            2 * n + 1
         );
-        let _ = writeln!(text, "    weak: {}", values_label(&test, &test.weak));
-        for run in result["runs"].as_array().into_iter().flatten() {
-            let counts = |index: usize| run["histogram"][index].as_u64().unwrap_or(0);
-            let all: u64 = (0..2 * n).map(counts).sum();
-            let _ = writeln!(
-                text,
-                "    layout {} {}: {} launches, {} instances ({} cross-SM), weak {} cross-SM, {} same-SM",
-                run["layout"],
-                if run["stress"] == true { "with stress" } else { "no stress" },
-                run["launches"],
-                all,
-                (n..2 * n).map(counts).sum::<u64>(),
-                counts(n + weak),
-                counts(weak)
-            );
-        }
-        let mut seen: Vec<(u64, u64, Vec<u32>)> = (0..n)
-            .filter(|k| histogram[*k] + histogram[n + k] > 0)
-            .map(|k| {
-                let values = (0..test.outcome.len())
-                    .map(|i| ((k >> (2 * i)) & 3) as u32)
-                    .collect();
-                (histogram[n + k], histogram[k], values)
-            })
-            .collect();
-        seen.sort_by_key(|(cross, same, _)| std::cmp::Reverse(cross + same));
-        for (c, s, values) in seen {
-            let _ = writeln!(
-                text,
-                "    {:>12} {:>12}  {}",
-                c,
-                s,
-                values_label(&test, &values)
-            );
-        }
+        return Standing::Failed;
     }
+    let weak = key(&test.weak);
+    let same: u64 = histogram[..n].iter().sum();
+    let cross: u64 = histogram[n..2 * n].iter().sum();
+    let (weak_same, weak_cross) = (histogram[weak], histogram[n + weak]);
+    let (standing, verdict) = match test.model {
+        Model::Forbidden if weak_same + weak_cross > 0 => {
+            (Standing::Failed, "FAIL: forbidden outcome observed")
+        }
+        Model::Forbidden if cross == 0 => (Standing::Failed, "FAIL: no cross-SM instance ran"),
+        Model::Forbidden => (Standing::Passed, "ok (never observed)"),
+        Model::Allowed if weak_cross > 0 => (Standing::Passed, "ok (observed)"),
+        Model::Allowed if weak_same > 0 => (
+            Standing::Passed,
+            "ok (observed, only with threads sharing an SM)",
+        ),
+        Model::Allowed => (
+            Standing::Toothless,
+            "TOOTHLESS: allowed weak outcome never observed",
+        ),
+    };
+    let model = match test.model {
+        Model::Forbidden => "forbidden",
+        Model::Allowed => "allowed",
+    };
     let _ = writeln!(
         text,
-        "{failures} failed, {toothless} toothless (values of 3 stand for 3 or more)"
+        "{:<28} {:<9} {:>12} {:>12} {:>10} {:>10} {:>7}  {verdict}",
+        test.name,
+        model,
+        cross,
+        same,
+        weak_cross,
+        weak_same,
+        histogram[2 * n]
     );
-    Ok(Report {
-        text,
-        failures,
-        toothless,
-    })
+    let _ = writeln!(text, "    weak: {}", values_label(test, &test.weak));
+    write_runs(text, result, n, weak);
+    write_outcomes_seen(text, test, &histogram);
+    standing
+}
+
+/// A line per run (layout and stress) of a test of `n` outcomes, with its counts.
+fn write_runs(text: &mut String, result: &Json, n: usize, weak: usize) {
+    for run in result["runs"].as_array().into_iter().flatten() {
+        let counts = |index: usize| run["histogram"][index].as_u64().unwrap_or(0);
+        let all: u64 = (0..2 * n).map(counts).sum();
+        let _ = writeln!(
+            text,
+            "    layout {} {}: {} launches, {} instances ({} cross-SM), weak {} cross-SM, {} same-SM",
+            run["layout"],
+            if run["stress"] == true { "with stress" } else { "no stress" },
+            run["launches"],
+            all,
+            (n..2 * n).map(counts).sum::<u64>(),
+            counts(n + weak),
+            counts(weak)
+        );
+    }
+}
+
+/// A line per outcome observed, the most frequent first: its cross-SM and same-SM counts and
+/// its values.
+fn write_outcomes_seen(text: &mut String, test: &Litmus, histogram: &[u64]) {
+    let n = keys(test);
+    let mut seen: Vec<(u64, u64, Vec<u32>)> = (0..n)
+        .filter(|k| histogram[*k] + histogram[n + k] > 0)
+        .map(|k| {
+            let values = (0..test.outcome.len())
+                .map(|i| ((k >> (2 * i)) & 3) as u32)
+                .collect();
+            (histogram[n + k], histogram[k], values)
+        })
+        .collect();
+    seen.sort_by_key(|(cross, same, _)| std::cmp::Reverse(cross + same));
+    for (c, s, values) in seen {
+        let _ = writeln!(
+            text,
+            "    {:>12} {:>12}  {}",
+            c,
+            s,
+            values_label(test, &values)
+        );
+    }
 }

@@ -146,47 +146,135 @@ pub fn parse(file: &str, source: &str) -> Result<Litmus, String> {
             .collect::<Vec<_>>()
             .join("\n")
     })?;
-    let mut header: BTreeMap<&str, (usize, Vec<&str>)> = BTreeMap::new();
-    for (number, line) in source.lines().enumerate() {
-        let Some(rest) = line.strip_prefix("# ") else {
-            continue;
-        };
-        let mut words = rest.split_whitespace();
-        if let Some(
-            key @ ("litmus" | "threads" | "wait" | "preload" | "outcome" | "weak" | "model"),
-        ) = words.next()
-        {
-            header.insert(key, (number + 1, words.collect()));
-        }
-    }
-    let field = |key: &str| -> Result<&(usize, Vec<&str>), String> {
-        header
-            .get(key)
-            .ok_or_else(|| format!("{file}: no `# {key}` line"))
-    };
-    let at = |key: &str| header.get(key).map_or(1, |(line, _)| *line);
-    let name = field("litmus")?.1.first().copied().unwrap_or_default();
-    let threads: Vec<String> = field("threads")?.1.iter().map(|s| s.to_string()).collect();
+    let header = Header::read(file, source);
+    let name = header
+        .field("litmus")?
+        .1
+        .first()
+        .copied()
+        .unwrap_or_default();
+    let threads: Vec<String> = header
+        .field("threads")?
+        .1
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let mut kernels = Vec::new();
     for thread in &threads {
         let kernel = module
             .kernels
             .iter()
             .find(|k| &k.name == thread)
-            .ok_or_else(|| format!("{file}:{}: no kernel `{thread}`", at("threads")))?;
+            .ok_or_else(|| format!("{file}:{}: no kernel `{thread}`", header.at("threads")))?;
         kernels.push(kernel);
     }
     // The wrapper keeps the threads' SM numbers in 8 registers and the locations in 8.
     if !(2..=MAX_THREADS).contains(&threads.len()) {
         return Err(format!(
             "{file}:{}: a litmus test has 2 to {MAX_THREADS} threads",
-            at("threads")
+            header.at("threads")
         ));
     }
+    let (locations, result_offsets, results) = locations_and_results(file, &kernels)?;
+    let names = Names {
+        file,
+        threads: &threads,
+        kernels: &kernels,
+        locations: &locations,
+        result_offsets: &result_offsets,
+    };
+    let (line, words) = header.field("outcome")?;
+    let outcome = words
+        .iter()
+        .map(|w| names.observed(w, *line))
+        .collect::<Result<Vec<_>, _>>()?;
+    if outcome.is_empty() || outcome.len() > 6 {
+        return Err(format!("{file}:{line}: an outcome has 1 to 6 values"));
+    }
+    let weak = weak_outcome(&header, &names, &outcome)?;
+    let model = match header.field("model")?.1.first().copied() {
+        Some("forbidden") => Model::Forbidden,
+        Some("allowed") => Model::Allowed,
+        _ => {
+            return Err(format!(
+                "{file}:{}: model is `forbidden` or `allowed`",
+                header.at("model")
+            ))
+        }
+    };
+    let wait = wait_before_kernel(&header, &names)?;
+    let preload = match header.fields.get("preload") {
+        None => (0..locations.len()).collect(),
+        Some((_, words)) if words.as_slice() == ["none"] => Vec::new(),
+        Some((line, words)) => words
+            .iter()
+            .map(|w| names.location(w, *line))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    Ok(Litmus {
+        name: name.to_string(),
+        file: file.to_string(),
+        threads,
+        module,
+        locations,
+        outcome,
+        weak,
+        model,
+        wait,
+        preload,
+        result_offsets,
+        results,
+    })
+}
+
+/// The `# KEY WORDS…` lines of a test's header, by key: each line's number and words.
+struct Header<'s> {
+    file: &'s str,
+    fields: BTreeMap<&'s str, (usize, Vec<&'s str>)>,
+}
+
+impl<'s> Header<'s> {
+    fn read(file: &'s str, source: &'s str) -> Header<'s> {
+        let mut fields = BTreeMap::new();
+        for (number, line) in source.lines().enumerate() {
+            let Some(rest) = line.strip_prefix("# ") else {
+                continue;
+            };
+            let mut words = rest.split_whitespace();
+            if let Some(
+                key @ ("litmus" | "threads" | "wait" | "preload" | "outcome" | "weak" | "model"),
+            ) = words.next()
+            {
+                fields.insert(key, (number + 1, words.collect()));
+            }
+        }
+        Header { file, fields }
+    }
+
+    /// The line of a field that must be there.
+    fn field(&self, key: &str) -> Result<&(usize, Vec<&'s str>), String> {
+        self.fields
+            .get(key)
+            .ok_or_else(|| format!("{}: no `# {key}` line", self.file))
+    }
+
+    /// The line number of a field, 1 where it is missing.
+    fn at(&self, key: &str) -> usize {
+        self.fields.get(key).map_or(1, |(line, _)| *line)
+    }
+}
+
+/// The locations (every kernel parameter, which must be a `ptr.global`, in order of first
+/// appearance), each thread's offset of its first result among all results, and the number of
+/// results (32 bits wide each).
+fn locations_and_results(
+    file: &str,
+    kernels: &[&Kernel],
+) -> Result<(Vec<String>, Vec<usize>, usize), String> {
     let mut locations: Vec<String> = Vec::new();
     let mut result_offsets = Vec::new();
     let mut results = 0;
-    for kernel in &kernels {
+    for kernel in kernels {
         for (param, name) in kernel.params.iter().zip(param_names(kernel)) {
             if param.ty != ValueType::Ptr(atomir_ir::AddressSpace::Global) {
                 return Err(format!(
@@ -214,49 +302,65 @@ pub fn parse(file: &str, source: &str) -> Result<Litmus, String> {
     if locations.len() > MAX_LOCATIONS {
         return Err(format!("{file}: at most {MAX_LOCATIONS} locations"));
     }
-    let lookup = |word: &str, line: usize| -> Result<Observed, String> {
-        if let Some((thread, result)) = word.split_once('.') {
-            let index = threads
-                .iter()
-                .position(|t| t == thread)
-                .ok_or_else(|| format!("{file}:{line}: no thread `{thread}`"))?;
-            let position = result_names(kernels[index])
-                .iter()
-                .position(|r| r == result)
-                .ok_or_else(|| {
-                    format!("{file}:{line}: thread `{thread}` has no result `%{result}`")
-                })?;
-            Ok(Observed::Result {
-                thread: index,
-                index: result_offsets[index] + position,
-                name: result.to_string(),
-            })
-        } else {
-            let location = locations
-                .iter()
-                .position(|l| l == word)
-                .ok_or_else(|| format!("{file}:{line}: no location `{word}`"))?;
-            Ok(Observed::Final {
-                location,
+    Ok((locations, result_offsets, results))
+}
+
+/// What the header's words may name: threads, their results, locations.
+struct Names<'a> {
+    file: &'a str,
+    threads: &'a [String],
+    kernels: &'a [&'a Kernel],
+    locations: &'a [String],
+    result_offsets: &'a [usize],
+}
+
+impl Names<'_> {
+    /// `THREAD.RESULT` or `LOCATION`, on header line `line`.
+    fn observed(&self, word: &str, line: usize) -> Result<Observed, String> {
+        let file = self.file;
+        let Some((thread, result)) = word.split_once('.') else {
+            return Ok(Observed::Final {
+                location: self.location(word, line)?,
                 name: word.to_string(),
-            })
-        }
-    };
-    let (line, words) = field("outcome")?;
-    let outcome = words
-        .iter()
-        .map(|w| lookup(w, *line))
-        .collect::<Result<Vec<_>, _>>()?;
-    if outcome.is_empty() || outcome.len() > 6 {
-        return Err(format!("{file}:{line}: an outcome has 1 to 6 values"));
+            });
+        };
+        let index = self.thread(thread, line)?;
+        let position = result_names(self.kernels[index])
+            .iter()
+            .position(|r| r == result)
+            .ok_or_else(|| format!("{file}:{line}: thread `{thread}` has no result `%{result}`"))?;
+        Ok(Observed::Result {
+            thread: index,
+            index: self.result_offsets[index] + position,
+            name: result.to_string(),
+        })
     }
-    let (line, words) = field("weak")?;
+
+    fn thread(&self, word: &str, line: usize) -> Result<usize, String> {
+        self.threads
+            .iter()
+            .position(|t| t == word)
+            .ok_or_else(|| format!("{}:{line}: no thread `{word}`", self.file))
+    }
+
+    fn location(&self, word: &str, line: usize) -> Result<usize, String> {
+        self.locations
+            .iter()
+            .position(|l| l == word)
+            .ok_or_else(|| format!("{}:{line}: no location `{word}`", self.file))
+    }
+}
+
+/// The `# weak NAME=VALUE…` line: a value for every entry of `outcome`, in its order.
+fn weak_outcome(header: &Header, names: &Names, outcome: &[Observed]) -> Result<Vec<u32>, String> {
+    let file = header.file;
+    let (line, words) = header.field("weak")?;
     let mut weak = vec![None; outcome.len()];
     for word in words {
         let (what, value) = word
             .split_once('=')
             .ok_or_else(|| format!("{file}:{line}: `{word}` is not name=value"))?;
-        let observed = lookup(what, *line)?;
+        let observed = names.observed(what, *line)?;
         let slot = outcome
             .iter()
             .position(|o| *o == observed)
@@ -268,64 +372,28 @@ pub fn parse(file: &str, source: &str) -> Result<Litmus, String> {
             .ok_or_else(|| format!("{file}:{line}: `{value}` is not a value 0 to {VALUE_CLAMP}"))?;
         weak[slot] = Some(value);
     }
-    let weak = weak
-        .into_iter()
+    weak.into_iter()
         .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| format!("{file}:{line}: the weak outcome names every outcome value"))?;
-    let model = match field("model")?.1.first().copied() {
-        Some("forbidden") => Model::Forbidden,
-        Some("allowed") => Model::Allowed,
-        _ => {
-            return Err(format!(
-                "{file}:{}: model is `forbidden` or `allowed`",
-                at("model")
-            ))
-        }
+        .ok_or_else(|| format!("{file}:{line}: the weak outcome names every outcome value"))
+}
+
+/// The optional `# wait THREAD LOCATION VALUE` line.
+fn wait_before_kernel(
+    header: &Header,
+    names: &Names,
+) -> Result<Option<(usize, usize, u32)>, String> {
+    let Some((line, words)) = header.fields.get("wait") else {
+        return Ok(None);
     };
-    let location = |word: &str, line: usize| -> Result<usize, String> {
-        locations
-            .iter()
-            .position(|l| l == word)
-            .ok_or_else(|| format!("{file}:{line}: no location `{word}`"))
+    let file = header.file;
+    let [thread, at, value] = words.as_slice() else {
+        return Err(format!("{file}:{line}: wait THREAD LOCATION VALUE"));
     };
-    let wait = match header.get("wait") {
-        None => None,
-        Some((line, words)) => {
-            let [thread, at, value] = words.as_slice() else {
-                return Err(format!("{file}:{line}: wait THREAD LOCATION VALUE"));
-            };
-            let thread = threads
-                .iter()
-                .position(|t| t == thread)
-                .ok_or_else(|| format!("{file}:{line}: no thread `{thread}`"))?;
-            let value = value
-                .parse()
-                .map_err(|_| format!("{file}:{line}: `{value}` is not a number"))?;
-            Some((thread, location(at, *line)?, value))
-        }
-    };
-    let preload = match header.get("preload") {
-        None => (0..locations.len()).collect(),
-        Some((_, words)) if words.as_slice() == ["none"] => Vec::new(),
-        Some((line, words)) => words
-            .iter()
-            .map(|w| location(w, *line))
-            .collect::<Result<Vec<_>, _>>()?,
-    };
-    Ok(Litmus {
-        name: name.to_string(),
-        file: file.to_string(),
-        threads,
-        module,
-        locations,
-        outcome,
-        weak,
-        model,
-        wait,
-        preload,
-        result_offsets,
-        results,
-    })
+    let thread = names.thread(thread, *line)?;
+    let value = value
+        .parse()
+        .map_err(|_| format!("{file}:{line}: `{value}` is not a number"))?;
+    Ok(Some((thread, names.location(at, *line)?, value)))
 }
 
 /// Reads every `*.atom` test of a directory, by file name.

@@ -11,9 +11,19 @@ use super::*;
 /// and `%smid` tells. Blocks beyond `threads × per_role` stress the memory system: they read and
 /// write words of `stress` (`stress_mask + 1` words, a power of two) all along.
 pub fn wrapper(test: &Litmus) -> String {
-    let roles = test.threads.len();
-    let locations = test.locations.len();
     let mut o = String::new();
+    write_entry(&mut o, test);
+    write_iteration_start(&mut o, test);
+    write_roles(&mut o, test);
+    write_count(&mut o, test);
+    write_stress(&mut o);
+    o
+}
+
+/// The entry's parameters and registers; which role and instance this thread runs, its SM
+/// recorded, and where its instance's results go (%ld7).
+fn write_entry(o: &mut String, test: &Litmus) {
+    let roles = test.threads.len();
     let _ = writeln!(o, ".visible .entry litmus(");
     for p in ["locs", "scratch", "smids", "sync", "hist", "sink"] {
         let _ = writeln!(o, "\t.param .u64 p_{p},");
@@ -60,6 +70,13 @@ pub fn wrapper(test: &Litmus) -> String {
         "\tmul.lo.u32 %lr11, %lr8, {};\n\tmul.wide.u32 %ld7, %lr11, 4;\n\tadd.u64 %ld7, %ld1, %ld7;",
         test.results.max(1)
     );
+}
+
+/// The start of an iteration: the locations of this iteration and instance, the preloads, and
+/// the barrier before the kernels.
+fn write_iteration_start(o: &mut String, test: &Litmus) {
+    let roles = test.threads.len();
+    let locations = test.locations.len();
     o.push_str("LOOP:\n\tmad.lo.u32 %lr14, %lr12, %lr9, %lr8;\n");
     // Location j of this iteration and instance: locs + (j × iterations × instances + index) × 4.
     for j in 0..locations {
@@ -84,6 +101,12 @@ pub fn wrapper(test: &Litmus) -> String {
          \t@%lp1 bra GO;\n\tadd.u32 %lr18, %lr18, 1;\n\tsetp.lt.u32 %lp2, %lr18, {SPIN_LIMIT};\n\
          \t@%lp2 bra SPIN1;\nGO:"
     );
+}
+
+/// The branch to this thread's role, and per role the call of its kernel (after its wait,
+/// where the test has one).
+fn write_roles(o: &mut String, test: &Litmus) {
+    let roles = test.threads.len();
     for role in 0..roles {
         let _ = writeln!(
             o,
@@ -128,6 +151,12 @@ pub fn wrapper(test: &Litmus) -> String {
         let _ = writeln!(o, "\tcall {thread}, ({});\n\t}}", args.join(", "));
         o.push_str("\tbra AFTER;\n");
     }
+}
+
+/// After the kernels: the other threads release, thread 0 acquires, reads the outcome and
+/// counts it, cross-SM or not; then the next iteration.
+fn write_count(o: &mut String, test: &Litmus) {
+    let roles = test.threads.len();
     // After the kernels: the others release, thread 0 acquires, reads and counts.
     let _ = writeln!(
         o,
@@ -192,6 +221,10 @@ pub fn wrapper(test: &Litmus) -> String {
          \tsetp.eq.u32 %lp1, %lr13, 0x7f4a7c15;\n\t@%lp1 st.global.u32 [%ld5], %lr13;\n\tret;",
         keys(test)
     );
+}
+
+/// The stress blocks: read-modify-writes of their own words of `stress` all along.
+fn write_stress(o: &mut String) {
     // Stress: STRESS_ROUNDS read-modify-writes per iteration, each thread on its own lines.
     let _ = writeln!(
         o,
@@ -203,5 +236,4 @@ pub fn wrapper(test: &Litmus) -> String {
          \tst.global.cg.u32 [%ld8], %lr20;\n\tadd.u32 %lr19, %lr19, 1;\n\
          \tsetp.lt.u32 %lp0, %lr19, %lr18;\n\t@%lp0 bra SLOOP;\n\tret;\n}}"
     );
-    o
 }

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeSet;
 
+pub mod shapes;
+
 /// One token that matters to the checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use atomir_cli::targets::{self, TargetBackend};
 use atomir_ir::{
     AtomicNode, Backend, ElemType, ElementLowering, Legality, LowerError, LowerOptions,
-    LowerReport, Lowering, Refusal, Rewrite, Verdict,
+    LowerReport, Lowering, Refusal, Rewrite, TargetId, Verdict,
 };
 
 /// The targets whose output is pinned in golden files and counted in the matrix report.
@@ -139,9 +139,8 @@ impl FakeBackend {
             return Ok(Legality::native());
         }
         if node.ty == ElemType::B128 {
-            return Err(
-                Refusal::new(FakeRule::NoB128, "b128 needs a newer fake").accepted_by("fake:2")
-            );
+            return Err(Refusal::new(FakeRule::NoB128, "b128 needs a newer fake")
+                .accepted_by(TargetId::new("fake:2", "fake:2")));
         }
         if node.shape.is_vector() {
             return Ok(Legality::emulated(Lowering::per_element(

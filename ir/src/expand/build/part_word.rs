@@ -178,6 +178,34 @@ impl WordLayout {
         self.placed.as_ref().map(|placed| placed.keep)
     }
 
+    /// One step of a word's masked CAS loop: `old_word` with the op applied to each element of
+    /// the window, each with its own operand (and new value, for cas), wrapping within its own
+    /// bits. Returns the new word and, where `carry` asks, the old elements' bits.
+    fn step(
+        &self,
+        b: &mut Builder,
+        node: &AtomicNode,
+        old_word: Var,
+        operands: &[Var],
+        new_values: Option<&[Var]>,
+        carry: bool,
+    ) -> (Var, SmallVec<[Var; 2]>) {
+        let element_ty = PrimType::int(node.ty.bits());
+        let window = self.window_of(b, old_word);
+        let mut new_lanes: SmallVec<[Var; 4]> = SmallVec::new();
+        let mut old_lanes: SmallVec<[Var; 2]> = SmallVec::new();
+        for (lane, &operand) in operands.iter().enumerate() {
+            let old = self.lane_of(b, window, lane, element_ty);
+            if carry {
+                old_lanes.push(old);
+            }
+            let new_value = new_values.map(|values| values[lane]);
+            new_lanes.push(apply_op(b, node.op, node.ty, old, operand, new_value));
+        }
+        let new_window = self.window_with(b, &new_lanes, BinaryOp::Or);
+        (self.word_with(b, new_window, Some(old_word)), old_lanes)
+    }
+
     /// The operand word of a bit-by-bit op (and, or, xor, nand) on a word: each element's
     /// operand in place, and around the window the bits that leave the word's other data
     /// unchanged under `op` (ones for and and nand, whose `and` must keep them; zeros
@@ -304,21 +332,7 @@ pub(super) fn part_word(
             word,
             PrimType::I32,
             &carried_tys,
-            |b, old_word| {
-                let window = layout.window_of(b, old_word);
-                let mut new_lanes: SmallVec<[Var; 4]> = SmallVec::new();
-                let mut old_lanes: SmallVec<[Var; 2]> = SmallVec::new();
-                for (lane, &operand) in word_operands.iter().enumerate() {
-                    let old = layout.lane_of(b, window, lane, element_ty);
-                    if carry {
-                        old_lanes.push(old);
-                    }
-                    let new_value = word_new_values.map(|values| values[lane]);
-                    new_lanes.push(apply_op(b, node.op, ty, old, operand, new_value));
-                }
-                let new_window = layout.window_with(b, &new_lanes, BinaryOp::Or);
-                (layout.word_with(b, new_window, Some(old_word)), old_lanes)
-            },
+            |b, old_word| layout.step(b, node, old_word, word_operands, word_new_values, carry),
         );
         if carry {
             carried_olds.extend(
@@ -337,4 +351,31 @@ pub(super) fn part_word(
         }
     }
     olds
+}
+
+/// One masked CAS loop on the aligned 32-bit word at `word` whose step applies `node.op` (an
+/// 8/16-bit integer op other than cas) to every element of the word, each with its own operand:
+/// the element of `operand_word` at the same bits. Returns the word the loop replaced. The
+/// operands are taken apart once, before the loop.
+pub(super) fn whole_word_loop(
+    b: &mut Builder,
+    node: &AtomicNode,
+    word: Var,
+    operand_word: Var,
+) -> Var {
+    let lanes = (32 / node.ty.bits()) as usize;
+    // A node of one word's elements at the word's own address: the window fills the word.
+    let layout = WordLayout::new(b, node.ty, lanes, word);
+    let element_ty = PrimType::int(node.ty.bits());
+    let natural = PrimType::natural(node.ty);
+    let operands: SmallVec<[Var; 4]> = (0..lanes)
+        .map(|lane| {
+            let bits = layout.lane_of(b, operand_word, lane, element_ty);
+            b.unary(UnaryOp::Bitcast, bits, natural)
+        })
+        .collect();
+    let mem = mem_attrs(node);
+    cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
+        layout.step(b, node, old_word, &operands, None, false).0
+    })
 }

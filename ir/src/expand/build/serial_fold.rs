@@ -3,12 +3,9 @@
 //!
 //! [`WarpCombine::SerialFold`]: crate::legal::WarpCombine::SerialFold
 
-use smallvec::SmallVec;
-
+use super::warp::PeerSplit;
 use super::{apply_op, cas_loop_element, masked_cas_loop_element, mem_attrs, Builder};
-use crate::expand::{
-    BinaryOp, Block, CmpCond, Edge, MemAttrs, Prim, PrimType, Terminator, UnaryOp, Var,
-};
+use crate::expand::{BinaryOp, Block, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
 use crate::node::AtomicNode;
 use crate::types::{ElemType, MemoryOrder};
 
@@ -36,177 +33,213 @@ pub(super) fn serial_fold_element(
     addr: Var,
     operand: Var,
 ) -> Var {
-    let natural = PrimType::natural(ty);
-    let bits_ty = PrimType::int(ty.bits());
     let unit = Unit::of(b, ty, addr);
-    let peers = b.var(PrimType::I32);
-    b.push(Prim::WarpPeers {
-        dst: peers,
-        key: unit.addr,
-        key_stride: unit.ty.bits() / 8,
+    let split = PeerSplit::emit(b, unit.addr, unit.ty.bits() / 8, |b| {
+        if unit.shift.is_some() {
+            masked_cas_loop_element(b, node, ty, addr, operand, None)
+        } else {
+            cas_loop_element(b, node, ty, addr, operand, None)
+        }
     });
-    let one = b.constant(PrimType::I32, 1);
-    let zero = b.constant(PrimType::I32, 0);
-    let below_own_bit = b.binary(BinaryOp::Sub, peers, one);
-    let others = b.binary(BinaryOp::And, peers, below_own_bit);
-    let alone = b.cmp(CmpCond::Eq, others, zero);
-    let entry = b.current;
-
-    let (solo, _) = b.block(&[]);
-    b.switch_to(solo);
-    let own_old = if unit.shift.is_some() {
-        masked_cas_loop_element(b, node, ty, addr, operand, None)
-    } else {
-        cas_loop_element(b, node, ty, addr, operand, None)
-    };
-    let own_old_bits = b.bits_of(own_old);
-    let solo_end = b.current;
-
-    let (group, _) = b.block(&[]);
-    branch(b, entry, alone, solo, group);
-    b.switch_to(group);
-    let rank = b.var(PrimType::I32);
-    b.push(Prim::WarpScan {
-        dst: rank,
-        op: BinaryOp::Add,
-        peers,
-        value: one,
-        inclusive: false,
-    });
-    let leads = b.var(PrimType::Pred);
-    b.push(Prim::WarpLeads { dst: leads, peers });
-    // The highest lane's rank plus one: the group's size.
-    let rank_plus_one = b.binary(BinaryOp::Add, rank, one);
-    let size = b.var(PrimType::I32);
-    b.push(Prim::WarpBroadcast {
-        dst: size,
-        peers,
-        value: rank_plus_one,
-    });
-    b.push(Prim::WarpSync { peers });
+    let group = Group::enter(b, node, ty, unit, &split);
     let no_unit = b.constant(unit.ty, 0);
-    let no_bits = b.constant(bits_ty, 0);
-    let group_entry = b.current;
+    let no_bits = b.constant(group.bits_ty, 0);
+    let (attempt, expected) = group.first_attempt(b, no_unit);
+    let (group_new, kept) = group.steps(b, operand, expected, no_bits);
+    let kept = group.store(b, attempt, expected, group_new, kept, no_unit);
+    split.join(b, ty, kept)
+}
 
-    // The leader reads the first expected value; every lane of the group receives it.
-    let (load, _) = b.block(&[]);
-    b.switch_to(load);
-    let mem = mem_attrs(node);
-    let loaded = b.var(unit.ty);
-    b.push(Prim::Load {
-        dst: loaded,
-        addr: unit.addr,
-        mem: MemAttrs {
-            order: MemoryOrder::Relaxed,
-            ..mem
-        },
-    });
-    let (first_guess, first_guess_params) = b.block(&[unit.ty]);
-    b.jump(first_guess, &[loaded]);
-    branch_with(b, group_entry, leads, load, &[], first_guess, &[no_unit]);
-    b.switch_to(first_guess);
-    let guess0 = b.var(unit.ty);
-    b.push(Prim::WarpBroadcast {
-        dst: guess0,
-        peers,
-        value: first_guess_params[0],
-    });
-    let (attempt, attempt_params) = b.block(&[unit.ty]);
-    b.jump(attempt, &[guess0]);
+/// The lanes of one group (two or more at one [`Unit`]) and what each knows of it.
+struct Group<'a> {
+    node: &'a AtomicNode,
+    ty: ElemType,
+    unit: Unit,
+    /// The element's bits as an integer: what a lane keeps of the value it applied its op to.
+    bits_ty: PrimType,
+    peers: Var,
+    one: Var,
+    zero: Var,
+    /// This lane's rank among its peers, 0 for the lowest.
+    rank: Var,
+    /// Whether this lane is the group's highest, the one that loads and CASes.
+    leads: Var,
+    /// The number of lanes in the group.
+    size: Var,
+}
 
-    // One attempt: the steps, in rank order, from the expected value.
-    b.switch_to(attempt);
-    let expected = attempt_params[0];
-    let (step, step_params) = b.block(&[unit.ty, PrimType::I32, bits_ty]);
-    b.jump(step, &[expected, zero, no_bits]);
-    b.switch_to(step);
-    let (running, turn, kept) = (step_params[0], step_params[1], step_params[2]);
-    let mine = b.cmp(CmpCond::Eq, rank, turn);
-    let element = unit.extract(b, running, bits_ty);
-    let kept = b.select(mine, element, kept);
-    let applied = apply_op(b, node.op, ty, element, operand, None);
-    let applied = unit.insert(b, running, applied);
-    let received = b.var(unit.ty);
-    b.push(Prim::WarpFromRank {
-        dst: received,
-        peers,
-        value: applied,
-        rank: turn,
-    });
-    let next_turn = b.binary(BinaryOp::Add, turn, one);
-    let more = b.cmp(CmpCond::Ult, next_turn, size);
-    let (stepped, stepped_params) = b.block(&[unit.ty]);
-    b.terminate(Terminator::Branch {
-        cond: more,
-        then: Edge {
-            block: step,
-            args: SmallVec::from_slice(&[received, next_turn, kept]),
-        },
-        otherwise: Edge {
-            block: stepped,
-            args: SmallVec::from_slice(&[received]),
-        },
-    });
+impl<'a> Group<'a> {
+    /// Ranks the lanes of the group and counts them; they then wait for each other.
+    fn enter(
+        b: &mut Builder,
+        node: &'a AtomicNode,
+        ty: ElemType,
+        unit: Unit,
+        split: &PeerSplit,
+    ) -> Group<'a> {
+        let (peers, one) = (split.peers, split.one);
+        let rank = b.var(PrimType::I32);
+        b.push(Prim::WarpScan {
+            dst: rank,
+            op: BinaryOp::Add,
+            peers,
+            value: one,
+            inclusive: false,
+        });
+        let leads = b.var(PrimType::Pred);
+        b.push(Prim::WarpLeads { dst: leads, peers });
+        // The highest lane's rank plus one: the group's size.
+        let rank_plus_one = b.binary(BinaryOp::Add, rank, one);
+        let size = b.var(PrimType::I32);
+        b.push(Prim::WarpBroadcast {
+            dst: size,
+            peers,
+            value: rank_plus_one,
+        });
+        b.push(Prim::WarpSync { peers });
+        Group {
+            node,
+            ty,
+            unit,
+            bits_ty: PrimType::int(ty.bits()),
+            peers,
+            one,
+            zero: split.zero,
+            rank,
+            leads,
+            size,
+        }
+    }
 
-    // The leader's value after every step is the group's: it tries to store it.
-    b.switch_to(stepped);
-    let group_new = stepped_params[0];
-    let (swap, _) = b.block(&[]);
-    b.switch_to(swap);
-    let seen = b.var(unit.ty);
-    b.push(Prim::Cas {
-        dst: seen,
-        addr: unit.addr,
-        expected,
-        new: group_new,
-        mem,
-    });
-    let (settled, settled_params) = b.block(&[unit.ty]);
-    b.jump(settled, &[seen]);
-    branch_with(b, stepped, leads, swap, &[], settled, &[no_unit]);
-    b.switch_to(settled);
-    let found = b.var(unit.ty);
-    b.push(Prim::WarpBroadcast {
-        dst: found,
-        peers,
-        value: settled_params[0],
-    });
-    let stored = b.cmp(CmpCond::Eq, found, expected);
-    let (grouped, grouped_params) = b.block(&[bits_ty]);
-    b.terminate(Terminator::Branch {
-        cond: stored,
-        then: Edge {
-            block: grouped,
-            args: SmallVec::from_slice(&[kept]),
-        },
-        otherwise: Edge {
-            block: attempt,
-            args: SmallVec::from_slice(&[found]),
-        },
-    });
-    b.switch_to(grouped);
-    b.push(Prim::WarpSync { peers });
-    let (done, done_params) = b.block(&[bits_ty]);
-    b.jump(done, &[grouped_params[0]]);
-    b.switch_to(solo_end);
-    b.jump(done, &[own_old_bits]);
+    /// The leader reads the first expected value; every lane of the group receives it. Leaves
+    /// the builder in the attempt block, which each retry enters again, and returns it with its
+    /// expected value.
+    fn first_attempt(&self, b: &mut Builder, no_unit: Var) -> (Block, Var) {
+        let group_entry = b.current;
+        let (load, _) = b.block(&[]);
+        b.switch_to(load);
+        let loaded = b.var(self.unit.ty);
+        b.push(Prim::Load {
+            dst: loaded,
+            addr: self.unit.addr,
+            mem: MemAttrs {
+                order: MemoryOrder::Relaxed,
+                ..mem_attrs(self.node)
+            },
+        });
+        let (first_guess, first_guess_params) = b.block(&[self.unit.ty]);
+        b.jump(first_guess, &[loaded]);
+        b.branch_from(
+            group_entry,
+            self.leads,
+            (load, &[]),
+            (first_guess, &[no_unit]),
+        );
+        b.switch_to(first_guess);
+        let guess0 = b.var(self.unit.ty);
+        b.push(Prim::WarpBroadcast {
+            dst: guess0,
+            peers: self.peers,
+            value: first_guess_params[0],
+        });
+        let (attempt, attempt_params) = b.block(&[self.unit.ty]);
+        b.jump(attempt, &[guess0]);
+        b.switch_to(attempt);
+        (attempt, attempt_params[0])
+    }
 
-    b.switch_to(done);
-    b.unary(UnaryOp::Bitcast, done_params[0], natural)
+    /// One attempt's steps, in rank order, from the `expected` value: at each, every lane
+    /// applies its operation to the running value and all take the result of the lane whose
+    /// turn it is. Returns the running value after the last step (the value the group stores)
+    /// and the element this lane applied its operation to.
+    fn steps(&self, b: &mut Builder, operand: Var, expected: Var, no_bits: Var) -> (Var, Var) {
+        let unit = &self.unit;
+        let (step, step_params) = b.block(&[unit.ty, PrimType::I32, self.bits_ty]);
+        b.jump(step, &[expected, self.zero, no_bits]);
+        b.switch_to(step);
+        let (running, turn, kept) = (step_params[0], step_params[1], step_params[2]);
+        let mine = b.cmp(CmpCond::Eq, self.rank, turn);
+        let element = unit.extract(b, running, self.bits_ty);
+        let kept = b.select(mine, element, kept);
+        let applied = apply_op(b, self.node.op, self.ty, element, operand, None);
+        let applied = unit.insert(b, running, applied);
+        let received = b.var(unit.ty);
+        b.push(Prim::WarpFromRank {
+            dst: received,
+            peers: self.peers,
+            value: applied,
+            rank: turn,
+        });
+        let next_turn = b.binary(BinaryOp::Add, turn, self.one);
+        let more = b.cmp(CmpCond::Ult, next_turn, self.size);
+        let (stepped, stepped_params) = b.block(&[unit.ty]);
+        b.branch(
+            more,
+            (step, &[received, next_turn, kept]),
+            (stepped, &[received]),
+        );
+        b.switch_to(stepped);
+        (stepped_params[0], kept)
+    }
+
+    /// The leader tries to store the group's value over `expected`; every lane learns what it
+    /// found, and the group tries again from there (at `attempt`) unless it was `expected`.
+    /// Once stored, the lanes wait for each other; returns this lane's kept element.
+    fn store(
+        &self,
+        b: &mut Builder,
+        attempt: Block,
+        expected: Var,
+        group_new: Var,
+        kept: Var,
+        no_unit: Var,
+    ) -> Var {
+        let stepped = b.current;
+        let (swap, _) = b.block(&[]);
+        b.switch_to(swap);
+        let seen = b.var(self.unit.ty);
+        b.push(Prim::Cas {
+            dst: seen,
+            addr: self.unit.addr,
+            expected,
+            new: group_new,
+            mem: mem_attrs(self.node),
+        });
+        let (settled, settled_params) = b.block(&[self.unit.ty]);
+        b.jump(settled, &[seen]);
+        b.branch_from(stepped, self.leads, (swap, &[]), (settled, &[no_unit]));
+        b.switch_to(settled);
+        let found = b.var(self.unit.ty);
+        b.push(Prim::WarpBroadcast {
+            dst: found,
+            peers: self.peers,
+            value: settled_params[0],
+        });
+        let stored = b.cmp(CmpCond::Eq, found, expected);
+        let (grouped, grouped_params) = b.block(&[self.bits_ty]);
+        b.branch(stored, (grouped, &[kept]), (attempt, &[found]));
+        b.switch_to(grouped);
+        b.push(Prim::WarpSync { peers: self.peers });
+        grouped_params[0]
+    }
 }
 
 /// What one CAS of a group covers: the element itself, or for an 8/16-bit element its aligned
 /// 32-bit word, with the element's bit offset inside it. Lanes whose elements share a word form
 /// one group, and each applies its operation to its own bits of the word.
-struct Unit {
-    addr: Var,
-    ty: PrimType,
+#[derive(Clone, Copy)]
+pub(super) struct Unit {
+    /// The address the CAS acts on: the element's, or its word's.
+    pub(super) addr: Var,
+    /// The type the CAS acts on.
+    pub(super) ty: PrimType,
     /// The element's bit offset in the word (an `i32`), for an 8/16-bit element.
-    shift: Option<Var>,
+    pub(super) shift: Option<Var>,
 }
 
 impl Unit {
-    fn of(b: &mut Builder, ty: ElemType, addr: Var) -> Unit {
+    /// The unit of an element of `ty` at `addr`; emits the word's address and the shift.
+    pub(super) fn of(b: &mut Builder, ty: ElemType, addr: Var) -> Unit {
         if ty.bits() >= 32 {
             return Unit {
                 addr,
@@ -236,7 +269,7 @@ impl Unit {
     }
 
     /// The element's bits in `unit` (a value of the unit's type).
-    fn extract(&self, b: &mut Builder, unit: Var, bits_ty: PrimType) -> Var {
+    pub(super) fn extract(&self, b: &mut Builder, unit: Var, bits_ty: PrimType) -> Var {
         match self.shift {
             None => unit,
             Some(shift) => {
@@ -247,7 +280,7 @@ impl Unit {
     }
 
     /// `unit` with the element's bits replaced by `element`.
-    fn insert(&self, b: &mut Builder, unit: Var, element: Var) -> Var {
+    pub(super) fn insert(&self, b: &mut Builder, unit: Var, element: Var) -> Var {
         match self.shift {
             None => element,
             Some(shift) => {
@@ -263,32 +296,4 @@ impl Unit {
             }
         }
     }
-}
-
-/// Ends `from` with a branch on `cond` to two blocks without arguments.
-fn branch(b: &mut Builder, from: Block, cond: Var, then: Block, otherwise: Block) {
-    branch_with(b, from, cond, then, &[], otherwise, &[]);
-}
-
-/// Ends `from` with a branch on `cond` to `then` and `otherwise` with their arguments.
-fn branch_with(
-    b: &mut Builder,
-    from: Block,
-    cond: Var,
-    then: Block,
-    then_args: &[Var],
-    otherwise: Block,
-    otherwise_args: &[Var],
-) {
-    b.expansion.blocks[from].terminator = Terminator::Branch {
-        cond,
-        then: Edge {
-            block: then,
-            args: SmallVec::from_slice(then_args),
-        },
-        otherwise: Edge {
-            block: otherwise,
-            args: SmallVec::from_slice(otherwise_args),
-        },
-    };
 }

@@ -1,9 +1,7 @@
 //! Elements carried out once per address by a warp.
 
-use smallvec::{smallvec, SmallVec};
-
 use super::{Builder, Carry};
-use crate::expand::{BinaryOp, CmpCond, Edge, Prim, PrimType, Terminator, UnaryOp, Var};
+use crate::expand::{BinaryOp, Block, CmpCond, Prim, PrimType, UnaryOp, Var};
 use crate::legal::Lowering;
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, TypeClass};
@@ -78,7 +76,7 @@ impl WarpFold {
     }
 
     /// The op [`Prim::WarpScan`] folds the contributions with.
-    fn scan_op(self) -> BinaryOp {
+    pub(super) fn scan_op(self) -> BinaryOp {
         match self {
             WarpFold::Integer(op) => op,
             WarpFold::FloatAdd => BinaryOp::FAdd,
@@ -88,7 +86,7 @@ impl WarpFold {
     }
 
     /// A lane's contribution to the scan: its operand's bits, its float, or its key.
-    fn contribution(self, b: &mut Builder, ty: ElemType, operand: Var) -> Var {
+    pub(super) fn contribution(self, b: &mut Builder, ty: ElemType, operand: Var) -> Var {
         match self {
             WarpFold::Integer(_) => b.bits_of(operand),
             WarpFold::FloatAdd => operand,
@@ -137,7 +135,7 @@ impl WarpFold {
 
     /// This lane's old value in the lane-order linearization (the element's bits), from the
     /// group's old value (its bits) and the scan of the lanes below this one.
-    fn old_in_group(
+    pub(super) fn old_in_group(
         self,
         b: &mut Builder,
         node: &AtomicNode,
@@ -214,41 +212,11 @@ pub(super) fn warp_combined_element(
     fold: WarpFold,
     carry: Carry,
 ) -> Var {
-    let natural = PrimType::natural(ty);
     let element_ty = PrimType::int(ty.bits());
-    let peers = b.var(PrimType::I32);
-    b.push(Prim::WarpPeers {
-        dst: peers,
-        key: addr,
-        key_stride: ty.bytes(),
+    let split = PeerSplit::emit(b, addr, ty.bytes(), |b| {
+        carry(b, node, ty, addr, operand, None)
     });
-    // Alone: the mask has one bit, `peers & (peers - 1) == 0`.
-    let one = b.constant(PrimType::I32, 1);
-    let zero = b.constant(PrimType::I32, 0);
-    let below_own_bit = b.binary(BinaryOp::Sub, peers, one);
-    let others = b.binary(BinaryOp::And, peers, below_own_bit);
-    let alone = b.cmp(CmpCond::Eq, others, zero);
-    let entry = b.current;
-    // Blocks in layout order, the exit last; branches to later blocks are set once they exist.
-    let (solo, _) = b.block(&[]);
-    b.switch_to(solo);
-    let own_old = carry(b, node, ty, addr, operand, None);
-    let own_old_bits = b.bits_of(own_old);
-    let solo_end = b.current;
-
-    let (group, _) = b.block(&[]);
-    b.expansion.blocks[entry].terminator = Terminator::Branch {
-        cond: alone,
-        then: Edge {
-            block: solo,
-            args: SmallVec::new(),
-        },
-        otherwise: Edge {
-            block: group,
-            args: SmallVec::new(),
-        },
-    };
-    b.switch_to(group);
+    let peers = split.peers;
     let contribution = fold.contribution(b, ty, operand);
     let below = b.var(b.ty(contribution));
     b.push(Prim::WarpScan {
@@ -273,17 +241,7 @@ pub(super) fn warp_combined_element(
     let replaced_bits = b.bits_of(replaced);
     let (shared, shared_params) = b.block(&[element_ty]);
     b.jump(shared, &[replaced_bits]);
-    b.expansion.blocks[group_entry].terminator = Terminator::Branch {
-        cond: leads,
-        then: Edge {
-            block: leader,
-            args: SmallVec::new(),
-        },
-        otherwise: Edge {
-            block: shared,
-            args: smallvec![nothing],
-        },
-    };
+    b.branch_from(group_entry, leads, (leader, &[]), (shared, &[nothing]));
 
     b.switch_to(shared);
     let group_old_bits = b.var(element_ty);
@@ -294,11 +252,76 @@ pub(super) fn warp_combined_element(
     });
     b.push(Prim::WarpSync { peers });
     let old_in_group = fold.old_in_group(b, node, ty, peers, group_old_bits, below);
-    let (done, done_params) = b.block(&[element_ty]);
-    b.jump(done, &[old_in_group]);
-    b.switch_to(solo_end);
-    b.jump(done, &[own_old_bits]);
+    split.join(b, ty, old_in_group)
+}
 
-    b.switch_to(done);
-    b.unary(UnaryOp::Bitcast, done_params[0], natural)
+/// The start every warp-combined element shares: the lanes at one key (`key_stride` bytes
+/// apart land in distinct groups) find each other, and a lane alone there carries out its own
+/// element at once, in a block of its own. The builder is left at the start of the group's
+/// block, which the lanes of a group of two or more reach.
+pub(super) struct PeerSplit {
+    /// The mask of the lanes at this lane's key, its own included.
+    pub(super) peers: Var,
+    /// The `i32` constant 1, made once for the group's code too.
+    pub(super) one: Var,
+    /// The `i32` constant 0, made once for the group's code too.
+    pub(super) zero: Var,
+    /// Where the lone lane's code ends, and its old value's bits there.
+    solo_end: Block,
+    own_old_bits: Var,
+}
+
+impl PeerSplit {
+    /// Emits the split; `solo` emits the lone lane's element and returns its old value.
+    pub(super) fn emit(
+        b: &mut Builder,
+        key: Var,
+        key_stride: u32,
+        solo: impl FnOnce(&mut Builder) -> Var,
+    ) -> PeerSplit {
+        let peers = b.var(PrimType::I32);
+        b.push(Prim::WarpPeers {
+            dst: peers,
+            key,
+            key_stride,
+        });
+        // Alone: the mask has one bit, `peers & (peers - 1) == 0`.
+        let one = b.constant(PrimType::I32, 1);
+        let zero = b.constant(PrimType::I32, 0);
+        let below_own_bit = b.binary(BinaryOp::Sub, peers, one);
+        let others = b.binary(BinaryOp::And, peers, below_own_bit);
+        let alone = b.cmp(CmpCond::Eq, others, zero);
+        let entry = b.current;
+        // Blocks in layout order, the exit last; branches to later blocks are set once they
+        // exist.
+        let (solo_block, _) = b.block(&[]);
+        b.switch_to(solo_block);
+        let own_old = solo(b);
+        let own_old_bits = b.bits_of(own_old);
+        let solo_end = b.current;
+
+        let (group, _) = b.block(&[]);
+        b.branch_from(entry, alone, (solo_block, &[]), (group, &[]));
+        b.switch_to(group);
+        PeerSplit {
+            peers,
+            one,
+            zero,
+            solo_end,
+            own_old_bits,
+        }
+    }
+
+    /// Joins the group's lanes, whose old value's bits are `group_old_bits`, with the lone
+    /// lane in the exit block, where it leaves the builder; returns this lane's old value in
+    /// the element's natural type.
+    pub(super) fn join(self, b: &mut Builder, ty: ElemType, group_old_bits: Var) -> Var {
+        let (done, done_params) = b.block(&[PrimType::int(ty.bits())]);
+        b.jump(done, &[group_old_bits]);
+        b.switch_to(self.solo_end);
+        b.jump(done, &[self.own_old_bits]);
+
+        b.switch_to(done);
+        b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
+    }
 }

@@ -1,4 +1,5 @@
-//! The legality table's rows for atomic loads, stores and stand-alone fences.
+//! The legality table's rows for atomic loads and stores, and the facts behind them and behind
+//! stand-alone fences ([`super::fence`]).
 //!
 //! Measured with llvm-as, opt and llc of each version (see `tests/tests/llvm_matrix.rs` and
 //! `tests/tests/llvm_nvptx_order.rs`):
@@ -28,13 +29,13 @@ use atomir_ir::{
     AtomicNode, AtomicOp, ElemType, ElementLowering, Legality, Lowering, Refusal, Scope,
 };
 
-use super::checks::{check_backend, check_target_wide, nvptx_ordered_load, printed_scope};
+use super::checks::{check_target_wide, nvptx_ordered_load, printed_scope};
 use super::plan::{Form, LlvmPlan, MemSpelling};
 use super::rules::LlvmRule;
 use crate::target::{LlvmTarget, Triple};
 
 /// The spelling of loads, stores and fences on a target.
-fn spelling(target: &LlvmTarget) -> MemSpelling {
+pub(super) fn spelling(target: &LlvmTarget) -> MemSpelling {
     match target.triple {
         Triple::Spirv64 => MemSpelling::SpirvBuiltin,
         _ => MemSpelling::Instruction,
@@ -93,35 +94,6 @@ pub(super) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
             fences,
             spelling: spelling(target),
         },
-        scope,
-        fenced_rmw: false,
-        fenced_loop: false,
-        // Vulkan's strengthened relaxed order: Vulkan refuses loads, stores and fences first.
-        relaxed_as: None,
-    })
-}
-
-/// The plan of a stand-alone fence: `fence [syncscope] <order>`, or the SPIR-V builtin.
-pub(super) fn fence_plan(
-    target: &LlvmTarget,
-    fence: &atomir_ir::Fence,
-) -> Result<LlvmPlan, Refusal> {
-    check_backend(target)?;
-    if target.triple == Triple::Nvptx64 && target.major < 22 {
-        return Err(Refusal::new(
-            LlvmRule::NvptxFenceNeeds22,
-            format!(
-                "the NVPTX backend of LLVM {} cannot select a fence (llc aborts), so a {} \
-                 fence cannot survive llc",
-                target.major, fence.order
-            ),
-        ));
-    }
-    let mut legality = Legality::native();
-    let scope = printed_scope(target, fence.scope, &mut legality);
-    Ok(LlvmPlan {
-        legality,
-        form: Form::Fence(spelling(target)),
         scope,
         fenced_rmw: false,
         fenced_loop: false,

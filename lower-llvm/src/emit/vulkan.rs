@@ -19,10 +19,11 @@
 
 use std::collections::BTreeSet;
 
-use atomir_ir::lower::Spell;
-use atomir_ir::{spell, AddressSpace, Kernel, Value, ValueType};
+use atomir_ir::lower::{Spell, Unprintable};
+use atomir_ir::{spell, AddressSpace, Kernel, ValueType};
 
-use crate::emit::{write_ident, Emitter, Scal};
+use super::types::access_scal;
+use super::{write_ident, Emitter, Scal};
 use crate::target::STORAGE_BUFFER;
 
 /// The StorageBuffer storage class number in a `spirv.VulkanBuffer` type.
@@ -112,12 +113,6 @@ impl Spell for IntrinsicSuffix {
     }
 }
 
-/// The element type an atomic of `ty` accesses (the one `native::rmw` prints), which the
-/// table's one-type rule for shared parameters compares as `PrimType::natural`.
-pub(crate) fn access_scal(ty: atomir_ir::ElemType) -> Scal {
-    Scal::natural(ty)
-}
-
 /// The element types each parameter is accessed as, by parameter index.
 fn accessed_types(kernel: &Kernel) -> Vec<BTreeSet<ScalKey>> {
     let mut types = vec![BTreeSet::new(); kernel.params.len()];
@@ -190,15 +185,15 @@ impl Frame {
         );
     }
 
-    /// Opens kernel `index` as an entry point and binds its parameters. Returns the message
-    /// of a kernel the frame cannot express (one shared parameter accessed as two types).
+    /// Opens kernel `index` as an entry point and binds its parameters. Returns why the frame
+    /// cannot express the kernel, if it cannot (one shared parameter accessed as two types).
     pub(crate) fn kernel_begin(
         &mut self,
         em: &Emitter<'_>,
         name: &str,
         index: usize,
         out: &mut String,
-    ) -> Option<String> {
+    ) -> Option<Unprintable> {
         let kernel = em.kernel;
         out.push_str("define void ");
         write_ident(out, '@', name);
@@ -215,7 +210,7 @@ impl Frame {
                             " is accessed as more than one type; a Vulkan Workgroup variable \
                              has one type, and a second variable would be other memory",
                         );
-                        unprintable = Some(message);
+                        unprintable = Some(Unprintable(message));
                     }
                     for key in types {
                         let scal = key.scal();
@@ -351,27 +346,4 @@ const fn scal_bytes(scal: Scal) -> u32 {
         Scal::F32 => 4,
         Scal::F64 => 8,
     }
-}
-
-/// The address an atomic through parameter `addr` uses in a Vulkan frame: its binding's view
-/// of the accessed type, or the Workgroup variable.
-pub(crate) fn bound_address(out: &mut String, em: &Emitter<'_>, addr: Value, scal: Scal) {
-    let kernel = em.kernel;
-    match kernel.value_type(addr) {
-        ValueType::Ptr(AddressSpace::Shared) => {
-            spell!(out, "@.k", em.kernel_index, ".s", addr.as_u32(), '.', scal);
-        }
-        _ => {
-            let binding = kernel
-                .params
-                .iter()
-                .position(|p| p.value == addr)
-                .unwrap_or_default();
-            spell!(out, "%.a", binding, '.', scal);
-        }
-    }
-}
-
-pub(crate) fn access_type(ty: atomir_ir::ElemType) -> Scal {
-    access_scal(ty)
 }

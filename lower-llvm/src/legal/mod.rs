@@ -55,31 +55,20 @@
 //! - `atomicrmw fmin/fmax` mean `llvm.minnum/maxnum`, whose order of -0.0 and +0.0 LangRef has
 //!   left unspecified; atomir's min/max order -0.0 < +0.0, so float min/max is our own CAS loop.
 
+mod candidates;
 mod checks;
 mod element;
-mod ldst;
+mod fence;
+mod ld_st;
 mod plan;
 mod rmw;
 mod rules;
 mod vulkan;
 
+pub(crate) use candidates::candidates;
 pub(crate) use checks::param;
+pub(crate) use fence::fence_plan;
 pub use plan::{Form, LlvmPlan, MemSpelling};
 pub(crate) use rmw::plan;
 pub use rules::LlvmRule;
 pub(crate) use vulkan::beside;
-
-use atomir_ir::Refusal;
-
-use crate::target::{LlvmTarget, Triple};
-
-/// The table's answer for a fence.
-pub(crate) fn fence_plan(
-    target: &LlvmTarget,
-    fence: &atomir_ir::Fence,
-) -> Result<LlvmPlan, Refusal> {
-    if target.triple == Triple::SpirvVulkan {
-        return Err(vulkan::fence(fence));
-    }
-    ldst::fence_plan(target, fence)
-}

@@ -1,13 +1,13 @@
 //! The one place that spells LLVM's read-modify-write atomics: `atomicrmw`, `cmpxchg`, the
 //! atomic `load` a CAS loop starts from, and the fences that carry an order NVPTX's llc would
-//! drop. Stand-alone loads, stores and fences are spelled by [`crate::ldst_emit`].
+//! drop. Stand-alone loads, stores and fences are spelled by [`super::ldst`].
 
 use atomir_ir::{spell, AtomicInst, AtomicOp, ElemType, MemoryOrder};
 
 use atomir_ir::lower::{Fence, FenceBracket};
 
-use crate::emit::{Emitter, Ref, Scal, Ty};
-use crate::legality::LlvmPlan;
+use super::{Emitter, Ref, Scal, Ty};
+use crate::legal::LlvmPlan;
 use crate::target::Triple;
 
 /// Order and place of one memory instruction, as printed.

@@ -43,6 +43,14 @@ pub(super) fn element_lowering(
         });
     }
 
+    // rule llvm.amdgcn-system-scope-by-cas: at system scope, on memory that may be fine-grained
+    // (host memory over PCIe), llc expands every RMW but exch, integer add and the bitwise ops
+    // into a cmpswap loop of its own (measured: fadd, sub, inc/dec and umin at llc 22), so the
+    // rest is atomir's CAS loop there.
+    if amd_system_scope_by_cas(target, node) {
+        return Ok(loop_for(small));
+    }
+
     // rule llvm.fminmax-ieee2008: a float min/max of laxity `ieee2008` is `atomicrmw fmin/fmax`
     // itself (minnum/maxnum, LLVM 15 on), which means exactly what it allows; llc expands it
     // where the processor has no instruction. f32/f64 on amdgcn and x86-64 from 15, on nvptx64
@@ -123,32 +131,38 @@ pub(super) fn element_lowering(
         }
         return Ok(ElementLowering::masked(op));
     }
-    let old_nvptx = triple == Triple::Nvptx64 && target.major < 22;
     let native = match op {
         // rule llvm.no-uinc-wrap-before-16; SPIR-V has no bounded increment.
         // rule llvm.amdgcn-uinc-wrap-needs-19: llc 16 cannot select them on amdgcn (19 can;
         // 17 and 18 unmeasured), so the CAS loop it is.
+        // rule llvm.nvptx-inc-dec-64-by-cas: PTX's atom.inc/dec are 32-bit only, and llc
+        // expands a 64-bit uinc_wrap/udec_wrap into a CAS loop of its own.
         AtomicOp::Inc | AtomicOp::Dec => match triple {
             Triple::Spirv64 | Triple::SpirvVulkan => false,
             Triple::Amdgcn => target.major >= 19,
-            _ => target.major >= 16,
+            Triple::Nvptx64 => target.major >= 16 && bits == 32,
+            Triple::X86_64 => target.major >= 16,
         },
         // rule llvm.spirv-no-nand: no SPIR-V instruction and no expansion in its backend.
-        // rule llvm.nvptx-old-no-expansion: NVPTX before 22 neither selects nor expands nand.
-        AtomicOp::Nand => !triple.is_spirv() && !old_nvptx,
+        // rule llvm.nvptx-old-no-expansion: NVPTX before 22 neither selects nor expands nand;
+        // rule llvm.gpu-nand-by-cas: PTX and AMDGPU have no atomic nand, and llc expands it
+        // into a CAS loop of its own.
+        AtomicOp::Nand => triple == Triple::X86_64,
         AtomicOp::Add | AtomicOp::Sub if float => match triple {
             // SPV_EXT_shader_atomic_float_add covers f32/f64 add; bf16 has no extension.
             Triple::Spirv64 | Triple::SpirvVulkan => ty != ElemType::Bf16 && op == AtomicOp::Add,
             // x86 half/bfloat arithmetic before 22 is not selectable in every version.
             Triple::X86_64 => !small || target.major >= 22,
+            // rules llvm.nvptx-f32-add-flushes-before-23, llvm.nvptx-f32-add-by-cas-from-23.
             Triple::Nvptx64 if ty == ElemType::F32 && op == AtomicOp::Add => {
-                nvptx_f32_add_native(target, node)
+                nvptx_f32_add_native(node)
             }
-            // rule llvm.nvptx-old-no-expansion: no fsub before 22.
-            Triple::Nvptx64 if old_nvptx => op == AtomicOp::Add,
+            // rule llvm.nvptx-old-no-expansion: no fsub before 22; rule llvm.nvptx-fsub-by-cas:
+            // PTX has no float `atom.sub`, so llc 22 and 23 expand fsub into a CAS loop of
+            // their own.
+            Triple::Nvptx64 => op == AtomicOp::Add,
             // What the processor's llc selects (its row in `cpu`); fsub is always llc's loop.
             Triple::Amdgcn => op == AtomicOp::Add && amd_float_add_native(target, node, ty),
-            _ => true,
         },
         _ => true,
     };
@@ -160,13 +174,13 @@ pub(super) fn element_lowering(
 }
 
 /// NVPTX: whether atomir's f32 add (exact: it keeps subnormals) is printed as LLVM's own
-/// `atomicrmw fadd float`. Not before LLVM 23 on global or generic memory (rule
-/// `llvm.nvptx-f32-add-flushes-before-23`): llc 14 to 22 select `atom.add.f32` there at every
-/// scope and on every SM, which flushes subnormals on global memory, so the add is atomir's CAS
-/// loop. On shared memory the instruction keeps them. llc 23 expands the `atomicrmw` into an
-/// exact CAS loop of its own on global and generic memory.
-fn nvptx_f32_add_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
-    target.major >= 23 || !matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+/// `atomicrmw fadd float`: on shared memory only, where the instruction keeps subnormals. On
+/// global and generic memory llc 14 to 22 select `atom.add.f32` at every scope and on every SM,
+/// which flushes subnormals there (rule `llvm.nvptx-f32-add-flushes-before-23`), and llc 23
+/// expands the `atomicrmw` into an exact CAS loop of its own (rule
+/// `llvm.nvptx-f32-add-by-cas-from-23`): either way the add is atomir's CAS loop there.
+fn nvptx_f32_add_native(node: &AtomicNode) -> bool {
+    !matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
 }
 
 /// AMDGPU: whether the processor's llc selects the hardware's float add for `ty` (f32, f64,
@@ -175,6 +189,22 @@ fn amd_float_add_native(target: &LlvmTarget, node: &AtomicNode, ty: ElemType) ->
     target.cpu.is_some_and(|cpu| {
         cpu.amd_float_add_native(ty, node.space, target.major, target.coarse_grained)
     })
+}
+
+/// AMDGPU: whether a system-scope RMW on global or generic memory (which may be fine-grained
+/// host memory; `+coarse-grained` promises it is not) is one llc would expand into a cmpswap
+/// loop: all but exch, integer add, and, or and xor.
+pub(super) fn amd_system_scope_by_cas(target: &LlvmTarget, node: &AtomicNode) -> bool {
+    let kept = match node.op {
+        AtomicOp::Exch | AtomicOp::Cas | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => true,
+        AtomicOp::Add => node.ty.class() != TypeClass::Float,
+        _ => false,
+    };
+    target.triple == Triple::Amdgcn
+        && !target.coarse_grained
+        && node.scope == Scope::System
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+        && !kept
 }
 
 /// `atomicrmw fadd <2 x half>` (a packed element) printed as one instruction (AMDGPU, where
@@ -196,7 +226,10 @@ pub(super) fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool 
                 ElemType::Bf16 => ElemType::Bf16x2,
                 other => other,
             };
-            bits == 32 && node.op == AtomicOp::Add && amd_float_add_native(target, node, packed)
+            bits == 32
+                && node.op == AtomicOp::Add
+                && amd_float_add_native(target, node, packed)
+                && !amd_system_scope_by_cas(target, node)
         }
         // NVPTX's llc expands it into one 32- or 64-bit CAS loop of its own (rule
         // llvm.nvptx-packed-half-add-by-cas): the vector is split, each element as its scalar

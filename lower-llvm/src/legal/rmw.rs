@@ -1,4 +1,4 @@
-//! The table's answer for a node: loads and stores go to [`super::ldst`], every other op is
+//! The table's answer for a node: loads and stores go to [`super::ld_st`], every other op is
 //! one native `atomicrmw`/`cmpxchg`, an FP-vector `atomicrmw` or an expansion of its elements
 //! (as [`super::element`] decides one), with the fences and scope that carry its order.
 
@@ -34,7 +34,7 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
         }
     }
     if matches!(node.op, Load | Store) {
-        return super::ldst::plan(target, node);
+        return super::ld_st::plan(target, node);
     }
     check_target_wide(target, node)?;
     let mut legality = Legality::native();

@@ -60,6 +60,23 @@ atomir_ir::rules! {
             "llc before 23 selects atomicrmw fadd float on global and generic memory as \
              atom.add.f32, which flushes subnormals on global memory: the exact f32 add is a \
              CAS loop there",
+        NvptxF32AddByCasFrom23 = "llvm.nvptx-f32-add-by-cas-from-23":
+            "llc 23 expands atomicrmw fadd float on global and generic memory into a CAS loop of \
+             its own (no atom.add.f32 there): the f32 add is atomir's CAS loop there",
+        NvptxFsubByCas = "llvm.nvptx-fsub-by-cas":
+            "PTX has no float atom.sub: llc 22 and 23 expand atomicrmw fsub into a CAS loop of \
+             their own, so f32/f64 sub is atomir's CAS loop",
+        GpuNandByCas = "llvm.gpu-nand-by-cas":
+            "PTX and AMDGPU have no atomic nand: llc expands atomicrmw nand into a CAS loop of \
+             its own (NVPTX before 22 neither selects nor expands it), so nand is atomir's CAS \
+             loop",
+        NvptxIncDec64ByCas = "llvm.nvptx-inc-dec-64-by-cas":
+            "PTX's atom.inc/atom.dec are 32-bit only: llc expands a 64-bit uinc_wrap/udec_wrap \
+             into a CAS loop of its own, so 64-bit inc/dec is atomir's CAS loop",
+        AmdgcnSystemScopeByCas = "llvm.amdgcn-system-scope-by-cas":
+            "at system scope on global or generic memory (possibly fine-grained) llc expands \
+             every RMW but exch, integer add, and, or and xor into a cmpswap loop of its own: \
+             the rest is atomir's CAS loop there (not with +coarse-grained)",
         NvptxSystemScopeByCas = "llvm.nvptx-system-scope-by-cas":
             "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
         PartWordCas = "llvm.part-word-cas":

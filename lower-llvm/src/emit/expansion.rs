@@ -1,15 +1,15 @@
 //! Prints a shared expansion ([`atomir_ir::expand::Expansion`]) as LLVM basic blocks: block
 //! parameters become phis, primitives become instructions, memory primitives go to
-//! [`crate::native`].
+//! [`super::native`].
 
 use atomir_ir::expand::{BinaryOp, Block, CmpCond, Expansion, Prim, Terminator, UnaryOp, Var};
 use atomir_ir::lower::{incoming, FenceBracket, Unprintable};
 use atomir_ir::{spell, AtomicInst};
 use cranelift_entity::EntityRef;
 
-use crate::emit::{Emitter, Label, Ref, Scal, Ty};
-use crate::legality::LlvmPlan;
-use crate::native::{self, Mem};
+use super::native::{self, Mem};
+use super::{Emitter, Label, Ref, Scal, Ty};
+use crate::legal::LlvmPlan;
 
 /// Binds the expansion's inputs: the node's address and operands; every other variable prints
 /// as its own register, a constant as its literal.
@@ -211,7 +211,7 @@ fn gather_results(
     current
 }
 
-/// One primitive; memory primitives go to [`crate::native`] with their fence bracket.
+/// One primitive; memory primitives go to [`super::native`] with their fence bracket.
 pub(crate) fn primitive(
     em: &mut Emitter<'_>,
     out: &mut String,

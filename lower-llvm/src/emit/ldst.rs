@@ -5,9 +5,9 @@
 use atomir_ir::lower::{FenceBracket, Spell};
 use atomir_ir::{spell, AddressSpace, AtomicInst, AtomicOp, MemoryOrder, Scope};
 
-use crate::emit::{Emitter, Ref, Scal, Ty};
-use crate::legality::{LlvmPlan, MemSpelling};
-use crate::native::{self, Mem};
+use super::native::{self, Mem};
+use super::{Emitter, Ref, Scal, Ty};
+use crate::legal::{LlvmPlan, MemSpelling};
 
 /// The declarations of the builtins a lowering calls, printed once each after the last kernel.
 #[derive(Default)]

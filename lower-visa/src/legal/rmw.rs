@@ -1,114 +1,12 @@
-//! The vISA legality table: the one place that decides, per node and target, what is native,
-//! rewritten, emulated or refused. Every refusal names a rule id (`visa.*`).
-//!
-//! Stricter than GenX_IR on purpose: its release build accepts `svm_atomic.fadd` on TGLLP, float
-//! ops with `.64`, `cmpxchg` with a `%null` src1 and 64-bit integer ALU ops on TGLLP/DG2/MTL,
-//! none of which the hardware has. This table never asks for them.
+//! Read-modify-write nodes: the message that carries an op on a type and surface, and where
+//! none does, the emulation (CAS loop, integer min/max messages for floats) and its ALU needs.
 
 use atomir_ir::{
-    AddressSpace, AtomicNode, AtomicOp, ElemType, ElementLowering, Legality, Lowering, Param,
-    Refusal, Rewrite, Scope, TypeClass, ValueType, Verdict,
+    AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, Refusal, Rewrite, TypeClass,
 };
 
-use atomir_ir::lower::{Access, FencePolicy, Plan};
-
+use super::{Surface, VisaRule};
 use crate::target::{Messages, Platform, VisaTarget};
-use std::fmt::Write;
-
-atomir_ir::rules! {
-    /// The rules of the vISA table.
-    pub enum VisaRule {
-        No128Bit = "visa.no-128-bit": "no vISA message is atomic on more than 64 bits",
-        NoSharedCluster = "visa.no-shared-cluster":
-            "vISA has no distributed shared memory (shared_cluster)",
-        GenericSpaceUnresolved = "visa.generic-space-unresolved":
-            "vISA atomics name their surface; a generic pointer must be resolved first",
-        SvmNoSlm = "visa.svm-no-slm": "SVM messages address global memory only",
-        NoF64Alu = "visa.no-f64-alu": "a CAS loop on f64 needs an f64 ALU the platform lacks",
-        InputsBeyondRegisters = "visa.inputs-beyond-registers":
-            "a kernel's inputs (one lane per SIMD channel) must fit the registers they are bound to",
-        NoInt64Alu = "visa.no-int64-alu":
-            "a CAS loop on 64-bit integers needs a 64-bit integer ALU the platform lacks",
-    }
-}
-
-/// The registers GenX_IR binds inputs to: the kernel's initial register file (128 registers;
-/// it asserts `INPUT payload execeeds the register number` past it).
-const INPUT_REGISTERS: u32 = 128;
-
-/// Where the inputs begin: the first 64 bytes are the thread payload.
-const FIRST_INPUT: u32 = 64;
-
-/// The bytes of a parameter's input: one lane of every SIMD channel per element, each lane of a
-/// vector starting on a register (see [`VisaTarget::lane_bytes`]); a predicate arrives as a dword
-/// per channel, a shared pointer as a 32-bit offset.
-pub(crate) fn input_bytes(target: VisaTarget, ty: ValueType) -> u32 {
-    let (per_channel, lanes) = match ty {
-        ValueType::Pred | ValueType::Ptr(AddressSpace::Shared) => (4, 1),
-        ValueType::Ptr(_) => (8, 1),
-        ValueType::Data(elem, shape) => (if elem.bits() == 64 { 8 } else { 4 }, shape.len() as u32),
-    };
-    if lanes > 1 {
-        lanes * target.lane_bytes(per_channel)
-    } else {
-        target.simd() * per_channel
-    }
-}
-
-/// The offset and size of each parameter's input, in order (each on a 64-byte boundary).
-pub(crate) fn input_layout(
-    target: VisaTarget,
-    params: &[Param],
-) -> impl Iterator<Item = (u32, u32)> + '_ {
-    params.iter().scan(FIRST_INPUT, move |offset, param| {
-        let size = input_bytes(target, param.ty);
-        let at = *offset;
-        *offset += size.div_ceil(64) * 64;
-        Some((at, size))
-    })
-}
-
-/// The table's answer for a kernel's parameters: every type is carried, as long as the inputs
-/// fit the registers they are bound to, short of the registers a message on the last input may
-/// reach past it ([`VisaTarget::message_overhang`]: an input is the message's operand itself,
-/// and cannot be declared wider than the payload it arrives in).
-pub(crate) fn signature(target: VisaTarget, params: &[Param]) -> Result<(), (usize, Refusal)> {
-    let grf = target.platform.grf_bytes();
-    let bytes = INPUT_REGISTERS * grf - target.message_overhang();
-    match input_layout(target, params).position(|(offset, size)| offset + size > bytes) {
-        None => Ok(()),
-        Some(index) => {
-            let mut reason = format!(
-                "the kernel's inputs need more than the {} registers of {grf} bytes they can be \
-                 bound to ({} bytes at SIMD{})",
-                bytes / grf,
-                input_layout(target, params)
-                    .last()
-                    .map_or(0, |(offset, size)| offset + size),
-                target.simd()
-            );
-            if target.message_overhang() > 0 {
-                let _ = write!(
-                    reason,
-                    "; the last {} stay free because GenX_IR gives a message here the \
-                     registers of SIMD{}",
-                    target.message_overhang() / grf,
-                    target.message_channels()
-                );
-            }
-            Err((index, Refusal::new(VisaRule::InputsBeyondRegisters, reason)))
-        }
-    }
-}
-
-/// The memory a node's messages address.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Surface {
-    /// Global memory: SVM A64 or LSC `ugm` with `flat[..]:a64`.
-    Global,
-    /// Shared local memory: LSC `slm` with `flat[..]:a32`.
-    Slm,
-}
 
 /// A native atomic message operation, as the vISA text spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -210,7 +108,7 @@ impl MsgOp {
 }
 
 /// The message op that carries `op` on `ty`, ignoring whether the target has it.
-pub const fn msg_op(op: AtomicOp, ty: ElemType) -> Option<MsgOp> {
+pub(crate) const fn msg_op(op: AtomicOp, ty: ElemType) -> Option<MsgOp> {
     let class = ty.class();
     let float = matches!(class, TypeClass::Float);
     let signed = matches!(class, TypeClass::Signed);
@@ -246,7 +144,7 @@ pub const fn msg_op(op: AtomicOp, ty: ElemType) -> Option<MsgOp> {
 
 /// Whether the hardware has `op` with a `bits`-wide datum on `surface` (never GenX_IR's looser
 /// answer). 16-bit data travel unpacked in dwords (`.16` / `d16c32`).
-pub fn has_message(target: VisaTarget, op: MsgOp, bits: u32, surface: Surface) -> bool {
+pub(crate) fn has_message(target: VisaTarget, op: MsgOp, bits: u32, surface: Surface) -> bool {
     if !matches!(bits, 16 | 32 | 64) {
         return false;
     }
@@ -325,121 +223,18 @@ fn loop_alu_refusal(target: VisaTarget, op: AtomicOp, ty: ElemType) -> Option<Re
 }
 
 /// Whether the `inc`/`dec` bound is a literal with every bit of the type set.
-pub fn bound_is_all_ones(node: &AtomicNode) -> bool {
+pub(crate) fn bound_is_all_ones(node: &AtomicNode) -> bool {
     node.literal == Some(atomir_ir::semantics::width_mask(node.ty.bits()))
-}
-
-/// The surface a node's space maps to, or the refusal.
-pub fn surface(target: VisaTarget, space: AddressSpace) -> Result<Surface, Refusal> {
-    match space {
-        AddressSpace::Global => Ok(Surface::Global),
-        AddressSpace::Shared if target.messages == Messages::Svm => Err(Refusal::new(
-            VisaRule::SvmNoSlm,
-            "SVM messages address global memory only; shared atomics need LSC `slm` messages",
-        )),
-        AddressSpace::Shared => Ok(Surface::Slm),
-        AddressSpace::SharedCluster => Err(Refusal::new(
-            VisaRule::NoSharedCluster,
-            "vISA has no distributed shared memory (shared_cluster)",
-        )),
-        AddressSpace::Generic => Err(Refusal::new(
-            VisaRule::GenericSpaceUnresolved,
-            "vISA atomics name their surface (ugm or slm); resolve the generic pointer to global \
-             or shared before lowering",
-        )),
-    }
-}
-
-/// Messages carry no order: fences before and after them do.
-pub(crate) const FENCES: FencePolicy = FencePolicy::RelaxedBetweenFences;
-
-/// What the vISA table decided for one node: the verdict, and the message that carries each
-/// native element (a split element, or the widened op of a masked op).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VisaPlan {
-    /// The verdict: the lowering chosen, or the refusal.
-    pub legality: Legality,
-    /// The message op of each native element (the node's op, or for a masked op its op on the
-    /// containing 32-bit word); `None` for CAS loops, whose `Cas` is the expansion's, and for
-    /// stand-alone fences.
-    pub message: Option<MsgOp>,
-}
-
-impl Plan for VisaPlan {
-    fn legality(&self) -> &Legality {
-        &self.legality
-    }
-
-    /// vISA prints every node through its expansion (a native one as its one message).
-    fn is_whole(&self) -> bool {
-        false
-    }
-
-    fn fences(&self, _access: Access) -> FencePolicy {
-        FENCES
-    }
-}
-
-/// The one legality table.
-pub fn plan(target: VisaTarget, node: &AtomicNode) -> Result<VisaPlan, Refusal> {
-    let legality = table(target, node)?;
-    let message = match legality.lowering.element() {
-        ElementLowering::Native => msg_op(node.op, node.ty),
-        ElementLowering::MaskedOp => msg_op(node.op, ElemType::B32),
-        ElementLowering::CasLoop | ElementLowering::MaskedCasLoop | ElementLowering::IntMinMax => {
-            None
-        }
-    };
-    Ok(VisaPlan { legality, message })
-}
-
-/// The platforms a refusal's smallest target is searched among, oldest first
-/// ([`Platform::ALL`]), each with its default messages.
-pub fn candidates() -> Vec<VisaTarget> {
-    Platform::ALL.into_iter().map(VisaTarget::new).collect()
-}
-
-fn table(target: VisaTarget, node: &AtomicNode) -> Verdict {
-    let ty = node.ty;
-    if ty.bits() > 64 {
-        return Err(Refusal::new(
-            VisaRule::No128Bit,
-            format!(
-                "no vISA message is atomic on {} bits; a {ty} access cannot be made atomic",
-                ty.bits()
-            ),
-        ));
-    }
-    let surface = surface(target, node.space)?;
-    let mut rewrites = smallvec::SmallVec::<[Rewrite; 3]>::new();
-    if node.scope == Scope::Cluster {
-        rewrites.push(Rewrite::ScopeWidened {
-            from: Scope::Cluster,
-            to: Scope::Device,
-        });
-    }
-    rewrites.extend(FENCES.rewrite(node.order));
-    // No vISA message here carries an L2 eviction policy.
-    if node.hint.is_some() {
-        rewrites.push(Rewrite::CacheHintDropped);
-    }
-
-    let element = match element_lowering(target, node, surface, &mut rewrites)? {
-        ElementLowering::CasLoop if int_min_max_messages(target, node, surface) => {
-            ElementLowering::IntMinMax
-        }
-        element => element,
-    };
-    Ok(Legality {
-        rewrites,
-        lowering: Lowering::per_element(element, node.shape),
-    })
 }
 
 /// Whether an f32/f64 min/max that would be a CAS loop can be [`ElementLowering::IntMinMax`]: the
 /// integer min/max messages of its width, signed and unsigned, on its surface (exact, proven in
 /// `atomir_ir::expand`; the CAS loop stays for NaNs, so the loop's own rules still apply).
-fn int_min_max_messages(target: VisaTarget, node: &AtomicNode, surface: Surface) -> bool {
+pub(super) fn int_min_max_messages(
+    target: VisaTarget,
+    node: &AtomicNode,
+    surface: Surface,
+) -> bool {
     if !matches!(node.ty, ElemType::F32 | ElemType::F64) {
         return false;
     }
@@ -451,7 +246,7 @@ fn int_min_max_messages(target: VisaTarget, node: &AtomicNode, surface: Surface)
     })
 }
 
-fn element_lowering(
+pub(super) fn element_lowering(
     target: VisaTarget,
     node: &AtomicNode,
     surface: Surface,
@@ -460,7 +255,7 @@ fn element_lowering(
     let (op, ty) = (node.op, node.ty);
     if ty.bits() == 8 {
         // No 8-bit atomics anywhere: the containing 32-bit word.
-        return Ok(crate::memory::part_word(op));
+        return Ok(super::ld_st::part_word(op));
     }
     let cas_loop = |rewrites: &mut smallvec::SmallVec<[Rewrite; 3]>| {
         if let Some(refusal) = loop_alu_refusal(target, op, ty) {
@@ -498,7 +293,9 @@ fn element_lowering(
 
 #[cfg(test)]
 mod tests {
+    use super::super::table;
     use super::*;
+    use atomir_ir::AddressSpace;
 
     fn lowering(target: &str, op: AtomicOp, ty: ElemType) -> Result<Lowering, Refusal> {
         let target = VisaTarget::parse(target).unwrap();

@@ -1,0 +1,188 @@
+//! 8/16-bit elements carried out once per aligned 32-bit word by a warp, each address's lanes
+//! folded first ([`WarpCombine::WordFold`]).
+//!
+//! [`WarpCombine::WordFold`]: crate::legal::WarpCombine::WordFold
+
+use super::part_word::whole_word_loop;
+use super::serial_fold::Unit;
+use super::warp::WarpFold;
+use super::{masked_cas_loop_element, Builder};
+use crate::expand::{BinaryOp, CmpCond, Prim, PrimType, UnaryOp, Var};
+use crate::node::AtomicNode;
+use crate::types::ElemType;
+
+/// Emits one 8/16-bit integer element carried out once per aligned 32-bit word by a warp,
+/// exactly: the lanes whose elements lie in one word form a group; within it, the lanes of each
+/// address fold their operands by `fold` (wrapping add for add and sub, integer min/max; exact,
+/// being associative and commutative), the highest lane of each address places its address's
+/// fold in its bits of a word, and the highest lane of the group carries out every address's
+/// fold in one masked CAS loop on the word, each applied to its own bits. Each lane gets the
+/// old value of the linearization in which the group's operations are consecutive, those at
+/// one address in lane order: its element of the replaced word, folded with the operands of
+/// its address's lanes below it (for sub, minus their sum). A lane alone in its word runs its
+/// own masked loop.
+///
+/// The addresses' folds travel in one word by an or-scan over the group: each address's
+/// leader contributes its fold xor the fold's identity in its bits, every other lane zero, so
+/// that the bits of an address no lane acts on decode to the identity, which the loop applies
+/// without changing them. The lanes of a group wait for each other with ordering before the
+/// loop and after the replaced word is shared, as the other warp-combined elements do. Leaves
+/// the builder in the exit block and returns this lane's old value in the element's natural
+/// type.
+pub(super) fn word_fold_element(
+    b: &mut Builder,
+    node: &AtomicNode,
+    ty: ElemType,
+    addr: Var,
+    operand: Var,
+    fold: WarpFold,
+) -> Var {
+    let natural = PrimType::natural(ty);
+    let element_ty = PrimType::int(ty.bits());
+    let unit = Unit::of(b, ty, addr);
+    let shift = unit
+        .shift
+        .expect("an 8/16-bit element lies inside its word");
+    let word_peers = b.var(PrimType::I32);
+    b.push(Prim::WarpPeers {
+        dst: word_peers,
+        key: unit.addr,
+        key_stride: 4,
+    });
+    let one = b.constant(PrimType::I32, 1);
+    let zero = b.constant(PrimType::I32, 0);
+    let below_own_bit = b.binary(BinaryOp::Sub, word_peers, one);
+    let others = b.binary(BinaryOp::And, word_peers, below_own_bit);
+    let alone = b.cmp(CmpCond::Eq, others, zero);
+    let entry = b.current;
+
+    let (solo, _) = b.block(&[]);
+    b.switch_to(solo);
+    let own_old = masked_cas_loop_element(b, node, ty, addr, operand, None);
+    let own_old_bits = b.bits_of(own_old);
+    let solo_end = b.current;
+
+    let (group, _) = b.block(&[]);
+    b.branch_from(entry, alone, (solo, &[]), (group, &[]));
+    b.switch_to(group);
+    let addr_peers = b.var(PrimType::I32);
+    b.push(Prim::WarpPeers {
+        dst: addr_peers,
+        key: addr,
+        key_stride: ty.bytes(),
+    });
+    let contribution = fold.contribution(b, ty, operand);
+    let below = b.var(element_ty);
+    b.push(Prim::WarpScan {
+        dst: below,
+        op: fold.scan_op(),
+        peers: addr_peers,
+        value: contribution,
+        inclusive: false,
+    });
+    let folds = address_folds(b, fold, addr_peers, below, contribution, shift);
+    let gathered = gather_folds(b, addr_peers, word_peers, folds.placed);
+    let leads = b.var(PrimType::Pred);
+    b.push(Prim::WarpLeads {
+        dst: leads,
+        peers: word_peers,
+    });
+    b.push(Prim::WarpSync { peers: word_peers });
+    let nothing = b.constant(PrimType::I32, 0);
+    let group_entry = b.current;
+
+    // The group's highest lane holds every address's fold: it carries them out at once.
+    let (leader, _) = b.block(&[]);
+    b.switch_to(leader);
+    let operand_word = b.binary(BinaryOp::Xor, gathered, folds.identities);
+    let replaced = whole_word_loop(b, node, unit.addr, operand_word);
+    let (shared, shared_params) = b.block(&[PrimType::I32]);
+    b.jump(shared, &[replaced]);
+    b.branch_from(group_entry, leads, (leader, &[]), (shared, &[nothing]));
+
+    b.switch_to(shared);
+    let group_old_word = b.var(PrimType::I32);
+    b.push(Prim::WarpBroadcast {
+        dst: group_old_word,
+        peers: word_peers,
+        value: shared_params[0],
+    });
+    b.push(Prim::WarpSync { peers: word_peers });
+    let group_old_bits = unit.extract(b, group_old_word, element_ty);
+    let old_in_group = fold.old_in_group(b, node, ty, addr_peers, group_old_bits, below);
+    let (done, done_params) = b.block(&[element_ty]);
+    b.jump(done, &[old_in_group]);
+    b.switch_to(solo_end);
+    b.jump(done, &[own_old_bits]);
+
+    b.switch_to(done);
+    b.unary(UnaryOp::Bitcast, done_params[0], natural)
+}
+
+/// The or of the word's lanes' `placed` contributions (this lane's and those below it; the
+/// highest lane's is the whole word's). Where one address has every lane of the word (each
+/// lane's address peers are then its word peers, in every lane of the word alike), its
+/// highest lane's own contribution is already the whole, and the scan is skipped: the common
+/// case of a warp on one address pays for one scan, as the per-address form does.
+fn gather_folds(b: &mut Builder, addr_peers: Var, word_peers: Var, placed: Var) -> Var {
+    let one_address = b.cmp(CmpCond::Eq, addr_peers, word_peers);
+    let from = b.current;
+    let (scan, _) = b.block(&[]);
+    let (gathered, gathered_params) = b.block(&[PrimType::I32]);
+    b.branch_from(from, one_address, (gathered, &[placed]), (scan, &[]));
+    b.switch_to(scan);
+    let scanned = b.var(PrimType::I32);
+    b.push(Prim::WarpScan {
+        dst: scanned,
+        op: BinaryOp::Or,
+        peers: word_peers,
+        value: placed,
+        inclusive: true,
+    });
+    b.jump(gathered, &[scanned]);
+    b.switch_to(gathered);
+    gathered_params[0]
+}
+
+/// What a lane adds to the or-scan that gathers a word's folds.
+struct AddressFolds {
+    /// This lane's contribution: its address's fold xor the identity, in its bits, where it is
+    /// the highest lane of its address; zero otherwise.
+    placed: Var,
+    /// The identity of the fold in every element of a word: the or of the contributions xor
+    /// this is each address's fold in its bits, the identity elsewhere.
+    identities: Var,
+}
+
+/// The contribution of this lane to the gathering of its word's folds: the fold of its
+/// address's lanes (those below it, `below`, and its own `contribution`) where it leads them.
+fn address_folds(
+    b: &mut Builder,
+    fold: WarpFold,
+    addr_peers: Var,
+    below: Var,
+    contribution: Var,
+    shift: Var,
+) -> AddressFolds {
+    let op = fold.scan_op();
+    let element_ty = b.ty(contribution);
+    let bits = element_ty.bits();
+    let identity = op
+        .scan_identity(element_ty)
+        .expect("an integer fold has an identity");
+    let whole = b.binary(op, below, contribution);
+    let identity_var = b.constant(element_ty, identity);
+    let biased = b.binary(BinaryOp::Xor, whole, identity_var);
+    let wide = b.unary(UnaryOp::Zext, biased, PrimType::I32);
+    let in_place = b.binary(BinaryOp::Shl, wide, shift);
+    let leads_address = b.var(PrimType::Pred);
+    b.push(Prim::WarpLeads {
+        dst: leads_address,
+        peers: addr_peers,
+    });
+    let zero = b.constant(PrimType::I32, 0);
+    let placed = b.select(leads_address, in_place, zero);
+    let every_element = (0..32 / bits).fold(0u128, |word, k| word | identity << (k * bits));
+    let identities = b.constant(PrimType::I32, every_element);
+    AddressFolds { placed, identities }
+}
