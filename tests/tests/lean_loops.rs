@@ -232,7 +232,10 @@ fn ptx_float_min_max_by_integer_atomics() {
                 && cell.order == MemoryOrder::Relaxed
                 && !cell.shape.is_vector();
             assert_eq!(
-                legality.lowering.warp() == WarpCombine::Fold,
+                legality.lowering
+                    == Lowering::whole(ElementLowering::IntMinMax)
+                        .with_warp(WarpCombine::Fold)
+                        .unwrap(),
                 combined,
                 "{name} {cell}: {:?}",
                 legality.lowering
