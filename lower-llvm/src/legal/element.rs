@@ -131,7 +131,21 @@ pub(super) fn element_lowering(
         }
         return Ok(ElementLowering::masked(op));
     }
-    let native = match op {
+    Ok(if full_width_native(target, node) {
+        ElementLowering::Native
+    } else {
+        loop_for(small && !small_native)
+    })
+}
+
+/// Whether llc selects `op` on a 32/64-bit element (or, on x86-64, any element) as one instruction
+/// of its own, for the ops the rules above leave: where it does not, or expands it into a loop of
+/// its own, the element is atomir's CAS loop.
+fn full_width_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
+    let (op, ty, bits, triple) = (node.op, node.ty, node.ty.bits(), target.triple);
+    let small = bits < 32;
+    let float = ty.class() == TypeClass::Float;
+    match op {
         // rule llvm.no-uinc-wrap-before-16; SPIR-V has no bounded increment.
         // rule llvm.amdgcn-uinc-wrap-needs-19: llc 16 cannot select them on amdgcn (19 can;
         // 17 and 18 unmeasured), so the CAS loop it is.
@@ -165,12 +179,7 @@ pub(super) fn element_lowering(
             Triple::Amdgcn => op == AtomicOp::Add && amd_float_add_native(target, node, ty),
         },
         _ => true,
-    };
-    Ok(if native {
-        ElementLowering::Native
-    } else {
-        loop_for(small && !small_native)
-    })
+    }
 }
 
 /// NVPTX: whether atomir's f32 add (exact: it keeps subnormals) is printed as LLVM's own
