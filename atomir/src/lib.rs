@@ -57,19 +57,21 @@
 //! ```
 //! use atomir::{
 //!     supported_targets, verify, AddressSpace, AtomicInst, AtomicNode, AtomicOp, ElemType,
-//!     Fence, Kernel, LowerOptions, MemoryOrder, Module, Scope, Target, ValueType,
+//!     Fence, FloatLaxity, Kernel, LowerOptions, MemoryOrder, Module, Scope, Target, ValueType,
 //! };
 //!
 //! let target: Target = "ptx:sm_90".parse()?;
 //! assert_eq!(target.to_string(), "ptx:sm_90@8.8");
 //!
-//! // An acquire f32 add with its old value used.
+//! // An acquire f32 add with its old value used, whose subnormals may flush (the exact add
+//! // is a CAS loop where PTX's native add flushes them).
 //! let mut node = AtomicNode::new(AtomicOp::Add, ElemType::F32);
 //! node.order = MemoryOrder::Acquire;
 //! node.space = AddressSpace::Global;
 //! node.pointer_space = AddressSpace::Global;
 //! node.result_used = true;
-//! let legality = target.legalize(&node).expect("sm_90 adds f32 natively");
+//! node.laxity = Some(FloatLaxity::MayFlushSubnormals);
+//! let legality = target.legalize(&node).expect("sm_90 adds f32 natively, flushing");
 //! println!("{:?}", legality.lowering);
 //! assert_eq!(target.instructions(&node)?, 1); // one `atom`
 //!
@@ -88,6 +90,7 @@
 //! let x = kernel.add_param("x", ValueType::scalar(ElemType::F32));
 //! let mut add = AtomicInst::new(AtomicOp::Add, ElemType::F32, bins, x.into());
 //! add.space = AddressSpace::Global;
+//! add.laxity = Some(FloatLaxity::MayFlushSubnormals);
 //! kernel.push(add, None);
 //! let module = Module { kernels: vec![kernel] };
 //! let verified = verify::verify(&module).expect("the kernel is well formed");
