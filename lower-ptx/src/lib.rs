@@ -38,13 +38,14 @@
 //!
 //! Ask the table about single nodes, no kernel needed: a relaxed f32 add on global memory whose
 //! result is unused is the exact CAS loop on sm_80 (the native add flushes subnormals there),
-//! and a `red` where the node allows flushing; a 128-bit CAS is refused before sm_90, naming
-//! the rule and the smallest architecture that has it.
+//! run once per address by a warp's lanes one after another, and a `red` where the node allows
+//! flushing; a 128-bit CAS is refused before sm_90, naming the rule and the smallest
+//! architecture that has it.
 //!
 //! ```
 //! use atomir_ir::{
 //!     AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, ElementLowering, FloatLaxity,
-//!     Lowering, Rewrite,
+//!     Lowering, Rewrite, WarpCombine,
 //! };
 //! use atomir_ptx::{PtxRule, PtxTarget};
 //!
@@ -53,7 +54,8 @@
 //! add.space = AddressSpace::Global;
 //! add.pointer_space = AddressSpace::Global;
 //! let exact = sm80.legalize(&add).expect("sm_80 adds f32 exactly by a CAS loop");
-//! assert_eq!(exact.lowering, Lowering::whole(ElementLowering::CasLoop));
+//! let serially_folded = Lowering::whole(ElementLowering::CasLoop).with_warp(WarpCombine::SerialFold);
+//! assert_eq!(Ok(exact.lowering), serially_folded);
 //! let rule = PtxRule::F32AddFlushesWithoutNoftz.rule();
 //! assert!(exact.rewrites.contains(&Rewrite::ExactForWeakerNative { rule }));
 //!

@@ -8,7 +8,7 @@ mod common;
 use atomir_ir::semantics::FloatMode;
 use atomir_ir::{
     AddressSpace, AtomicNode, AtomicOp, Backend, ElemType, ElementLowering, FloatLaxity, Kernel,
-    Lowering, MemoryOrder, Rewrite, Scope,
+    Lowering, MemoryOrder, Rewrite, Scope, WarpCombine,
 };
 use atomir_ptx::{PtxRule, PtxTarget};
 use common::{first, lower, one};
@@ -59,9 +59,18 @@ fn below_noftz_an_exact_f32_add_on_global_memory_is_the_exact_cas_loop() {
                 for used in [true, false] {
                     let kernel = f32_op(op, space, None, used);
                     let legality = backend.legalize(&node(&kernel)).unwrap();
+                    // Relaxed and scalar: the warp's lanes at one address serially folded
+                    // where the target has the warp instructions (sm_70), else a loop per lane.
+                    let warp = if target == "sm_60" {
+                        WarpCombine::PerLane
+                    } else {
+                        WarpCombine::SerialFold
+                    };
                     assert_eq!(
                         legality.lowering,
-                        Lowering::whole(ElementLowering::CasLoop),
+                        Lowering::whole(ElementLowering::CasLoop)
+                            .with_warp(warp)
+                            .unwrap(),
                         "{target} {space:?}"
                     );
                     assert!(legality.rewrites.contains(&named), "{target}: {legality:?}");

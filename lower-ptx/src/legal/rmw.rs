@@ -317,24 +317,42 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: ElementLowering)
         && !target.plain_loops
         && Lowering::warp_fold(node.op, node.ty).is_some();
     match element {
-        ElementLowering::MaskedCasLoop | ElementLowering::CasLoop if combines => {
+        ElementLowering::MaskedCasLoop | ElementLowering::CasLoop if combines && per_word(node) => {
             Lowering::whole(ElementLowering::MaskedCasLoop)
                 .with_warp(WarpCombine::WordFold)
                 .expect("a word fold is a masked CAS loop")
+        }
+        ElementLowering::MaskedCasLoop | ElementLowering::CasLoop if combines => {
+            Lowering::whole(element)
+                .with_warp(WarpCombine::Fold)
+                .expect("a per-address fold of a CAS loop")
         }
         // A masked op (and/or/xor) has no fold and stays per lane.
         _ => Lowering::whole(element),
     }
 }
 
-/// Only with `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
+/// Whether the warp combines an 8/16-bit node per 32-bit word ([`WarpCombine::WordFold`])
+/// rather than per address ([`WarpCombine::Fold`]): add and sub on global or generic memory.
+/// Timed on an H200 (bench/RESULTS.md, "The per-word fold against the per-address fold"): on
+/// global memory the word fold is 10-16x faster at 32 and 4096 addresses and as fast at one;
+/// on shared memory, and for min/max anywhere, the per-address fold is 2-6x faster.
+fn per_word(node: &AtomicNode) -> bool {
+    matches!(node.op, AtomicOp::Add | AtomicOp::Sub)
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
+}
+
+/// With `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
 /// out once per 32-bit word by a warp's lanes, their operations applied one after another in
 /// lane order ([`WarpCombine::SerialFold`]), instead of the scalar `atom` (which ptxas makes a
-/// CAS loop per lane), a CAS loop per lane, or the default fold per word. So is an exact f32 add
-/// or sub whose native form would flush ([`native_f32_add_flushes`]), once per address instead of
-/// a CAS loop per lane; where the native f32 add is exact it stays.
+/// CAS loop per lane), a CAS loop per lane, or the default fold per word. By default (not only
+/// with the option; never with `+plain-loops`), an exact f32 add or sub whose native form would
+/// flush ([`native_f32_add_flushes`]): once per address instead of a CAS loop per lane, 66x
+/// faster at one contended address on an H200 and as fast at 32 and 4096 (bench/RESULTS.md,
+/// "The exact f32 add on the GPU"); where the native f32 add is exact it stays.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
-    target.serial_fold
+    let exact_f32_add = node.ty == ElemType::F32 && native_f32_add_flushes(node, target);
+    (target.serial_fold || (exact_f32_add && !target.plain_loops))
         && node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
