@@ -97,7 +97,8 @@ def test_legalize_answers_with_the_verdict() -> None:
     verdict.raise_if_refused()
     # The exact add: the native one flushes subnormals on global memory before PTX ISA 9.4.
     exact = atomir.Target("ptx:sm_90").legalize(global_add())
-    assert exact.strategy == atomir.Strategy.CAS_LOOP and exact.emulation == "cas_loop"
+    # A CAS loop, run once per address by a warp's lanes one after another.
+    assert exact.strategy == atomir.Strategy.CAS_LOOP and exact.emulation == "warp_serial_fold"
     assert "ptx.f32-add-flushes-without-noftz" in exact.rewrites[0]
     assert atomir.Target("ptx:sm_90@9.4").legalize(global_add()).strategy == atomir.Strategy.NATIVE
     u8 = atomir.Atomic("add", "u8", space="global", result=True)

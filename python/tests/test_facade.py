@@ -32,6 +32,8 @@ PYTHON_OF_RUST: Dict[str, List[str]] = {
     "Target::splice": ["Target.splice", "Fragment"],
     "Target::binding_types": ["Target.binding_types", "Binding", "Fragment.types"],
     "Target::smallest_accepting": ["Refusal.smallest_target", "Error"],
+    # The typed id a refusal holds, as a target: Python's refusals hold the target itself.
+    "Target::of_id": ["Refusal.smallest_target", "Error"],
     "Target::instructions": ["Target.legalize", "Verdict.instructions"],
     # Python's splice builds the node's one-instruction kernel itself, with the client's names.
     "node_kernel": ["Target.splice", "Target.binding_types"],
