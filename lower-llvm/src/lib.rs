@@ -10,7 +10,7 @@
 //!   `element`, `vulkan`, `checks`, `rules`, `plan`.
 //! - `emit`: the printer, whole (types, value spelling, the per-kernel emitter, the native
 //!   instructions, the shared expansions, load/store printing, the Vulkan frame and the
-//!   `Printer` itself), private: it is reached through [`Backend`].
+//!   `Printer` itself), private: it is reached through [`Backend`](atomir_ir::Backend).
 //! - [`read`]: the reader of LLVM IR's atomics.
 //!
 //! # Example

@@ -6,7 +6,7 @@
 //! - `legal`: the one legality table (rule ids `visa.*`), split by concern: read-modify-writes,
 //!   atomic loads and stores (single-copy atomicity), fences (order), kernel inputs, candidates.
 //! - `emit`: the printer (execution model, data layout, native messages, primitives), private:
-//!   it is reached through [`Backend`].
+//!   it is reached through [`Backend`](atomir_ir::Backend).
 //! - [`encode`]: the binary form of `SVM_ATOMIC`.
 //!
 //! # Example
