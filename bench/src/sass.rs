@@ -375,6 +375,7 @@ mod tests {
             PtxForms {
                 cas: true,
                 cas_b16: true,
+                instructions: 1,
                 ..PtxForms::default()
             }
         );
@@ -384,10 +385,14 @@ mod tests {
         assert!(forms.integer_min_max && forms.cas && !forms.cas_b16);
         let combined = "\tmatch.any.sync.b64 %r1, %rd1, %r2;\n\tred.global.add.u32 [%rd1], %r3;\n";
         let forms = PtxForms::of(combined);
-        assert!(forms.warp_combined && !forms.cas);
+        assert!(forms.warp_combined && !forms.cas && forms.instructions == 2);
         // A float max is no integer one, and `cas` elsewhere in a line is no compare-and-swap.
         let native = "\tatom.global.max.f32 %f1, [%rd1], %f2; // cas.b16\n";
-        assert_eq!(PtxForms::of(native), PtxForms::default());
+        let one_instruction = PtxForms {
+            instructions: 1,
+            ..PtxForms::default()
+        };
+        assert_eq!(PtxForms::of(native), one_instruction);
         // A fence on every retry (llc's seq_cst loop), and fences only around a loop (ours).
         let fenced_retry = "$L__BB0_1:                // %.0.b1\n\tfence.sc.sys;\n\tatom.acquire.sys.shared.cas.b32 \
                             %r2, [%rd1], %r6, %r1;\n\tsetp.ne.b32 %p1, %r2, %r6;\n\t@%p1 bra \
