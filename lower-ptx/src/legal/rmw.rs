@@ -346,13 +346,13 @@ fn per_word(node: &AtomicNode) -> bool {
 /// out once per 32-bit word by a warp's lanes, their operations applied one after another in
 /// lane order ([`WarpCombine::SerialFold`]), instead of the scalar `atom` (which ptxas makes a
 /// CAS loop per lane), a CAS loop per lane, or the default fold per word. By default (not only
-/// with the option; never with `+plain-loops`), an exact f32 add or sub whose native form would
+/// with the option; never with `+plain-loops`, and `+reassociate-float-add` combines it natively), an exact f32 add or sub whose native form would
 /// flush ([`native_f32_add_flushes`]): once per address instead of a CAS loop per lane, 66x
 /// faster at one contended address on an H200 and as fast at 32 and 4096 (bench/RESULTS.md,
 /// "The exact f32 add on the GPU"); where the native f32 add is exact it stays.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
     let exact_f32_add = node.ty == ElemType::F32 && native_f32_add_flushes(node, target);
-    (target.serial_fold || (exact_f32_add && !target.plain_loops))
+    (target.serial_fold || (exact_f32_add && !target.plain_loops && !target.reassociate_float_add))
         && node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
