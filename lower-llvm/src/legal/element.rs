@@ -44,7 +44,7 @@ pub(super) fn element_lowering(
     }
 
     // rule llvm.amdgcn-system-scope-by-cas: at system scope, on memory that may be fine-grained
-    // (host memory over PCIe), llc expands every RMW but exch, integer add and the bitwise ops
+    // (host memory over PCIe), llc expands every RMW but exch and integer add
     // into a cmpswap loop of its own (measured: fadd, sub, inc/dec and umin at llc 22), so the
     // rest is atomir's CAS loop there.
     if amd_system_scope_by_cas(target, node) {
@@ -202,11 +202,12 @@ fn amd_float_add_native(target: &LlvmTarget, node: &AtomicNode, ty: ElemType) ->
 
 /// AMDGPU: whether a system-scope RMW on global or generic memory (which may be fine-grained
 /// host memory; `+coarse-grained` promises it is not) is one llc would expand into a cmpswap
-/// loop: all but exch, integer add, and, or and xor.
+/// loop: all but exch and integer add (the LLVM matrix's check that a native verdict is no
+/// llc CAS loop found and, or, xor and the packed f16x2/bf16x2 add expanded too).
 pub(super) fn amd_system_scope_by_cas(target: &LlvmTarget, node: &AtomicNode) -> bool {
     let kept = match node.op {
-        AtomicOp::Exch | AtomicOp::Cas | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => true,
-        AtomicOp::Add => node.ty.class() != TypeClass::Float,
+        AtomicOp::Exch | AtomicOp::Cas => true,
+        AtomicOp::Add => matches!(node.ty.class(), TypeClass::Unsigned | TypeClass::Signed),
         _ => false,
     };
     target.triple == Triple::Amdgcn

@@ -75,7 +75,7 @@ atomir_ir::rules! {
              into a CAS loop of its own, so 64-bit inc/dec is atomir's CAS loop",
         AmdgcnSystemScopeByCas = "llvm.amdgcn-system-scope-by-cas":
             "at system scope on global or generic memory (possibly fine-grained) llc expands \
-             every RMW but exch, integer add, and, or and xor into a cmpswap loop of its own: \
+             every RMW but exch and integer add into a cmpswap loop of its own: \
              the rest is atomir's CAS loop there (not with +coarse-grained)",
         NvptxSystemScopeByCas = "llvm.nvptx-system-scope-by-cas":
             "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
