@@ -124,10 +124,20 @@ define amdgpu_kernel void @xor_u64_release_system(ptr addrspace(1) %a, i64 %x, p
 .entry:
   br label %.0.b0
 .0.b0:
-  %.0.1000002 = atomicrmw xor ptr addrspace(1) %a, i64 %x release, align 8
+  %.0.1000002 = load atomic i64, ptr addrspace(1) %a monotonic, align 8
+  br label %.0.b1
+.0.b1:
+  %.0.1000003 = phi i64 [ %.0.1000002, %.0.b0 ], [ %.0.1000006, %.0.b1 ]
+  %.0.1000005 = xor i64 %.0.1000003, %x
+  %.0.1 = cmpxchg ptr addrspace(1) %a, i64 %.0.1000003, i64 %.0.1000005 release monotonic, align 8
+  %.0.1000006 = extractvalue { i64, i1 } %.0.1, 0
+  %.0.1000007 = icmp eq i64 %.0.1000006, %.0.1000003
+  br i1 %.0.1000007, label %.0.b2, label %.0.b1
+.0.b2:
+  %.0.1000004 = phi i64 [ %.0.1000006, %.0.b1 ]
   br label %.0.end
 .0.end:
-  store i64 %.0.1000002, ptr addrspace(1) %.out0
+  store i64 %.0.1000004, ptr addrspace(1) %.out0
   ret void
 }
 
