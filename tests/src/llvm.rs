@@ -249,6 +249,24 @@ fn is_llc_cas(triple: Triple, line: &str) -> bool {
     }
 }
 
+/// Whether `body` (assembly of `triple`) branches to a label defined above the branch.
+fn branches_back(triple: Triple, body: &str) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    for line in body.lines() {
+        let trimmed = line.trim();
+        let first = trimmed.split_whitespace().next().unwrap_or("");
+        if let Some(label) = first.strip_suffix(':') {
+            seen.insert(label.to_string());
+        } else if is_branch(triple, trimmed) {
+            let target = trimmed.split_whitespace().last().unwrap_or("");
+            if seen.contains(target.trim_end_matches(';')) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// Whether an assembly line of `triple` is a branch: PTX's `bra` (predicated or not), AMDGPU's
 /// `s_branch`/`s_cbranch_*`.
 fn is_branch(triple: Triple, line: &str) -> bool {
@@ -300,9 +318,10 @@ pub fn native_is_not_llc_cas_loop(
                 kernel.name
             )
         })?;
-        // A loop needs a branch back: llc 23 reads a 128-bit atomic as one `cas.b128` whose
-        // compare and swap values are equal, which is no loop.
-        let branches = body.lines().any(|line| is_branch(target.triple, line));
+        // A loop needs a branch back (to a label above it): llc 23 reads a 128-bit atomic as one
+        // `cas.b128` whose compare and swap values are equal, and at -O0 the kernel's own
+        // blocks stay as forward branches; neither is a loop.
+        let branches = branches_back(target.triple, &body);
         let cas = body.lines().find(|line| is_llc_cas(target.triple, line));
         if let Some(cas) = cas.filter(|_| branches) {
             wrong.push(format!(
