@@ -321,7 +321,7 @@ pub fn native_is_not_llc_cas_loop(
         // A loop needs a branch back (to a label above it): llc 23 reads a 128-bit atomic as one
         // `cas.b128` whose compare and swap values are equal, and at -O0 the kernel's own
         // blocks stay as forward branches; neither is a loop.
-        let branches = branches_back(target.triple, &body);
+        let branches = branches_back(target.triple, body);
         let cas = body.lines().find(|line| is_llc_cas(target.triple, line));
         if let Some(cas) = cas.filter(|_| branches) {
             wrong.push(format!(
