@@ -5,8 +5,8 @@ semantics.
 
     python3 DIR/run.py DIR OUT [--budget S] [--runs R] [--threads N] [--launch-cap S]
                                [--wide-runs R] [--wide-patterns K] [--wide-time-per-contender S]
-                               [--cells NAME,...] [--addresses N,...]
-                               [--simulate [--simulate-wrong LABEL,...]]
+                               [--cells NAME,...] [--addresses N,...] [--hang-after S]
+                               [--simulate [--simulate-wrong LABEL,...] [--simulate-hang SPEC,...]]
 
 For every cell x operand pattern (constant, increasing, random) x number of addresses (1, 32,
 4096, 2^20; shared memory: up to 4096 and 32 KiB, one copy per block) the runner of
@@ -33,8 +33,17 @@ the rest of a 360 s budget on the second pattern.
 Each contender is loaded from its cubin (ptxas 13.5), or, where the driver refuses that, from
 its PTX with the ISA version lowered to 9.0 (recorded).
 
-OUT receives results.json (every number, the device, driver and date), results.md (per row
-the time of each contender and atomir's ratio to each baseline) and log.txt.
+The rows run in a worker process under a watchdog (`watchdog.py`): a launch that has not
+returned after --hang-after seconds (10) has its process killed and is recorded as `timeout` for
+that contender in that row (cell, pattern, addresses); the row runs again without it in a fresh
+worker. A contender that hangs is slower than anything: results.md flags its class. No new row
+starts after --budget seconds, and a row still running at --budget + --hang-after is stopped and
+recorded as not run.
+
+OUT receives, after every row, results.jsonl (one line per row, appended: what a killed run
+leaves), results.json (every number, the device, driver and date; replaced whole, never half
+written), results.md (per row the time of each contender and atomir's ratio to each baseline,
+then per SASS-table class the worst and median ratio and any hang) and log.txt.
 """
 import argparse
 import datetime
@@ -42,7 +51,9 @@ import json
 import os
 import platform
 import re
+import shutil
 import sys
+import tempfile
 import time
 import zlib
 
@@ -52,6 +63,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cellpatch  # noqa: E402
 import contention  # noqa: E402
+import watchdog  # noqa: E402
 
 SHARED = ("shared", "shared_cluster")
 WIDE = 1 << 20  # addresses from which a row is wide: one thread per address
@@ -166,6 +178,13 @@ class CellRunner(contention.Runner):
     def initial_memory(self, case, addresses):
         return cell_initial_memory(case, addresses, self.options.threads)
 
+    def check(self, row, threads, operands_path, memory, olds, init):
+        # A check of 2^20 elements takes seconds: progress the watchdog must see.
+        self.device.emit("check")
+        outcome = super().check(row, threads, operands_path, memory, olds, init)
+        self.device.emit("checked")
+        return outcome
+
 
 def load_cell(device, folder, entry, log):
     """label -> module entry for contention.Runner.run, each loaded from its cubin or PTX."""
@@ -209,6 +228,9 @@ def load_module(device, folder, contender, name):
     return None, None, "; ".join(failures)
 
 
+HUNG = ("timeout", "crashed")
+
+
 def ratios(contenders):
     """atomir's median time over each baseline's, where both ran and passed."""
     ours = contenders.get("ours", {})
@@ -219,6 +241,11 @@ def ratios(contenders):
         if label != "ours" and outcome.get("status") == "ok" and outcome["median_ms"] > 0:
             out[label] = ours["median_ms"] / outcome["median_ms"]
     return out
+
+
+def hung(contenders):
+    """The contenders that never returned (or took their process down) in a row."""
+    return [label for label, outcome in contenders.items() if outcome.get("status") in HUNG]
 
 
 def render(document):
@@ -234,12 +261,50 @@ def render(document):
         for label, outcome in row["contenders"].items():
             if outcome["status"] == "ok":
                 cells.append(f"{label}: {outcome['median_ms']:.4g} ({outcome['check']})")
+            elif outcome["status"] in HUNG:
+                cells.append(f"{label}: **{outcome['status'].upper()}** ({outcome['reason']})")
             else:
                 cells.append(f"{label}: {outcome['status']}")
+        if "failed" in row:
+            cells.append(f"**row failed**: {row['failed']}")
         ratio = ", ".join(f"{label} {value:.2f}x" for label, value in row["ratios"].items())
+        ratio += "".join(f"{', ' if ratio else ''}{label} hung" for label in hung(row["contenders"]))
         lines.append(f"| {row['cell']} | {row.get('class') or ''} | {row['pattern']} | {row['addresses']} "
-                     f"| {row['threads']} | {'; '.join(cells)} | {ratio} |")
-    return "\n".join(lines) + "\n"
+                     f"| {row.get('threads') or ''} | {'; '.join(cells)} | {ratio} |")
+    return "\n".join(lines + [""] + class_summary(document["rows"])) + "\n"
+
+
+def class_summary(rows):
+    """Per SASS-table class: rows timed, atomir's worst and median ratio to each baseline, and
+    every hang. atomir's code hanging counts as slower than anything (an infinite ratio to every
+    baseline that ran); a baseline hanging flags the class too, as code to look at."""
+    classes = {}
+    for row in rows:
+        if "contenders" not in row:
+            continue
+        entry = classes.setdefault(row.get("class") or "(none)", {"rows": 0, "ratios": {}, "hangs": []})
+        entry["rows"] += 1
+        for label, value in row["ratios"].items():
+            entry["ratios"].setdefault(label, []).append(value)
+        for label in hung(row["contenders"]):
+            entry["hangs"].append(f"{label} in {row['cell']} ({row['pattern']}, n={row['addresses']})")
+            if label == "ours":
+                for other, outcome in row["contenders"].items():
+                    if other in BASELINES and outcome["status"] == "ok":
+                        entry["ratios"].setdefault(other, []).append(float("inf"))
+    if not classes:
+        return []
+    lines = ["Per class, ours / baseline over the rows that ran (inf: atomir's code hung):", "",
+             "| class | rows | " + " | ".join(f"/{b} worst | median" for b in BASELINES) + " | flagged |",
+             "|---|---:|" + "---:|---:|" * len(BASELINES) + "---|"]
+    for name, entry in classes.items():
+        cells = []
+        for baseline in BASELINES:
+            values = sorted(entry["ratios"].get(baseline, []))
+            cells += [f"{values[-1]:.2f}", f"{values[len(values) // 2]:.2f}"] if values else ["—", "—"]
+        flag = "HANG: " + "; ".join(entry["hangs"]) if entry["hangs"] else ""
+        lines.append(f"| {name} | {entry['rows']} | " + " | ".join(cells) + f" | {flag} |")
+    return lines
 
 
 def first_patterns(entry):
@@ -282,13 +347,90 @@ def parse_options(argv):
                         help="operand patterns of a 2^20-address row (the first of the cell's)")
     parser.add_argument("--budget", type=float, default=360,
                         help="seconds after which no new row starts (the rest is reported as not run)")
+    parser.add_argument("--hang-after", type=float, default=10,
+                        help="seconds without progress (a launch that has not returned) after which the "
+                             "worker is killed and the contender recorded as timeout")
     parser.add_argument("--simulate", action="store_true", help="no GPU: test this script against a model")
     parser.add_argument("--simulate-wrong", default="")
+    parser.add_argument("--simulate-hang", default="", metavar="[CELL:]LABEL[@N],...",
+                        help="with --simulate: launches of these contenders never return")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--scratch", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
+def worker_main(options):
+    """The worker process (see watchdog.py): rows from stdin, events to the protocol pipe."""
+    emit = watchdog.Emitter()
+    folder = os.path.abspath(options.folder)
+    with open(os.path.join(folder, "manifest.json")) as f:
+        entries = {e["cell"]["name"]: e for e in json.load(f)["cells"]}
+    if options.simulate:
+        inner = contention.SimulatedDevice(os.path.join(folder, "gpu_bench"), options.scratch,
+                                           [w for w in options.simulate_wrong.split(",") if w])
+    else:
+        inner = contention.CudaDevice()
+    device = watchdog.WatchedDevice(inner, emit, watchdog.parse_hangs(options.simulate_hang) if options.simulate else ())
+    emit("ready", info=inner.info())
+
+    def log(text):
+        emit("log", text=text)
+
+    runner = CellRunner(device, folder, options, log)
+    shutil.rmtree(runner.workdir, ignore_errors=True)
+    runner.workdir = tempfile.mkdtemp(dir=options.scratch)  # the supervisor removes it, killed or not
+    modules = {}
+    for line in sys.stdin:
+        task = json.loads(line)
+        entry = entries[task["cell"]]
+        if task["cell"] not in modules:
+            modules[task["cell"]] = load_cell(inner, folder, entry, log)
+            for label, item in modules[task["cell"]].items():
+                if item.get("module") is not None:
+                    if options.simulate:
+                        item["module"]["contender"] = label
+                    item["module"] = watchdog.LabelledModule(label, item["module"])
+        per_cell = modules[task["cell"]]
+        row = CellRow(CellCase(entry), task["pattern"], task["addresses"])
+        result = runner.run(row, {label: item for label, item in per_cell.items() if label not in task["skip"]})
+        emit("row", result=result, loaded_from={label: item.get("loaded_from") for label, item in per_cell.items()})
+    runner.pool.shutdown()
+
+
+def run_watched(supervisor, entry, row, deadline, log):
+    """The row's result; a contender that hangs or crashes is recorded so and the row runs
+    again without it. Raises watchdog.OutOfBudget."""
+    skipped = {}
+    while True:
+        task = {"cell": row.case.name, "pattern": row.pattern, "addresses": row.addresses, "skip": sorted(skipped)}
+        try:
+            event = supervisor.run_row(task, deadline, lambda text: log(f"  {text}"))
+        except watchdog.Stalled as stall:
+            log(f"{row.key()}: {stall.label or 'the row'} {stall.status.upper()}: {stall.reason}")
+            if stall.label is None or stall.label in skipped:
+                return {"contenders": skipped, "failed": f"{stall.status}: {stall.reason}", "ratios": {}}, {}
+            skipped[stall.label] = {"status": stall.status, "reason": stall.reason}
+            continue
+        result = event["result"]
+        outcomes = result["contenders"] | skipped
+        order = [c["label"] for c in entry["contenders"]]
+        result["contenders"] = {label: outcomes[label] for label in order if label in outcomes}
+        result["ratios"] = ratios(result["contenders"])
+        return result, event["loaded_from"]
+
+
+def write_atomically(path, text):
+    with open(path + ".part", "w") as f:
+        f.write(text)
+    os.replace(path + ".part", path)
+
+
 def main(argv=None):
-    options = parse_options(argv if argv is not None else sys.argv[1:])
+    argv = list(argv if argv is not None else sys.argv[1:])
+    options = parse_options(argv)
+    if options.worker:
+        worker_main(options)
+        return
     started = time.time()
     os.makedirs(options.out, exist_ok=True)
     log_file = open(os.path.join(options.out, "log.txt"), "w")
@@ -305,60 +447,82 @@ def main(argv=None):
     checker = os.path.join(folder, "gpu_bench")
     os.chmod(checker, 0o755)
     contention.self_test_checker(checker)
-    if options.simulate:
-        device = contention.SimulatedDevice(checker, contention._scratch(),
-                                            [w for w in options.simulate_wrong.split(",") if w])
-    else:
-        device = contention.CudaDevice()
-    runner = CellRunner(device, folder, options, log)
-    info = device.info()
+    scratch = tempfile.mkdtemp(prefix="atomir-cells-", dir=contention._scratch())
+    supervisor = watchdog.Supervisor([sys.executable, os.path.abspath(__file__), *argv, "--worker", "--scratch", scratch],
+                                     options.hang_after, log)
+    deadline = started + options.budget + options.hang_after
+    try:
+        run_rows(options, manifest, supervisor, started, deadline, log)
+    finally:
+        supervisor.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+        log_file.close()
+
+
+def run_rows(options, manifest, supervisor, started, deadline, log):
+    info = dict(supervisor.ensure_started(deadline))
     info.update(date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 host=platform.node(), python=platform.python_version(), numpy=np.__version__)
     log(f"device: {json.dumps(info)}")
     wanted = set(options.cells.split(",")) if options.cells else None
     entries = [e for e in manifest["cells"] if wanted is None or e["cell"]["name"] in wanted]
-    modules = {e["cell"]["name"]: load_cell(device, folder, e, log) for e in entries}
-    if options.simulate:
-        for per_cell in modules.values():
-            for item in per_cell.values():
-                if item.get("module"):
-                    item["module"]["contender"] = item["info"]["label"]
     addresses = sorted({n for e in entries for n in e["addresses"]})
     if options.addresses:
         addresses = [n for n in addresses if str(n) in options.addresses.split(",")]
     rows = ordered_rows(entries, addresses, options.wide_patterns)
-    document = {"schema": "atomir-gpu-cells/1", "simulated": device.simulated, "device": info,
+    loaded_from = {}
+    document = {"schema": "atomir-gpu-cells/1", "simulated": options.simulate, "device": info,
                 "config": {k: getattr(options, k) for k in ("threads", "launch_cap", "runs", "time_per_contender", "budget",
-                                                             "wide_runs", "wide_time_per_contender", "wide_patterns")}
+                                                             "wide_runs", "wide_time_per_contender", "wide_patterns",
+                                                             "hang_after")}
                 | {"block": contention.C.BLOCK, "cluster": cellpatch.CLUSTER},
-                "prepared": manifest.get("prepared", {}),
-                "cells": [{"cell": e["cell"], "class": e.get("class"),
-                           "contenders": [c | {"loaded_from": modules[e["cell"]["name"]][c["label"]].get("loaded_from")}
-                                          for c in e["contenders"]]} for e in entries],
-                "rows": []}
-    results = os.path.join(options.out, "results.json")
+                "prepared": manifest.get("prepared", {}), "cells": [], "rows": []}
+    out = options.out
+    stream = open(os.path.join(out, "results.jsonl"), "w")
+
+    def save(final=False):
+        document["cells"] = [{"cell": e["cell"], "class": e.get("class"),
+                              "contenders": [c | {"loaded_from": loaded_from.get(e["cell"]["name"], {}).get(c["label"])}
+                                             for c in e["contenders"]]} for e in entries]
+        document["worker_restarts"] = supervisor.restarts
+        if final:
+            document["seconds"] = round(time.time() - started, 1)
+        write_atomically(os.path.join(out, "results.json"), json.dumps(document, indent=1))
+        write_atomically(os.path.join(out, "results.md"), render(document))
+
     log(f"{len(rows)} rows of {len(entries)} cells")
+    stopped = None
     for index, (entry, row) in enumerate(rows):
         head = {"cell": row.case.name, "class": entry.get("class"), "pattern": row.pattern, "addresses": row.addresses}
-        if time.time() - started > options.budget:
-            document["rows"].append(head | {"not_run": "time budget"})
-            continue
-        row_started = time.time()
-        result = runner.run(row, modules[row.case.name])
-        result.update(head, seconds=round(time.time() - row_started, 3), ratios=ratios(result["contenders"]))
+        result = None
+        if stopped is None and time.time() - started > options.budget:
+            stopped = "time budget"
+        if stopped is None:
+            row_started = time.time()
+            try:
+                result, loaded = run_watched(supervisor, entry, row, deadline, log)
+                loaded_from.setdefault(row.case.name, {}).update(loaded)
+                result.update(head, seconds=round(time.time() - row_started, 3))
+            except watchdog.OutOfBudget:
+                log(f"{row.key()}: stopped at the time limit (--budget + --hang-after)")
+                stopped = "time budget (stopped while running)"
+        if result is None:
+            result = head | {"not_run": stopped}
+            stopped = "time budget"
+        else:
+            summary = ", ".join(f"{label} {o['median_ms']:.3f} ms" if o["status"] == "ok" else f"{label} {o['status'].upper()}"
+                                for label, o in result["contenders"].items())
+            log(f"{index + 1}/{len(rows)} {row.key()} threads={result.get('threads')}: {summary}")
         document["rows"].append(result)
-        summary = ", ".join(f"{label} {o['median_ms']:.3f} ms" if o["status"] == "ok" else f"{label} {o['status'].upper()}"
-                            for label, o in result["contenders"].items())
-        log(f"{index + 1}/{len(rows)} {row.key()} threads={result['threads']}: {summary}")
-        with open(results, "w") as f:
-            json.dump(document, f, indent=1)
-    document["seconds"] = round(time.time() - started, 1)
-    with open(results, "w") as f:
-        json.dump(document, f, indent=1)
-    with open(os.path.join(options.out, "results.md"), "w") as f:
-        f.write(render(document))
-    log(f"done in {document['seconds']} s; results.json, results.md and log.txt in {options.out}")
-    runner.pool.shutdown()
+        stream.write(json.dumps(result) + "\n")
+        stream.flush()
+        os.fsync(stream.fileno())
+        save()
+    supervisor.close()
+    stream.close()
+    save(final=True)
+    log(f"done in {document['seconds']} s ({supervisor.restarts} worker restarts); "
+        f"results.json, results.jsonl, results.md and log.txt in {out}")
 
 
 if __name__ == "__main__":

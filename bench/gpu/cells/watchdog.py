@@ -1,0 +1,212 @@
+"""The cell harness's watchdog: the rows run in a worker process that the runner kills when it
+stops making progress, so that a contender whose code never returns (a CAS loop that never
+succeeds, a barrier that never completes) costs that contender, not the run.
+
+A CUDA kernel cannot be stopped from the host thread that launched it; killing the process that
+owns the context can. The worker (`run.py ... --worker`) creates the CUDA context once and runs
+row after row, told by JSON lines on its stdin; it answers with JSON lines of events on its
+stdout: `ready` (the device), `launch` and `launched` around every kernel launch, `check` around
+every semantics check, `log`, and `row` (the row's result). The supervisor here waits for the
+next event at most `--hang-after` seconds. When none comes, it kills the worker's process group:
+a `launch` without its `launched` names the contender that hung, which is recorded as `timeout`
+for that row (cell, operand pattern, addresses) and the row runs again in a fresh worker without
+it, so the other contenders' times are kept; silence anywhere else fails the row as a whole. A
+worker that dies (a crash, a fault that kills the process) is handled the same way, the
+contender recorded as `crashed`. Restarting a worker costs a CUDA context (about a second), paid
+only after a hang or crash.
+"""
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+# Events on the worker's stdout; anything else the worker or its children print goes to stderr.
+PROTOCOL_FD_ENV = "ATOMIR_CELLS_PROTOCOL_FD"
+
+
+class Emitter:
+    """The worker's side: writes events, one JSON line each, to the protocol pipe (the stdout
+    it was started with; its fd 1 then points at stderr, so stray prints cannot corrupt it)."""
+
+    def __init__(self):
+        protocol = os.dup(1)
+        os.dup2(2, 1)
+        sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+        self.stream = os.fdopen(protocol, "w", buffering=1)
+        self.lock = threading.Lock()
+
+    def __call__(self, event, **fields):
+        with self.lock:
+            self.stream.write(json.dumps({"event": event} | fields) + "\n")
+            self.stream.flush()
+
+
+class LabelledModule:
+    """A loaded module with the contender it belongs to, so that launches can be named."""
+
+    def __init__(self, label, module):
+        self.label, self.module = label, module
+
+
+class LabelledKernel:
+    def __init__(self, label, kernel):
+        self.label, self.kernel = label, kernel
+
+
+class WatchedDevice:
+    """A device (CudaDevice or SimulatedDevice) whose launches report to the supervisor. With
+    `hangs` (simulation only), a matching launch never returns: the CPU stand-in for a kernel
+    that does not terminate."""
+
+    def __init__(self, inner, emit, hangs=()):
+        self.inner, self.emit, self.hangs = inner, emit, list(hangs)
+        self.simulated = inner.simulated
+
+    def info(self):
+        return self.inner.info()
+
+    def buffers(self, init, operands, olds_bytes):
+        return self.inner.buffers(init, operands, olds_bytes)
+
+    def kernel(self, module, name):
+        return LabelledKernel(module.label, self.inner.kernel(module.module, name))
+
+    def launch(self, kernel, row, threads, bufs, results):
+        self.emit("launch", label=kernel.label, threads=threads)
+        if any(hang_matches(spec, row.case.name, kernel.label, row.addresses) for spec in self.hangs):
+            while True:
+                time.sleep(3600)
+        outcome = self.inner.launch(kernel.kernel, row, threads, bufs, results)
+        self.emit("launched", label=kernel.label)
+        return outcome
+
+
+def parse_hangs(text):
+    """`--simulate-hang` specs: `[CELL:]LABEL[@ADDRESSES]`, comma-separated."""
+    specs = []
+    for spec in (s for s in text.split(",") if s):
+        cell, _, rest = spec.rpartition(":") if ":" in spec.split("@")[0] else ("", "", spec)
+        label, _, addresses = rest.partition("@")
+        specs.append((cell or None, label, int(addresses) if addresses else None))
+    return specs
+
+
+def hang_matches(spec, cell, label, addresses):
+    want_cell, want_label, want_addresses = spec
+    return (want_label == label and (want_cell is None or want_cell == cell)
+            and (want_addresses is None or want_addresses == addresses))
+
+
+class Stalled(Exception):
+    """The worker made no progress (or died): `label` is the contender whose launch had not
+    returned (None: the worker was elsewhere), `status` is `timeout` or `crashed`."""
+
+    def __init__(self, status, label, reason):
+        super().__init__(reason)
+        self.status, self.label, self.reason = status, label, reason
+
+
+class OutOfBudget(Exception):
+    """The run's hard time limit came while a row was running; the worker was stopped."""
+
+
+class Supervisor:
+    """The runner's side: starts the worker, hands it rows, kills it when it stalls."""
+
+    def __init__(self, command, hang_after, log):
+        self.command, self.hang_after, self.log = command, hang_after, log
+        self.process, self.events, self.info = None, None, None
+        self.restarts = 0
+
+    def _start(self, deadline):
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, bufsize=1, start_new_session=True)
+        self.events = queue.Queue()
+        threading.Thread(target=_pump, args=(self.process.stdout, self.events), daemon=True).start()
+        # Starting takes a CUDA context and CuPy's import: more than a launch may.
+        event = self._next(deadline, None, patience=max(self.hang_after, 60))
+        if event.get("event") != "ready":
+            self.stop()
+            raise SystemExit(f"run.py: the worker did not start: {event}")
+        self.info = event["info"]
+
+    def ensure_started(self, deadline):
+        if self.process is None:
+            self._start(deadline)
+        return self.info
+
+    def run_row(self, task, deadline, on_log):
+        """The worker's result of one row, or Stalled / OutOfBudget (the worker then stopped)."""
+        self.ensure_started(deadline)
+        self.process.stdin.write(json.dumps(task) + "\n")
+        self.process.stdin.flush()
+        in_flight = None
+        while True:
+            event = self._next(deadline, in_flight)
+            kind = event["event"]
+            if kind == "launch":
+                in_flight = (event["label"], event["threads"])
+            elif kind == "launched":
+                in_flight = None
+            elif kind == "log":
+                on_log(event["text"])
+            elif kind == "row":
+                return event
+
+    def _next(self, deadline, in_flight, patience=None):
+        patience = self.hang_after if patience is None else patience
+        wait = min(patience, deadline - time.time())
+        try:
+            line = self.events.get(timeout=max(wait, 0))
+        except queue.Empty:
+            self.stop()
+            if wait < patience:
+                raise OutOfBudget() from None
+            label = in_flight[0] if in_flight else None
+            where = (f"a launch of {in_flight[1]} threads did not return within {patience:g} s"
+                     if in_flight else f"no progress for {patience:g} s outside any launch")
+            raise Stalled("timeout", label, f"{where}; its process was killed") from None
+        if line is None:
+            code = self.process.wait()
+            self.process = None
+            label = in_flight[0] if in_flight else None
+            where = "during its launch" if in_flight else "outside any launch"
+            raise Stalled("crashed", label, f"the worker process exited (status {code}) {where}")
+        try:
+            return json.loads(line)
+        except json.JSONDecodeError:
+            self.stop()
+            raise Stalled("crashed", None, f"the worker wrote something unreadable: {line[:200]!r}") from None
+
+    def stop(self):
+        """Kills the worker and everything it started (its own process group)."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        self.process = None
+        self.restarts += 1
+
+    def close(self):
+        """Ends a worker that is idle: it exits when its stdin closes."""
+        if self.process is None:
+            return
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.stop()
+        self.process = None
+
+
+def _pump(stream, events):
+    for line in stream:
+        events.put(line)
+    events.put(None)
