@@ -5,7 +5,8 @@ semantics.
 
     python3 DIR/run.py DIR OUT [--budget S] [--runs R] [--threads N] [--launch-cap S]
                                [--wide-runs R] [--wide-patterns K] [--wide-time-per-contender S]
-                               [--cells NAME,...] [--addresses N,...] [--hang-after S]
+                               [--cells NAME,...] [--addresses N,...] [--patterns P,...]
+                               [--hang-after S]
                                [--simulate [--simulate-wrong LABEL,...] [--simulate-hang SPEC,...]]
 
 For every cell x operand pattern (constant, increasing, random) x number of addresses (1, 32,
@@ -337,6 +338,7 @@ def parse_options(argv):
     parser.add_argument("out")
     parser.add_argument("--cells", help="comma-separated cell names (default: every prepared cell)")
     parser.add_argument("--addresses", help="comma-separated address counts (default: each cell's)")
+    parser.add_argument("--patterns", help="comma-separated operand patterns (default: each cell's)")
     parser.add_argument("--threads", type=int, default=contention.C.THREADS)
     parser.add_argument("--launch-cap", type=float, default=0.3)
     parser.add_argument("--runs", type=int, default=5)
@@ -466,6 +468,9 @@ def run_rows(options, manifest, supervisor, started, deadline, log):
     log(f"device: {json.dumps(info)}")
     wanted = set(options.cells.split(",")) if options.cells else None
     entries = [e for e in manifest["cells"] if wanted is None or e["cell"]["name"] in wanted]
+    if options.patterns:
+        # A later call of a run split in parts: the patterns an earlier call did not reach.
+        entries = [dict(e, patterns=[p for p in e["patterns"] if p in options.patterns.split(",")]) for e in entries]
     addresses = sorted({n for e in entries for n in e["addresses"]})
     if options.addresses:
         addresses = [n for n in addresses if str(n) in options.addresses.split(",")]

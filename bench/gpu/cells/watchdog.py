@@ -24,8 +24,22 @@ import sys
 import threading
 import time
 
-# Events on the worker's stdout; anything else the worker or its children print goes to stderr.
-PROTOCOL_FD_ENV = "ATOMIR_CELLS_PROTOCOL_FD"
+# The supervisor's process id, given to the worker so that it can tell it is orphaned.
+SUPERVISOR_ENV = "ATOMIR_CELLS_SUPERVISOR"
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_supervisor():
+    """The worker is killed with its supervisor: a supervisor killed from outside (the time
+    limit of the command around it) must not leave a worker spinning on the GPU. Linux's
+    parent-death signal does it; where the supervisor is already gone, the worker exits."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if str(os.getppid()) != os.environ.get(SUPERVISOR_ENV):
+        os._exit(3)
 
 
 class Emitter:
@@ -33,6 +47,7 @@ class Emitter:
     it was started with; its fd 1 then points at stderr, so stray prints cannot corrupt it)."""
 
     def __init__(self):
+        die_with_supervisor()
         protocol = os.dup(1)
         os.dup2(2, 1)
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
@@ -124,7 +139,9 @@ class Supervisor:
 
     def _start(self, deadline):
         self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, bufsize=1, start_new_session=True)
+                                        text=True, bufsize=1, start_new_session=True,
+                                        env=dict(os.environ, **{SUPERVISOR_ENV: str(os.getpid())}))
+        self.log(f"worker process {self.process.pid} started")
         self.events = queue.Queue()
         threading.Thread(target=_pump, args=(self.process.stdout, self.events), daemon=True).start()
         # Starting takes a CUDA context and CuPy's import: more than a launch may.
