@@ -145,13 +145,19 @@ class Supervisor:
         self.events = queue.Queue()
         threading.Thread(target=_pump, args=(self.process.stdout, self.events), daemon=True).start()
         # Starting takes a CUDA context and CuPy's import: more than a launch may.
-        event = self._next(deadline, None, patience=max(self.hang_after, 60))
+        try:
+            event = self._next(deadline, None, patience=max(self.hang_after, 60))
+        except Stalled as stall:
+            raise SystemExit(f"run.py: the worker did not start: {stall.reason} (its error is above)") from None
         if event.get("event") != "ready":
             self.stop()
             raise SystemExit(f"run.py: the worker did not start: {event}")
         self.info = event["info"]
 
     def ensure_started(self, deadline):
+        if self.process is not None and self.process.poll() is not None:
+            self.log(f"worker process {self.process.pid} exited between rows (status {self.process.returncode})")
+            self.process = None
         if self.process is None:
             self._start(deadline)
         return self.info
