@@ -401,12 +401,17 @@ def worker_main(options):
 
 def run_watched(supervisor, entry, row, deadline, log):
     """The row's result; a contender that hangs or crashes is recorded so and the row runs
-    again without it. Raises watchdog.OutOfBudget."""
+    again without it. A row the run's time limit stops is marked `stopped`, with the hangs
+    recorded before."""
     skipped = {}
     while True:
         task = {"cell": row.case.name, "pattern": row.pattern, "addresses": row.addresses, "skip": sorted(skipped)}
         try:
             event = supervisor.run_row(task, deadline, lambda text: log(f"  {text}"))
+        except watchdog.OutOfBudget:
+            log(f"{row.key()}: stopped at the time limit (--budget + --hang-after)")
+            return {"contenders": skipped, "failed": "stopped at the time limit (--budget + --hang-after)",
+                    "ratios": {}, "stopped": True}, {}
         except watchdog.Stalled as stall:
             log(f"{row.key()}: {stall.label or 'the row'} {stall.status.upper()}: {stall.reason}")
             if stall.label is None or stall.label in skipped:
@@ -504,16 +509,13 @@ def run_rows(options, manifest, supervisor, started, deadline, log):
             stopped = "time budget"
         if stopped is None:
             row_started = time.time()
-            try:
-                result, loaded = run_watched(supervisor, entry, row, deadline, log)
-                loaded_from.setdefault(row.case.name, {}).update(loaded)
-                result.update(head, seconds=round(time.time() - row_started, 3))
-            except watchdog.OutOfBudget:
-                log(f"{row.key()}: stopped at the time limit (--budget + --hang-after)")
-                stopped = "time budget (stopped while running)"
+            result, loaded = run_watched(supervisor, entry, row, deadline, log)
+            loaded_from.setdefault(row.case.name, {}).update(loaded)
+            result.update(head, seconds=round(time.time() - row_started, 3))
+            if result.pop("stopped", False):
+                stopped = "time budget"
         if result is None:
             result = head | {"not_run": stopped}
-            stopped = "time budget"
         else:
             summary = ", ".join(f"{label} {o['median_ms']:.3f} ms" if o["status"] == "ok" else f"{label} {o['status'].upper()}"
                                 for label, o in result["contenders"].items())

@@ -7,10 +7,11 @@ owns the context can. The worker (`run.py ... --worker`) creates the CUDA contex
 row after row, told by JSON lines on its stdin; it answers with JSON lines of events on its
 stdout: `ready` (the device), `launch` and `launched` around every kernel launch, `check` around
 every semantics check, `log`, and `row` (the row's result). The supervisor here waits for the
-next event at most `--hang-after` seconds. When none comes, it kills the worker's process group:
-a `launch` without its `launched` names the contender that hung, which is recorded as `timeout`
-for that row (cell, operand pattern, addresses) and the row runs again in a fresh worker without
-it, so the other contenders' times are kept; silence anywhere else fails the row as a whole. A
+next event at most `--hang-after` seconds while a launch is in flight (`CPU_PATIENCE` elsewhere).
+When none comes, it kills the worker's process group: a `launch` without its `launched` names the
+contender that hung, which is recorded as `timeout` for that row (cell, operand pattern,
+addresses) and the row runs again in a fresh worker without it, so the other contenders' times
+are kept; silence anywhere else fails the row as a whole. A
 worker that dies (a crash, a fault that kills the process) is handled the same way, the
 contender recorded as `crashed`. Restarting a worker costs a CUDA context (about a second), paid
 only after a hang or crash.
@@ -27,6 +28,8 @@ import time
 # The supervisor's process id, given to the worker so that it can tell it is orphaned.
 SUPERVISOR_ENV = "ATOMIR_CELLS_SUPERVISOR"
 PR_SET_PDEATHSIG = 1
+# Seconds the worker may go without an event outside a launch (and to start).
+CPU_PATIENCE = 60
 
 
 def die_with_supervisor():
@@ -146,7 +149,7 @@ class Supervisor:
         threading.Thread(target=_pump, args=(self.process.stdout, self.events), daemon=True).start()
         # Starting takes a CUDA context and CuPy's import: more than a launch may.
         try:
-            event = self._next(deadline, None, patience=max(self.hang_after, 60))
+            event = self._next(deadline, None, patience=max(self.hang_after, CPU_PATIENCE))
         except Stalled as stall:
             raise SystemExit(f"run.py: the worker did not start: {stall.reason} (its error is above)") from None
         if event.get("event") != "ready":
@@ -169,7 +172,9 @@ class Supervisor:
         self.process.stdin.flush()
         in_flight = None
         while True:
-            event = self._next(deadline, in_flight)
+            # Outside a launch the worker is on the CPU (a check of 2^20 elements, the operands):
+            # slow at worst, never stuck on the GPU, so it gets more time.
+            event = self._next(deadline, in_flight, patience=None if in_flight else max(self.hang_after, CPU_PATIENCE))
             kind = event["event"]
             if kind == "launch":
                 in_flight = (event["label"], event["threads"])
