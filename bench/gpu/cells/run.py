@@ -7,7 +7,8 @@ semantics.
                                [--wide-runs R] [--wide-patterns K] [--wide-time-per-contender S]
                                [--cells NAME,...] [--addresses N,...] [--patterns P,...]
                                [--hang-after S]
-                               [--simulate [--simulate-wrong LABEL,...] [--simulate-hang SPEC,...]]
+                               [--simulate [--simulate-wrong LABEL,...] [--simulate-hang SPEC,...]
+                                          [--simulate-fault SPEC,...]]
 
 For every cell x operand pattern (constant, increasing, random) x number of addresses (1, 32,
 4096, 2^20; shared memory: up to 4096 and 32 KiB, one copy per block) the runner of
@@ -354,8 +355,10 @@ def parse_options(argv):
                              "worker is killed and the contender recorded as timeout")
     parser.add_argument("--simulate", action="store_true", help="no GPU: test this script against a model")
     parser.add_argument("--simulate-wrong", default="")
-    parser.add_argument("--simulate-hang", default="", metavar="[CELL:]LABEL[@N],...",
+    parser.add_argument("--simulate-hang", default="", metavar="[CELL/]LABEL[@N],...",
                         help="with --simulate: launches of these contenders never return")
+    parser.add_argument("--simulate-fault", default="", metavar="[CELL/]LABEL[@N],...",
+                        help="with --simulate: launches of these contenders fault and lose the CUDA context")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--scratch", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
@@ -372,7 +375,9 @@ def worker_main(options):
                                            [w for w in options.simulate_wrong.split(",") if w])
     else:
         inner = contention.CudaDevice()
-    device = watchdog.WatchedDevice(inner, emit, watchdog.parse_hangs(options.simulate_hang) if options.simulate else ())
+    device = watchdog.WatchedDevice(inner, emit, *((watchdog.parse_specs(options.simulate_hang),
+                                                    watchdog.parse_specs(options.simulate_fault))
+                                                   if options.simulate else ()))
     emit("ready", info=inner.info())
 
     def log(text):
@@ -412,7 +417,7 @@ def run_watched(supervisor, entry, row, deadline, log):
             log(f"{row.key()}: stopped at the time limit (--budget + --hang-after)")
             return {"contenders": skipped, "failed": "stopped at the time limit (--budget + --hang-after)",
                     "ratios": {}, "stopped": True}, {}
-        except watchdog.Stalled as stall:
+        except watchdog.WorkerLost as stall:
             log(f"{row.key()}: {stall.label or 'the row'} {stall.status.upper()}: {stall.reason}")
             if stall.label is None or stall.label in skipped:
                 return {"contenders": skipped, "failed": f"{stall.status}: {stall.reason}", "ratios": {}}, {}

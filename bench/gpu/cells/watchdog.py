@@ -11,10 +11,12 @@ next event at most `--hang-after` seconds while a launch is in flight (`CPU_PATI
 When none comes, it kills the worker's process group: a `launch` without its `launched` names the
 contender that hung, which is recorded as `timeout` for that row (cell, operand pattern,
 addresses) and the row runs again in a fresh worker without it, so the other contenders' times
-are kept; silence anywhere else fails the row as a whole. A
-worker that dies (a crash, a fault that kills the process) is handled the same way, the
-contender recorded as `crashed`. Restarting a worker costs a CUDA context (about a second), paid
-only after a hang or crash.
+are kept; silence anywhere else fails the row as a whole. A worker that dies during a launch is
+handled the same way, the contender recorded as `crashed`. A launch that faults (an illegal
+address: the CUDA context is lost and every later call of the process would fail) makes the
+worker send `fault` and exit; the contender is recorded as `error` with the fault, and the row
+runs again in a fresh worker. Restarting a worker costs a CUDA context (about a second), paid
+only after a hang, crash or fault.
 """
 import json
 import os
@@ -75,14 +77,32 @@ class LabelledKernel:
         self.label, self.kernel = label, kernel
 
 
-class WatchedDevice:
-    """A device (CudaDevice or SimulatedDevice) whose launches report to the supervisor. With
-    `hangs` (simulation only), a matching launch never returns: the CPU stand-in for a kernel
-    that does not terminate."""
+# CUDA errors after which the context is unusable (every later call fails): spellings of the
+# driver and runtime APIs, lower case, without underscores.
+LOST_CONTEXT = ("illegaladdress", "launchfail", "misalignedaddress", "illegalinstruction",
+                "hardwarestackerror", "invalidpc", "erroraddressoutofrange", "errorassert")
 
-    def __init__(self, inner, emit, hangs=()):
-        self.inner, self.emit, self.hangs = inner, emit, list(hangs)
+
+def context_lost(error):
+    text = f"{type(error).__name__} {error}".replace("_", "").lower()
+    return any(token in text for token in LOST_CONTEXT)
+
+
+class SimulatedFault(Exception):
+    """What CuPy raises when a kernel faults, for `--simulate-fault`."""
+
+
+class WatchedDevice:
+    """A device (CudaDevice or SimulatedDevice) whose launches report to the supervisor. A launch
+    that faults (the CUDA context is then lost) ends the worker after naming the contender, so
+    that the row runs again in a fresh process. Simulation only: a launch matching `hangs` never
+    returns, the CPU stand-in for a kernel that does not terminate; one matching `faults` faults,
+    and every later launch of the process fails as on a lost context."""
+
+    def __init__(self, inner, emit, hangs=(), faults=()):
+        self.inner, self.emit, self.hangs, self.faults = inner, emit, list(hangs), list(faults)
         self.simulated = inner.simulated
+        self.poisoned = False
 
     def info(self):
         return self.inner.info()
@@ -95,31 +115,41 @@ class WatchedDevice:
 
     def launch(self, kernel, row, threads, bufs, results):
         self.emit("launch", label=kernel.label, threads=threads)
-        if any(hang_matches(spec, row.case.name, kernel.label, row.addresses) for spec in self.hangs):
+        where = (row.case.name, kernel.label, row.addresses)
+        if any(spec_matches(spec, *where) for spec in self.hangs):
             while True:
                 time.sleep(3600)
-        outcome = self.inner.launch(kernel.kernel, row, threads, bufs, results)
+        try:
+            if self.poisoned or any(spec_matches(spec, *where) for spec in self.faults):
+                self.poisoned = True
+                raise SimulatedFault("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered")
+            outcome = self.inner.launch(kernel.kernel, row, threads, bufs, results)
+        except Exception as error:  # noqa: BLE001 - only a lost context ends the worker
+            if context_lost(error):
+                self.emit("fault", label=kernel.label, reason=f"{type(error).__name__}: {error}")
+                os._exit(4)
+            raise
         self.emit("launched", label=kernel.label)
         return outcome
 
 
-def parse_hangs(text):
-    """`--simulate-hang` specs: `[CELL:]LABEL[@ADDRESSES]`, comma-separated."""
+def parse_specs(text):
+    """`--simulate-hang` / `--simulate-fault` specs: `[CELL/]LABEL[@ADDRESSES]`, comma-separated."""
     specs = []
     for spec in (s for s in text.split(",") if s):
-        cell, _, rest = spec.rpartition(":") if ":" in spec.split("@")[0] else ("", "", spec)
+        cell, _, rest = spec.rpartition("/")
         label, _, addresses = rest.partition("@")
         specs.append((cell or None, label, int(addresses) if addresses else None))
     return specs
 
 
-def hang_matches(spec, cell, label, addresses):
+def spec_matches(spec, cell, label, addresses):
     want_cell, want_label, want_addresses = spec
     return (want_label == label and (want_cell is None or want_cell == cell)
             and (want_addresses is None or want_addresses == addresses))
 
 
-class Stalled(Exception):
+class WorkerLost(Exception):
     """The worker made no progress (or died): `label` is the contender whose launch had not
     returned (None: the worker was elsewhere), `status` is `timeout` or `crashed`."""
 
@@ -150,7 +180,7 @@ class Supervisor:
         # Starting takes a CUDA context and CuPy's import: more than a launch may.
         try:
             event = self._next(deadline, None, patience=max(self.hang_after, CPU_PATIENCE))
-        except Stalled as stall:
+        except WorkerLost as stall:
             raise SystemExit(f"run.py: the worker did not start: {stall.reason} (its error is above)") from None
         if event.get("event") != "ready":
             self.stop()
@@ -166,7 +196,7 @@ class Supervisor:
         return self.info
 
     def run_row(self, task, deadline, on_log):
-        """The worker's result of one row, or Stalled / OutOfBudget (the worker then stopped)."""
+        """The worker's result of one row, or WorkerLost / OutOfBudget (the worker then stopped)."""
         self.ensure_started(deadline)
         self.process.stdin.write(json.dumps(task) + "\n")
         self.process.stdin.flush()
@@ -182,6 +212,10 @@ class Supervisor:
                 in_flight = None
             elif kind == "log":
                 on_log(event["text"])
+            elif kind == "fault":
+                self.stop()
+                raise WorkerLost("error", event["label"], f"{event['reason']} (the CUDA context was lost: the row ran "
+                                 "again in a fresh process without this contender)")
             elif kind == "row":
                 return event
 
@@ -197,18 +231,18 @@ class Supervisor:
             label = in_flight[0] if in_flight else None
             where = (f"a launch of {in_flight[1]} threads did not return within {patience:g} s"
                      if in_flight else f"no progress for {patience:g} s outside any launch")
-            raise Stalled("timeout", label, f"{where}; its process was killed") from None
+            raise WorkerLost("timeout", label, f"{where}; its process was killed") from None
         if line is None:
             code = self.process.wait()
             self.process = None
             label = in_flight[0] if in_flight else None
             where = "during its launch" if in_flight else "outside any launch"
-            raise Stalled("crashed", label, f"the worker process exited (status {code}) {where}")
+            raise WorkerLost("crashed", label, f"the worker process exited (status {code}) {where}")
         try:
             return json.loads(line)
         except json.JSONDecodeError:
             self.stop()
-            raise Stalled("crashed", None, f"the worker wrote something unreadable: {line[:200]!r}") from None
+            raise WorkerLost("crashed", None, f"the worker wrote something unreadable: {line[:200]!r}") from None
 
     def stop(self):
         """Kills the worker and everything it started (its own process group)."""
