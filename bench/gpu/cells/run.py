@@ -39,8 +39,8 @@ The rows run in a worker process under a watchdog (`watchdog.py`): a launch that
 returned after --hang-after seconds (10) has its process killed and is recorded as `timeout` for
 that contender in that row (cell, pattern, addresses); the row runs again without it in a fresh
 worker. A contender that hangs is slower than anything: results.md flags its class. No new row
-starts after --budget seconds, and a row still running at --budget + --hang-after is stopped and
-recorded as not run.
+starts after --budget seconds, and a row still running at --budget + --hang-after is stopped
+(recorded as failed, with the hangs it found before).
 
 OUT receives, after every row, results.jsonl (one line per row, appended: what a killed run
 leaves), results.json (every number, the device, driver and date; replaced whole, never half
@@ -54,6 +54,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -303,7 +304,7 @@ def class_summary(rows):
         cells = []
         for baseline in BASELINES:
             values = sorted(entry["ratios"].get(baseline, []))
-            cells += [f"{values[-1]:.2f}", f"{values[len(values) // 2]:.2f}"] if values else ["—", "—"]
+            cells += [f"{values[-1]:.2f}", f"{statistics.median(values):.2f}"] if values else ["—", "—"]
         flag = "HANG: " + "; ".join(entry["hangs"]) if entry["hangs"] else ""
         lines.append(f"| {name} | {entry['rows']} | " + " | ".join(cells) + f" | {flag} |")
     return lines
