@@ -32,6 +32,8 @@ SUPERVISOR_ENV = "ATOMIR_CELLS_SUPERVISOR"
 PR_SET_PDEATHSIG = 1
 # Seconds the worker may go without an event outside a launch (and to start).
 CPU_PATIENCE = 60
+# Seconds a killed worker may take to exit before the runner goes on without waiting.
+KILL_PATIENCE = 30
 
 
 def die_with_supervisor():
@@ -252,7 +254,12 @@ class Supervisor:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        self.process.wait()
+        try:
+            # The driver tears the context down (and stops a spinning kernel) before the
+            # process is gone; that must not hold the runner forever either.
+            self.process.wait(timeout=KILL_PATIENCE)
+        except subprocess.TimeoutExpired:
+            self.log(f"worker process {self.process.pid} still exiting after {KILL_PATIENCE} s; going on")
         self.process = None
         self.restarts += 1
 
