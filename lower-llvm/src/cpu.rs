@@ -178,6 +178,14 @@ impl Cpu {
         major >= self.row().since && major <= self.row().until
     }
 
+    /// Whether the llc of LLVM `major` expands an RMW other than exch and integer add on global
+    /// or generic memory into a cmpswap loop at every scope, lacking `!amdgpu.no.remote.memory`
+    /// (measured with llc 22 and 23: gfx90a and gfx1100 do; gfx942, which emulates system-scope
+    /// atomics, does so at system scope only; llc 19 at no scope but system).
+    pub const fn expands_rmw_that_may_be_remote(self, major: u32) -> bool {
+        major >= 20 && matches!(self, Cpu::Gfx90a | Cpu::Gfx1100)
+    }
+
     /// The processor of `triple` named `name`.
     pub fn from_name(triple: Triple, name: &str) -> Option<Cpu> {
         Cpu::ALL

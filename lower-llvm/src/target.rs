@@ -68,9 +68,10 @@ impl Knob {
     pub const fn help(self) -> &'static str {
         match self {
             Knob::CoarseGrained => {
-                "every address is coarse-grained memory, so float atomics carry \
-                 !amdgpu.no.fine.grained.memory and run natively; wrong for fine-grained \
-                 (host-coherent) memory, hence off by default"
+                "every address is coarse-grained memory, so every atomicrmw carries \
+                 !amdgpu.no.fine.grained.memory and float adds and the integer RMWs llc would \
+                 otherwise expand run natively; wrong for fine-grained (host-coherent) memory, \
+                 hence off by default"
             }
         }
     }
@@ -89,9 +90,10 @@ pub struct LlvmTarget {
     /// The LLVM major version (from [`MIN_MAJOR`] to [`MAX_MAJOR`]) whose `llvm-as`, `opt` and
     /// `llc` must accept the output: it decides the syntax and which atomics are native.
     pub major: u32,
-    /// AMDGPU only: every address the module touches is coarse-grained memory, so float atomics
-    /// may carry `!amdgpu.no.fine.grained.memory` and run natively. False for fine-grained
-    /// (host-coherent) allocations, hence off by default.
+    /// AMDGPU only: every address the module touches is coarse-grained memory, so every
+    /// `atomicrmw` carries `!amdgpu.no.fine.grained.memory` and llc keeps float adds and the
+    /// integer RMWs it would expand for fine-grained or remote memory native. False for
+    /// fine-grained (host-coherent) allocations, hence off by default.
     pub coarse_grained: bool,
     /// The processor llc compiles for (`-mcpu`) on nvptx64 and amdgcn; `None` on the other
     /// triples. Which atomics are native, and which scopes and spaces exist, follow it.

@@ -25,7 +25,7 @@ use atomir_ir::{Backend, Kernel, LowerOptions, Module, Strategy};
 use atomir_llvm::LlvmTarget;
 use atomir_tests::llvm::{check_batch, Codegen, LlvmTools};
 
-const CONFIGS: [&str; 24] = [
+const CONFIGS: [&str; 26] = [
     "nvptx64@23",
     "spirv64@23",
     "amdgcn@23",
@@ -50,6 +50,8 @@ const CONFIGS: [&str; 24] = [
     "amdgcn:gfx1100@22",
     "amdgcn:gfx90a@23",
     "amdgcn:gfx1100@23",
+    "amdgcn:gfx90a@23+coarse-grained",
+    "amdgcn:gfx1100@22+coarse-grained",
 ];
 
 /// For a configuration on a processor other than its version's default: one cell of each

@@ -269,6 +269,45 @@ fn amdgcn_float_add_follows_the_processor() {
     }
 }
 
+/// amdgcn: from LLVM 20 gfx90a and gfx1100 expand a device-scope xor on global memory (which may
+/// be another device's) into a cmpswap loop, so the verdict is atomir's CAS loop there; gfx942
+/// (system scope only), llc 19 and `+coarse-grained` keep it native, and llc's code for each
+/// native verdict has no compare-and-swap.
+#[test]
+fn amdgcn_device_rmw_on_memory_that_may_be_remote() {
+    let xor = cell(AtomicOp::Xor, ElemType::U32, Scope::Device, AddressSpace::Global);
+    let cases = [
+        ("amdgcn:gfx90a@22", false),
+        ("amdgcn:gfx1100@23", false),
+        ("amdgcn:gfx942@22", true),
+        ("amdgcn:gfx90a@19", true),
+        ("amdgcn:gfx1100@22+coarse-grained", true),
+    ];
+    for (spec, native) in cases {
+        let lowering = verdict(spec, &xor).unwrap().lowering;
+        let expected = if native {
+            Lowering::whole(ElementLowering::Native)
+        } else {
+            Lowering::whole(ElementLowering::CasLoop)
+        };
+        assert_eq!(lowering, expected, "{spec}");
+        let amdgcn = target(spec);
+        let code = lower_module(&amdgcn, &[xor.kernel()]).unwrap();
+        let tag = format!("xor_{}", spec.replace([':', '@', '+'], "_"));
+        let Some(message) = llc(&amdgcn, &code, &tag, None) else {
+            continue;
+        };
+        assert_eq!(message, "", "{spec}: {code}");
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_processors");
+        let asm = std::fs::read_to_string(dir.join(format!("{tag}.s"))).unwrap();
+        let has_cas = asm.contains("cmpswap") || asm.contains("cmpst");
+        assert_eq!(has_cas, !native, "{spec}: {asm}");
+        if native {
+            assert!(asm.contains("atomic_xor"), "{spec}: {asm}");
+        }
+    }
+}
+
 /// llc's PTX for one plain `atomicrmw <op> <ty>` on `space` (address space number), with the
 /// target's flags; `None` where that llc is missing.
 fn llc_ptx_of_rmw(

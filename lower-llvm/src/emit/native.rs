@@ -195,8 +195,9 @@ pub(crate) fn rmw(
     value: Ref,
     mem: &Mem,
 ) {
-    let hint =
-        em.target.coarse_grained && ty.is_float() && matches!(op, AtomicOp::Add | AtomicOp::Sub);
+    // `+coarse-grained` promises every address is coarse-grained memory: said on every RMW, it
+    // lets llc keep the float adds and, on memory that may be remote, the integer ops native.
+    let hint = em.target.coarse_grained;
     if ty.is_packed() && matches!(op, AtomicOp::Add | AtomicOp::Sub) {
         let lane = packed_lane(ty);
         let vector = Ty::V(2, lane);

@@ -43,10 +43,10 @@ pub(super) fn element_lowering(
         });
     }
 
-    // rule llvm.amdgcn-system-scope-by-cas: at system scope, on memory that may be fine-grained
-    // (host memory over PCIe), llc expands every RMW but exch and integer add
-    // into a cmpswap loop of its own (measured: fadd, sub, inc/dec and umin at llc 22), so the
-    // rest is atomir's CAS loop there.
+    // rules llvm.amdgcn-system-scope-by-cas and llvm.amdgcn-remote-memory-by-cas: on memory
+    // that may be fine-grained (host memory) or remote (another device's, over PCIe), llc
+    // expands every RMW but exch and integer add into a cmpswap loop of its own, so the rest is
+    // atomir's CAS loop there.
     if amd_system_scope_by_cas(target, node) {
         return Ok(loop_for(small));
     }
@@ -200,19 +200,25 @@ fn amd_float_add_native(target: &LlvmTarget, node: &AtomicNode, ty: ElemType) ->
     })
 }
 
-/// AMDGPU: whether a system-scope RMW on global or generic memory (which may be fine-grained
-/// host memory; `+coarse-grained` promises it is not) is one llc would expand into a cmpswap
-/// loop: all but exch and integer add (the LLVM matrix's check that a native verdict is no
-/// llc CAS loop found and, or, xor and the packed f16x2/bf16x2 add expanded too).
+/// AMDGPU: whether an RMW on global or generic memory is one llc would expand into a cmpswap
+/// loop because the memory may be fine-grained host memory or another device's memory over
+/// PCIe (`+coarse-grained` promises neither): all but exch and integer add, at system scope
+/// (rule llvm.amdgcn-system-scope-by-cas) and, from LLVM 20 on processors that do not emulate
+/// system-scope atomics, at every scope (rule llvm.amdgcn-remote-memory-by-cas). The LLVM
+/// matrix's check that a native verdict is no llc CAS loop found each of these.
 pub(super) fn amd_system_scope_by_cas(target: &LlvmTarget, node: &AtomicNode) -> bool {
     let kept = match node.op {
         AtomicOp::Exch | AtomicOp::Cas => true,
         AtomicOp::Add => matches!(node.ty.class(), TypeClass::Unsigned | TypeClass::Signed),
         _ => false,
     };
+    let may_be_remote = node.scope == Scope::System
+        || target
+            .cpu
+            .is_some_and(|cpu| cpu.expands_rmw_that_may_be_remote(target.major));
     target.triple == Triple::Amdgcn
         && !target.coarse_grained
-        && node.scope == Scope::System
+        && may_be_remote
         && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
         && !kept
 }

@@ -77,6 +77,11 @@ atomir_ir::rules! {
             "at system scope on global or generic memory (possibly fine-grained) llc expands \
              every RMW but exch and integer add into a cmpswap loop of its own: \
              the rest is atomir's CAS loop there (not with +coarse-grained)",
+        AmdgcnRemoteMemoryByCas = "llvm.amdgcn-remote-memory-by-cas":
+            "from LLVM 20, on gfx90a and gfx1100 (not gfx942, which emulates system-scope \
+             atomics), llc expands every RMW on global or generic memory but exch and integer \
+             add into a cmpswap loop of its own at every scope, since the memory may be another \
+             device's over PCIe: the rest is atomir's CAS loop there (not with +coarse-grained)",
         NvptxSystemScopeByCas = "llvm.nvptx-system-scope-by-cas":
             "NVPTX keeps `.sys` on cmpxchg only: a system-scope RMW is a CAS loop",
         PartWordCas = "llvm.part-word-cas":
