@@ -156,6 +156,23 @@ where
     }
 }
 
+/// A tuple spells its pieces in order: a piece of text made of parts (an opcode and its type
+/// suffix, say) passed as one value without building a string.
+macro_rules! tuples {
+    ($(($($piece:ident),+)),+) => {$(
+        impl<$($piece: Spell),+> Spell for ($($piece,)+) {
+            #[inline]
+            #[allow(non_snake_case)]
+            fn spell(&self, out: &mut String) {
+                let ($($piece,)+) = self;
+                $($piece.spell(out);)+
+            }
+        }
+    )+};
+}
+
+tuples!((A, B), (A, B, C), (A, B, C, D), (A, B, C, D, E));
+
 /// A [`Spell`] as a [`Display`](std::fmt::Display), for the text around code that goes through
 /// `format!` (a refusal's message), not for code: it spells into a new string each time.
 #[derive(Clone, Copy, Debug)]
@@ -392,6 +409,13 @@ mod tests {
         }
         assert_eq!(spelled(i8::MIN), "-128");
         assert_eq!(spelled(usize::MAX), format!("{}", usize::MAX));
+    }
+
+    #[test]
+    fn a_tuple_spells_its_pieces_in_order() {
+        assert_eq!(spelled(("add", '.', 'u', 32u32)), "add.u32");
+        assert_eq!(spelled(("cvt.", 's', 32u32, ".s", 8u8,)), "cvt.s32.s8");
+        assert_eq!(spelled(("x", Hex::prefixed(16u8))), "x0x10");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use atomir_ir::ParseTargetError;
+use atomir_ir::spelling::{Displayed, Spell};
+use atomir_ir::{spell, ParseTargetError};
 
 /// A ptxas release that judges PTX: each architecture is assembled by the releases that know it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -216,9 +217,15 @@ impl PtxIsa {
     }
 }
 
+impl Spell for PtxIsa {
+    fn spell(&self, out: &mut String) {
+        spell!(out, self.major, '.', self.minor);
+    }
+}
+
 impl fmt::Display for PtxIsa {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
+        fmt::Display::fmt(&Displayed(self), f)
     }
 }
 
@@ -499,22 +506,25 @@ impl FromStr for PtxTarget {
     }
 }
 
+/// The target as `--target ptx:` spells it: `sm_90@8.0`, then its knobs (`+serial-fold`).
+impl Spell for PtxTarget {
+    fn spell(&self, out: &mut String) {
+        spell!(out, self.sm.name(), '@', self.isa);
+        let knobs = [
+            (self.packed_half_add, PtxKnob::PackedHalfAdd),
+            (self.reassociate_float_add, PtxKnob::ReassociateFloatAdd),
+            (self.plain_loops, PtxKnob::PlainLoops),
+            (self.serial_fold, PtxKnob::SerialFold),
+        ];
+        for (_, knob) in knobs.iter().filter(|(on, _)| *on) {
+            spell!(out, '+', knob.name());
+        }
+    }
+}
+
 impl fmt::Display for PtxTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}@{}", self.sm.name(), self.isa)?;
-        if self.packed_half_add {
-            write!(f, "+{}", PtxKnob::PackedHalfAdd.name())?;
-        }
-        if self.reassociate_float_add {
-            write!(f, "+{}", PtxKnob::ReassociateFloatAdd.name())?;
-        }
-        if self.plain_loops {
-            write!(f, "+{}", PtxKnob::PlainLoops.name())?;
-        }
-        if self.serial_fold {
-            write!(f, "+{}", PtxKnob::SerialFold.name())?;
-        }
-        Ok(())
+        fmt::Display::fmt(&Displayed(self), f)
     }
 }
 

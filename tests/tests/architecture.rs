@@ -5,6 +5,8 @@
 //! - no import circle between sibling modules of any crate's `src/` (at every level of the
 //!   module tree: two files of one directory, or two directories of one parent);
 //! - no backend crate (`lower-*`) depends on or names another backend crate;
+//! - every printer (`lower-*/src/emit/`) appends its text through `spell!`: no `write!(` or
+//!   `writeln!(` there, and no `std::fmt::Write` in scope;
 //! - no run of six or more lines of one shape (whitespace-trimmed, identifiers kept; blank,
 //!   comment and punctuation-only lines left out) in the `src/` of two backend crates: code two
 //!   backends share lives once in `atomir_ir`.
@@ -23,7 +25,7 @@ use std::path::{Path, PathBuf};
 mod architecture_support;
 
 use architecture_support::shapes::{repeated_runs, RUN};
-use architecture_support::{functions, module_edges, Edge};
+use architecture_support::{functions, lex, module_edges, Edge, Tok};
 
 const MAX_FILE_LINES: usize = 800;
 const MAX_FN_LINES: usize = 150;
@@ -304,6 +306,76 @@ fn no_backend_imports_another() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The `write!`-family macros and the `fmt::Write` import each use of `tokens` makes, as
+/// `line: what` (comments and string literals hold none: the lexer skips them).
+fn fmt_writes(tokens: &[(Tok, usize)]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (k, (token, line)) in tokens.iter().enumerate() {
+        let Tok::Ident(name) = token else { continue };
+        let next = |n: usize| tokens.get(k + n).map(|(t, _)| t);
+        let is_macro = matches!(name.as_str(), "write" | "writeln")
+            && next(1) == Some(&Tok::Punct('!'))
+            && next(2) == Some(&Tok::Punct('('));
+        if is_macro {
+            found.push(format!("{line}: `{name}!(`"));
+        }
+        let after_fmt = k >= 3
+            && tokens[k - 3].0 == Tok::Ident("fmt".into())
+            && tokens[k - 2].0 == Tok::Punct(':')
+            && tokens[k - 1].0 == Tok::Punct(':');
+        if name == "Write" && after_fmt {
+            found.push(format!("{line}: `fmt::Write`"));
+        }
+    }
+    found
+}
+
+#[test]
+fn printers_append_through_spell() {
+    let files: Vec<(String, String)> = rust_files(&workspace_root())
+        .into_iter()
+        .filter(|(path, _)| {
+            path.starts_with("lower-")
+                && path
+                    .split_once('/')
+                    .map(|(_, rest)| rest)
+                    .is_some_and(|rest| rest.starts_with("src/emit/"))
+        })
+        .collect();
+    let backends = BACKENDS.iter().filter(|(dir, _)| {
+        files
+            .iter()
+            .any(|(path, _)| path.starts_with(&format!("{dir}/src/emit/")))
+    });
+    assert_eq!(
+        backends.count(),
+        BACKENDS.len(),
+        "every backend has an `emit/`"
+    );
+    let mut failures = Vec::new();
+    for (path, text) in &files {
+        for found in fmt_writes(&lex(text)) {
+            failures.push(format!(
+                "{path}:{found}: a printer appends through `spell!`"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_write_macro_and_the_fmt_write_import_are_found() {
+    let source = "use std::fmt::Write;\n// write!(out, \"no\")\nlet s = \"writeln!(x)\";\n\
+                  let _ = write!(out, \"{x}\");\nwriteln!(out);\nwrite(out);\n";
+    let found = fmt_writes(&lex(source));
+    assert_eq!(
+        found,
+        ["1: `fmt::Write`", "4: `write!(`", "5: `writeln!(`"],
+        "comments, strings and plain calls are not uses"
+    );
+    assert!(fmt_writes(&lex("spell!(out, \"write!(\", 1u32);")).is_empty());
 }
 
 /// The backend crates' library sources, as (crate directory, path from the root, text).

@@ -49,8 +49,6 @@
 //! `<name>__<view>`, labels `b`/`done`; LLVM values `t`/`v`, blocks `b`/`end`, the result
 //! `result`).
 
-use std::fmt::Write;
-
 use smallvec::SmallVec;
 
 use crate::kernel::Value;
@@ -128,7 +126,7 @@ impl SpliceNames {
             )));
         }
         self.prefix.clear();
-        let _ = write!(self.prefix, "{base}{number}_");
+        crate::spell!(&mut self.prefix, base, number, '_');
         Ok(())
     }
 
@@ -224,27 +222,20 @@ impl SpliceNames {
             .map(|(pred, cont)| (pred.as_str(), cont.as_str()))
     }
 
-    /// Writes a name the fragment makes up: `<prefix><kind>[<number>]`. The one place such a
+    /// Appends a name the fragment makes up: `<prefix><kind>[<number>]`. The one place such a
     /// name is spelled; `kind` starts with a lowercase letter.
-    pub fn write_made<W: Write + ?Sized>(
-        &self,
-        out: &mut W,
-        kind: &str,
-        number: Option<u32>,
-    ) -> std::fmt::Result {
+    pub fn write_made(&self, out: &mut String, kind: &str, number: Option<u32>) {
         debug_assert!(kind.starts_with(|c: char| c.is_ascii_lowercase()));
-        out.write_str(&self.prefix)?;
-        out.write_str(kind)?;
-        match number {
-            Some(number) => write!(out, "{number}"),
-            None => Ok(()),
+        crate::spell!(out, self.prefix, kind);
+        if let Some(number) = number {
+            crate::spell!(out, number);
         }
     }
 
     /// A name the fragment makes up, as a new string ([`SpliceNames::write_made`]).
     pub fn made(&self, kind: &str, number: Option<u32>) -> String {
         let mut name = String::new();
-        let _ = self.write_made(&mut name, kind, number);
+        self.write_made(&mut name, kind, number);
         name
     }
 

@@ -6,10 +6,11 @@
 //! through one [`Emitter`], so a value is named, cast and extracted the same way everywhere.
 
 use std::borrow::Cow;
-use std::fmt::Write;
+use std::fmt;
 
 use atomir_ir::expand::{PrimType, Var};
 use atomir_ir::lower::{Hole, Namer, Recorder, Spell, SpliceNames, Unprintable};
+use atomir_ir::spelling::Displayed;
 use atomir_ir::{
     spell, AddressSpace, AtomicInst, Constant, Inst, Kernel, Operand, Scalar, Value, ValueDef,
     ValueType,
@@ -110,13 +111,13 @@ impl Spell for ShownLabel<'_, '_> {
                 _ => out.push_str(".end"),
             };
         };
-        let _ = match (self.1, splice.blocks()) {
+        match (self.1, splice.blocks()) {
             // A plain identifier: the driver checked.
-            (Label::Entry, Some((predecessor, _))) => out.write_str(predecessor),
+            (Label::Entry, Some((predecessor, _))) => out.push_str(predecessor),
             (Label::Entry, None) => splice.write_made(out, "entry", None),
             (Label::Block(_, k), _) => splice.write_made(out, "b", Some(k)),
             (Label::End(_), _) => splice.write_made(out, "end", None),
-        };
+        }
     }
 }
 
@@ -132,7 +133,7 @@ impl Spell for Shown<'_, '_> {
         };
         if let Some((splice, kind, number)) = made {
             out.push('%');
-            let _ = splice.write_made(out, kind, Some(number));
+            splice.write_made(out, kind, Some(number));
             return;
         }
         if self.0.recorder.is_recording() {
@@ -749,14 +750,15 @@ pub(crate) enum TemplateError {
     UnknownHole(u32),
 }
 
-impl std::fmt::Display for TemplateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             TemplateError::MissingInput(input) => {
-                write!(f, "a template names input {input}, which is not there")
+                let message = ("a template names input ", input, ", which is not there");
+                fmt::Display::fmt(&Displayed(message), f)
             }
             TemplateError::UnknownHole(kind) => {
-                write!(f, "a template holds a hole of kind {kind}")
+                fmt::Display::fmt(&Displayed(("a template holds a hole of kind ", kind)), f)
             }
         }
     }

@@ -7,7 +7,6 @@
 //! [`super::vulkan`].
 
 use std::borrow::Cow;
-use std::fmt::Write;
 
 use atomir_ir::expand::{Block, Prim};
 use atomir_ir::lower::{
@@ -318,10 +317,10 @@ impl<'m> Printer<'m> for LlvmPrinter<'m> {
             .declarations
             .extend(self.builtins.take().map(|line| line.trim_end().to_owned()));
         out.push_str("  br label %");
-        let _ = match splice.blocks() {
-            Some((_, continuation)) => out.write_str(continuation),
+        match splice.blocks() {
+            Some((_, continuation)) => out.push_str(continuation),
             None => splice.write_made(out, "cont", None),
-        };
+        }
         out.push('\n');
         let result = em
             .spliced_inst

@@ -2,12 +2,13 @@
 //! stores of its results (at the addresses a caller's [`EntryHook`] gives, where it gives one).
 
 use std::collections::HashMap;
-use std::fmt::Write;
 
 use atomir_ir::expand::{Expansion, Terminator, Var};
 use atomir_ir::{AddressSpace, AtomicInst, Kernel, Value, ValueDef, ValueType};
 
 use atomir_ir::lower::{append_buffer, Facts};
+use atomir_ir::spell;
+use atomir_ir::spelling::Spell;
 use smallvec::SmallVec;
 
 use super::hook::{EntryHook, EntryRegister, EntryRegisters};
@@ -183,43 +184,43 @@ pub(super) fn entry_begin(
         let stride = (elem_bits.max(8) / 8) as usize * lanes;
         // The address the value is read from: the parameter itself, or where the hook says.
         let slot = hook.as_deref_mut().and_then(|hook| {
-            let param = format!("{name}_param_{index}");
+            let mut param = String::new();
+            spell!(&mut param, ParamBase::Param(name, index));
             let registers = &mut EntryRegisters {
                 emitter: &mut *emitter,
             };
             hook.param_address(registers, &param, stride, body)
                 .map(|EntryRegister(slot)| slot)
         });
-        let (space, base) = param_address(name, index, slot);
+        let base = ParamBase::of(name, index, slot);
+        let space = base.space();
         for lane in 0..lanes {
             let offset = lane * (elem_bits.max(8) / 8) as usize;
             let lane_index = (lanes > 1).then_some(lane);
             match class {
                 Class::Pred => {
                     let raw = emitter.temp(Class::B32);
-                    let _ = writeln!(body, "\tld.{space}.u32 %_r{}, [{base}];", raw.number);
+                    let raw = EntryRegister(raw);
+                    spell!(body, "\tld.", space, ".u32 ", raw, ", [", base, "];\n");
                     body.push_str("\tsetp.ne.u32 ");
                     write_value(body, &emitter.names, p.value, None);
-                    let _ = writeln!(body, ", %_r{}, 0;", raw.number);
+                    spell!(body, ", ", raw, ", 0;\n");
                 }
                 // Never read where the target has no `.b128` registers: nothing there can read
                 // a 128-bit value (see `legal::param`).
                 Class::B128 if !emitter.target.has(Feature::B128Register) => {}
                 Class::B128 => {
                     let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
-                    let _ = writeln!(
-                        body,
-                        "\tld.{space}.v2.b64 {{%_d{}, %_d{}}}, [{base}+{offset}];",
-                        low.number, high.number
-                    );
-                    body.push_str("\tmov.b128 ");
+                    let (low, high) = (EntryRegister(low), EntryRegister(high));
+                    spell!(body, "\tld.", space, ".v2.b64 {", low, ", ", high, "}, [");
+                    spell!(body, base, '+', offset, "];\n\tmov.b128 ");
                     write_value(body, &emitter.names, p.value, lane_index);
-                    let _ = writeln!(body, ", {{%_d{}, %_d{}}};", low.number, high.number);
+                    spell!(body, ", {", low, ", ", high, "};\n");
                 }
                 _ => {
-                    let _ = write!(body, "\tld.{space}.{} ", memory_type(elem_bits));
+                    spell!(body, "\tld.", space, '.', memory_type(elem_bits), ' ');
                     write_value(body, &emitter.names, p.value, lane_index);
-                    let _ = writeln!(body, ", [{base}+{offset}];");
+                    spell!(body, ", [", base, '+', offset, "];\n");
                     if let (16, Some(entry)) = (elem_bits, &mut emitter.entry) {
                         entry.wide_params.push(WideParam {
                             value: p.value,
@@ -249,12 +250,37 @@ pub(super) fn entry_begin(
     results
 }
 
-/// The state space and base of a parameter's value: the parameter itself, or the address the
-/// entry's hook gave for it.
-fn param_address(name: &str, index: usize, slot: Option<Temp>) -> (&'static str, String) {
-    match slot {
-        Some(slot) => ("global", format!("%_d{}", slot.number)),
-        None => ("param", format!("{name}_param_{index}")),
+/// Where an entry reads a parameter's value: the parameter itself (`<kernel>_param_<index>`),
+/// or the global address the entry's hook gave for it, in a register.
+#[derive(Clone, Copy, Debug)]
+enum ParamBase<'n> {
+    Param(&'n str, usize),
+    Global(EntryRegister),
+}
+
+impl<'n> ParamBase<'n> {
+    fn of(kernel: &'n str, index: usize, slot: Option<Temp>) -> Self {
+        match slot {
+            Some(slot) => ParamBase::Global(EntryRegister(slot)),
+            None => ParamBase::Param(kernel, index),
+        }
+    }
+
+    /// The state space the value is read from.
+    fn space(self) -> &'static str {
+        match self {
+            ParamBase::Param(..) => "param",
+            ParamBase::Global(_) => "global",
+        }
+    }
+}
+
+impl Spell for ParamBase<'_> {
+    fn spell(&self, out: &mut String) {
+        match *self {
+            ParamBase::Param(kernel, index) => spell!(out, kernel, "_param_", index),
+            ParamBase::Global(register) => register.spell(out),
+        }
     }
 }
 
@@ -281,13 +307,20 @@ pub(super) fn entry_end(
         };
         let bytes = elem.bytes().max(1) as usize;
         let slot = emitter.temp(Class::B64);
-        let _ = writeln!(
+        let address = EntryRegister(slot);
+        spell!(
             body,
-            "\tld.param.u64 %_d{0}, [{name}_out_{index}];\n\tcvta.to.global.u64 %_d{0}, %_d{0};",
-            slot.number
+            "\tld.param.u64 ",
+            address,
+            ", [",
+            name,
+            "_out_",
+            index,
+            "];\n"
         );
+        spell!(body, "\tcvta.to.global.u64 ", address, ", ", address, ";\n");
         if let Some(hook) = hook.as_deref_mut() {
-            hook.result_address(EntryRegister(slot), bytes * lanes, body);
+            hook.result_address(address, bytes * lanes, body);
         }
         if class == Class::B128 {
             store_b128(emitter, body, slot, (*result, lanes));
@@ -304,11 +337,15 @@ pub(super) fn entry_end(
                     2 => ".v2",
                     _ => ".v4",
                 };
-                let _ = write!(
+                spell!(
                     body,
-                    "\tst.global{vector}.b32 [%_d{}+{}], ",
-                    slot.number,
-                    n * 16
+                    "\tst.global",
+                    vector,
+                    ".b32 [",
+                    address,
+                    '+',
+                    n * 16,
+                    "], "
                 );
                 if four.len() > 1 {
                     body.push('{');
@@ -342,12 +379,7 @@ pub(super) fn entry_end(
                 words.push(word);
             }
             for (n, four) in words.chunks(4).enumerate() {
-                let _ = write!(
-                    body,
-                    "\tst.global.v4.b32 [%_d{}+{}], {{",
-                    slot.number,
-                    n * 16
-                );
+                spell!(body, "\tst.global.v4.b32 [", address, '+', n * 16, "], {");
                 for (k, word) in four.iter().enumerate() {
                     if k > 0 {
                         body.push_str(", ");
@@ -369,12 +401,18 @@ pub(super) fn entry_end(
                 2 => ".v2",
                 _ => ".v4",
             };
-            let _ = write!(
+            let ty = memory_type(elem.bits());
+            spell!(
                 body,
-                "\tst.global{vector}.{} [%_d{}+{}], ",
-                memory_type(elem.bits()),
-                slot.number,
-                first * bytes
+                "\tst.global",
+                vector,
+                '.',
+                ty,
+                " [",
+                address,
+                '+',
+                first * bytes,
+                "], "
             );
             if count > 1 {
                 body.push('{');
@@ -407,7 +445,7 @@ fn declare_and_close(state: &mut KernelState<'_>, body: &mut String, out: &mut S
             continue;
         }
         for lane in 0..lanes {
-            let _ = write!(out, "\t.reg {} ", class.decl());
+            spell!(out, "\t.reg ", class.decl(), ' ');
             write_value(out, &emitter.names, value, (lanes > 1).then_some(lane));
             out.push_str(";\n");
         }
@@ -418,12 +456,19 @@ fn declare_and_close(state: &mut KernelState<'_>, body: &mut String, out: &mut S
     let wide_params = emitter.entry.iter().flat_map(|entry| &entry.wide_params);
     for wide in wide_params {
         if let Some(register) = wide.register {
-            let (space, base) = param_address(name, wide.param, wide.slot);
-            let _ = writeln!(
-                loads,
-                "\tld.{space}.u16 %_r{}, [{base}+{}];",
-                register.number, wide.offset
+            let base = ParamBase::of(name, wide.param, wide.slot);
+            let register = EntryRegister(register);
+            spell!(
+                &mut loads,
+                "\tld.",
+                base.space(),
+                ".u16 ",
+                register,
+                ", [",
+                base,
+                '+'
             );
+            spell!(&mut loads, wide.offset, "];\n");
         }
     }
     if !loads.is_empty() {
@@ -442,12 +487,12 @@ fn write_signature(
     hook: Option<&dyn EntryHook>,
     out: &mut String,
 ) -> Vec<Value> {
-    let _ = write!(out, ".visible .entry {name}(");
+    spell!(out, ".visible .entry ", name, '(');
     let mut first = true;
     let mut param = |out: &mut String, decl: &str, index: usize, suffix: &str| {
         out.push_str(if first { "\n\t" } else { ",\n\t" });
         first = false;
-        let _ = write!(out, ".param {decl} {name}_{suffix}{index}");
+        spell!(out, ".param ", decl, ' ', name, '_', suffix, index);
     };
     let results: Vec<Value> = kernel
         .values
@@ -464,7 +509,7 @@ fn write_signature(
                 ValueType::Data(elem, shape) if shape.is_vector() || elem.bits() == 128 => {
                     let bytes = elem.bytes() as usize * shape.len();
                     param(out, ".align 16 .b8", index, "param_");
-                    let _ = write!(out, "[{bytes}]");
+                    spell!(out, '[', bytes, ']');
                 }
                 ValueType::Data(elem, _) => {
                     let decl = match elem.bits() {
@@ -497,20 +542,17 @@ fn store_b128(
     let bytes = 16;
     for lane in 0..lanes {
         let (low, high) = (emitter.temp(Class::B64), emitter.temp(Class::B64));
-        let _ = write!(
-            body,
-            "\tmov.b128 {{%_d{}, %_d{}}}, ",
-            low.number, high.number
-        );
+        let (low, high) = (EntryRegister(low), EntryRegister(high));
+        spell!(body, "\tmov.b128 {", low, ", ", high, "}, ");
         write_value(body, &emitter.names, result, (lanes > 1).then_some(lane));
         body.push_str(";\n");
-        let _ = writeln!(
+        spell!(
             body,
-            "\tst.global.v2.b64 [%_d{}+{}], {{%_d{}, %_d{}}};",
-            slot.number,
-            lane * bytes,
-            low.number,
-            high.number
+            "\tst.global.v2.b64 [",
+            EntryRegister(slot),
+            '+',
+            lane * bytes
         );
+        spell!(body, "], {", low, ", ", high, "};\n");
     }
 }

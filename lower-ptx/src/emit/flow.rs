@@ -1,12 +1,11 @@
 //! Control flow of an expansion: binding its inputs, labels, blocks, branches and the results
 //! copied out.
 
-use std::fmt::Write;
-
 use atomir_ir::expand::{Block, Expansion, Prim, PrimType, Var};
 use atomir_ir::{AddressSpace, AtomicInst, AtomicOp, Inst, ValueType};
 
 use atomir_ir::lower::{Facts, FenceBracket, Label, Unprintable};
+use atomir_ir::spell;
 
 use super::{Class, KernelEmitter, Src, Walk};
 use crate::legal::{Form, PtxPlan, RmwForms};
@@ -93,7 +92,7 @@ impl<'k> KernelEmitter<'k> {
             _ => return pointer,
         };
         let generic = self.temp(Class::B64);
-        let _ = write!(out, "\tcvta.{window}.u64 ");
+        spell!(out, "\tcvta.", window, ".u64 ");
         self.put_temp(out, generic);
         out.push_str(", ");
         self.put(out, pointer);

@@ -5,7 +5,8 @@
 
 use std::fmt;
 
-use atomir_ir::{AddressSpace, ValueType};
+use atomir_ir::spelling::{Displayed, Spell};
+use atomir_ir::{spell, AddressSpace, ValueType};
 
 use super::{Class, KernelEmitter, Temp};
 
@@ -45,9 +46,15 @@ pub trait EntryHook {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntryRegister(pub(super) Temp);
 
+impl Spell for EntryRegister {
+    fn spell(&self, out: &mut String) {
+        spell!(out, "%_", self.0.class.letter(), self.0.number);
+    }
+}
+
 impl fmt::Display for EntryRegister {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "%_{}{}", self.0.class.letter(), self.0.number)
+        fmt::Display::fmt(&Displayed(self), f)
     }
 }
 

@@ -1,14 +1,13 @@
 //! Native instructions: fences, `atom`/`red` with their qualifiers, `ld`/`st`, and the
 //! result lanes they write.
 
-use std::fmt::Write;
-
 use atomir_ir::expand::MemAttrs;
 use atomir_ir::{
     AddressSpace, AtomicInst, AtomicOp, Inst, Kernel, MemoryOrder, Scalar, Scope, Value,
 };
 
 use atomir_ir::lower::{Fence, FenceBracket};
+use atomir_ir::spell;
 use smallvec::SmallVec;
 
 use super::regs::{Address, Operand};
@@ -78,7 +77,7 @@ impl<'k> KernelEmitter<'k> {
         let Some(fence) = fence else { return };
         let sem = match fence.order {
             _ if !self.target.has(Feature::Sem) => {
-                let _ = writeln!(out, "\tmembar.{};", MembarLevel::of(plan.scope));
+                spell!(out, "\tmembar.", MembarLevel::of(plan.scope), ";\n");
                 return;
             }
             MemoryOrder::SeqCst => PtxSem::Sc,
@@ -86,7 +85,7 @@ impl<'k> KernelEmitter<'k> {
             MemoryOrder::Release if self.target.has(Feature::SplitFences) => PtxSem::Release,
             _ => PtxSem::AcqRel,
         };
-        let _ = writeln!(out, "\tfence.{sem}.{};", PtxScope::of(plan.scope));
+        spell!(out, "\tfence.", sem, '.', PtxScope::of(plan.scope), ";\n");
     }
 
     /// `.<sem>` of an access's own order, where the target spells orders on instructions.
@@ -114,7 +113,7 @@ impl<'k> KernelEmitter<'k> {
         });
         for lane in 0..inst.shape.len() {
             let lane = inst.shape.is_vector().then_some(lane);
-            let _ = write!(out, "\tmov.b{} ", class.bits());
+            spell!(out, "\tmov.b", class.bits(), ' ');
             write_value(out, &self.names, result, lane);
             match zero128 {
                 Some(zero) => {
@@ -431,16 +430,16 @@ impl<'k> KernelEmitter<'k> {
                 self.sem(out, bracket.order);
                 write_scope(out, plan.scope);
             } else {
-                let _ = write!(out, ".{}", PtxSem::Volatile);
+                spell!(out, '.', PtxSem::Volatile);
             }
             write_space(out, self.target, inst.space);
             if policy.is_some() {
                 write_flag(out, PtxFlag::CacheHint);
             }
             if let (true, Some(vector)) = (vector, PtxVector::of_lanes(per_instruction)) {
-                let _ = write!(out, ".{vector}");
+                spell!(out, '.', vector);
             }
-            let _ = write!(out, ".{} ", PtxType::of_bits(bits));
+            spell!(out, '.', PtxType::of_bits(bits), ' ');
             let here = first..first + per_instruction;
             if load && words {
                 self.list(out, &values[here.clone()], vector);
@@ -452,7 +451,7 @@ impl<'k> KernelEmitter<'k> {
             out.push('[');
             self.put(out, addr);
             if first > 0 {
-                let _ = write!(out, "+{}", first * bits as usize / 8);
+                spell!(out, '+', first * bits as usize / 8);
             }
             out.push(']');
             if !load {
@@ -579,13 +578,13 @@ impl<'k> KernelEmitter<'k> {
             } else {
                 PtxSem::Relaxed
             };
-            let _ = write!(out, "\tld.{sem}");
+            spell!(out, "\tld.", sem);
             write_scope(out, plan.scope);
         } else {
-            let _ = write!(out, "\tld.{}", PtxSem::Volatile);
+            spell!(out, "\tld.", PtxSem::Volatile);
         }
         write_space(out, self.target, mem.space);
-        let _ = write!(out, ".{} ", PtxType::of_bits(bits));
+        spell!(out, '.', PtxType::of_bits(bits), ' ');
         self.put_temp(out, dst);
         out.push_str(", ");
         self.put_address(out, addr);

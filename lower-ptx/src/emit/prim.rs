@@ -1,11 +1,10 @@
 //! The expansion's primitives: ALU, compare, select, memory, and the soft-float sequences
 //! (float min/max with -0 < +0, bf16 arithmetic); the warp ones are in `warp.rs`.
 
-use std::fmt::Write;
-
 use atomir_ir::expand::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
 
 use atomir_ir::lower::{reads_above_byte, FenceBracket, Unprintable};
+use atomir_ir::spell;
 
 use super::regs::Operand;
 use super::{Class, KernelEmitter, Src, Temp, Walk};
@@ -67,11 +66,7 @@ impl<'k> KernelEmitter<'k> {
                     CmpCond::Ugt => "hi",
                     CmpCond::Uge => "hs",
                 };
-                self.line(
-                    out,
-                    format_args!("setp.{cond}.u{bits}"),
-                    &[T(t(dst)), T(a), T(b)],
-                );
+                self.line(out, ("setp.", cond, ".u", bits), &[T(t(dst)), T(a), T(b)]);
             }
             Prim::Select {
                 dst,
@@ -82,7 +77,7 @@ impl<'k> KernelEmitter<'k> {
                 let bits = Class::of_prim(ty(dst)).bits();
                 self.line(
                     out,
-                    format_args!("selp.b{bits}"),
+                    ("selp.b", bits),
                     &[T(t(dst)), T(t(if_true)), T(t(if_false)), T(t(cond))],
                 );
             }
@@ -146,7 +141,7 @@ impl<'k> KernelEmitter<'k> {
                 let bracket = bracket(mem);
                 self.fence(out, bracket.leading, plan);
                 self.atom_head(out, plan, mem, bracket.order, false);
-                let _ = write!(out, ".{}.{} ", PtxRmw::Cas, PtxType::of_bits(bits));
+                spell!(out, '.', PtxRmw::Cas, '.', PtxType::of_bits(bits), ' ');
                 self.put_temp(out, t(dst));
                 out.push_str(", ");
                 self.put_address(out, self.memory_operand(addr, walk));
@@ -181,11 +176,11 @@ impl<'k> KernelEmitter<'k> {
                 out.push('.');
                 out.push_str(spelling.op.as_str());
                 if spelling.noftz {
-                    let _ = write!(out, ".{}", PtxFlag::Noftz);
+                    spell!(out, '.', PtxFlag::Noftz);
                 }
                 let policy = self.rmw_policy.filter(|_| spelling.hint);
                 if policy.is_some() {
-                    let _ = write!(out, ".{}", PtxFlag::CacheHint);
+                    spell!(out, '.', PtxFlag::CacheHint);
                 }
                 out.push('.');
                 out.push_str(spelling.ty.as_str());
@@ -397,11 +392,7 @@ impl<'k> KernelEmitter<'k> {
             return Ok(());
         }
         let int = |this: &Self, out: &mut String, name: &str, kind: char, a: Temp, b: Temp| {
-            this.line(
-                out,
-                format_args!("{name}.{kind}{bits}"),
-                &[T(d), T(a), T(b)],
-            );
+            this.line(out, (name, '.', kind, bits), &[T(d), T(a), T(b)]);
         };
         match op {
             BinaryOp::Add => int(self, out, "add", 'u', a, b),
@@ -433,15 +424,9 @@ impl<'k> KernelEmitter<'k> {
             BinaryOp::FAdd | BinaryOp::FSub => {
                 let name = if op == BinaryOp::FAdd { "add" } else { "sub" };
                 match ty {
-                    PrimType::F32 => {
-                        self.line(out, format_args!("{name}.rn.f32"), &[T(d), T(a), T(b)])
-                    }
-                    PrimType::F64 => {
-                        self.line(out, format_args!("{name}.rn.f64"), &[T(d), T(a), T(b)])
-                    }
-                    PrimType::F16 => {
-                        self.line(out, format_args!("{name}.rn.f16"), &[T(d), T(a), T(b)])
-                    }
+                    PrimType::F32 => self.line(out, (name, ".rn.f32"), &[T(d), T(a), T(b)]),
+                    PrimType::F64 => self.line(out, (name, ".rn.f64"), &[T(d), T(a), T(b)]),
+                    PrimType::F16 => self.line(out, (name, ".rn.f16"), &[T(d), T(a), T(b)]),
                     _ if self.target.has(Feature::CvtBf16) => self.bf16_arith(out, name, d, a, b),
                     _ => return Err(op),
                 }
@@ -459,7 +444,7 @@ impl<'k> KernelEmitter<'k> {
                     PrimType::Bf16 => "bf16",
                     _ => "f32",
                 };
-                self.line(out, format_args!("{name}.{spelled}"), &[T(d), T(a), T(b)]);
+                self.line(out, (name, '.', spelled), &[T(d), T(a), T(b)]);
             }
             // Rewritten by the soft-float pass before printing (`PtxTarget::passes`).
             BinaryOp::FMin | BinaryOp::FMax => return Err(op),
@@ -482,7 +467,7 @@ impl<'k> KernelEmitter<'k> {
             self.line(out, "cvt.u32.u16", &[T(wide), T(narrow)]);
             self.line(out, "shl.b32", &[T(wide), T(wide), Imm(16)]);
         }
-        self.line(out, format_args!("{name}.rn.f32"), &[T(sum), T(wa), T(wb)]);
+        self.line(out, (name, ".rn.f32"), &[T(sum), T(wa), T(wb)]);
         self.line(out, "cvt.rn.bf16.f32", &[T(d), T(sum)]);
     }
 }

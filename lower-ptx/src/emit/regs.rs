@@ -1,13 +1,12 @@
 //! Registers: temporaries by class, the registers of values and their lanes, constants,
 //! operands, moves and one instruction line, and the declarations of what a kernel used.
 
-use std::fmt::{self, Write};
-
 use atomir_ir::expand::{Block, PrimType, Var};
 use atomir_ir::{ElemType, Kernel, Scalar, ValueType};
 
 use atomir_ir::lower::{Fragment, FragmentResult, Namer, SpliceNames};
-use atomir_ir::Inst;
+use atomir_ir::spelling::{Hex, Spell};
+use atomir_ir::{spell, Inst};
 use smallvec::smallvec;
 
 use super::{
@@ -146,7 +145,7 @@ impl<'k> KernelEmitter<'k> {
         out.push('[');
         self.put_temp(out, address.base);
         if address.bytes != 0 {
-            let _ = write!(out, "+{}", address.bytes);
+            spell!(out, '+', address.bytes);
         }
         out.push(']');
     }
@@ -155,12 +154,10 @@ impl<'k> KernelEmitter<'k> {
         out.push('%');
         match self.made {
             MadeNames::Kernel => {
-                out.push('_');
-                out.push_str(temp.class.letter());
-                let _ = write!(out, "{}", temp.number);
+                spell!(out, '_', temp.class.letter(), temp.number);
             }
             MadeNames::Spliced(splice) => {
-                let _ = splice.write_made(out, temp.class.letter(), Some(temp.number));
+                splice.write_made(out, temp.class.letter(), Some(temp.number));
             }
         }
     }
@@ -171,13 +168,13 @@ impl<'k> KernelEmitter<'k> {
         out.push('$');
         match self.made {
             MadeNames::Kernel => {
-                let _ = write!(out, "L{}_{kind}", id.as_u32());
+                spell!(out, 'L', id.as_u32(), '_', kind);
                 if let Some(number) = number {
-                    let _ = write!(out, "{number}");
+                    spell!(out, number);
                 }
             }
             MadeNames::Spliced(splice) => {
-                let _ = splice.write_made(out, kind, number);
+                splice.write_made(out, kind, number);
             }
         }
     }
@@ -213,9 +210,9 @@ impl<'k> KernelEmitter<'k> {
                 out.push_str("};\n");
             }
             class => {
-                let _ = write!(out, "\tmov.b{} ", class.bits());
+                spell!(out, "\tmov.b", class.bits(), ' ');
                 self.put_temp(out, temp);
-                let _ = writeln!(out, ", {value:#x};");
+                spell!(out, ", ", Hex::prefixed(value), ";\n");
             }
         }
     }
@@ -270,7 +267,7 @@ impl<'k> KernelEmitter<'k> {
         if class == Class::Pred {
             out.push_str("\tmov.pred ");
         } else {
-            let _ = write!(out, "\tmov.b{} ", class.bits());
+            spell!(out, "\tmov.b", class.bits(), ' ');
         }
         self.put(out, dst);
         out.push_str(", ");
@@ -278,9 +275,9 @@ impl<'k> KernelEmitter<'k> {
         out.push_str(";\n");
     }
 
-    /// `op.type d, a, b;` on temporaries and immediates; the opcode may be `format_args!`, so
-    /// that spelling it allocates nothing.
-    pub(super) fn line(&self, out: &mut String, opcode: impl fmt::Display, operands: &[Operand]) {
+    /// `op.type d, a, b;` on temporaries and immediates; the opcode may be a tuple of its
+    /// parts (`("add.u", 32u32)`), so that spelling it allocates nothing.
+    pub(super) fn line(&self, out: &mut String, opcode: impl Spell, operands: &[Operand]) {
         out.push('\t');
         self.operation(out, opcode, operands);
     }
@@ -290,7 +287,7 @@ impl<'k> KernelEmitter<'k> {
         &self,
         out: &mut String,
         guard: Temp,
-        opcode: impl fmt::Display,
+        opcode: impl Spell,
         operands: &[Operand],
     ) {
         out.push_str("\t@");
@@ -299,15 +296,13 @@ impl<'k> KernelEmitter<'k> {
         self.operation(out, opcode, operands);
     }
 
-    fn operation(&self, out: &mut String, opcode: impl fmt::Display, operands: &[Operand]) {
-        let _ = write!(out, "{opcode}");
+    fn operation(&self, out: &mut String, opcode: impl Spell, operands: &[Operand]) {
+        opcode.spell(out);
         for (index, operand) in operands.iter().enumerate() {
             out.push_str(if index == 0 { " " } else { ", " });
             match *operand {
                 Operand::T(temp) => self.put_temp(out, temp),
-                Operand::Imm(value) => {
-                    let _ = write!(out, "{value:#x}");
-                }
+                Operand::Imm(value) => spell!(out, Hex::prefixed(value)),
             }
         }
         out.push_str(";\n");
@@ -344,11 +339,15 @@ impl<'k> KernelEmitter<'k> {
         for class in Class::ALL {
             let count = self.counts[class.index()];
             if count > 0 {
-                let _ = writeln!(
+                spell!(
                     out,
-                    "\t.reg {} %_{}<{count}>;",
+                    "\t.reg ",
                     class.decl(),
-                    class.letter()
+                    " %_",
+                    class.letter(),
+                    '<',
+                    count,
+                    ">;\n"
                 );
             }
         }
@@ -388,14 +387,14 @@ impl<'k> KernelEmitter<'k> {
         let temp = self.temp(class);
         match float_sign_mask(ty) {
             Some(sign) => {
-                let _ = write!(out, "\txor.b{} ", class.bits());
+                spell!(out, "\txor.b", class.bits(), ' ');
                 self.put_temp(out, temp);
                 out.push_str(", ");
                 self.put(out, src);
-                let _ = writeln!(out, ", {sign:#x};");
+                spell!(out, ", ", Hex::prefixed(sign), ";\n");
             }
             None => {
-                let _ = write!(out, "\tneg.s{} ", class.bits());
+                spell!(out, "\tneg.s", class.bits(), ' ');
                 self.put_temp(out, temp);
                 out.push_str(", ");
                 self.put(out, src);

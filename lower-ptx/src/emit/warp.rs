@@ -1,11 +1,10 @@
 //! The warp primitives of an expansion: grouping the lanes that share an address, choosing
 //! the one that carries the atomic, broadcasting its result and scanning the operands.
 
-use std::fmt::Write;
-
 use atomir_ir::expand::{BinaryOp, Prim, PrimType, Var};
 use atomir_ir::lower::Unprintable;
 use atomir_ir::semantics::width_mask;
+use atomir_ir::spell;
 
 use super::regs::Operand;
 use super::{Class, KernelEmitter, Src, Temp, Walk};
@@ -150,7 +149,7 @@ impl<'k> KernelEmitter<'k> {
         let temp = self.temp(Class::B32);
         out.push_str("\tmov.u32 ");
         self.put_temp(out, temp);
-        let _ = writeln!(out, ", {register};");
+        spell!(out, ", ", register, ";\n");
         temp
     }
 
@@ -158,7 +157,7 @@ impl<'k> KernelEmitter<'k> {
     /// width (an 8-bit value's register may hold anything above its byte).
     fn warp_widen(&mut self, out: &mut String, value: Temp, ty: PrimType, signed: bool) -> Temp {
         let from = match ty {
-            PrimType::I8 => 8,
+            PrimType::I8 => 8u32,
             PrimType::I16 => 16,
             _ => return value,
         };
@@ -166,7 +165,7 @@ impl<'k> KernelEmitter<'k> {
         let kind = if signed { 's' } else { 'u' };
         self.line(
             out,
-            format_args!("cvt.{kind}32.{kind}{from}"),
+            ("cvt.", kind, "32.", kind, from),
             &[Operand::T(wide), Operand::T(value)],
         );
         wide
@@ -313,10 +312,10 @@ impl<'k> KernelEmitter<'k> {
             this.line(out, "selp.b32", &[T(source), T(pointer), T(lane), T(below)]);
             this.shfl_idx_in(out, [received, from, source, peers], scratch);
         };
-        let opcode = format!("{opcode}{width}");
+        let opcode = (opcode, width);
         for step in 0..5 {
             fetch(self, out, pointer, acc);
-            self.guarded_line(out, below, &opcode, &[T(acc), T(acc), T(received)]);
+            self.guarded_line(out, below, opcode, &[T(acc), T(acc), T(received)]);
             if step < 4 {
                 self.line(
                     out,
@@ -331,7 +330,7 @@ impl<'k> KernelEmitter<'k> {
             let folded = self.temp(class);
             self.line(
                 out,
-                format_args!("selp.b{width}"),
+                ("selp.b", width),
                 &[T(folded), T(received), Imm(identity), T(below)],
             );
             acc = folded;

@@ -50,7 +50,10 @@ impl EmitError {
 
 impl fmt::Display for EmitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "vISA printer, {}: {}", self.part.as_str(), self.message)
+        f.write_str("vISA printer, ")?;
+        f.write_str(self.part.as_str())?;
+        f.write_str(": ")?;
+        f.write_str(&self.message)
     }
 }
 

@@ -443,7 +443,7 @@ impl<'m> VisaPrinter<'m> {
     fn write_label(&mut self, inst: Inst, kind: &str, number: Option<u32>) {
         match self.names.splice {
             Some((splice, _)) => {
-                let _ = splice.write_made(&mut self.body, kind, number);
+                splice.write_made(&mut self.body, kind, number);
             }
             None => {
                 self.body.push('L');

@@ -728,7 +728,7 @@ fn write_slot_name(out: &mut String, names: &Names<'_>, name: SlotName) {
             out.push_str(names.spliced(v).get(usize::from(i)).map_or("", |n| n));
         }
         (SlotName::Temp(k), Some((splice, _))) => {
-            let _ = splice.write_made(out, "t", Some(k));
+            splice.write_made(out, "t", Some(k));
         }
     }
 }
@@ -765,7 +765,7 @@ fn write_view_name(out: &mut String, names: &Names<'_>, index: usize, name: Slot
     match names.splice {
         None => write_kernel_slot_name(out, &names.kernel, name),
         Some((splice, _)) if view != View::Base && names.is_clients(name) => {
-            let _ = splice.write_made(out, "a", Some(index as u32));
+            splice.write_made(out, "a", Some(index as u32));
         }
         Some(_) => write_slot_name(out, names, name),
     }
