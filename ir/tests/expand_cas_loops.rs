@@ -72,6 +72,16 @@ fn ordered_node(
     }
 }
 
+/// Whether `inst` by `lowering` is the cas of one element inside its word whose compare, when it
+/// fails, leaves on the failed CAS (release, acq_rel and seq_cst; a relaxed or acquire loop
+/// leaves before any CAS).
+fn leaves_on_failed_compare(inst: &AtomicNode, lowering: Lowering) -> bool {
+    inst.op == AtomicOp::Cas
+        && inst.shape == VectorShape::Scalar
+        && lowering.element() == ElementLowering::MaskedCasLoop
+        && !skips_unchanged(inst.op, inst.order)
+}
+
 /// Checks one run; a loop must retry exactly once per disturbance.
 fn prove(
     run: &Run,
@@ -117,7 +127,17 @@ fn prove(
             interference: run.interference,
         },
     );
-    if expansion.has_loop() {
+    if leaves_on_failed_compare(&inst, run.lowering) {
+        // Every retry follows a disturbance, and only the last CAS may fail without one: the
+        // one whose compare failed, after which the loop leaves.
+        assert!(
+            checked.cas_attempts <= checked.interfered + 1
+                && checked.cas_failures + 1 >= checked.cas_attempts,
+            "{} {}: {checked:?}",
+            run.op,
+            run.ty
+        );
+    } else if expansion.has_loop() {
         // Every disturbance makes exactly one CAS of the loop fail and retry.
         assert_eq!(
             checked.cas_failures, checked.interfered,
@@ -354,6 +374,16 @@ fn unchanged_value_skips_the_cas_only_for_relaxed_and_acquire() {
                         if bits == old && skips {
                             assert_eq!(checked.cas_attempts, 0, "{what}");
                             skipped += 1;
+                        } else if leaves_on_failed_compare(&inst, Lowering::whole(lowering))
+                            && old != operand
+                        {
+                            // The compare fails: one CAS, which fails and leaves.
+                            assert_eq!(
+                                (checked.cas_attempts, checked.cas_failures),
+                                (1, 1),
+                                "{what}"
+                            );
+                            written += 1;
                         } else {
                             assert_eq!(
                                 (checked.cas_attempts, checked.cas_failures),

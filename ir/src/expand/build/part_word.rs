@@ -2,10 +2,12 @@
 
 use smallvec::SmallVec;
 
-use super::{apply_op, cas_retry_loop, cas_retry_loop_carrying, mem_attrs, Builder};
-use crate::expand::{BinaryOp, Prim, PrimType, UnaryOp, Var};
+use super::{
+    apply_op, cas_retry_loop, cas_retry_loop_carrying, mem_attrs, skips_unchanged, Builder,
+};
+use crate::expand::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
 use crate::node::AtomicNode;
-use crate::types::{AtomicOp, ElemType};
+use crate::types::{AtomicOp, ElemType, MemoryOrder};
 
 /// Where a node's 8/16-bit elements lie in 32-bit words. A vector's address is aligned to the
 /// whole vector's size (`crate::semantics`, "Addresses"), so elements that fill a word or more
@@ -306,6 +308,18 @@ pub(super) fn part_word(
             old_words.push((replaced, word_operands.len()));
             continue;
         }
+        // A relaxed or acquire loop already leaves a failed compare without a CAS.
+        if node.op == AtomicOp::Cas
+            && word_operands.len() == 1
+            && !skips_unchanged(node.op, node.order)
+        {
+            if let (Some(placed), Some(new_values)) = (&layout.placed, word_new_values) {
+                let seen =
+                    single_element_cas(b, mem, word, placed, &layout, word_operands, new_values);
+                old_words.push((seen, 1));
+                continue;
+            }
+        }
         // A window narrower than its word is never stored as a word: its old elements, which
         // the step takes apart anyway, leave the loop with it.
         let carry = old_values && layout.keep().is_some();
@@ -351,6 +365,67 @@ pub(super) fn part_word(
         }
     }
     olds
+}
+
+/// The release, acq_rel or seq_cst cas of one element narrower than its word, as LLVM's
+/// AtomicExpand does it: each attempt
+/// is a word CAS expecting the element's compare value amid the other bits last seen, so a
+/// compare that fails leaves after one failed CAS (a read, with the node's order) instead of
+/// retrying until a CAS that changes nothing succeeds, which under contention every failing lane
+/// would have to win. A failed CAS whose other bits are those expected failed on the element:
+/// the loop leaves with that word; otherwise the other bits changed and it tries again with
+/// them. Returns the word the last CAS saw (the element's old value in its window either way).
+fn single_element_cas(
+    b: &mut Builder,
+    mem: MemAttrs,
+    word: Var,
+    placed: &PlacedWindow,
+    layout: &WordLayout,
+    compare: &[Var],
+    new_values: &[Var],
+) -> Var {
+    let compare_window = layout.operand_window(b, compare);
+    let compare_in_place = layout.word_with(b, compare_window, None);
+    let new_window = layout.operand_window(b, new_values);
+    let new_in_place = layout.word_with(b, new_window, None);
+    // Only a guess at the other bits: every exit is a CAS's, which carries the order.
+    let initial = b.var(PrimType::I32);
+    b.push(Prim::Load {
+        dst: initial,
+        addr: word,
+        mem: MemAttrs {
+            order: MemoryOrder::Relaxed,
+            ..mem
+        },
+    });
+    let initial_rest = b.binary(BinaryOp::And, initial, placed.keep);
+    let (attempt, attempt_params) = b.block(&[PrimType::I32]);
+    let (failed, _) = b.block(&[]);
+    let (done, done_params) = b.block(&[PrimType::I32]);
+    b.jump(attempt, &[initial_rest]);
+
+    b.switch_to(attempt);
+    let rest = attempt_params[0];
+    let expected = b.binary(BinaryOp::Or, rest, compare_in_place);
+    let new = b.binary(BinaryOp::Or, rest, new_in_place);
+    let seen = b.var(PrimType::I32);
+    b.push(Prim::Cas {
+        dst: seen,
+        addr: word,
+        expected,
+        new,
+        mem,
+    });
+    let stored = b.cmp(CmpCond::Eq, seen, expected);
+    b.branch(stored, (done, &[seen]), (failed, &[]));
+
+    b.switch_to(failed);
+    let seen_rest = b.binary(BinaryOp::And, seen, placed.keep);
+    let failed_on_element = b.cmp(CmpCond::Eq, seen_rest, rest);
+    b.branch(failed_on_element, (done, &[seen]), (attempt, &[seen_rest]));
+
+    b.switch_to(done);
+    done_params[0]
 }
 
 /// One masked CAS loop on the aligned 32-bit word at `word` whose step applies `node.op` (an
