@@ -275,7 +275,12 @@ fn amdgcn_float_add_follows_the_processor() {
 /// native verdict has no compare-and-swap.
 #[test]
 fn amdgcn_device_rmw_on_memory_that_may_be_remote() {
-    let xor = cell(AtomicOp::Xor, ElemType::U32, Scope::Device, AddressSpace::Global);
+    let xor = cell(
+        AtomicOp::Xor,
+        ElemType::U32,
+        Scope::Device,
+        AddressSpace::Global,
+    );
     let cases = [
         ("amdgcn:gfx90a@22", false),
         ("amdgcn:gfx1100@23", false),
