@@ -376,16 +376,17 @@ fn pointer(
     refs: &[Ref],
     prim: &Prim,
 ) {
-    let r = |var: Var| refs[var.index()];
+    let (Prim::PtrAlignDown { dst, ptr, .. }
+    | Prim::PtrLowBits { dst, ptr, .. }
+    | Prim::PtrAdd { dst, ptr, .. }) = *prim
+    else {
+        return;
+    };
+    let ptr_ty = em.prim_ty(expansion.vars[ptr], em.space);
+    let (dst, ptr) = (refs[dst.index()], refs[ptr.index()]);
     match *prim {
-        Prim::PtrAlignDown { dst, ptr, align } => {
-            let low = low_bits(
-                em,
-                out,
-                em.prim_ty(expansion.vars[ptr], em.space),
-                r(ptr),
-                align,
-            );
+        Prim::PtrAlignDown { align, .. } => {
+            let low = low_bits(em, out, ptr_ty, ptr, align);
             let negated = em.fresh();
             spell!(
                 out,
@@ -395,41 +396,22 @@ fn pointer(
                 em.show(low),
                 '\n'
             );
-            gep(
-                em,
-                out,
-                em.prim_ty(expansion.vars[ptr], em.space),
-                r(dst),
-                r(ptr),
-                negated,
-            );
+            gep(em, out, ptr_ty, dst, ptr, negated);
         }
-        Prim::PtrLowBits { dst, ptr, align } => {
-            let low = low_bits(
-                em,
-                out,
-                em.prim_ty(expansion.vars[ptr], em.space),
-                r(ptr),
-                align,
-            );
+        Prim::PtrLowBits { align, .. } => {
+            let low = low_bits(em, out, ptr_ty, ptr, align);
             spell!(
                 out,
                 "  ",
-                em.show(r(dst)),
+                em.show(dst),
                 " = trunc i64 ",
                 em.show(low),
                 " to i32\n"
             );
         }
-        Prim::PtrAdd { dst, ptr, bytes } => {
-            gep(
-                em,
-                out,
-                em.prim_ty(expansion.vars[ptr], em.space),
-                r(dst),
-                r(ptr),
-                Ref::Lit(u128::from(bytes), Scal::I(64)),
-            );
+        Prim::PtrAdd { bytes, .. } => {
+            let offset = Ref::Lit(u128::from(bytes), Scal::I(64));
+            gep(em, out, ptr_ty, dst, ptr, offset);
         }
         _ => {}
     }
