@@ -311,20 +311,8 @@ fn primitive_with(
                 CmpCond::Ugt => "ugt",
                 CmpCond::Uge => "uge",
             };
-            spell!(
-                out,
-                "  ",
-                em.show(r(dst)),
-                " = icmp ",
-                cond,
-                ' ',
-                ty(em, a),
-                ' ',
-                em.show(r(a)),
-                ", ",
-                em.show(r(b)),
-                '\n'
-            );
+            let operands = (ty(em, a), r(a), r(b));
+            two_operand(em, out, r(dst), "icmp", Some(cond), operands);
         }
         Prim::Select {
             dst,
@@ -459,6 +447,22 @@ fn gep(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, dst: Ref, ptr: Ref, b
     );
 }
 
+/// `  dst = opcode[ condition] ty a, b`: a binary instruction, or a compare under its condition.
+fn two_operand(
+    em: &Emitter<'_>,
+    out: &mut String,
+    dst: Ref,
+    opcode: &str,
+    condition: Option<&str>,
+    (ty, a, b): (Ty, Ref, Ref),
+) {
+    spell!(out, "  ", em.show(dst), " = ", opcode);
+    if let Some(condition) = condition {
+        spell!(out, ' ', condition);
+    }
+    spell!(out, ' ', ty, ' ', em.show(a), ", ", em.show(b), '\n');
+}
+
 fn binary(
     em: &mut Emitter<'_>,
     out: &mut String,
@@ -481,20 +485,7 @@ fn binary(
         _ => None,
     };
     if let Some(name) = simple {
-        spell!(
-            out,
-            "  ",
-            em.show(dst),
-            " = ",
-            name,
-            ' ',
-            ty,
-            ' ',
-            em.show(a),
-            ", ",
-            em.show(b),
-            '\n'
-        );
+        two_operand(em, out, dst, name, None, (ty, a, b));
         return Ok(());
     }
     let pick_a = match op {
@@ -510,20 +501,7 @@ fn binary(
         }
     };
     let cond = em.fresh();
-    spell!(
-        out,
-        "  ",
-        em.show(cond),
-        " = icmp ",
-        pick_a,
-        ' ',
-        ty,
-        ' ',
-        em.show(a),
-        ", ",
-        em.show(b),
-        '\n'
-    );
+    two_operand(em, out, cond, "icmp", Some(pick_a), (ty, a, b));
     spell!(
         out,
         "  ",
