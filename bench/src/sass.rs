@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use atomir_ir::matrix::Cell;
 use atomir_ir::{MemoryOrder, Scope};
+use atomir_tests::loops::Listing;
 
 /// What one function's SASS looks like.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -216,30 +217,11 @@ fn is_ptx_instruction(line: &str) -> bool {
 
 /// Whether a fence lies between a label of `function` and a later branch back to it.
 fn fence_in_loop(function: &str) -> bool {
-    // llc follows a label with a comment naming its block.
-    let lines: Vec<&str> = function
-        .lines()
-        .map(|line| line.split("//").next().unwrap_or_default().trim())
-        .collect();
-    let label_at = |name: &str| {
-        lines
+    let lines = Listing::Ptx.code_lines(function);
+    Listing::Ptx.loops(function).iter().any(|found| {
+        lines[found.label..found.back]
             .iter()
-            .position(|line| line.strip_suffix(':') == Some(name))
-    };
-    lines.iter().enumerate().any(|(at, line)| {
-        let Some(target) = line
-            .split_once("bra")
-            .and_then(|(_, rest)| rest.split_whitespace().last())
-            .map(|target| target.trim_end_matches(';'))
-        else {
-            return false;
-        };
-        label_at(target).is_some_and(|start| {
-            start < at
-                && lines[start..at]
-                    .iter()
-                    .any(|l| l.starts_with("fence.") || l.starts_with("membar."))
-        })
+            .any(|line| line.starts_with("fence.") || line.starts_with("membar."))
     })
 }
 

@@ -10,64 +10,19 @@
 //! signed zeros, infinities and subnormals among operands and memory.
 
 mod expand_common;
+mod warp_common;
 
 use atomir_ir::expand::{expand, FloatTypes, Prim, Reuse, SoftFloat, SoftFloatNeeds};
 use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
 use atomir_ir::semantics::{apply, is_nan, FloatMode};
-use atomir_ir::{
-    AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape,
-    WarpCombine,
+use atomir_ir::{AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, WarpCombine};
+use expand_common::{read_le, specials, XorShift};
+use warp_common::{
+    assert_relaxed_only, lane_inputs, lane_slots, relaxed, run_undisturbed, BASE, MEMORY_BYTES,
 };
-use expand_common::{node, specials, XorShift};
-
-const BASE: u64 = 0x4000;
-/// Two 32-bit words: the locations of a warp lie in both, several in each.
-const MEMORY_BYTES: usize = 8;
 
 const TYPES: [ElemType; 4] = [ElemType::U8, ElemType::S8, ElemType::U16, ElemType::S16];
 const OPS: [AtomicOp; 4] = [AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max];
-
-fn relaxed(op: AtomicOp, ty: ElemType, result_used: bool) -> AtomicNode {
-    AtomicNode {
-        order: MemoryOrder::Relaxed,
-        ..node(op, ty, VectorShape::Scalar, result_used)
-    }
-}
-
-/// The slot each of `lanes` lanes acts on among `slots`: all on one where `interfere` asks, or
-/// (one warp in `one_in`) by chance, else on a random run of slots. Returns the run's length
-/// and each lane's slot.
-fn lane_slots(
-    rng: &mut XorShift,
-    lanes: usize,
-    slots: usize,
-    interfere: bool,
-    one_in: u64,
-) -> (usize, Vec<usize>) {
-    let used_slots = if interfere || rng.next().is_multiple_of(one_in) {
-        1
-    } else {
-        1 + (rng.next() as usize % slots)
-    };
-    let first_slot = rng.next() as usize % (slots - used_slots + 1);
-    let slot_of = (0..lanes)
-        .map(|_| first_slot + rng.next() as usize % used_slots)
-        .collect();
-    (used_slots, slot_of)
-}
-
-/// Each lane's inputs: the address of its slot (of `bytes` each) and its one operand.
-fn lane_inputs<'a>(slot_of: &[usize], operands: &'a [[u128; 1]], bytes: usize) -> Vec<Inputs<'a>> {
-    slot_of
-        .iter()
-        .zip(operands)
-        .map(|(&slot, operands)| Inputs {
-            addr: BASE + (slot * bytes) as u64,
-            operands,
-            new_values: &[],
-        })
-        .collect()
-}
 
 /// One warp run; returns how many CAS attempts it made.
 fn check_warp(
@@ -118,13 +73,7 @@ fn check_warp(
         .run_warp(&expansion, &mut memory, &inputs, &mut other_thread)
         .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
 
-    let read = |bytes_of: &[u8], slot: usize| {
-        let start = slot * bytes;
-        bytes_of[start..start + bytes]
-            .iter()
-            .rev()
-            .fold(0u128, |value, &byte| (value << 8) | u128::from(byte))
-    };
+    let read = |bytes_of: &[u8], slot: usize| read_le(&bytes_of[slot * bytes..(slot + 1) * bytes]);
     let word_of = |slot: usize| BASE + ((slot * bytes) & !3) as u64;
     let step = |old: u128, operand: u128| apply(inst.op, inst.ty, old, operand, 0, FloatMode::Ieee);
     for slot in 0..slots {
@@ -234,40 +183,20 @@ fn warp_combined_loops_are_exact_lane_order_linearizations() {
 /// primitives in any other order, and the fold exists only for the ops it covers.
 #[test]
 fn warp_combining_is_relaxed_only_and_exact_only() {
-    for order in [
-        MemoryOrder::Acquire,
-        MemoryOrder::Release,
-        MemoryOrder::AcqRel,
-        MemoryOrder::SeqCst,
-    ] {
-        let inst = AtomicNode {
-            order,
-            ..relaxed(AtomicOp::Add, ElemType::U8, true)
-        };
-        for (ty, lowering) in [
-            (
-                ElemType::U8,
-                Lowering::whole(ElementLowering::MaskedCasLoop)
-                    .with_warp(WarpCombine::Fold)
-                    .unwrap(),
-            ),
-            (
-                ElemType::U16,
-                Lowering::whole(ElementLowering::CasLoop)
-                    .with_warp(WarpCombine::Fold)
-                    .unwrap(),
-            ),
-        ] {
-            let inst = AtomicNode { ty, ..inst };
-            let expansion = expand(&inst, lowering);
-            assert!(expansion
-                .blocks
-                .values()
-                .any(|block| block.prims.iter().any(Prim::is_warp)));
-            let error = expansion.validate(&inst).unwrap_err();
-            assert!(error.contains("only a relaxed atomic"), "{order}: {error}");
-        }
-    }
+    assert_relaxed_only(
+        AtomicOp::Add,
+        &[ElemType::U8],
+        Lowering::whole(ElementLowering::MaskedCasLoop)
+            .with_warp(WarpCombine::Fold)
+            .unwrap(),
+    );
+    assert_relaxed_only(
+        AtomicOp::Add,
+        &[ElemType::U16],
+        Lowering::whole(ElementLowering::CasLoop)
+            .with_warp(WarpCombine::Fold)
+            .unwrap(),
+    );
     for ty in [ElemType::U8, ElemType::S16] {
         for op in [AtomicOp::Exch, AtomicOp::Cas, AtomicOp::Inc, AtomicOp::Nand] {
             assert_eq!(Lowering::warp_fold(op, ty), None, "{op} {ty}");
@@ -351,21 +280,8 @@ fn warp_combined_f32_adds_are_lane_order_sums_where_sums_are_exact() {
                         [u128::from(value.to_bits())]
                     })
                     .collect();
-                let inputs: Vec<Inputs<'_>> = (0..lanes)
-                    .map(|lane| Inputs {
-                        addr: BASE + 4 * slot_of[lane] as u64,
-                        operands: &operands[lane],
-                        new_values: &[],
-                    })
-                    .collect();
-                let outcomes = interp
-                    .run_warp(
-                        &expansion,
-                        &mut memory,
-                        &inputs,
-                        &mut |_: &mut Memory, _| {},
-                    )
-                    .unwrap();
+                let outcomes =
+                    run_undisturbed(&mut interp, &expansion, &mut memory, &slot_of, &operands, 4);
                 for (slot, initial) in start.iter().enumerate() {
                     let mut value = u128::from(initial.to_bits());
                     for lane in (0..lanes).filter(|&lane| slot_of[lane] == slot) {
@@ -647,24 +563,16 @@ fn warp_combined_float_min_max_every_pool_value_in_memory() {
                 let operands: Vec<[u128; 1]> = (0..lanes)
                     .map(|lane| [pool[(index * 7 + lane) % pool.len()]])
                     .collect();
-                let inputs: Vec<Inputs<'_>> = operands
-                    .iter()
-                    .map(|operand| Inputs {
-                        addr: BASE,
-                        operands: operand,
-                        new_values: &[],
-                    })
-                    .collect();
                 let mut memory = Memory::new(BASE, 8);
                 memory.write(BASE, bytes, start).unwrap();
-                let outcomes = interp
-                    .run_warp(
-                        &expansion,
-                        &mut memory,
-                        &inputs,
-                        &mut |_: &mut Memory, _| {},
-                    )
-                    .unwrap();
+                let outcomes = run_undisturbed(
+                    &mut interp,
+                    &expansion,
+                    &mut memory,
+                    &vec![0; lanes],
+                    &operands,
+                    bytes as usize,
+                );
                 let mut value = start;
                 for (lane, operand) in operands.iter().enumerate() {
                     assert_eq!(
@@ -687,26 +595,11 @@ fn warp_combined_float_min_max_every_pool_value_in_memory() {
 /// refuses its warp primitives in any other order.
 #[test]
 fn warp_combined_float_min_max_is_relaxed_only() {
-    for order in [
-        MemoryOrder::Acquire,
-        MemoryOrder::Release,
-        MemoryOrder::AcqRel,
-        MemoryOrder::SeqCst,
-    ] {
-        for ty in [ElemType::F32, ElemType::F64] {
-            let inst = AtomicNode {
-                order,
-                ..relaxed(AtomicOp::Max, ty, true)
-            };
-            let error = expand(
-                &inst,
-                Lowering::whole(ElementLowering::IntMinMax)
-                    .with_warp(WarpCombine::Fold)
-                    .unwrap(),
-            )
-            .validate(&inst)
-            .unwrap_err();
-            assert!(error.contains("only a relaxed atomic"), "{order}: {error}");
-        }
-    }
+    assert_relaxed_only(
+        AtomicOp::Max,
+        &[ElemType::F32, ElemType::F64],
+        Lowering::whole(ElementLowering::IntMinMax)
+            .with_warp(WarpCombine::Fold)
+            .unwrap(),
+    );
 }

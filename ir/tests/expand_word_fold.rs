@@ -10,19 +10,15 @@
 //! must take at most one CAS attempt, however many addresses of it the warp's lanes act on.
 
 mod expand_common;
+mod warp_common;
 
-use atomir_ir::expand::{expand, Prim};
-use atomir_ir::interp::{CasSite, Inputs, Interpreter, Memory};
-use atomir_ir::semantics::{apply, width_mask, FloatMode};
-use atomir_ir::{
-    AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape,
-    WarpCombine,
+use atomir_ir::expand::expand;
+use atomir_ir::interp::{Interpreter, Memory};
+use atomir_ir::{AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, WarpCombine};
+use expand_common::{expand_valid, XorShift};
+use warp_common::{
+    assert_relaxed_only, relaxed, run_undisturbed, LaneOrderWarp, BASE, MEMORY_BYTES,
 };
-use expand_common::{node, read_le, specials, XorShift};
-
-const BASE: u64 = 0x4000;
-/// Two 32-bit words.
-const MEMORY_BYTES: usize = 8;
 
 const TYPES: [ElemType; 4] = [ElemType::U8, ElemType::S8, ElemType::U16, ElemType::S16];
 const OPS: [AtomicOp; 4] = [AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max];
@@ -46,25 +42,6 @@ const LAYOUTS: [Layout; 4] = [
     Layout::TwoWords,
     Layout::EveryAddress,
 ];
-
-fn relaxed(op: AtomicOp, ty: ElemType, result_used: bool) -> AtomicNode {
-    AtomicNode {
-        order: MemoryOrder::Relaxed,
-        ..node(op, ty, VectorShape::Scalar, result_used)
-    }
-}
-
-fn value(rng: &mut XorShift, ty: ElemType) -> u128 {
-    let special = specials(ty);
-    let bits = if rng.next().is_multiple_of(3) {
-        special[rng.next() as usize % special.len()]
-    } else if rng.next().is_multiple_of(3) {
-        u128::from(rng.next() % 4)
-    } else {
-        u128::from(rng.next())
-    };
-    bits & width_mask(ty.bits())
-}
 
 /// Each lane's slot (an element of `bytes` bytes among `slots`) under `layout`.
 fn slots_of(rng: &mut XorShift, layout: Layout, lanes: usize, bytes: usize) -> Vec<usize> {
@@ -90,83 +67,32 @@ fn check_warp(
     layout: Layout,
     interfere: bool,
 ) -> (u32, usize) {
-    let expansion = expand(
-        inst,
-        Lowering::whole(ElementLowering::MaskedCasLoop)
-            .with_warp(WarpCombine::WordFold)
-            .unwrap(),
-    );
-    expansion
-        .validate(inst)
-        .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
+    let expansion = expand_valid(inst, word_fold());
     let bytes = inst.ty.bytes() as usize;
-    let slots = MEMORY_BYTES / bytes;
     let lanes = 1 + rng.next() as usize % 32;
     let slot_of = slots_of(rng, layout, lanes, bytes);
-    let operands: Vec<[u128; 1]> = (0..lanes).map(|_| [value(rng, inst.ty)]).collect();
-    let mut memory = Memory::new(BASE, MEMORY_BYTES);
-    for slot in 0..slots {
-        let at = BASE + (slot * bytes) as u64;
-        memory
-            .write(at, inst.ty.bytes(), value(rng, inst.ty))
-            .unwrap();
+    let attempts = LaneOrderWarp {
+        expansion: &expansion,
+        inst,
+        slot_of: &slot_of,
+        memory_bytes: MEMORY_BYTES,
+        // Only where every lane is in one word: its one group's CAS then comes after the store.
+        interfere: interfere && matches!(layout, Layout::OneAddress | Layout::OneWord),
+        special_one_in: 3,
+        context: &format!("{layout:?}"),
     }
-    let initial = memory.bytes().to_vec();
-    let inputs: Vec<Inputs<'_>> = (0..lanes)
-        .map(|lane| Inputs {
-            addr: BASE + (slot_of[lane] * bytes) as u64,
-            operands: &operands[lane],
-            new_values: &[],
-        })
-        .collect();
-    // Only where every lane is in one word: its one group's CAS then comes after the store.
-    let interfere = interfere && matches!(layout, Layout::OneAddress | Layout::OneWord);
-    let mut after_store = initial.clone();
-    let mut stored = false;
-    let mut other_thread = |memory: &mut Memory, site: CasSite| {
-        if interfere && !stored {
-            memory
-                .write(site.addr, site.bytes, u128::from(rng.next()))
-                .unwrap();
-            after_store.copy_from_slice(memory.bytes());
-            stored = true;
-        }
-    };
-    let outcomes = interp
-        .run_warp(&expansion, &mut memory, &inputs, &mut other_thread)
-        .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
-    let start_bytes = if stored { &after_store } else { &initial };
-    let read = |bytes_of: &[u8], slot: usize| read_le(&bytes_of[slot * bytes..(slot + 1) * bytes]);
-    let step = |old: u128, operand: u128| apply(inst.op, inst.ty, old, operand, 0, FloatMode::Ieee);
-    for slot in 0..slots {
-        let group: Vec<usize> = (0..lanes).filter(|&lane| slot_of[lane] == slot).collect();
-        let start = read(start_bytes, slot);
-        let mut expected = start;
-        for &lane in &group {
-            if inst.result_used() {
-                assert_eq!(
-                    outcomes[lane].results[0], expected,
-                    "{} {} {layout:?} slot {slot} lane {lane}: old value out of lane order \
-                     (slots {slot_of:?}, operands {operands:x?}, start {start:#x})",
-                    inst.op, inst.ty
-                );
-            }
-            expected = step(expected, operands[lane][0]);
-        }
-        assert_eq!(
-            read(memory.bytes(), slot),
-            expected,
-            "{} {} {layout:?} slot {slot}: final value (slots {slot_of:?}, operands \
-             {operands:x?}, start {start:#x})",
-            inst.op,
-            inst.ty
-        );
-    }
+    .check(interp, rng);
     let mut words: Vec<usize> = slot_of.iter().map(|slot| slot * bytes / 4).collect();
     words.sort_unstable();
     words.dedup();
-    let attempts = outcomes.iter().map(|outcome| outcome.cas_attempts).sum();
     (attempts, words.len())
+}
+
+/// The lowering proved here.
+fn word_fold() -> Lowering {
+    Lowering::whole(ElementLowering::MaskedCasLoop)
+        .with_warp(WarpCombine::WordFold)
+        .unwrap()
 }
 
 #[test]
@@ -206,24 +132,11 @@ fn one_word_of_many_addresses_takes_one_attempt() {
     let mut interp = Interpreter::new();
     let inst = relaxed(AtomicOp::Add, ElemType::U8, true);
     let operands: Vec<[u128; 1]> = (0..32u128).map(|lane| [lane + 1]).collect();
-    let inputs: Vec<Inputs<'_>> = (0..32)
-        .map(|lane| Inputs {
-            addr: BASE + (lane % 4) as u64,
-            operands: &operands[lane],
-            new_values: &[],
-        })
-        .collect();
+    let slot_of: Vec<usize> = (0..32).map(|lane| lane % 4).collect();
     let attempts = |lowering: Lowering, interp: &mut Interpreter| {
         let expansion = expand(&inst, lowering);
         let mut memory = Memory::new(BASE, MEMORY_BYTES);
-        let outcomes = interp
-            .run_warp(
-                &expansion,
-                &mut memory,
-                &inputs,
-                &mut |_: &mut Memory, _| {},
-            )
-            .unwrap();
+        let outcomes = run_undisturbed(interp, &expansion, &mut memory, &slot_of, &operands, 1);
         // Lane i adds i + 1 to byte i % 4: byte k gets the sum over lanes k, k + 4, ...
         for byte in 0..4u128 {
             let sum: u128 = (0..8).map(|round| 4 * round + byte + 1).sum();
@@ -234,15 +147,7 @@ fn one_word_of_many_addresses_takes_one_attempt() {
             .map(|outcome| outcome.cas_attempts)
             .sum::<u32>()
     };
-    assert_eq!(
-        attempts(
-            Lowering::whole(ElementLowering::MaskedCasLoop)
-                .with_warp(WarpCombine::WordFold)
-                .unwrap(),
-            &mut interp
-        ),
-        1
-    );
+    assert_eq!(attempts(word_fold(), &mut interp), 1);
     assert!(
         attempts(
             Lowering::whole(ElementLowering::MaskedCasLoop)
@@ -256,29 +161,5 @@ fn one_word_of_many_addresses_takes_one_attempt() {
 /// Relaxed only: the validator refuses the warp primitives in any other order.
 #[test]
 fn word_folds_are_relaxed_only() {
-    for order in [
-        MemoryOrder::Acquire,
-        MemoryOrder::Release,
-        MemoryOrder::AcqRel,
-        MemoryOrder::SeqCst,
-    ] {
-        for ty in [ElemType::U8, ElemType::S16] {
-            let inst = AtomicNode {
-                order,
-                ..relaxed(AtomicOp::Add, ty, true)
-            };
-            let expansion = expand(
-                &inst,
-                Lowering::whole(ElementLowering::MaskedCasLoop)
-                    .with_warp(WarpCombine::WordFold)
-                    .unwrap(),
-            );
-            assert!(expansion
-                .blocks
-                .values()
-                .any(|block| block.prims.iter().any(Prim::is_warp)));
-            let error = expansion.validate(&inst).unwrap_err();
-            assert!(error.contains("only a relaxed atomic"), "{order}: {error}");
-        }
-    }
+    assert_relaxed_only(AtomicOp::Add, &[ElemType::U8, ElemType::S16], word_fold());
 }

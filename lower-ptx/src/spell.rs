@@ -84,16 +84,9 @@ impl PtxType {
         }
     }
 
-    /// The width in bits.
+    /// The width in bits: its element type's.
     pub const fn width(self) -> u32 {
-        use PtxType::*;
-        match self {
-            U8 | S8 | B8 => 8,
-            U16 | S16 | B16 | F16 | Bf16 => 16,
-            U32 | S32 | B32 | F32 | F16x2 | Bf16x2 => 32,
-            U64 | S64 | B64 | F64 => 64,
-            B128 => 128,
-        }
+        self.elem().bits()
     }
 }
 

@@ -13,6 +13,7 @@ pub mod judge;
 pub mod linearize;
 pub mod litmus;
 pub mod llvm;
+pub mod loops;
 pub mod per_thread;
 pub mod ptx;
 pub mod random;

@@ -9,6 +9,7 @@ use atomir_ir::{
 };
 use atomir_llvm::{LlvmTarget, Triple};
 
+use crate::loops::Listing;
 use crate::tools::{require, Tool};
 
 /// `llvm-as`, `opt` and `llc` of one LLVM major version, and for SPIR-V triples the validator
@@ -249,39 +250,6 @@ fn is_llc_cas(triple: Triple, line: &str) -> bool {
     }
 }
 
-/// Whether `body` (assembly of `triple`) branches to a label defined above the branch.
-fn branches_back(triple: Triple, body: &str) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    for line in body.lines() {
-        let trimmed = line.trim();
-        let first = trimmed.split_whitespace().next().unwrap_or("");
-        if let Some(label) = first.strip_suffix(':') {
-            seen.insert(label.to_string());
-        } else if is_branch(triple, trimmed) {
-            let target = trimmed.split_whitespace().last().unwrap_or("");
-            if seen.contains(target.trim_end_matches(';')) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-/// Whether an assembly line of `triple` is a branch: PTX's `bra` (predicated or not), AMDGPU's
-/// `s_branch`/`s_cbranch_*`.
-fn is_branch(triple: Triple, line: &str) -> bool {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    match triple {
-        Triple::Nvptx64 => words
-            .iter()
-            .take(2)
-            .any(|word| *word == "bra" || word.starts_with("bra.")),
-        _ => words
-            .first()
-            .is_some_and(|word| word.starts_with("s_cbranch") || *word == "s_branch"),
-    }
-}
-
 /// Every kernel whose atomics are all carried out natively (each verdict's lowering
 /// the whole node by [`ElementLowering::Native`], no `cas` among them) has no compare-and-swap
 /// in llc's assembly
@@ -293,9 +261,11 @@ pub fn native_is_not_llc_cas_loop(
     kernels: &[Kernel],
     llc_out: &Path,
 ) -> Result<(), String> {
-    if !matches!(target.triple, Triple::Nvptx64 | Triple::Amdgcn) {
-        return Ok(());
-    }
+    let listing = match target.triple {
+        Triple::Nvptx64 => Listing::Ptx,
+        Triple::Amdgcn => Listing::Amdgcn,
+        Triple::X86_64 | Triple::Spirv64 | Triple::SpirvVulkan => return Ok(()),
+    };
     let assembly = std::fs::read_to_string(llc_out).map_err(|e| e.to_string())?;
     let mut wrong = Vec::new();
     for kernel in kernels {
@@ -321,7 +291,7 @@ pub fn native_is_not_llc_cas_loop(
         // A loop needs a branch back (to a label above it): llc 23 reads a 128-bit atomic as one
         // `cas.b128` whose compare and swap values are equal, and at -O0 the kernel's own
         // blocks stay as forward branches; neither is a loop.
-        let branches = branches_back(target.triple, body);
+        let branches = !listing.loops(body).is_empty();
         let cas = body.lines().find(|line| is_llc_cas(target.triple, line));
         if let Some(cas) = cas.filter(|_| branches) {
             wrong.push(format!(

@@ -12,6 +12,7 @@ use atomir_ir::{
     AddressSpace, AtomicOp, ElemType, ElementLowering, LowerOptions, Lowering, MemoryOrder, Scope,
     WarpCombine,
 };
+use atomir_tests::loops::Listing;
 
 /// How a target is expected to carry a loop's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,42 +23,14 @@ enum Expect {
     OnCmpxchg,
 }
 
-/// Every loop of the code: the line of its label and of the backward branch to it.
-fn loops(lines: &[&str]) -> Vec<(usize, usize)> {
-    let mut found = Vec::new();
-    for (at, line) in lines.iter().enumerate() {
-        let Some(label) = line.trim().strip_suffix(':') else {
-            continue;
-        };
-        let label = label.trim_start_matches('$');
-        if label.is_empty() || label.contains(char::is_whitespace) {
-            continue;
-        }
-        let back = lines
-            .iter()
-            .enumerate()
-            .skip(at + 1)
-            .rev()
-            .filter(|(_, later)| is_branch(later))
-            .find(|(_, later)| {
-                later
-                    .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
-                    .any(|word| {
-                        word.trim_start_matches(['%', '$']) == label && !later.ends_with(':')
-                    })
-            })
-            .map(|(end, _)| end);
-        if let Some(end) = back {
-            found.push((at, end));
-        }
+/// The language `target` prints.
+fn listing(target: &str) -> Listing {
+    match target.split(':').next() {
+        Some("ptx") => Listing::Ptx,
+        Some("visa") => Listing::Visa,
+        Some("llvm") => Listing::LlvmIr,
+        _ => panic!("{target}: no listing known"),
     }
-    found
-}
-
-/// A branch of PTX (`bra`), vISA (`goto`) or LLVM IR (`br`).
-fn is_branch(line: &str) -> bool {
-    line.split_whitespace()
-        .any(|word| matches!(word, "bra" | "br" | "goto") || word.starts_with("bra."))
 }
 
 fn is_fence(line: &str) -> bool {
@@ -113,10 +86,10 @@ fn check(name: &str, read: Loops, expect: impl Fn(&Cell) -> Expect) -> usize {
     );
     for (cell, code) in &lowered {
         let lines: Vec<&str> = code.lines().collect();
-        let found = loops(&lines);
+        let found = listing(name).loops(code);
         assert!(!found.is_empty(), "{name} {cell}: no loop found\n{code}");
-        let first = found.iter().map(|l| l.0).min().unwrap_or(0);
-        let last = found.iter().map(|l| l.1).max().unwrap_or(0);
+        let first = found.iter().map(|l| l.label).min().unwrap_or(0);
+        let last = found.iter().map(|l| l.back).max().unwrap_or(0);
         let fences_before = lines[..first].iter().filter(|l| is_fence(l)).count();
         let fences_after = lines[last..].iter().filter(|l| is_fence(l)).count();
         let inside = &lines[first..=last];

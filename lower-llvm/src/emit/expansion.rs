@@ -311,20 +311,8 @@ fn primitive_with(
                 CmpCond::Ugt => "ugt",
                 CmpCond::Uge => "uge",
             };
-            spell!(
-                out,
-                "  ",
-                em.show(r(dst)),
-                " = icmp ",
-                cond,
-                ' ',
-                ty(em, a),
-                ' ',
-                em.show(r(a)),
-                ", ",
-                em.show(r(b)),
-                '\n'
-            );
+            let operands = (ty(em, a), r(a), r(b));
+            two_operand(em, out, r(dst), "icmp", Some(cond), operands);
         }
         Prim::Select {
             dst,
@@ -376,16 +364,17 @@ fn pointer(
     refs: &[Ref],
     prim: &Prim,
 ) {
-    let r = |var: Var| refs[var.index()];
+    let (Prim::PtrAlignDown { dst, ptr, .. }
+    | Prim::PtrLowBits { dst, ptr, .. }
+    | Prim::PtrAdd { dst, ptr, .. }) = *prim
+    else {
+        return;
+    };
+    let ptr_ty = em.prim_ty(expansion.vars[ptr], em.space);
+    let (dst, ptr) = (refs[dst.index()], refs[ptr.index()]);
     match *prim {
-        Prim::PtrAlignDown { dst, ptr, align } => {
-            let low = low_bits(
-                em,
-                out,
-                em.prim_ty(expansion.vars[ptr], em.space),
-                r(ptr),
-                align,
-            );
+        Prim::PtrAlignDown { align, .. } => {
+            let low = low_bits(em, out, ptr_ty, ptr, align);
             let negated = em.fresh();
             spell!(
                 out,
@@ -395,41 +384,22 @@ fn pointer(
                 em.show(low),
                 '\n'
             );
-            gep(
-                em,
-                out,
-                em.prim_ty(expansion.vars[ptr], em.space),
-                r(dst),
-                r(ptr),
-                negated,
-            );
+            gep(em, out, ptr_ty, dst, ptr, negated);
         }
-        Prim::PtrLowBits { dst, ptr, align } => {
-            let low = low_bits(
-                em,
-                out,
-                em.prim_ty(expansion.vars[ptr], em.space),
-                r(ptr),
-                align,
-            );
+        Prim::PtrLowBits { align, .. } => {
+            let low = low_bits(em, out, ptr_ty, ptr, align);
             spell!(
                 out,
                 "  ",
-                em.show(r(dst)),
+                em.show(dst),
                 " = trunc i64 ",
                 em.show(low),
                 " to i32\n"
             );
         }
-        Prim::PtrAdd { dst, ptr, bytes } => {
-            gep(
-                em,
-                out,
-                em.prim_ty(expansion.vars[ptr], em.space),
-                r(dst),
-                r(ptr),
-                Ref::Lit(u128::from(bytes), Scal::I(64)),
-            );
+        Prim::PtrAdd { bytes, .. } => {
+            let offset = Ref::Lit(u128::from(bytes), Scal::I(64));
+            gep(em, out, ptr_ty, dst, ptr, offset);
         }
         _ => {}
     }
@@ -477,6 +447,22 @@ fn gep(em: &mut Emitter<'_>, out: &mut String, ptr_ty: Ty, dst: Ref, ptr: Ref, b
     );
 }
 
+/// `  dst = opcode[ condition] ty a, b`: a binary instruction, or a compare under its condition.
+fn two_operand(
+    em: &Emitter<'_>,
+    out: &mut String,
+    dst: Ref,
+    opcode: &str,
+    condition: Option<&str>,
+    (ty, a, b): (Ty, Ref, Ref),
+) {
+    spell!(out, "  ", em.show(dst), " = ", opcode);
+    if let Some(condition) = condition {
+        spell!(out, ' ', condition);
+    }
+    spell!(out, ' ', ty, ' ', em.show(a), ", ", em.show(b), '\n');
+}
+
 fn binary(
     em: &mut Emitter<'_>,
     out: &mut String,
@@ -499,20 +485,7 @@ fn binary(
         _ => None,
     };
     if let Some(name) = simple {
-        spell!(
-            out,
-            "  ",
-            em.show(dst),
-            " = ",
-            name,
-            ' ',
-            ty,
-            ' ',
-            em.show(a),
-            ", ",
-            em.show(b),
-            '\n'
-        );
+        two_operand(em, out, dst, name, None, (ty, a, b));
         return Ok(());
     }
     let pick_a = match op {
@@ -528,20 +501,7 @@ fn binary(
         }
     };
     let cond = em.fresh();
-    spell!(
-        out,
-        "  ",
-        em.show(cond),
-        " = icmp ",
-        pick_a,
-        ' ',
-        ty,
-        ' ',
-        em.show(a),
-        ", ",
-        em.show(b),
-        '\n'
-    );
+    two_operand(em, out, cond, "icmp", Some(pick_a), (ty, a, b));
     spell!(
         out,
         "  ",

@@ -95,13 +95,15 @@ pub(crate) fn load_store(
                 MemSpelling::Instruction => {
                     instruction(em, out, &access, Some(value));
                 }
-                MemSpelling::SpirvBuiltin => spirv_store(em, out, &access, value, builtins),
+                MemSpelling::SpirvBuiltin => {
+                    spirv_builtin(em, out, &access, Some(value), builtins);
+                }
             }
             continue;
         }
         let element = match spelling {
             MemSpelling::Instruction => instruction(em, out, &access, None),
-            MemSpelling::SpirvBuiltin => Some(spirv_load(em, out, &access, builtins)),
+            MemSpelling::SpirvBuiltin => spirv_builtin(em, out, &access, None, builtins),
         };
         let Some(element) = element else {
             continue;
@@ -226,38 +228,45 @@ impl Spell for BuiltinName {
     }
 }
 
-fn spirv_load(
+/// The SPIR-V builtin's load (no `value`; returns the loaded value) or store of `value`, with
+/// the order, scope and storage class as explicit operands.
+fn spirv_builtin(
     em: &mut Emitter<'_>,
     out: &mut String,
     access: &Access<'_>,
+    value: Option<Ref>,
     builtins: &mut Builtins,
-) -> Ref {
+) -> Option<Ref> {
     let (space, ty) = (access.mem.space, access.scal);
     let name = BuiltinName {
-        store: false,
+        store: value.is_some(),
         space,
         ty,
     };
     builtins.declare(|out| {
-        spell!(
-            out,
-            "declare spir_func ",
-            ty,
-            " @",
-            name,
-            "(ptr addrspace(",
-            space,
-            "), i32, i32)"
-        );
+        match value {
+            Some(_) => spell!(out, "declare spir_func void @"),
+            None => spell!(out, "declare spir_func ", ty, " @"),
+        }
+        spell!(out, name, "(ptr addrspace(", space, "), i32, i32");
+        if value.is_some() {
+            spell!(out, ", ", ty);
+        }
+        out.push(')');
     });
-    let dst = em.fresh();
+    let loaded = match value {
+        Some(_) => {
+            spell!(out, "  call spir_func void @");
+            None
+        }
+        None => {
+            let dst = em.fresh();
+            spell!(out, "  ", em.show(dst), " = call spir_func ", ty, " @");
+            Some(dst)
+        }
+    };
     spell!(
         out,
-        "  ",
-        em.show(dst),
-        " = call spir_func ",
-        ty,
-        " @",
         name,
         "(ptr addrspace(",
         space,
@@ -266,55 +275,13 @@ fn spirv_load(
         ", i32 ",
         spirv_scope(access.scope),
         ", i32 ",
-        spirv_order(access.mem.bracket.order) | spirv_storage(access.space),
-        ")\n"
+        spirv_order(access.mem.bracket.order) | spirv_storage(access.space)
     );
-    dst
-}
-
-fn spirv_store(
-    em: &mut Emitter<'_>,
-    out: &mut String,
-    access: &Access<'_>,
-    value: Ref,
-    builtins: &mut Builtins,
-) {
-    let (space, ty) = (access.mem.space, access.scal);
-    let name = BuiltinName {
-        store: true,
-        space,
-        ty,
-    };
-    builtins.declare(|out| {
-        spell!(
-            out,
-            "declare spir_func void @",
-            name,
-            "(ptr addrspace(",
-            space,
-            "), i32, i32, ",
-            ty,
-            ')'
-        );
-    });
-    spell!(
-        out,
-        "  call spir_func void @",
-        name,
-        "(ptr addrspace(",
-        space,
-        ") ",
-        em.show(access.addr),
-        ", i32 ",
-        spirv_scope(access.scope),
-        ", i32 ",
-        spirv_order(access.mem.bracket.order) | spirv_storage(access.space),
-        ", ",
-        ty,
-        ' ',
-        em.show(value),
-        ")\n"
-    );
+    if let Some(value) = value {
+        spell!(out, ", ", ty, ' ', em.show(value));
+    }
+    out.push_str(")\n");
+    loaded
 }
 
 /// A stand-alone fence of `order` at the plan's scope.

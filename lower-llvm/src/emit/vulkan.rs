@@ -97,6 +97,26 @@ impl Spell for BufferType {
     }
 }
 
+/// The resource intrinsic that addresses an element of a buffer of a scalar type, as a call and
+/// its declaration spell it: its result type and name, and its first argument's type.
+struct GetPointer(Scal);
+
+impl Spell for GetPointer {
+    fn spell(&self, out: &mut String) {
+        spell!(
+            out,
+            "ptr addrspace(",
+            STORAGE_BUFFER,
+            ") @llvm.spv.resource.getpointer.p",
+            STORAGE_BUFFER,
+            '.',
+            IntrinsicSuffix(self.0),
+            '(',
+            BufferType(self.0)
+        );
+    }
+}
+
 /// The suffix of the resource intrinsics of a buffer of elements of a scalar type.
 struct IntrinsicSuffix(Scal);
 
@@ -169,14 +189,8 @@ impl Frame {
             binding,
             '.',
             scal,
-            " = call ptr addrspace(",
-            STORAGE_BUFFER,
-            ") @llvm.spv.resource.getpointer.p",
-            STORAGE_BUFFER,
-            '.',
-            suffix,
-            '(',
-            ty,
+            " = call ",
+            GetPointer(scal),
             " %.h",
             binding,
             '.',
@@ -297,18 +311,7 @@ impl Frame {
                 suffix,
                 "(i32, i32, i32, i32, ptr)\n"
             );
-            spell!(
-                out,
-                "declare ptr addrspace(",
-                STORAGE_BUFFER,
-                ") @llvm.spv.resource.getpointer.p",
-                STORAGE_BUFFER,
-                '.',
-                suffix,
-                '(',
-                ty,
-                ", i32)\n"
-            );
+            spell!(out, "declare ", GetPointer(scal), ", i32)\n");
         }
         out.push('\n');
         out.push_str(&self.globals);

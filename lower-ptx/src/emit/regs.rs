@@ -28,19 +28,8 @@ impl<'k> KernelEmitter<'k> {
         let values = kernel.values.values().map(|data| &data.name[..]);
         Namer::new(&REGISTER_NAMES).assign_distinct(values, &mut names);
         KernelEmitter {
-            target,
-            kernel,
-            counts: [0; 5],
-            block: Block::from_u32(0),
-            masked: Vec::new(),
-            vars: Vec::new(),
-            rmw: RmwForms::None,
-            rmw_policy: None,
             names: ValueNames::Kernel(names),
-            made: MadeNames::Kernel,
-            spliced_result: None,
-            entry: None,
-            unpack_float_halves: false,
+            ..KernelEmitter::new_unnamed(target, kernel)
         }
     }
 

@@ -1,9 +1,7 @@
 //! Atomic loads and stores: `ld`/`st` with the order's qualifiers.
 
 use atomir_ir::lower::FencePolicy;
-use atomir_ir::{
-    AtomicNode, AtomicOp, ElemType, ElementLowering, Legality, Lowering, Rewrite, Scope,
-};
+use atomir_ir::{AtomicNode, AtomicOp, ElemType, ElementLowering, Legality, Lowering, Scope};
 
 use super::{hint_allowed, printed_scope, Form, LdStForm, PtxPlan, PtxRule, RuleFailure};
 use crate::target::{Feature, PtxTarget};
@@ -69,13 +67,5 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
         words,
         hint: node.hint.is_some() && hint_allowed(node, target),
     });
-    if node.hint.is_some() && !form.prints_hint() {
-        legality.rewrites.push(Rewrite::CacheHintDropped);
-    }
-    Ok(PtxPlan {
-        legality,
-        scope,
-        form,
-        fences,
-    })
+    Ok(PtxPlan::of_access(node, legality, scope, form, fences))
 }

@@ -110,6 +110,28 @@ impl Form {
     }
 }
 
+impl PtxPlan {
+    /// The plan of an access: where `node` asks for a cache hint that `form` does not print,
+    /// the verdict says it is dropped.
+    fn of_access(
+        node: &AtomicNode,
+        mut legality: Legality,
+        scope: Scope,
+        form: Form,
+        fences: FencePolicy,
+    ) -> Self {
+        if node.hint.is_some() && !form.prints_hint() {
+            legality.rewrites.push(Rewrite::CacheHintDropped);
+        }
+        PtxPlan {
+            legality,
+            scope,
+            form,
+            fences,
+        }
+    }
+}
+
 impl Plan for PtxPlan {
     fn legality(&self) -> &Legality {
         &self.legality

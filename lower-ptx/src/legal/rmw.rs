@@ -551,15 +551,7 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
             .retain(|rewrite| Some(*rewrite) != per_access);
         legality.rewrites.extend(LOOP_FENCES.rewrite(node.order));
     }
-    if node.hint.is_some() && !form.prints_hint() {
-        legality.rewrites.push(Rewrite::CacheHintDropped);
-    }
-    Ok(PtxPlan {
-        legality,
-        scope,
-        form,
-        fences,
-    })
+    Ok(PtxPlan::of_access(node, legality, scope, form, fences))
 }
 
 /// The rewrites a native form stands for.

@@ -259,6 +259,23 @@ impl Reader<'_, '_, '_> {
         self.error(self.syntax.opcode_at, message)
     }
 
+    /// The error of an instruction whose operands are not `form`, at its opcode.
+    fn operand_count_error(&self, form: &str) -> ReadError {
+        self.opcode_error(format!(
+            "`{}` takes {form}; found {} operands",
+            self.syntax.opcode,
+            self.syntax.operands.len()
+        ))
+    }
+
+    /// The instruction's bindings before its operands are read: its guard alone.
+    fn guarded(&self) -> Result<Bindings, ReadError> {
+        Ok(Bindings {
+            guard: self.guard()?,
+            ..Bindings::default()
+        })
+    }
+
     /// Sorts the qualifiers by kind; with `rmw`, the operations and types of `atom`/`red`.
     fn qualifiers(&self, rmw: bool) -> Result<Qualifiers, ReadError> {
         let mut q = Qualifiers::default();
@@ -370,16 +387,9 @@ impl Reader<'_, '_, '_> {
                 (false, _, false) => "d, [a], b",
                 (false, _, true) => "d, [a], b, cache-policy",
             };
-            return Err(self.opcode_error(format!(
-                "`{}` takes {form}; found {} operands",
-                self.syntax.opcode,
-                found.len()
-            )));
+            return Err(self.operand_count_error(form));
         }
-        let mut values = Bindings {
-            guard: self.guard()?,
-            ..Bindings::default()
-        };
+        let mut values = self.guarded()?;
         let mut next = 0;
         if !reduction {
             values.result = self
@@ -500,16 +510,9 @@ impl Reader<'_, '_, '_> {
                 (false, false) => "[a], b",
                 (false, true) => "[a], b, cache-policy",
             };
-            return Err(self.opcode_error(format!(
-                "`{}` takes {form}; found {} operands",
-                self.syntax.opcode,
-                found.len()
-            )));
+            return Err(self.operand_count_error(form));
         }
-        let mut values = Bindings {
-            guard: self.guard()?,
-            ..Bindings::default()
-        };
+        let mut values = self.guarded()?;
         let (address_at, data_at) = if load { (1, 0) } else { (0, 1) };
         values.address = Some(self.address(found[address_at], space)?);
         let data = self.lanes(found[data_at], shape, elem, load)?;
@@ -584,10 +587,7 @@ impl Reader<'_, '_, '_> {
             order,
             scope: scope.scope(),
         };
-        let values = Bindings {
-            guard: self.guard()?,
-            ..Bindings::default()
-        };
+        let values = self.guarded()?;
         Ok(Some((Node::Fence(fence), values)))
     }
 
@@ -613,10 +613,7 @@ impl Reader<'_, '_, '_> {
             order: MemoryOrder::SeqCst,
             scope: level.scope(),
         };
-        let values = Bindings {
-            guard: self.guard()?,
-            ..Bindings::default()
-        };
+        let values = self.guarded()?;
         Ok(Some((Node::Fence(fence), values)))
     }
 }

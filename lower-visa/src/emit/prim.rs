@@ -9,6 +9,15 @@ use atomir_ir::spell;
 
 use super::{low_mask, EmitError, EmitPart, Storage, View, VisaPrinter};
 
+/// The register slots of a two-operand primitive and the type of its operands.
+#[derive(Clone, Copy)]
+struct TwoOperands {
+    dst: usize,
+    a: usize,
+    b: usize,
+    ty: PrimType,
+}
+
 impl<'m> VisaPrinter<'m> {
     /// The one place that prints the expansion's ALU primitives.
     pub(super) fn alu(&mut self, expansion: &Expansion, prim: &Prim) -> Result<(), EmitError> {
@@ -25,8 +34,12 @@ impl<'m> VisaPrinter<'m> {
                 self.constant(s(dst), bits);
             }
             Prim::Unary { dst, op, src } => self.unary(expansion, dst, op, src),
-            Prim::Binary { dst, op, a, b } => self.binary(expansion, dst, op, a, b)?,
-            Prim::Cmp { dst, cond, a, b } => self.compare(expansion, dst, cond, a, b)?,
+            Prim::Binary { dst, op, a, b } => {
+                self.binary(op, self.operands(expansion, dst, a, b))?;
+            }
+            Prim::Cmp { dst, cond, a, b } => {
+                self.compare(cond, self.operands(expansion, dst, a, b))?;
+            }
             Prim::Select {
                 dst,
                 cond,
@@ -209,20 +222,21 @@ impl<'m> VisaPrinter<'m> {
         }
     }
 
+    /// The slots of a two-operand primitive's destination and operands, and the operands' type.
+    fn operands(&self, expansion: &Expansion, dst: Var, a: Var, b: Var) -> TwoOperands {
+        let slot = |v: Var| self.var_slots[v.index()];
+        TwoOperands {
+            dst: slot(dst),
+            a: slot(a),
+            b: slot(b),
+            ty: expansion.vars[a],
+        }
+    }
+
     /// A binary primitive (float min/max and bf16 arrive rewritten).
-    fn binary(
-        &mut self,
-        expansion: &Expansion,
-        dst: Var,
-        op: BinaryOp,
-        a: Var,
-        b: Var,
-    ) -> Result<(), EmitError> {
-        let n = self.n;
-        let s = |v: Var| self.var_slots[v.index()];
-        let ty = |v: Var| expansion.vars[v];
-        let has64 = self.target.platform.has_64bit_alu();
-        let (d, x, y, t) = (s(dst), s(a), s(b), ty(a));
+    fn binary(&mut self, op: BinaryOp, operands: TwoOperands) -> Result<(), EmitError> {
+        let (n, has64) = (self.n, self.target.platform.has_64bit_alu());
+        let (d, x, y, t) = (operands.dst, operands.a, operands.b, operands.ty);
         let bits = t.bits();
         let opname = match op {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::FAdd | BinaryOp::FSub => "add",
@@ -331,19 +345,9 @@ impl<'m> VisaPrinter<'m> {
     }
 
     /// A compare into a predicate; a 64-bit equality compares the halves' xor with zero.
-    fn compare(
-        &mut self,
-        expansion: &Expansion,
-        dst: Var,
-        cond: CmpCond,
-        a: Var,
-        b: Var,
-    ) -> Result<(), EmitError> {
-        let n = self.n;
-        let s = |v: Var| self.var_slots[v.index()];
-        let ty = |v: Var| expansion.vars[v];
-        let has64 = self.target.platform.has_64bit_alu();
-        let (d, x, y) = (s(dst), s(a), s(b));
+    fn compare(&mut self, cond: CmpCond, operands: TwoOperands) -> Result<(), EmitError> {
+        let (n, has64) = (self.n, self.target.platform.has_64bit_alu());
+        let (d, x, y, ty) = (operands.dst, operands.a, operands.b, operands.ty);
         let c = match cond {
             CmpCond::Eq => "cmp.eq",
             CmpCond::Ne => "cmp.ne",
@@ -352,7 +356,7 @@ impl<'m> VisaPrinter<'m> {
             CmpCond::Ugt => "cmp.gt",
             CmpCond::Uge => "cmp.ge",
         };
-        if ty(a).bits() == 64 {
+        if ty.bits() == 64 {
             if matches!(cond, CmpCond::Eq | CmpCond::Ne) {
                 let diff = self.temp(Storage::Qword);
                 let any = self.temp(Storage::Dword);
