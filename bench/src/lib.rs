@@ -1,5 +1,6 @@
 //! Benchmark helpers for atomir: generated kernels of any size, and an allocator that counts.
 
+pub mod class_times;
 pub mod fuzz;
 pub mod sass;
 pub mod targets;

@@ -18,6 +18,9 @@
 //! - `ATOMIR_SASS_KEEP=DIR`: writes `DIR/cells.tsv` (cell, ours, llc, verdict, whether each side
 //!   has a CAS loop, and the class of a cell where ours is worse: [`Worse`]'s slug) and, per cell,
 //!   `DIR/CELL/{ours,llc}.{ptx,sass}` (the function's PTX and SASS) to read side by side.
+//! - `ATOMIR_SASS_TIMES=FILE,FILE,...`: result files of the cell timing harness
+//!   (`results.json`); the table of causes then marks each class with the worst measured GPU
+//!   time ratio of its rows, ours over llc 22 and over llc 23 ([`class_times`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -28,7 +31,7 @@ use std::sync::Mutex;
 use atomir_bench::sass::{
     ptx_functions, ptx_keeps_order_and_scope, sass_functions, summarize_sass, PtxForms, SassSummary,
 };
-use atomir_bench::{targets, tools};
+use atomir_bench::{class_times, targets, tools};
 use atomir_ir::matrix::{cells, Cell};
 use atomir_ir::{verify, AtomicOp, Backend, LowerOptions, Module};
 
@@ -614,15 +617,49 @@ fn report(rows: &[Row]) {
          first that applies):\n",
         worse_cells.len()
     );
-    println!("| cause | cells |\n|---|---:|");
-    for (cause, count) in &worse_by_cause {
-        println!("| {} | {count} |", cause.describe());
-    }
+    print_causes(&worse_by_cause);
     println!();
     for cell in worse_cells.iter().take(50) {
         println!("- {cell}");
     }
     warp_combined_sizes(rows);
+}
+
+/// The table of causes; with `ATOMIR_SASS_TIMES`, each class marked with its worst measured
+/// GPU time ratio.
+fn print_causes(worse_by_cause: &BTreeMap<Worse, usize>) {
+    let times = match std::env::var("ATOMIR_SASS_TIMES") {
+        Ok(list) => {
+            let paths: Vec<&Path> = list.split(',').map(Path::new).collect();
+            match class_times::read(&paths) {
+                Ok(times) => Some((list.clone(), times)),
+                Err(error) => {
+                    eprintln!("sass_table: ATOMIR_SASS_TIMES: {error}");
+                    std::process::exit(2);
+                }
+            }
+        }
+        Err(_) => None,
+    };
+    match &times {
+        Some((files, _)) => {
+            println!(
+                "| cause | cells | worst GPU time, ours / llc 22 / llc 23 ({files}) |\n|---|---:|---|"
+            );
+        }
+        None => println!("| cause | cells |\n|---|---:|"),
+    }
+    for (cause, count) in worse_by_cause {
+        match &times {
+            Some((_, times)) => {
+                let measured = times
+                    .get(cause.slug())
+                    .map_or("not timed".to_string(), |time| time.describe());
+                println!("| {} | {count} | {measured} |", cause.describe());
+            }
+            None => println!("| {} | {count} |", cause.describe()),
+        }
+    }
 }
 
 /// The code size of every warp-combined form beside llc's code for the same cells: a form is
