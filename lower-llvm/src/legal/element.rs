@@ -151,10 +151,12 @@ fn full_width_native(target: &LlvmTarget, node: &AtomicNode) -> bool {
         // 17 and 18 unmeasured), so the CAS loop it is.
         // rule llvm.nvptx-inc-dec-64-by-cas: PTX's atom.inc/dec are 32-bit only, and llc
         // expands a 64-bit uinc_wrap/udec_wrap into a CAS loop of its own.
+        // rule llvm.nvptx-inc-dec-by-cas-before-22: llc 16 and 19 expand the 32-bit ones into
+        // a CAS loop of their own too; llc 22 selects atom.inc/atom.dec.
         AtomicOp::Inc | AtomicOp::Dec => match triple {
             Triple::Spirv64 | Triple::SpirvVulkan => false,
             Triple::Amdgcn => target.major >= 19,
-            Triple::Nvptx64 => target.major >= 16 && bits == 32,
+            Triple::Nvptx64 => target.major >= 22 && bits == 32,
             Triple::X86_64 => target.major >= 16,
         },
         // rule llvm.spirv-no-nand: no SPIR-V instruction and no expansion in its backend.

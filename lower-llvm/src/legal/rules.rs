@@ -73,6 +73,9 @@ atomir_ir::rules! {
         NvptxIncDec64ByCas = "llvm.nvptx-inc-dec-64-by-cas":
             "PTX's atom.inc/atom.dec are 32-bit only: llc expands a 64-bit uinc_wrap/udec_wrap \
              into a CAS loop of its own, so 64-bit inc/dec is atomir's CAS loop",
+        NvptxIncDecByCasBefore22 = "llvm.nvptx-inc-dec-by-cas-before-22":
+            "llc 16 and 19 expand a 32-bit uinc_wrap/udec_wrap into a CAS loop of their own \
+             (llc 22 selects atom.inc/atom.dec), so inc/dec is atomir's CAS loop there",
         AmdgcnSystemScopeByCas = "llvm.amdgcn-system-scope-by-cas":
             "at system scope on global or generic memory (possibly fine-grained) llc expands \
              every RMW but exch and integer add into a cmpswap loop of its own: \
