@@ -151,6 +151,12 @@ def spec_matches(spec, cell, label, addresses):
             and (want_addresses is None or want_addresses == addresses))
 
 
+# After a killed worker, how often a new one may fail to start (the device still releasing the
+# old context: cudaErrorNoDevice) and how long to wait between tries.
+START_ATTEMPTS_AFTER_A_KILL = 4
+START_RETRY_PAUSE = 15
+
+
 class WorkerLost(Exception):
     """The worker made no progress (or died): `label` is the contender whose launch had not
     returned (None: the worker was elsewhere), `status` is `timeout` or `crashed`."""
@@ -171,8 +177,37 @@ class Supervisor:
         self.command, self.hang_after, self.log = command, hang_after, log
         self.process, self.events, self.info = None, None, None
         self.restarts = 0
+        # A killed worker whose CUDA context is still being torn down (behind a kernel that
+        # does not return): the device takes no new context until it is gone.
+        self.exiting = None
 
     def _start(self, deadline):
+        self._wait_for_exiting(deadline)
+        attempts = START_ATTEMPTS_AFTER_A_KILL if self.restarts else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._start_once(deadline)
+            except WorkerLost as failed:
+                if attempt == attempts or time.time() + START_RETRY_PAUSE >= deadline:
+                    raise SystemExit(f"run.py: the worker did not start: {failed.reason} (its error is above)"
+                                     + (f"; {attempt} attempts after a killed worker" if self.restarts else "")
+                                     ) from None
+                self.log(f"the worker did not start ({failed.reason}); the device may still be releasing "
+                         f"the killed worker's context: trying again in {START_RETRY_PAUSE} s")
+                time.sleep(START_RETRY_PAUSE)
+
+    def _wait_for_exiting(self, deadline):
+        if self.exiting is None:
+            return
+        self.log(f"waiting for worker process {self.exiting.pid} to exit before starting another")
+        try:
+            self.exiting.wait(timeout=max(deadline - time.time(), 0))
+        except subprocess.TimeoutExpired:
+            raise SystemExit(f"run.py: worker process {self.exiting.pid}, killed after a hang, did not exit "
+                             "before the time limit: the device is not free for another") from None
+        self.exiting = None
+
+    def _start_once(self, deadline):
         self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         text=True, bufsize=1, start_new_session=True,
                                         env=dict(os.environ, **{SUPERVISOR_ENV: str(os.getpid())}))
@@ -180,10 +215,7 @@ class Supervisor:
         self.events = queue.Queue()
         threading.Thread(target=_pump, args=(self.process.stdout, self.events), daemon=True).start()
         # Starting takes a CUDA context and CuPy's import: more than a launch may.
-        try:
-            event = self._next(deadline, None, patience=max(self.hang_after, CPU_PATIENCE))
-        except WorkerLost as stall:
-            raise SystemExit(f"run.py: the worker did not start: {stall.reason} (its error is above)") from None
+        event = self._next(deadline, None, patience=max(self.hang_after, CPU_PATIENCE))
         if event.get("event") != "ready":
             self.stop()
             raise SystemExit(f"run.py: the worker did not start: {event}")
@@ -260,6 +292,7 @@ class Supervisor:
             self.process.wait(timeout=KILL_PATIENCE)
         except subprocess.TimeoutExpired:
             self.log(f"worker process {self.process.pid} still exiting after {KILL_PATIENCE} s; going on")
+            self.exiting = self.process
         self.process = None
         self.restarts += 1
 
