@@ -245,28 +245,34 @@ fn amdgcn_float_add_follows_the_processor() {
         ),
     ];
     for (spec, ty, space, native) in cases {
-        let cell = add(ty, space);
-        let lowering = verdict(spec, &cell).unwrap().lowering;
-        let expected = if native {
-            Lowering::whole(ElementLowering::Native)
-        } else {
-            Lowering::whole(ElementLowering::CasLoop)
-        };
-        assert_eq!(lowering, expected, "{spec} {ty} {space}");
-        let amdgcn = target(spec);
-        let code = lower_module(&amdgcn, &[cell.kernel()]).unwrap();
         let tag = format!("{}_{ty}_{space}", spec.replace([':', '@', '+'], "_"));
-        let Some(message) = llc(&amdgcn, &code, &tag, None) else {
+        let Some(asm) = amdgcn_asm_of_verdict(spec, &add(ty, space), native, &tag) else {
             continue;
         };
-        assert_eq!(message, "", "{spec}: {code}");
         if native {
-            let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_processors");
-            let asm = std::fs::read_to_string(dir.join(format!("{tag}.s"))).unwrap();
             assert!(!asm.contains("cmpswap") && !asm.contains("cmpst"), "{asm}");
             assert!(asm.contains("add_f"), "{asm}");
         }
     }
+}
+
+/// Checks that `cell`'s verdict on amdgcn target `spec` is native or atomir's CAS loop as
+/// `native` says, and returns llc's assembly of its lowering (`None` where that llc is missing;
+/// llc must accept the code).
+fn amdgcn_asm_of_verdict(spec: &str, cell: &Cell, native: bool, tag: &str) -> Option<String> {
+    let lowering = verdict(spec, cell).unwrap().lowering;
+    let expected = if native {
+        Lowering::whole(ElementLowering::Native)
+    } else {
+        Lowering::whole(ElementLowering::CasLoop)
+    };
+    assert_eq!(lowering, expected, "{spec} {}", cell.name());
+    let amdgcn = target(spec);
+    let code = lower_module(&amdgcn, &[cell.kernel()]).unwrap();
+    let message = llc(&amdgcn, &code, tag, None)?;
+    assert_eq!(message, "", "{spec}: {code}");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_processors");
+    Some(std::fs::read_to_string(dir.join(format!("{tag}.s"))).unwrap())
 }
 
 /// amdgcn: from LLVM 20 gfx90a and gfx1100 expand a device-scope xor on global memory (which may
@@ -289,22 +295,10 @@ fn amdgcn_device_rmw_on_memory_that_may_be_remote() {
         ("amdgcn:gfx1100@22+coarse-grained", true),
     ];
     for (spec, native) in cases {
-        let lowering = verdict(spec, &xor).unwrap().lowering;
-        let expected = if native {
-            Lowering::whole(ElementLowering::Native)
-        } else {
-            Lowering::whole(ElementLowering::CasLoop)
-        };
-        assert_eq!(lowering, expected, "{spec}");
-        let amdgcn = target(spec);
-        let code = lower_module(&amdgcn, &[xor.kernel()]).unwrap();
         let tag = format!("xor_{}", spec.replace([':', '@', '+'], "_"));
-        let Some(message) = llc(&amdgcn, &code, &tag, None) else {
+        let Some(asm) = amdgcn_asm_of_verdict(spec, &xor, native, &tag) else {
             continue;
         };
-        assert_eq!(message, "", "{spec}: {code}");
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm_processors");
-        let asm = std::fs::read_to_string(dir.join(format!("{tag}.s"))).unwrap();
         let has_cas = asm.contains("cmpswap") || asm.contains("cmpst");
         assert_eq!(has_cas, !native, "{spec}: {asm}");
         if native {

@@ -453,34 +453,40 @@ mod tests {
 
     #[test]
     fn rejected_axes_say_why() {
-        let error = Lowering::new(ElementLowering::MaskedOp, Split::Whole, WarpCombine::Fold)
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("masked op has no warp fold"), "{error}");
-        let error = Lowering::new(
-            ElementLowering::Native,
-            Split::PerElement,
-            WarpCombine::Fold,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(error.contains("split node"), "{error}");
-        let error = Lowering::new(
-            ElementLowering::Native,
-            Split::Whole,
-            WarpCombine::SerialFold,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(error.contains("serial fold is a CAS loop"), "{error}");
-        let error = Lowering::new(
-            ElementLowering::CasLoop,
-            Split::Whole,
-            WarpCombine::WordFold,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(error.contains("word fold is a masked CAS loop"), "{error}");
+        let cases = [
+            (
+                (ElementLowering::MaskedOp, Split::Whole, WarpCombine::Fold),
+                "masked op has no warp fold",
+            ),
+            (
+                (
+                    ElementLowering::Native,
+                    Split::PerElement,
+                    WarpCombine::Fold,
+                ),
+                "split node",
+            ),
+            (
+                (
+                    ElementLowering::Native,
+                    Split::Whole,
+                    WarpCombine::SerialFold,
+                ),
+                "serial fold is a CAS loop",
+            ),
+            (
+                (
+                    ElementLowering::CasLoop,
+                    Split::Whole,
+                    WarpCombine::WordFold,
+                ),
+                "word fold is a masked CAS loop",
+            ),
+        ];
+        for ((element, split, warp), why) in cases {
+            let error = Lowering::new(element, split, warp).unwrap_err().to_string();
+            assert!(error.contains(why), "{error}");
+        }
     }
 
     #[test]
