@@ -313,9 +313,9 @@ pub(super) fn part_word(
             && word_operands.len() == 1
             && !skips_unchanged(node.op, node.order)
         {
-            if let (Some(placed), Some(new_values)) = (&layout.placed, word_new_values) {
+            if let (Some(keep), Some(new_values)) = (layout.keep(), word_new_values) {
                 let seen =
-                    single_element_cas(b, mem, word, placed, &layout, word_operands, new_values);
+                    single_element_cas(b, mem, word, &layout, keep, word_operands, new_values);
                 old_words.push((seen, 1));
                 continue;
             }
@@ -367,20 +367,20 @@ pub(super) fn part_word(
     olds
 }
 
-/// The release, acq_rel or seq_cst cas of one element narrower than its word, as LLVM's
-/// AtomicExpand does it: each attempt
-/// is a word CAS expecting the element's compare value amid the other bits last seen, so a
-/// compare that fails leaves after one failed CAS (a read, with the node's order) instead of
-/// retrying until a CAS that changes nothing succeeds, which under contention every failing lane
-/// would have to win. A failed CAS whose other bits are those expected failed on the element:
-/// the loop leaves with that word; otherwise the other bits changed and it tries again with
-/// them. Returns the word the last CAS saw (the element's old value in its window either way).
+/// The release, acq_rel or seq_cst cas of one element narrower than its word (`keep`: the
+/// word's other bits), as LLVM's AtomicExpand does it: each attempt is a word CAS expecting the
+/// element's compare value amid the other bits last seen, so a compare that fails leaves after
+/// one failed CAS (a read, with the node's order) instead of retrying until a CAS that changes
+/// nothing succeeds, which under contention every failing lane would have to win. A failed CAS
+/// whose other bits are those expected failed on the element: the loop leaves with that word;
+/// otherwise the other bits changed and it tries again with them. Returns the word the last CAS
+/// saw (the element's old value in its window either way).
 fn single_element_cas(
     b: &mut Builder,
     mem: MemAttrs,
     word: Var,
-    placed: &PlacedWindow,
     layout: &WordLayout,
+    keep: Var,
     compare: &[Var],
     new_values: &[Var],
 ) -> Var {
@@ -398,7 +398,7 @@ fn single_element_cas(
             ..mem
         },
     });
-    let initial_rest = b.binary(BinaryOp::And, initial, placed.keep);
+    let initial_rest = b.binary(BinaryOp::And, initial, keep);
     let (attempt, attempt_params) = b.block(&[PrimType::I32]);
     let (failed, _) = b.block(&[]);
     let (done, done_params) = b.block(&[PrimType::I32]);
@@ -420,7 +420,7 @@ fn single_element_cas(
     b.branch(stored, (done, &[seen]), (failed, &[]));
 
     b.switch_to(failed);
-    let seen_rest = b.binary(BinaryOp::And, seen, placed.keep);
+    let seen_rest = b.binary(BinaryOp::And, seen, keep);
     let failed_on_element = b.cmp(CmpCond::Eq, seen_rest, rest);
     b.branch(failed_on_element, (done, &[seen]), (attempt, &[seen_rest]));
 
