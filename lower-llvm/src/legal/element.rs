@@ -47,7 +47,7 @@ pub(super) fn element_lowering(
     // that may be fine-grained (host memory) or remote (another device's, over PCIe), llc
     // expands every RMW but exch and integer add into a cmpswap loop of its own, so the rest is
     // atomir's CAS loop there.
-    if amd_system_scope_by_cas(target, node) {
+    if amd_rmw_expanded_for_host_or_peer_memory(target, node) {
         return Ok(loop_for(small));
     }
 
@@ -208,19 +208,22 @@ fn amd_float_add_native(target: &LlvmTarget, node: &AtomicNode, ty: ElemType) ->
 /// (rule llvm.amdgcn-system-scope-by-cas) and, from LLVM 20 on processors that do not emulate
 /// system-scope atomics, at every scope (rule llvm.amdgcn-remote-memory-by-cas). The LLVM
 /// matrix's check that a native verdict is no llc CAS loop found each of these.
-pub(super) fn amd_system_scope_by_cas(target: &LlvmTarget, node: &AtomicNode) -> bool {
+pub(super) fn amd_rmw_expanded_for_host_or_peer_memory(
+    target: &LlvmTarget,
+    node: &AtomicNode,
+) -> bool {
     let kept = match node.op {
         AtomicOp::Exch | AtomicOp::Cas => true,
         AtomicOp::Add => matches!(node.ty.class(), TypeClass::Unsigned | TypeClass::Signed),
         _ => false,
     };
-    let may_be_remote = node.scope == Scope::System
+    let expanded_at_this_scope = node.scope == Scope::System
         || target
             .cpu
             .is_some_and(|cpu| cpu.expands_rmw_that_may_be_remote(target.major));
     target.triple == Triple::Amdgcn
         && !target.coarse_grained
-        && may_be_remote
+        && expanded_at_this_scope
         && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
         && !kept
 }
@@ -247,7 +250,7 @@ pub(super) fn vector_rmw_native(target: &LlvmTarget, node: &AtomicNode) -> bool 
             bits == 32
                 && node.op == AtomicOp::Add
                 && amd_float_add_native(target, node, packed)
-                && !amd_system_scope_by_cas(target, node)
+                && !amd_rmw_expanded_for_host_or_peer_memory(target, node)
         }
         // NVPTX's llc expands it into one 32- or 64-bit CAS loop of its own (rule
         // llvm.nvptx-packed-half-add-by-cas): the vector is split, each element as its scalar
