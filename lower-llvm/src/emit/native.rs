@@ -120,8 +120,10 @@ fn atomicrmw(
     addr: Ref,
     value: Ref,
     mem: &Mem,
-    fine_grained_hint: bool,
 ) {
+    // `+coarse-grained` promises every address is coarse-grained memory: said on every RMW, it
+    // lets llc keep the float adds and, on memory that may be remote, the integer ops native.
+    let fine_grained_hint = em.target.coarse_grained && em.target.triple == Triple::Amdgcn;
     let (len, scal, bytes) = match ty {
         Ty::S(Scal::I(bits)) => (1, Scal::I(bits), bits / 8),
         Ty::S(s) => (1, s, float_bytes(s)),
@@ -195,9 +197,6 @@ pub(crate) fn rmw(
     value: Ref,
     mem: &Mem,
 ) {
-    // `+coarse-grained` promises every address is coarse-grained memory: said on every RMW, it
-    // lets llc keep the float adds and, on memory that may be remote, the integer ops native.
-    let hint = em.target.coarse_grained;
     if ty.is_packed() && matches!(op, AtomicOp::Add | AtomicOp::Sub) {
         let lane = packed_lane(ty);
         let vector = Ty::V(2, lane);
@@ -213,7 +212,7 @@ pub(crate) fn rmw(
             '\n'
         );
         let old = em.fresh();
-        atomicrmw(em, out, old, keyword(op, ty), vector, addr, cast, mem, hint);
+        atomicrmw(em, out, old, keyword(op, ty), vector, addr, cast, mem);
         spell!(
             out,
             "  ",
@@ -235,7 +234,6 @@ pub(crate) fn rmw(
         addr,
         value,
         mem,
-        hint,
     );
 }
 
@@ -353,7 +351,6 @@ pub(crate) fn vector_rmw(
     }
     let value = value.unwrap_or(Ref::Lit(0, scal));
     let mem = Mem::of(em, bracket, plan, inst.space);
-    let hint = em.target.coarse_grained && em.target.triple == Triple::Amdgcn;
     let dst = em.fresh();
     atomicrmw(
         em,
@@ -364,7 +361,6 @@ pub(crate) fn vector_rmw(
         addr,
         value,
         &mem,
-        hint,
     );
     Some(dst)
 }
