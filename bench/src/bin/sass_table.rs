@@ -43,6 +43,9 @@ struct Selection {
     stride: usize,
     offset: usize,
     keep: Option<std::path::PathBuf>,
+    /// `ATOMIR_SASS_TIMES`, read before the run so that a bad file fails at once: the files as
+    /// named, and the times of each class.
+    times: ClassTimes,
 }
 
 impl Selection {
@@ -73,11 +76,21 @@ impl Selection {
                 (n, k % n)
             }
         };
+        let times = match std::env::var("ATOMIR_SASS_TIMES") {
+            Ok(files) => {
+                let paths: Vec<&Path> = files.split(',').map(Path::new).collect();
+                let times = class_times::read(&paths)
+                    .map_err(|error| format!("ATOMIR_SASS_TIMES: {error}"))?;
+                Some((files, times))
+            }
+            Err(_) => None,
+        };
         Ok(Selection {
             alternatives,
             stride,
             offset,
             keep: std::env::var_os("ATOMIR_SASS_KEEP").map(Into::into),
+            times,
         })
     }
 
@@ -393,7 +406,7 @@ fn table() -> Result<(), String> {
                 .unwrap_or_default(),
         });
     }
-    report(&rows);
+    report(&rows, &selection.times);
     if let Some(keep) = &selection.keep {
         keep_cells(keep, &all, &rows, &ours, &theirs, &our, &their)?;
     }
@@ -557,7 +570,7 @@ struct Tally {
     loops_removed: usize,
 }
 
-fn report(rows: &[Row]) {
+fn report(rows: &[Row], times: &ClassTimes) {
     let mut by_group: BTreeMap<String, Tally> = BTreeMap::new();
     let mut total = Tally::default();
     let mut worse_cells = Vec::new();
@@ -617,7 +630,7 @@ fn report(rows: &[Row]) {
          first that applies):\n",
         worse_cells.len()
     );
-    print_causes(&worse_by_cause);
+    print_causes(&worse_by_cause, times);
     println!();
     for cell in worse_cells.iter().take(50) {
         println!("- {cell}");
@@ -625,23 +638,13 @@ fn report(rows: &[Row]) {
     warp_combined_sizes(rows);
 }
 
+/// `ATOMIR_SASS_TIMES` as read: the files as named and each class's times.
+type ClassTimes = Option<(String, BTreeMap<String, class_times::ClassTime>)>;
+
 /// The table of causes; with `ATOMIR_SASS_TIMES`, each class marked with its worst measured
 /// GPU time ratio.
-fn print_causes(worse_by_cause: &BTreeMap<Worse, usize>) {
-    let times = match std::env::var("ATOMIR_SASS_TIMES") {
-        Ok(list) => {
-            let paths: Vec<&Path> = list.split(',').map(Path::new).collect();
-            match class_times::read(&paths) {
-                Ok(times) => Some((list.clone(), times)),
-                Err(error) => {
-                    eprintln!("sass_table: ATOMIR_SASS_TIMES: {error}");
-                    std::process::exit(2);
-                }
-            }
-        }
-        Err(_) => None,
-    };
-    match &times {
+fn print_causes(worse_by_cause: &BTreeMap<Worse, usize>, times: &ClassTimes) {
+    match times {
         Some((files, _)) => {
             println!(
                 "| cause | cells | worst GPU time, ours / llc 22 / llc 23 ({files}) |\n|---|---:|---|"
@@ -650,7 +653,7 @@ fn print_causes(worse_by_cause: &BTreeMap<Worse, usize>) {
         None => println!("| cause | cells |\n|---|---:|"),
     }
     for (cause, count) in worse_by_cause {
-        match &times {
+        match times {
             Some((_, times)) => {
                 let measured = times
                     .get(cause.slug())
