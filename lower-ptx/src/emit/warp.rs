@@ -20,7 +20,10 @@ impl<'k> KernelEmitter<'k> {
     ) -> Result<(), Unprintable> {
         use Operand::{Imm, T};
         let Walk {
-            vars, expansion, ..
+            vars,
+            expansion,
+            facts,
+            ..
         } = walk;
         let t = |v: Var| vars[v.as_u32() as usize];
         let ty = |v: Var| expansion.vars[v];
@@ -79,6 +82,15 @@ impl<'k> KernelEmitter<'k> {
                 let received = self.temp(Class::of_prim(ty(value)).warp_register());
                 self.shfl_idx(out, received, wide, source, t(peers));
                 self.warp_narrow(out, t(dst), ty(dst), received);
+            }
+            Prim::WarpScan {
+                dst,
+                op: BinaryOp::Add,
+                peers,
+                value,
+                inclusive,
+            } if facts.constant(value) == Some(1) && ty(dst).bits() <= 32 => {
+                self.warp_rank(out, t(peers), inclusive, (t(dst), ty(dst)));
             }
             Prim::WarpScan {
                 dst,
@@ -242,6 +254,26 @@ impl<'k> KernelEmitter<'k> {
         } else {
             self.line(out, "cvt.u16.u32", &[Operand::T(dst), Operand::T(wide)]);
         }
+    }
+
+    /// [`Prim::WarpScan`] of the constant 1 under add: the count of the lanes of `peers` below
+    /// this one (and this one, `inclusive`), a lane's rank in its group, by `popc` of
+    /// `%lanemask_lt` where the general scan takes five rounds of shuffles.
+    fn warp_rank(
+        &mut self,
+        out: &mut String,
+        peers: Temp,
+        inclusive: bool,
+        (dst, ty): (Temp, PrimType),
+    ) {
+        use Operand::{Imm, T};
+        let below = self.special(out, "%lanemask_lt");
+        self.line(out, "and.b32", &[T(below), T(below), T(peers)]);
+        self.line(out, "popc.b32", &[T(below), T(below)]);
+        if inclusive {
+            self.line(out, "add.u32", &[T(below), T(below), Imm(1)]);
+        }
+        self.warp_narrow(out, dst, ty, below);
     }
 
     /// [`Prim::WarpScan`]: a Hillis-Steele scan over the ranks of `peers` (the lanes of one
