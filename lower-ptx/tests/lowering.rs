@@ -336,12 +336,13 @@ fn emulations_follow_the_target() {
         ElemType::U64,
         Lowering::whole(ElementLowering::CasLoop),
     );
-    check(
-        "sm_80",
-        AtomicOp::Add,
-        ElemType::Bf16,
-        Lowering::whole(ElementLowering::CasLoop),
-    );
+    // A relaxed scalar f16/bf16 add on global memory: the warp's serial fold, whether the
+    // scalar atom is ptxas's CAS loop (bf16 on sm_90) or the target has none (bf16 on sm_80).
+    let serial_fold = Lowering::whole(ElementLowering::CasLoop)
+        .with_warp(WarpCombine::SerialFold)
+        .unwrap();
+    check("sm_80", AtomicOp::Add, ElemType::Bf16, serial_fold);
+    check("sm_90", AtomicOp::Sub, ElemType::Bf16, serial_fold);
     check(
         "sm_60",
         AtomicOp::Add,
@@ -539,14 +540,47 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         scalar,
         Lowering::whole(ElementLowering::CasLoop),
     );
-    check(
-        "sm_90",
-        AtomicOp::Add,
-        ElemType::F16,
-        relaxed,
-        scalar,
-        Lowering::whole(ElementLowering::Native),
-    );
+}
+
+/// A relaxed scalar f16/bf16 add or sub is serially folded by a warp's lanes on global and
+/// generic memory (faster than ptxas's CAS loop for the scalar atom at 1, 32 and 4096
+/// addresses on an H200); on shared memory, ordered, with `+plain-loops` or where the client
+/// opted into the packed atom, the lowering is what it was.
+#[test]
+fn scalar_half_add_is_serially_folded_on_global_memory() {
+    let check = |target: &str, ty, order, space, expected: Lowering| {
+        let kernel = one(AtomicOp::Add, ty, order, Scope::Device, space, true);
+        let backend = PtxTarget::parse(target).unwrap();
+        let legality = backend.legalize_inst(&kernel, first(&kernel)).unwrap();
+        assert_eq!(legality.lowering, expected, "{target} {ty} {order} {space}");
+    };
+    let serial_fold = Lowering::whole(ElementLowering::CasLoop)
+        .with_warp(WarpCombine::SerialFold)
+        .unwrap();
+    let native = Lowering::whole(ElementLowering::Native);
+    let relaxed = MemoryOrder::Relaxed;
+    for ty in [ElemType::F16, ElemType::Bf16] {
+        for space in [AddressSpace::Global, AddressSpace::Generic] {
+            check("sm_90", ty, relaxed, space, serial_fold);
+            check("sm_90+plain-loops", ty, relaxed, space, native);
+            check("sm_90", ty, MemoryOrder::Acquire, space, native);
+        }
+        check("sm_90", ty, relaxed, AddressSpace::Shared, native);
+        let packed = PtxTarget::parse("sm_90+packed-half-add").unwrap();
+        let kernel = one(
+            AtomicOp::Add,
+            ty,
+            relaxed,
+            Scope::Device,
+            AddressSpace::Global,
+            true,
+        );
+        let legality = packed.legalize_inst(&kernel, first(&kernel)).unwrap();
+        assert!(
+            legality.rewrites.contains(&Rewrite::HalfAddOnPackedWord),
+            "{ty}: {legality:?}"
+        );
+    }
 }
 
 #[test]

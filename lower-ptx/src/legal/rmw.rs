@@ -345,14 +345,26 @@ fn per_word(node: &AtomicNode) -> bool {
 /// With `+serial-fold`: a relaxed scalar f16/bf16 or 8/16-bit integer add or sub carried
 /// out once per 32-bit word by a warp's lanes, their operations applied one after another in
 /// lane order ([`WarpCombine::SerialFold`]), instead of the scalar `atom` (which ptxas makes a
-/// CAS loop per lane), a CAS loop per lane, or the default fold per word. By default (not only
-/// with the option; never with `+plain-loops`, and `+reassociate-float-add` combines it natively), an exact f32 add or sub whose native form would
-/// flush ([`native_f32_add_flushes`]): once per address instead of a CAS loop per lane, 66x
-/// faster at one contended address on an H200 and as fast at 32 and 4096 (bench/RESULTS.md,
-/// "The exact f32 add on the GPU"); where the native f32 add is exact it stays.
+/// CAS loop per lane), a CAS loop per lane, or the default fold per word. By default too (never
+/// with `+plain-loops`), where the GPU showed it faster at 1, 32 and 4096 addresses on an H200
+/// (bench/RESULTS.md):
+/// - an exact f32 add or sub whose native form would flush ([`native_f32_add_flushes`];
+///   `+reassociate-float-add` combines it natively instead): 66x faster than a CAS loop per
+///   lane at one contended address and as fast at 32 and 4096 ("The exact f32 add on the
+///   GPU"); where the native f32 add is exact it stays;
+/// - a scalar f16/bf16 add or sub on global or generic memory (`+packed-half-add` takes the
+///   packed atom instead): 2-52x faster than ptxas's CAS loop for the scalar `atom` (287 against
+///   5.5 ms for f16 at one address, 194 against 34 at 32, 1.6 against 0.71 at 4096: "Emitted
+///   cells against independent baselines"). On shared memory ptxas's loop stays: the fold was
+///   2-9x slower there at 32 and 4096 addresses.
 fn serial_folded(node: &AtomicNode, target: PtxTarget) -> bool {
-    let exact_f32_add = node.ty == ElemType::F32 && native_f32_add_flushes(node, target);
-    (target.serial_fold || (exact_f32_add && !target.plain_loops && !target.reassociate_float_add))
+    let exact_f32_add = node.ty == ElemType::F32
+        && native_f32_add_flushes(node, target)
+        && !target.reassociate_float_add;
+    let half_add_in_global = matches!(node.ty, ElemType::F16 | ElemType::Bf16)
+        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic);
+    let by_default = (exact_f32_add || half_add_in_global) && !target.plain_loops;
+    (target.serial_fold || by_default)
         && node.order == MemoryOrder::Relaxed
         && !node.shape.is_vector()
         && target.has(Feature::WarpCombine)
