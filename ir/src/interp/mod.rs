@@ -281,6 +281,10 @@ pub struct Interpreter {
     /// runs and where a block returns, that the facts about what it reads hold of the values
     /// the run computed (failing with [`InterpError::Fact`]).
     pub check_facts: bool,
+    /// Whether the lanes of a warp ([`Interpreter::run_warp`]) take turns one memory access
+    /// at a time, in lane order, as lanes executing in lockstep do (every lane loads before
+    /// any lane CASes), instead of each running on its own until a warp primitive.
+    pub lockstep: bool,
     facts: Facts,
     regs: SecondaryMap<Var, Option<u128>>,
     args: Vec<u128>,
@@ -329,6 +333,7 @@ impl Interpreter {
             rmw_mode: FloatMode::Ieee,
             interfere_before_rmw: false,
             check_facts: false,
+            lockstep: false,
             facts: Facts::new(),
             regs: SecondaryMap::new(),
             args: Vec::new(),
@@ -373,7 +378,8 @@ impl Interpreter {
     /// it names, once all of them wait at it (for [`Prim::WarpPeers`], the lanes that wait at
     /// it are the active ones; for the others, the lanes of the mask they read, which must
     /// all read the same mask there). A warp primitive some lane of its mask never reaches is
-    /// an error. Lanes run in lane order between warp primitives, which is one of the
+    /// an error. Lanes run in lane order between warp primitives (with
+    /// [`Interpreter::lockstep`], one memory access each in turn), which is one of the
     /// schedules a warp may take; [`Interference`] adds other threads.
     pub fn run_warp(
         &mut self,
@@ -428,6 +434,9 @@ impl Interpreter {
                 self.lanes[lane] = state;
                 self.lanes[lane].status = stopped?;
             }
+            if (0..count).any(|lane| self.lanes[lane].status == LaneStatus::Running) {
+                continue;
+            }
             let waiting = (0..count)
                 .filter(|&lane| self.lanes[lane].status == LaneStatus::AtWarp)
                 .fold(0u32, |mask, lane| mask | 1 << lane);
@@ -462,6 +471,9 @@ impl Interpreter {
                 self.check_reads(expansion, state.block, prim)?;
                 self.execute(expansion, prim, memory, interference, &mut state.outcome)?;
                 state.pc += 1;
+                if self.lockstep && prim.mem().is_some() {
+                    return Ok(LaneStatus::Running);
+                }
             }
             state.outcome.step(self.step_limit)?;
             let target = match &data.terminator {
