@@ -154,7 +154,11 @@ fn ptx_prints_the_hint_on_the_atoms_of_an_expansion_and_not_on_a_cas_loop() {
             .unwrap();
         // One policy per hinted node, on every `atom`/`red` but a `cas`.
         let policies = if packed_add { 6 } else { 5 };
-        assert_eq!(code.matches("createpolicy").count(), policies, "{name}\n{code}");
+        assert_eq!(
+            code.matches("createpolicy").count(),
+            policies,
+            "{name}\n{code}"
+        );
         let hinted_loads = code
             .matches("ld.acquire.gpu.global.L2::cache_hint.v4.b32")
             .count();

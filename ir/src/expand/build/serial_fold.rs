@@ -20,6 +20,9 @@ use crate::types::{ElemType, MemoryOrder};
 /// stored value is theirs applied in that order. So the results are those of a burst of
 /// separate atomics, with one CAS per address and attempt instead of one per lane.
 ///
+/// Only the lanes whose own first attempt failed combine ([`FirstAttempt`]): an uncontended
+/// lane is done after one CAS, as in a loop of its own.
+///
 /// Every lane of the group runs every step, so that the warp primitives stay collective: each
 /// applies its operation to the running value, and all take the result of the lane whose turn
 /// it is ([`Prim::WarpFromRank`]). A lane alone at its location runs its own CAS loop (masked in
@@ -34,6 +37,89 @@ pub(super) fn serial_fold_element(
     operand: Var,
 ) -> Var {
     let unit = Unit::of(b, ty, addr);
+    let bits_ty = PrimType::int(ty.bits());
+    let first = FirstAttempt::emit(b, node, ty, unit, operand);
+    let (fold, _) = b.block(&[]);
+    b.switch_to(fold);
+    let folded = fold_after_contention(b, node, ty, addr, operand, unit);
+    let folded_bits = b.bits_of(folded);
+    let (done, done_params) = b.block(&[bits_ty]);
+    b.jump(done, &[folded_bits]);
+    first.finish(b, fold, done);
+    b.switch_to(done);
+    b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
+}
+
+/// Each lane's own first attempt, before any lane looks for others: it loads its unit, applies
+/// its operation to its element and, where that changes the unit, CASes it once. A lane whose
+/// CAS succeeds (or whose operation leaves the unit as it is) is done; only the lanes that saw
+/// contention combine. Without it, lanes at distinct addresses that merely share a 32-bit word
+/// (f16 elements at 2^20 addresses, two lanes a word) paid for the whole fold: 0.054 ms against
+/// 0.013 ms for ptxas's loop per lane on an H200 (bench/RESULTS.md).
+struct FirstAttempt {
+    /// The block that loaded the unit and decides whether a CAS is needed.
+    entry: Block,
+    unchanged: Var,
+    swap: Block,
+    stored: Var,
+    /// The element the lane's operation applied to: its old value where the attempt succeeds.
+    element: Var,
+}
+
+impl FirstAttempt {
+    fn emit(b: &mut Builder, node: &AtomicNode, ty: ElemType, unit: Unit, operand: Var) -> Self {
+        let loaded = b.var(unit.ty);
+        b.push(Prim::Load {
+            dst: loaded,
+            addr: unit.addr,
+            mem: MemAttrs {
+                order: MemoryOrder::Relaxed,
+                ..mem_attrs(node)
+            },
+        });
+        let element = unit.extract(b, loaded, PrimType::int(ty.bits()));
+        let applied = apply_op(b, node.op, ty, element, operand, None);
+        let new = unit.insert(b, loaded, applied);
+        let unchanged = b.cmp(CmpCond::Eq, new, loaded);
+        let entry = b.current;
+        let (swap, _) = b.block(&[]);
+        b.switch_to(swap);
+        let seen = b.var(unit.ty);
+        b.push(Prim::Cas {
+            dst: seen,
+            addr: unit.addr,
+            expected: loaded,
+            new,
+            mem: mem_attrs(node),
+        });
+        let stored = b.cmp(CmpCond::Eq, seen, loaded);
+        FirstAttempt {
+            entry,
+            unchanged,
+            swap: b.current,
+            stored,
+            element,
+        }
+    }
+
+    /// Sends a lane whose attempt succeeded to `done` with its old value, the others to `fold`.
+    fn finish(self, b: &mut Builder, fold: Block, done: Block) {
+        let old = [self.element];
+        b.branch_from(self.entry, self.unchanged, (done, &old), (self.swap, &[]));
+        b.branch_from(self.swap, self.stored, (done, &old), (fold, &[]));
+    }
+}
+
+/// The lanes whose first attempt failed, combined: the lanes of a group take turns in each
+/// attempt of the highest one's CAS loop; a lane alone at its unit loops on its own.
+fn fold_after_contention(
+    b: &mut Builder,
+    node: &AtomicNode,
+    ty: ElemType,
+    addr: Var,
+    operand: Var,
+    unit: Unit,
+) -> Var {
     let split = PeerSplit::emit(b, unit.addr, unit.ty.bits() / 8, |b| {
         if unit.shift.is_some() {
             masked_cas_loop_element(b, node, ty, addr, operand, None)
