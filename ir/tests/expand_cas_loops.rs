@@ -7,12 +7,15 @@
 mod expand_common;
 
 use atomir_ir::expand::{skips_unchanged, Prim};
-use atomir_ir::interp::{Interpreter, Memory};
+use atomir_ir::interp::{CasSite, Interpreter, Memory};
 use atomir_ir::semantics::{self, width_mask, FloatMode};
 use atomir_ir::{
     AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, MemoryOrder, VectorShape,
 };
-use expand_common::{check, expand_valid, node, specials, supported_ops, Case, BASE, MEMORY_BYTES};
+use expand_common::{
+    check, check_with, expand_valid, node, specials, supported_ops, Case, BASE, MEMORY_BYTES,
+    WORD_OFFSET,
+};
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -212,6 +215,25 @@ proptest! {
         prove(&run, &old, &operands, &new, seed);
     }
 
+    /// An 8/16-bit element's CAS on its own width that turns into the masked loop on its word
+    /// once a CAS fails, at every place in the word, with up to four disturbances: each retry
+    /// follows one, and results and memory are the reference semantics'.
+    #[test]
+    fn cas_then_masked_loop_8_and_16_bit(
+        (op, ty) in select(combos(&[8, 16])),
+        slot in 0u64..4,
+        old in picks(), operands in picks(), new in picks(),
+        interference in 0u32..5, result_used in any::<bool>(), seed in any::<u64>(),
+        order in select(MemoryOrder::ALL),
+    ) {
+        let run = Run {
+            op, ty, shape: VectorShape::Scalar,
+            lowering: Lowering::whole(ElementLowering::CasThenMaskedLoop),
+            offset: (slot * u64::from(ty.bytes())) % 4, result_used, interference, order,
+        };
+        prove(&run, &old, &operands, &new, seed);
+    }
+
     /// v2/v4/v8 split into native, CAS-loop or part-word elements.
     #[test]
     fn split_vectors(
@@ -312,8 +334,17 @@ fn unchanged_value_skips_the_cas_only_for_relaxed_and_acquire() {
     let mut skipped = 0;
     let mut written = 0;
     for (op, ty) in combos(&[8, 16, 32, 64]) {
+        // A cas by the element's CAS first is that one CAS (pinned below), never a loop.
         let lowerings: &[ElementLowering] = if ty.bits() <= 16 && !ty.is_packed() {
-            &[ElementLowering::CasLoop, ElementLowering::MaskedCasLoop]
+            if op == AtomicOp::Cas {
+                &[ElementLowering::CasLoop, ElementLowering::MaskedCasLoop]
+            } else {
+                &[
+                    ElementLowering::CasLoop,
+                    ElementLowering::MaskedCasLoop,
+                    ElementLowering::CasThenMaskedLoop,
+                ]
+            }
         } else {
             &[ElementLowering::CasLoop]
         };
@@ -454,4 +485,155 @@ fn exact_f32_add_keeps_subnormals_signed_zeros_and_nans() {
     // Subnormal sums do occur among the pairs (1 + 1, 0x7fffff - 1, ...), so keeping them is
     // what the comparison above checked.
     assert!(subnormal_results > 0);
+}
+
+/// Where the other thread writes before a CAS of [`cas_then_masked_loop_switches_once_contended`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Disturbance {
+    Nothing,
+    /// The element's own bytes.
+    Element,
+    /// The word's other bytes alone (a neighbour element).
+    Neighbours,
+    /// Every byte of the word.
+    Word,
+}
+
+/// Every sequence of three disturbances, one before each of the first three CASes.
+fn disturbance_patterns() -> Vec<[Disturbance; 3]> {
+    use Disturbance::*;
+    let all = [Nothing, Element, Neighbours, Word];
+    let mut patterns = Vec::new();
+    for a in all {
+        for b in all {
+            for c in all {
+                patterns.push([a, b, c]);
+            }
+        }
+    }
+    patterns
+}
+
+/// `ElementLowering::CasThenMaskedLoop` pinned under every pattern of three disturbances of the
+/// element, its neighbours in the word, or both, for every 8/16-bit op and type at every place in
+/// the word, in a relaxed and a seq_cst order: the first CAS is on the element's own width and
+/// fails exactly where the element changed (a neighbour changing does not disturb it); every
+/// later CAS is on the aligned word, after a fresh load of it, and fails exactly where a byte of
+/// the word changed; so the CASes are one more than the failures (or as many, where a relaxed
+/// loop left without writing), and results and memory are the reference semantics' of the
+/// value the last CAS saw. A cas is the element's one CAS, nothing after it.
+#[test]
+fn cas_then_masked_loop_switches_once_contended() {
+    let mut interp = Interpreter::new();
+    let mut memory = Memory::new(BASE, MEMORY_BYTES);
+    let (mut word_retries_after_neighbours, mut element_cas_beside_neighbours) = (0, 0);
+    let (mut switched, mut runs) = (0, 0);
+    for (op, ty) in combos(&[8, 16]) {
+        let size = ty.bytes() as usize;
+        let specials = specials(ty);
+        for offset in (0..4).step_by(size) {
+            for order in [MemoryOrder::Relaxed, MemoryOrder::SeqCst] {
+                let inst = ordered_node(op, ty, VectorShape::Scalar, true, order);
+                let expansion = expand_valid(&inst, ElementLowering::CasThenMaskedLoop);
+                for (index, pattern) in disturbance_patterns().into_iter().enumerate() {
+                    let element_at = (WORD_OFFSET + offset) as usize;
+                    let element: Vec<usize> = (element_at..element_at + size).collect();
+                    let word_at = WORD_OFFSET as usize;
+                    let neighbours: Vec<usize> = (word_at..word_at + 4)
+                        .filter(|byte| !element.contains(byte))
+                        .collect();
+                    let mut sites: Vec<CasSite> = Vec::new();
+                    let mut hit = 0u32;
+                    let disturb = |site: CasSite| {
+                        let at = sites.len();
+                        sites.push(site);
+                        let bytes = match pattern.get(at).copied().unwrap_or(Disturbance::Nothing) {
+                            Disturbance::Nothing => Vec::new(),
+                            Disturbance::Element => element.clone(),
+                            Disturbance::Neighbours => neighbours.clone(),
+                            Disturbance::Word => (word_at..word_at + 4).collect(),
+                        };
+                        let lo = (site.addr - BASE) as usize;
+                        let range = lo..lo + site.bytes as usize;
+                        hit += u32::from(bytes.iter().any(|byte| range.contains(byte)));
+                        bytes
+                    };
+                    let old = specials[index % specials.len()];
+                    let operand = specials[(index * 7 + 3) % specials.len()];
+                    let new_values = [specials[(index * 5 + 1) % specials.len()]];
+                    let checked = check_with(
+                        &mut interp,
+                        &mut memory,
+                        &Case {
+                            inst: &inst,
+                            expansion: &expansion,
+                            offset,
+                            old: &[old],
+                            operands: &[if index % 2 == 0 { old } else { operand }],
+                            new_values: if op == AtomicOp::Cas {
+                                &new_values
+                            } else {
+                                &[]
+                            },
+                            seed: index as u64 * 0x9e37_79b9 + offset,
+                            interference: 0,
+                        },
+                        disturb,
+                    );
+                    let what = format!("{op} {ty} {order} offset {offset} {pattern:?}");
+                    runs += 1;
+                    let element_addr = BASE + WORD_OFFSET + offset;
+                    if let Some(first) = sites.first() {
+                        assert_eq!(
+                            (first.addr, first.bytes),
+                            (element_addr, size as u32),
+                            "{what}: the first CAS is the element's"
+                        );
+                    }
+                    for site in sites.iter().skip(1) {
+                        assert_eq!(
+                            (site.addr, site.bytes),
+                            (BASE + WORD_OFFSET, 4),
+                            "{what}: after the first, every CAS is the word's"
+                        );
+                    }
+                    if op == AtomicOp::Cas {
+                        // Its CAS fails where the compare does, disturbed or not.
+                        assert_eq!(checked.cas_attempts, 1, "{what}: a cas is one CAS");
+                        continue;
+                    }
+                    assert_eq!(checked.cas_failures, hit, "{what}: {checked:?}");
+                    let attempts = checked.cas_attempts;
+                    if skips_unchanged(op, order) {
+                        assert!(
+                            attempts == hit || attempts == hit + 1,
+                            "{what}: {checked:?}"
+                        );
+                    } else {
+                        assert_eq!(attempts, hit + 1, "{what}: {checked:?}");
+                    }
+                    if sites.len() > 1 {
+                        switched += 1;
+                        assert!(
+                            matches!(pattern[0], Disturbance::Element | Disturbance::Word),
+                            "{what}: only a failed CAS turns to the word"
+                        );
+                        if pattern[1] == Disturbance::Neighbours {
+                            word_retries_after_neighbours += 1;
+                        }
+                    } else if pattern[0] == Disturbance::Neighbours && attempts == 1 {
+                        element_cas_beside_neighbours += 1;
+                    }
+                }
+            }
+        }
+    }
+    // The interleavings that tell the forms apart came up: a neighbour changing beside the
+    // element's CAS, which then stores, and beside the word's, which then retries.
+    assert!(
+        element_cas_beside_neighbours > 100
+            && word_retries_after_neighbours > 100
+            && switched > 1000,
+        "{element_cas_beside_neighbours} {word_retries_after_neighbours} {switched} of {runs}"
+    );
 }

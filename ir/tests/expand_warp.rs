@@ -1,4 +1,5 @@
-//! Proof of the warp-combined CAS loops (`WarpMaskedCasLoop`, and `WarpCasLoop` for 16-bit types)
+//! Proof of the warp-combined CAS loops (`WarpMaskedCasLoop`, and `WarpCasLoop` and
+//! `WarpCasThenMaskedLoop` for 16-bit types)
 //! on a model of a warp (`Interpreter::run_warp`): warps of 1 to 32 lanes on a few 8/16-bit
 //! locations that share 32-bit words, random operands and memory, every type and op the lowering is
 //! for, the result used and unused, with and without another thread storing to the word. Each
@@ -142,6 +143,9 @@ fn warp_combined_loops_are_exact_lane_order_linearizations() {
                 Lowering::whole(ElementLowering::CasLoop)
                     .with_warp(WarpCombine::Fold)
                     .unwrap(),
+                Lowering::whole(ElementLowering::CasThenMaskedLoop)
+                    .with_warp(WarpCombine::Fold)
+                    .unwrap(),
             ]
         } else {
             &[Lowering::whole(ElementLowering::MaskedCasLoop)
@@ -190,13 +194,15 @@ fn warp_combining_is_relaxed_only_and_exact_only() {
             .with_warp(WarpCombine::Fold)
             .unwrap(),
     );
-    assert_relaxed_only(
-        AtomicOp::Add,
-        &[ElemType::U16],
-        Lowering::whole(ElementLowering::CasLoop)
-            .with_warp(WarpCombine::Fold)
-            .unwrap(),
-    );
+    for element in [ElementLowering::CasLoop, ElementLowering::CasThenMaskedLoop] {
+        assert_relaxed_only(
+            AtomicOp::Add,
+            &[ElemType::U16],
+            Lowering::whole(element)
+                .with_warp(WarpCombine::Fold)
+                .unwrap(),
+        );
+    }
     for ty in [ElemType::U8, ElemType::S16] {
         for op in [AtomicOp::Exch, AtomicOp::Cas, AtomicOp::Inc, AtomicOp::Nand] {
             assert_eq!(Lowering::warp_fold(op, ty), None, "{op} {ty}");

@@ -288,12 +288,13 @@ fn emulations_follow_the_target() {
         let legality = backend.legalize_inst(&kernel, first(&kernel)).unwrap();
         assert_eq!(legality.lowering, expected, "{target} {op} {ty}");
     };
-    // A scalar 16-bit loop on `cas.b16` where it exists, masked in its 32-bit word below.
+    // A scalar 16-bit loop starts on `cas.b16` where it exists and turns into the masked loop
+    // on its 32-bit word once contended; below, it is the masked loop from the start.
     check(
         "sm_70",
         AtomicOp::Exch,
         ElemType::U16,
-        Lowering::whole(ElementLowering::CasLoop),
+        Lowering::whole(ElementLowering::CasThenMaskedLoop),
     );
     check(
         "sm_60",
@@ -402,6 +403,7 @@ fn relaxed_scalar_float_min_max_combines_the_warp() {
                             matches!(
                                 legality.lowering.element(),
                                 ElementLowering::CasLoop
+                                    | ElementLowering::CasThenMaskedLoop
                                     | ElementLowering::MaskedCasLoop
                                     | ElementLowering::Native
                             ),
@@ -445,8 +447,9 @@ fn relaxed_scalar_float_min_max_combines_the_warp() {
 
 /// Relaxed 8/16-bit add/sub/min/max combine a warp's lanes from sm_70 (`match.any.sync`): add
 /// and sub on global memory one masked loop per 32-bit word, min and max one loop per address; any other order, an op without an exact fold, a vector or an
-/// older target keeps one loop per lane. From sm_70 a lone lane's scalar 16-bit loop is on
-/// `cas.b16`, an 8-bit one (or 16-bit on sm_60) masked in its 32-bit word.
+/// older target keeps one loop per lane. From sm_70 a lone lane's scalar 16-bit loop starts on
+/// `cas.b16` and turns into the masked loop on its 32-bit word once contended, an 8-bit one (or
+/// 16-bit on sm_60) is masked in its 32-bit word from the start.
 #[test]
 fn relaxed_small_integer_loops_combine_the_warp() {
     let check = |target: &str, op, ty, order, shape, expected: Lowering| {
@@ -461,11 +464,16 @@ fn relaxed_small_integer_loops_combine_the_warp() {
             expected.warp() != WarpCombine::PerLane,
             "{target} {op} {ty} {order}:\n{code}"
         );
+        // A 16-bit loop starts on `cas.b16` and goes on as the masked loop on its word.
         let on_cas_b16 = code.contains(".cas.b16");
+        let starts_on_cas_b16 = expected.element() == ElementLowering::CasThenMaskedLoop;
         assert_eq!(
-            on_cas_b16,
-            expected.element() == ElementLowering::CasLoop,
+            on_cas_b16, starts_on_cas_b16,
             "{target} {op} {ty} {order}:\n{code}"
+        );
+        assert!(
+            !starts_on_cas_b16 || code.contains(".cas.b32"),
+            "{target} {op} {ty} {order}: no word loop\n{code}"
         );
         // From sm_80 a cheap test that every key is distinct runs first; `match.any.sync`
         // runs only where it fails.
@@ -486,7 +494,7 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         (AtomicOp::Max, ElemType::U16),
     ] {
         let loop_alone = if ty.bits() == 16 {
-            ElementLowering::CasLoop
+            ElementLowering::CasThenMaskedLoop
         } else {
             ElementLowering::MaskedCasLoop
         };
@@ -538,7 +546,7 @@ fn relaxed_small_integer_loops_combine_the_warp() {
         ElemType::U16,
         relaxed,
         scalar,
-        Lowering::whole(ElementLowering::CasLoop),
+        Lowering::whole(ElementLowering::CasThenMaskedLoop),
     );
 }
 

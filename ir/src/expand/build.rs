@@ -19,7 +19,7 @@ mod word_fold;
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, MemoryOrder};
 use apply::{apply_op, float_infinity_bits};
-use part_word::part_word;
+use part_word::{cas_then_masked_loop_element, part_word};
 use serial_fold::serial_fold_element;
 use warp::{warp_combined_element, WarpFold};
 use word_fold::word_fold_element;
@@ -589,6 +589,9 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
             (WarpCombine::PerLane, ElementLowering::CasLoop) => {
                 cas_loop_element(&mut b, node, ty, addr, operand, new_value)
             }
+            (WarpCombine::PerLane, ElementLowering::CasThenMaskedLoop) => {
+                cas_then_masked_loop_element(&mut b, node, ty, addr, operand, new_value)
+            }
             (WarpCombine::PerLane, ElementLowering::IntMinMax) => {
                 int_min_max_carry(&mut b, node, ty, addr, operand, new_value)
             }
@@ -622,12 +625,16 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
             }
             (
                 WarpCombine::Fold,
-                ElementLowering::MaskedCasLoop | ElementLowering::CasLoop | ElementLowering::Native,
+                ElementLowering::MaskedCasLoop
+                | ElementLowering::CasLoop
+                | ElementLowering::CasThenMaskedLoop
+                | ElementLowering::Native,
             ) => {
                 let exact = Lowering::warp_fold(node.op, ty);
                 let (fold, carry): (_, Carry) = match element {
                     ElementLowering::MaskedCasLoop => (exact, masked_cas_loop_element),
                     ElementLowering::CasLoop => (exact, cas_loop_element),
+                    ElementLowering::CasThenMaskedLoop => (exact, cas_then_masked_loop_element),
                     _ => {
                         let reassociating = Lowering::warp_fold_reassociating(node.op, ty);
                         (exact.or(reassociating), native_element)

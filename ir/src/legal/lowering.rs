@@ -17,6 +17,13 @@ pub enum ElementLowering {
     Native,
     /// A CAS loop on the element's width.
     CasLoop,
+    /// An 8/16-bit element's first attempt as a CAS on the element's width and, once that CAS
+    /// fails (the location is contended), the masked CAS loop on its aligned 32-bit word
+    /// ([`ElementLowering::MaskedCasLoop`]), from a fresh load of the word. Uncontended it is
+    /// the element-width loop's one attempt; contended, the word loop, whose failed CAS returns
+    /// the whole word it retries with. Every attempt is a CAS with the node's attributes, so
+    /// the result is the same as either loop's. A cas is its one element-width CAS.
+    CasThenMaskedLoop,
     /// An 8/16-bit element inside its aligned 32-bit word, by a masked 32-bit CAS loop; split,
     /// one loop per word applies the op to every element of its word.
     MaskedCasLoop,
@@ -47,7 +54,9 @@ impl ElementLowering {
     pub const fn retries(self) -> bool {
         matches!(
             self,
-            ElementLowering::CasLoop | ElementLowering::MaskedCasLoop
+            ElementLowering::CasLoop
+                | ElementLowering::CasThenMaskedLoop
+                | ElementLowering::MaskedCasLoop
         )
     }
 }
@@ -79,8 +88,8 @@ pub enum WarpCombine {
     /// in which the group's operations are consecutive, in lane order (the old value the group's
     /// operation replaced, folded with the operands of the lanes below it).
     ///
-    /// With a masked CAS loop or a CAS loop on the element's own width (for targets whose 16-bit
-    /// CAS retries faster than a masked 32-bit loop), for relaxed 8/16-bit integer
+    /// With a masked CAS loop, a CAS loop on the element's own width, or the element-width CAS
+    /// that turns into the masked loop once contended, for relaxed 8/16-bit integer
     /// add/sub/min/max: exact, the fold ([`Lowering::warp_fold`]) is wrapping add or integer
     /// min/max, associative and commutative. With a native RMW, for the exact folds of
     /// [`Lowering::warp_fold`], and for f32 add/sub only where the client opted into
@@ -171,7 +180,7 @@ impl Default for Lowering {
 
 impl Lowering {
     /// Every lowering, in the order of its flat names.
-    pub const ALL: [Lowering; 16] = {
+    pub const ALL: [Lowering; 19] = {
         use ElementLowering::*;
         const fn split(element: ElementLowering) -> Lowering {
             Lowering {
@@ -192,14 +201,17 @@ impl Lowering {
             Lowering::whole(CasLoop),
             Lowering::whole(MaskedCasLoop),
             Lowering::whole(MaskedOp),
+            Lowering::whole(CasThenMaskedLoop),
             split(Native),
             split(CasLoop),
             split(MaskedCasLoop),
             split(MaskedOp),
+            split(CasThenMaskedLoop),
             Lowering::whole(IntMinMax),
             split(IntMinMax),
             warp(MaskedCasLoop, WarpCombine::Fold),
             warp(CasLoop, WarpCombine::Fold),
+            warp(CasThenMaskedLoop, WarpCombine::Fold),
             warp(Native, WarpCombine::Fold),
             warp(IntMinMax, WarpCombine::Fold),
             warp(CasLoop, WarpCombine::SerialFold),
@@ -324,14 +336,17 @@ impl Lowering {
             (Split::Whole, WarpCombine::PerLane, MaskedCasLoop) => "MaskedCasLoop",
             (Split::Whole, WarpCombine::PerLane, MaskedOp) => "MaskedOp",
             (Split::Whole, WarpCombine::PerLane, IntMinMax) => "IntMinMax",
+            (Split::Whole, WarpCombine::PerLane, CasThenMaskedLoop) => "CasThenMaskedLoop",
             (Split::PerElement, _, Native) => "SplitNative",
             (Split::PerElement, _, CasLoop) => "SplitCasLoop",
             (Split::PerElement, _, MaskedCasLoop) => "SplitMaskedCasLoop",
             (Split::PerElement, _, MaskedOp) => "SplitMaskedOp",
             (Split::PerElement, _, IntMinMax) => "SplitIntMinMax",
+            (Split::PerElement, _, CasThenMaskedLoop) => "SplitCasThenMaskedLoop",
             (Split::Whole, WarpCombine::Fold, Native) => "WarpNative",
             (Split::Whole, WarpCombine::Fold, CasLoop) => "WarpCasLoop",
             (Split::Whole, WarpCombine::Fold, IntMinMax) => "WarpIntMinMax",
+            (Split::Whole, WarpCombine::Fold, CasThenMaskedLoop) => "WarpCasThenMaskedLoop",
             (Split::Whole, WarpCombine::Fold, _) => "WarpMaskedCasLoop",
             (Split::Whole, WarpCombine::SerialFold, _) => "WarpSerialFold",
             (Split::Whole, WarpCombine::WordFold, _) => "WarpWordFold",
@@ -398,9 +413,10 @@ impl fmt::Debug for Lowering {
 mod tests {
     use super::*;
 
-    const ELEMENTS: [ElementLowering; 5] = [
+    const ELEMENTS: [ElementLowering; 6] = [
         ElementLowering::Native,
         ElementLowering::CasLoop,
+        ElementLowering::CasThenMaskedLoop,
         ElementLowering::MaskedCasLoop,
         ElementLowering::MaskedOp,
         ElementLowering::IntMinMax,

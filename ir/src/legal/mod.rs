@@ -106,7 +106,9 @@ impl Legality {
         }
         match self.lowering.element() {
             // An integer min/max keeps a CAS loop, for NaNs.
-            ElementLowering::CasLoop | ElementLowering::IntMinMax => Strategy::CasLoop,
+            ElementLowering::CasLoop
+            | ElementLowering::CasThenMaskedLoop
+            | ElementLowering::IntMinMax => Strategy::CasLoop,
             ElementLowering::MaskedCasLoop | ElementLowering::MaskedOp => Strategy::Widen,
             ElementLowering::Native if self.rewrites.is_empty() => Strategy::Native,
             ElementLowering::Native => Strategy::Rewrite,
@@ -133,6 +135,9 @@ impl Legality {
             let each = match element {
                 ElementLowering::Native => "native".to_string(),
                 ElementLowering::CasLoop => format!("{bits}-bit CAS loop"),
+                ElementLowering::CasThenMaskedLoop => {
+                    format!("{bits}-bit CAS, then a masked CAS loop on its 32-bit word")
+                }
                 ElementLowering::IntMinMax => format!("{bits}-bit integer min/max"),
                 ElementLowering::MaskedCasLoop | ElementLowering::MaskedOp => {
                     format!("{bits}-bit in a 32-bit word")
@@ -146,6 +151,9 @@ impl Legality {
             (WarpCombine::PerLane, ElementLowering::Native) => {}
             (WarpCombine::PerLane, ElementLowering::CasLoop) => {
                 text.push_str(&format!(" on a {bits}-bit CAS"))
+            }
+            (WarpCombine::PerLane, ElementLowering::CasThenMaskedLoop) => {
+                text.push_str(&contended_word(bits))
             }
             (_, ElementLowering::MaskedOp) => text.push_str(&masked(false)),
             (WarpCombine::PerLane, ElementLowering::MaskedCasLoop) => text.push_str(&masked(true)),
@@ -161,6 +169,10 @@ impl Legality {
             )),
             (WarpCombine::Fold, ElementLowering::CasLoop) => text.push_str(&format!(
                 " on a {bits}-bit CAS, run once per address by the warp's lanes combined"
+            )),
+            (WarpCombine::Fold, ElementLowering::CasThenMaskedLoop) => text.push_str(&format!(
+                "{}, run once per address by the warp's lanes combined",
+                contended_word(bits)
             )),
             (WarpCombine::Fold, ElementLowering::IntMinMax) => text.push_str(&format!(
                 " only for NaNs, {bits}-bit integer min/max otherwise, run once per address by \
@@ -196,6 +208,14 @@ impl Legality {
             text.push_str(&rewrite.to_string());
         }
     }
+}
+
+/// [`ElementLowering::CasThenMaskedLoop`] in words, after the strategy.
+fn contended_word(bits: u32) -> String {
+    format!(
+        " on a {bits}-bit CAS, then, once a CAS fails, {bits}-bit in a 32-bit word by a masked \
+         CAS loop"
+    )
 }
 
 /// Why a node cannot be lowered for a target.

@@ -20,9 +20,9 @@ pub struct LowerOptions {
     pub on_refusal: OnRefusal,
     /// Code size before contended speed: a relaxed scalar node the target would carry out
     /// once per word or address by a warp's lanes combined (`WarpWordFold`,
-    /// `WarpMaskedCasLoop`, `WarpCasLoop`, `WarpIntMinMax`) is carried out by each lane on its
-    /// own, by the plain
-    /// CAS loop or integer atomic (PTX's `+plain-loops`; the same results). False by default.
+    /// `WarpMaskedCasLoop`, `WarpCasThenMaskedLoop`, `WarpIntMinMax`) is carried out by each
+    /// lane on its own, by the plain CAS loop or integer atomic (PTX's `+plain-loops`; the same
+    /// results). False by default.
     pub plain_loops: bool,
     /// Count the instructions of each instruction's code as it is printed (its lines less
     /// labels and comments, [`LowerReport::instructions`](super::LowerReport::instructions)):

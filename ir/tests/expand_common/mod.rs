@@ -39,11 +39,13 @@ pub fn node(op: AtomicOp, ty: ElemType, shape: VectorShape, result_used: bool) -
 }
 
 /// Every lowering an element of `op` on `ty` can be given: native, a CAS loop, and for an
-/// unpacked 8/16-bit element the masked ones (a load also by its containing word).
+/// unpacked 8/16-bit element the masked ones and the element's CAS that turns into the masked
+/// loop (a load also by its containing word).
 pub fn element_lowerings(op: AtomicOp, ty: ElemType) -> Vec<ElementLowering> {
     let mut list = vec![ElementLowering::Native, ElementLowering::CasLoop];
     if ty.bits() <= 16 && !ty.is_packed() {
         list.push(ElementLowering::MaskedCasLoop);
+        list.push(ElementLowering::CasThenMaskedLoop);
         list.push(ElementLowering::masked(op));
         if op == AtomicOp::Load {
             list.push(ElementLowering::MaskedOp);
@@ -129,8 +131,29 @@ pub struct Checked {
 
 /// Runs `case` and checks it against the reference semantics: each result is the element's
 /// value as its last CAS saw it, and memory is that value with `op` applied, every other byte
-/// as the other thread left it.
+/// as the other thread left it. The other thread changes every byte of the CAS's range (the
+/// first byte surely) before each of the first `case.interference` CASes.
 pub fn check(interp: &mut Interpreter, memory: &mut Memory, case: &Case<'_>) -> Checked {
+    let mut remaining = case.interference;
+    check_with(interp, memory, case, |site: CasSite| {
+        if remaining == 0 {
+            return Vec::new();
+        }
+        remaining -= 1;
+        let lo = (site.addr - BASE) as usize;
+        (lo..lo + site.bytes as usize).collect()
+    })
+}
+
+/// [`check`], the other thread changing before each CAS the bytes `disturb` names (offsets into
+/// the memory; the first surely, the others at random; none where it names none): any bytes,
+/// inside the CAS's range or not. `case.interference` is not read.
+pub fn check_with(
+    interp: &mut Interpreter,
+    memory: &mut Memory,
+    case: &Case<'_>,
+    mut disturb: impl FnMut(CasSite) -> Vec<usize>,
+) -> Checked {
     let inst = case.inst;
     let ty = inst.ty;
     let size = ty.bytes() as usize;
@@ -146,30 +169,21 @@ pub fn check(interp: &mut Interpreter, memory: &mut Memory, case: &Case<'_>) -> 
 
     // The memory as the interference leaves it: what each element's final CAS sees.
     let mut model = memory.bytes().to_vec();
-    let mut remaining = case.interference;
     let mut flips = rng.clone();
     let mut applied = 0u32;
     let mut interfere = |memory: &mut Memory, site: CasSite| {
-        if remaining == 0 {
-            return;
-        }
-        let lo = (site.addr - BASE) as usize;
-        let site_range = lo..lo + site.bytes as usize;
-        // Another thread may write any byte of the CAS's range, this node's elements included:
-        // the elements a CAS covers are the ones it carries out (8/16-bit elements sharing a
-        // word share its loop), so none of them is done or not yet started while it runs, and
-        // the final CAS of each sees what the model holds.
+        // Another thread may write any byte, this node's elements included: the elements a CAS
+        // covers are the ones it carries out (8/16-bit elements sharing a word share its loop),
+        // so none of them is done or not yet started while it runs, and the final CAS of each
+        // sees what the model holds.
         let mut changed = false;
-        for byte in site_range {
+        for byte in disturb(site) {
             let flip = (flips.next() as u8) | u8::from(!changed);
             memory.bytes_mut()[byte] ^= flip;
             model[byte] ^= flip;
             changed = true;
         }
-        if changed {
-            remaining -= 1;
-            applied += 1;
-        }
+        applied += u32::from(changed);
     };
     let inputs = Inputs {
         addr: BASE + WORD_OFFSET + case.offset,

@@ -89,7 +89,9 @@ pub(crate) fn plan(target: &LlvmTarget, node: &AtomicNode) -> Result<LlvmPlan, R
         Form::Expand(_) => match element {
             ElementLowering::Native => node.op != AtomicOp::Cas,
             ElementLowering::MaskedOp | ElementLowering::IntMinMax => true,
-            ElementLowering::CasLoop | ElementLowering::MaskedCasLoop => false,
+            ElementLowering::CasLoop
+            | ElementLowering::CasThenMaskedLoop
+            | ElementLowering::MaskedCasLoop => false,
         },
         Form::VectorRmw => true,
         Form::LoadStore { .. } | Form::Fence(_) => false,

@@ -282,31 +282,39 @@ const WARP_SERIAL_FOLD: Lowering = match Lowering::new(
 };
 
 /// How one element of `node` is emulated when the target has no native form for it.
+///
+/// A scalar 16-bit loop starts on `cas.b16` where the target has it and turns into the masked
+/// 32-bit word loop once a CAS fails ([`ElementLowering::CasThenMaskedLoop`]). ptxas carries out
+/// each `atom.cas.b16` as a 32-bit CAS loop of its own (a load of the word, then a CAS of the
+/// word retried with the word it returns), so each attempt of a loop on `cas.b16` costs two
+/// trips to memory, where a failed CAS of the masked word loop returns the word it retries
+/// with. Measured on an H200 (bench/RESULTS.md, "Every class on its own cells, and the
+/// part-word cas"): ordered u16 add and sub on global memory at one contended address took
+/// 36-41 ms on `cas.b16` against 29-30 ms for the masked word loop and for llc 23's code (1.44x
+/// slower), while at 4096 addresses `cas.b16` took 0.78-0.88 ms against the word loop's
+/// 1.21-1.25 ms. Which is faster depends on contention, and the loop sees contention: its first
+/// CAS fails. A vector's 16-bit elements share one masked loop per word instead.
 fn element_emulation(node: &AtomicNode, target: PtxTarget) -> ElementLowering {
     match node.ty.bits() {
         8 => ElementLowering::masked(node.op),
         16 if ElementLowering::masked(node.op) == ElementLowering::MaskedOp => {
             ElementLowering::MaskedOp
         }
-        // A scalar's loop on `cas.b16` where the target has it. ptxas carries out `cas.b16` as
-        // a 32-bit CAS loop of its own, so this is a loop inside a loop and more instructions
-        // than a masked 32-bit loop (u16 sub on sm_90: 41 SASS against 30), but it retries
-        // faster: on an H100, u16 add with 256 threads per address took 0.79-0.81 ms this way
-        // against 0.91-1.02 ms by the masked loop (nvcc's `atomicCAS` loop on `unsigned short`
-        // is this loop). A vector's 16-bit elements share one masked loop per word instead.
-        16 if !node.shape.is_vector() && target.has(Feature::CasB16) => ElementLowering::CasLoop,
+        16 if !node.shape.is_vector() && target.has(Feature::CasB16) => {
+            ElementLowering::CasThenMaskedLoop
+        }
         16 => ElementLowering::MaskedCasLoop,
         _ => ElementLowering::CasLoop,
     }
 }
 
 /// The element lowering of a node whose emulation is `element`: a relaxed scalar 8/16-bit
-/// add/sub/min/max's CAS loop (masked or on `cas.b16`) is run by one lane for all the lanes of
+/// add/sub/min/max's CAS loop (masked, or starting on `cas.b16`) is run by one lane for all the lanes of
 /// its warp whose elements lie in the same 32-bit word, each address's operands folded first
 /// ([`WarpCombine::WordFold`] of a masked CAS loop), where the target has the warp instructions.
 /// A CAS loop retried by every lane of a warp on one word is what makes an 8-bit add slow (45 s
 /// for 2^20 threads on one address on an H200); a group of lanes retries once. Combining per
-/// address instead ([`WarpCombine::Fold`] of a masked CAS loop or a CAS loop) left the lanes at
+/// address instead ([`WarpCombine::Fold`] of the element's loop) left the lanes at
 /// different addresses of one word each running a loop on it: on an H200 (bench/RESULTS.md,
 /// cells against independent baselines), u8 add at 32 addresses took 26.2 ms that way against
 /// 26.5 ms for nvcc's code and 3.43 ms for the serial fold, which groups by word too.
@@ -317,12 +325,20 @@ fn warp_combined(node: &AtomicNode, target: PtxTarget, element: ElementLowering)
         && !target.plain_loops
         && Lowering::warp_fold(node.op, node.ty).is_some();
     match element {
-        ElementLowering::MaskedCasLoop | ElementLowering::CasLoop if combines && per_word(node) => {
+        ElementLowering::MaskedCasLoop
+        | ElementLowering::CasLoop
+        | ElementLowering::CasThenMaskedLoop
+            if combines && per_word(node) =>
+        {
             Lowering::whole(ElementLowering::MaskedCasLoop)
                 .with_warp(WarpCombine::WordFold)
                 .expect("a word fold is a masked CAS loop")
         }
-        ElementLowering::MaskedCasLoop | ElementLowering::CasLoop if combines => {
+        ElementLowering::MaskedCasLoop
+        | ElementLowering::CasLoop
+        | ElementLowering::CasThenMaskedLoop
+            if combines =>
+        {
             Lowering::whole(element)
                 .with_warp(WarpCombine::Fold)
                 .expect("a per-address fold of a CAS loop")

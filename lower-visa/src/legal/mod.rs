@@ -110,9 +110,10 @@ pub(crate) fn plan(target: VisaTarget, node: &AtomicNode) -> Result<VisaPlan, Re
     let message = match legality.lowering.element() {
         ElementLowering::Native => msg_op(node.op, node.ty),
         ElementLowering::MaskedOp => msg_op(node.op, ElemType::B32),
-        ElementLowering::CasLoop | ElementLowering::MaskedCasLoop | ElementLowering::IntMinMax => {
-            None
-        }
+        ElementLowering::CasLoop
+        | ElementLowering::CasThenMaskedLoop
+        | ElementLowering::MaskedCasLoop
+        | ElementLowering::IntMinMax => None,
     };
     Ok(VisaPlan { legality, message })
 }

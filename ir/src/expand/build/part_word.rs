@@ -3,7 +3,8 @@
 use smallvec::SmallVec;
 
 use super::{
-    apply_op, cas_retry_loop, cas_retry_loop_carrying, mem_attrs, skips_unchanged, Builder,
+    apply_op, cas_retry_loop, cas_retry_loop_carrying, masked_cas_loop_element, mem_attrs,
+    native_element, skips_unchanged, Builder,
 };
 use crate::expand::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
 use crate::node::AtomicNode;
@@ -453,4 +454,77 @@ pub(super) fn whole_word_loop(
     cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
         layout.step(b, node, old_word, &operands, None, false).0
     })
+}
+
+/// One 8/16-bit element by
+/// [`ElementLowering::CasThenMaskedLoop`](crate::legal::ElementLowering::CasThenMaskedLoop)
+/// ([`Carry`](super::Carry)): the first attempt of a CAS loop on the element's own width and,
+/// once its CAS fails, the masked CAS loop on the aligned 32-bit word, which starts from a
+/// fresh load of the word (the failed CAS returned the element alone, not the bits around
+/// it). Uncontended this is one load and one CAS of the element; under contention each
+/// retry is one CAS of the word, whose failure returns the word to retry with (a CAS of the
+/// element may itself be a loop on the word in the hardware: ptxas carries out `cas.b16` so,
+/// a load and a CAS per attempt). Both phases place loads and CASes as [`cas_retry_loop`]
+/// does: the CAS with the node's attributes, the first load of each phase relaxed, or with
+/// the node's order where the phase may leave without a CAS ([`skips_unchanged`]). A cas is
+/// the one CAS of the element, which never needs a retry.
+pub(super) fn cas_then_masked_loop_element(
+    b: &mut Builder,
+    node: &AtomicNode,
+    ty: ElemType,
+    addr: Var,
+    operand: Var,
+    new_value: Option<Var>,
+) -> Var {
+    if new_value.is_some() {
+        return native_element(b, node, ty, addr, operand, new_value);
+    }
+    let bits_ty = PrimType::int(ty.bits());
+    let mem = mem_attrs(node);
+    let skip = skips_unchanged(node.op, node.order);
+    let old = b.var(bits_ty);
+    b.push(Prim::Load {
+        dst: old,
+        addr,
+        mem: MemAttrs {
+            order: if skip {
+                mem.order
+            } else {
+                MemoryOrder::Relaxed
+            },
+            ..mem
+        },
+    });
+    let new = apply_op(b, node.op, ty, old, operand, None);
+    let unchanged = skip.then(|| (b.current, b.cmp(CmpCond::Eq, new, old)));
+    // Blocks in layout order, the exit last; branches to it are set once it exists.
+    let attempt = match unchanged {
+        Some(_) => {
+            let (attempt, _) = b.block(&[]);
+            b.switch_to(attempt);
+            attempt
+        }
+        None => b.current,
+    };
+    let seen = b.var(bits_ty);
+    b.push(Prim::Cas {
+        dst: seen,
+        addr,
+        expected: old,
+        new,
+        mem,
+    });
+    let stored = b.cmp(CmpCond::Eq, seen, old);
+    let (contended, _) = b.block(&[]);
+    b.switch_to(contended);
+    let replaced = masked_cas_loop_element(b, node, ty, addr, operand, None);
+    let replaced_bits = b.bits_of(replaced);
+    let (done, done_params) = b.block(&[bits_ty]);
+    b.jump(done, &[replaced_bits]);
+    b.branch_from(attempt, stored, (done, &[old]), (contended, &[]));
+    if let Some((entry, unchanged)) = unchanged {
+        b.branch_from(entry, unchanged, (done, &[old]), (attempt, &[]));
+    }
+    b.switch_to(done);
+    b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
 }
