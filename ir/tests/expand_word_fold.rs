@@ -1,13 +1,16 @@
 //! Proof of the per-word warp fold (`WarpCombine::WordFold`) on the interpreter's model of a
-//! warp (`Interpreter::run_warp`): relaxed u8, s8, u16 and s16 add, sub, min and max, the result
-//! used and unused, warps of 1 to 32 lanes laid out on one address, on the addresses of one
-//! 32-bit word, and over two words (both at random and with every address of both taken),
-//! operands and memory drawn from the types' extremes, small values and random bits, with and
-//! without another thread storing to the word between the group's first read and its CAS. Each
-//! lane's old value and the final memory must be those of the group's operations applied
-//! consecutively, those at one address in lane order (`semantics::apply` is each step), from
-//! the word the group's successful CAS replaced; and without another thread's store, each word
-//! must take at most one CAS attempt, however many addresses of it the warp's lanes act on.
+//! warp (`Interpreter::run_warp`, in lockstep: every lane loads before any lane CASes): relaxed
+//! u8, s8, u16 and s16 add, sub, min and max, the result used and unused, warps of 1 to 32 lanes
+//! laid out on one address, on the addresses of one 32-bit word, and over two words (both at
+//! random and with every address of both taken), operands and memory drawn from the types'
+//! extremes, small values and random bits, with and without another thread storing to the word
+//! of the warp's first CAS. Each lane first makes one attempt of its own; those whose CAS failed
+//! fold. Each lane's old value and the final memory must be those of the linearization that
+//! implies (`warp_common::LockstepWarp`: the lanes that leave their word as loaded, then the
+//! first lane per word whose CAS finds it as loaded, then the others consecutively, those at
+//! one address in lane order; `semantics::apply` is each step); and without another thread's
+//! store, the fold must take at most one CAS attempt per word beyond the lanes' own, however
+//! many addresses of it the warp's lanes act on.
 
 mod expand_common;
 mod warp_common;
@@ -17,7 +20,7 @@ use atomir_ir::interp::{Interpreter, Memory};
 use atomir_ir::{AtomicNode, AtomicOp, ElemType, ElementLowering, Lowering, WarpCombine};
 use expand_common::{expand_valid, XorShift};
 use warp_common::{
-    assert_relaxed_only, relaxed, run_undisturbed, LaneOrderWarp, BASE, MEMORY_BYTES,
+    assert_relaxed_only, relaxed, run_undisturbed, LockstepWarp, BASE, MEMORY_BYTES,
 };
 
 const TYPES: [ElemType; 4] = [ElemType::U8, ElemType::S8, ElemType::U16, ElemType::S16];
@@ -59,7 +62,7 @@ fn slots_of(rng: &mut XorShift, layout: Layout, lanes: usize, bytes: usize) -> V
     }
 }
 
-/// One warp run; returns (CAS attempts, words the lanes act on).
+/// One warp run; returns (CAS attempts beyond the lanes' own first ones, words the lanes act on).
 fn check_warp(
     interp: &mut Interpreter,
     inst: &AtomicNode,
@@ -71,21 +74,17 @@ fn check_warp(
     let bytes = inst.ty.bytes() as usize;
     let lanes = 1 + rng.next() as usize % 32;
     let slot_of = slots_of(rng, layout, lanes, bytes);
-    let attempts = LaneOrderWarp {
-        expansion: &expansion,
+    let (attempts, first_attempts) = LockstepWarp {
         inst,
         slot_of: &slot_of,
         memory_bytes: MEMORY_BYTES,
-        // Only where every lane is in one word: its one group's CAS then comes after the store.
-        interfere: interfere && matches!(layout, Layout::OneAddress | Layout::OneWord),
-        special_one_in: 3,
-        context: &format!("{layout:?}"),
+        interfere,
     }
-    .check(interp, rng);
+    .check(interp, &expansion, rng);
     let mut words: Vec<usize> = slot_of.iter().map(|slot| slot * bytes / 4).collect();
     words.sort_unstable();
     words.dedup();
-    (attempts, words.len())
+    (attempts - first_attempts, words.len())
 }
 
 /// The lowering proved here.
@@ -98,6 +97,7 @@ fn word_fold() -> Lowering {
 #[test]
 fn word_folds_are_the_consecutive_linearization_with_one_cas_per_word() {
     let mut interp = Interpreter::new();
+    interp.lockstep = true;
     let mut rng = XorShift(0x304d_f01d);
     let mut warps = 0;
     for ty in TYPES {
@@ -125,11 +125,14 @@ fn word_folds_are_the_consecutive_linearization_with_one_cas_per_word() {
 }
 
 /// The per-address form retries on a word whose addresses several groups act on, which is
-/// what the per-word form is for: on every address of one word, a full warp of u8 adds takes
-/// one attempt this way and more than one by `WarpCombine::Fold` of a masked CAS loop.
+/// what the per-word form is for: on every address of one word, a full warp of u8 adds in
+/// lockstep takes, beyond its lanes' own first attempts (32: one stores, the others find the
+/// word changed), one attempt this way, and more than one by `WarpCombine::Fold` of a masked
+/// CAS loop (whose four groups' leaders collide on the word).
 #[test]
 fn one_word_of_many_addresses_takes_one_attempt() {
     let mut interp = Interpreter::new();
+    interp.lockstep = true;
     let inst = relaxed(AtomicOp::Add, ElemType::U8, true);
     let operands: Vec<[u128; 1]> = (0..32u128).map(|lane| [lane + 1]).collect();
     let slot_of: Vec<usize> = (0..32).map(|lane| lane % 4).collect();
@@ -147,7 +150,7 @@ fn one_word_of_many_addresses_takes_one_attempt() {
             .map(|outcome| outcome.cas_attempts)
             .sum::<u32>()
     };
-    assert_eq!(attempts(word_fold(), &mut interp), 1);
+    assert_eq!(attempts(word_fold(), &mut interp), 32 + 1);
     assert!(
         attempts(
             Lowering::whole(ElementLowering::MaskedCasLoop)

@@ -1,7 +1,7 @@
 //! Shared driver of the warp-model proofs (`Interpreter::run_warp`): relaxed nodes, lane
-//! layouts and inputs, a warp run against a memory of random slots with or without another
-//! thread's store, the lane-order linearization every lane's old value and every slot's final
-//! value must match, and the check that a warp lowering is relaxed only.
+//! layouts and inputs, a warp run in lockstep against a memory of random slots with or without
+//! another thread's store, the linearization every lane's old value and every slot's final
+//! value must match there, and the check that a warp lowering is relaxed only.
 
 #![allow(dead_code)]
 
@@ -94,95 +94,6 @@ pub fn run_undisturbed(
         .unwrap_or_else(|error| panic!("{error}\n{expansion}"))
 }
 
-/// One warp whose lanes act on the slots `slot_of` names.
-pub struct LaneOrderWarp<'a> {
-    /// The expansion the lanes run, of `inst`.
-    pub expansion: &'a Expansion,
-    pub inst: &'a AtomicNode,
-    /// Each lane's slot (an element of the node's type) in the memory.
-    pub slot_of: &'a [usize],
-    /// The memory's size: whole slots.
-    pub memory_bytes: usize,
-    /// Whether another thread stores a random value to the location of the first CAS, once.
-    pub interfere: bool,
-    /// How rarely operands and memory take one of the type's special values ([`value`]).
-    pub special_one_in: u64,
-    /// What the failure messages name besides op and type.
-    pub context: &'a str,
-}
-
-impl LaneOrderWarp<'_> {
-    /// Runs the warp on memory of random values and random operands, and checks that each
-    /// lane's old value (where the result is used) and each slot's final value are those of the
-    /// operations on the slot applied consecutively in lane order (`semantics::apply` is each
-    /// step), from what the other thread's store left where it stored, else from the initial
-    /// memory. Returns the warp's CAS attempts.
-    pub fn check(&self, interp: &mut Interpreter, rng: &mut XorShift) -> u32 {
-        let (inst, slot_of, context) = (self.inst, self.slot_of, self.context);
-        let bytes = inst.ty.bytes() as usize;
-        let slots = self.memory_bytes / bytes;
-        let lanes = slot_of.len();
-        let operands: Vec<[u128; 1]> = (0..lanes)
-            .map(|_| [value(rng, inst.ty, self.special_one_in)])
-            .collect();
-        let mut memory = Memory::new(BASE, self.memory_bytes);
-        for slot in 0..slots {
-            let at = BASE + (slot * bytes) as u64;
-            let initial = value(rng, inst.ty, self.special_one_in);
-            memory.write(at, inst.ty.bytes(), initial).unwrap();
-        }
-        let initial = memory.bytes().to_vec();
-        let inputs = lane_inputs(slot_of, &operands, bytes);
-        let mut after_store = initial.clone();
-        let mut stored = false;
-        let mut other_thread = |memory: &mut Memory, site: CasSite| {
-            if self.interfere && !stored {
-                memory
-                    .write(site.addr, site.bytes, u128::from(rng.next()))
-                    .unwrap();
-                after_store.copy_from_slice(memory.bytes());
-                stored = true;
-            }
-        };
-        let expansion = self.expansion;
-        let outcomes = interp
-            .run_warp(expansion, &mut memory, &inputs, &mut other_thread)
-            .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
-        // Where another thread stored, each location's chain starts from what the store left.
-        let start_bytes = if stored { &after_store } else { &initial };
-        let read =
-            |bytes_of: &[u8], slot: usize| read_le(&bytes_of[slot * bytes..(slot + 1) * bytes]);
-        let step =
-            |old: u128, operand: u128| apply(inst.op, inst.ty, old, operand, 0, FloatMode::Ieee);
-        for slot in 0..slots {
-            let group: Vec<usize> = (0..lanes).filter(|&lane| slot_of[lane] == slot).collect();
-            let start = read(start_bytes, slot);
-            let mut expected = start;
-            for &lane in &group {
-                if inst.result_used() {
-                    assert_eq!(
-                        outcomes[lane].results[0], expected,
-                        "{} {} {context} slot {slot} lane {lane}: old value out of lane order \
-                         (group {group:?}, slots {slot_of:?}, operands {operands:x?}, start \
-                         {start:#x})",
-                        inst.op, inst.ty
-                    );
-                }
-                expected = step(expected, operands[lane][0]);
-            }
-            assert_eq!(
-                read(memory.bytes(), slot),
-                expected,
-                "{} {} {context} slot {slot}: final value (group {group:?}, slots {slot_of:?}, \
-                 operands {operands:x?}, start {start:#x})",
-                inst.op,
-                inst.ty
-            );
-        }
-        outcomes.iter().map(|outcome| outcome.cas_attempts).sum()
-    }
-}
-
 /// The validator refuses `lowering`'s warp primitives (which its expansion has) for `op` on
 /// each of `types` in every order but relaxed.
 pub fn assert_relaxed_only(op: AtomicOp, types: &[ElemType], lowering: Lowering) {
@@ -211,5 +122,137 @@ pub fn assert_relaxed_only(op: AtomicOp, types: &[ElemType], lowering: Lowering)
                 "{op} {ty} {order}: {error}"
             );
         }
+    }
+}
+
+/// One warp in lockstep on memory of random values, with its expected linearization.
+pub struct LockstepWarp<'a> {
+    pub inst: &'a AtomicNode,
+    /// Each lane's slot (an element of the node's type) in the memory.
+    pub slot_of: &'a [usize],
+    /// The memory's size: whole slots.
+    pub memory_bytes: usize,
+    /// Whether another thread stores a random value where the warp's first CAS acts, once.
+    pub interfere: bool,
+}
+
+impl LockstepWarp<'_> {
+    /// Runs the warp (the interpreter in lockstep) and checks each lane's old value (where the
+    /// result is used) and the final memory against [`LockstepWarp::expected`]. Returns the
+    /// warp's CAS attempts and how many of them were the lanes' own first attempts.
+    pub fn check(
+        &self,
+        interp: &mut Interpreter,
+        expansion: &Expansion,
+        rng: &mut XorShift,
+    ) -> (u32, u32) {
+        let inst = self.inst;
+        let bytes = inst.ty.bytes() as usize;
+        let operands: Vec<[u128; 1]> = (0..self.slot_of.len())
+            .map(|_| [value(rng, inst.ty, 2)])
+            .collect();
+        let mut memory = Memory::new(BASE, self.memory_bytes);
+        for slot in 0..self.memory_bytes / bytes {
+            let initial = value(rng, inst.ty, 2);
+            memory
+                .write(BASE + (slot * bytes) as u64, inst.ty.bytes(), initial)
+                .unwrap();
+        }
+        let initial = memory.bytes().to_vec();
+        let inputs = lane_inputs(self.slot_of, &operands, bytes);
+        let mut store: Option<(CasSite, u128)> = None;
+        let mut other_thread = |memory: &mut Memory, site: CasSite| {
+            if self.interfere && store.is_none() {
+                let stored = u128::from(rng.next());
+                memory.write(site.addr, site.bytes, stored).unwrap();
+                store = Some((site, stored));
+            }
+        };
+        let outcomes = interp
+            .run_warp(expansion, &mut memory, &inputs, &mut other_thread)
+            .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
+        let (olds, last, first_attempts) = self.expected(&initial, &operands, store);
+        let context = || {
+            format!(
+                "{} {}: slots {:?}, operands {operands:x?}, initial {initial:x?}, store {:?}",
+                inst.op,
+                inst.ty,
+                self.slot_of,
+                store.map(|(site, stored)| (site.addr, stored))
+            )
+        };
+        if inst.result_used() {
+            for (lane, outcome) in outcomes.iter().enumerate() {
+                assert_eq!(outcome.results[0], olds[lane], "lane {lane}: {}", context());
+            }
+        }
+        assert_eq!(memory.bytes(), &last[..], "final memory: {}", context());
+        let attempts = outcomes.iter().map(|outcome| outcome.cas_attempts).sum();
+        (attempts, first_attempts)
+    }
+
+    /// Each lane's old value and the final memory of the linearization a warp in lockstep
+    /// gives a lowering where each lane first makes one attempt of its own, and the number of
+    /// those attempts that CAS. On each CAS unit (the element, or the 32-bit word of an
+    /// 8/16-bit element), from `initial` memory: the lanes whose operation leaves the loaded
+    /// unit as it is read it first; then, in lane order, the first lane whose CAS finds the unit
+    /// as loaded (none where `store`, the other thread's store before the first CAS, hit it)
+    /// applies its operation; then the lanes whose CAS failed, consecutively in lane order.
+    fn expected(
+        &self,
+        initial: &[u8],
+        operands: &[[u128; 1]],
+        store: Option<(CasSite, u128)>,
+    ) -> (Vec<u128>, Vec<u8>, u32) {
+        let inst = self.inst;
+        let bytes = inst.ty.bytes() as usize;
+        let unit_bytes = bytes.max(4);
+        let mut memory = initial.to_vec();
+        let at = |slot: usize| slot * bytes;
+        let unit_of = |slot: usize| at(slot) / unit_bytes * unit_bytes;
+        let read = |memory: &[u8], slot: usize| read_le(&memory[at(slot)..at(slot) + bytes]);
+        let write = |memory: &mut Vec<u8>, slot: usize, value: u128| {
+            memory[at(slot)..at(slot) + bytes].copy_from_slice(&value.to_le_bytes()[..bytes]);
+        };
+        let step = |old: u128, lane: usize| {
+            apply(inst.op, inst.ty, old, operands[lane][0], 0, FloatMode::Ieee)
+        };
+        let lanes = self.slot_of.len();
+        let mut olds = vec![0u128; lanes];
+        // Every lane loads before any CAS: each reads its element as the memory starts.
+        let changes: Vec<bool> = (0..lanes)
+            .map(|lane| {
+                let old = read(initial, self.slot_of[lane]);
+                olds[lane] = old;
+                step(old, lane) != old
+            })
+            .collect();
+        // The first CASes, in lane order; the other thread stores before the first of them.
+        let mut failed = Vec::new();
+        let mut stored = false;
+        let mut first_attempts = 0;
+        for lane in (0..lanes).filter(|&lane| changes[lane]) {
+            first_attempts += 1;
+            let slot = self.slot_of[lane];
+            let unit = unit_of(slot);
+            if let (Some((site, value)), false) = (store, stored) {
+                let start = (site.addr - BASE) as usize;
+                let width = site.bytes as usize;
+                memory[start..start + width].copy_from_slice(&value.to_le_bytes()[..width]);
+                stored = true;
+            }
+            if memory[unit..unit + unit_bytes] == initial[unit..unit + unit_bytes] {
+                write(&mut memory, slot, step(olds[lane], lane));
+            } else {
+                failed.push(lane);
+            }
+        }
+        // The lanes whose CAS failed, one after another in lane order.
+        for lane in failed {
+            let slot = self.slot_of[lane];
+            olds[lane] = read(&memory, slot);
+            write(&mut memory, slot, step(olds[lane], lane));
+        }
+        (olds, memory, first_attempts)
     }
 }

@@ -37,15 +37,30 @@ pub(super) fn serial_fold_element(
     operand: Var,
 ) -> Var {
     let unit = Unit::of(b, ty, addr);
-    let bits_ty = PrimType::int(ty.bits());
+    after_own_attempt(b, node, ty, unit, operand, |b| {
+        fold_after_contention(b, node, ty, addr, operand, unit)
+    })
+}
+
+/// Each lane's own first attempt on `unit` ([`FirstAttempt`]), then `combine` (which returns
+/// the old value in the element's natural type) for the lanes whose CAS failed. Leaves the
+/// builder in the exit block and returns this lane's old value in the element's natural type.
+pub(super) fn after_own_attempt(
+    b: &mut Builder,
+    node: &AtomicNode,
+    ty: ElemType,
+    unit: Unit,
+    operand: Var,
+    combine: impl FnOnce(&mut Builder) -> Var,
+) -> Var {
     let first = FirstAttempt::emit(b, node, ty, unit, operand);
-    let (fold, _) = b.block(&[]);
-    b.switch_to(fold);
-    let folded = fold_after_contention(b, node, ty, addr, operand, unit);
-    let folded_bits = b.bits_of(folded);
-    let (done, done_params) = b.block(&[bits_ty]);
-    b.jump(done, &[folded_bits]);
-    first.finish(b, fold, done);
+    let (contended, _) = b.block(&[]);
+    b.switch_to(contended);
+    let combined = combine(b);
+    let combined_bits = b.bits_of(combined);
+    let (done, done_params) = b.block(&[PrimType::int(ty.bits())]);
+    b.jump(done, &[combined_bits]);
+    first.finish(b, contended, done);
     b.switch_to(done);
     b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
 }
