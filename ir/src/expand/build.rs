@@ -11,6 +11,7 @@ use super::{
 use crate::legal::{ElementLowering, Lowering, WarpCombine};
 
 mod apply;
+mod attempt;
 mod part_word;
 mod serial_fold;
 mod warp;
@@ -19,6 +20,7 @@ mod word_fold;
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, MemoryOrder};
 use apply::{apply_op, float_infinity_bits};
+use attempt::first_load;
 use part_word::{cas_then_masked_loop_element, part_word};
 use serial_fold::serial_fold_element;
 use warp::{warp_combined_element, WarpFold};
@@ -241,19 +243,7 @@ fn cas_retry_loop_carrying(
     compute: impl FnOnce(&mut Builder, Var) -> (Var, SmallVec<[Var; 2]>),
 ) -> (Var, SmallVec<[Var; 2]>) {
     let skip = skips_unchanged(op, mem.order);
-    let initial = b.var(bits_ty);
-    b.push(Prim::Load {
-        dst: initial,
-        addr,
-        mem: MemAttrs {
-            order: if skip {
-                mem.order
-            } else {
-                MemoryOrder::Relaxed
-            },
-            ..mem
-        },
-    });
+    let initial = first_load(b, addr, bits_ty, mem, skip);
     let (retry, retry_params) = b.block(&[bits_ty]);
     let attempt = skip.then(|| b.block(&[]).0);
     let done_tys: SmallVec<[PrimType; 3]> = if skip {

@@ -2,6 +2,7 @@
 
 use smallvec::SmallVec;
 
+use super::attempt::OneAttempt;
 use super::{
     apply_op, cas_retry_loop, cas_retry_loop_carrying, masked_cas_loop_element, mem_attrs,
     native_element, skips_unchanged, Builder,
@@ -479,52 +480,10 @@ pub(super) fn cas_then_masked_loop_element(
     if new_value.is_some() {
         return native_element(b, node, ty, addr, operand, new_value);
     }
-    let bits_ty = PrimType::int(ty.bits());
-    let mem = mem_attrs(node);
-    let skip = skips_unchanged(node.op, node.order);
-    let old = b.var(bits_ty);
-    b.push(Prim::Load {
-        dst: old,
-        addr,
-        mem: MemAttrs {
-            order: if skip {
-                mem.order
-            } else {
-                MemoryOrder::Relaxed
-            },
-            ..mem
-        },
+    let attempt = OneAttempt::emit(b, node, addr, PrimType::int(ty.bits()), |b, old| {
+        (apply_op(b, node.op, ty, old, operand, None), old)
     });
-    let new = apply_op(b, node.op, ty, old, operand, None);
-    let unchanged = skip.then(|| (b.current, b.cmp(CmpCond::Eq, new, old)));
-    // Blocks in layout order, the exit last; branches to it are set once it exists.
-    let attempt = match unchanged {
-        Some(_) => {
-            let (attempt, _) = b.block(&[]);
-            b.switch_to(attempt);
-            attempt
-        }
-        None => b.current,
-    };
-    let seen = b.var(bits_ty);
-    b.push(Prim::Cas {
-        dst: seen,
-        addr,
-        expected: old,
-        new,
-        mem,
-    });
-    let stored = b.cmp(CmpCond::Eq, seen, old);
-    let (contended, _) = b.block(&[]);
-    b.switch_to(contended);
-    let replaced = masked_cas_loop_element(b, node, ty, addr, operand, None);
-    let replaced_bits = b.bits_of(replaced);
-    let (done, done_params) = b.block(&[bits_ty]);
-    b.jump(done, &[replaced_bits]);
-    b.branch_from(attempt, stored, (done, &[old]), (contended, &[]));
-    if let Some((entry, unchanged)) = unchanged {
-        b.branch_from(entry, unchanged, (done, &[old]), (attempt, &[]));
-    }
-    b.switch_to(done);
-    b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
+    attempt.or_else(b, ty, |b| {
+        masked_cas_loop_element(b, node, ty, addr, operand, None)
+    })
 }

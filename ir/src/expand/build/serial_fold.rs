@@ -3,6 +3,7 @@
 //!
 //! [`WarpCombine::SerialFold`]: crate::legal::WarpCombine::SerialFold
 
+use super::attempt::OneAttempt;
 use super::warp::PeerSplit;
 use super::{apply_op, cas_loop_element, masked_cas_loop_element, mem_attrs, Builder};
 use crate::expand::{BinaryOp, Block, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
@@ -20,7 +21,7 @@ use crate::types::{ElemType, MemoryOrder};
 /// stored value is theirs applied in that order. So the results are those of a burst of
 /// separate atomics, with one CAS per address and attempt instead of one per lane.
 ///
-/// Only the lanes whose own first attempt failed combine ([`FirstAttempt`]): an uncontended
+/// Only the lanes whose own first attempt failed combine ([`after_own_attempt`]): an uncontended
 /// lane is done after one CAS, as in a loop of its own.
 ///
 /// Every lane of the group runs every step, so that the warp primitives stay collective: each
@@ -42,9 +43,13 @@ pub(super) fn serial_fold_element(
     })
 }
 
-/// Each lane's own first attempt on `unit` ([`FirstAttempt`]), then `combine` (which returns
-/// the old value in the element's natural type) for the lanes whose CAS failed. Leaves the
-/// builder in the exit block and returns this lane's old value in the element's natural type.
+/// Each lane's own first attempt on `unit` ([`OneAttempt`]: its load, its operation applied
+/// to its element, one CAS), then `combine` (which returns the old value in the element's
+/// natural type) for the lanes whose CAS failed: only lanes that met contention combine.
+/// Without it, lanes at distinct addresses that merely share a 32-bit word (f16 elements at
+/// 2^20 addresses, two lanes a word) paid for the whole fold: 0.056 ms against 0.016 ms for
+/// ptxas's loop per lane on an H200 (bench/RESULTS.md). Leaves the builder in the exit block and
+/// returns this lane's old value in the element's natural type.
 pub(super) fn after_own_attempt(
     b: &mut Builder,
     node: &AtomicNode,
@@ -53,76 +58,13 @@ pub(super) fn after_own_attempt(
     operand: Var,
     combine: impl FnOnce(&mut Builder) -> Var,
 ) -> Var {
-    let first = FirstAttempt::emit(b, node, ty, unit, operand);
-    let (contended, _) = b.block(&[]);
-    b.switch_to(contended);
-    let combined = combine(b);
-    let combined_bits = b.bits_of(combined);
-    let (done, done_params) = b.block(&[PrimType::int(ty.bits())]);
-    b.jump(done, &[combined_bits]);
-    first.finish(b, contended, done);
-    b.switch_to(done);
-    b.unary(UnaryOp::Bitcast, done_params[0], PrimType::natural(ty))
-}
-
-/// Each lane's own first attempt, before any lane looks for others: it loads its unit, applies
-/// its operation to its element and, where that changes the unit, CASes it once. A lane whose
-/// CAS succeeds (or whose operation leaves the unit as it is) is done; only the lanes that saw
-/// contention combine. Without it, lanes at distinct addresses that merely share a 32-bit word
-/// (f16 elements at 2^20 addresses, two lanes a word) paid for the whole fold: 0.054 ms against
-/// 0.013 ms for ptxas's loop per lane on an H200 (bench/RESULTS.md).
-struct FirstAttempt {
-    /// The block that loaded the unit and decides whether a CAS is needed.
-    entry: Block,
-    unchanged: Var,
-    swap: Block,
-    stored: Var,
-    /// The element the lane's operation applied to: its old value where the attempt succeeds.
-    element: Var,
-}
-
-impl FirstAttempt {
-    fn emit(b: &mut Builder, node: &AtomicNode, ty: ElemType, unit: Unit, operand: Var) -> Self {
-        let loaded = b.var(unit.ty);
-        b.push(Prim::Load {
-            dst: loaded,
-            addr: unit.addr,
-            mem: MemAttrs {
-                order: MemoryOrder::Relaxed,
-                ..mem_attrs(node)
-            },
-        });
-        let element = unit.extract(b, loaded, PrimType::int(ty.bits()));
+    let bits_ty = PrimType::int(ty.bits());
+    let attempt = OneAttempt::emit(b, node, unit.addr, unit.ty, |b, loaded| {
+        let element = unit.extract(b, loaded, bits_ty);
         let applied = apply_op(b, node.op, ty, element, operand, None);
-        let new = unit.insert(b, loaded, applied);
-        let unchanged = b.cmp(CmpCond::Eq, new, loaded);
-        let entry = b.current;
-        let (swap, _) = b.block(&[]);
-        b.switch_to(swap);
-        let seen = b.var(unit.ty);
-        b.push(Prim::Cas {
-            dst: seen,
-            addr: unit.addr,
-            expected: loaded,
-            new,
-            mem: mem_attrs(node),
-        });
-        let stored = b.cmp(CmpCond::Eq, seen, loaded);
-        FirstAttempt {
-            entry,
-            unchanged,
-            swap: b.current,
-            stored,
-            element,
-        }
-    }
-
-    /// Sends a lane whose attempt succeeded to `done` with its old value, the others to `fold`.
-    fn finish(self, b: &mut Builder, fold: Block, done: Block) {
-        let old = [self.element];
-        b.branch_from(self.entry, self.unchanged, (done, &old), (self.swap, &[]));
-        b.branch_from(self.swap, self.stored, (done, &old), (fold, &[]));
-    }
+        (unit.insert(b, loaded, applied), element)
+    });
+    attempt.or_else(b, ty, combine)
 }
 
 /// The lanes whose first attempt failed, combined: the lanes of a group take turns in each
