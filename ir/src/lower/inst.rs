@@ -256,6 +256,9 @@ fn print_steps<'m, P: Printer<'m>>(
     steps: &[Step],
     out: &mut String,
 ) -> Result<(), Unprintable> {
+    if printer.expansion_done(x) {
+        return Ok(());
+    }
     let once = expansion_bracket(x, P::STYLE.brackets_expansions);
     if let Some(leading) = once.and_then(|bracket| bracket.leading) {
         printer.expansion_fence(x, leading, out)?;

@@ -26,7 +26,9 @@ pub struct LowerOptions {
     pub plain_loops: bool,
     /// Count the instructions of each instruction's code as it is printed (its lines less
     /// labels and comments, [`LowerReport::instructions`](super::LowerReport::instructions)):
-    /// a pass over the code, so off by default.
+    /// a pass over the code, so off by default. Each instruction's code is then printed where
+    /// it stands, so that it is all counted: a printer that otherwise prints a form once and
+    /// calls it (PTX's warp-combined forms) does not.
     pub count_instructions: bool,
 }
 

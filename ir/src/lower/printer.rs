@@ -92,7 +92,8 @@ impl Style {
 /// `fence`), and an expansion (`expansion_begin`, `block`, `prim`, `expansion_fence`,
 /// `expansion_end`); then the walk hooks of its [`Style::params`]: `copy`, `branch`, `jump` and
 /// `label` for [`Params::Copies`], `terminator` for [`Params::Phis`]. The rest is optional:
-/// splicing (`splice_begin`, `splice_end`) and template replay ([`Printer::replay`]).
+/// splicing (`splice_begin`, `splice_end`), template replay ([`Printer::replay`]) and code
+/// shared between the instructions of one expansion ([`Printer::expansion_done`]).
 pub trait Printer<'m> {
     /// The plan of the backend's table, which tells each hook what to print.
     type Plan: Plan;
@@ -150,6 +151,15 @@ pub trait Printer<'m> {
 
     /// A block begins (the entry is no jump target).
     fn block(&mut self, x: &Expanding<'_, Self::Plan>, block: Block, entry: bool, out: &mut String);
+
+    /// Whether [`Printer::expansion_begin`] carried out the whole expansion: a call of code the
+    /// printer printed once for an earlier instruction of the same expansion
+    /// ([`Expanding::expansion_key`]), say. The driver then hands it neither fences nor steps
+    /// nor [`Printer::expansion_end`]. A printer that prints every expansion where it stands
+    /// keeps the default, `false`.
+    fn expansion_done(&mut self, _x: &Expanding<'_, Self::Plan>) -> bool {
+        false
+    }
 
     /// One primitive; a memory primitive with the fences of its bracket spelled around it.
     fn prim(
