@@ -250,7 +250,7 @@ impl Target for PtxTarget {
             (true, GenericParams::Global) => emit::ParamMode::Entry,
             (true, _) => emit::ParamMode::EntryGenericAnywhere,
         };
-        PtxPrinter::new(*self, mode)
+        PtxPrinter::new(*self, mode).sharing_forms(!options.count_instructions)
     }
 
     /// A register per lane, of the class the printer reads and writes the value in.

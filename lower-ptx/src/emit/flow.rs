@@ -12,13 +12,48 @@ use crate::legal::{Form, PtxPlan, RmwForms};
 use crate::spell::PtxSpace;
 
 impl<'k> KernelEmitter<'k> {
-    /// Prints an expansion: inputs bound by `mov`, blocks as labels, block parameters as
-    /// `mov`s before each jump, results moved to the node's result registers.
     /// Binds an expansion's inputs: a register per variable, the address and operands moved in.
+    /// (Blocks are printed as labels, block parameters as `mov`s before each jump, and the
+    /// results moved to the node's result registers at the end.)
     pub(super) fn expansion_begin(
         &mut self,
         out: &mut String,
         id: Inst,
+        inst: &AtomicInst,
+        plan: &PtxPlan,
+        expansion: &Expansion,
+    ) -> Result<(), Unprintable> {
+        // Before the variables' registers, which the skipped result's zero may precede.
+        self.zero_skipped_result(out, inst);
+        self.guard_begin(out, inst, id);
+        self.expansion_registers(inst, plan, expansion)?;
+        let addr = self.address(out, inst);
+        self.mov(out, self.var(expansion.addr), addr, 64);
+        // One policy for every hinted `atom` of the expansion (a split vector has one per lane).
+        self.rmw_policy = self.policy(out, inst, self.rmw.hint());
+        let natural = PrimType::natural(inst.ty).bits();
+        if let Some(node_operand) = inst.operand {
+            for (lane, operand) in expansion.operands.iter().enumerate() {
+                let src = self.operand(out, node_operand, lane, inst.ty, false);
+                self.mov(out, self.var(*operand), src, natural);
+                self.entry_binds(*operand, src);
+            }
+        }
+        if let Some(new_value) = inst.new_value {
+            for (lane, target) in expansion.new_values.iter().enumerate() {
+                let src = self.operand(out, new_value, lane, inst.ty, false);
+                self.mov(out, self.var(*target), src, natural);
+                self.entry_binds(*target, src);
+            }
+        }
+        Ok(())
+    }
+
+    /// What an expansion's printing keeps from its beginning to its end, wherever its inputs
+    /// come from: the native forms of its RMWs, how it reads 16-bit halves, and a fresh register
+    /// per variable.
+    pub(super) fn expansion_registers(
+        &mut self,
         inst: &AtomicInst,
         plan: &PtxPlan,
         expansion: &Expansion,
@@ -41,8 +76,6 @@ impl<'k> KernelEmitter<'k> {
             && lane.is_float()
             && lane.bits() == 16
             && inst.op != AtomicOp::Cas;
-        self.zero_skipped_result(out, inst);
-        self.guard_begin(out, inst, id);
         let mut vars = std::mem::take(&mut self.vars);
         vars.clear();
         vars.extend(
@@ -56,25 +89,6 @@ impl<'k> KernelEmitter<'k> {
         self.masked.clear();
         self.masked.resize(self.vars.len(), None);
         self.entry_expansion_begin(self.vars.len());
-        let addr = self.address(out, inst);
-        self.mov(out, self.var(expansion.addr), addr, 64);
-        // One policy for every hinted `atom` of the expansion (a split vector has one per lane).
-        self.rmw_policy = self.policy(out, inst, self.rmw.hint());
-        let natural = PrimType::natural(inst.ty).bits();
-        if let Some(node_operand) = inst.operand {
-            for (lane, operand) in expansion.operands.iter().enumerate() {
-                let src = self.operand(out, node_operand, lane, inst.ty, false);
-                self.mov(out, self.var(*operand), src, natural);
-                self.entry_binds(*operand, src);
-            }
-        }
-        if let Some(new_value) = inst.new_value {
-            for (lane, target) in expansion.new_values.iter().enumerate() {
-                let src = self.operand(out, new_value, lane, inst.ty, false);
-                self.mov(out, self.var(*target), src, natural);
-                self.entry_binds(*target, src);
-            }
-        }
         Ok(())
     }
 

@@ -75,9 +75,11 @@ mod hook;
 mod native;
 mod prim;
 mod regs;
+mod shared;
 mod warp;
 use entry::{entry_begin, entry_end, EntryIo};
 pub use hook::{EntryHook, EntryRegister, EntryRegisters};
+use shared::{SharedBodies, Sharing};
 
 /// A register class: PTX declares registers by bit size; 8-bit data lives in 16-bit registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -317,6 +319,9 @@ fn write_value(out: &mut String, names: &ValueNames<'_>, value: Value, lane: Opt
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum MadeNames<'k> {
     Kernel,
+    /// A shared function's ([`shared`]): temporaries as a kernel's, labels without an
+    /// instruction's number (`$L_b1`).
+    Shared,
     Spliced(&'k SpliceNames),
 }
 
@@ -388,6 +393,8 @@ pub struct PtxPrinter<'m> {
     kernel: Option<KernelState<'m>>,
     /// The `.entry` name of each kernel of the module, by index.
     entry_names: Vec<Cow<'m, str>>,
+    /// The warp-combined forms printed once as functions and called (`shared.rs`).
+    shared: SharedBodies<'m>,
 }
 
 /// What the printer keeps while it prints one kernel.
@@ -399,6 +406,9 @@ struct KernelState<'m> {
     results: Vec<Value>,
     /// Where the entry's loads of its parameters end in the body.
     prologue_end: usize,
+    /// Where the kernel's text begins in the output: the shared functions it is the first to
+    /// call are defined there, before it.
+    head_at: usize,
 }
 
 impl<'m> PtxPrinter<'m> {
@@ -410,6 +420,16 @@ impl<'m> PtxPrinter<'m> {
             body: String::new(),
             kernel: None,
             entry_names: Vec::new(),
+            shared: SharedBodies::new(false),
+        }
+    }
+
+    /// This printer, printing each warp-combined form once per lowering as a function that
+    /// its instructions call (`shared.rs`), where `share`.
+    pub(crate) fn sharing_forms(self, share: bool) -> Self {
+        PtxPrinter {
+            shared: SharedBodies::new(share),
+            ..self
         }
     }
 
@@ -418,15 +438,29 @@ impl<'m> PtxPrinter<'m> {
     pub(crate) fn with_hook(target: PtxTarget, hook: Box<dyn EntryHook>) -> Self {
         PtxPrinter {
             hook: Some(hook),
-            ..PtxPrinter::new(target, ParamMode::EntryGenericAnywhere)
+            ..PtxPrinter::new(target, ParamMode::EntryGenericAnywhere).sharing_forms(true)
         }
     }
 
     /// The current kernel and where its instructions go: `out` for a listing, the body else.
+    /// While a shared function is printed, its emitter and body.
     fn current<'a>(
         &'a mut self,
         out: &'a mut String,
     ) -> Result<(&'a mut KernelEmitter<'m>, &'a mut String), Unprintable> {
+        if self.shared.is_called() {
+            return Err(Unprintable(
+                "a step of an expansion carried out by a call (the driver did not ask \
+                 `expansion_done`)"
+                    .into(),
+            ));
+        }
+        if self.shared.is_recording() {
+            let recording = self.shared.recording().ok_or_else(|| {
+                Unprintable("a shared function's step outside the function".into())
+            })?;
+            return Ok((&mut recording.emitter, &mut recording.body));
+        }
         let listing = self.mode == ParamMode::Listing;
         let state = self
             .kernel
@@ -434,6 +468,26 @@ impl<'m> PtxPrinter<'m> {
             .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
         let sink = if listing { out } else { &mut self.body };
         Ok((&mut state.emitter, sink))
+    }
+
+    /// A call of shared function `function` for the instruction of `x`.
+    fn call_shared(
+        &mut self,
+        x: &Expanding<'_, PtxPlan>,
+        function: u32,
+        out: &mut String,
+    ) -> Result<(), Unprintable> {
+        let listing = self.mode == ParamMode::Listing;
+        let state = self
+            .kernel
+            .as_mut()
+            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+        let sink = if listing { out } else { &mut self.body };
+        let name = self.shared.name(function);
+        state
+            .emitter
+            .call_shared(sink, x.inst, x.atomic, x.expansion, name);
+        Ok(())
     }
 }
 
@@ -472,6 +526,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         if index > 0 {
             out.push('\n');
         }
+        let head_at = out.len();
         let mut emitter = KernelEmitter::new(self.target, kernel);
         self.body.clear();
         let name = self
@@ -492,6 +547,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             name,
             results,
             prologue_end: self.body.len(),
+            head_at,
         });
     }
 
@@ -545,8 +601,31 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         x: &Expanding<'_, PtxPlan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        let (emitter, sink) = self.current(out)?;
-        emitter.expansion_begin(sink, x.inst, x.atomic, x.plan, x.expansion)
+        match self.shared.sharing(x) {
+            Sharing::InPlace => {
+                let (emitter, sink) = self.current(out)?;
+                emitter.expansion_begin(sink, x.inst, x.atomic, x.plan, x.expansion)
+            }
+            Sharing::Call(function) => {
+                self.call_shared(x, function, out)?;
+                self.shared.set_called(true);
+                Ok(())
+            }
+            Sharing::Record => {
+                let kernel = self
+                    .kernel
+                    .as_ref()
+                    .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?
+                    .emitter
+                    .kernel;
+                self.shared
+                    .record(self.target, kernel, x, &self.entry_names)
+            }
+        }
+    }
+
+    fn expansion_done(&mut self, _x: &Expanding<'_, PtxPlan>) -> bool {
+        self.shared.take_called()
     }
 
     fn block(&mut self, x: &Expanding<'_, PtxPlan>, block: Block, entry: bool, out: &mut String) {
@@ -631,6 +710,10 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         x: &Expanding<'_, PtxPlan>,
         out: &mut String,
     ) -> Result<(), Unprintable> {
+        if self.shared.is_recording() {
+            let function = self.shared.finish(x)?;
+            return self.call_shared(x, function, out);
+        }
         let (emitter, sink) = self.current(out)?;
         emitter.expansion_end(sink, x.inst, x.atomic, x.expansion, x.facts);
         Ok(())
@@ -640,9 +723,17 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         let Some(mut state) = self.kernel.take() else {
             return;
         };
-        if self.mode != ParamMode::Listing {
-            entry_end(&mut state, hook_of(&mut self.hook), &mut self.body, out);
+        if self.mode == ParamMode::Listing {
+            // After the kernel's instructions: a listing is no module that orders definitions.
+            self.shared.write_pending(out);
+            return;
         }
+        // Before the entry, whose signature alone follows `head_at` yet.
+        if !self.shared.pending().is_empty() {
+            out.insert_str(state.head_at, self.shared.pending());
+            self.shared.write_pending(&mut String::new());
+        }
+        entry_end(&mut state, hook_of(&mut self.hook), &mut self.body, out);
     }
 
     fn module_end(&mut self, _out: &mut String) {}
@@ -663,6 +754,7 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
             name: String::new(),
             results: Vec::new(),
             prologue_end: 0,
+            head_at: 0,
         });
         Ok(())
     }

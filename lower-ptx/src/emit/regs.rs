@@ -62,6 +62,15 @@ impl<'k> KernelEmitter<'k> {
         }
     }
 
+    /// An emitter for the body of a shared function ([`super::shared`]): its own registers,
+    /// and labels that name no instruction; it names no value of `kernel`.
+    pub(super) fn shared(target: PtxTarget, kernel: &'k Kernel) -> Self {
+        KernelEmitter {
+            made: MadeNames::Shared,
+            ..KernelEmitter::new_unnamed(target, kernel)
+        }
+    }
+
     fn new_unnamed(target: PtxTarget, kernel: &'k Kernel) -> Self {
         KernelEmitter {
             target,
@@ -142,7 +151,7 @@ impl<'k> KernelEmitter<'k> {
     pub(super) fn put_temp(&self, out: &mut String, temp: Temp) {
         out.push('%');
         match self.made {
-            MadeNames::Kernel => {
+            MadeNames::Kernel | MadeNames::Shared => {
                 spell!(out, '_', temp.class.letter(), temp.number);
             }
             MadeNames::Spliced(splice) => {
@@ -152,10 +161,17 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// A label the printer makes up for instruction `id`: `$L<id>_<kind>[<number>]` in a
-    /// kernel, `$<prefix><kind>[<number>]` in a fragment.
+    /// kernel, `$L_<kind>[<number>]` in a shared function, `$<prefix><kind>[<number>]` in a
+    /// fragment.
     pub(super) fn write_label(&self, out: &mut String, id: Inst, kind: &str, number: Option<u32>) {
         out.push('$');
         match self.made {
+            MadeNames::Shared => {
+                spell!(out, "L_", kind);
+                if let Some(number) = number {
+                    spell!(out, number);
+                }
+            }
             MadeNames::Kernel => {
                 spell!(out, 'L', id.as_u32(), '_', kind);
                 if let Some(number) = number {
