@@ -225,23 +225,10 @@ fn fence_in_loop(function: &str) -> bool {
     })
 }
 
-/// Splits PTX text into `.entry` functions by name.
-pub fn ptx_functions(ptx: &str) -> HashMap<&str, &str> {
-    let mut functions = HashMap::new();
-    let starts: Vec<usize> = ptx.match_indices(".entry ").map(|(i, _)| i).collect();
-    for (n, &start) in starts.iter().enumerate() {
-        // The next function's line (its `.visible` among it) is not this one's.
-        let end = starts.get(n + 1).map_or(ptx.len(), |&next| {
-            ptx[..next].rfind('\n').map_or(next, |i| i + 1)
-        });
-        let body = &ptx[start..end];
-        let name = body[".entry ".len()..]
-            .split(['(', ' ', '\n'])
-            .next()
-            .unwrap_or_default();
-        functions.insert(name, body);
-    }
-    functions
+/// Splits PTX text into its `.entry` functions by name, each followed by the `.func`s it calls
+/// (atomir defines a warp-combined form once per module as a `.func`): all the code it runs.
+pub fn ptx_functions(ptx: &str) -> HashMap<String, String> {
+    atomir_tests::ptx::entry_code(ptx).into_iter().collect()
 }
 
 /// Whether a PTX function still carries the order and scope of its cell: an acquire part needs
@@ -392,8 +379,16 @@ mod tests {
     fn splits_ptx_by_function() {
         let ptx = ".visible .entry f(\n)\n{\n\tret;\n}\n\n.visible .entry g(\n)\n{\n\tret;\n}\n";
         let functions = ptx_functions(ptx);
-        assert_eq!(functions["f"], ".entry f(\n)\n{\n\tret;\n}\n\n");
-        assert!(functions["g"].starts_with(".entry g("));
+        assert_eq!(functions["f"], ".visible .entry f(\n)\n{\n\tret;\n}\n\n");
+        assert!(functions["g"].starts_with(".visible .entry g("));
+        // A called function follows each entry that calls it.
+        let shared = ".func (.param .b32 r) s(.param .b64 a)\n{\n\tret;\n}\n\n\
+                      .visible .entry f(\n)\n{\n\tcall (r), s, (a);\n}\n\n\
+                      .visible .entry g(\n)\n{\n\tret;\n}\n";
+        let functions = ptx_functions(shared);
+        assert!(functions["f"]
+            .ends_with("}\n\n.func (.param .b32 r) s(.param .b64 a)\n{\n\tret;\n}\n\n"));
+        assert!(!functions["g"].contains(".func"));
     }
 
     #[test]

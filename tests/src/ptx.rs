@@ -86,30 +86,135 @@ pub fn module_text(backend: &PtxTarget, module: &Module) -> String {
     text
 }
 
-/// One `.entry` of a complete module, by kernel name.
+/// One `.entry` of a complete module, by kernel name, with the functions it calls.
 pub struct Entry {
     pub name: String,
     pub text: String,
+    /// The `.func`s the entry calls (a warp-combined form is one, defined once per module
+    /// before the first entry that calls it), in the order of its first calls.
+    pub functions: Vec<Definition>,
+}
+
+/// One top-level definition of a PTX module: an `.entry` or a `.func`, by name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Definition {
+    pub name: String,
+    pub entry: bool,
+    /// From the line that begins it to the line that begins the next (or the end).
+    pub text: String,
+}
+
+/// `ptx` split at each line that begins a definition (`.entry`, `.func`, either `.visible`):
+/// the header before the first, and each definition.
+pub fn definitions(ptx: &str) -> (String, Vec<Definition>) {
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for line in ptx.split_inclusive('\n') {
+        let bare = line.strip_prefix(".visible ").unwrap_or(line);
+        let entry = bare.starts_with(".entry ");
+        if entry || bare.starts_with(".func ") {
+            let rest = bare.split_once(' ').map_or("", |(_, rest)| rest);
+            // `.func (.param .b32 r) name(`: the name follows the return parameters.
+            let rest = match rest.strip_prefix('(') {
+                Some(returns) => returns.split_once(") ").map_or("", |(_, name)| name),
+                None => rest,
+            };
+            let name = rest.split(['(', ' ', '\n']).next().unwrap_or_default();
+            starts.push((at, name.to_string(), entry));
+        }
+        at += line.len();
+    }
+    let header = ptx[..starts.first().map_or(ptx.len(), |start| start.0)].to_string();
+    let ends = starts
+        .iter()
+        .skip(1)
+        .map(|start| start.0)
+        .chain([ptx.len()]);
+    let definitions = starts
+        .iter()
+        .zip(ends)
+        .map(|((start, name, entry), end)| Definition {
+            name: name.clone(),
+            entry: *entry,
+            text: ptx[*start..end].to_string(),
+        })
+        .collect();
+    (header, definitions)
+}
+
+/// The functions among `functions` that `text` calls, each once, in the order of its first
+/// call.
+pub fn called<'f>(text: &str, functions: &'f [Definition]) -> Vec<&'f Definition> {
+    let mut called: Vec<&Definition> = Vec::new();
+    for line in text.lines() {
+        let Some(call) = line.trim_start().strip_prefix("call") else {
+            continue;
+        };
+        for word in call.split([' ', '\t', ',', '(', ')', ';']) {
+            let function = functions.iter().find(|function| function.name == word);
+            if let Some(function) = function.filter(|f| !called.iter().any(|c| c.name == f.name)) {
+                called.push(function);
+            }
+        }
+    }
+    called
+}
+
+/// Each `.entry` of `ptx` by name, its text followed by the `.func`s it calls: all the code it
+/// runs.
+pub fn entry_code(ptx: &str) -> Vec<(String, String)> {
+    let (_, definitions) = definitions(ptx);
+    let functions: Vec<Definition> = definitions.iter().filter(|d| !d.entry).cloned().collect();
+    definitions
+        .iter()
+        .filter(|definition| definition.entry)
+        .map(|entry| {
+            let mut text = entry.text.clone();
+            for function in called(&entry.text, &functions) {
+                text.push_str(&function.text);
+            }
+            (entry.name.clone(), text)
+        })
+        .collect()
 }
 
 /// The module header (`.version`, `.target`, `.address_size`) and every kernel's `.entry`.
 pub fn entries(backend: &PtxTarget, module: &Module) -> (String, Vec<Entry>) {
     let text = module_text(backend, module);
-    let marker = ".visible .entry ";
-    let first = text.find(marker).unwrap_or(text.len());
-    let header = text[..first].to_string();
-    let entries = text[first..]
-        .split(marker)
-        .filter(|chunk| !chunk.is_empty())
-        .map(|chunk| {
-            let name = chunk.split('(').next().unwrap_or_default().to_string();
-            Entry {
-                name,
-                text: format!("{marker}{chunk}"),
-            }
+    let (header, definitions) = definitions(&text);
+    let functions: Vec<Definition> = definitions.iter().filter(|d| !d.entry).cloned().collect();
+    let entries = definitions
+        .into_iter()
+        .filter(|definition| definition.entry)
+        .map(|entry| Entry {
+            functions: called(&entry.text, &functions)
+                .into_iter()
+                .cloned()
+                .collect(),
+            name: entry.name,
+            text: entry.text,
         })
         .collect();
     (header, entries)
+}
+
+/// What makes two entries the same code up to their names: the entry's text and its
+/// functions', with the entry's name and each function's made anonymous.
+fn code_key(entry: &Entry) -> String {
+    let mut names: Vec<(&str, String)> = vec![(&entry.name, "K".to_string())];
+    names.extend(
+        (entry.functions.iter().enumerate()).map(|(n, f)| (f.name.as_str(), format!("F{n}"))),
+    );
+    // Longer names first, so that no name is replaced inside a longer one.
+    names.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+    let mut key = entry.text.clone();
+    for function in &entry.functions {
+        key.push_str(&function.text);
+    }
+    for (name, anonymous) in names {
+        key = key.replace(name, &anonymous);
+    }
+    key
 }
 
 /// Judges entries with ptxas: identical entries (up to the kernel name) are assembled once;
@@ -126,7 +231,7 @@ pub fn judge_entries(
     let mut groups: std::collections::HashMap<String, Vec<usize>> = Default::default();
     let mut order = Vec::new();
     for (index, entry) in entries.iter().enumerate() {
-        let key = entry.text.replace(&entry.name, "K");
+        let key = code_key(entry);
         let group = groups.entry(key).or_default();
         if group.is_empty() {
             order.push(index);
@@ -148,7 +253,7 @@ pub fn judge_entries(
     // A failing representative fails every identical entry.
     let mut named = Vec::new();
     for (index, diagnostics) in failures {
-        let key = entries[index].text.replace(&entries[index].name, "K");
+        let key = code_key(&entries[index]);
         for member in &groups[&key] {
             named.push((entries[*member].name.clone(), diagnostics.clone()));
         }
@@ -169,7 +274,14 @@ fn bisect(
         return;
     }
     let mut text = String::from(header);
+    let mut defined: Vec<&str> = Vec::new();
     for index in chosen {
+        for function in &entries[*index].functions {
+            if !defined.contains(&function.name.as_str()) {
+                defined.push(&function.name);
+                text.push_str(&function.text);
+            }
+        }
         text.push_str(&entries[*index].text);
         text.push('\n');
     }

@@ -13,6 +13,7 @@ use atomir::{
     ReadAtomic, Scope, Sm, Target, TypeClass,
 };
 use atomir_ir::matrix::{all_cells, lax_cells, AnyCell};
+use std::collections::HashMap;
 
 /// Every architecture at its default ISA, and sm_90 at 9.4 (the exact f32 add), each with
 /// the cells it reads: all of them on sm_60, sm_70, sm_80, sm_90, sm_90@9.4 and sm_100 (the
@@ -275,16 +276,28 @@ fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
         "{ptx}: {} errors reading atomir's own code: {shown:#?}",
         read.errors.len()
     );
+    // A shared function's atomics belong to every kernel that calls it.
+    let callers = callers(&code);
     let mut by_kernel: Vec<Vec<&ReadAtomic>> = vec![Vec::new(); module.kernels.len()];
     for atomic in &read.atomics {
-        if let Some(index) = atomic
-            .function
-            .strip_prefix('k')
-            .and_then(|n| n.parse::<usize>().ok())
-        {
+        let kernels = match atomic.function.strip_prefix('k') {
+            Some(n) => n.parse::<usize>().ok().into_iter().collect(),
+            None => callers
+                .get(atomic.function.as_str())
+                .cloned()
+                .unwrap_or_default(),
+        };
+        for index in kernels {
             by_kernel[index].push(atomic);
         }
     }
+    assert!(
+        read.atomics
+            .iter()
+            .all(|atomic| atomic.function.starts_with('k')
+                || callers.contains_key(atomic.function.as_str())),
+        "{ptx}: an atomic outside any entry or called function"
+    );
     // No cell, native or emulated, is carried by an instruction looser than the cell: an exact
     // f32 add's CAS loop reads as a `cas`, never as the flushing add.
     for (cell, reads) in accepted.iter().zip(&by_kernel) {
@@ -319,6 +332,29 @@ fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
         module.kernels.len(),
         native.len()
     )
+}
+
+/// The entries (by the index in their name, `k<index>`) that call each function of `code`,
+/// from its `call` lines.
+fn callers(code: &str) -> HashMap<&str, Vec<usize>> {
+    let mut callers: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut kernel = None;
+    for line in code.lines() {
+        if let Some(rest) = line.strip_prefix(".visible .entry k") {
+            kernel = rest.split('(').next().and_then(|n| n.parse::<usize>().ok());
+        } else if line.starts_with(".func") {
+            kernel = None;
+        } else if let (Some(call), Some(kernel)) = (line.trim_start().strip_prefix("call "), kernel)
+        {
+            let callee = call
+                .split([' ', ',', '(', ')', ';'])
+                .find(|word| word.starts_with("__atomir_"));
+            if let Some(callee) = callee {
+                callers.entry(callee).or_default().push(kernel);
+            }
+        }
+    }
+    callers
 }
 
 #[test]

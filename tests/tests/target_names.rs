@@ -122,9 +122,16 @@ fn ptx_names_are_injective_and_clear_of_parameter_symbols() {
     let code = lower("ptx:sm_90");
     let entries = distinct("entry", declared(&code, ".entry ", &['(']));
     assert_eq!(entries.len(), KERNEL_NAMES.len());
+    // The entries' parameters (a call's, declared in the block around it, and a shared
+    // function's are scoped to those).
+    let signatures: String = code
+        .lines()
+        .filter(|line| line.starts_with("\t.param ") && !line.ends_with(';'))
+        .flat_map(|line| [line, "\n"])
+        .collect();
     let params = distinct(
         "parameter symbol",
-        declared(&code, ".param ", &[',', '\n'])
+        declared(&signatures, ".param ", &[',', '\n'])
             .into_iter()
             .map(|decl| decl.rsplit(' ').next().unwrap()),
     );
@@ -132,10 +139,11 @@ fn ptx_names_are_injective_and_clear_of_parameter_symbols() {
         entries.is_disjoint(&params),
         "an entry named like a parameter"
     );
-    for entry in code.split(".entry ").skip(1) {
+    // Registers are declared once in each entry and in each shared function.
+    for definition in atomir_tests::ptx::definitions(&code).1 {
         distinct(
             "register",
-            declared(entry, ".reg ", &[';'])
+            declared(&definition.text, ".reg ", &[';'])
                 .into_iter()
                 .map(|d| d.rsplit(' ').next().unwrap()),
         );

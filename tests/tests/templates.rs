@@ -127,6 +127,10 @@ where
         self.printer.expansion_begin(&self.unkeyed(x), out)
     }
 
+    fn expansion_done(&mut self, x: &Expanding<'_, P::Plan>) -> bool {
+        self.printer.expansion_done(&self.unkeyed(x))
+    }
+
     fn block(&mut self, x: &Expanding<'_, P::Plan>, block: Block, entry: bool, out: &mut String) {
         self.printer.block(&self.unkeyed(x), block, entry, out);
     }
@@ -277,7 +281,14 @@ where
     let Ok(verified) = verify::verify(&module) else {
         return;
     };
-    for options in [LowerOptions::fragment(), LowerOptions::module()] {
+    // Each instruction's code where it stands: a PTX printer handed the expansion keys would
+    // otherwise call a warp-combined form it printed once, which the unkeyed one cannot
+    // (`lower-ptx/tests/shared_forms.rs` covers that).
+    let listing = LowerOptions::fragment().with_count_instructions(true);
+    for options in [
+        listing,
+        LowerOptions::module().with_count_instructions(true),
+    ] {
         let (mut replayed, mut afresh) = (String::new(), String::new());
         let fills = Rc::new(Cell::new(0));
         let replaying = Wrapped::new(target.printer(&options), false, &fills);

@@ -32,7 +32,8 @@ pub use window::shared_window_check;
 
 /// The PTX reader on what atomir printed for `module`: no error, and at least one atomic,
 /// ordered load or store, or fence read per instruction of the module (each is carried by at
-/// least one).
+/// least one, in its entry or in the shared function it calls: a function's atomics count once
+/// per call).
 fn read_back(module: &Module, code: &str) -> Result<(), String> {
     let read = atomir::read_ptx(code);
     if let Some(error) = read.errors.first() {
@@ -41,10 +42,30 @@ fn read_back(module: &Module, code: &str) -> Result<(), String> {
             read.errors.len()
         ));
     }
+    let (_, definitions) = crate::ptx::definitions(code);
+    let read_in = |name: &str| {
+        let in_function = |atomic: &&atomir::ReadAtomic| atomic.function == name;
+        read.atomics.iter().filter(in_function).count()
+    };
+    let mut carried = 0;
+    for entry in definitions.iter().filter(|definition| definition.entry) {
+        carried += read_in(&entry.name);
+        let calls = entry
+            .text
+            .lines()
+            .filter_map(|line| line.trim_start().strip_prefix("call"));
+        for call in calls {
+            let words = call.split([' ', '\t', ',', '(', ')', ';']);
+            let callee = words
+                .filter(|word| !word.is_empty())
+                .find(|word| definitions.iter().any(|d| !d.entry && d.name == *word));
+            carried += callee.map_or(0, read_in);
+        }
+    }
     let instructions: usize = module.kernels.iter().map(|kernel| kernel.insts.len()).sum();
-    if read.atomics.len() < instructions {
+    if carried < instructions {
         return Err(format!(
-            "{} atomics read for {instructions} instructions",
+            "{carried} atomics carry {instructions} instructions ({} read)",
             read.atomics.len()
         ));
     }
