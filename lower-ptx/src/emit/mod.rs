@@ -461,13 +461,7 @@ impl<'m> PtxPrinter<'m> {
             })?;
             return Ok((&mut recording.emitter, &mut recording.body));
         }
-        let listing = self.mode == ParamMode::Listing;
-        let state = self
-            .kernel
-            .as_mut()
-            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
-        let sink = if listing { out } else { &mut self.body };
-        Ok((&mut state.emitter, sink))
+        kernel_code(self.mode, &mut self.kernel, &mut self.body, out)
     }
 
     /// A call of shared function `function` for the instruction of `x`.
@@ -477,18 +471,30 @@ impl<'m> PtxPrinter<'m> {
         function: u32,
         out: &mut String,
     ) -> Result<(), Unprintable> {
-        let listing = self.mode == ParamMode::Listing;
-        let state = self
-            .kernel
-            .as_mut()
-            .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
-        let sink = if listing { out } else { &mut self.body };
+        let (emitter, sink) = kernel_code(self.mode, &mut self.kernel, &mut self.body, out)?;
         let name = self.shared.name(function);
-        state
-            .emitter
-            .call_shared(sink, x.inst, x.atomic, x.expansion, name);
+        emitter.call_shared(sink, x.inst, x.atomic, x.expansion, name);
         Ok(())
     }
+}
+
+/// The current kernel's emitter and where its instructions go: `out` for a listing, the body
+/// else.
+fn kernel_code<'a, 'm>(
+    mode: ParamMode,
+    kernel: &'a mut Option<KernelState<'m>>,
+    body: &'a mut String,
+    out: &'a mut String,
+) -> Result<(&'a mut KernelEmitter<'m>, &'a mut String), Unprintable> {
+    let state = kernel
+        .as_mut()
+        .ok_or_else(|| Unprintable("an instruction outside a kernel".into()))?;
+    let sink = if mode == ParamMode::Listing {
+        out
+    } else {
+        body
+    };
+    Ok((&mut state.emitter, sink))
 }
 
 impl<'m> Printer<'m> for PtxPrinter<'m> {
