@@ -133,6 +133,20 @@ impl Builder {
         dst
     }
 
+    /// A compare-and-swap of `addr` from `expected` to `new`: the value it found there, of
+    /// `expected`'s type.
+    fn cas(&mut self, addr: Var, expected: Var, new: Var, mem: MemAttrs) -> Var {
+        let dst = self.var(self.ty(expected));
+        self.push(Prim::Cas {
+            dst,
+            addr,
+            expected,
+            new,
+            mem,
+        });
+        dst
+    }
+
     fn select(&mut self, cond: Var, if_true: Var, if_false: Var) -> Var {
         let dst = self.var(self.ty(if_true));
         self.push(Prim::Select {
@@ -264,14 +278,7 @@ fn cas_retry_loop_carrying(
         b.branch(unchanged, (done, &[]), (attempt, &[]));
         b.switch_to(attempt);
     }
-    let seen = b.var(bits_ty);
-    b.push(Prim::Cas {
-        dst: seen,
-        addr,
-        expected: old,
-        new,
-        mem,
-    });
+    let seen = b.cas(addr, old, new, mem);
     let stored = b.cmp(CmpCond::Eq, seen, old);
     let mut exit_args: SmallVec<[Var; 3]> = SmallVec::new();
     if !skip {
@@ -470,15 +477,8 @@ fn native_element(
             // A CAS compares and moves bit patterns.
             let expected = b.bits_of(operand);
             let new = b.bits_of(new);
-            let dst = b.var(PrimType::int(ty.bits()));
-            b.push(Prim::Cas {
-                dst,
-                addr,
-                expected,
-                new,
-                mem,
-            });
-            b.unary(UnaryOp::Bitcast, dst, PrimType::natural(ty))
+            let found = b.cas(addr, expected, new, mem);
+            b.unary(UnaryOp::Bitcast, found, PrimType::natural(ty))
         }
         None => {
             let dst = b.var(PrimType::natural(ty));

@@ -72,14 +72,7 @@ impl OneAttempt {
             }
             None => b.current,
         };
-        let seen = b.var(bits_ty);
-        b.push(Prim::Cas {
-            dst: seen,
-            addr,
-            expected: loaded,
-            new,
-            mem,
-        });
+        let seen = b.cas(addr, loaded, new, mem);
         let stored = b.cmp(CmpCond::Eq, seen, loaded);
         OneAttempt {
             unchanged,

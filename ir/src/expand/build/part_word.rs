@@ -410,14 +410,7 @@ fn single_element_cas(
     let rest = attempt_params[0];
     let expected = b.binary(BinaryOp::Or, rest, compare_in_place);
     let new = b.binary(BinaryOp::Or, rest, new_in_place);
-    let seen = b.var(PrimType::I32);
-    b.push(Prim::Cas {
-        dst: seen,
-        addr: word,
-        expected,
-        new,
-        mem,
-    });
+    let seen = b.cas(word, expected, new, mem);
     let stored = b.cmp(CmpCond::Eq, seen, expected);
     b.branch(stored, (done, &[seen]), (failed, &[]));
 

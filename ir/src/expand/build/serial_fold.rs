@@ -240,14 +240,7 @@ impl<'a> Group<'a> {
         let stepped = b.current;
         let (swap, _) = b.block(&[]);
         b.switch_to(swap);
-        let seen = b.var(self.unit.ty);
-        b.push(Prim::Cas {
-            dst: seen,
-            addr: self.unit.addr,
-            expected,
-            new: group_new,
-            mem: mem_attrs(self.node),
-        });
+        let seen = b.cas(self.unit.addr, expected, group_new, mem_attrs(self.node));
         let (settled, settled_params) = b.block(&[self.unit.ty]);
         b.jump(settled, &[seen]);
         b.branch_from(stepped, self.leads, (swap, &[]), (settled, &[no_unit]));
