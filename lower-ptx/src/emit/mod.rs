@@ -731,14 +731,12 @@ impl<'m> Printer<'m> for PtxPrinter<'m> {
         };
         if self.mode == ParamMode::Listing {
             // After the kernel's instructions: a listing is no module that orders definitions.
-            self.shared.write_pending(out);
+            let end = out.len();
+            self.shared.insert_pending(out, end);
             return;
         }
         // Before the entry, whose signature alone follows `head_at` yet.
-        if !self.shared.pending().is_empty() {
-            out.insert_str(state.head_at, self.shared.pending());
-            self.shared.write_pending(&mut String::new());
-        }
+        self.shared.insert_pending(out, state.head_at);
         entry_end(&mut state, hook_of(&mut self.hook), &mut self.body, out);
     }
 

@@ -156,29 +156,22 @@ impl<'m> SharedBodies<'m> {
         // The definition without its name: two plans whose nodes differ only where the form
         // does not look (a constant operand's value, say) print the same function.
         let mut signature = String::from(".func ");
-        let bits = param_bits(x.atomic);
-        let results = if x.atomic.result.is_some() {
-            x.expansion.results.len()
-        } else {
-            0
-        };
-        let mut parameters = String::new();
-        if results > 0 {
+        let params = Params::of(x.atomic, x.expansion);
+        let bits = params.bits;
+        if params.results > 0 {
             let out = &mut signature;
             out.push('(');
-            for lane in 0..results {
+            for lane in 0..params.results {
                 let comma = if lane > 0 { ", " } else { "" };
                 spell!(out, comma, ".param .b", bits, " _old", lane);
             }
             out.push_str(") ");
         }
+        let mut parameters = String::new();
         let out = &mut parameters;
         out.push_str("(.param .b64 _addr");
-        for lane in 0..x.expansion.operands.len() {
-            spell!(out, ", .param .b", bits, " _op", lane);
-        }
-        for lane in 0..x.expansion.new_values.len() {
-            spell!(out, ", .param .b", bits, " _new", lane);
+        for (input, lane) in params.inputs() {
+            spell!(out, ", .param .b", bits, ' ', input.name(), lane);
         }
         out.push_str(")\n{\n");
         emitter.declare_temps(out);
@@ -219,22 +212,64 @@ impl<'m> SharedBodies<'m> {
         &self.names[function as usize]
     }
 
-    /// Moves the definitions printed since the last call to the end of `out`.
-    pub(super) fn write_pending(&mut self, out: &mut String) {
-        out.push_str(&self.pending);
-        self.pending.clear();
-    }
-
-    /// The definitions printed since the last [`SharedBodies::write_pending`].
-    pub(super) fn pending(&self) -> &str {
-        &self.pending
+    /// Moves the definitions printed since the last call into `out` at byte `at` (the end of
+    /// a listing, the head of a module's entry).
+    pub(super) fn insert_pending(&mut self, out: &mut String, at: usize) {
+        if !self.pending.is_empty() {
+            out.insert_str(at, &self.pending);
+            self.pending.clear();
+        }
     }
 }
 
-/// The bits of each `.param` of a node's values (8-bit data travels in 16 bits, as it lives in
-/// 16-bit registers).
-fn param_bits(inst: &AtomicInst) -> u32 {
-    Class::of_bits(PrimType::natural(inst.ty).bits()).bits()
+/// The `.param`s of a shared function: the address (`_addr`), each operand lane (`_op<i>`) and
+/// new value lane (`_new<i>`) in that order, and the old values it returns (`_old<i>`). The one
+/// place their names and order come from, so that a definition and its calls agree.
+#[derive(Clone, Copy)]
+struct Params {
+    /// The bits of each value's `.param` (8-bit data travels in 16 bits, as it lives in 16-bit
+    /// registers).
+    bits: u32,
+    operands: usize,
+    new_values: usize,
+    /// The old values returned: none where the node's result is unused.
+    results: usize,
+}
+
+/// An input of a shared function after its address.
+#[derive(Clone, Copy)]
+enum Input {
+    Operand,
+    NewValue,
+}
+
+impl Input {
+    const fn name(self) -> &'static str {
+        match self {
+            Input::Operand => "_op",
+            Input::NewValue => "_new",
+        }
+    }
+}
+
+impl Params {
+    fn of(inst: &AtomicInst, expansion: &Expansion) -> Self {
+        Params {
+            bits: Class::of_bits(PrimType::natural(inst.ty).bits()).bits(),
+            operands: expansion.operands.len(),
+            new_values: expansion.new_values.len(),
+            results: match inst.result {
+                Some(_) => expansion.results.len(),
+                None => 0,
+            },
+        }
+    }
+
+    /// The inputs after the address, each with its lane, in the order of the signature.
+    fn inputs(self) -> impl Iterator<Item = (Input, usize)> {
+        let operands = (0..self.operands).map(|lane| (Input::Operand, lane));
+        operands.chain((0..self.new_values).map(|lane| (Input::NewValue, lane)))
+    }
 }
 
 impl<'k> KernelEmitter<'k> {
@@ -249,23 +284,15 @@ impl<'k> KernelEmitter<'k> {
     ) -> Result<(), Unprintable> {
         self.expansion_registers(inst, plan, expansion)?;
         self.rmw_policy = self.policy(out, inst, self.rmw.hint());
-        let bits = param_bits(inst);
+        let params = Params::of(inst, expansion);
         out.push_str("\tld.param.b64 ");
         self.put(out, self.var(expansion.addr));
         out.push_str(", [_addr];\n");
-        let inputs = (expansion.operands.iter().map(|var| ("_op", var)))
-            .enumerate()
-            .chain(
-                expansion
-                    .new_values
-                    .iter()
-                    .map(|var| ("_new", var))
-                    .enumerate(),
-            );
-        for (lane, (param, var)) in inputs {
-            spell!(out, "\tld.param.b", bits, ' ');
+        let vars = expansion.operands.iter().chain(&expansion.new_values);
+        for (var, (input, lane)) in vars.zip(params.inputs()) {
+            spell!(out, "\tld.param.b", params.bits, ' ');
             self.put(out, self.var(*var));
-            spell!(out, ", [", param, lane, "];\n");
+            spell!(out, ", [", input.name(), lane, "];\n");
         }
         Ok(())
     }
@@ -276,13 +303,11 @@ impl<'k> KernelEmitter<'k> {
             self.label(out, Inst::from_u32(0), Label::Done);
             out.push_str(":\n");
         }
-        if inst.result.is_some() {
-            let bits = param_bits(inst);
-            for (lane, old) in expansion.results.iter().enumerate() {
-                spell!(out, "\tst.param.b", bits, " [_old", lane, "], ");
-                self.put(out, self.var(*old));
-                out.push_str(";\n");
-            }
+        let params = Params::of(inst, expansion);
+        for (lane, old) in expansion.results.iter().take(params.results).enumerate() {
+            spell!(out, "\tst.param.b", params.bits, " [_old", lane, "], ");
+            self.put(out, self.var(*old));
+            out.push_str(";\n");
         }
         out.push_str("\tret;\n");
     }
@@ -299,57 +324,47 @@ impl<'k> KernelEmitter<'k> {
     ) {
         self.zero_skipped_result(out, inst);
         self.guard_begin(out, inst, id);
-        let bits = param_bits(inst);
-        let results = match inst.result {
-            Some(_) => expansion.results.len(),
-            None => 0,
-        };
+        let params = Params::of(inst, expansion);
+        let bits = params.bits;
         out.push_str("\t{\n\t.param .b64 _addr;\n");
-        for lane in 0..expansion.operands.len() {
-            spell!(out, "\t.param .b", bits, " _op", lane, ";\n");
+        for (input, lane) in params.inputs() {
+            spell!(out, "\t.param .b", bits, ' ', input.name(), lane, ";\n");
         }
-        for lane in 0..expansion.new_values.len() {
-            spell!(out, "\t.param .b", bits, " _new", lane, ";\n");
-        }
-        for lane in 0..results {
+        for lane in 0..params.results {
             spell!(out, "\t.param .b", bits, " _old", lane, ";\n");
         }
         let addr = self.address(out, inst);
         out.push_str("\tst.param.b64 [_addr], ");
         self.put(out, addr);
         out.push_str(";\n");
-        let operands = inst
-            .operand
-            .map(|operand| ("_op", operand, expansion.operands.len()));
-        let new_values = inst
-            .new_value
-            .map(|new| ("_new", new, expansion.new_values.len()));
-        for (param, operand, lanes) in operands.into_iter().chain(new_values) {
-            for lane in 0..lanes {
-                let src = self.operand(out, operand, lane, inst.ty, false);
-                spell!(out, "\tst.param.b", bits, " [", param, lane, "], ");
-                self.put(out, src);
-                out.push_str(";\n");
-            }
+        for (input, lane) in params.inputs() {
+            let operand = match input {
+                Input::Operand => inst.operand,
+                Input::NewValue => inst.new_value,
+            };
+            let Some(operand) = operand else {
+                continue;
+            };
+            let src = self.operand(out, operand, lane, inst.ty, false);
+            spell!(out, "\tst.param.b", bits, " [", input.name(), lane, "], ");
+            self.put(out, src);
+            out.push_str(";\n");
         }
         out.push_str("\tcall ");
-        if results > 0 {
+        if params.results > 0 {
             out.push('(');
-            for lane in 0..results {
+            for lane in 0..params.results {
                 spell!(out, if lane > 0 { ", _old" } else { "_old" }, lane);
             }
             out.push_str("), ");
         }
         spell!(out, name, ", (_addr");
-        for lane in 0..expansion.operands.len() {
-            spell!(out, ", _op", lane);
-        }
-        for lane in 0..expansion.new_values.len() {
-            spell!(out, ", _new", lane);
+        for (input, lane) in params.inputs() {
+            spell!(out, ", ", input.name(), lane);
         }
         out.push_str(");\n");
         if let Some(result) = inst.result {
-            for lane in 0..results {
+            for lane in 0..params.results {
                 let lane_index = inst.shape.is_vector().then_some(lane);
                 spell!(out, "\tld.param.b", bits, ' ');
                 write_value(out, &self.names, result, lane_index);
