@@ -142,19 +142,26 @@ pub fn definitions(ptx: &str) -> (String, Vec<Definition>) {
     (header, definitions)
 }
 
+/// The function among `functions` each `call` line of `text` calls, one per call, in order.
+pub fn calls<'f>(text: &str, functions: &'f [Definition]) -> Vec<&'f Definition> {
+    let lines = text
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("call"));
+    lines
+        .filter_map(|call| {
+            let mut words = call.split([' ', '\t', ',', '(', ')', ';']);
+            words.find_map(|word| functions.iter().find(|function| function.name == word))
+        })
+        .collect()
+}
+
 /// The functions among `functions` that `text` calls, each once, in the order of its first
 /// call.
 pub fn called<'f>(text: &str, functions: &'f [Definition]) -> Vec<&'f Definition> {
     let mut called: Vec<&Definition> = Vec::new();
-    for line in text.lines() {
-        let Some(call) = line.trim_start().strip_prefix("call") else {
-            continue;
-        };
-        for word in call.split([' ', '\t', ',', '(', ')', ';']) {
-            let function = functions.iter().find(|function| function.name == word);
-            if let Some(function) = function.filter(|f| !called.iter().any(|c| c.name == f.name)) {
-                called.push(function);
-            }
+    for function in calls(text, functions) {
+        if !called.iter().any(|known| known.name == function.name) {
+            called.push(function);
         }
     }
     called

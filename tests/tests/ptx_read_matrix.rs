@@ -336,22 +336,23 @@ fn read_back_target(ptx: PtxTarget, every: usize, cells: &[AnyCell]) -> String {
 
 /// The entries (by the index in their name, `k<index>`) that call each function of `code`,
 /// from its `call` lines.
-fn callers(code: &str) -> HashMap<&str, Vec<usize>> {
-    let mut callers: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut kernel = None;
-    for line in code.lines() {
-        if let Some(rest) = line.strip_prefix(".visible .entry k") {
-            kernel = rest.split('(').next().and_then(|n| n.parse::<usize>().ok());
-        } else if line.starts_with(".func") {
-            kernel = None;
-        } else if let (Some(call), Some(kernel)) = (line.trim_start().strip_prefix("call "), kernel)
-        {
-            let callee = call
-                .split([' ', ',', '(', ')', ';'])
-                .find(|word| word.starts_with("__atomir_"));
-            if let Some(callee) = callee {
-                callers.entry(callee).or_default().push(kernel);
-            }
+fn callers(code: &str) -> HashMap<String, Vec<usize>> {
+    let (_, definitions) = atomir_tests::ptx::definitions(code);
+    let (entries, functions): (Vec<_>, Vec<_>) = definitions.into_iter().partition(|d| d.entry);
+    let mut callers: HashMap<String, Vec<usize>> = HashMap::new();
+    for entry in &entries {
+        let Some(kernel) = entry
+            .name
+            .strip_prefix('k')
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        for function in atomir_tests::ptx::calls(&entry.text, &functions) {
+            callers
+                .entry(function.name.clone())
+                .or_default()
+                .push(kernel);
         }
     }
     callers

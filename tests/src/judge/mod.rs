@@ -43,23 +43,16 @@ fn read_back(module: &Module, code: &str) -> Result<(), String> {
         ));
     }
     let (_, definitions) = crate::ptx::definitions(code);
+    let (entries, functions): (Vec<_>, Vec<_>) = definitions.into_iter().partition(|d| d.entry);
     let read_in = |name: &str| {
         let in_function = |atomic: &&atomir::ReadAtomic| atomic.function == name;
         read.atomics.iter().filter(in_function).count()
     };
     let mut carried = 0;
-    for entry in definitions.iter().filter(|definition| definition.entry) {
+    for entry in &entries {
         carried += read_in(&entry.name);
-        let calls = entry
-            .text
-            .lines()
-            .filter_map(|line| line.trim_start().strip_prefix("call"));
-        for call in calls {
-            let words = call.split([' ', '\t', ',', '(', ')', ';']);
-            let callee = words
-                .filter(|word| !word.is_empty())
-                .find(|word| definitions.iter().any(|d| !d.entry && d.name == *word));
-            carried += callee.map_or(0, read_in);
+        for function in crate::ptx::calls(&entry.text, &functions) {
+            carried += read_in(&function.name);
         }
     }
     let instructions: usize = module.kernels.iter().map(|kernel| kernel.insts.len()).sum();
