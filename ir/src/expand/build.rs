@@ -8,14 +8,13 @@ use super::{
     BinaryOp, Block, BlockData, CmpCond, Edge, Expansion, MemAttrs, Prim, PrimType, Terminator,
     UnaryOp, Var,
 };
-use crate::legal::{ElementLowering, Lowering, Split, WarpCombine};
+use crate::legal::{ElementLowering, Lowering, WarpCombine};
 
 mod apply;
 mod attempt;
 mod part_word;
 mod serial_fold;
 mod warp;
-mod whole_cas;
 mod word_fold;
 
 use crate::node::AtomicNode;
@@ -25,7 +24,6 @@ use attempt::first_load;
 use part_word::{cas_then_masked_loop_element, part_word};
 use serial_fold::serial_fold_element;
 use warp::{warp_combined_element, WarpFold};
-use whole_cas::whole_cas_then_elements;
 use word_fold::word_fold_element;
 
 /// Builds an expansion block by block.
@@ -531,20 +529,6 @@ impl Expander {
     }
 }
 
-/// The address `bytes` past `base` (`base` itself for the first element).
-fn element_addr(b: &mut Builder, base: Var, bytes: u32) -> Var {
-    if bytes == 0 {
-        return base;
-    }
-    let dst = b.var(PrimType::Ptr);
-    b.push(Prim::PtrAdd {
-        dst,
-        ptr: base,
-        bytes,
-    });
-    dst
-}
-
 fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, Vec<Vec<Prim>>) {
     let elements = node.shape.len();
     let ty = node.ty;
@@ -577,17 +561,18 @@ fn build(node: &AtomicNode, lowering: Lowering, mut b: Builder) -> (Expansion, V
         b.terminate(Terminator::Return);
         return b.finish();
     }
-    if lowering.split() == Split::WholeCasThenPerElement {
-        let addrs: SmallVec<[Var; 4]> = (0..elements)
-            .map(|index| element_addr(&mut b, base, index as u32 * ty.bytes()))
-            .collect();
-        let olds = whole_cas_then_elements(&mut b, node, &addrs);
-        b.expansion.results.extend(olds);
-        b.terminate(Terminator::Return);
-        return b.finish();
-    }
     for index in 0..elements {
-        let addr = element_addr(&mut b, base, index as u32 * ty.bytes());
+        let addr = if index == 0 {
+            base
+        } else {
+            let dst = b.var(PrimType::Ptr);
+            b.push(Prim::PtrAdd {
+                dst,
+                ptr: base,
+                bytes: index as u32 * ty.bytes(),
+            });
+            dst
+        };
         let operand = b.expansion.operands[index];
         let new_value = b.expansion.new_values.get(index).copied();
         let old = match (warp, element) {

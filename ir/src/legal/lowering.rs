@@ -70,14 +70,6 @@ pub enum Split {
     /// 32-bit word (a backend may carry several native elements in one of its vector accesses,
     /// as a vector access still makes each element its own atomic access).
     PerElement,
-    /// A vector node whose elements fill one CAS-able width (two 32-bit elements in 64 bits)
-    /// first attempted as one CAS of all of them with the node's attributes: where it stores,
-    /// every element's operation took effect at once, one atomic access in the place of
-    /// adjacent ones. Where it fails (the location is contended), per element as
-    /// [`Split::PerElement`]. Only with [`ElementLowering::Native`] elements, for a target
-    /// whose per-element order costs more than the attempt (PTX's `fence.sc` before each
-    /// seq_cst element, where the attempt needs one).
-    WholeCasThenPerElement,
 }
 
 /// Whether the lanes of a warp at one location carry out their operations together. Every
@@ -165,9 +157,6 @@ pub struct InvalidLowering {
 impl fmt::Display for InvalidLowering {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let why = match self.warp {
-            _ if self.split == Split::WholeCasThenPerElement => {
-                "a whole-vector CAS first is for native elements, each lane on its own"
-            }
             _ if self.split == Split::PerElement => "a split node is carried out lane by lane",
             WarpCombine::SerialFold => "a serial fold is a CAS loop",
             WarpCombine::WordFold => "a word fold is a masked CAS loop",
@@ -191,7 +180,7 @@ impl Default for Lowering {
 
 impl Lowering {
     /// Every lowering, in the order of its flat names.
-    pub const ALL: [Lowering; 20] = {
+    pub const ALL: [Lowering; 19] = {
         use ElementLowering::*;
         const fn split(element: ElementLowering) -> Lowering {
             Lowering {
@@ -218,7 +207,6 @@ impl Lowering {
             split(MaskedCasLoop),
             split(MaskedOp),
             split(CasThenMaskedLoop),
-            Lowering::WHOLE_CAS_THEN_SPLIT_NATIVE,
             Lowering::whole(IntMinMax),
             split(IntMinMax),
             warp(MaskedCasLoop, WarpCombine::Fold),
@@ -240,10 +228,6 @@ impl Lowering {
         warp: WarpCombine,
     ) -> Result<Lowering, InvalidLowering> {
         let valid = match (split, warp) {
-            (Split::WholeCasThenPerElement, WarpCombine::PerLane) => {
-                matches!(element, ElementLowering::Native)
-            }
-            (Split::WholeCasThenPerElement, _) => false,
             (_, WarpCombine::PerLane) => true,
             (Split::PerElement, _) => false,
             (Split::Whole, WarpCombine::Fold) => !matches!(element, ElementLowering::MaskedOp),
@@ -321,22 +305,10 @@ impl Lowering {
         self.warp
     }
 
-    /// Whether the node is split into per-element atomics (after a whole-vector CAS that
-    /// failed, for [`Split::WholeCasThenPerElement`]).
+    /// Whether the node is split into per-element atomics.
     pub const fn is_split(self) -> bool {
-        matches!(
-            self.split,
-            Split::PerElement | Split::WholeCasThenPerElement
-        )
+        matches!(self.split, Split::PerElement)
     }
-
-    /// A vector of native elements first attempted as one CAS of the whole vector
-    /// ([`Split::WholeCasThenPerElement`]).
-    pub const WHOLE_CAS_THEN_SPLIT_NATIVE: Lowering = Lowering {
-        element: ElementLowering::Native,
-        split: Split::WholeCasThenPerElement,
-        warp: WarpCombine::PerLane,
-    };
 
     /// Whether an element is a CAS retry loop (a masked one included): the lowerings whose
     /// order a target may carry by one fence before the loop and one after it
@@ -366,7 +338,6 @@ impl Lowering {
             (Split::Whole, WarpCombine::PerLane, IntMinMax) => "IntMinMax",
             (Split::Whole, WarpCombine::PerLane, CasThenMaskedLoop) => "CasThenMaskedLoop",
             (Split::PerElement, _, Native) => "SplitNative",
-            (Split::WholeCasThenPerElement, _, _) => "WholeCasThenSplitNative",
             (Split::PerElement, _, CasLoop) => "SplitCasLoop",
             (Split::PerElement, _, MaskedCasLoop) => "SplitMaskedCasLoop",
             (Split::PerElement, _, MaskedOp) => "SplitMaskedOp",
@@ -455,11 +426,7 @@ mod tests {
     fn accepted() -> Vec<Lowering> {
         let mut accepted = Vec::new();
         for element in ELEMENTS {
-            for split in [
-                Split::Whole,
-                Split::PerElement,
-                Split::WholeCasThenPerElement,
-            ] {
+            for split in [Split::Whole, Split::PerElement] {
                 for warp in [
                     WarpCombine::PerLane,
                     WarpCombine::Fold,
@@ -522,14 +489,6 @@ mod tests {
                     WarpCombine::SerialFold,
                 ),
                 "serial fold is a CAS loop",
-            ),
-            (
-                (
-                    ElementLowering::CasLoop,
-                    Split::WholeCasThenPerElement,
-                    WarpCombine::PerLane,
-                ),
-                "whole-vector CAS first",
             ),
             (
                 (

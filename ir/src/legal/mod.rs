@@ -144,9 +144,6 @@ impl Legality {
                 }
             };
             text.push_str(&format!(" into {} elements, each {each}", shape.len()));
-            if self.lowering.split() == Split::WholeCasThenPerElement {
-                text.push_str(", unless one CAS of the whole vector stores first");
-            }
             self.push_rewrites(&mut text);
             return text;
         }

@@ -448,23 +448,6 @@ fn int_min_max(node: &AtomicNode, target: PtxTarget) -> Option<RmwForms> {
     })
 }
 
-/// Whether a seq_cst vector of native elements is first attempted as one CAS of the whole
-/// vector ([`Lowering::WHOLE_CAS_THEN_SPLIT_NATIVE`]): two 32-bit elements, 64 bits one
-/// `atom.cas.b64` carries, on global or generic memory, where each seq_cst element would be a
-/// `fence.sc` and an `atom.acquire` of its own. The attempt needs one `fence.sc` for both
-/// elements; one fence cannot serve two separate atomics (neither would be ordered after the
-/// other's write in the single total order), but one atomic access that carries both can. Not
-/// for a vector `cas`, whose elements compare on their own.
-fn whole_cas_first(node: &AtomicNode, fences: FencePolicy, lowering: Lowering) -> bool {
-    lowering == Lowering::per_element(ElementLowering::Native, node.shape)
-        && node.shape.is_vector()
-        && node.order == MemoryOrder::SeqCst
-        && fences == FencePolicy::SeqCstFenceThenAcquire
-        && node.shape.len() as u32 * node.ty.bits() == 64
-        && matches!(node.space, AddressSpace::Global | AddressSpace::Generic)
-        && node.op != AtomicOp::Cas
-}
-
 /// The decision for a read-modify-write node (not a load or store) on one target.
 pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, RuleFailure> {
     // The system-scope rule is asked first: its requirement includes the other's, so the
@@ -583,9 +566,6 @@ pub(super) fn plan(node: &AtomicNode, target: PtxTarget) -> Result<PtxPlan, Rule
                 ),
             };
             legality.lowering = element.for_shape(node.shape);
-            if whole_cas_first(node, fences, legality.lowering) {
-                legality.lowering = Lowering::WHOLE_CAS_THEN_SPLIT_NATIVE;
-            }
             Form::Expand {
                 rmw: rmw.hinted(hint),
             }
