@@ -231,13 +231,40 @@ fn cas_retry_loop(
     bits_ty: PrimType,
     compute: impl FnOnce(&mut Builder, Var) -> Var,
 ) -> Var {
-    cas_retry_loop_carrying(b, op, mem, addr, bits_ty, &[], |b, old| {
+    cas_retry_loop_carrying(b, op, mem, addr, LoopStart::Load(bits_ty), &[], |b, old| {
         (compute(b, old), SmallVec::new())
     })
     .0
 }
 
-/// [`cas_retry_loop`], also carrying values the step computed from `old` (of `carried_tys`) to
+/// [`cas_retry_loop`] from `start`, a value of the word at `addr` read with the node's
+/// attributes (what a failed CAS returned), in the place of its first load: a guess like any
+/// other, validated by the CAS, and, where the loop may leave without a CAS, a read with the
+/// node's order as that load would be.
+fn cas_retry_loop_from(
+    b: &mut Builder,
+    op: AtomicOp,
+    mem: MemAttrs,
+    addr: Var,
+    start: Var,
+    compute: impl FnOnce(&mut Builder, Var) -> Var,
+) -> Var {
+    cas_retry_loop_carrying(b, op, mem, addr, LoopStart::From(start), &[], |b, old| {
+        (compute(b, old), SmallVec::new())
+    })
+    .0
+}
+
+/// Where a CAS loop's first attempt takes the word it expects.
+#[derive(Clone, Copy)]
+enum LoopStart {
+    /// A first load of a word of this type ([`first_load`]).
+    Load(PrimType),
+    /// This value of the word, read with the node's attributes ([`cas_retry_loop_from`]).
+    From(Var),
+}
+
+/// [`cas_retry_loop`] (from a given word, as [`cas_retry_loop_from`]), also carrying values the step computed from `old` (of `carried_tys`) to
 /// the exit: both exits leave with a word equal to the last attempt's `old` (the CAS returned
 /// what it expected), so what the step derived from `old` is what the exit would derive from
 /// the word again. Returns the word and the carried values.
@@ -252,12 +279,15 @@ fn cas_retry_loop_carrying(
     op: AtomicOp,
     mem: MemAttrs,
     addr: Var,
-    bits_ty: PrimType,
+    start: LoopStart,
     carried_tys: &[PrimType],
     compute: impl FnOnce(&mut Builder, Var) -> (Var, SmallVec<[Var; 2]>),
 ) -> (Var, SmallVec<[Var; 2]>) {
     let skip = skips_unchanged(op, mem.order);
-    let initial = first_load(b, addr, bits_ty, mem, skip);
+    let (initial, bits_ty) = match start {
+        LoopStart::From(word) => (word, b.ty(word)),
+        LoopStart::Load(bits_ty) => (first_load(b, addr, bits_ty, mem, skip), bits_ty),
+    };
     let (retry, retry_params) = b.block(&[bits_ty]);
     let attempt = skip.then(|| b.block(&[]).0);
     let done_tys: SmallVec<[PrimType; 3]> = if skip {

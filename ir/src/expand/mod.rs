@@ -27,7 +27,7 @@ use smallvec::{smallvec, SmallVec};
 use std::fmt;
 
 pub use build::{expand, mem_attrs, skips_unchanged, Expander};
-pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, UnaryOp};
+pub use prim::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, ScanSpan, UnaryOp};
 pub use reuse::Reuse;
 pub use softfloat::{FloatTypes, SoftFloat, SoftFloatNeeds};
 pub use typing::TypeError;

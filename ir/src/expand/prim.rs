@@ -427,11 +427,11 @@ pub enum Prim {
         /// A mask of [`Prim::WarpPeers`].
         peers: Var,
     },
-    /// `op` folded over `value` of the lanes of `peers` in lane order: the lanes below this one
-    /// (`inclusive: false`), or those and this one; [`BinaryOp::scan_identity`] where no lane
-    /// is folded. `op` is an associative and commutative integer op on an integer of at most
-    /// 64 bits, or `FAdd` on an `f32` (float add is not associative: a table uses that only
-    /// where the client opted into reassociation).
+    /// `op` folded over `value` of the lanes of `peers` that `span` names, in lane order;
+    /// [`BinaryOp::scan_identity`] where no lane is folded. `op` is an associative and
+    /// commutative integer op on an integer of at most 64 bits, or `FAdd` on an `f32` (float
+    /// add is not associative: a table uses that only where the client opted into
+    /// reassociation).
     WarpScan {
         /// The fold, of `value`'s type.
         dst: Var,
@@ -441,8 +441,8 @@ pub enum Prim {
         peers: Var,
         /// This lane's contribution.
         value: Var,
-        /// Whether this lane's own value is folded too.
-        inclusive: bool,
+        /// Which lanes are folded.
+        span: ScanSpan,
     },
     /// `value` of the highest lane of `peers` (the lane that [`Prim::WarpLeads`]), an integer
     /// of at most 64 bits.
@@ -474,6 +474,29 @@ pub enum Prim {
         /// A mask of [`Prim::WarpPeers`].
         peers: Var,
     },
+}
+
+/// The lanes of its group a [`Prim::WarpScan`] folds for a lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanSpan {
+    /// The lanes below this one (an exclusive scan).
+    Below,
+    /// The lanes below this one and this one (an inclusive scan).
+    UpToOwn,
+    /// Every lane of the group: the same fold in each (a reduction, which a target may carry
+    /// out in one instruction where a scan takes rounds of shuffles).
+    Whole,
+}
+
+impl ScanSpan {
+    /// Whether a lane's fold takes `other`'s value (`lane` is the lane folding).
+    pub const fn folds(self, other: usize, lane: usize) -> bool {
+        match self {
+            ScanSpan::Below => other < lane,
+            ScanSpan::UpToOwn => other <= lane,
+            ScanSpan::Whole => true,
+        }
+    }
 }
 
 impl Prim {

@@ -125,13 +125,13 @@ impl Interpreter {
                         dst,
                         op,
                         value,
-                        inclusive,
+                        span,
                         ..
                     } => {
                         let lane_ty = expansion.vars[value];
                         let mut fold = op.scan_identity(lane_ty).ok_or(never_met.clone())?;
                         for other in lanes_of(group) {
-                            if other < lane || (inclusive && other == lane) {
+                            if span.folds(other, lane) {
                                 let contribution = reg(lanes, other, value)?;
                                 fold = binary(op, lane_ty, fold, contribution)
                                     .ok_or(never_met.clone())?;

@@ -1,7 +1,7 @@
 //! The warp primitives of an expansion: grouping the lanes that share an address, choosing
 //! the one that carries the atomic, broadcasting its result and scanning the operands.
 
-use atomir_ir::expand::{BinaryOp, Prim, PrimType, Var};
+use atomir_ir::expand::{BinaryOp, Prim, PrimType, ScanSpan, Var};
 use atomir_ir::lower::Unprintable;
 use atomir_ir::semantics::width_mask;
 use atomir_ir::spell;
@@ -88,18 +88,18 @@ impl<'k> KernelEmitter<'k> {
                 op: BinaryOp::Add,
                 peers,
                 value,
-                inclusive,
+                span,
             } if facts.constant(value) == Some(1) && ty(dst).bits() <= 32 => {
-                self.warp_rank(out, t(peers), inclusive, (t(dst), ty(dst)));
+                self.warp_rank(out, t(peers), span, (t(dst), ty(dst)));
             }
             Prim::WarpScan {
                 dst,
                 op,
                 peers,
                 value,
-                inclusive,
+                span,
             } => {
-                self.warp_scan(out, op, t(peers), (t(value), ty(value)), inclusive, t(dst))
+                self.warp_scan(out, op, t(peers), (t(value), ty(value)), span, t(dst))
                     .map_err(|op| Unprintable(format!("a warp scan of {op:?}")))?;
             }
             _ => {}
@@ -257,23 +257,30 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// [`Prim::WarpScan`] of the constant 1 under add: the count of the lanes of `peers` below
-    /// this one (and this one, `inclusive`), a lane's rank in its group, by `popc` of
-    /// `%lanemask_lt` where the general scan takes five rounds of shuffles.
+    /// this one (and this one, or all of them, as `span` says), a lane's rank in its group, by
+    /// `popc` of `%lanemask_lt` where the general scan takes five rounds of shuffles.
     fn warp_rank(
         &mut self,
         out: &mut String,
         peers: Temp,
-        inclusive: bool,
+        span: ScanSpan,
         (dst, ty): (Temp, PrimType),
     ) {
         use Operand::{Imm, T};
-        let below = self.special(out, "%lanemask_lt");
-        self.line(out, "and.b32", &[T(below), T(below), T(peers)]);
-        self.line(out, "popc.b32", &[T(below), T(below)]);
-        if inclusive {
-            self.line(out, "add.u32", &[T(below), T(below), Imm(1)]);
+        let counted = if span == ScanSpan::Whole {
+            let all = self.temp(Class::B32);
+            self.line(out, "popc.b32", &[T(all), T(peers)]);
+            all
+        } else {
+            let below = self.special(out, "%lanemask_lt");
+            self.line(out, "and.b32", &[T(below), T(below), T(peers)]);
+            self.line(out, "popc.b32", &[T(below), T(below)]);
+            below
+        };
+        if span == ScanSpan::UpToOwn {
+            self.line(out, "add.u32", &[T(counted), T(counted), Imm(1)]);
         }
-        self.warp_narrow(out, dst, ty, below);
+        self.warp_narrow(out, dst, ty, counted);
     }
 
     /// [`Prim::WarpScan`]: a Hillis-Steele scan over the ranks of `peers` (the lanes of one
@@ -283,17 +290,23 @@ impl<'k> KernelEmitter<'k> {
     /// finds a step's lane directly, but ptxas expands each `fns` into dozens of instructions:
     /// a relaxed u8 add's warp-combined code was over 480 SASS instructions with six of them.)
     /// Every lane of `peers` takes the same steps, so each `shfl.sync` has all of them. The
-    /// exclusive scan is the inclusive one of the nearest lane below, or the identity.
+    /// exclusive scan is the inclusive one of the nearest lane below, or the identity; the
+    /// whole group's fold, the inclusive one of its highest lane.
     fn warp_scan(
         &mut self,
         out: &mut String,
         op: BinaryOp,
         peers: Temp,
         (value, ty): (Temp, PrimType),
-        inclusive: bool,
+        span: ScanSpan,
         dst: Temp,
     ) -> Result<(), BinaryOp> {
         use Operand::{Imm, T};
+        let redux = redux_of(op, ty).filter(|_| self.target.has(Feature::WarpRedux));
+        if let (ScanSpan::Whole, Some(redux)) = (span, redux) {
+            self.line(out, redux, &[T(dst), T(value), T(peers)]);
+            return Ok(());
+        }
         // The fold runs on 32-bit registers, or 64-bit ones for 64-bit values.
         let class = Class::of_prim(ty).warp_register();
         let width = class.bits();
@@ -357,7 +370,14 @@ impl<'k> KernelEmitter<'k> {
                 self.mov(out, Src::Temp(pointer), Src::Temp(next), 32);
             }
         }
-        if !inclusive {
+        if span == ScanSpan::Whole {
+            let highest = self.temp(Class::B32);
+            self.line(out, "bfind.u32", &[T(highest), T(peers)]);
+            let whole = self.temp(class);
+            self.shfl_idx_in(out, [whole, acc, highest, peers], scratch);
+            acc = whole;
+        }
+        if span == ScanSpan::Below {
             fetch(self, out, nearest, acc);
             let folded = self.temp(class);
             self.line(
@@ -370,4 +390,23 @@ impl<'k> KernelEmitter<'k> {
         self.warp_narrow(out, dst, ty, acc);
         Ok(())
     }
+}
+
+/// The `redux.sync` spelling of a reduction by `op` of 32-bit values (PTX ISA 7.0, sm_80): the
+/// bitwise ops on `.b32`, add, min and max on `.u32`/`.s32`; `None` for any other op or width.
+fn redux_of(op: BinaryOp, ty: PrimType) -> Option<&'static str> {
+    if ty.bits() != 32 || !ty.is_int() {
+        return None;
+    }
+    Some(match op {
+        BinaryOp::And => "redux.sync.and.b32",
+        BinaryOp::Or => "redux.sync.or.b32",
+        BinaryOp::Xor => "redux.sync.xor.b32",
+        BinaryOp::Add => "redux.sync.add.u32",
+        BinaryOp::UMin => "redux.sync.min.u32",
+        BinaryOp::UMax => "redux.sync.max.u32",
+        BinaryOp::SMin => "redux.sync.min.s32",
+        BinaryOp::SMax => "redux.sync.max.s32",
+        _ => return None,
+    })
 }

@@ -41,9 +41,10 @@ pub(super) struct OneAttempt {
     /// The block that loaded and computed, and its test that `new` is what it loaded, where the
     /// attempt may leave without a CAS.
     unchanged: Option<(Block, Var)>,
-    /// The block of the CAS, and whether it stored.
+    /// The block of the CAS, whether it stored, and the unit it found there.
     cas: Block,
     stored: Var,
+    seen: Var,
     /// The element's old value (its bits) where the attempt succeeds.
     old: Var,
 }
@@ -78,22 +79,25 @@ impl OneAttempt {
             unchanged,
             cas,
             stored,
+            seen,
             old,
         }
     }
 
     /// Leaves with the attempt's old value where it succeeded; where its CAS failed, runs
-    /// `contended` (which returns the old value in the element's natural type). Leaves the
-    /// builder in the exit block and returns this lane's old value in `ty`'s natural type.
+    /// `contended`, given the unit the failed CAS found (a read with the node's attributes, as
+    /// good a start for a loop as a fresh load), which returns the old value in the element's
+    /// natural type. Leaves the builder in the exit block and returns this lane's old value in
+    /// `ty`'s natural type.
     pub(super) fn or_else(
         self,
         b: &mut Builder,
         ty: ElemType,
-        contended: impl FnOnce(&mut Builder) -> Var,
+        contended: impl FnOnce(&mut Builder, Var) -> Var,
     ) -> Var {
         let (contended_block, _) = b.block(&[]);
         b.switch_to(contended_block);
-        let replaced = contended(b);
+        let replaced = contended(b, self.seen);
         let replaced_bits = b.bits_of(replaced);
         let (done, done_params) = b.block(&[PrimType::int(ty.bits())]);
         b.jump(done, &[replaced_bits]);

@@ -4,8 +4,8 @@ use smallvec::SmallVec;
 
 use super::attempt::OneAttempt;
 use super::{
-    apply_op, cas_retry_loop, cas_retry_loop_carrying, masked_cas_loop_element, mem_attrs,
-    native_element, skips_unchanged, Builder,
+    apply_op, cas_retry_loop, cas_retry_loop_carrying, cas_retry_loop_from,
+    masked_cas_loop_element, mem_attrs, native_element, skips_unchanged, Builder, LoopStart,
 };
 use crate::expand::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
 use crate::node::AtomicNode;
@@ -346,7 +346,7 @@ pub(super) fn part_word(
             node.op,
             mem,
             word,
-            PrimType::I32,
+            LoopStart::Load(PrimType::I32),
             &carried_tys,
             |b, old_word| layout.step(b, node, old_word, word_operands, word_new_values, carry),
         );
@@ -425,13 +425,15 @@ fn single_element_cas(
 
 /// One masked CAS loop on the aligned 32-bit word at `word` whose step applies `node.op` (an
 /// 8/16-bit integer op other than cas) to every element of the word, each with its own operand:
-/// the element of `operand_word` at the same bits. Returns the word the loop replaced. The
-/// operands are taken apart once, before the loop.
+/// the element of `operand_word` at the same bits, starting from `start`, a value of the word
+/// read with the node's attributes (see [`cas_retry_loop_from`]). Returns the word the loop
+/// replaced. The operands are taken apart once, before the loop.
 pub(super) fn whole_word_loop(
     b: &mut Builder,
     node: &AtomicNode,
     word: Var,
     operand_word: Var,
+    start: Var,
 ) -> Var {
     let lanes = (32 / node.ty.bits()) as usize;
     // A node of one word's elements at the word's own address: the window fills the word.
@@ -445,7 +447,7 @@ pub(super) fn whole_word_loop(
         })
         .collect();
     let mem = mem_attrs(node);
-    cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
+    cas_retry_loop_from(b, node.op, mem, word, start, |b, old_word| {
         layout.step(b, node, old_word, &operands, None, false).0
     })
 }
@@ -476,7 +478,8 @@ pub(super) fn cas_then_masked_loop_element(
     let attempt = OneAttempt::emit(b, node, addr, PrimType::int(ty.bits()), |b, old| {
         (apply_op(b, node.op, ty, old, operand, None), old)
     });
-    attempt.or_else(b, ty, |b| {
+    // The failed CAS found the element alone: the word loop loads the bits around it.
+    attempt.or_else(b, ty, |b, _element| {
         masked_cas_loop_element(b, node, ty, addr, operand, None)
     })
 }

@@ -6,7 +6,7 @@
 use super::attempt::OneAttempt;
 use super::warp::PeerSplit;
 use super::{apply_op, cas_loop_element, masked_cas_loop_element, mem_attrs, Builder};
-use crate::expand::{BinaryOp, Block, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
+use crate::expand::{BinaryOp, Block, CmpCond, MemAttrs, Prim, PrimType, ScanSpan, UnaryOp, Var};
 use crate::node::AtomicNode;
 use crate::types::{ElemType, MemoryOrder};
 
@@ -38,14 +38,15 @@ pub(super) fn serial_fold_element(
     operand: Var,
 ) -> Var {
     let unit = Unit::of(b, ty, addr);
-    after_own_attempt(b, node, ty, unit, operand, |b| {
+    after_own_attempt(b, node, ty, unit, operand, |b, _seen| {
         fold_after_contention(b, node, ty, addr, operand, unit)
     })
 }
 
 /// Each lane's own first attempt on `unit` ([`OneAttempt`]: its load, its operation applied
-/// to its element, one CAS), then `combine` (which returns the old value in the element's
-/// natural type) for the lanes whose CAS failed: only lanes that met contention combine.
+/// to its element, one CAS), then `combine` (given the unit the failed CAS found; it returns
+/// the old value in the element's natural type) for the lanes whose CAS failed: only lanes
+/// that met contention combine.
 /// Without it, lanes at distinct addresses that merely share a 32-bit word (f16 elements at
 /// 2^20 addresses, two lanes a word) paid for the whole fold: 0.056 ms against 0.016 ms for
 /// ptxas's loop per lane on an H200 (bench/RESULTS.md). Leaves the builder in the exit block and
@@ -56,7 +57,7 @@ pub(super) fn after_own_attempt(
     ty: ElemType,
     unit: Unit,
     operand: Var,
-    combine: impl FnOnce(&mut Builder) -> Var,
+    combine: impl FnOnce(&mut Builder, Var) -> Var,
 ) -> Var {
     let bits_ty = PrimType::int(ty.bits());
     let attempt = OneAttempt::emit(b, node, unit.addr, unit.ty, |b, loaded| {
@@ -127,7 +128,7 @@ impl<'a> Group<'a> {
             op: BinaryOp::Add,
             peers,
             value: one,
-            inclusive: false,
+            span: ScanSpan::Below,
         });
         let leads = b.var(PrimType::Pred);
         b.push(Prim::WarpLeads { dst: leads, peers });

@@ -1,7 +1,7 @@
 //! Elements carried out once per address by a warp.
 
 use super::{Builder, Carry};
-use crate::expand::{BinaryOp, Block, CmpCond, Prim, PrimType, UnaryOp, Var};
+use crate::expand::{BinaryOp, Block, CmpCond, Prim, PrimType, ScanSpan, UnaryOp, Var};
 use crate::legal::Lowering;
 use crate::node::AtomicNode;
 use crate::types::{AtomicOp, ElemType, TypeClass};
@@ -224,7 +224,7 @@ pub(super) fn warp_combined_element(
         op: fold.scan_op(),
         peers,
         value: contribution,
-        inclusive: false,
+        span: ScanSpan::Below,
     });
     let leads = b.var(PrimType::Pred);
     b.push(Prim::WarpLeads { dst: leads, peers });

@@ -7,7 +7,7 @@ use super::part_word::whole_word_loop;
 use super::serial_fold::{after_own_attempt, Unit};
 use super::warp::WarpFold;
 use super::{masked_cas_loop_element, Builder};
-use crate::expand::{BinaryOp, CmpCond, Prim, PrimType, UnaryOp, Var};
+use crate::expand::{BinaryOp, CmpCond, Prim, PrimType, ScanSpan, UnaryOp, Var};
 use crate::node::AtomicNode;
 use crate::types::ElemType;
 
@@ -41,12 +41,14 @@ pub(super) fn word_fold_element(
     fold: WarpFold,
 ) -> Var {
     let unit = Unit::of(b, ty, addr);
-    after_own_attempt(b, node, ty, unit, operand, |b| {
-        fold_after_contention(b, node, ty, addr, operand, fold, unit)
+    after_own_attempt(b, node, ty, unit, operand, |b, seen| {
+        fold_after_contention(b, node, ty, addr, operand, fold, unit, seen)
     })
 }
 
-/// [`word_fold_element`] for the lanes whose own first attempt failed.
+/// [`word_fold_element`] for the lanes whose own first attempt failed; `seen` is the word this
+/// lane's failed CAS found, where the group's loop starts (a trip to memory fewer than a load).
+#[allow(clippy::too_many_arguments)]
 fn fold_after_contention(
     b: &mut Builder,
     node: &AtomicNode,
@@ -55,6 +57,7 @@ fn fold_after_contention(
     operand: Var,
     fold: WarpFold,
     unit: Unit,
+    seen: Var,
 ) -> Var {
     let natural = PrimType::natural(ty);
     let element_ty = PrimType::int(ty.bits());
@@ -90,14 +93,7 @@ fn fold_after_contention(
         key_stride: ty.bytes(),
     });
     let contribution = fold.contribution(b, ty, operand);
-    let below = b.var(element_ty);
-    b.push(Prim::WarpScan {
-        dst: below,
-        op: fold.scan_op(),
-        peers: addr_peers,
-        value: contribution,
-        inclusive: false,
-    });
+    let below = fold_below(b, fold, addr_peers, contribution);
     let folds = address_folds(b, fold, addr_peers, below, contribution, shift);
     let gathered = gather_folds(b, addr_peers, word_peers, folds.placed);
     let leads = b.var(PrimType::Pred);
@@ -113,7 +109,7 @@ fn fold_after_contention(
     let (leader, _) = b.block(&[]);
     b.switch_to(leader);
     let operand_word = b.binary(BinaryOp::Xor, gathered, folds.identities);
-    let replaced = whole_word_loop(b, node, unit.addr, operand_word);
+    let replaced = whole_word_loop(b, node, unit.addr, operand_word, seen);
     let (shared, shared_params) = b.block(&[PrimType::I32]);
     b.jump(shared, &[replaced]);
     b.branch_from(group_entry, leads, (leader, &[]), (shared, &[nothing]));
@@ -137,11 +133,45 @@ fn fold_after_contention(
     b.unary(UnaryOp::Bitcast, done_params[0], natural)
 }
 
-/// The or of the word's lanes' `placed` contributions (this lane's and those below it; the
-/// highest lane's is the whole word's). Where one address has every lane of the word (each
-/// lane's address peers are then its word peers, in every lane of the word alike), its
-/// highest lane's own contribution is already the whole, and the scan is skipped: the common
-/// case of a warp on one address pays for one scan, as the per-address form does.
+/// The fold of the contributions of this lane's address's lanes below it: the identity for a
+/// lane alone at its address, without the scan's rounds of shuffles (at 2^20 addresses every
+/// lane is alone at its own; the lanes of one address all take the same way).
+fn fold_below(b: &mut Builder, fold: WarpFold, addr_peers: Var, contribution: Var) -> Var {
+    let op = fold.scan_op();
+    let element_ty = b.ty(contribution);
+    let identity = op
+        .scan_identity(element_ty)
+        .expect("an integer fold has an identity");
+    let one = b.constant(PrimType::I32, 1);
+    let zero = b.constant(PrimType::I32, 0);
+    let below_own_bit = b.binary(BinaryOp::Sub, addr_peers, one);
+    let others = b.binary(BinaryOp::And, addr_peers, below_own_bit);
+    let alone = b.cmp(CmpCond::Eq, others, zero);
+    let nothing = b.constant(element_ty, identity);
+    let from = b.current;
+    let (scan, _) = b.block(&[]);
+    let (scanned, scanned_params) = b.block(&[element_ty]);
+    b.branch_from(from, alone, (scanned, &[nothing]), (scan, &[]));
+    b.switch_to(scan);
+    let below = b.var(element_ty);
+    b.push(Prim::WarpScan {
+        dst: below,
+        op,
+        peers: addr_peers,
+        value: contribution,
+        span: ScanSpan::Below,
+    });
+    b.jump(scanned, &[below]);
+    b.switch_to(scanned);
+    scanned_params[0]
+}
+
+/// The or of the `placed` contributions of every lane of the word, which its highest lane
+/// carries out: one reduction, which a target may do in one instruction (`redux.sync`) where a
+/// scan takes rounds of shuffles. Where one address has every lane of the word (each lane's
+/// address peers are then its word peers, in every lane of the word alike), its highest lane's
+/// own contribution is already the whole, and the reduction is skipped: the common case of a
+/// warp on one address pays for one scan, as the per-address form does.
 fn gather_folds(b: &mut Builder, addr_peers: Var, word_peers: Var, placed: Var) -> Var {
     let one_address = b.cmp(CmpCond::Eq, addr_peers, word_peers);
     let from = b.current;
@@ -155,7 +185,7 @@ fn gather_folds(b: &mut Builder, addr_peers: Var, word_peers: Var, placed: Var) 
         op: BinaryOp::Or,
         peers: word_peers,
         value: placed,
-        inclusive: true,
+        span: ScanSpan::Whole,
     });
     b.jump(gathered, &[scanned]);
     b.switch_to(gathered);
