@@ -228,28 +228,10 @@ fn cas_retry_loop(
     op: AtomicOp,
     mem: MemAttrs,
     addr: Var,
-    bits_ty: PrimType,
+    start: LoopStart,
     compute: impl FnOnce(&mut Builder, Var) -> Var,
 ) -> Var {
-    cas_retry_loop_carrying(b, op, mem, addr, LoopStart::Load(bits_ty), &[], |b, old| {
-        (compute(b, old), SmallVec::new())
-    })
-    .0
-}
-
-/// [`cas_retry_loop`] from `start`, a value of the word at `addr` read with the node's
-/// attributes (what a failed CAS returned), in the place of its first load: a guess like any
-/// other, validated by the CAS, and, where the loop may leave without a CAS, a read with the
-/// node's order as that load would be.
-fn cas_retry_loop_from(
-    b: &mut Builder,
-    op: AtomicOp,
-    mem: MemAttrs,
-    addr: Var,
-    start: Var,
-    compute: impl FnOnce(&mut Builder, Var) -> Var,
-) -> Var {
-    cas_retry_loop_carrying(b, op, mem, addr, LoopStart::From(start), &[], |b, old| {
+    cas_retry_loop_carrying(b, op, mem, addr, start, &[], |b, old| {
         (compute(b, old), SmallVec::new())
     })
     .0
@@ -260,11 +242,14 @@ fn cas_retry_loop_from(
 enum LoopStart {
     /// A first load of a word of this type ([`first_load`]).
     Load(PrimType),
-    /// This value of the word, read with the node's attributes ([`cas_retry_loop_from`]).
+    /// This value of the word, read with the node's attributes (what a failed CAS returned),
+    /// in the place of the first load: a guess like any other, validated by the CAS, and,
+    /// where the loop may leave without a CAS, a read with the node's order as that load
+    /// would be.
     From(Var),
 }
 
-/// [`cas_retry_loop`] (from a given word, as [`cas_retry_loop_from`]), also carrying values the step computed from `old` (of `carried_tys`) to
+/// [`cas_retry_loop`], also carrying values the step computed from `old` (of `carried_tys`) to
 /// the exit: both exits leave with a word equal to the last attempt's `old` (the CAS returned
 /// what it expected), so what the step derived from `old` is what the exit would derive from
 /// the word again. Returns the word and the carried values.
@@ -354,9 +339,14 @@ fn cas_loop_element(
     new_value: Option<Var>,
 ) -> Var {
     let bits_ty = PrimType::int(ty.bits());
-    let replaced = cas_retry_loop(b, node.op, mem_attrs(node), addr, bits_ty, |b, old| {
-        apply_op(b, node.op, ty, old, operand, new_value)
-    });
+    let replaced = cas_retry_loop(
+        b,
+        node.op,
+        mem_attrs(node),
+        addr,
+        LoopStart::Load(bits_ty),
+        |b, old| apply_op(b, node.op, ty, old, operand, new_value),
+    );
     b.unary(UnaryOp::Bitcast, replaced, PrimType::natural(ty))
 }
 
@@ -448,7 +438,7 @@ fn int_min_max_element(
     };
 
     b.switch_to(fallback);
-    let replaced = cas_retry_loop(b, node.op, mem, addr, int, |b, old| {
+    let replaced = cas_retry_loop(b, node.op, mem, addr, LoopStart::Load(int), |b, old| {
         apply_op(b, node.op, ty, old, operand, None)
     });
     let (done, done_params) = b.block(&[int]);

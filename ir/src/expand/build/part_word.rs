@@ -4,8 +4,8 @@ use smallvec::SmallVec;
 
 use super::attempt::OneAttempt;
 use super::{
-    apply_op, cas_retry_loop, cas_retry_loop_carrying, cas_retry_loop_from,
-    masked_cas_loop_element, mem_attrs, native_element, skips_unchanged, Builder, LoopStart,
+    apply_op, cas_retry_loop, cas_retry_loop_carrying, masked_cas_loop_element, mem_attrs,
+    native_element, skips_unchanged, Builder, LoopStart,
 };
 use crate::expand::{BinaryOp, CmpCond, MemAttrs, Prim, PrimType, UnaryOp, Var};
 use crate::node::AtomicNode;
@@ -300,13 +300,20 @@ pub(super) fn part_word(
             // window fills it), without taking the word apart in the loop.
             let operand = layout.bitwise_operand(b, AtomicOp::Nand, word_operands);
             let window_mask = layout.placed.as_ref().map(|placed| placed.mask);
-            let replaced = cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
-                let and = b.binary(BinaryOp::And, old_word, operand);
-                match window_mask {
-                    Some(mask) => b.binary(BinaryOp::Xor, and, mask),
-                    None => b.unary(UnaryOp::Not, and, PrimType::I32),
-                }
-            });
+            let replaced = cas_retry_loop(
+                b,
+                node.op,
+                mem,
+                word,
+                LoopStart::Load(PrimType::I32),
+                |b, old_word| {
+                    let and = b.binary(BinaryOp::And, old_word, operand);
+                    match window_mask {
+                        Some(mask) => b.binary(BinaryOp::Xor, and, mask),
+                        None => b.unary(UnaryOp::Not, and, PrimType::I32),
+                    }
+                },
+            );
             old_words.push((replaced, word_operands.len()));
             continue;
         }
@@ -330,9 +337,14 @@ pub(super) fn part_word(
             // take the old word apart, and the old elements are taken apart once, after the
             // loop, where a backend sees them as the parts of the word the loop returns.
             let new_window = layout.operand_window(b, word_operands);
-            let replaced = cas_retry_loop(b, node.op, mem, word, PrimType::I32, |b, old_word| {
-                layout.word_with(b, new_window, Some(old_word))
-            });
+            let replaced = cas_retry_loop(
+                b,
+                node.op,
+                mem,
+                word,
+                LoopStart::Load(PrimType::I32),
+                |b, old_word| layout.word_with(b, new_window, Some(old_word)),
+            );
             old_words.push((replaced, word_operands.len()));
             continue;
         }
@@ -426,7 +438,7 @@ fn single_element_cas(
 /// One masked CAS loop on the aligned 32-bit word at `word` whose step applies `node.op` (an
 /// 8/16-bit integer op other than cas) to every element of the word, each with its own operand:
 /// the element of `operand_word` at the same bits, starting from `start`, a value of the word
-/// read with the node's attributes (see [`cas_retry_loop_from`]). Returns the word the loop
+/// read with the node's attributes (`LoopStart::From`). Returns the word the loop
 /// replaced. The operands are taken apart once, before the loop.
 pub(super) fn whole_word_loop(
     b: &mut Builder,
@@ -447,9 +459,14 @@ pub(super) fn whole_word_loop(
         })
         .collect();
     let mem = mem_attrs(node);
-    cas_retry_loop_from(b, node.op, mem, word, start, |b, old_word| {
-        layout.step(b, node, old_word, &operands, None, false).0
-    })
+    cas_retry_loop(
+        b,
+        node.op,
+        mem,
+        word,
+        LoopStart::From(start),
+        |b, old_word| layout.step(b, node, old_word, &operands, None, false).0,
+    )
 }
 
 /// One 8/16-bit element by

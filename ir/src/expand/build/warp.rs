@@ -255,6 +255,15 @@ pub(super) fn warp_combined_element(
     split.join(b, ty, old_in_group)
 }
 
+/// Whether this lane is alone in `peers` (a mask of [`Prim::WarpPeers`]): the mask has one bit,
+/// `peers & (peers - 1) == 0`, with `one` and `zero` the `i32` constants. Every lane of a group
+/// gets the same answer.
+pub(super) fn alone_in(b: &mut Builder, peers: Var, one: Var, zero: Var) -> Var {
+    let below_own_bit = b.binary(BinaryOp::Sub, peers, one);
+    let others = b.binary(BinaryOp::And, peers, below_own_bit);
+    b.cmp(CmpCond::Eq, others, zero)
+}
+
 /// The start every warp-combined element shares: the lanes at one key (`key_stride` bytes
 /// apart land in distinct groups) find each other, and a lane alone there carries out its own
 /// element at once, in a block of its own. The builder is left at the start of the group's
@@ -285,12 +294,9 @@ impl PeerSplit {
             key,
             key_stride,
         });
-        // Alone: the mask has one bit, `peers & (peers - 1) == 0`.
         let one = b.constant(PrimType::I32, 1);
         let zero = b.constant(PrimType::I32, 0);
-        let below_own_bit = b.binary(BinaryOp::Sub, peers, one);
-        let others = b.binary(BinaryOp::And, peers, below_own_bit);
-        let alone = b.cmp(CmpCond::Eq, others, zero);
+        let alone = alone_in(b, peers, one, zero);
         let entry = b.current;
         // Blocks in layout order, the exit last; branches to later blocks are set once they
         // exist.

@@ -5,7 +5,7 @@
 
 use super::part_word::whole_word_loop;
 use super::serial_fold::{after_own_attempt, Unit};
-use super::warp::WarpFold;
+use super::warp::{alone_in, WarpFold};
 use super::{masked_cas_loop_element, Builder};
 use crate::expand::{BinaryOp, CmpCond, Prim, PrimType, ScanSpan, UnaryOp, Var};
 use crate::node::AtomicNode;
@@ -72,9 +72,7 @@ fn fold_after_contention(
     });
     let one = b.constant(PrimType::I32, 1);
     let zero = b.constant(PrimType::I32, 0);
-    let below_own_bit = b.binary(BinaryOp::Sub, word_peers, one);
-    let others = b.binary(BinaryOp::And, word_peers, below_own_bit);
-    let alone = b.cmp(CmpCond::Eq, others, zero);
+    let alone = alone_in(b, word_peers, one, zero);
     let entry = b.current;
 
     let (solo, _) = b.block(&[]);
@@ -144,9 +142,7 @@ fn fold_below(b: &mut Builder, fold: WarpFold, addr_peers: Var, contribution: Va
         .expect("an integer fold has an identity");
     let one = b.constant(PrimType::I32, 1);
     let zero = b.constant(PrimType::I32, 0);
-    let below_own_bit = b.binary(BinaryOp::Sub, addr_peers, one);
-    let others = b.binary(BinaryOp::And, addr_peers, below_own_bit);
-    let alone = b.cmp(CmpCond::Eq, others, zero);
+    let alone = alone_in(b, addr_peers, one, zero);
     let nothing = b.constant(element_ty, identity);
     let from = b.current;
     let (scan, _) = b.block(&[]);
