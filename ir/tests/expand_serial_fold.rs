@@ -51,6 +51,7 @@ fn check_warp(
         slot_of: &slot_of,
         memory_bytes,
         interfere,
+        own_first_attempt: true,
     }
     .check(interp, &expansion, rng);
     let attempts = attempts - first_attempts;

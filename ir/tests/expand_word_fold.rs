@@ -4,13 +4,14 @@
 //! laid out on one address, on the addresses of one 32-bit word, and over two words (both at
 //! random and with every address of both taken), operands and memory drawn from the types'
 //! extremes, small values and random bits, with and without another thread storing to the word
-//! of the warp's first CAS. Each lane first makes one attempt of its own; those whose CAS failed
-//! fold. Each lane's old value and the final memory must be those of the linearization that
-//! implies (`warp_common::LockstepWarp`: the lanes that leave their word as loaded, then the
-//! first lane per word whose CAS finds it as loaded, then the others consecutively, those at
-//! one address in lane order; `semantics::apply` is each step); and without another thread's
-//! store, the fold must take at most one CAS attempt per word beyond the lanes' own, however
-//! many addresses of it the warp's lanes act on.
+//! of the warp's first CAS. A 16-bit lane first makes one attempt of its own, and those whose
+//! CAS failed fold; 8-bit lanes fold at once. Each lane's old value and the final memory must
+//! be those of the linearization that implies (`warp_common::LockstepWarp`: for 16 bits, the
+//! lanes that leave their word as loaded, then the first lane per word whose CAS finds it as
+//! loaded, then the others consecutively; for 8 bits, every lane of a word consecutively; those
+//! at one address in lane order; `semantics::apply` is each step); and without another
+//! thread's store, the fold must take at most one CAS attempt per word beyond the lanes' own,
+//! however many addresses of it the warp's lanes act on.
 
 mod expand_common;
 mod warp_common;
@@ -79,6 +80,8 @@ fn check_warp(
         slot_of: &slot_of,
         memory_bytes: MEMORY_BYTES,
         interfere,
+        // 8-bit lanes combine at once.
+        own_first_attempt: bytes == 2,
     }
     .check(interp, &expansion, rng);
     let mut words: Vec<usize> = slot_of.iter().map(|slot| slot * bytes / 4).collect();
@@ -126,9 +129,8 @@ fn word_folds_are_the_consecutive_linearization_with_one_cas_per_word() {
 
 /// The per-address form retries on a word whose addresses several groups act on, which is
 /// what the per-word form is for: on every address of one word, a full warp of u8 adds in
-/// lockstep takes, beyond its lanes' own first attempts (32: one stores, the others find the
-/// word changed), one attempt this way, and more than one by `WarpCombine::Fold` of a masked
-/// CAS loop (whose four groups' leaders collide on the word).
+/// lockstep takes one attempt this way (8-bit lanes combine at once), and more than one by
+/// `WarpCombine::Fold` of a masked CAS loop (whose four groups' leaders collide on the word).
 #[test]
 fn one_word_of_many_addresses_takes_one_attempt() {
     let mut interp = Interpreter::new();
@@ -150,7 +152,7 @@ fn one_word_of_many_addresses_takes_one_attempt() {
             .map(|outcome| outcome.cas_attempts)
             .sum::<u32>()
     };
-    assert_eq!(attempts(word_fold(), &mut interp), 32 + 1);
+    assert_eq!(attempts(word_fold(), &mut interp), 1);
     assert!(
         attempts(
             Lowering::whole(ElementLowering::MaskedCasLoop)

@@ -53,7 +53,7 @@ const ALLOWED_REPEATED_RUNS: &[&str] = &[
     "lower-llvm/src/emit/expansion.rs ~ lower-ptx/src/emit/prim.rs: `Prim::Rmw {`",
     // Every warp primitive named, so that a new one is a compile error in each printer that
     // refuses them, rather than a wildcard that lets it through.
-    "lower-llvm/src/emit/expansion.rs ~ lower-visa/src/emit/prim.rs: `Prim::WarpPeers { .. }`",
+    "lower-llvm/src/emit/expansion.rs ~ lower-visa/src/emit/prim.rs: `Prim::WarpActive { .. }`",
     // The same for the ops neither PTX nor vISA has a native form of: each table matches
     // `AtomicOp` exhaustively, so a new op is a compile error there, never a silent CAS loop.
     "lower-ptx/src/legal/rmw.rs ~ lower-visa/src/legal/rmw.rs: `AtomicOp::Nand`",

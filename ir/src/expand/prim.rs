@@ -396,13 +396,34 @@ pub enum Prim {
         /// The offset, in bytes.
         bytes: u32,
     },
-    /// The warp's lanes that execute this primitive together (the active lanes) and whose `key`
-    /// equals this lane's, as a 32-bit lane mask (bit `i` for lane `i`; this lane's bit set).
+    /// The warp's lanes that execute this primitive together (the active lanes), as a 32-bit
+    /// lane mask (bit `i` for lane `i`): the `members` of the first collective primitives of a
+    /// warp-combined element.
     ///
-    /// The warp primitives are collective: every lane of a mask they name executes the same
-    /// primitives on that mask in the same order. Only the warp-combined lowerings
+    /// The warp primitives are collective: every lane of the `members` mask a primitive names
+    /// executes that primitive, with the same mask, and the lanes meet there. A primitive's
+    /// `peers` are this lane's group (its bit set), a subset of `members`; the groups of one
+    /// `members` need not be alike. A target syncs on `members`, which every lane of it names
+    /// alike: a warp's sync on one mask costs one instruction, while lanes that name different
+    /// masks at one instruction are taken one mask at a time. Only the warp-combined lowerings
     /// (`WarpMaskedCasLoop`, [`WarpCombine::Fold`](crate::legal::WarpCombine::Fold), and its
     /// siblings) make them, for targets with warps.
+    WarpActive {
+        /// The mask, an `i32`.
+        dst: Var,
+    },
+    /// The lanes of `members` for which `pred` holds, as a lane mask: the `members` of the
+    /// primitives of a block that only those lanes enter.
+    WarpBallot {
+        /// The mask, an `i32`.
+        dst: Var,
+        /// A [`PrimType::Pred`].
+        pred: Var,
+        /// The lanes that execute this primitive together.
+        members: Var,
+    },
+    /// The lanes of `members` whose `key` equals this lane's, as a lane mask (this lane's bit
+    /// set): this lane's group.
     WarpPeers {
         /// The mask, an `i32`.
         dst: Var,
@@ -412,6 +433,8 @@ pub enum Prim {
         /// mask, but lets a target first test cheaply whether every lane's key is distinct
         /// (keys `key_stride` apart land in distinct buckets of a small hash).
         key_stride: u32,
+        /// The lanes that execute this primitive together.
+        members: Var,
     },
     /// Whether this lane is the highest lane of `peers`: the one that acts for them.
     WarpLeads {
@@ -439,6 +462,8 @@ pub enum Prim {
         op: BinaryOp,
         /// A mask of [`Prim::WarpPeers`].
         peers: Var,
+        /// The lanes that execute this primitive together.
+        members: Var,
         /// This lane's contribution.
         value: Var,
         /// Which lanes are folded.
@@ -451,6 +476,8 @@ pub enum Prim {
         dst: Var,
         /// A mask of [`Prim::WarpPeers`].
         peers: Var,
+        /// The lanes that execute this primitive together.
+        members: Var,
         /// This lane's value (the one read where this lane leads).
         value: Var,
     },
@@ -462,17 +489,20 @@ pub enum Prim {
         dst: Var,
         /// A mask of [`Prim::WarpPeers`].
         peers: Var,
+        /// The lanes that execute this primitive together.
+        members: Var,
         /// This lane's value (the one read where this lane has rank `rank`).
         value: Var,
         /// The rank of the lane read.
         rank: Var,
     },
-    /// The lanes of `peers` wait for each other here, and every memory access a lane made
-    /// before it is ordered before every access a lane of `peers` makes after it: a lane's own
-    /// accesses stay ordered with the atomic the leading lane carries out for it.
+    /// The lanes of `members` wait for each other here, and every memory access a lane made
+    /// before it is ordered before every access a lane of `members` makes after it: a lane's
+    /// own accesses stay ordered with the atomic the leading lane of its group carries out for
+    /// it.
     WarpSync {
-        /// A mask of [`Prim::WarpPeers`].
-        peers: Var,
+        /// The lanes that execute this primitive together.
+        members: Var,
     },
 }
 
@@ -483,9 +513,6 @@ pub enum ScanSpan {
     Below,
     /// The lanes below this one and this one (an inclusive scan).
     UpToOwn,
-    /// Every lane of the group: the same fold in each (a reduction, which a target may carry
-    /// out in one instruction where a scan takes rounds of shuffles).
-    Whole,
 }
 
 impl ScanSpan {
@@ -494,7 +521,6 @@ impl ScanSpan {
         match self {
             ScanSpan::Below => other < lane,
             ScanSpan::UpToOwn => other <= lane,
-            ScanSpan::Whole => true,
         }
     }
 }
@@ -513,6 +539,8 @@ impl Prim {
             | Prim::PtrAlignDown { dst, .. }
             | Prim::PtrLowBits { dst, .. }
             | Prim::PtrAdd { dst, .. }
+            | Prim::WarpActive { dst }
+            | Prim::WarpBallot { dst, .. }
             | Prim::WarpPeers { dst, .. }
             | Prim::WarpLeads { dst, .. }
             | Prim::WarpFirst { dst, .. }
@@ -525,7 +553,7 @@ impl Prim {
     }
 
     /// The registers this primitive reads.
-    pub fn uses(&self) -> SmallVec<[Var; 3]> {
+    pub fn uses(&self) -> SmallVec<[Var; 4]> {
         match *self {
             Prim::Const { .. } => smallvec![],
             Prim::Load { addr, .. } => smallvec![addr],
@@ -549,25 +577,41 @@ impl Prim {
             | Prim::PtrAdd { ptr, .. } => {
                 smallvec![ptr]
             }
-            Prim::WarpPeers { key, .. } => smallvec![key],
-            Prim::WarpLeads { peers, .. }
-            | Prim::WarpFirst { peers, .. }
-            | Prim::WarpSync { peers } => smallvec![peers],
-            Prim::WarpScan { peers, value, .. } | Prim::WarpBroadcast { peers, value, .. } => {
-                smallvec![peers, value]
+            Prim::WarpActive { .. } => smallvec![],
+            Prim::WarpBallot { pred, members, .. } => smallvec![pred, members],
+            Prim::WarpPeers { key, members, .. } => smallvec![key, members],
+            Prim::WarpLeads { peers, .. } | Prim::WarpFirst { peers, .. } => smallvec![peers],
+            Prim::WarpSync { members } => smallvec![members],
+            Prim::WarpScan {
+                peers,
+                members,
+                value,
+                ..
             }
+            | Prim::WarpBroadcast {
+                peers,
+                members,
+                value,
+                ..
+            } => smallvec![peers, members, value],
             Prim::WarpFromRank {
-                peers, value, rank, ..
-            } => smallvec![peers, value, rank],
+                peers,
+                members,
+                value,
+                rank,
+                ..
+            } => smallvec![peers, members, value, rank],
         }
     }
 
-    /// Whether this is a collective warp primitive ([`Prim::WarpPeers`] and the ones that take
-    /// its mask).
+    /// Whether this is a warp primitive ([`Prim::WarpActive`] and the ones that take its
+    /// masks).
     pub const fn is_warp(&self) -> bool {
         matches!(
             self,
-            Prim::WarpPeers { .. }
+            Prim::WarpActive { .. }
+                | Prim::WarpBallot { .. }
+                | Prim::WarpPeers { .. }
                 | Prim::WarpLeads { .. }
                 | Prim::WarpFirst { .. }
                 | Prim::WarpScan { .. }

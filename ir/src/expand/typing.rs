@@ -94,7 +94,16 @@ impl Prim {
                 types.expect(ptr, PrimType::Ptr, "an address")?;
                 types.expect(dst, PrimType::Ptr, "an offset address")
             }
-            Prim::WarpPeers { dst, key, .. } => {
+            Prim::WarpActive { dst } => types.expect(dst, PrimType::I32, "a lane mask is an i32"),
+            Prim::WarpBallot { dst, pred, members } => {
+                types.expect(members, PrimType::I32, "a lane mask is an i32")?;
+                types.expect(pred, PrimType::Pred, "a ballot counts a predicate")?;
+                types.expect(dst, PrimType::I32, "a lane mask is an i32")
+            }
+            Prim::WarpPeers {
+                dst, key, members, ..
+            } => {
+                types.expect(members, PrimType::I32, "a lane mask is an i32")?;
                 types.expect(
                     key,
                     PrimType::Ptr,
@@ -106,15 +115,19 @@ impl Prim {
                 types.expect(peers, PrimType::I32, "a lane mask is an i32")?;
                 types.expect(dst, PrimType::Pred, "whether a lane leads is a predicate")
             }
-            Prim::WarpSync { peers } => types.expect(peers, PrimType::I32, "a lane mask is an i32"),
+            Prim::WarpSync { members } => {
+                types.expect(members, PrimType::I32, "a lane mask is an i32")
+            }
             Prim::WarpScan {
                 dst,
                 op,
                 peers,
+                members,
                 value,
                 ..
             } => {
                 types.expect(peers, PrimType::I32, "a lane mask is an i32")?;
+                types.expect(members, PrimType::I32, "a lane mask is an i32")?;
                 let lane = types.ty(value, "a warp scan's value")?;
                 if op.scan_identity(lane).is_none() {
                     return Err(TypeError {
@@ -126,8 +139,14 @@ impl Prim {
                 }
                 types.expect(dst, lane, "a warp scan gives its value's type")
             }
-            Prim::WarpBroadcast { dst, peers, value } => {
+            Prim::WarpBroadcast {
+                dst,
+                peers,
+                members,
+                value,
+            } => {
                 types.expect(peers, PrimType::I32, "a lane mask is an i32")?;
+                types.expect(members, PrimType::I32, "a lane mask is an i32")?;
                 let lane = types.expect_if(
                     value,
                     |t| t.is_int() && t.bits() <= 64,
@@ -138,10 +157,12 @@ impl Prim {
             Prim::WarpFromRank {
                 dst,
                 peers,
+                members,
                 value,
                 rank,
             } => {
                 types.expect(peers, PrimType::I32, "a lane mask is an i32")?;
+                types.expect(members, PrimType::I32, "a lane mask is an i32")?;
                 types.expect(rank, PrimType::I32, "a lane's rank is an i32")?;
                 let lane = types.expect_if(
                     value,

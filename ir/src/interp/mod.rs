@@ -375,10 +375,11 @@ impl Interpreter {
     ///
     /// The model of a warp: each lane runs on its own until it reaches a warp primitive
     /// ([`Prim::is_warp`]) or returns; a warp primitive is carried out at once for the lanes
-    /// it names, once all of them wait at it (for [`Prim::WarpPeers`], the lanes that wait at
-    /// it are the active ones; for the others, the lanes of the mask they read, which must
-    /// all read the same mask there). A warp primitive some lane of its mask never reaches is
-    /// an error. Lanes run in lane order between warp primitives (with
+    /// it names, once all of them wait at it (for [`Prim::WarpActive`], the lanes that wait at
+    /// it are the active ones; for the others, the lanes of the `members` mask they read,
+    /// which must all read the same mask there, and each lane's group a subset of them that
+    /// every lane of the group reads alike). A warp primitive some lane of its mask never
+    /// reaches is an error. Lanes run in lane order between warp primitives (with
     /// [`Interpreter::lockstep`], one memory access each in turn), which is one of the
     /// schedules a warp may take; [`Interference`] adds other threads.
     pub fn run_warp(
@@ -728,7 +729,9 @@ impl Interpreter {
                 let value = self.get(ptr)?.wrapping_add(u128::from(bytes));
                 self.define(expansion, dst, value);
             }
-            Prim::WarpPeers { .. }
+            Prim::WarpActive { .. }
+            | Prim::WarpBallot { .. }
+            | Prim::WarpPeers { .. }
             | Prim::WarpLeads { .. }
             | Prim::WarpFirst { .. }
             | Prim::WarpScan { .. }

@@ -256,7 +256,9 @@ impl Facts {
                 defined.zero_extended =
                     zero_extended(self, if_true) && zero_extended(self, if_false)
             }
-            Prim::WarpPeers { .. } => defined.zero_extended = true,
+            Prim::WarpActive { .. } | Prim::WarpBallot { .. } | Prim::WarpPeers { .. } => {
+                defined.zero_extended = true
+            }
             // An 8-bit value narrowed from a 32-bit one keeps the bits above its byte.
             Prim::WarpBroadcast { .. } | Prim::WarpFromRank { .. } | Prim::WarpScan { .. } => {
                 defined.zero_extended = ty(dst) != PrimType::I8

@@ -134,6 +134,8 @@ pub struct LockstepWarp<'a> {
     pub memory_bytes: usize,
     /// Whether another thread stores a random value where the warp's first CAS acts, once.
     pub interfere: bool,
+    /// Whether each lane first makes one attempt of its own, or every lane combines at once.
+    pub own_first_attempt: bool,
 }
 
 impl LockstepWarp<'_> {
@@ -171,7 +173,12 @@ impl LockstepWarp<'_> {
         let outcomes = interp
             .run_warp(expansion, &mut memory, &inputs, &mut other_thread)
             .unwrap_or_else(|error| panic!("{} {}: {error}\n{expansion}", inst.op, inst.ty));
-        let (olds, last, first_attempts) = self.expected(&initial, &operands, store);
+        let (olds, last, first_attempts) = if self.own_first_attempt {
+            self.expected(&initial, &operands, store)
+        } else {
+            let (olds, last) = self.expected_combined(&initial, &operands, store);
+            (olds, last, 0)
+        };
         let context = || {
             format!(
                 "{} {}: slots {:?}, operands {operands:x?}, initial {initial:x?}, store {:?}",
@@ -254,5 +261,58 @@ impl LockstepWarp<'_> {
             write(&mut memory, slot, step(olds[lane], lane));
         }
         (olds, memory, first_attempts)
+    }
+
+    /// Each lane's old value and the final memory of the linearization a warp in lockstep
+    /// gives a lowering where every lane combines at once. On each CAS unit, from `initial`
+    /// memory: where the lanes' operations in lane order leave the unit as loaded, they read it
+    /// as loaded and nothing is stored; elsewhere the other thread's store (before the first
+    /// CAS, on its unit) comes first, then the lanes' operations, consecutively in lane order.
+    fn expected_combined(
+        &self,
+        initial: &[u8],
+        operands: &[[u128; 1]],
+        store: Option<(CasSite, u128)>,
+    ) -> (Vec<u128>, Vec<u8>) {
+        let inst = self.inst;
+        let bytes = inst.ty.bytes() as usize;
+        let unit_bytes = bytes.max(4);
+        let at = |slot: usize| slot * bytes;
+        let unit_of = |slot: usize| at(slot) / unit_bytes * unit_bytes;
+        let read = |memory: &[u8], slot: usize| read_le(&memory[at(slot)..at(slot) + bytes]);
+        let write = |memory: &mut [u8], slot: usize, value: u128| {
+            memory[at(slot)..at(slot) + bytes].copy_from_slice(&value.to_le_bytes()[..bytes]);
+        };
+        let step = |old: u128, lane: usize| {
+            apply(inst.op, inst.ty, old, operands[lane][0], 0, FloatMode::Ieee)
+        };
+        // The lanes of each unit in lane order, from `memory`: their old values, and the unit's
+        // bytes after them.
+        let run = |memory: &mut [u8], olds: &mut [u128], unit: usize| {
+            for (lane, &slot) in self.slot_of.iter().enumerate() {
+                if unit_of(slot) == unit {
+                    olds[lane] = read(memory, slot);
+                    write(memory, slot, step(olds[lane], lane));
+                }
+            }
+        };
+        let mut olds = vec![0u128; self.slot_of.len()];
+        let mut memory = initial.to_vec();
+        if let Some((site, value)) = store {
+            let start = (site.addr - BASE) as usize;
+            let width = site.bytes as usize;
+            memory[start..start + width].copy_from_slice(&value.to_le_bytes()[..width]);
+        }
+        let mut units: Vec<usize> = self.slot_of.iter().map(|&slot| unit_of(slot)).collect();
+        units.sort_unstable();
+        units.dedup();
+        for unit in units {
+            let mut as_loaded = initial.to_vec();
+            run(&mut as_loaded, &mut olds, unit);
+            if as_loaded[unit..unit + unit_bytes] != initial[unit..unit + unit_bytes] {
+                run(&mut memory, &mut olds, unit);
+            }
+        }
+        (olds, memory)
     }
 }

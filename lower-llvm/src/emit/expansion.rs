@@ -341,7 +341,9 @@ fn primitive_with(
         Prim::PtrAlignDown { .. } | Prim::PtrLowBits { .. } | Prim::PtrAdd { .. } => {
             pointer(em, out, expansion, refs, prim);
         }
-        Prim::WarpPeers { .. }
+        Prim::WarpActive { .. }
+        | Prim::WarpBallot { .. }
+        | Prim::WarpPeers { .. }
         | Prim::WarpLeads { .. }
         | Prim::WarpFirst { .. }
         | Prim::WarpScan { .. }

@@ -105,7 +105,9 @@ impl<'k> KernelEmitter<'k> {
                     &[T(t(dst)), T(t(ptr)), Imm(u128::from(bytes))],
                 );
             }
-            Prim::WarpPeers { .. }
+            Prim::WarpActive { .. }
+            | Prim::WarpBallot { .. }
+            | Prim::WarpPeers { .. }
             | Prim::WarpLeads { .. }
             | Prim::WarpFirst { .. }
             | Prim::WarpSync { .. }

@@ -28,17 +28,21 @@ impl<'k> KernelEmitter<'k> {
         let t = |v: Var| vars[v.as_u32() as usize];
         let ty = |v: Var| expansion.vars[v];
         match *prim {
+            Prim::WarpActive { dst } => self.line(out, "activemask.b32", &[T(t(dst))]),
+            Prim::WarpBallot { dst, pred, members } => {
+                let operands = [T(t(dst)), T(t(pred)), T(t(members))];
+                self.line(out, "vote.sync.ballot.b32", &operands);
+            }
             Prim::WarpPeers {
                 dst,
                 key,
                 key_stride,
+                members,
             } => {
-                let active = self.temp(Class::B32);
-                self.line(out, "activemask.b32", &[T(active)]);
                 if self.target.has(Feature::WarpRedux) {
-                    self.warp_peers_unless_distinct(out, t(dst), t(key), key_stride, active);
+                    self.warp_peers_unless_distinct(out, t(dst), t(key), key_stride, t(members));
                 } else {
-                    let operands = [T(t(dst)), T(t(key)), T(active)];
+                    let operands = [T(t(dst)), T(t(key)), T(t(members))];
                     self.line(out, "match.any.sync.b64", &operands);
                 }
             }
@@ -52,35 +56,44 @@ impl<'k> KernelEmitter<'k> {
                 self.line(out, "and.b32", &[T(others), T(others), T(t(peers))]);
                 self.line(out, "setp.eq.u32", &[T(t(dst)), T(others), Imm(0)]);
             }
-            Prim::WarpSync { peers } => self.line(out, "bar.warp.sync", &[T(t(peers))]),
-            Prim::WarpBroadcast { dst, peers, value } => {
+            Prim::WarpSync { members } => self.line(out, "bar.warp.sync", &[T(t(members))]),
+            Prim::WarpBroadcast {
+                dst,
+                peers,
+                members,
+                value,
+            } => {
                 let highest = self.temp(Class::B32);
                 self.line(out, "bfind.u32", &[T(highest), T(t(peers))]);
                 let wide = self.warp_widen(out, t(value), ty(value), false);
                 let received = self.temp(Class::of_prim(ty(value)).warp_register());
-                self.shfl_idx(out, received, wide, highest, t(peers));
+                self.shfl_idx(out, received, wide, highest, t(members));
                 self.warp_narrow(out, t(dst), ty(dst), received);
             }
             Prim::WarpFromRank {
                 dst,
                 peers,
+                members,
                 value,
                 rank,
             } => {
-                // The lane of rank `rank`: the one lane whose count of lanes of `peers` below
-                // it is `rank`, found by a ballot.
+                // The lane of rank `rank`: the one lane of `peers` whose count of lanes of
+                // `peers` below it is `rank`, found by a ballot of the members.
                 let below = self.special(out, "%lanemask_lt");
                 self.line(out, "and.b32", &[T(below), T(below), T(t(peers))]);
                 self.line(out, "popc.b32", &[T(below), T(below)]);
                 let at_rank = self.temp(Class::Pred);
                 self.line(out, "setp.eq.u32", &[T(at_rank), T(below), T(t(rank))]);
                 let source = self.temp(Class::B32);
-                let ballot = [T(source), T(at_rank), T(t(peers))];
+                let ballot = [T(source), T(at_rank), T(t(members))];
                 self.line(out, "vote.sync.ballot.b32", &ballot);
+                if members != peers {
+                    self.line(out, "and.b32", &[T(source), T(source), T(t(peers))]);
+                }
                 self.line(out, "bfind.u32", &[T(source), T(source)]);
                 let wide = self.warp_widen(out, t(value), ty(value), false);
                 let received = self.temp(Class::of_prim(ty(value)).warp_register());
-                self.shfl_idx(out, received, wide, source, t(peers));
+                self.shfl_idx(out, received, wide, source, t(members));
                 self.warp_narrow(out, t(dst), ty(dst), received);
             }
             Prim::WarpScan {
@@ -89,6 +102,7 @@ impl<'k> KernelEmitter<'k> {
                 peers,
                 value,
                 span,
+                ..
             } if facts.constant(value) == Some(1) && ty(dst).bits() <= 32 => {
                 self.warp_rank(out, t(peers), span, (t(dst), ty(dst)));
             }
@@ -96,10 +110,12 @@ impl<'k> KernelEmitter<'k> {
                 dst,
                 op,
                 peers,
+                members,
                 value,
                 span,
             } => {
-                self.warp_scan(out, op, t(peers), (t(value), ty(value)), span, t(dst))
+                let masks = [t(peers), t(members)];
+                self.warp_scan(out, op, masks, (t(value), ty(value)), span, t(dst))
                     .map_err(|op| Unprintable(format!("a warp scan of {op:?}")))?;
             }
             _ => {}
@@ -107,13 +123,13 @@ impl<'k> KernelEmitter<'k> {
         Ok(())
     }
 
-    /// [`Prim::WarpPeers`] where `match.any.sync` runs only if two active lanes may share a
+    /// [`Prim::WarpPeers`] where `match.any.sync` runs only if two of its members may share a
     /// key: each lane sets the bit of its key's bucket (the key divided by `key_stride`, modulo
-    /// 32) and `redux.sync.or` unites them; as many buckets as active lanes means every key is
+    /// 32) and `redux.sync.or` unites them; as many buckets as members means every key is
     /// distinct, and each lane is its own group. `match.any.sync` costs about as much as the
     /// masked loop of an uncontended 8-bit add (H100: 0.031 against 0.018 ms for 2^20 lanes
-    /// on distinct addresses). The test gives every active lane the same answer, so either all
-    /// of them run `match.any.sync` or none.
+    /// on distinct addresses). The test gives every member the same answer, so either all of
+    /// them run `match.any.sync` or none.
     fn warp_peers_unless_distinct(
         &mut self,
         out: &mut String,
@@ -267,16 +283,9 @@ impl<'k> KernelEmitter<'k> {
         (dst, ty): (Temp, PrimType),
     ) {
         use Operand::{Imm, T};
-        let counted = if span == ScanSpan::Whole {
-            let all = self.temp(Class::B32);
-            self.line(out, "popc.b32", &[T(all), T(peers)]);
-            all
-        } else {
-            let below = self.special(out, "%lanemask_lt");
-            self.line(out, "and.b32", &[T(below), T(below), T(peers)]);
-            self.line(out, "popc.b32", &[T(below), T(below)]);
-            below
-        };
+        let counted = self.special(out, "%lanemask_lt");
+        self.line(out, "and.b32", &[T(counted), T(counted), T(peers)]);
+        self.line(out, "popc.b32", &[T(counted), T(counted)]);
         if span == ScanSpan::UpToOwn {
             self.line(out, "add.u32", &[T(counted), T(counted), Imm(1)]);
         }
@@ -289,24 +298,19 @@ impl<'k> KernelEmitter<'k> {
     /// of the lane its pointer names and takes that lane's pointer, `2d` ranks below. (`fns`
     /// finds a step's lane directly, but ptxas expands each `fns` into dozens of instructions:
     /// a relaxed u8 add's warp-combined code was over 480 SASS instructions with six of them.)
-    /// Every lane of `peers` takes the same steps, so each `shfl.sync` has all of them. The
-    /// exclusive scan is the inclusive one of the nearest lane below, or the identity; the
-    /// whole group's fold, the inclusive one of its highest lane.
+    /// Every member takes the same steps, so each `shfl.sync` has all of them, whichever
+    /// group each is in (a lane only ever reads a lane of its own group). The exclusive scan is
+    /// the inclusive one of the nearest lane below, or the identity.
     fn warp_scan(
         &mut self,
         out: &mut String,
         op: BinaryOp,
-        peers: Temp,
+        [peers, members]: [Temp; 2],
         (value, ty): (Temp, PrimType),
         span: ScanSpan,
         dst: Temp,
     ) -> Result<(), BinaryOp> {
         use Operand::{Imm, T};
-        let redux = redux_of(op, ty).filter(|_| self.target.has(Feature::WarpRedux));
-        if let (ScanSpan::Whole, Some(redux)) = (span, redux) {
-            self.line(out, redux, &[T(dst), T(value), T(peers)]);
-            return Ok(());
-        }
         // The fold runs on 32-bit registers, or 64-bit ones for 64-bit values.
         let class = Class::of_prim(ty).warp_register();
         let width = class.bits();
@@ -355,7 +359,7 @@ impl<'k> KernelEmitter<'k> {
                 &[T(below), T(pointer), Imm(0xffff_ffff)],
             );
             this.line(out, "selp.b32", &[T(source), T(pointer), T(lane), T(below)]);
-            this.shfl_idx_in(out, [received, from, source, peers], scratch);
+            this.shfl_idx_in(out, [received, from, source, members], scratch);
         };
         let opcode = (opcode, width);
         for step in 0..5 {
@@ -365,17 +369,10 @@ impl<'k> KernelEmitter<'k> {
                 self.line(
                     out,
                     "shfl.sync.idx.b32",
-                    &[T(next), T(pointer), T(source), Imm(31), T(peers)],
+                    &[T(next), T(pointer), T(source), Imm(31), T(members)],
                 );
                 self.mov(out, Src::Temp(pointer), Src::Temp(next), 32);
             }
-        }
-        if span == ScanSpan::Whole {
-            let highest = self.temp(Class::B32);
-            self.line(out, "bfind.u32", &[T(highest), T(peers)]);
-            let whole = self.temp(class);
-            self.shfl_idx_in(out, [whole, acc, highest, peers], scratch);
-            acc = whole;
         }
         if span == ScanSpan::Below {
             fetch(self, out, nearest, acc);
@@ -390,23 +387,4 @@ impl<'k> KernelEmitter<'k> {
         self.warp_narrow(out, dst, ty, acc);
         Ok(())
     }
-}
-
-/// The `redux.sync` spelling of a reduction by `op` of 32-bit values (PTX ISA 7.0, sm_80): the
-/// bitwise ops on `.b32`, add, min and max on `.u32`/`.s32`; `None` for any other op or width.
-fn redux_of(op: BinaryOp, ty: PrimType) -> Option<&'static str> {
-    if ty.bits() != 32 || !ty.is_int() {
-        return None;
-    }
-    Some(match op {
-        BinaryOp::And => "redux.sync.and.b32",
-        BinaryOp::Or => "redux.sync.or.b32",
-        BinaryOp::Xor => "redux.sync.xor.b32",
-        BinaryOp::Add => "redux.sync.add.u32",
-        BinaryOp::UMin => "redux.sync.min.u32",
-        BinaryOp::UMax => "redux.sync.max.u32",
-        BinaryOp::SMin => "redux.sync.min.s32",
-        BinaryOp::SMax => "redux.sync.max.s32",
-        _ => return None,
-    })
 }

@@ -115,7 +115,9 @@ impl<'m> VisaPrinter<'m> {
                     "memory primitive printed as ALU",
                 ));
             }
-            Prim::WarpPeers { .. }
+            Prim::WarpActive { .. }
+            | Prim::WarpBallot { .. }
+            | Prim::WarpPeers { .. }
             | Prim::WarpLeads { .. }
             | Prim::WarpFirst { .. }
             | Prim::WarpScan { .. }

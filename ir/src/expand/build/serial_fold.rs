@@ -101,7 +101,13 @@ struct Group<'a> {
     unit: Unit,
     /// The element's bits as an integer: what a lane keeps of the value it applied its op to.
     bits_ty: PrimType,
+    /// The group's lanes, also the members of each warp primitive inside the group's loops:
+    /// the groups of a warp take as many turns and attempts as each needs, so no primitive
+    /// there has the lanes of two groups.
     peers: Var,
+    /// The lanes of every group ([`PeerSplit::members`]): the members of each warp primitive
+    /// outside the loops, which all of them reach.
+    members: Var,
     one: Var,
     zero: Var,
     /// This lane's rank among its peers, 0 for the lowest.
@@ -121,12 +127,13 @@ impl<'a> Group<'a> {
         unit: Unit,
         split: &PeerSplit,
     ) -> Group<'a> {
-        let (peers, one) = (split.peers, split.one);
+        let (peers, members, one) = (split.peers, split.members, split.one);
         let rank = b.var(PrimType::I32);
         b.push(Prim::WarpScan {
             dst: rank,
             op: BinaryOp::Add,
             peers,
+            members,
             value: one,
             span: ScanSpan::Below,
         });
@@ -138,15 +145,17 @@ impl<'a> Group<'a> {
         b.push(Prim::WarpBroadcast {
             dst: size,
             peers,
+            members,
             value: rank_plus_one,
         });
-        b.push(Prim::WarpSync { peers });
+        b.push(Prim::WarpSync { members });
         Group {
             node,
             ty,
             unit,
             bits_ty: PrimType::int(ty.bits()),
             peers,
+            members,
             one,
             zero: split.zero,
             rank,
@@ -184,6 +193,7 @@ impl<'a> Group<'a> {
         b.push(Prim::WarpBroadcast {
             dst: guess0,
             peers: self.peers,
+            members: self.members,
             value: first_guess_params[0],
         });
         let (attempt, attempt_params) = b.block(&[self.unit.ty]);
@@ -211,6 +221,7 @@ impl<'a> Group<'a> {
         b.push(Prim::WarpFromRank {
             dst: received,
             peers: self.peers,
+            members: self.peers,
             value: applied,
             rank: turn,
         });
@@ -250,13 +261,16 @@ impl<'a> Group<'a> {
         b.push(Prim::WarpBroadcast {
             dst: found,
             peers: self.peers,
+            members: self.peers,
             value: settled_params[0],
         });
         let stored = b.cmp(CmpCond::Eq, found, expected);
         let (grouped, grouped_params) = b.block(&[self.bits_ty]);
         b.branch(stored, (grouped, &[kept]), (attempt, &[found]));
         b.switch_to(grouped);
-        b.push(Prim::WarpSync { peers: self.peers });
+        b.push(Prim::WarpSync {
+            members: self.members,
+        });
         grouped_params[0]
     }
 }

@@ -216,19 +216,20 @@ pub(super) fn warp_combined_element(
     let split = PeerSplit::emit(b, addr, ty.bytes(), |b| {
         carry(b, node, ty, addr, operand, None)
     });
-    let peers = split.peers;
+    let (peers, members) = (split.peers, split.members);
     let contribution = fold.contribution(b, ty, operand);
     let below = b.var(b.ty(contribution));
     b.push(Prim::WarpScan {
         dst: below,
         op: fold.scan_op(),
         peers,
+        members,
         value: contribution,
         span: ScanSpan::Below,
     });
     let leads = b.var(PrimType::Pred);
     b.push(Prim::WarpLeads { dst: leads, peers });
-    b.push(Prim::WarpSync { peers });
+    b.push(Prim::WarpSync { members });
     let nothing = b.constant(element_ty, 0);
     let group_entry = b.current;
 
@@ -248,9 +249,10 @@ pub(super) fn warp_combined_element(
     b.push(Prim::WarpBroadcast {
         dst: group_old_bits,
         peers,
+        members,
         value: shared_params[0],
     });
-    b.push(Prim::WarpSync { peers });
+    b.push(Prim::WarpSync { members });
     let old_in_group = fold.old_in_group(b, node, ty, peers, group_old_bits, below);
     split.join(b, ty, old_in_group)
 }
@@ -264,6 +266,19 @@ pub(super) fn alone_in(b: &mut Builder, peers: Var, one: Var, zero: Var) -> Var 
     b.cmp(CmpCond::Eq, others, zero)
 }
 
+/// The lanes of `members` for which `pred` does not hold: the members of a block that the
+/// others branch around, made before the branch.
+pub(super) fn members_unless(b: &mut Builder, pred: Var, members: Var) -> Var {
+    let entering = b.unary(UnaryOp::Not, pred, PrimType::Pred);
+    let dst = b.var(PrimType::I32);
+    b.push(Prim::WarpBallot {
+        dst,
+        pred: entering,
+        members,
+    });
+    dst
+}
+
 /// The start every warp-combined element shares: the lanes at one key (`key_stride` bytes
 /// apart land in distinct groups) find each other, and a lane alone there carries out its own
 /// element at once, in a block of its own. The builder is left at the start of the group's
@@ -271,6 +286,9 @@ pub(super) fn alone_in(b: &mut Builder, peers: Var, one: Var, zero: Var) -> Var 
 pub(super) struct PeerSplit {
     /// The mask of the lanes at this lane's key, its own included.
     pub(super) peers: Var,
+    /// The lanes that reach the group's block, every group of the warp's: the members of a
+    /// primitive there that all of them execute.
+    pub(super) members: Var,
     /// The `i32` constant 1, made once for the group's code too.
     pub(super) one: Var,
     /// The `i32` constant 0, made once for the group's code too.
@@ -288,15 +306,19 @@ impl PeerSplit {
         key_stride: u32,
         solo: impl FnOnce(&mut Builder) -> Var,
     ) -> PeerSplit {
+        let active = b.var(PrimType::I32);
+        b.push(Prim::WarpActive { dst: active });
         let peers = b.var(PrimType::I32);
         b.push(Prim::WarpPeers {
             dst: peers,
             key,
             key_stride,
+            members: active,
         });
         let one = b.constant(PrimType::I32, 1);
         let zero = b.constant(PrimType::I32, 0);
         let alone = alone_in(b, peers, one, zero);
+        let members = members_unless(b, alone, active);
         let entry = b.current;
         // Blocks in layout order, the exit last; branches to later blocks are set once they
         // exist.
@@ -311,6 +333,7 @@ impl PeerSplit {
         b.switch_to(group);
         PeerSplit {
             peers,
+            members,
             one,
             zero,
             solo_end,

@@ -3,10 +3,11 @@
 //!
 //! [`WarpCombine::WordFold`]: crate::legal::WarpCombine::WordFold
 
+use super::attempt::first_load;
 use super::part_word::whole_word_loop;
 use super::serial_fold::{after_own_attempt, Unit};
-use super::warp::{alone_in, WarpFold};
-use super::{masked_cas_loop_element, Builder};
+use super::warp::{alone_in, members_unless, WarpFold};
+use super::{masked_cas_loop_element, mem_attrs, skips_unchanged, Builder};
 use crate::expand::{BinaryOp, CmpCond, Prim, PrimType, ScanSpan, UnaryOp, Var};
 use crate::node::AtomicNode;
 use crate::types::ElemType;
@@ -20,10 +21,13 @@ use crate::types::ElemType;
 /// old value of the linearization in which the group's operations are consecutive, those at
 /// one address in lane order: its element of the replaced word, folded with the operands of
 /// its address's lanes below it (for sub, minus their sum). A lane alone in its word runs its
-/// own masked loop. Each lane first makes one attempt of its own, and only those whose CAS
-/// failed combine ([`after_own_attempt`]): on an H200 the fold without it took u16 add at 2^20
-/// addresses (two lanes a word, no contention) 0.065 ms against 0.014 ms for llc's loop per
-/// lane (bench/RESULTS.md).
+/// own masked loop. A 16-bit element's lane first makes one attempt of its own, and only those
+/// whose CAS failed combine ([`after_own_attempt`]); 8-bit elements combine at once. Where
+/// neighbouring lanes act on neighbouring elements, half the 16-bit lanes then succeed at
+/// once and the other half find themselves alone in their word, while three of every four
+/// 8-bit lanes would fail: on an H200 at 2^20 addresses (no contention beyond the warp's),
+/// combining at once took u16 add 0.026 ms against 0.019 ms after an own attempt, and u8 add
+/// 0.022 ms against 0.028 ms (bench/RESULTS.md).
 ///
 /// The addresses' folds travel in one word by an or-scan over the group: each address's
 /// leader contributes its fold xor the fold's identity in its bits, every other lane zero, so
@@ -41,15 +45,22 @@ pub(super) fn word_fold_element(
     fold: WarpFold,
 ) -> Var {
     let unit = Unit::of(b, ty, addr);
+    if ty.bits() == 8 {
+        let mem = mem_attrs(node);
+        let skip = skips_unchanged(node.op, mem.order);
+        let loaded = first_load(b, unit.addr, PrimType::I32, mem, skip);
+        return fold_in_word_groups(b, node, ty, addr, operand, fold, unit, loaded);
+    }
     after_own_attempt(b, node, ty, unit, operand, |b, seen| {
-        fold_after_contention(b, node, ty, addr, operand, fold, unit, seen)
+        fold_in_word_groups(b, node, ty, addr, operand, fold, unit, seen)
     })
 }
 
-/// [`word_fold_element`] for the lanes whose own first attempt failed; `seen` is the word this
-/// lane's failed CAS found, where the group's loop starts (a trip to memory fewer than a load).
+/// [`word_fold_element`] for the lanes that combine; `seen` is a value of the word, where the
+/// group's loop starts: this lane's first load, or the word its failed own CAS found (a trip
+/// to memory fewer than a load).
 #[allow(clippy::too_many_arguments)]
-fn fold_after_contention(
+fn fold_in_word_groups(
     b: &mut Builder,
     node: &AtomicNode,
     ty: ElemType,
@@ -64,15 +75,19 @@ fn fold_after_contention(
     let shift = unit
         .shift
         .expect("an 8/16-bit element lies inside its word");
+    let active = b.var(PrimType::I32);
+    b.push(Prim::WarpActive { dst: active });
     let word_peers = b.var(PrimType::I32);
     b.push(Prim::WarpPeers {
         dst: word_peers,
         key: unit.addr,
         key_stride: 4,
+        members: active,
     });
     let one = b.constant(PrimType::I32, 1);
     let zero = b.constant(PrimType::I32, 0);
     let alone = alone_in(b, word_peers, one, zero);
+    let grouped = members_unless(b, alone, active);
     let entry = b.current;
 
     let (solo, _) = b.block(&[]);
@@ -89,17 +104,18 @@ fn fold_after_contention(
         dst: addr_peers,
         key: addr,
         key_stride: ty.bytes(),
+        members: grouped,
     });
     let contribution = fold.contribution(b, ty, operand);
-    let below = fold_below(b, fold, addr_peers, contribution);
+    let below = fold_below(b, fold, addr_peers, grouped, contribution);
     let folds = address_folds(b, fold, addr_peers, below, contribution, shift);
-    let gathered = gather_folds(b, addr_peers, word_peers, folds.placed);
+    let gathered = gather_folds(b, [addr_peers, word_peers, grouped], &folds);
     let leads = b.var(PrimType::Pred);
     b.push(Prim::WarpLeads {
         dst: leads,
         peers: word_peers,
     });
-    b.push(Prim::WarpSync { peers: word_peers });
+    b.push(Prim::WarpSync { members: grouped });
     let nothing = b.constant(PrimType::I32, 0);
     let group_entry = b.current;
 
@@ -117,9 +133,10 @@ fn fold_after_contention(
     b.push(Prim::WarpBroadcast {
         dst: group_old_word,
         peers: word_peers,
+        members: grouped,
         value: shared_params[0],
     });
-    b.push(Prim::WarpSync { peers: word_peers });
+    b.push(Prim::WarpSync { members: grouped });
     let group_old_bits = unit.extract(b, group_old_word, element_ty);
     let old_in_group = fold.old_in_group(b, node, ty, addr_peers, group_old_bits, below);
     let (done, done_params) = b.block(&[element_ty]);
@@ -133,8 +150,15 @@ fn fold_after_contention(
 
 /// The fold of the contributions of this lane's address's lanes below it: the identity for a
 /// lane alone at its address, without the scan's rounds of shuffles (at 2^20 addresses every
-/// lane is alone at its own; the lanes of one address all take the same way).
-fn fold_below(b: &mut Builder, fold: WarpFold, addr_peers: Var, contribution: Var) -> Var {
+/// lane is alone at its own; the lanes of one address all take the same way). `members` are
+/// the lanes that reach this code.
+fn fold_below(
+    b: &mut Builder,
+    fold: WarpFold,
+    addr_peers: Var,
+    members: Var,
+    contribution: Var,
+) -> Var {
     let op = fold.scan_op();
     let element_ty = b.ty(contribution);
     let identity = op
@@ -143,6 +167,7 @@ fn fold_below(b: &mut Builder, fold: WarpFold, addr_peers: Var, contribution: Va
     let one = b.constant(PrimType::I32, 1);
     let zero = b.constant(PrimType::I32, 0);
     let alone = alone_in(b, addr_peers, one, zero);
+    let scanning = members_unless(b, alone, members);
     let nothing = b.constant(element_ty, identity);
     let from = b.current;
     let (scan, _) = b.block(&[]);
@@ -154,6 +179,7 @@ fn fold_below(b: &mut Builder, fold: WarpFold, addr_peers: Var, contribution: Va
         dst: below,
         op,
         peers: addr_peers,
+        members: scanning,
         value: contribution,
         span: ScanSpan::Below,
     });
@@ -162,26 +188,39 @@ fn fold_below(b: &mut Builder, fold: WarpFold, addr_peers: Var, contribution: Va
     scanned_params[0]
 }
 
-/// The or of the `placed` contributions of every lane of the word, which its highest lane
-/// carries out: one reduction, which a target may do in one instruction (`redux.sync`) where a
-/// scan takes rounds of shuffles. Where one address has every lane of the word (each lane's
-/// address peers are then its word peers, in every lane of the word alike), its highest lane's
-/// own contribution is already the whole, and the reduction is skipped: the common case of a
-/// warp on one address pays for one scan, as the per-address form does.
-fn gather_folds(b: &mut Builder, addr_peers: Var, word_peers: Var, placed: Var) -> Var {
+/// The or of the `placed` contributions of every lane of the word, in its highest lane, which
+/// carries them out (any value in the others). Only the leaders of the word's addresses
+/// contribute, at most four (one per byte), so only they scan: the highest lane leads its
+/// address, and its inclusive scan over them is the whole. Where one address has every lane of
+/// the word (each lane's address peers are then its word peers, in every lane of the word
+/// alike), its highest lane's own contribution is already the whole, and the scan is skipped:
+/// the common case of a warp on one address pays for one scan, as the per-address form does.
+/// The scan's members are every lane of `members` that scans, of all words: each shuffle of
+/// the warp is then one instruction, where members differing between the words were taken one
+/// word at a time (an H200 timed u8 add at 2^20 addresses 1.8x llc's loop with them, bench/RESULTS.md).
+fn gather_folds(
+    b: &mut Builder,
+    [addr_peers, word_peers, members]: [Var; 3],
+    folds: &AddressFolds,
+) -> Var {
     let one_address = b.cmp(CmpCond::Eq, addr_peers, word_peers);
+    let skips = b.unary(UnaryOp::Not, folds.leads_address, PrimType::Pred);
+    let skips = b.binary(BinaryOp::Or, one_address, skips);
+    let scanning = members_unless(b, skips, members);
+    let contributors = b.binary(BinaryOp::And, word_peers, scanning);
     let from = b.current;
     let (scan, _) = b.block(&[]);
     let (gathered, gathered_params) = b.block(&[PrimType::I32]);
-    b.branch_from(from, one_address, (gathered, &[placed]), (scan, &[]));
+    b.branch_from(from, skips, (gathered, &[folds.placed]), (scan, &[]));
     b.switch_to(scan);
     let scanned = b.var(PrimType::I32);
     b.push(Prim::WarpScan {
         dst: scanned,
         op: BinaryOp::Or,
-        peers: word_peers,
-        value: placed,
-        span: ScanSpan::Whole,
+        peers: contributors,
+        members: scanning,
+        value: folds.placed,
+        span: ScanSpan::UpToOwn,
     });
     b.jump(gathered, &[scanned]);
     b.switch_to(gathered);
@@ -196,6 +235,8 @@ struct AddressFolds {
     /// The identity of the fold in every element of a word: the or of the contributions xor
     /// this is each address's fold in its bits, the identity elsewhere.
     identities: Var,
+    /// Whether this lane is the highest of its address's lanes, the one that contributes.
+    leads_address: Var,
 }
 
 /// The contribution of this lane to the gathering of its word's folds: the fold of its
@@ -228,5 +269,9 @@ fn address_folds(
     let placed = b.select(leads_address, in_place, zero);
     let every_element = (0..32 / bits).fold(0u128, |word, k| word | identity << (k * bits));
     let identities = b.constant(PrimType::I32, every_element);
-    AddressFolds { placed, identities }
+    AddressFolds {
+        placed,
+        identities,
+        leads_address,
+    }
 }
