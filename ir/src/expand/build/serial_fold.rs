@@ -5,10 +5,10 @@
 
 use super::attempt::OneAttempt;
 use super::warp::PeerSplit;
-use super::{apply_op, cas_loop_element, masked_cas_loop_element, mem_attrs, Builder};
-use crate::expand::{BinaryOp, Block, CmpCond, MemAttrs, Prim, PrimType, ScanSpan, UnaryOp, Var};
+use super::{apply_op, cas_retry_loop, mem_attrs, Builder, LoopStart};
+use crate::expand::{BinaryOp, Block, CmpCond, Prim, PrimType, ScanSpan, UnaryOp, Var};
 use crate::node::AtomicNode;
-use crate::types::{ElemType, MemoryOrder};
+use crate::types::ElemType;
 
 /// Emits one element carried out once per address by a warp, exactly for any op: the lanes
 /// whose CAS covers the same location (a group: the same address, or for 8/16-bit elements the
@@ -38,8 +38,8 @@ pub(super) fn serial_fold_element(
     operand: Var,
 ) -> Var {
     let unit = Unit::of(b, ty, addr);
-    after_own_attempt(b, node, ty, unit, operand, |b, _seen| {
-        fold_after_contention(b, node, ty, addr, operand, unit)
+    after_own_attempt(b, node, ty, unit, operand, |b, seen| {
+        fold_after_contention(b, node, ty, operand, unit, seen)
     })
 }
 
@@ -59,36 +59,49 @@ pub(super) fn after_own_attempt(
     operand: Var,
     combine: impl FnOnce(&mut Builder, Var) -> Var,
 ) -> Var {
-    let bits_ty = PrimType::int(ty.bits());
     let attempt = OneAttempt::emit(b, node, unit.addr, unit.ty, |b, loaded| {
-        let element = unit.extract(b, loaded, bits_ty);
-        let applied = apply_op(b, node.op, ty, element, operand, None);
-        (unit.insert(b, loaded, applied), element)
+        unit.step(b, node, ty, operand, loaded)
     });
     attempt.or_else(b, ty, combine)
 }
 
+/// A lane's own CAS loop on `unit`, its operation applied to its element, from `seen`, a value
+/// of the unit read with the node's attributes (what a failed CAS found, or a first load): a
+/// trip to memory fewer than a fresh load. Returns the old value in the element's natural type.
+pub(super) fn own_loop_from(
+    b: &mut Builder,
+    node: &AtomicNode,
+    ty: ElemType,
+    unit: Unit,
+    operand: Var,
+    seen: Var,
+) -> Var {
+    let start = LoopStart::From(seen);
+    let replaced = cas_retry_loop(b, node.op, mem_attrs(node), unit.addr, start, |b, word| {
+        unit.step(b, node, ty, operand, word).0
+    });
+    let bits = unit.extract(b, replaced, PrimType::int(ty.bits()));
+    b.unary(UnaryOp::Bitcast, bits, PrimType::natural(ty))
+}
+
 /// The lanes whose first attempt failed, combined: the lanes of a group take turns in each
-/// attempt of the highest one's CAS loop; a lane alone at its unit loops on its own.
+/// attempt of the highest one's CAS loop; a lane alone at its unit loops on its own. Both
+/// start from `seen`, what this lane's failed CAS found (the highest lane's, for a group).
 fn fold_after_contention(
     b: &mut Builder,
     node: &AtomicNode,
     ty: ElemType,
-    addr: Var,
     operand: Var,
     unit: Unit,
+    seen: Var,
 ) -> Var {
     let split = PeerSplit::emit(b, unit.addr, unit.ty.bits() / 8, |b| {
-        if unit.shift.is_some() {
-            masked_cas_loop_element(b, node, ty, addr, operand, None)
-        } else {
-            cas_loop_element(b, node, ty, addr, operand, None)
-        }
+        own_loop_from(b, node, ty, unit, operand, seen)
     });
     let group = Group::enter(b, node, ty, unit, &split);
     let no_unit = b.constant(unit.ty, 0);
     let no_bits = b.constant(group.bits_ty, 0);
-    let (attempt, expected) = group.first_attempt(b, no_unit);
+    let (attempt, expected) = group.first_attempt(b, seen);
     let (group_new, kept) = group.steps(b, operand, expected, no_bits);
     let kept = group.store(b, attempt, expected, group_new, kept, no_unit);
     split.join(b, ty, kept)
@@ -164,37 +177,16 @@ impl<'a> Group<'a> {
         }
     }
 
-    /// The leader reads the first expected value; every lane of the group receives it. Leaves
-    /// the builder in the attempt block, which each retry enters again, and returns it with its
-    /// expected value.
-    fn first_attempt(&self, b: &mut Builder, no_unit: Var) -> (Block, Var) {
-        let group_entry = b.current;
-        let (load, _) = b.block(&[]);
-        b.switch_to(load);
-        let loaded = b.var(self.unit.ty);
-        b.push(Prim::Load {
-            dst: loaded,
-            addr: self.unit.addr,
-            mem: MemAttrs {
-                order: MemoryOrder::Relaxed,
-                ..mem_attrs(self.node)
-            },
-        });
-        let (first_guess, first_guess_params) = b.block(&[self.unit.ty]);
-        b.jump(first_guess, &[loaded]);
-        b.branch_from(
-            group_entry,
-            self.leads,
-            (load, &[]),
-            (first_guess, &[no_unit]),
-        );
-        b.switch_to(first_guess);
+    /// Every lane of the group receives the first expected value, what the leader's failed CAS
+    /// found (`seen`). Leaves the builder in the attempt block, which each retry enters again,
+    /// and returns it with its expected value.
+    fn first_attempt(&self, b: &mut Builder, seen: Var) -> (Block, Var) {
         let guess0 = b.var(self.unit.ty);
         b.push(Prim::WarpBroadcast {
             dst: guess0,
             peers: self.peers,
             members: self.members,
-            value: first_guess_params[0],
+            value: seen,
         });
         let (attempt, attempt_params) = b.block(&[self.unit.ty]);
         b.jump(attempt, &[guess0]);
@@ -328,6 +320,21 @@ impl Unit {
                 b.unary(UnaryOp::Trunc, shifted, bits_ty)
             }
         }
+    }
+
+    /// A lane's operation on its element of `word`: the word to store, and the element's bits
+    /// as they were (the old value, where that word is stored).
+    pub(super) fn step(
+        &self,
+        b: &mut Builder,
+        node: &AtomicNode,
+        ty: ElemType,
+        operand: Var,
+        word: Var,
+    ) -> (Var, Var) {
+        let element = self.extract(b, word, PrimType::int(ty.bits()));
+        let applied = apply_op(b, node.op, ty, element, operand, None);
+        (self.insert(b, word, applied), element)
     }
 
     /// `unit` with the element's bits replaced by `element`.

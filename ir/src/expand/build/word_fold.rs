@@ -5,9 +5,9 @@
 
 use super::attempt::first_load;
 use super::part_word::whole_word_loop;
-use super::serial_fold::{after_own_attempt, Unit};
+use super::serial_fold::{after_own_attempt, own_loop_from, Unit};
 use super::warp::{alone_in, members_unless, WarpFold};
-use super::{masked_cas_loop_element, mem_attrs, skips_unchanged, Builder};
+use super::{mem_attrs, skips_unchanged, Builder};
 use crate::expand::{BinaryOp, CmpCond, Prim, PrimType, ScanSpan, UnaryOp, Var};
 use crate::node::AtomicNode;
 use crate::types::ElemType;
@@ -92,7 +92,7 @@ fn fold_in_word_groups(
 
     let (solo, _) = b.block(&[]);
     b.switch_to(solo);
-    let own_old = masked_cas_loop_element(b, node, ty, addr, operand, None);
+    let own_old = own_loop_from(b, node, ty, unit, operand, seen);
     let own_old_bits = b.bits_of(own_old);
     let solo_end = b.current;
 
