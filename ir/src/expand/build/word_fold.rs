@@ -6,7 +6,7 @@
 use super::attempt::first_load;
 use super::part_word::whole_word_loop;
 use super::serial_fold::{after_own_attempt, own_loop_from, Unit};
-use super::warp::{alone_in, members_unless, WarpFold};
+use super::warp::{alone_in, members_unless, PeerSplit, WarpFold};
 use super::{mem_attrs, skips_unchanged, Builder};
 use crate::expand::{BinaryOp, CmpCond, Prim, PrimType, ScanSpan, UnaryOp, Var};
 use crate::node::AtomicNode;
@@ -70,35 +70,14 @@ fn fold_in_word_groups(
     unit: Unit,
     seen: Var,
 ) -> Var {
-    let natural = PrimType::natural(ty);
     let element_ty = PrimType::int(ty.bits());
     let shift = unit
         .shift
         .expect("an 8/16-bit element lies inside its word");
-    let active = b.var(PrimType::I32);
-    b.push(Prim::WarpActive { dst: active });
-    let word_peers = b.var(PrimType::I32);
-    b.push(Prim::WarpPeers {
-        dst: word_peers,
-        key: unit.addr,
-        key_stride: 4,
-        members: active,
+    let split = PeerSplit::emit(b, unit.addr, 4, |b| {
+        own_loop_from(b, node, ty, unit, operand, seen)
     });
-    let one = b.constant(PrimType::I32, 1);
-    let zero = b.constant(PrimType::I32, 0);
-    let alone = alone_in(b, word_peers, one, zero);
-    let grouped = members_unless(b, alone, active);
-    let entry = b.current;
-
-    let (solo, _) = b.block(&[]);
-    b.switch_to(solo);
-    let own_old = own_loop_from(b, node, ty, unit, operand, seen);
-    let own_old_bits = b.bits_of(own_old);
-    let solo_end = b.current;
-
-    let (group, _) = b.block(&[]);
-    b.branch_from(entry, alone, (solo, &[]), (group, &[]));
-    b.switch_to(group);
+    let (word_peers, grouped) = (split.peers, split.members);
     let addr_peers = b.var(PrimType::I32);
     b.push(Prim::WarpPeers {
         dst: addr_peers,
@@ -139,13 +118,7 @@ fn fold_in_word_groups(
     b.push(Prim::WarpSync { members: grouped });
     let group_old_bits = unit.extract(b, group_old_word, element_ty);
     let old_in_group = fold.old_in_group(b, node, ty, addr_peers, group_old_bits, below);
-    let (done, done_params) = b.block(&[element_ty]);
-    b.jump(done, &[old_in_group]);
-    b.switch_to(solo_end);
-    b.jump(done, &[own_old_bits]);
-
-    b.switch_to(done);
-    b.unary(UnaryOp::Bitcast, done_params[0], natural)
+    split.join(b, ty, old_in_group)
 }
 
 /// The fold of the contributions of this lane's address's lanes below it: the identity for a
