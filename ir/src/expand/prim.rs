@@ -468,6 +468,9 @@ pub enum Prim {
         value: Var,
         /// Which lanes are folded.
         span: ScanSpan,
+        /// The most lanes a group of `peers` holds (1 to 32): a target folds in as many rounds
+        /// as its base-2 logarithm, rounded up.
+        max_peers: u32,
     },
     /// `value` of the highest lane of `peers` (the lane that [`Prim::WarpLeads`]), an integer
     /// of at most 64 bits.

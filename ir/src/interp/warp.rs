@@ -153,11 +153,18 @@ fn lane_result(
             peers,
             value,
             span,
+            max_peers,
             ..
         } => {
             let lane_ty = expansion.vars[value];
             let mut fold = op.scan_identity(lane_ty).ok_or(NEVER_MET)?;
-            for other in lanes_of(peers_of(lanes, lane, peers, group)?) {
+            let peers = peers_of(lanes, lane, peers, group)?;
+            if peers.count_ones() > max_peers {
+                return Err(InterpError::Unsupported(
+                    "a group of more lanes than its scan's bound",
+                ));
+            }
+            for other in lanes_of(peers) {
                 if span.folds(other, lane) {
                     let contribution = reg(lanes, other, value)?;
                     fold = binary(op, lane_ty, fold, contribution).ok_or(NEVER_MET)?;

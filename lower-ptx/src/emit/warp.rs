@@ -113,8 +113,13 @@ impl<'k> KernelEmitter<'k> {
                 members,
                 value,
                 span,
+                max_peers,
             } => {
+                if !(1..=32).contains(&max_peers) {
+                    return Err(Unprintable(format!("a warp scan of {max_peers} lanes")));
+                }
                 let masks = [t(peers), t(members)];
+                let span = (span, max_peers);
                 self.warp_scan(out, op, masks, (t(value), ty(value)), span, t(dst))
                     .map_err(|op| Unprintable(format!("a warp scan of {op:?}")))?;
             }
@@ -300,14 +305,16 @@ impl<'k> KernelEmitter<'k> {
     /// a relaxed u8 add's warp-combined code was over 480 SASS instructions with six of them.)
     /// Every member takes the same steps, so each `shfl.sync` has all of them, whichever
     /// group each is in (a lane only ever reads a lane of its own group). The exclusive scan is
-    /// the inclusive one of the nearest lane below, or the identity.
+    /// the inclusive one of the nearest lane below, or the identity. A group of at most
+    /// `max_peers` lanes is folded after as many steps as the base-2 logarithm of that, rounded
+    /// up (a step doubles the lanes a lane holds).
     fn warp_scan(
         &mut self,
         out: &mut String,
         op: BinaryOp,
         [peers, members]: [Temp; 2],
         (value, ty): (Temp, PrimType),
-        span: ScanSpan,
+        (span, max_peers): (ScanSpan, u32),
         dst: Temp,
     ) -> Result<(), BinaryOp> {
         use Operand::{Imm, T};
@@ -362,10 +369,11 @@ impl<'k> KernelEmitter<'k> {
             this.shfl_idx_in(out, [received, from, source, members], scratch);
         };
         let opcode = (opcode, width);
-        for step in 0..5 {
+        let steps = 32 - (max_peers - 1).leading_zeros();
+        for step in 0..steps {
             fetch(self, out, pointer, acc);
             self.guarded_line(out, below, opcode, &[T(acc), T(acc), T(received)]);
-            if step < 4 {
+            if step + 1 < steps {
                 self.line(
                     out,
                     "shfl.sync.idx.b32",

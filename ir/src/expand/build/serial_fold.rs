@@ -149,6 +149,7 @@ impl<'a> Group<'a> {
             members,
             value: one,
             span: ScanSpan::Below,
+            max_peers: 32,
         });
         let leads = b.var(PrimType::Pred);
         b.push(Prim::WarpLeads { dst: leads, peers });

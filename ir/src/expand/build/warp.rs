@@ -226,6 +226,7 @@ pub(super) fn warp_combined_element(
         members,
         value: contribution,
         span: ScanSpan::Below,
+        max_peers: 32,
     });
     let leads = b.var(PrimType::Pred);
     b.push(Prim::WarpLeads { dst: leads, peers });

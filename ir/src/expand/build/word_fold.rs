@@ -155,6 +155,7 @@ fn fold_below(
         members: scanning,
         value: contribution,
         span: ScanSpan::Below,
+        max_peers: 32,
     });
     b.jump(scanned, &[below]);
     b.switch_to(scanned);
@@ -194,6 +195,7 @@ fn gather_folds(
         members: scanning,
         value: folds.placed,
         span: ScanSpan::UpToOwn,
+        max_peers: folds.per_word,
     });
     b.jump(gathered, &[scanned]);
     b.switch_to(gathered);
@@ -210,6 +212,8 @@ struct AddressFolds {
     identities: Var,
     /// Whether this lane is the highest of its address's lanes, the one that contributes.
     leads_address: Var,
+    /// The elements of a word: the most addresses, and so contributions, a word has.
+    per_word: u32,
 }
 
 /// The contribution of this lane to the gathering of its word's folds: the fold of its
@@ -246,5 +250,6 @@ fn address_folds(
         placed,
         identities,
         leads_address,
+        per_word: 32 / bits,
     }
 }
