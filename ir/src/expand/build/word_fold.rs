@@ -21,7 +21,7 @@ use crate::types::ElemType;
 /// old value of the linearization in which the group's operations are consecutive, those at
 /// one address in lane order: its element of the replaced word, folded with the operands of
 /// its address's lanes below it (for sub, minus their sum). A lane alone in its word runs its
-/// own masked loop. A 16-bit element's lane first makes one attempt of its own, and only those
+/// own loop on the word ([`own_loop_from`]). A 16-bit element's lane first makes one attempt of its own, and only those
 /// whose CAS failed combine ([`after_own_attempt`]); 8-bit elements combine at once. Where
 /// neighbouring lanes act on neighbouring elements, half the 16-bit lanes then succeed at
 /// once and the other half find themselves alone in their word, while three of every four
@@ -29,10 +29,10 @@ use crate::types::ElemType;
 /// combining at once took u16 add 0.026 ms against 0.019 ms after an own attempt, and u8 add
 /// 0.022 ms against 0.028 ms (bench/RESULTS.md).
 ///
-/// The addresses' folds travel in one word by an or-scan over the group: each address's
-/// leader contributes its fold xor the fold's identity in its bits, every other lane zero, so
-/// that the bits of an address no lane acts on decode to the identity, which the loop applies
-/// without changing them. The lanes of a group wait for each other with ordering before the
+/// The addresses' folds travel in one word by an or-scan over the addresses' leaders: each
+/// contributes its address's fold xor the fold's identity in its bits, so that the bits of an
+/// address no lane acts on decode to the identity, which the loop applies without changing
+/// them. The lanes of a group wait for each other with ordering before the
 /// loop and after the replaced word is shared, as the other warp-combined elements do. Leaves
 /// the builder in the exit block and returns this lane's old value in the element's natural
 /// type.
