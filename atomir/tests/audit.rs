@@ -254,6 +254,14 @@ fn a_split_whose_elements_lost_their_order_is_caught() {
         vector,
         &format!("fence.acq_rel.gpu;\n{}", elements([".relaxed"; 4])),
     );
+    // A seq_cst vector is one `fence.sc` before its elements, as `atom.acquire.v4` would be.
+    let seq_cst = vector.replace(" release,", " seq_cst,");
+    assert_ne!(seq_cst, vector);
+    assert_kept(
+        &seq_cst,
+        &format!("fence.sc.gpu;\n{}", elements([".acquire"; 4])),
+    );
+    assert!(!weakenings(&seq_cst, &elements([".acquire"; 4])).is_empty());
     assert_eq!(
         weakenings(
             vector,

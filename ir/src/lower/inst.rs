@@ -287,25 +287,45 @@ fn print_steps<'m, P: Printer<'m>>(
     printer.expansion_end(x, out)
 }
 
-/// The one bracket around a whole expansion, if its order is carried that way: for an element
-/// with a CAS retry loop ([`Lowering::has_retry_loop`]) where the plan's [`Access::Loop`] policy
-/// says so (the release part once before the
-/// loop's first load, the acquire part once after its exit, no fence on a retry); otherwise,
-/// for a printer that `brackets` expansions, where every access of it is relaxed between
-/// fences under the plan's policy (the node's order is the order of each of its accesses).
+/// The one bracket around a whole expansion, if its order is carried that way:
+/// - an element with a CAS retry loop ([`Lowering::has_retry_loop`]) where the plan's
+///   [`Access::Loop`] policy says so: the release part once before the loop's first load, the
+///   acquire part once after its exit, no fence on a retry;
+/// - for a printer that `brackets` expansions, where every access of it is relaxed between
+///   fences under the plan's policy (the node's order is the order of each of its accesses);
+/// - a split vector whose accesses all carry the node's order under one policy: that policy's
+///   fences once around all the elements, each access with the order the policy leaves on it.
+///   A vector access is its elements' accesses in an unspecified order (the PTX memory
+///   model's reading of a vector instruction), so this is what one vector instruction between
+///   the same fences means: a seq_cst vector is one `fence.sc` and an acquire access per
+///   element, as the target's own vector `atom` is.
 fn expansion_bracket<P: Plan>(x: &Expanding<'_, P>, brackets: bool) -> Option<FenceBracket> {
-    let between_fences = if x.plan.legality().lowering.has_retry_loop() {
-        x.plan.fences(Access::Loop) == FencePolicy::RelaxedBetweenFences
-    } else {
-        let mut accesses = x.expansion.blocks.values().flat_map(|block| &block.prims);
-        brackets
-            && accesses.all(|prim| {
-                memory_access(prim).is_none_or(|(access, _)| {
-                    x.plan.fences(access) == FencePolicy::RelaxedBetweenFences
-                })
-            })
+    let lowering = x.plan.legality().lowering;
+    let around = |policy| FenceBracket::around(x.node.order, policy);
+    if lowering.has_retry_loop() {
+        let policy = x.plan.fences(Access::Loop);
+        return (policy == FencePolicy::RelaxedBetweenFences).then(|| around(policy));
+    }
+    let accesses = x
+        .expansion
+        .blocks
+        .values()
+        .flat_map(|block| &block.prims)
+        .filter_map(memory_access);
+    let between_fences = |(access, _): (Access, &MemAttrs)| {
+        x.plan.fences(access) == FencePolicy::RelaxedBetweenFences
     };
-    between_fences.then(|| FenceBracket::around(x.node.order, FencePolicy::RelaxedBetweenFences))
+    if brackets && accesses.clone().all(between_fences) {
+        return Some(around(FencePolicy::RelaxedBetweenFences));
+    }
+    if !lowering.is_split() {
+        return None;
+    }
+    let policy = x.plan.fences(accesses.clone().next()?.0);
+    accesses
+        .clone()
+        .all(|(access, mem)| x.plan.fences(access) == policy && mem.order == x.node.order)
+        .then(|| around(policy))
 }
 
 /// The kind of access a memory primitive is, and its attributes; `None` for any other primitive.

@@ -372,8 +372,8 @@ impl<'k> KernelEmitter<'k> {
     }
 
     /// The one place an atomic `ld`/`st` is printed: one instruction per `lanes` elements (a
-    /// `.v2`/`.v4` one where `lanes` is 2 or 4) at its byte offset, each with the fences of the
-    /// bracket.
+    /// `.v2`/`.v4` one where `lanes` is 2 or 4) at its byte offset, with the fences of the
+    /// bracket once around them all.
     pub(super) fn ld_st(
         &mut self,
         out: &mut String,
@@ -423,8 +423,11 @@ impl<'k> KernelEmitter<'k> {
         }
         let per_instruction = usize::from(per_access);
         let vector = per_instruction > 1;
+        // One bracket around every access: a vector access is its elements' accesses in an
+        // unspecified order, so several accesses between the same fences carry the node's
+        // order as one vector access would.
+        self.fence(out, bracket.leading, plan);
         for first in (0..elements).step_by(per_instruction) {
-            self.fence(out, bracket.leading, plan);
             out.push_str(if load { "\tld" } else { "\tst" });
             if self.target.has(Feature::Sem) {
                 self.sem(out, bracket.order);
@@ -463,8 +466,8 @@ impl<'k> KernelEmitter<'k> {
                 self.put_temp(out, policy);
             }
             out.push_str(";\n");
-            self.fence(out, bracket.trailing, plan);
         }
+        self.fence(out, bracket.trailing, plan);
         if let (true, true, Some(result)) = (load, words, inst.result) {
             self.unpack_words(out, result, word_registers, inst.predicate.is_none());
         }
