@@ -211,15 +211,18 @@ class SimulatedDevice:
         return {"path": path, "contender": os.path.basename(path).split(".")[0], "text": text}
 
     def kernel(self, module, name):
-        if f".entry {name}(" not in module["text"]:
+        text = module["text"]
+        start = text.find(f".entry {name}(")
+        if start < 0:
             raise KeyError(f"no kernel {name} in {module['path']}")
-        return (module["contender"], name)
+        params = text[start:text.index(")", start)].count(".param")
+        return (module["contender"], name, params)
 
     def buffers(self, init, operands, olds_bytes):
         return {"init": init, "operands": operands}
 
     def model_seconds(self, kernel, row, threads):
-        contender, _ = kernel
+        contender = kernel[0]
         per_address = -(-threads // row.addresses)
         native = row.case.op == "add" and row.case.type in ("u32", "u64", "f32", "f16x2", "bf16x2")
         cost = 0.75e-9 if native else (40e-9 if row.pattern == "constant" else 400e-9)
@@ -229,6 +232,11 @@ class SimulatedDevice:
         return 5e-6 + per_address * cost * factor
 
     def launch(self, kernel, row, threads, bufs, results):
+        # A GPU takes whatever arguments it is handed: a kernel that declares other
+        # parameters than the launch passes (memory, operands, [olds,] n) reads garbage there.
+        passed = 3 + (1 if row.case.used else 0)
+        if kernel[2] != passed:
+            raise RuntimeError(f"{kernel[1]} declares {kernel[2]} parameters, the launch passes {passed}")
         seconds = self.model_seconds(kernel, row, threads)
         if not results:
             return seconds, None, None

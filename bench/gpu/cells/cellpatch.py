@@ -153,9 +153,10 @@ def patch_entry(ptx, name, size, operands, used, space):
     address, values, out = names[0], names[1:1 + operands], names[1 + operands:]
     n_param = f"{name}_bench_n"
     stride = size * max(operands, 1)
-    new_declarations = [f".param .u64 {address}"]
-    if operands:
-        new_declarations.append(f".param .u64 {values[0]}")
+    # A load has no operand, but the launch hands every kernel the operand array: the
+    # parameter stands there unused, so that `out` and `n` are where the launch puts them.
+    new_declarations = [f".param .u64 {address}",
+                        f".param .u64 {values[0] if operands else name + '_bench_b'}"]
     new_declarations += [f".param .u64 {p}" for p in out] + [f".param .u32 {n_param}"]
     body_open = ptx.index("{", params_close)
     body_close = _matching(ptx, body_open, "{", "}")
