@@ -21,7 +21,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use atomir_ir::semantics::FloatMode;
-use atomir_ir::{AtomicInst, AtomicOp, ElemType, Module};
+use atomir_ir::{AtomicInst, AtomicOp, Backend, ElemType, ElementLowering, Module};
 use atomir_llvm::LlvmTarget;
 use atomir_ptx::PtxTarget;
 use serde_json::{json, Value as Json};
@@ -295,12 +295,22 @@ fn ptx_mode(backend: PtxTarget) -> impl Fn(&AtomicInst, Region) -> FloatMode {
     }
 }
 
-/// llc compiles `atomicrmw fadd float` to `atom.add.f32`, which flushes on global memory.
-fn llc_mode(inst: &AtomicInst, region: Region) -> FloatMode {
-    if region == Region::Global && inst.ty == ElemType::F32 && inst.op == AtomicOp::Add {
-        FloatMode::FlushSubnormals
-    } else {
-        FloatMode::Ieee
+/// The float mode llc's code for our LLVM IR has for a node reaching `region`: llc compiles a
+/// native `atomicrmw fadd float` to `atom.add.f32`, which flushes on global memory; our IR is
+/// that only where the target's verdict is native (on shared memory, where the instruction is
+/// exact: rule `llvm.nvptx-f32-add-flushes-before-23`), an exact CAS loop elsewhere.
+fn llc_mode(backend: LlvmTarget) -> impl Fn(&AtomicInst, Region) -> FloatMode {
+    move |inst, region| {
+        let node = atomir_ir::AtomicNode::of_inst(inst);
+        let native = backend
+            .legalize(&node)
+            .is_ok_and(|legality| legality.lowering.element() == ElementLowering::Native);
+        let f32_add = inst.ty == ElemType::F32 && inst.op == AtomicOp::Add;
+        if region == Region::Global && f32_add && native {
+            FloatMode::FlushSubnormals
+        } else {
+            FloatMode::Ieee
+        }
     }
 }
 
@@ -379,7 +389,10 @@ fn mode_of(target: &str) -> Result<BoxedMode, String> {
         Some(sm) => Box::new(ptx_mode(
             PtxTarget::parse(sm).map_err(|error| error.to_string())?,
         )),
-        None => Box::new(llc_mode),
+        None => Box::new(llc_mode(
+            LlvmTarget::parse(target.strip_prefix("llvm:").unwrap_or(target))
+                .map_err(|error| error.to_string())?,
+        )),
     })
 }
 
