@@ -42,25 +42,40 @@ impl ClassTime {
     }
 }
 
+/// The class a timed row counts in, by its cell's name: `Some(Some(slug))` where the table
+/// classified the cell as worse at the code it measured, `Some(None)` where it measured the cell
+/// and found it no worse (the row counts in no class), `None` where it did not measure the cell
+/// (the row counts in the class it was timed as, if any).
+pub type ClassOf<'a> = &'a dyn Fn(&str) -> Option<Option<&'static str>>;
+
 /// The classes' times from the harness's result files.
-pub fn read(paths: &[&Path]) -> Result<BTreeMap<String, ClassTime>, String> {
+pub fn read(paths: &[&Path], class_of: ClassOf) -> Result<BTreeMap<String, ClassTime>, String> {
     let mut classes = BTreeMap::new();
     for path in paths {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        add(&text, &mut classes).map_err(|e| format!("{}: {e}", path.display()))?;
+        add(&text, &mut classes, class_of).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(classes)
 }
 
-/// Adds the rows of one `results.json` to `classes`; rows without a class (cells not chosen
-/// by class) are left out.
-pub fn add(text: &str, classes: &mut BTreeMap<String, ClassTime>) -> Result<(), String> {
+/// Adds the rows of one `results.json` to `classes`, each in the class `class_of` gives it; a
+/// row in no class (a cell chosen by name that the table did not measure) is left out.
+pub fn add(
+    text: &str,
+    classes: &mut BTreeMap<String, ClassTime>,
+    class_of: ClassOf,
+) -> Result<(), String> {
     let results: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let rows = results["rows"]
         .as_array()
         .ok_or("no `rows` array: not a result file of the cell timing harness")?;
     for row in rows {
-        let Some(class) = row["class"].as_str().filter(|class| !class.is_empty()) else {
+        let timed_as = row["class"].as_str().filter(|class| !class.is_empty());
+        let class = match row["cell"].as_str().and_then(class_of) {
+            Some(measured) => measured,
+            None => timed_as,
+        };
+        let Some(class) = class else {
             continue;
         };
         let time = classes.entry(class.to_string()).or_default();
@@ -97,7 +112,7 @@ mod tests {
             {"class": "", "contenders": {"ours": {"status": "ok"}}, "ratios": {"llc22": 9.0}}
         ]}"#;
         let mut classes = BTreeMap::new();
-        add(text, &mut classes).unwrap();
+        add(text, &mut classes, &|_| None).unwrap();
         assert_eq!(classes.len(), 2);
         let cas = classes["cas-b16-loop"];
         assert_eq!((cas.rows, cas.failed), (2, 1));
@@ -110,11 +125,38 @@ mod tests {
     }
 
     #[test]
+    fn a_row_counts_in_the_class_the_table_gives_its_cell() {
+        let text = r#"{"rows": [
+            {"cell": "a", "class": "other", "contenders": {"ours": {"status": "ok"}},
+             "ratios": {"llc23": 1.5}},
+            {"cell": "b", "contenders": {"ours": {"status": "ok"}}, "ratios": {"llc23": 1.2}},
+            {"cell": "c", "class": "other", "contenders": {"ours": {"status": "ok"}},
+             "ratios": {"llc23": 2.0}},
+            {"cell": "d", "class": "other", "contenders": {"ours": {"status": "ok"}},
+             "ratios": {"llc23": 0.5}}
+        ]}"#;
+        // a and b: classified by the table; c: measured and no worse; d: not measured.
+        let class_of = |cell: &str| match cell {
+            "a" | "b" => Some(Some("lean-loop-fences")),
+            "c" => Some(None),
+            _ => None,
+        };
+        let mut classes = BTreeMap::new();
+        add(text, &mut classes, &class_of).unwrap();
+        assert_eq!(classes["lean-loop-fences"].rows, 2);
+        assert_eq!(classes["lean-loop-fences"].worst_llc23, Some(1.5));
+        assert_eq!(classes["other"].rows, 1);
+        assert_eq!(classes["other"].worst_llc23, Some(0.5));
+    }
+
+    #[test]
     fn a_file_of_another_shape_is_an_error() {
         let mut classes = BTreeMap::new();
-        assert!(add("[1, 2]", &mut classes)
+        assert!(add("[1, 2]", &mut classes, &|_| None)
             .unwrap_err()
             .contains("no `rows`"));
-        assert!(add("{", &mut classes).unwrap_err().contains("not JSON"));
+        assert!(add("{", &mut classes, &|_| None)
+            .unwrap_err()
+            .contains("not JSON"));
     }
 }

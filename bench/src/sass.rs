@@ -179,6 +179,9 @@ pub struct PtxForms {
     /// PTX instructions of the function's body: lines that are neither a directive, a label, a
     /// brace nor a comment (the parameter loads and result stores of the kernel included).
     pub instructions: usize,
+    /// Atomic accesses (`atom`, `red`, `ld`, `st`) that carry an order themselves (`.acquire`,
+    /// `.release`, `.acq_rel`).
+    pub ordered_accesses: usize,
 }
 
 impl PtxForms {
@@ -191,6 +194,12 @@ impl PtxForms {
                 continue;
             };
             let parts = || opcode.trim_end_matches(';').split('.');
+            let access = ["atom.", "red.", "ld.", "st."]
+                .iter()
+                .any(|head| opcode.starts_with(head));
+            forms.ordered_accesses += usize::from(
+                access && parts().any(|p| matches!(p, "acquire" | "release" | "acq_rel")),
+            );
             if opcode.starts_with("atom.") {
                 forms.cas |= parts().any(|p| p == "cas");
                 forms.cas_b16 |= parts().any(|p| p == "cas") && parts().any(|p| p == "b16");
@@ -370,6 +379,13 @@ mod tests {
         let lean = "\tfence.sc.sys;\n$L0_b1:\n\tatom.relaxed.sys.shared::cta.cas.b32 %_r8, \
                     [%_d0], %_r6, %_r4;\n\t@!%_p0 bra $L0_b1;\n$L0_b2:\n\tfence.acquire.sys;\n";
         assert!(!PtxForms::of(lean).fence_in_loop);
+        // A vector's elements with the order on each, and the same between one pair of fences.
+        let on_each = "\tatom.acquire.gpu.global.add.s32 %r2, [%rd1], %r1;\n\
+                       \tatom.acquire.gpu.global.add.s32 %r3, [%rd1+4], %r4;\n";
+        assert_eq!(PtxForms::of(on_each).ordered_accesses, 2);
+        let fenced = "\tatom.relaxed.gpu.global.add.s32 %r2, [%rd1], %r1;\n\
+                      \tld.param.u64 %rd2, [p];\n\tfence.acquire.gpu;\n";
+        assert_eq!(PtxForms::of(fenced).ordered_accesses, 0);
         // A forward branch over a fence is no loop.
         let forward = "\t@%p1 bra $L1;\n\tfence.sc.sys;\n$L1:\n";
         assert!(!PtxForms::of(forward).fence_in_loop);

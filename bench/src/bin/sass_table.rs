@@ -20,7 +20,9 @@
 //!   `DIR/CELL/{ours,llc}.{ptx,sass}` (the function's PTX and SASS) to read side by side.
 //! - `ATOMIR_SASS_TIMES=FILE,FILE,...`: result files of the cell timing harness
 //!   (`results.json`); the table of causes then marks each class with the worst measured GPU
-//!   time ratio of its rows, ours over llc 22 and over llc 23 ([`class_times`]).
+//!   time ratio of its rows, ours over llc 22 and over llc 23 ([`class_times`]), a row counted in
+//!   the class this run gives its cell (the class it was timed as where the run did not measure
+//!   the cell).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -43,9 +45,9 @@ struct Selection {
     stride: usize,
     offset: usize,
     keep: Option<std::path::PathBuf>,
-    /// `ATOMIR_SASS_TIMES`, read before the run so that a bad file fails at once: the files as
-    /// named, and the times of each class.
-    times: ClassTimes,
+    /// `ATOMIR_SASS_TIMES` as named, its files read once before the run so that a bad one
+    /// fails at once; the report reads them again, with the classes the run found.
+    times: Option<String>,
 }
 
 impl Selection {
@@ -78,10 +80,8 @@ impl Selection {
         };
         let times = match std::env::var("ATOMIR_SASS_TIMES") {
             Ok(files) => {
-                let paths: Vec<&Path> = files.split(',').map(Path::new).collect();
-                let times = class_times::read(&paths)
-                    .map_err(|error| format!("ATOMIR_SASS_TIMES: {error}"))?;
-                Some((files, times))
+                class_times_of(&files, &|_| None)?;
+                Some(files)
             }
             Err(_) => None,
         };
@@ -149,6 +149,9 @@ enum Worse {
     NativeAgainstLoop,
     /// llc's CAS loop runs a fence on every retry, ours one before the loop and one after it.
     LeanLoopFences,
+    /// A vector carried by several accesses, each with the order on it, where llc's are relaxed
+    /// between one pair of fences.
+    OrderOnEachElement,
     /// Neither: `more` instructions (4 for 4 or more; 0 for a CAS loop where llc has none).
     Other {
         more: usize,
@@ -173,6 +176,8 @@ impl Worse {
             Worse::NativeAgainstLoop
         } else if row.llc_forms.fence_in_loop && !ours.fence_in_loop {
             Worse::LeanLoopFences
+        } else if ours.ordered_accesses >= 2 && row.llc_forms.ordered_accesses == 0 {
+            Worse::OrderOnEachElement
         } else {
             Worse::Other {
                 more: row
@@ -192,6 +197,7 @@ impl Worse {
             Worse::FloatMinMaxByInteger => "float-min-max-by-integer",
             Worse::NativeAgainstLoop => "native-against-loop",
             Worse::LeanLoopFences => "lean-loop-fences",
+            Worse::OrderOnEachElement => "order-on-each-element",
             Worse::Other { .. } => "other",
         }
     }
@@ -214,6 +220,10 @@ impl Worse {
             Worse::LeanLoopFences => "a CAS loop whose fences run once, before and after it \
                                       (the lean loop), against llc's loop that runs a fence on \
                                       every retry"
+                .to_string(),
+            Worse::OrderOnEachElement => "a vector's elements, each with the order on its \
+                                          own access, against llc's relaxed elements between \
+                                          one pair of fences"
                 .to_string(),
             Worse::Other { more: 0 } => "other: a CAS loop where llc has none".to_string(),
             Worse::Other { more: 4 } => "other: 4 or more instructions".to_string(),
@@ -406,7 +416,7 @@ fn table() -> Result<(), String> {
                 .unwrap_or_default(),
         });
     }
-    report(&rows, &selection.times);
+    report(&rows, selection.times.as_deref())?;
     if let Some(keep) = &selection.keep {
         keep_cells(keep, &all, &rows, &ours, &theirs, &our, &their)?;
     }
@@ -570,11 +580,13 @@ struct Tally {
     loops_removed: usize,
 }
 
-fn report(rows: &[Row], times: &ClassTimes) {
+fn report(rows: &[Row], times_files: Option<&str>) -> Result<(), String> {
     let mut by_group: BTreeMap<String, Tally> = BTreeMap::new();
     let mut total = Tally::default();
     let mut worse_cells = Vec::new();
     let mut worse_by_cause: BTreeMap<Worse, usize> = BTreeMap::new();
+    // Each measured cell's class (none where ours is no worse), for the timed rows.
+    let mut class_of_cell: HashMap<String, Option<&'static str>> = HashMap::new();
     for row in rows {
         let group = group_of(&row.cell);
         for tally in [by_group.entry(group).or_default(), &mut total] {
@@ -597,7 +609,11 @@ fn report(rows: &[Row], times: &ClassTimes) {
             }
         }
         if let Some((llc, true)) = row.llc {
-            if row.ours.instructions > llc.instructions || (row.ours.cas_loop && !llc.cas_loop) {
+            let worse =
+                row.ours.instructions > llc.instructions || (row.ours.cas_loop && !llc.cas_loop);
+            let class = worse.then(|| Worse::of(row, llc).slug());
+            class_of_cell.insert(row.cell.name(), class);
+            if worse {
                 *worse_by_cause.entry(Worse::of(row, llc)).or_default() += 1;
                 worse_cells.push(format!(
                     "{} (ours {} / llc {})",
@@ -630,16 +646,34 @@ fn report(rows: &[Row], times: &ClassTimes) {
          first that applies):\n",
         worse_cells.len()
     );
-    print_causes(&worse_by_cause, times);
+    let times: ClassTimes = match times_files {
+        Some(files) => Some((
+            files.to_string(),
+            class_times_of(files, &|cell| class_of_cell.get(cell).copied())?,
+        )),
+        None => None,
+    };
+    print_causes(&worse_by_cause, &times);
     println!();
     for cell in worse_cells.iter().take(50) {
         println!("- {cell}");
     }
     warp_combined_sizes(rows);
+    Ok(())
 }
 
 /// `ATOMIR_SASS_TIMES` as read: the files as named and each class's times.
 type ClassTimes = Option<(String, BTreeMap<String, class_times::ClassTime>)>;
+
+/// Each class's times from the `,`-separated result `files`, a row in the class `class_of`
+/// gives its cell.
+fn class_times_of(
+    files: &str,
+    class_of: class_times::ClassOf,
+) -> Result<BTreeMap<String, class_times::ClassTime>, String> {
+    let paths: Vec<&Path> = files.split(',').map(Path::new).collect();
+    class_times::read(&paths, class_of).map_err(|error| format!("ATOMIR_SASS_TIMES: {error}"))
+}
 
 /// The table of causes; with `ATOMIR_SASS_TIMES`, each class marked with its worst measured
 /// GPU time ratio.
