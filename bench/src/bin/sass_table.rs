@@ -585,7 +585,8 @@ fn report(rows: &[Row], times_files: Option<&str>) -> Result<(), String> {
     let mut total = Tally::default();
     let mut worse_cells = Vec::new();
     let mut worse_by_cause: BTreeMap<Worse, usize> = BTreeMap::new();
-    // Each measured cell's class (none where ours is no worse), for the timed rows.
+    // Each measured cell's class (none where ours is no worse), for the timed rows, where the
+    // table marks its classes with them.
     let mut class_of_cell: HashMap<String, Option<&'static str>> = HashMap::new();
     for row in rows {
         let group = group_of(&row.cell);
@@ -611,10 +612,12 @@ fn report(rows: &[Row], times_files: Option<&str>) -> Result<(), String> {
         if let Some((llc, true)) = row.llc {
             let worse =
                 row.ours.instructions > llc.instructions || (row.ours.cas_loop && !llc.cas_loop);
-            let class = worse.then(|| Worse::of(row, llc).slug());
-            class_of_cell.insert(row.cell.name(), class);
-            if worse {
-                *worse_by_cause.entry(Worse::of(row, llc)).or_default() += 1;
+            let cause = worse.then(|| Worse::of(row, llc));
+            if times_files.is_some() {
+                class_of_cell.insert(row.cell.name(), cause.map(Worse::slug));
+            }
+            if let Some(cause) = cause {
+                *worse_by_cause.entry(cause).or_default() += 1;
                 worse_cells.push(format!(
                     "{} (ours {} / llc {})",
                     row.cell.name(),
